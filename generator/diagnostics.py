@@ -1,0 +1,84 @@
+"""Diagnostics: problems found in a toolset, as values with a severity and a position.
+
+Every stage returns its findings as `Diagnostic` values; errors block writing, warnings do not.
+`format_diagnostic` renders the `file:line:col: error: message [code]` form the CLI prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Severity(str, Enum):
+    """How bad a diagnostic is: an error blocks generation, a warning does not."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Location:
+    """A 1-based position in a file, as shown to the user."""
+
+    file: str
+    line: int
+    col: int
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem, with what is wrong, where, and how to fix it."""
+
+    severity: Severity
+    code: str
+    message: str
+    location: Location
+    hint: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        """True when this diagnostic blocks generation."""
+        return self.severity is Severity.ERROR
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        """Position first, so problems read top to bottom."""
+        loc = self.location
+        return (loc.file, loc.line, loc.col, self.code, self.message)
+
+    def format(self) -> str:
+        """Render as `file:line:col: severity: message [code]` plus an optional hint line."""
+        loc = self.location
+        text = f"{loc.file}:{loc.line}:{loc.col}: {self.severity.value}: {self.message} [{self.code}]"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+def error(code: str, message: str, location: Location, hint: str | None = None) -> Diagnostic:
+    """Build an error diagnostic."""
+    return Diagnostic(Severity.ERROR, code, message, location, hint)
+
+
+def warning(code: str, message: str, location: Location, hint: str | None = None) -> Diagnostic:
+    """Build a warning diagnostic."""
+    return Diagnostic(Severity.WARNING, code, message, location, hint)
+
+
+def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Sort by position and drop exact duplicates."""
+    return sorted(set(diagnostics), key=Diagnostic.sort_key)
+
+
+def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
+    """True when any diagnostic is an error."""
+    return any(d.is_error for d in diagnostics)
+
+
+class GenerationError(Exception):
+    """Raised by a stage that cannot go on; carries the diagnostics that stopped it."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__("\n".join(d.format() for d in diagnostics))
+        self.diagnostics = diagnostics

@@ -1,0 +1,121 @@
+"""The intermediate representation: a checked toolset as frozen dataclasses.
+
+`build_ir` (in validate.py) produces a `Toolset` from a loaded, checked document; render stages
+read only these fields. Every Python name that generated code uses is computed here, never in a
+template: `PythonIdentifier` and `ClassName` are valid by construction.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+JSON = Any
+Dialect = Literal["2020-12", "draft-07"]
+
+# Names a handler module or function must not take: they would shadow what the package imports.
+_RESERVED_IDENTIFIERS = frozenset({"handlers", "models", "results", "tools", "server", "testing"})
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")
+
+
+class PythonIdentifier(str):
+    """A string that is a valid, non-keyword Python identifier."""
+
+    def __new__(cls, value: str) -> PythonIdentifier:
+        if not value.isidentifier() or keyword.iskeyword(value):
+            raise ValueError(f"not a Python identifier: {value!r}")
+        return super().__new__(cls, value)
+
+
+class ClassName(PythonIdentifier):
+    """A PascalCase class name."""
+
+
+def split_words(name: str) -> list[str]:
+    """Split a tool name into words: separators, camelCase humps and digit runs."""
+    return _WORD.findall(re.sub(r"[^A-Za-z0-9]+", " ", name))
+
+
+def to_identifier(name: str) -> PythonIdentifier:
+    """`get-User.v2` -> `get_user_v2`; keywords and reserved names get a `_` suffix."""
+    words = [w.lower() for w in split_words(name)]
+    text = "_".join(words) or "tool"
+    if text[0].isdigit():
+        text = "tool_" + text
+    if keyword.iskeyword(text) or keyword.issoftkeyword(text) or text in _RESERVED_IDENTIFIERS:
+        text += "_"
+    return PythonIdentifier(text)
+
+
+def to_class_prefix(name: str) -> ClassName:
+    """`get_forecast` -> `GetForecast`."""
+    words = split_words(name)
+    text = "".join(w[:1].upper() + w[1:] for w in words) or "Tool"
+    if text[0].isdigit():
+        text = "Tool" + text
+    return ClassName(text)
+
+
+@dataclass(frozen=True)
+class Example:
+    """One `examples` entry: an input and, optionally, the output it produces."""
+
+    input: JSON
+    output: JSON = None
+    has_output: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Tool:
+    """One tool, with its advertised form and every Python name generated code uses."""
+
+    name: str
+    identifier: PythonIdentifier  # handler module and function name
+    class_prefix: ClassName
+    input_class: ClassName
+    output_class: ClassName | None
+    result_class: ClassName
+    dialect: Dialect
+    # The advertised schemas: self-contained (shared and file refs bundled into `$defs`).
+    input_schema: dict[str, JSON]
+    output_schema: dict[str, JSON] | None
+    # The advertised MCP Tool object (camelCase keys), exactly the keys the author wrote.
+    advertised: dict[str, JSON]
+    examples: tuple[Example, ...] = ()
+    # Names of `$defs` entries that were bundled from the document-level `$defs`.
+    shared_def_names: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def title(self) -> str | None:
+        """The tool's title, if any."""
+        value = self.advertised.get("title")
+        return value if isinstance(value, str) else None
+
+    @property
+    def description(self) -> str | None:
+        """The tool's description, if any."""
+        value = self.advertised.get("description")
+        return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True, eq=False)
+class Toolset:
+    """A checked toolset, ready to render."""
+
+    server_name: str
+    server_version: str | None
+    instructions: str | None
+    # Document-level `$defs` after bundling: each becomes one shared model class.
+    shared_defs: dict[str, JSON]
+    tools: tuple[Tool, ...]
+    # Hash of the toolset and every file it references, for the regeneration fast path.
+    source_hash: str = ""
+    # The toolset's file name (no directories), named in generated headers.
+    source_name: str = "tools.yaml"
+
+
+def make_tool_names(name: str) -> tuple[PythonIdentifier, ClassName]:
+    """The handler identifier and class prefix for a tool name."""
+    return to_identifier(name), to_class_prefix(name)
