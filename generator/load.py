@@ -1,0 +1,314 @@
+"""Load: a YAML (or JSON) file on disk -> plain JSON-like data plus the location of every node.
+
+`load_document(path)` reads the file, composes it with PyYAML (C loader when available), and
+converts the node graph to dicts, lists and scalars under the YAML 1.2 core schema (so `no` and
+`2026-01-01` stay strings). Each value's and each mapping key's position is kept in a `Document`,
+keyed by its JSON path. Problems come back as diagnostics, never as exceptions: bad UTF-8, tabs,
+duplicate keys, an empty file, and alias bombs (expansion is bounded before it happens).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from generator.diagnostics import Diagnostic, Location, error
+
+try:
+    _Loader: type[Any] = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+JsonPath = tuple[str | int, ...]
+
+# Bounds on alias expansion: a document may reuse anchors, but not blow up.
+MAX_EXPANDED_NODES = 2_000_000
+MAX_DEPTH = 512
+
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_BOOL_TRUE = re.compile(r"^(?:true|True|TRUE)$")
+_BOOL_FALSE = re.compile(r"^(?:false|False|FALSE)$")
+_INT10 = re.compile(r"^[-+]?[0-9]+$")
+_INT8 = re.compile(r"^0o[0-7]+$")
+_INT16 = re.compile(r"^0x[0-9a-fA-F]+$")
+_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_INF = re.compile(r"^[-+]?(?:\.inf|\.Inf|\.INF)$")
+_NAN = re.compile(r"^(?:\.nan|\.NaN|\.NAN)$")
+
+_TAG_STR = "tag:yaml.org,2002:str"
+_TAG_MAP = "tag:yaml.org,2002:map"
+_TAG_SEQ = "tag:yaml.org,2002:seq"
+
+
+@dataclass
+class Document:
+    """A loaded file: its data and where every value and mapping key sits."""
+
+    file: str  # as shown in diagnostics
+    path: Path  # resolved path on disk
+    data: Any = None
+    values: dict[JsonPath, Location] = field(default_factory=dict)
+    keys: dict[JsonPath, Location] = field(default_factory=dict)
+    text: str = ""
+
+    def loc(self, path: JsonPath) -> Location:
+        """Where the value at `path` starts, or its nearest located ancestor."""
+        for end in range(len(path), -1, -1):
+            found = self.values.get(path[:end])
+            if found is not None:
+                return found
+        return Location(self.file, 1, 1)
+
+    def key_loc(self, path: JsonPath) -> Location:
+        """Where the mapping key holding `path` starts (falls back to the value)."""
+        found = self.keys.get(path)
+        return found if found is not None else self.loc(path)
+
+
+class _LoadFailed(Exception):
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def _mark_loc(file: str, mark: Any) -> Location:
+    return Location(file, mark.line + 1, mark.column + 1)
+
+
+def _offset_loc(file: str, data: bytes, offset: int) -> Location:
+    line = data.count(b"\n", 0, offset) + 1
+    start = data.rfind(b"\n", 0, offset) + 1
+    return Location(file, line, offset - start + 1)
+
+
+def _decode(file: str, raw: bytes) -> str:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _LoadFailed(
+            error(
+                "invalid-utf8",
+                f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
+                _offset_loc(file, raw, exc.start),
+                "save the file as UTF-8",
+            )
+        ) from None
+
+
+def _yaml_error(file: str, text: str, exc: yaml.YAMLError) -> Diagnostic:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    loc = _mark_loc(file, mark) if mark is not None else Location(file, 1, 1)
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    if "\t" in problem or _tab_at(text, loc):
+        return error(
+            "yaml-tab",
+            "tab character used for indentation",
+            loc,
+            "YAML indentation must use spaces; replace the tab with spaces",
+        )
+    message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
+    return error("yaml-syntax", message, loc)
+
+
+def _tab_at(text: str, loc: Location) -> bool:
+    lines = text.splitlines()
+    if not 1 <= loc.line <= len(lines):
+        return False
+    line = lines[loc.line - 1]
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    return "\t" in indent
+
+
+def _check_expansion(file: str, root: yaml.Node) -> None:
+    """Refuse recursive aliases and documents whose expansion would be too large."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(node: yaml.Node, depth: int) -> int:
+        key = id(node)
+        cached = sizes.get(key)
+        if cached is not None:
+            return cached
+        if key in active:
+            raise _LoadFailed(
+                error(
+                    "yaml-recursive-alias",
+                    "an alias refers to its own anchor",
+                    _mark_loc(file, node.start_mark),
+                )
+            )
+        if depth > MAX_DEPTH:
+            raise _LoadFailed(
+                error(
+                    "yaml-too-deep",
+                    f"document nests deeper than {MAX_DEPTH} levels",
+                    _mark_loc(file, node.start_mark),
+                )
+            )
+        active.add(key)
+        total = 1
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                total += size(k, depth + 1) + size(v, depth + 1)
+        elif isinstance(node, yaml.SequenceNode):
+            for item in node.value:
+                total += size(item, depth + 1)
+        active.discard(key)
+        if total > MAX_EXPANDED_NODES:
+            raise _LoadFailed(
+                error(
+                    "yaml-alias-bomb",
+                    f"aliases expand to more than {MAX_EXPANDED_NODES:,} nodes",
+                    _mark_loc(file, node.start_mark),
+                    "anchors and aliases are allowed, but not nested so that they multiply",
+                )
+            )
+        sizes[key] = total
+        return total
+
+    size(root, 0)
+
+
+def _scalar(node: yaml.ScalarNode) -> Any:
+    """Resolve a scalar with the YAML 1.2 core schema (no `yes`/`no` booleans, no dates)."""
+    value: str = node.value
+    if node.style or node.tag == _TAG_STR:  # quoted, block, or plainly a string
+        return value
+    if _NULL.match(value):
+        return None
+    if _BOOL_TRUE.match(value):
+        return True
+    if _BOOL_FALSE.match(value):
+        return False
+    if _INT10.match(value):
+        return int(value)
+    if _INT8.match(value):
+        return int(value[2:], 8)
+    if _INT16.match(value):
+        return int(value[2:], 16)
+    if _FLOAT.match(value):
+        return float(value)
+    if _INF.match(value):
+        return -math.inf if value.startswith("-") else math.inf
+    if _NAN.match(value):
+        return math.nan
+    return value
+
+
+class _Converter:
+    """Turns a composed node graph into data, recording locations and duplicate keys."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.diagnostics: list[Diagnostic] = []
+
+    def convert(self, node: yaml.Node, path: JsonPath) -> Any:
+        doc = self.doc
+        doc.values[path] = _mark_loc(doc.file, node.start_mark)
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag.startswith("!") and node.tag != "!":
+                self._bad_tag(node, path)
+            return _scalar(node)
+        if isinstance(node, yaml.SequenceNode):
+            if node.tag not in (_TAG_SEQ,):
+                self._bad_tag(node, path)
+            return [self.convert(item, (*path, i)) for i, item in enumerate(node.value)]
+        if isinstance(node, yaml.MappingNode):
+            if node.tag not in (_TAG_MAP,):
+                self._bad_tag(node, path)
+            result: dict[str, Any] = {}
+            first_seen: dict[str, Location] = {}
+            for key_node, value_node in node.value:
+                key_loc = _mark_loc(doc.file, key_node.start_mark)
+                if not isinstance(key_node, yaml.ScalarNode):
+                    self.diagnostics.append(
+                        error("yaml-key", "mapping keys must be plain strings", key_loc)
+                    )
+                    continue
+                if key_node.tag == "tag:yaml.org,2002:merge" or (
+                    key_node.value == "<<" and not key_node.style
+                ):
+                    self.diagnostics.append(
+                        error(
+                            "yaml-merge-key",
+                            "merge keys (<<) are not supported",
+                            key_loc,
+                            "write the keys out",
+                        )
+                    )
+                    continue
+                key = key_node.value
+                if key in first_seen:
+                    prev = first_seen[key]
+                    self.diagnostics.append(
+                        error(
+                            "duplicate-key",
+                            f"duplicate key {key!r} (first defined at line {prev.line}, column {prev.col})",
+                            key_loc,
+                            "YAML would silently keep only the last one; remove or rename one of them",
+                        )
+                    )
+                    continue
+                first_seen[key] = key_loc
+                child = (*path, key)
+                doc.keys[child] = key_loc
+                result[key] = self.convert(value_node, child)
+            return result
+        raise AssertionError(f"unexpected node {node!r}")  # pragma: no cover
+
+    def _bad_tag(self, node: yaml.Node, path: JsonPath) -> None:
+        self.diagnostics.append(
+            error(
+                "yaml-tag",
+                f"unsupported YAML tag {node.tag}",
+                self.doc.values[path],
+                "remove the tag",
+            )
+        )
+
+
+def parse_document(file: str, path: Path, raw: bytes) -> tuple[Document, list[Diagnostic]]:
+    """Parse bytes already read from `path`; `file` is the name shown in diagnostics."""
+    doc = Document(file=file, path=path)
+    try:
+        text = _decode(file, raw)
+        doc.text = text
+        if not text.strip() or all(
+            not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()
+        ):
+            raise _LoadFailed(error("empty-file", "file is empty", Location(file, 1, 1)))
+        try:
+            node = yaml.compose(text, Loader=_Loader)
+        except yaml.YAMLError as exc:
+            raise _LoadFailed(_yaml_error(file, text, exc)) from None
+        if node is None:
+            raise _LoadFailed(error("empty-file", "file holds no document", Location(file, 1, 1)))
+        _check_expansion(file, node)
+        converter = _Converter(doc)
+        doc.data = converter.convert(node, ())
+        return doc, converter.diagnostics
+    except _LoadFailed as failed:
+        return doc, [failed.diagnostic]
+    except RecursionError:
+        return doc, [error("yaml-too-deep", "document nests too deeply", Location(file, 1, 1))]
+
+
+def load_document(path: Path, file: str | None = None) -> tuple[Document, list[Diagnostic]]:
+    """Read and parse `path`; unreadable files become a diagnostic."""
+    shown = file if file is not None else str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or exc.__class__.__name__
+        return Document(file=shown, path=path), [
+            error("file-unreadable", f"cannot read file: {reason}", Location(shown, 1, 1))
+        ]
+    return parse_document(shown, path, raw)
