@@ -1,0 +1,284 @@
+"""Bundle: make one tool schema self-contained, as it is advertised.
+
+`bundle_schema` takes a tool's input or output schema as written and returns a copy in which every
+reference that leaves the schema (to the toolset's shared `$defs` or to a relative local file) is
+copied into the schema's own `$defs` (`definitions` for draft-07) and pointed at there. Refs inside
+the schema stay as written. Remote refs, unresolvable refs and cycles of bare refs are diagnostics.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from generator.diagnostics import Diagnostic, error
+from generator.load import Document, JsonPath
+
+# Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
+_ONE = frozenset(
+    {
+        "additionalProperties", "additionalItems", "items", "contains", "not", "if", "then", "else",
+        "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema",
+    }
+)  # fmt: skip
+_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_MAP = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+)
+_ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated"})
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+LoadFile = Callable[[Path], tuple[Document | None, list[Diagnostic]]]
+
+
+def iter_refs(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, str]]:
+    """Yield (path of the `$ref` value, ref string) for every reference in a schema."""
+    if not isinstance(schema, dict):
+        return
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        yield (*path, "$ref"), ref
+    for key, value in schema.items():
+        if key in _ONE and isinstance(value, dict):
+            yield from iter_refs(value, (*path, key))
+        if key in _LIST and isinstance(value, list):
+            for i, item in enumerate(value):
+                yield from iter_refs(item, (*path, key, i))
+        if key in _MAP and isinstance(value, dict):
+            for name, item in value.items():
+                yield from iter_refs(item, (*path, key, name))
+
+
+def split_pointer(pointer: str) -> list[str] | None:
+    """`/a/b~1c` -> ['a', 'b/c']; None if it is not a JSON pointer."""
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        return None
+    return [unquote(p).replace("~1", "/").replace("~0", "~") for p in pointer[1:].split("/")]
+
+
+def resolve_pointer(data: Any, parts: list[str]) -> tuple[bool, Any, JsonPath]:
+    """Follow pointer parts into data: (found, value, JSON path)."""
+    path: list[str | int] = []
+    for part in parts:
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+            path.append(part)
+        elif isinstance(data, list) and part.isdigit() and int(part) < len(data):
+            data = data[int(part)]
+            path.append(int(part))
+        else:
+            return False, None, tuple(path)
+    return True, data, tuple(path)
+
+
+def _encode(part: str) -> str:
+    return part.replace("~", "~0").replace("/", "~1")
+
+
+@dataclass
+class _Target:
+    doc: Document
+    unit: JsonPath  # the part copied into $defs
+    rest: list[str]  # pointer below the unit
+
+
+@dataclass
+class _State:
+    """What bundling one tool schema has done so far."""
+
+    original: Any
+    schema_path: JsonPath
+    defs_key: str
+    taken: set[str]
+    names: dict[tuple[Path, JsonPath], str] = field(default_factory=dict)
+    shared: set[str] = field(default_factory=set)
+    added: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Bundler:
+    """Bundles the schemas of one toolset; shares loaded files between tools."""
+
+    toolset: Document
+    load_file: LoadFile
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: dict[Path, Document] = field(default_factory=dict)
+
+    def bundle_schema(self, schema_path: JsonPath, dialect: str) -> tuple[dict[str, Any], frozenset[str]]:
+        """A self-contained copy of the schema at `schema_path`, and the shared def names it took."""
+        original = _get(self.toolset.data, schema_path)
+        result: dict[str, Any] = copy.deepcopy(original)
+        defs_key = "definitions" if dialect == "draft-07" else "$defs"
+        own_defs = result.get(defs_key)
+        state = _State(
+            original, schema_path, defs_key, set(own_defs) if isinstance(own_defs, dict) else set()
+        )
+        queue: list[tuple[Document, JsonPath, Any]] = [(self.toolset, schema_path, result)]
+        while queue:
+            doc, base, node = queue.pop()
+            for ref_path, ref in list(iter_refs(node)):
+                new_ref = self._rewrite(state, doc, base, ref_path, ref, queue)
+                if new_ref is not None and new_ref != ref:
+                    _set(node, ref_path, new_ref)
+        if state.added:
+            result.setdefault(defs_key, {}).update(state.added)
+        return result, frozenset(state.shared)
+
+    def _rewrite(
+        self,
+        state: _State,
+        doc: Document,
+        base: JsonPath,
+        ref_path: JsonPath,
+        ref: str,
+        queue: list[tuple[Document, JsonPath, Any]],
+    ) -> str | None:
+        root_schema = state.original if doc is self.toolset and base == state.schema_path else None
+        loc = doc.loc((*base, *ref_path))
+        file_part, _, fragment = ref.partition("#")
+        if _SCHEME.match(file_part):
+            self.diagnostics.append(
+                error(
+                    "remote-ref",
+                    f"remote reference {ref!r} is not allowed",
+                    loc,
+                    "a build never touches the network: copy the schema into $defs or a local file",
+                )
+            )
+            return None
+        parts = split_pointer(fragment)
+        if parts is None:
+            self.diagnostics.append(
+                error(
+                    "unsupported-ref",
+                    f"reference {ref!r} is not a JSON pointer",
+                    loc,
+                    "anchors are not supported; use #/$defs/NAME",
+                )
+            )
+            return None
+        if file_part:
+            target_doc = self._file(doc, file_part, loc)
+            if target_doc is None:
+                return None
+        else:
+            target_doc = doc
+            if root_schema is not None:
+                found, _, _ = resolve_pointer(root_schema, parts)
+                if found:  # a pointer inside the tool schema itself
+                    if self._is_cycle(doc, root_schema, parts):
+                        self._cycle(ref, loc)
+                    return ref
+                if not (len(parts) >= 2 and parts[0] in ("$defs", "definitions")):
+                    self._unresolved(ref, loc)
+                    return None
+                parts = ["$defs", *parts[1:]]  # the toolset's shared definitions
+        target = self._target(target_doc, parts)
+        found, value, _ = resolve_pointer(target_doc.data, [str(p) for p in target.unit])
+        if not found:
+            self._unresolved(ref, loc)
+            return None
+        found_rest, _, _ = resolve_pointer(value, target.rest)
+        if not found_rest:
+            self._unresolved(ref, loc)
+            return None
+        if self._is_cycle(target_doc, target_doc.data, parts):
+            self._cycle(ref, loc)
+            return None
+        key = (target_doc.path, target.unit)
+        name = state.names.get(key)
+        if name is None:
+            is_shared = target_doc is self.toolset and len(target.unit) == 2 and target.unit[0] == "$defs"
+            wanted = str(target.unit[-1]) if target.unit else Path(target_doc.path).stem
+            name = wanted
+            counter = 2
+            while name in state.taken:
+                name = f"{wanted}{counter}"
+                counter += 1
+            state.taken.add(name)
+            state.names[key] = name
+            if is_shared and name == wanted:
+                state.shared.add(name)
+            copied = copy.deepcopy(value)
+            state.added[name] = copied
+            queue.append((target_doc, target.unit, copied))
+        pointer = "/".join(_encode(p) for p in [state.defs_key, name, *target.rest])
+        return "#/" + pointer
+
+    def _target(self, doc: Document, parts: list[str]) -> _Target:
+        if len(parts) >= 2 and parts[0] in ("$defs", "definitions"):
+            return _Target(doc, (parts[0], parts[1]), parts[2:])
+        return _Target(doc, tuple(parts), [])
+
+    def _file(self, doc: Document, file_part: str, loc: Any) -> Document | None:
+        path = (doc.path.parent / unquote(file_part)).resolve()
+        cached = self.files.get(path)
+        if cached is not None:
+            return cached
+        loaded, diagnostics = self.load_file(path)
+        if diagnostics:
+            self.diagnostics.extend(diagnostics)
+        if loaded is None or (loaded.data is None and diagnostics):
+            if not diagnostics:
+                self.diagnostics.append(error("ref-file", f"cannot read referenced file {file_part!r}", loc))
+            return None
+        self.files[path] = loaded
+        return loaded
+
+    def _unresolved(self, ref: str, loc: Any) -> None:
+        self.diagnostics.append(
+            error("unresolved-ref", f"reference {ref!r} does not resolve", loc, "check the name and path")
+        )
+
+    def _cycle(self, ref: str, loc: Any) -> None:
+        self.diagnostics.append(
+            error(
+                "ref-cycle",
+                f"reference {ref!r} is part of a cycle that never reaches a schema",
+                loc,
+                "a chain of $ref must end in a real schema",
+            )
+        )
+
+    def _is_cycle(self, doc: Document, root: Any, parts: list[str]) -> bool:
+        """True when following bare `$ref`s from here comes back without reaching a schema."""
+        seen: set[tuple[Path, int, tuple[str, ...]]] = set()
+        while True:
+            key = (doc.path, id(root), tuple(parts))
+            if key in seen:
+                return True
+            seen.add(key)
+            found, value, _ = resolve_pointer(root, parts)
+            if not found or not isinstance(value, dict) or not isinstance(value.get("$ref"), str):
+                return False
+            if set(value) - _ANNOTATIONS - {"$ref"}:
+                return False
+            file_part, _, fragment = value["$ref"].partition("#")
+            next_parts = split_pointer(fragment)
+            if next_parts is None or _SCHEME.match(file_part):
+                return False
+            if file_part:
+                nxt = self.files.get((doc.path.parent / unquote(file_part)).resolve())
+                if nxt is None:
+                    return False
+                doc, root = nxt, nxt.data
+            parts = next_parts
+
+
+def _get(data: Any, path: JsonPath) -> Any:
+    for part in path:
+        data = data[part]
+    return data
+
+
+def _set(data: Any, path: JsonPath, value: Any) -> None:
+    for part in path[:-1]:
+        data = data[part]
+    data[path[-1]] = value
