@@ -1,0 +1,212 @@
+"""The `mcpstub` command line: generate, validate, init.
+
+Takes argv, returns an exit code: 0 success, 1 invalid toolset or stale output, 2 usage error.
+Defaults come from `[tool.mcpstub]` in the nearest `pyproject.toml`; flags win over the file.
+A user mistake is reported as diagnostics, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from generator import __version__
+from generator.diagnostics import Diagnostic, has_errors
+from generator.resources import resource_path
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A problem with how mcpstub was called (exit 2)."""
+
+
+def _config(start: Path) -> tuple[dict[str, Any], Path]:
+    """`[tool.mcpstub]` from the nearest pyproject.toml, and the folder it is in."""
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text("utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                raise UsageError(f"{candidate}: invalid TOML: {exc}") from None
+            section = data.get("tool", {}).get("mcpstub", {})
+            if not isinstance(section, dict):
+                raise UsageError(f"{candidate}: [tool.mcpstub] must be a table")
+            unknown = sorted(set(section) - {"toolset", "out"})
+            if unknown:
+                raise UsageError(f"{candidate}: unknown key(s) in [tool.mcpstub]: {', '.join(unknown)}")
+            return section, folder
+    return {}, start
+
+
+def _shown(path: Path) -> str:
+    """A path as the user would write it: relative to the working folder when inside it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def _resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None]:
+    config, root = _config(Path.cwd())
+    toolset = Path(args.toolset) if args.toolset else None
+    if toolset is None and "toolset" in config:
+        toolset = root / str(config["toolset"])
+    if toolset is None:
+        toolset = Path("tools.yaml")
+    out: Path | None = None
+    if need_out:
+        if getattr(args, "out", None):
+            out = Path(args.out)
+        elif "out" in config:
+            out = root / str(config["out"])
+        else:
+            raise UsageError("no output folder: pass --out DIR or set `out` in [tool.mcpstub]")
+    if not toolset.is_file():
+        raise UsageError(f"toolset file not found: {_shown(toolset)}")
+    return toolset, out
+
+
+def _report(diagnostics: list[Diagnostic]) -> None:
+    for d in diagnostics:
+        print(d.format(), file=sys.stderr)
+    errors = sum(d.is_error for d in diagnostics)
+    warnings = len(diagnostics) - errors
+    if diagnostics:
+        print(
+            f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}", file=sys.stderr
+        )
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Check a toolset and print a summary."""
+    from generator.pipeline import check_toolset  # noqa: PLC0415
+
+    path, _ = _resolve(args, need_out=False)
+    checked = check_toolset(path, _shown(path))
+    _report(checked.diagnostics)
+    if not checked.ok or checked.toolset is None:
+        return EXIT_INVALID
+    toolset = checked.toolset
+    structured = sum(t.output_schema is not None for t in toolset.tools)
+    print(
+        f"{_shown(path)}: ok: server {toolset.server_name!r}, {len(toolset.tools)} tools "
+        f"({structured} with an output schema), {len(toolset.shared_defs)} shared definitions"
+    )
+    for tool in toolset.tools:
+        kind = "structured" if tool.output_schema is not None else "content"
+        print(f"  {tool.name:<32} {kind:<10} {tool.input_class}")
+    return EXIT_OK
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    """Generate the package, or check that it is up to date."""
+    from generator.pipeline import generate  # noqa: PLC0415
+    from generator.write import apply, plan  # noqa: PLC0415
+
+    path, out = _resolve(args, need_out=True)
+    assert out is not None
+    if not out.name.isidentifier():
+        raise UsageError(f"output folder name {out.name!r} is not a valid Python package name")
+    generated = generate(path, _shown(path))
+    _report(generated.diagnostics)
+    if has_errors(generated.diagnostics) or generated.toolset is None:
+        return EXIT_INVALID
+    modules = {str(t.identifier) for t in generated.toolset.tools}
+    p = plan(out, generated.ours, generated.yours, modules)
+    for rel in p.orphans:
+        print(f"{_shown(out / rel)}: warning: handler has no tool in the toolset (orphaned)", file=sys.stderr)
+    if p.foreign:
+        for rel in p.foreign:
+            print(
+                f"{_shown(out / rel)}: error: not generated by mcpstub (no generated header); "
+                "refusing to overwrite it",
+                file=sys.stderr,
+            )
+            print("  hint: move the file away or delete it, then run again", file=sys.stderr)
+        return EXIT_INVALID
+    if args.diff:
+        sys.stdout.write(p.diff())
+    if args.check or args.diff:
+        if p.changes:
+            for rel in sorted(p.changes):
+                state = "missing" if p.old.get(rel) is None else "stale"
+                print(f"{_shown(out / rel)}: {state}", file=sys.stderr)
+            return EXIT_INVALID
+        print(f"{_shown(out)}: up to date")
+        return EXIT_OK
+    apply(p)
+    written = len(p.changes) - len(p.created_yours)
+    print(
+        f"{_shown(out)}: {written} generated file{'s' * (written != 1)} written, "
+        f"{len(generated.ours) - written} unchanged, {len(p.created_yours)} handler stub"
+        f"{'s' * (len(p.created_yours) != 1)} created"
+    )
+    return EXIT_OK
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """Write a commented starter toolset."""
+    target = Path(args.path)
+    if target.is_dir():
+        target = target / "tools.yaml"
+    if target.exists():
+        raise UsageError(f"{_shown(target)} already exists; not overwriting it")
+    if not target.parent.is_dir():
+        raise UsageError(f"folder {_shown(target.parent)} does not exist")
+    text = resource_path("schemas", "examples/starter.yaml").read_text("utf-8")
+    with target.open("x", encoding="utf-8") as handle:
+        handle.write(text)
+    print(f"wrote {_shown(target)}; next: mcpstub generate {_shown(target)} --out src/my_tools")
+    return EXIT_OK
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for `mcpstub`."""
+    parser = _Parser(prog="mcpstub", description="Generate typed MCP servers from a YAML toolset.")
+    parser.add_argument("--version", action="version", version=f"mcpstub {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    gen = sub.add_parser("generate", help="generate the server package")
+    gen.add_argument(
+        "toolset", nargs="?", help="toolset file (default: [tool.mcpstub] toolset, or tools.yaml)"
+    )
+    gen.add_argument("--out", help="output package folder (default: [tool.mcpstub] out)")
+    gen.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if output is missing or stale"
+    )
+    gen.add_argument("--diff", action="store_true", help="write nothing; print what would change")
+    gen.set_defaults(func=cmd_generate)
+    val = sub.add_parser("validate", help="check a toolset")
+    val.add_argument(
+        "toolset", nargs="?", help="toolset file (default: [tool.mcpstub] toolset, or tools.yaml)"
+    )
+    val.set_defaults(func=cmd_validate)
+    ini = sub.add_parser("init", help="write a starter toolset")
+    ini.add_argument("path", nargs="?", default="tools.yaml", help="file or folder (default: tools.yaml)")
+    ini.set_defaults(func=cmd_init)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    try:
+        args = build_parser().parse_args(argv)
+        code: int = args.func(args)
+        return code
+    except UsageError as exc:
+        print(f"mcpstub: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130

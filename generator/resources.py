@@ -1,0 +1,22 @@
+"""Resources: where the templates and schemas shipped with mcpstub are found.
+
+An installed wheel carries them inside the package (`generator/templates`, `generator/schemas`);
+a source checkout keeps them beside it at the project root.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def resource_dir(name: str) -> Path:
+    """The `templates` or `schemas` folder, installed or in a checkout."""
+    inside = _PACKAGE / name
+    return inside if inside.is_dir() else _PACKAGE.parent / name
+
+
+def resource_path(folder: str, name: str) -> Path:
+    """A file in one of the resource folders."""
+    return resource_dir(folder) / name

@@ -1,0 +1,415 @@
+"""Validate: a loaded toolset document -> a checked `Toolset` (the IR) plus diagnostics.
+
+First the format (`schemas/toolset.schema.json`: shape, unknown keys with "did you mean" hints),
+then meaning: tool names and the Python names they map to, each schema against its dialect's
+meta-schema, root type object, references (bundled by `bundle.py`), and every example against the
+tool's advertised schemas. Every problem is collected; the IR is returned only when there is no
+error.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import os
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import jsonschema_rs
+
+from generator.bundle import Bundler
+from generator.diagnostics import Diagnostic, Location, error, has_errors
+from generator.ir import ClassName, Dialect, Example, Tool, Toolset, to_class_prefix, to_identifier
+from generator.load import Document, JsonPath, load_document
+from generator.resources import resource_path
+
+FORMAT_VERSION = 1
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_MCP_KEYS = (
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+    "icons",
+    "execution",
+    "_meta",
+)
+_DRAFT7 = re.compile(r"^https?://json-schema\.org/draft-07/schema#?$")
+_DRAFT2020 = re.compile(r"^https?://json-schema\.org/draft/2020-12/schema#?$")
+_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
+
+
+@cache
+def format_schema() -> dict[str, Any]:
+    """The toolset format's JSON Schema."""
+    loaded: dict[str, Any] = json.loads(resource_path("schemas", "toolset.schema.json").read_text("utf-8"))
+    return loaded
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def describe_path(path: JsonPath) -> str:
+    """`('tools', 2, 'name')` -> `tools[2].name`."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "toolset"
+
+
+def _did_you_mean(key: str, allowed: list[str]) -> str | None:
+    lowered = {a.lower(): a for a in allowed}
+    if key.lower() in lowered:
+        return f"did you mean {lowered[key.lower()]!r}?"
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean {close[0]!r}?"
+    return f"allowed keys: {', '.join(allowed)}"
+
+
+def _format_errors(doc: Document) -> list[Diagnostic]:
+    validator = jsonschema.Draft202012Validator(format_schema())
+    found: list[Diagnostic] = []
+    for err in validator.iter_errors(doc.data):
+        found.extend(_format_error(doc, err))
+    return found
+
+
+def _format_error(doc: Document, err: jsonschema.ValidationError) -> Iterator[Diagnostic]:
+    path: JsonPath = tuple(err.absolute_path)
+    where = describe_path(path)
+    kind = err.validator
+    if kind == "additionalProperties" and isinstance(err.instance, dict):
+        allowed = list(err.schema.get("properties", {}))
+        for key in err.instance:
+            if key not in allowed:
+                yield error(
+                    "unknown-key",
+                    f"unknown key {key!r} in {where}",
+                    doc.key_loc((*path, key)),
+                    _did_you_mean(key, allowed),
+                )
+    elif kind == "required":
+        missing = re.findall(r"'([^']*)' is a required property", err.message)
+        key = missing[0] if missing else err.message
+        if path == () and key == "mcpstub":
+            yield error(
+                "missing-version", "missing format version", doc.loc(path), "add `mcpstub: 1` at the top"
+            )
+        else:
+            yield error("missing-key", f"{where} is missing required key {key!r}", doc.loc(path))
+    elif kind == "const" and path == ("mcpstub",):
+        yield error(
+            "unsupported-version",
+            f"unsupported format version {err.instance!r}",
+            doc.loc(path),
+            f"this mcpstub reads format version {FORMAT_VERSION}",
+        )
+    elif kind == "type":
+        expected = err.validator_value
+        expected_text = " or ".join(expected) if isinstance(expected, list) else expected
+        yield error(
+            "wrong-type", f"{where} must be {expected_text}, not {_type_name(err.instance)}", doc.loc(path)
+        )
+    elif kind == "enum":
+        choices = ", ".join(repr(c) for c in err.validator_value)
+        yield error("wrong-value", f"{where} must be one of {choices}, not {err.instance!r}", doc.loc(path))
+    elif kind == "pattern" and path and path[-1] != "name":
+        yield error("invalid-name", f"{where}: {err.instance!r} is not a valid name", doc.key_loc(path))
+    elif kind == "minLength":
+        yield error("empty-value", f"{where} must not be empty", doc.loc(path))
+    else:
+        yield error("invalid-toolset", f"{where}: {err.message}", doc.loc(path))
+
+
+def _non_json_numbers(doc: Document) -> Iterator[Diagnostic]:
+    stack: list[tuple[JsonPath, Any]] = [((), doc.data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            yield error("not-json", f"{describe_path(path)}: {value} is not a JSON number", doc.loc(path))
+        elif isinstance(value, dict):
+            stack.extend(((*path, k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend(((*path, i), v) for i, v in enumerate(value))
+
+
+def schema_dialect(schema: Any) -> Dialect | None:
+    """The declared dialect: 2020-12 when undeclared, None when unsupported."""
+    declared = schema.get("$schema") if isinstance(schema, dict) else None
+    if declared is None or (isinstance(declared, str) and _DRAFT2020.match(declared)):
+        return "2020-12"
+    if isinstance(declared, str) and _DRAFT7.match(declared):
+        return "draft-07"
+    return None
+
+
+def _meta_errors(doc: Document, path: JsonPath, schema: Any, dialect: Dialect) -> Iterator[Diagnostic]:
+    cls = jsonschema.Draft7Validator if dialect == "draft-07" else jsonschema.Draft202012Validator
+    meta = cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
+    for err in meta.iter_errors(schema):
+        where = (*path, *err.absolute_path)
+        yield error(
+            "invalid-schema",
+            f"{describe_path(where)} is not a valid {dialect} schema: {err.message}",
+            doc.loc(where),
+        )
+
+
+class _Checker:
+    """Collects diagnostics for one toolset document."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.diagnostics: list[Diagnostic] = []
+        self.bundler = Bundler(doc, self._load_file)
+
+    def _load_file(self, path: Path) -> tuple[Document | None, list[Diagnostic]]:
+        relative = os.path.relpath(path, self.doc.path.parent.resolve())
+        shown = os.path.normpath(os.path.join(os.path.dirname(self.doc.file), relative))
+        if not path.is_file():
+            return None, [
+                error("ref-file", f"referenced file {shown!r} does not exist", Location(shown, 1, 1))
+            ]
+        loaded, diagnostics = load_document(path, shown)
+        if not has_errors(diagnostics):
+            for name, value in (
+                (loaded.data.get("$defs") or {}).items() if isinstance(loaded.data, dict) else ()
+            ):
+                dialect = schema_dialect(value) or "2020-12"
+                diagnostics.extend(_meta_errors(loaded, ("$defs", name), value, dialect))
+        return loaded, diagnostics
+
+    def run(self) -> Toolset | None:
+        doc = self.doc
+        if not isinstance(doc.data, dict):
+            self.diagnostics.append(
+                error(
+                    "not-a-mapping",
+                    f"the toolset must be a mapping, not {_type_name(doc.data)}",
+                    doc.loc(()),
+                    "start with `mcpstub: 1`, then `server:` and `tools:`",
+                )
+            )
+            return None
+        self.diagnostics.extend(_format_errors(doc))
+        self.diagnostics.extend(_non_json_numbers(doc))
+        for name, value in (
+            (doc.data.get("$defs") or {}).items() if isinstance(doc.data.get("$defs"), dict) else ()
+        ):
+            dialect = schema_dialect(value) or "2020-12"
+            self.diagnostics.extend(_meta_errors(doc, ("$defs", name), value, dialect))
+        tools = self._tools()
+        self.diagnostics.extend(self.bundler.diagnostics)
+        if has_errors(self.diagnostics):
+            return None
+        server = doc.data["server"]
+        shared = dict(doc.data.get("$defs") or {})
+        return Toolset(
+            server_name=server["name"],
+            server_version=server.get("version"),
+            instructions=server.get("instructions"),
+            shared_defs=shared,
+            tools=tuple(tools),
+            source_name=Path(doc.file).name,
+        )
+
+    def _tools(self) -> list[Tool]:
+        doc = self.doc
+        raw_tools = doc.data.get("tools")
+        if not isinstance(raw_tools, list):
+            return []
+        result: list[Tool] = []
+        names: dict[str, Location] = {}
+        identifiers: dict[str, str] = {}
+        classes: dict[str, str] = {}
+        shared_classes = {
+            str(to_class_prefix(n)): n for n in (doc.data.get("$defs") or {}) if isinstance(n, str)
+        }
+        for index, raw in enumerate(raw_tools):
+            path: JsonPath = ("tools", index)
+            if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+                continue
+            name = raw["name"]
+            ident, prefix = to_identifier(name), to_class_prefix(name)
+            problem = self._name_problem(
+                name, doc.loc((*path, "name")), names, identifiers, classes, shared_classes
+            )
+            if problem is not None:
+                self.diagnostics.append(problem)
+            tool = self._tool(path, raw, ident, prefix)  # schemas are checked even when the name is bad
+            if tool is not None and problem is None:
+                result.append(tool)
+        return result
+
+    @staticmethod
+    def _name_problem(
+        name: str,
+        name_loc: Location,
+        names: dict[str, Location],
+        identifiers: dict[str, str],
+        classes: dict[str, str],
+        shared_classes: dict[str, str],
+    ) -> Diagnostic | None:
+        """The first problem with a tool's name or the Python names it maps to, recording it."""
+        if not _NAME.match(name):
+            return error(
+                "invalid-tool-name",
+                f"tool name {name!r} is not valid",
+                name_loc,
+                "MCP tool names are 1-128 characters of A-Z a-z 0-9 _ - .",
+            )
+        if name in names:
+            first = names[name]
+            return error(
+                "duplicate-tool", f"tool {name!r} is defined twice (first at line {first.line})", name_loc
+            )
+        names[name] = name_loc
+        ident, prefix = to_identifier(name), to_class_prefix(name)
+        if ident in identifiers:
+            return error(
+                "name-collision",
+                f"tools {identifiers[ident]!r} and {name!r} both map to the Python name {ident!r}",
+                name_loc,
+                "rename one of the tools",
+            )
+        identifiers[ident] = name
+        tool_classes = [prefix + suffix for suffix in ("Input", "Output", "Result")]
+        clash = next((c for c in tool_classes if c in classes or c in shared_classes), None)
+        if clash is not None:
+            other = classes.get(clash) or f"shared definition {shared_classes[clash]!r}"
+            return error(
+                "name-collision",
+                f"tool {name!r} needs the class name {clash!r}, already taken by {other}",
+                name_loc,
+                "rename the tool or the definition",
+            )
+        classes.update((c, f"tool {name!r}") for c in tool_classes)
+        return None
+
+    def _schema(self, path: JsonPath, schema: Any) -> tuple[dict[str, Any], frozenset[str], Dialect] | None:
+        doc = self.doc
+        if not isinstance(schema, dict):
+            return None
+        where = describe_path(path)
+        dialect = schema_dialect(schema)
+        if dialect is None:
+            self.diagnostics.append(
+                error(
+                    "unsupported-dialect",
+                    f"{where} declares an unsupported $schema {schema.get('$schema')!r}",
+                    doc.loc((*path, "$schema")),
+                    "use JSON Schema 2020-12 (the default) or draft-07",
+                )
+            )
+            return None
+        before = len(self.diagnostics)
+        self.diagnostics.extend(_meta_errors(doc, path, schema, dialect))
+        if schema.get("type") != "object":
+            self.diagnostics.append(
+                error(
+                    "root-not-object",
+                    f"{where} must have `type: object` at its root",
+                    doc.loc((*path, "type")) if "type" in schema else doc.key_loc(path),
+                    "MCP tools take and return JSON objects; wrap other values in a property",
+                )
+            )
+        errors_before = len(self.bundler.diagnostics)
+        bundled, shared = self.bundler.bundle_schema(path, dialect)
+        if len(self.bundler.diagnostics) > errors_before or len(self.diagnostics) > before:
+            return None
+        try:
+            _validator(bundled)
+        except Exception as exc:  # jsonschema-rs reports any schema it cannot compile this way
+            self.diagnostics.append(
+                error("invalid-schema", f"{where} cannot be compiled: {exc}", doc.key_loc(path))
+            )
+            return None
+        return bundled, shared, dialect
+
+    def _tool(self, path: JsonPath, raw: dict[str, Any], ident: str, prefix: ClassName) -> Tool | None:
+        checked_in = self._schema((*path, "inputSchema"), raw.get("inputSchema"))
+        checked_out = None
+        if "outputSchema" in raw:
+            checked_out = self._schema((*path, "outputSchema"), raw["outputSchema"])
+            if checked_out is None:
+                return None
+        if checked_in is None:
+            return None
+        input_schema, shared_in, dialect = checked_in
+        output_schema, shared_out = (checked_out[0], checked_out[1]) if checked_out else (None, frozenset())
+        examples = self._examples(path, raw, input_schema, output_schema)
+        advertised = {key: raw[key] for key in raw if key in _MCP_KEYS}
+        advertised["inputSchema"] = input_schema
+        if output_schema is not None:
+            advertised["outputSchema"] = output_schema
+        return Tool(
+            name=raw["name"],
+            identifier=to_identifier(raw["name"]),
+            class_prefix=prefix,
+            input_class=ClassName(prefix + "Input"),
+            output_class=ClassName(prefix + "Output") if output_schema is not None else None,
+            result_class=ClassName(prefix + "Result"),
+            dialect=dialect,
+            input_schema=input_schema,
+            output_schema=output_schema,
+            advertised=advertised,
+            examples=tuple(examples),
+            shared_def_names=shared_in | shared_out,
+        )
+
+    def _examples(
+        self, path: JsonPath, raw: dict[str, Any], input_schema: Any, output_schema: Any
+    ) -> list[Example]:
+        doc = self.doc
+        found: list[Example] = []
+        for i, example in enumerate(raw.get("examples") or []):
+            if not isinstance(example, dict):
+                continue
+            ex_path: JsonPath = (*path, "examples", i)
+            self._check_instance((*ex_path, "input"), example.get("input"), input_schema, "input")
+            if "output" in example:
+                if output_schema is None:
+                    self.diagnostics.append(
+                        error(
+                            "example-output",
+                            "example has an output but the tool declares no outputSchema",
+                            doc.key_loc((*ex_path, "output")),
+                        )
+                    )
+                else:
+                    self._check_instance((*ex_path, "output"), example["output"], output_schema, "output")
+            found.append(Example(example.get("input"), example.get("output"), "output" in example))
+        return found
+
+    def _check_instance(self, path: JsonPath, instance: Any, schema: Any, which: str) -> None:
+        for err in _validator(schema).iter_errors(instance):
+            where = (*path, *err.instance_path)
+            self.diagnostics.append(
+                error(
+                    "example-invalid",
+                    f"example {which} does not match the {which} schema at "
+                    f"{describe_path(tuple(err.instance_path)) if err.instance_path else 'its root'}: "
+                    f"{err.message}",
+                    self.doc.loc(where),
+                )
+            )
+
+
+def _validator(schema: dict[str, Any]) -> Any:
+    return jsonschema_rs.validator_for(schema, validate_formats=True)
+
+
+def check_document(doc: Document) -> tuple[Toolset | None, list[Diagnostic], list[Path]]:
+    """Check a loaded toolset: (the Toolset or None on error, diagnostics, referenced files)."""
+    checker = _Checker(doc)
+    toolset = checker.run()
+    return toolset, checker.diagnostics, sorted(checker.bundler.files)
