@@ -1,0 +1,418 @@
+"""Pydantic models for a toolset: the only module that imports datamodel_code_generator.
+
+`render_models` takes a `Toolset` and returns the text of the generated `models.py` (formatted,
+without a file header) plus diagnostics. Every tool schema and every shared definition is
+combined into one JSON Schema document whose `$defs` are the classes to generate, and
+datamodel-code-generator runs once on it, in memory. A schema it cannot handle becomes a
+permissive model and a warning, so one odd tool never blocks the rest.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+from urllib.parse import unquote
+
+from generator.diagnostics import Diagnostic, Location, error, warning
+from generator.ir import JSON, Tool, Toolset, to_class_prefix
+
+# Keywords whose value is one schema, a map of schemas, or a list of schemas.
+_SCHEMA_KEYS = frozenset(
+    {
+        "additionalItems",
+        "additionalProperties",
+        "contains",
+        "contentSchema",
+        "else",
+        "if",
+        "items",
+        "not",
+        "propertyNames",
+        "then",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+    }
+)
+_MAP_KEYS = frozenset({"properties", "patternProperties", "dependentSchemas", "dependencies"})
+_LIST_KEYS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_DEFS_KEYS = ("$defs", "definitions")
+# Keywords datamodel-code-generator silently misreads; a schema using them gets a fallback model.
+_UNSUPPORTED_KEYS = frozenset({"$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"})
+# In draft-07 a `$ref` replaces its siblings; these annotations are kept, the rest dropped.
+_REF_SIBLINGS_07 = frozenset({"$ref", "description", "title"})
+_HEADER = re.compile(r"\A(?:#.*\n)+\n*")
+_MODEL_CLASS = re.compile(r"class \w+\(\s*(?:BaseModel|RootModel\[)")
+_CLASS = re.compile(r"^class (\w+)\(", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class ModelsResult:
+    """The text of models.py and what went wrong while producing it."""
+
+    source: str
+    diagnostics: list[Diagnostic]
+
+
+class _Unsupported(Exception):
+    """A schema this module knows datamodel-code-generator cannot model faithfully."""
+
+
+def render_models(toolset: Toolset) -> ModelsResult:
+    """Generate the pydantic models of every tool and shared definition in one call."""
+    where = Location(toolset.source_name, 1, 1)
+    diagnostics: list[Diagnostic] = []
+    units: dict[str, dict[str, JSON]] = {}  # a shared def or a tool schema -> its `$defs` entries
+    taken = set(toolset.shared_defs) | {n for t in toolset.tools for n in _class_names(t)}
+    for name, schema in toolset.shared_defs.items():
+        units[name] = {name: schema}
+        if _uses_unsupported(schema):
+            units[name] = {name: {}}
+            diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where))
+    for tool in toolset.tools:
+        for class_name, schema in _schemas(tool):
+            try:
+                units[class_name] = _hoist(tool, class_name, schema, toolset.shared_defs, taken)
+            except _Unsupported as exc:
+                units[class_name] = {class_name: _permissive(schema)}
+                diagnostics.append(_fallback_warning(f"tool {tool.name!r}", str(exc), where))
+    try:
+        source = _generate(units)
+    except Exception:
+        source = None
+    if source is None:
+        # Rare path: find the culprits, first among shared defs, then among tool schemas.
+        shared = [n for n in toolset.shared_defs if n in units]
+        for name in _find_failing(shared, lambda names: _only(units, names, stub=shared)):
+            units[name] = {name: {}}
+            diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where))
+        tools = [n for n in units if n not in toolset.shared_defs]
+        for name in _find_failing(tools, lambda names: _only(units, [*shared, *names])):
+            units[name] = {name: _permissive(_root_of(units[name], name))}
+            diagnostics.append(_fallback_warning(f"model {name!r}", "", where))
+        try:
+            source = _generate(units)
+        except Exception as exc:
+            message = f"cannot generate models: {exc}"
+            return ModelsResult("", [*diagnostics, error("models-failed", message, where)])
+    source = _postprocess(source)
+    defined = set(_CLASS.findall(source))
+    for tool in toolset.tools:
+        for class_name in _class_names(tool):
+            if class_name not in defined:
+                message = f"tool {tool.name!r}: class {class_name} is missing from the models"
+                hint = "rename the tool or the shared definition that clashes with it"
+                diagnostics.append(error("models-missing-class", message, where, hint))
+    return ModelsResult(source, diagnostics)
+
+
+def _class_names(tool: Tool) -> Iterator[str]:
+    """The class names a tool's schemas must produce."""
+    yield tool.input_class
+    if tool.output_class is not None:
+        yield tool.output_class
+
+
+def _schemas(tool: Tool) -> Iterator[tuple[str, dict[str, JSON]]]:
+    """A tool's (class name, schema) pairs."""
+    yield tool.input_class, tool.input_schema
+    if tool.output_class is not None and tool.output_schema is not None:
+        yield tool.output_class, tool.output_schema
+
+
+def _fallback_warning(what: str, why: str, where: Location) -> Diagnostic:
+    """The warning for a schema that became a permissive model."""
+    reason = f" ({why})" if why else ""
+    return warning(
+        "models-fallback",
+        f"{what}: no typed model could be generated{reason}; it accepts any object",
+        where,
+        "payloads are still checked against the schema at run time",
+    )
+
+
+def _permissive(schema: JSON) -> JSON:
+    """An open object schema keeping the top-level property names, each of any type."""
+    if not isinstance(schema, dict):
+        return {"type": "object", "additionalProperties": True}
+    props = schema.get("properties")
+    names = list(props) if isinstance(props, dict) else []
+    required = [n for n in schema.get("required", []) if isinstance(n, str)]
+    names += [n for n in required if n not in names]
+    return {
+        "type": "object",
+        "properties": {n: {} for n in names},
+        "required": required,
+        "additionalProperties": True,
+    }
+
+
+def _root_of(entries: dict[str, JSON], name: str) -> JSON:
+    """The schema a unit's class was generated from."""
+    return entries.get(name, {})
+
+
+def _uses_unsupported(node: JSON) -> bool:
+    """True when a schema uses a keyword that would be misread."""
+    if isinstance(node, dict):
+        return not _UNSUPPORTED_KEYS.isdisjoint(node) or any(_uses_unsupported(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_uses_unsupported(v) for v in node)
+    return False
+
+
+def _hoist(
+    tool: Tool, class_name: str, schema: dict[str, JSON], shared: dict[str, JSON], taken: set[str]
+) -> dict[str, JSON]:
+    """Turn one self-contained tool schema into `$defs` entries of the combined document."""
+    if _uses_unsupported(schema):
+        raise _Unsupported("uses $dynamicRef or $recursiveRef")
+    names: dict[str, str] = {"": class_name}  # JSON pointer in the tool schema -> `$defs` key
+    skip: set[str] = set()  # pointers not to emit: shared definitions, an aliased root
+    for pointer in _ref_targets(schema):
+        if pointer in names:
+            continue
+        parts = [_unescape(p) for p in pointer.split("/")[1:]]
+        if len(parts) == 2 and parts[0] in _DEFS_KEYS:
+            key = parts[1]
+            if key in tool.shared_def_names and shared.get(key) == _lookup(schema, pointer):
+                names[pointer] = key
+                skip.add(pointer)
+                continue
+        names[pointer] = _fresh(class_name + to_class_prefix("_".join(parts[1:])), taken)
+    root = _strip_root(schema)
+    if set(root) == {"$ref"} and (target := _pointer(root["$ref"])) not in skip | {""}:
+        # A root that only points at a local definition is that definition under the tool's name.
+        names[target] = class_name
+        skip.add("")
+    for pointer in list(names):
+        # A target that is only a `$ref` is the class it points at, not a wrapper around it.
+        seen = {pointer}
+        node = _lookup(schema, pointer)
+        while pointer and isinstance(node, dict) and set(node) == {"$ref"}:
+            target = _pointer(node["$ref"])
+            if target in seen:
+                break
+            names[pointer] = names[target]
+            skip.add(pointer)
+            seen.add(target)
+            node = _lookup(schema, target)
+    draft07 = tool.dialect == "draft-07"
+    return {
+        names[pointer]: _rewrite(_lookup(schema, pointer), pointer, names, pointer, draft07)
+        for pointer in names
+        if pointer not in skip
+    }
+
+
+def _fresh(name: str, taken: set[str]) -> str:
+    """A `$defs` key not used yet."""
+    candidate, n = name, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{name}{n}"
+    taken.add(candidate)
+    return candidate
+
+
+def _strip_root(schema: dict[str, JSON]) -> dict[str, JSON]:
+    """The root schema without the keys that only make sense at a document root."""
+    skip = {"$schema", "$id", "$comment", "title", "description", *_DEFS_KEYS}
+    return {k: v for k, v in schema.items() if k not in skip}
+
+
+def _pointer(ref: JSON) -> str:
+    """The decoded JSON pointer of a same-document `$ref` (`#/a~1b` -> `/a/b`)."""
+    if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+        raise _Unsupported(f"$ref {ref!r} is not a JSON pointer into the schema")
+    return unquote(ref[1:])
+
+
+def _unescape(token: str) -> str:
+    """Decode one JSON pointer token."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _lookup(schema: JSON, pointer: str) -> JSON:
+    """The node a JSON pointer designates."""
+    node = schema
+    for raw in pointer.split("/")[1:]:
+        token = _unescape(raw)
+        try:
+            node = node[int(token)] if isinstance(node, list) else node[token]
+        except (KeyError, IndexError, ValueError, TypeError):
+            raise _Unsupported(f"$ref target #{pointer} does not exist") from None
+    return node
+
+
+def _children(node: dict[str, JSON]) -> Iterator[tuple[str, JSON]]:
+    """(pointer suffix, subschema) for every direct subschema of a schema object."""
+    for key, value in node.items():
+        esc = key.replace("~", "~0").replace("/", "~1")
+        if key in _SCHEMA_KEYS and isinstance(value, dict | bool):
+            yield f"/{esc}", value
+        elif key in _LIST_KEYS or (key == "items" and isinstance(value, list)):
+            if isinstance(value, list):
+                yield from ((f"/{esc}/{i}", v) for i, v in enumerate(value))
+        elif (key in _MAP_KEYS or key in _DEFS_KEYS) and isinstance(value, dict):
+            for name, sub in value.items():
+                if isinstance(sub, dict | bool):
+                    yield f"/{esc}/{name.replace('~', '~0').replace('/', '~1')}", sub
+
+
+def _ref_targets(node: JSON) -> Iterator[str]:
+    """The pointers of every `$ref` target in a schema, in document order."""
+    if not isinstance(node, dict):
+        return
+    if "$ref" in node:
+        target = _pointer(node["$ref"])
+        if target.endswith(("/properties", "/$defs", "/definitions")):
+            raise _Unsupported(f"$ref target #{target} is not a schema")
+        yield target
+    for _, sub in _children(node):
+        yield from _ref_targets(sub)
+
+
+def _rewrite(node: JSON, pointer: str, names: dict[str, str], own: str, draft07: bool) -> JSON:
+    """Copy a subschema, pointing `$ref`s at `$defs` keys and replacing hoisted parts by refs."""
+    if pointer != own and pointer in names:
+        return {"$ref": f"#/$defs/{names[pointer]}"}
+    if not isinstance(node, dict):
+        return node
+    if draft07 and "$ref" in node:
+        node = {k: v for k, v in node.items() if k in _REF_SIBLINGS_07}
+    subs = dict(_children(node))
+    out: dict[str, JSON] = {}
+    for key, value in node.items():
+        if key in _DEFS_KEYS or key in {"$schema", "$id", "$anchor"}:
+            continue
+        esc = "/" + key.replace("~", "~0").replace("/", "~1")
+        if key == "$ref":
+            target = _pointer(value)
+            out[key] = f"#/$defs/{names[target]}"
+        elif esc in subs:
+            out[key] = _rewrite(value, pointer + esc, names, own, draft07)
+        elif isinstance(value, dict) and any(s.startswith(esc + "/") for s in subs):
+            out[key] = {
+                name: _rewrite(sub, f"{pointer}{esc}/{_escape(name)}", names, own, draft07)
+                for name, sub in value.items()
+            }
+        elif isinstance(value, list) and any(s.startswith(esc + "/") for s in subs):
+            out[key] = [
+                _rewrite(sub, f"{pointer}{esc}/{i}", names, own, draft07) for i, sub in enumerate(value)
+            ]
+        else:
+            out[key] = value
+    return out
+
+
+def _escape(token: str) -> str:
+    """Encode one JSON pointer token."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _only(
+    units: dict[str, dict[str, JSON]], names: list[str], stub: tuple[str, ...] | list[str] = ()
+) -> None:
+    """Generate models for some units only, stubbing the named shared defs left out."""
+    chosen = {n: units[n] for n in names}
+    chosen.update({n: {n: {}} for n in stub if n not in chosen})
+    _generate(chosen)
+
+
+def _find_failing(names: list[str], attempt: Callable[[list[str]], None]) -> list[str]:
+    """The names whose generation fails, by bisection (cheap when few fail)."""
+    if not names:
+        return []
+    try:
+        attempt(names)
+    except Exception:
+        if len(names) == 1:
+            return names
+        half = len(names) // 2
+        return _find_failing(names[:half], attempt) + _find_failing(names[half:], attempt)
+    return []
+
+
+def _generate(units: dict[str, dict[str, JSON]]) -> str:
+    """Run datamodel-code-generator once on the combined document."""
+    from datamodel_code_generator import generate  # noqa: PLC0415
+    from datamodel_code_generator.enums import (  # noqa: PLC0415
+        DataModelType,
+        InputFileType,
+        StrictTypes,
+    )
+    from datamodel_code_generator.format import Formatter  # noqa: PLC0415
+
+    defs: dict[str, JSON] = {}
+    for entries in units.values():
+        defs.update(entries)
+    document = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result: Any = generate(
+            document,
+            input_file_type=InputFileType.JsonSchema,
+            output_model_type=DataModelType.PydanticV2BaseModel,
+            preset="standard-py311-20261027",
+            use_missing_sentinel=True,
+            generate_schema_validators=True,
+            # Not int: a strict int refuses 1.0, which JSON Schema counts as an integer.
+            strict_types=[StrictTypes.str, StrictTypes.float, StrictTypes.bool],
+            # Formats stay plain: typed values would be stricter than the schema or re-serialize
+            # differently (SecretStr masks, AnyUrl adds "/", UUID lowercases, datetime rewrites).
+            type_mappings=_plain_formats(),
+            disable_timestamp=True,
+            formatters=[Formatter.BUILTIN],
+            skip_root_model=True,
+            collapse_root_models=False,
+            parent_scoped_naming=True,
+        )
+    if not isinstance(result, str):
+        raise TypeError(f"unexpected generate() result: {type(result).__name__}")
+    return result
+
+
+@cache
+def _plain_formats() -> list[str]:
+    """`type+format=type` for every format datamodel-code-generator would type specially."""
+    from datamodel_code_generator.parser.jsonschema import (  # noqa: PLC0415
+        json_schema_data_formats,
+    )
+
+    return [
+        f"{type_}+{fmt}={type_}"
+        for type_, formats in json_schema_data_formats.items()
+        if type_ in {"string", "integer", "number"}
+        for fmt in formats
+        if fmt != "default"
+    ]
+
+
+def _postprocess(source: str) -> str:
+    """Drop the generator's header and defer schema building to first use (fast imports)."""
+    lines = _HEADER.sub("", source).split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        i += 1
+        if not _MODEL_CLASS.match(line):
+            continue
+        while not out[-1].endswith(":"):  # a class header wrapped over several lines
+            out.append(lines[i])
+            i += 1
+        body = lines[i]
+        if body == "    model_config = ConfigDict(":
+            out += [body, "        defer_build=True,"]
+            i += 1
+        elif body.startswith("    model_config = ConfigDict("):
+            out.append(body.replace("ConfigDict(", "ConfigDict(defer_build=True, ", 1))
+            i += 1
+        else:
+            out += ["    model_config = ConfigDict(", "        defer_build=True,", "    )"]
+    return "\n".join(out)
