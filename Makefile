@@ -6,13 +6,19 @@ STAMP := $(VENV)/.installed
 
 .PHONY: test demo lint typecheck goldens bench clean
 
+NODE_CLIENT := tests/external/node_modules/.package-lock.json
+
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
-test: $(STAMP)
+# The external client (the TypeScript MCP SDK) the tests drive the generated server with.
+$(NODE_CLIENT): tests/external/package.json tests/external/package-lock.json
+	cd tests/external && npm ci --no-audit --no-fund --loglevel=error
+
+test: $(STAMP) $(NODE_CLIENT)
 	$(BIN)/ruff check generator tests
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 -q
