@@ -20,9 +20,21 @@ import yaml
 from generator.diagnostics import Diagnostic, Location, error
 
 try:
-    _Loader: type[Any] = yaml.CSafeLoader
+    _BaseLoader: type[Any] = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+    _BaseLoader = yaml.SafeLoader
+
+# Untagged plain scalars get this tag, so `_scalar` resolves them by the YAML 1.2 core schema
+# (PyYAML's 1.1 resolver would call `1e3` and `0o17` strings, and `!!str 5` looks the same).
+_TAG_PLAIN = "tag:mcpstub,2026:plain"
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc]
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is yaml.ScalarNode and implicit[0]:
+            return _TAG_PLAIN
+        return super().resolve(kind, value, implicit)
+
 
 JsonPath = tuple[str | int, ...]
 
@@ -127,6 +139,24 @@ def _tab_at(text: str, loc: Location) -> bool:
     return "\t" in indent
 
 
+def _check_depth(file: str, text: str) -> None:
+    """Refuse deep nesting before composing: libyaml's composer recurses on the C stack."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _LoadFailed(
+                    error(
+                        "yaml-too-deep",
+                        f"document nests deeper than {MAX_DEPTH} levels",
+                        _mark_loc(file, event.start_mark),
+                    )
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
 def _check_expansion(file: str, root: yaml.Node) -> None:
     """Refuse recursive aliases and documents whose expansion would be too large."""
     sizes: dict[int, int] = {}
@@ -229,9 +259,7 @@ class _Converter:
             for key_node, value_node in node.value:
                 key_loc = _mark_loc(doc.file, key_node.start_mark)
                 if not isinstance(key_node, yaml.ScalarNode):
-                    self.diagnostics.append(
-                        error("yaml-key", "mapping keys must be plain strings", key_loc)
-                    )
+                    self.diagnostics.append(error("yaml-key", "mapping keys must be plain strings", key_loc))
                     continue
                 if key_node.tag == "tag:yaml.org,2002:merge" or (
                     key_node.value == "<<" and not key_node.style
@@ -286,6 +314,7 @@ def parse_document(file: str, path: Path, raw: bytes) -> tuple[Document, list[Di
         ):
             raise _LoadFailed(error("empty-file", "file is empty", Location(file, 1, 1)))
         try:
+            _check_depth(file, text)
             node = yaml.compose(text, Loader=_Loader)
         except yaml.YAMLError as exc:
             raise _LoadFailed(_yaml_error(file, text, exc)) from None
