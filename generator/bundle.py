@@ -227,7 +227,9 @@ class Bundler:
             self.diagnostics.extend(diagnostics)
         if loaded is None or (loaded.data is None and diagnostics):
             if not diagnostics:
-                self.diagnostics.append(error("ref-file", f"cannot read referenced file {file_part!r}", loc))
+                self.diagnostics.append(
+                    error("ref-file", f"referenced file {file_part!r} does not exist", loc)
+                )
             return None
         self.files[path] = loaded
         return loaded

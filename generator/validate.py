@@ -75,8 +75,16 @@ def _did_you_mean(key: str, allowed: list[str]) -> str | None:
     return f"allowed keys: {', '.join(allowed)}"
 
 
+@cache
+def _format_validators() -> tuple[Any, jsonschema.Draft202012Validator]:
+    schema = format_schema()
+    return jsonschema_rs.validator_for(schema), jsonschema.Draft202012Validator(schema)
+
+
 def _format_errors(doc: Document) -> list[Diagnostic]:
-    validator = jsonschema.Draft202012Validator(format_schema())
+    fast, validator = _format_validators()
+    if fast.is_valid(doc.data):  # the Python validator only runs to explain a failure
+        return []
     found: list[Diagnostic] = []
     for err in validator.iter_errors(doc.data):
         found.extend(_format_error(doc, err))
@@ -142,6 +150,19 @@ def _non_json_numbers(doc: Document) -> Iterator[Diagnostic]:
             stack.extend(((*path, i), v) for i, v in enumerate(value))
 
 
+def _all_finite(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return False
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
 def schema_dialect(schema: Any) -> Dialect | None:
     """The declared dialect: 2020-12 when undeclared, None when unsupported."""
     declared = schema.get("$schema") if isinstance(schema, dict) else None
@@ -152,10 +173,48 @@ def schema_dialect(schema: Any) -> Dialect | None:
     return None
 
 
+@cache
+def _is_regex(pattern: str) -> bool:
+    """True when the schema validator accepts `pattern` (ECMA-262 flavour, not Python's `re`)."""
+    try:
+        jsonschema_rs.validator_for({"pattern": pattern})
+    except ValueError:
+        return False
+    return True
+
+
+_FORMATS = jsonschema.FormatChecker(())
+_FORMATS.checks("regex")(lambda value: not isinstance(value, str) or _is_regex(value))
+_META = {
+    "2020-12": jsonschema.Draft202012Validator(
+        jsonschema.Draft202012Validator.META_SCHEMA, format_checker=_FORMATS
+    ),
+    "draft-07": jsonschema.Draft7Validator(jsonschema.Draft7Validator.META_SCHEMA, format_checker=_FORMATS),
+}
+
+
+def _patterns(schema: Any) -> Iterator[str]:
+    """Every string that may be a regex in the schema (over-approximate: enum values too)."""
+    stack = [schema]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            pattern = value.get("pattern")
+            if isinstance(pattern, str):
+                yield pattern
+            props = value.get("patternProperties")
+            if isinstance(props, dict):
+                yield from (k for k in props if isinstance(k, str))
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+
+
 def _meta_errors(doc: Document, path: JsonPath, schema: Any, dialect: Dialect) -> Iterator[Diagnostic]:
-    cls = jsonschema.Draft7Validator if dialect == "draft-07" else jsonschema.Draft202012Validator
-    meta = cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
-    for err in meta.iter_errors(schema):
+    # The Rust meta-schema check is fast; the Python one only runs to explain a failure precisely.
+    if jsonschema_rs.meta.is_valid(schema) and all(_is_regex(p) for p in _patterns(schema)):
+        return
+    for err in _META[dialect].iter_errors(schema):
         where = (*path, *err.absolute_path)
         yield error(
             "invalid-schema",
@@ -176,9 +235,7 @@ class _Checker:
         relative = os.path.relpath(path, self.doc.path.parent.resolve())
         shown = os.path.normpath(os.path.join(os.path.dirname(self.doc.file), relative))
         if not path.is_file():
-            return None, [
-                error("ref-file", f"referenced file {shown!r} does not exist", Location(shown, 1, 1))
-            ]
+            return None, []  # reported by the bundler, at the reference
         loaded, diagnostics = load_document(path, shown)
         if not has_errors(diagnostics):
             for name, value in (
@@ -207,6 +264,8 @@ class _Checker:
         ):
             dialect = schema_dialect(value) or "2020-12"
             self.diagnostics.extend(_meta_errors(doc, ("$defs", name), value, dialect))
+            if isinstance(value, dict):  # its refs must resolve even when no tool uses it
+                self.bundler.bundle_schema(("$defs", name), dialect)
         tools = self._tools()
         self.diagnostics.extend(self.bundler.diagnostics)
         if has_errors(self.diagnostics):
@@ -326,11 +385,14 @@ class _Checker:
         bundled, shared = self.bundler.bundle_schema(path, dialect)
         if len(self.bundler.diagnostics) > errors_before or len(self.diagnostics) > before:
             return None
+        if not _all_finite(bundled):  # already reported as not-json
+            return None
         try:
             _validator(bundled)
         except Exception as exc:  # jsonschema-rs reports any schema it cannot compile this way
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             self.diagnostics.append(
-                error("invalid-schema", f"{where} cannot be compiled: {exc}", doc.key_loc(path))
+                error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))
             )
             return None
         return bundled, shared, dialect
@@ -411,5 +473,11 @@ def _validator(schema: dict[str, Any]) -> Any:
 def check_document(doc: Document) -> tuple[Toolset | None, list[Diagnostic], list[Path]]:
     """Check a loaded toolset: (the Toolset or None on error, diagnostics, referenced files)."""
     checker = _Checker(doc)
-    toolset = checker.run()
+    try:
+        toolset = checker.run()
+    except RecursionError:  # the loader bounds nesting; this is the last line of defence
+        checker.diagnostics.append(
+            error("too-deep", "the toolset nests too deeply to be checked", doc.loc(()))
+        )
+        toolset = None
     return toolset, checker.diagnostics, sorted(checker.bundler.files)
