@@ -40,6 +40,7 @@ _SCHEMA_KEYS = frozenset(
 _MAP_KEYS = frozenset({"properties", "patternProperties", "dependentSchemas", "dependencies"})
 _LIST_KEYS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _DEFS_KEYS = ("$defs", "definitions")
+_OPEN_KEYS = frozenset({"additionalProperties", "unevaluatedProperties"})
 # Keywords datamodel-code-generator silently misreads; a schema using them gets a fallback model.
 _UNSUPPORTED_KEYS = frozenset({"$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"})
 # In draft-07 a `$ref` replaces its siblings; these annotations are kept, the rest dropped.
@@ -71,12 +72,17 @@ def render_models(toolset: Toolset) -> ModelsResult:
     units: dict[str, dict[str, JSON]] = {}  # a shared def or a tool schema -> its `$defs` entries
     taken = set(toolset.shared_defs) | {n for t in toolset.tools for n in _class_names(t)}
     for name, schema in toolset.shared_defs.items():
-        units[name] = {name: schema}
+        units[name] = {name: _rewrite(schema, "", None, "", draft07=False)}
         if _uses_unsupported(schema):
             units[name] = {name: {}}
             diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where))
     for tool in toolset.tools:
         for class_name, schema in _schemas(tool):
+            if class_name in units:
+                message = f"tool {tool.name!r}: class {class_name} is already defined"
+                hint = "rename the tool or the shared definition that clashes with it"
+                diagnostics.append(error("models-class-clash", message, where, hint))
+                continue
             try:
                 units[class_name] = _hoist(tool, class_name, schema, toolset.shared_defs, taken)
             except _Unsupported as exc:
@@ -279,9 +285,14 @@ def _ref_targets(node: JSON) -> Iterator[str]:
         yield from _ref_targets(sub)
 
 
-def _rewrite(node: JSON, pointer: str, names: dict[str, str], own: str, draft07: bool) -> JSON:
-    """Copy a subschema, pointing `$ref`s at `$defs` keys and replacing hoisted parts by refs."""
-    if pointer != own and pointer in names:
+def _rewrite(node: JSON, pointer: str, names: dict[str, str] | None, own: str, draft07: bool) -> JSON:
+    """Copy a subschema, pointing `$ref`s at `$defs` keys and replacing hoisted parts by refs.
+
+    With `names` None (a shared definition) refs are kept as they are. Objects that do not say
+    otherwise get `additionalProperties: true`: JSON Schema allows unknown properties there, and
+    a model that drops them would not dump what it was given.
+    """
+    if names is not None and pointer != own and pointer in names:
         return {"$ref": f"#/$defs/{names[pointer]}"}
     if not isinstance(node, dict):
         return node
@@ -293,9 +304,8 @@ def _rewrite(node: JSON, pointer: str, names: dict[str, str], own: str, draft07:
         if key in _DEFS_KEYS or key in {"$schema", "$id", "$anchor"}:
             continue
         esc = "/" + key.replace("~", "~0").replace("/", "~1")
-        if key == "$ref":
-            target = _pointer(value)
-            out[key] = f"#/$defs/{names[target]}"
+        if key == "$ref" and names is not None:
+            out[key] = f"#/$defs/{names[_pointer(value)]}"
         elif esc in subs:
             out[key] = _rewrite(value, pointer + esc, names, own, draft07)
         elif isinstance(value, dict) and any(s.startswith(esc + "/") for s in subs):
@@ -309,6 +319,10 @@ def _rewrite(node: JSON, pointer: str, names: dict[str, str], own: str, draft07:
             ]
         else:
             out[key] = value
+    kind = out.get("type")
+    is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
+    if (is_object or "properties" in out) and _OPEN_KEYS.isdisjoint(out):
+        out["additionalProperties"] = True
     return out
 
 
