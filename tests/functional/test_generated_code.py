@@ -1,0 +1,146 @@
+"""The generated code itself: user text is inert and byte-exact, and the package is mypy-strict."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from mcp import Client
+
+from tests.functional.helpers import imported, write_package
+
+PACKAGE = "fx_generated_code"
+
+# Quotes of every kind, backslashes, template syntax and code that must never run.
+NASTY = (
+    'He said """hi""" and \'\'\' {{ toolset }} {% for x in y %}{% endfor %} {# c #} '
+    '\\n \\ \\\\ "\n\tline é ${HOME} %s f"{x}" \'); __import__("os")._exit(3) #'
+)
+
+TOOLSET = f"""\
+mcpstub: 1
+server:
+  name: literal-server
+  version: 2.0.0
+  instructions: {json.dumps(NASTY, ensure_ascii=False)}
+tools:
+  - name: get-report.v2
+    title: {json.dumps(NASTY, ensure_ascii=False)}
+    description: {json.dumps(NASTY, ensure_ascii=False)}
+    inputSchema:
+      type: object
+      properties:
+        topic:
+          type: string
+          description: {json.dumps(NASTY, ensure_ascii=False)}
+          default: {json.dumps(NASTY, ensure_ascii=False)}
+        mode:
+          enum: [{json.dumps(NASTY, ensure_ascii=False)}, plain]
+        limit: {{type: integer, minimum: 1}}
+    outputSchema:
+      type: object
+      properties:
+        title: {{type: string}}
+        score: {{type: number}}
+      required: [title, score]
+  - name: ping
+    inputSchema: {{type: object}}
+"""
+
+HANDLER = """\
+from __future__ import annotations
+
+from mcp import types
+
+from ..models import GetReportV2Input, GetReportV2Output
+from ..results import GetReportV2Result
+from ..server import ToolContext
+
+
+async def get_report_v2(args: GetReportV2Input, ctx: ToolContext) -> GetReportV2Output | GetReportV2Result:
+    await ctx.report_progress(0.5)
+    if args.limit == 0:
+        return GetReportV2Result.error("bad limit")
+    output = GetReportV2Output(title="t", score=1.0)
+    return GetReportV2Result.ok(output, types.TextContent(type="text", text="extra"))
+"""
+
+PING = """\
+from __future__ import annotations
+
+from ..models import PingInput
+from ..results import PingResult
+from ..server import ToolContext
+
+
+async def ping(args: PingInput, ctx: ToolContext) -> PingResult | str:
+    return PingResult.text("pong") + PingResult.image(b"x", "image/png")
+"""
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("generated")
+    folder, _ = write_package(root, PACKAGE, TOOLSET)
+    (folder / "handlers" / "get_report_v2.py").write_text(HANDLER, encoding="utf-8")
+    (folder / "handlers" / "ping.py").write_text(PING, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def pkg(root: Path) -> Iterator[ModuleType]:
+    with imported(root, PACKAGE) as package:
+        yield package
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_user_text_is_byte_exact_and_inert(pkg: ModuleType) -> None:
+    server = pkg.create_server()
+    assert server.instructions == NASTY
+    async with Client(server, mode="legacy") as client:
+        listed = await client.list_tools()
+        result = await client.call_tool("get-report.v2", {"mode": NASTY})
+    tool = listed.tools[0]
+    assert tool.name == "get-report.v2"
+    assert tool.title == NASTY and tool.description == NASTY
+    topic = tool.input_schema["properties"]["topic"]
+    assert topic["description"] == NASTY and topic["default"] == NASTY
+    assert tool.input_schema["properties"]["mode"]["enum"] == [NASTY, "plain"]
+    assert result.structured_content == {"title": "t", "score": 1.0}
+
+
+def test_generated_package_passes_mypy_strict(root: Path, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            PACKAGE,
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_generated_code_never_imports_mcpstub(root: Path) -> None:
+    for path in (root / PACKAGE).rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "import generator" not in text and "from generator" not in text, path

@@ -1,0 +1,121 @@
+"""`python -m PACKAGE` serves stdio, and streamable HTTP at /mcp with `--http HOST:PORT`."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters, types
+
+from tests.functional.helpers import write_package
+
+PACKAGE = "fx_transport_echo"
+
+TOOLSET = """\
+mcpstub: 1
+server: {name: echo-server, version: 0.1.0}
+tools:
+  - name: echo
+    description: Echo a text.
+    inputSchema:
+      type: object
+      properties: {text: {type: string}}
+      required: [text]
+"""
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("transports")
+    write_package(root, PACKAGE, TOOLSET)
+    return root
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _env(root: Path) -> dict[str, str]:
+    path = os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def _check(result: types.CallToolResult) -> None:
+    assert result.is_error is True and result.structured_content is None
+    assert result.content == [types.TextContent(type="text", text="echo is not implemented yet")]
+
+
+@pytest.mark.anyio
+async def test_stdio(root: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", PACKAGE], env=_env(root), cwd=str(root)
+    )
+    async with Client(params) as client:
+        tools = await client.list_tools()
+        result = await client.call_tool("echo", {"text": "hi"})
+    assert [tool.name for tool in tools.tools] == ["echo"]
+    _check(result)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def http_url(root: Path) -> Iterator[str]:
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}"],
+        env=_env(root),
+        cwd=root,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    output = process.stderr.read().decode() if process.stderr else ""
+                    raise RuntimeError(f"server did not start: {output}") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        if process.stderr:
+            process.stderr.close()
+
+
+@pytest.mark.anyio
+async def test_streamable_http(http_url: str) -> None:
+    async with Client(http_url) as client:
+        tools = await client.list_tools()
+        result = await client.call_tool("echo", {"text": "hi"})
+        invalid = await client.call_tool("echo", {"text": 3})
+    assert [tool.name for tool in tools.tools] == ["echo"]
+    _check(result)
+    assert invalid.is_error is True and "/text" in invalid.content[0].text  # type: ignore[union-attr]
+
+
+def test_bad_http_address_is_a_usage_error(root: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", PACKAGE, "--http", "nowhere"],
+        env=_env(root),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2 and "HOST:PORT" in done.stderr
