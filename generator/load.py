@@ -40,7 +40,7 @@ JsonPath = tuple[str | int, ...]
 
 # Bounds on alias expansion: a document may reuse anchors, but not blow up.
 MAX_EXPANDED_NODES = 2_000_000
-MAX_DEPTH = 512
+MAX_DEPTH = 256  # far beyond any real schema; keeps every later stage off the recursion limit
 
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _BOOL_TRUE = re.compile(r"^(?:true|True|TRUE)$")
@@ -318,7 +318,7 @@ def parse_document(file: str, path: Path, raw: bytes) -> tuple[Document, list[Di
             node = yaml.compose(text, Loader=_Loader)
         except yaml.YAMLError as exc:
             raise _LoadFailed(_yaml_error(file, text, exc)) from None
-        if node is None:
+        if node is None or (isinstance(node, yaml.ScalarNode) and node.value == "" and not node.style):
             raise _LoadFailed(error("empty-file", "file holds no document", Location(file, 1, 1)))
         _check_expansion(file, node)
         converter = _Converter(doc)

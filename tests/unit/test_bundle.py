@@ -1,0 +1,358 @@
+"""References: local pointers, shared $defs, relative files, and what is refused."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from generator.pipeline import Checked, check_toolset
+
+HEAD = "mcpstub: 1\nserver: {name: s}\n"
+
+
+def check(tmp_path: Path, body: str, **files: str) -> Checked:
+    for key, text in files.items():  # common__types_yaml -> common/types.yaml
+        stem, _, ext = key.replace("__", "/").rpartition("_")
+        target = tmp_path / f"{stem}.{ext}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text), "utf-8")
+    path = tmp_path / "tools.yaml"
+    path.write_text(HEAD + textwrap.dedent(body), "utf-8")
+    return check_toolset(path, "tools.yaml")
+
+
+def found(checked: Checked) -> list[tuple[str, str, int, int]]:
+    return [(d.code, d.location.file, d.location.line, d.location.col) for d in checked.diagnostics]
+
+
+def tool_schema(body: str) -> str:
+    """A toolset with one tool whose inputSchema properties are `body`."""
+    return "tools:\n  - name: t\n    inputSchema:\n      type: object\n      properties:\n" + textwrap.indent(
+        textwrap.dedent(body), "        "
+    )
+
+
+def test_local_pointer_stays_as_written(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              $defs: {Id: {type: string}}
+              properties:
+                a: {$ref: "#/$defs/Id"}
+                b: {$ref: "#/properties/a"}
+        """,
+    )
+    assert found(checked) == []
+    assert checked.toolset is not None
+    schema = checked.toolset.tools[0].input_schema
+    assert schema["properties"] == {"a": {"$ref": "#/$defs/Id"}, "b": {"$ref": "#/properties/a"}}
+    assert schema["$defs"] == {"Id": {"type": "string"}}
+    assert checked.toolset.tools[0].shared_def_names == frozenset()
+
+
+def test_shared_defs_are_bundled_into_each_schema(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          City: {type: string, minLength: 1}
+          Place: {type: object, properties: {city: {$ref: "#/$defs/City"}}}
+          Unused: {type: integer}
+        tools:
+          - name: t
+            inputSchema: {type: object, properties: {p: {$ref: "#/$defs/Place"}}}
+            outputSchema: {type: object, properties: {c: {$ref: "#/$defs/City"}}}
+        """,
+    )
+    assert found(checked) == []
+    assert checked.toolset is not None
+    tool = checked.toolset.tools[0]
+    assert tool.input_schema["$defs"] == {
+        "Place": {"type": "object", "properties": {"city": {"$ref": "#/$defs/City"}}},
+        "City": {"type": "string", "minLength": 1},
+    }
+    assert tool.output_schema == {
+        "type": "object",
+        "properties": {"c": {"$ref": "#/$defs/City"}},
+        "$defs": {"City": {"type": "string", "minLength": 1}},
+    }
+    assert tool.shared_def_names == {"Place", "City"}
+    # the advertised Tool carries the bundled, self-contained schemas
+    assert tool.advertised["inputSchema"] == tool.input_schema
+    assert "Unused" not in json.dumps(tool.advertised)
+
+
+def test_bundled_name_taken_by_own_def_is_renamed(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              $defs: {Id: {type: string}}
+              properties:
+                own: {$ref: "#/$defs/Id"}
+                other: {$ref: "ids.yaml#/$defs/Id"}
+        """,
+        ids_yaml="$defs:\n  Id: {type: integer}\n",
+    )
+    assert found(checked) == []
+    assert checked.toolset is not None
+    schema = checked.toolset.tools[0].input_schema
+    assert schema["$defs"] == {"Id": {"type": "string"}, "Id2": {"type": "integer"}}
+    assert schema["properties"] == {"own": {"$ref": "#/$defs/Id"}, "other": {"$ref": "#/$defs/Id2"}}
+
+
+def test_shared_pointer_missing_in_schema_means_the_toolset_defs(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Id: {type: integer}
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              $defs: {Id: {type: string}}
+              properties:
+                shared: {$ref: "#/$defs/Id2"}
+        """,
+    )
+    assert [f[:3] for f in found(checked)] == [("unresolved-ref", "tools.yaml", 11)]
+
+
+def test_relative_yaml_and_json_files(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        tool_schema('addr: {$ref: "common/types.yaml#/$defs/Address"}\n'),
+        common__types_yaml="""\
+        $defs:
+          Address:
+            type: object
+            properties:
+              zip: {$ref: "zip.json#/$defs/Zip"}
+        """,
+        common__zip_json='{"$defs": {"Zip": {"type": "string", "pattern": "^[0-9]{5}$"}}}',
+    )
+    assert found(checked) == []
+    assert checked.toolset is not None
+    schema = checked.toolset.tools[0].input_schema
+    assert schema["properties"]["addr"] == {"$ref": "#/$defs/Address"}
+    assert schema["$defs"]["Address"]["properties"]["zip"] == {"$ref": "#/$defs/Zip"}
+    assert schema["$defs"]["Zip"] == {"type": "string", "pattern": "^[0-9]{5}$"}
+    assert {p.name for p in checked.sources} == {"tools.yaml", "types.yaml", "zip.json"}
+
+
+def test_errors_in_referenced_files_carry_their_own_locations(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        tool_schema('a: {$ref: "types.yaml#/$defs/A"}\nz: {$ref: "zip.json#/$defs/Zip"}\n'),
+        types_yaml="""\
+        $defs:
+          A:
+            type: object
+            properties:
+              bad: {type: strin}
+              missing: {$ref: "#/$defs/Nope"}
+        """,
+        zip_json='{"$defs": {\n  "Zip": {"type": "string",\n    "minLength": -1}}}\n',
+    )
+    assert found(checked) == [
+        ("invalid-schema", "types.yaml", 5, 19),
+        ("unresolved-ref", "types.yaml", 6, 23),
+        ("invalid-schema", "zip.json", 3, 18),
+    ]
+
+
+def test_missing_file_is_reported_at_the_reference(tmp_path: Path) -> None:
+    checked = check(tmp_path, tool_schema('a: {$ref: "nowhere.yaml#/$defs/A"}\n'))
+    assert found(checked) == [("ref-file", "tools.yaml", 8, 19)]
+    assert "nowhere.yaml" in checked.diagnostics[0].message
+
+
+def test_referenced_file_with_bad_yaml(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path, tool_schema('a: {$ref: "t.yaml#/$defs/A"}\n'), t_yaml="$defs:\n  A: {type: [string\n"
+    )
+    assert [(f[0], f[1]) for f in found(checked)] == [("yaml-syntax", "t.yaml")]
+
+
+def test_remote_refs_are_refused(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        tool_schema(
+            """\
+            a: {$ref: "http://example.com/s.json"}
+            b: {$ref: "https://example.com/s.json#/$defs/X"}
+            c: {$ref: "urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66"}
+            d: {$ref: "file:///etc/passwd"}
+            """
+        ),
+    )
+    assert found(checked) == [("remote-ref", "tools.yaml", 8 + i, 19) for i in range(4)]
+    assert "never touches the network" in (checked.diagnostics[0].hint or "")
+
+
+def test_unresolved_refs(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        $defs: {A: {type: string}}
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              properties:
+                a: {$ref: "#/$defs/B"}
+                b: {$ref: "#/properties/nope"}
+                c: {$ref: "#/$defs/A/properties/x"}
+                d: {$ref: "#anchor"}
+        """,
+    )
+    assert [(f[0], f[2]) for f in found(checked)] == [
+        ("unresolved-ref", 9),
+        ("unresolved-ref", 10),
+        ("unresolved-ref", 11),
+        ("unsupported-ref", 12),
+    ]
+
+
+def test_cycle_of_bare_refs_is_refused(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          A: {$ref: "#/$defs/B"}
+          B: {$ref: "#/$defs/A"}
+          Self: {$ref: "#/$defs/Self", description: only annotations beside it}
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              properties:
+                a: {$ref: "#/$defs/A"}
+                x: {$ref: "#/properties/y"}
+                y: {$ref: "#/properties/x"}
+        """,
+    )
+    assert [(f[0], f[2]) for f in found(checked)] == [
+        ("ref-cycle", 4),
+        ("ref-cycle", 5),
+        ("ref-cycle", 6),
+        ("ref-cycle", 12),
+        ("ref-cycle", 13),
+        ("ref-cycle", 14),
+    ]
+
+
+def test_cycle_across_files_is_refused(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        tool_schema('a: {$ref: "a.yaml#/$defs/A"}\n'),
+        a_yaml='$defs:\n  A: {$ref: "b.yaml#/$defs/B"}\n',
+        b_yaml='$defs:\n  B: {$ref: "a.yaml#/$defs/A"}\n',
+    )
+    assert "ref-cycle" in {f[0] for f in found(checked)}
+    assert checked.toolset is None
+
+
+def test_recursive_schemas_are_accepted(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Node:
+            type: object
+            properties:
+              name: {type: string}
+              children: {type: array, items: {$ref: "#/$defs/Node"}}
+        tools:
+          - name: tree
+            inputSchema:
+              type: object
+              properties:
+                root: {$ref: "#/$defs/Node"}
+                own: {$ref: "#/$defs/Own"}
+              $defs:
+                Own:
+                  type: object
+                  properties:
+                    next: {$ref: "#/$defs/Own"}
+            examples:
+              - input: {root: {name: a, children: [{name: b, children: [{name: c}]}]}}
+        """,
+    )
+    assert found(checked) == []
+    assert checked.toolset is not None
+    schema = checked.toolset.tools[0].input_schema
+    assert schema["$defs"]["Node"]["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
+
+
+def test_whole_document_recursion_is_accepted(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              properties:
+                sub: {$ref: "#"}
+        """,
+    )
+    assert found(checked) == []
+
+
+def test_draft07_schema_bundles_into_definitions(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Shared: {type: string}
+        tools:
+          - name: d7
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              definitions:
+                X: {type: string}
+              properties:
+                a: {$ref: "#/definitions/X"}
+                b: {$ref: "#/$defs/Shared"}
+                c: {$ref: "c.json#/definitions/C"}
+              additionalProperties: false
+        """,
+        c_json='{"definitions": {"C": {"type": "integer"}}}',
+    )
+    assert found(checked) == []
+    assert checked.toolset is not None
+    tool = checked.toolset.tools[0]
+    assert tool.dialect == "draft-07"
+    assert tool.input_schema["definitions"] == {
+        "X": {"type": "string"},
+        "Shared": {"type": "string"},
+        "C": {"type": "integer"},
+    }
+    assert tool.input_schema["properties"]["b"] == {"$ref": "#/definitions/Shared"}
+    assert tool.input_schema["properties"]["c"] == {"$ref": "#/definitions/C"}
+    assert "$defs" not in tool.input_schema
+
+
+def test_unused_shared_def_with_a_bad_ref_is_reported(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Lonely: {type: object, properties: {x: {$ref: "#/$defs/Gone"}}}
+        tools:
+          - name: t
+            inputSchema: {type: object}
+        """,
+    )
+    assert found(checked) == [("unresolved-ref", "tools.yaml", 4, 49)]

@@ -1,0 +1,196 @@
+"""Loader: YAML on disk -> data, the location of every node, and clear diagnostics."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from generator.diagnostics import Location
+from generator.load import MAX_DEPTH, load_document, parse_document
+
+
+def parse(text: str | bytes) -> tuple[object, list[tuple[str, int, int]], object]:
+    raw = text.encode() if isinstance(text, str) else text
+    doc, diagnostics = parse_document("tools.yaml", Path("tools.yaml"), raw)
+    return doc.data, [(d.code, d.location.line, d.location.col) for d in diagnostics], doc
+
+
+def test_yaml_12_scalars_stay_strings() -> None:
+    data, diagnostics, _ = parse(
+        "a: no\nb: yes\nc: on\nd: off\ne: 2026-01-01\nf: 12:30\ng: 0777\nh: '5'\ni: !!str 5\nj: 1_000\n"
+    )
+    assert diagnostics == []
+    assert data == {
+        "a": "no",
+        "b": "yes",
+        "c": "on",
+        "d": "off",
+        "e": "2026-01-01",
+        "f": "12:30",
+        "g": 777,
+        "h": "5",
+        "i": "5",
+        "j": "1_000",
+    }
+
+
+def test_yaml_12_core_numbers_and_literals() -> None:
+    data, diagnostics, _ = parse(
+        "a: 1e3\nb: 0o17\nc: 0x1F\nd: -2.5\ne: .5\nf: true\ng: False\n"
+        "h: ~\ni: null\nj:\nk: 12345678901234567890123\n"
+    )
+    assert diagnostics == []
+    assert data == {
+        "a": 1000.0,
+        "b": 15,
+        "c": 31,
+        "d": -2.5,
+        "e": 0.5,
+        "f": True,
+        "g": False,
+        "h": None,
+        "i": None,
+        "j": None,
+        "k": 12345678901234567890123,
+    }
+
+
+def test_json_is_yaml() -> None:
+    data, diagnostics, _ = parse('{"mcpstub": 1, "tools": [{"name": "x", "n": 1e2, "s": "no"}]}')
+    assert diagnostics == []
+    assert data == {"mcpstub": 1, "tools": [{"name": "x", "n": 100.0, "s": "no"}]}
+
+
+def test_locations_of_values_and_keys() -> None:
+    _, _, doc = parse("mcpstub: 1\ntools:\n  - name: greet\n    inputSchema: {type: object}\n")
+    assert doc.loc(("tools", 0, "name")) == Location("tools.yaml", 3, 11)
+    assert doc.key_loc(("tools", 0, "name")) == Location("tools.yaml", 3, 5)
+    assert doc.loc(("tools", 0, "inputSchema", "type")) == Location("tools.yaml", 4, 25)
+    # a path that does not exist falls back to its nearest located ancestor
+    assert doc.loc(("tools", 0, "inputSchema", "missing")) == Location("tools.yaml", 4, 18)
+
+
+def test_duplicate_key_is_an_error_at_the_second_key() -> None:
+    _data, diagnostics, _doc = parse("a: 1\nb:\n  x: 1\n  x: 2\n")
+    assert diagnostics == [("duplicate-key", 4, 3)]
+    _, raw = parse_document("t.yaml", Path("t.yaml"), b"a: 1\nb:\n  x: 1\n  x: 2\n")
+    assert "first defined at line 3, column 3" in raw[0].message
+
+
+def test_duplicate_key_in_flow_mapping() -> None:
+    _, diagnostics, _ = parse("a: {k: 1, k: 2}\n")
+    assert diagnostics == [("duplicate-key", 1, 11)]
+
+
+def test_tab_indentation() -> None:
+    _, diagnostics, _ = parse("mcpstub: 1\nserver:\n\tname: s\n")
+    assert [d[0] for d in diagnostics] == ["yaml-tab"]
+    assert diagnostics[0][1] == 3
+
+
+def test_tab_inside_a_value_is_fine() -> None:
+    data, diagnostics, _ = parse('a: "x\ty"\nb: x\ty\n')
+    assert diagnostics == []
+    assert data == {"a": "x\ty", "b": "x\ty"}
+
+
+def test_invalid_utf8_points_at_the_byte() -> None:
+    _, diagnostics, _ = parse(b'mcpstub: 1\nserver: {name: "caf\xe9"}\n')
+    assert diagnostics == [("invalid-utf8", 2, 20)]
+
+
+def test_utf8_bom_is_accepted() -> None:
+    data, diagnostics, _ = parse(b"\xef\xbb\xbfa: caf\xc3\xa9\n")
+    assert diagnostics == []
+    assert data == {"a": "café"}
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n  # another\n", "---\n"])
+def test_empty_file(text: str) -> None:
+    _, diagnostics, _ = parse(text)
+    assert [d[0] for d in diagnostics] == ["empty-file"]
+
+
+def test_syntax_error_has_a_position() -> None:
+    _, diagnostics, _ = parse("a: [1, 2\nb: 3\n")
+    assert len(diagnostics) == 1
+    code, line, _col = diagnostics[0]
+    assert code == "yaml-syntax"
+    assert line >= 2
+
+
+def test_multiple_documents_are_refused() -> None:
+    _, diagnostics, _ = parse("a: 1\n---\nb: 2\n")
+    assert [d[0] for d in diagnostics] == ["yaml-syntax"]
+
+
+def test_alias_bomb_fails_fast() -> None:
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for prev, name in zip("abcdefghi", "bcdefghij", strict=True):
+        lines.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
+    start = time.perf_counter()
+    _, diagnostics, _ = parse("\n".join(lines) + "\n")
+    elapsed = time.perf_counter() - start
+    assert [d[0] for d in diagnostics] == ["yaml-alias-bomb"]
+    assert elapsed < 2.0
+
+
+def test_modest_aliases_are_expanded() -> None:
+    data, diagnostics, _doc = parse("a: &x {type: string}\nb: *x\nc: [*x, *x]\n")
+    assert diagnostics == []
+    assert data == {"a": {"type": "string"}, "b": {"type": "string"}, "c": [{"type": "string"}] * 2}
+    # an expanded alias is a copy, not a shared object
+    assert data["a"] is not data["b"]  # type: ignore[index]
+
+
+def test_recursive_alias() -> None:
+    _, diagnostics, _ = parse("a: &a [*a]\n")
+    assert diagnostics == [("yaml-recursive-alias", 1, 4)]
+
+
+def test_deep_nesting_fails_fast_without_crashing() -> None:
+    start = time.perf_counter()
+    _, diagnostics, _ = parse("[" * 100_000)
+    assert [d[0] for d in diagnostics] == ["yaml-too-deep"]
+    assert time.perf_counter() - start < 5.0
+
+
+def test_nesting_within_bounds_is_fine() -> None:
+    depth = MAX_DEPTH - 2
+    data, diagnostics, _ = parse("a: " + "[" * depth + "]" * depth + "\n")
+    assert diagnostics == []
+    assert isinstance(data, dict)
+
+
+def test_merge_keys_are_refused() -> None:
+    _, diagnostics, _ = parse("base: &b {x: 1}\nother:\n  <<: *b\n  y: 2\n")
+    assert diagnostics == [("yaml-merge-key", 3, 3)]
+
+
+def test_complex_keys_and_custom_tags_are_refused() -> None:
+    _, diagnostics, _ = parse("? [a, b]\n: 1\nc: !python/object x\n")
+    assert sorted(d[0] for d in diagnostics) == ["yaml-key", "yaml-tag"]
+
+
+def test_top_level_scalar_loads() -> None:
+    data, diagnostics, _ = parse("just a string\n")
+    assert diagnostics == []
+    assert data == "just a string"
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    doc, diagnostics = load_document(tmp_path / "missing.yaml", "missing.yaml")
+    assert [d.code for d in diagnostics] == ["file-unreadable"]
+    assert diagnostics[0].location == Location("missing.yaml", 1, 1)
+    assert doc.data is None
+
+
+def test_load_document_reads_from_disk(tmp_path: Path) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text("a: 1\n", "utf-8")
+    doc, diagnostics = load_document(path)
+    assert diagnostics == []
+    assert doc.data == {"a": 1}
+    assert doc.file == str(path)

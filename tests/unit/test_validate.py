@@ -1,0 +1,453 @@
+"""Validator: the format, names, schemas and examples, reported at the right line."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from generator.pipeline import Checked, check_toolset
+
+HEAD = "mcpstub: 1\nserver: {name: s}\n"
+
+
+def check(tmp_path: Path, text: str, head: str = HEAD) -> Checked:
+    path = tmp_path / "tools.yaml"
+    path.write_text(head + textwrap.dedent(text), "utf-8")
+    return check_toolset(path, "tools.yaml")
+
+
+def found(checked: Checked) -> list[tuple[str, int, int]]:
+    return [(d.code, d.location.line, d.location.col) for d in checked.diagnostics]
+
+
+def tools(*names: str) -> str:
+    return "tools:\n" + "".join(f"  - name: {n!r}\n    inputSchema: {{type: object}}\n" for n in names)
+
+
+def test_minimal_toolset_builds_the_ir(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: get-user.v2
+            title: Get user
+            description: Look up a user.
+            inputSchema: {type: object, properties: {id: {type: string}}, required: [id]}
+            outputSchema: {type: object, properties: {name: {type: string}}}
+            annotations: {readOnlyHint: true}
+            _meta: {x: 1}
+        """,
+        head="mcpstub: 1\nserver: {name: s, version: 1.0.0, instructions: Hi.}\n",
+    )
+    assert checked.ok, found(checked)
+    toolset = checked.toolset
+    assert toolset is not None
+    assert (toolset.server_name, toolset.server_version, toolset.instructions) == ("s", "1.0.0", "Hi.")
+    tool = toolset.tools[0]
+    assert tool.identifier == "get_user_v2"
+    assert (tool.input_class, tool.output_class, tool.result_class) == (
+        "GetUserV2Input",
+        "GetUserV2Output",
+        "GetUserV2Result",
+    )
+    assert tool.title == "Get user"
+    assert list(tool.advertised) == [
+        "name",
+        "title",
+        "description",
+        "inputSchema",
+        "outputSchema",
+        "annotations",
+        "_meta",
+    ]
+
+
+def test_shipped_examples_validate() -> None:
+    root = Path(__file__).resolve().parents[2] / "schemas" / "examples"
+    for name in ("minimal.yaml", "full.yaml", "starter.yaml"):
+        checked = check_toolset(root / name, name)
+        assert checked.ok, [d.format() for d in checked.diagnostics]
+
+
+def test_missing_version_and_server_name(tmp_path: Path) -> None:
+    checked = check(tmp_path, "server: {}\n" + tools("a"), head="")
+    assert [d.code for d in checked.diagnostics] == ["missing-version", "missing-key"]
+    assert "server" in checked.diagnostics[1].message and "'name'" in checked.diagnostics[1].message
+
+
+@pytest.mark.parametrize("version", ["2", "'1'", "1.5", "0"])
+def test_unsupported_version(tmp_path: Path, version: str) -> None:
+    checked = check(tmp_path, f"mcpstub: {version}\nserver: {{name: s}}\n" + tools("a"), head="")
+    assert found(checked)[0][:2] == ("unsupported-version", 1)
+
+
+def test_top_level_not_a_mapping(tmp_path: Path) -> None:
+    checked = check(tmp_path, "- name: a\n", head="")
+    assert found(checked) == [("not-a-mapping", 1, 1)]
+    assert checked.diagnostics[0].hint
+
+
+def test_unknown_keys_get_did_you_mean(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        sever: {}
+        tools:
+          - name: a
+            inputschema: {type: object}
+            descripton: x
+            annotations: {readOnlyHnt: true}
+            totally_unrelated: 1
+        """,
+    )
+    by_code = [(d.code, d.location.line, d.hint) for d in checked.diagnostics]
+    assert ("unknown-key", 3, "did you mean 'server'?") in by_code
+    assert ("unknown-key", 6, "did you mean 'inputSchema'?") in by_code
+    assert ("unknown-key", 7, "did you mean 'description'?") in by_code
+    assert ("unknown-key", 8, "did you mean 'readOnlyHint'?") in by_code
+    unrelated = next(d for d in checked.diagnostics if "totally_unrelated" in d.message)
+    assert unrelated.hint is not None and unrelated.hint.startswith("allowed keys:")
+    assert (unrelated.location.line, unrelated.location.col) == (9, 5)
+
+
+def test_unknown_keys_inside_schemas_are_allowed(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema: {type: object, x-vendor: 1, propertyOrder: [a], properties: {a: {x-ui: 2}}}
+        """,
+    )
+    assert checked.ok, found(checked)
+
+
+@pytest.mark.parametrize("name", ["", "has space", "ünicode", "a/b", "x" * 129, "semi;colon"])
+def test_invalid_tool_names(tmp_path: Path, name: str) -> None:
+    checked = check(tmp_path, tools(name))
+    assert found(checked) == [("invalid-tool-name", 4, 11)]
+
+
+@pytest.mark.parametrize("name", ["a", "A.b-c_d", "x" * 128, "123", "get.user-v2"])
+def test_valid_tool_names(tmp_path: Path, name: str) -> None:
+    assert check(tmp_path, tools(name)).ok
+
+
+def test_duplicate_tool_names(tmp_path: Path) -> None:
+    checked = check(tmp_path, tools("a", "b", "a"))
+    assert found(checked) == [("duplicate-tool", 8, 11)]
+    assert "first at line 4" in checked.diagnostics[0].message
+
+
+def test_python_identifier_collision(tmp_path: Path) -> None:
+    checked = check(tmp_path, tools("get-user", "get_user", "get.user"))
+    assert found(checked) == [("name-collision", 6, 11), ("name-collision", 8, 11)]
+    message = checked.diagnostics[0].message
+    assert "'get-user' and 'get_user' both map to the Python name 'get_user'" in message
+
+
+def test_class_name_collision_between_tools(tmp_path: Path) -> None:
+    # different identifiers (getUser -> get_user... and GetUser) but camelCase humps agree
+    checked = check(tmp_path, tools("get_user", "getUser"))
+    assert [d.code for d in checked.diagnostics] == ["name-collision"]
+
+
+def test_class_name_collision_with_shared_def(tmp_path: Path) -> None:
+    checked = check(tmp_path, "$defs:\n  GreetInput: {type: string}\n" + tools("greet"))
+    assert found(checked) == [("name-collision", 6, 11)]
+    assert "shared definition 'GreetInput'" in checked.diagnostics[0].message
+
+
+def test_keywords_get_a_suffix(tmp_path: Path) -> None:
+    checked = check(tmp_path, tools("class", "import", "match", "tools", "9lives"))
+    assert checked.ok, found(checked)
+    assert checked.toolset is not None
+    idents = [t.identifier for t in checked.toolset.tools]
+    assert idents == ["class_", "import_", "match_", "tools_", "tool_9lives"]
+    assert all(i.isidentifier() for i in idents)
+
+
+def test_keyword_suffix_can_collide(tmp_path: Path) -> None:
+    checked = check(tmp_path, tools("class", "class_"))
+    assert [d.code for d in checked.diagnostics] == ["name-collision"]
+
+
+def test_root_type_must_be_object(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema: {type: string}
+          - name: b
+            inputSchema: {properties: {}}
+            outputSchema: {type: [object, "null"]}
+        """,
+    )
+    assert [(c, line) for c, line, _ in found(checked)] == [
+        ("root-not-object", 5),
+        ("root-not-object", 7),
+        ("root-not-object", 8),
+    ]
+
+
+def test_input_schema_is_required(tmp_path: Path) -> None:
+    checked = check(tmp_path, "tools:\n  - name: a\n")
+    assert [d.code for d in checked.diagnostics] == ["missing-key"]
+    assert "inputSchema" in checked.diagnostics[0].message
+
+
+def test_invalid_schema_points_at_the_keyword(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                n: {type: integer, minimum: "3"}
+                s: {type: strng}
+              required: name
+        """,
+    )
+    assert found(checked) == [
+        ("invalid-schema", 8, 37),
+        ("invalid-schema", 9, 19),
+        ("invalid-schema", 10, 17),
+    ]
+
+
+def test_regex_is_checked_as_ecma_262(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        r"""
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                letters: {type: string, pattern: '^\p{L}+$'}
+                year: {type: string, pattern: '^(?<year>\d{4})$'}
+              patternProperties:
+                '^x-': {}
+          - name: b
+            inputSchema: {type: object, properties: {bad: {type: string, pattern: '['}}}
+        """,
+    )
+    assert found(checked) == [("invalid-schema", 14, 75)]
+    assert "regex" in checked.diagnostics[0].message
+
+
+def test_draft07_is_accepted_other_dialects_are_not(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              properties: {x: {type: string}}
+              additionalProperties: false
+          - name: b
+            inputSchema: {$schema: "https://json-schema.org/draft/2020-12/schema", type: object}
+          - name: c
+            inputSchema: {$schema: "http://json-schema.org/draft-04/schema#", type: object}
+        """,
+    )
+    assert found(checked) == [("unsupported-dialect", 13, 28)]
+
+
+def test_draft07_keywords_are_checked_against_draft07(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              properties: {x: {type: string, maxLength: -1}}
+        """,
+    )
+    assert [(c, line) for c, line, _ in found(checked)] == [("invalid-schema", 8)]
+    assert "draft-07" in checked.diagnostics[0].message
+
+
+def test_examples_are_validated_with_formats(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                day: {type: string, format: date}
+                mail: {type: string, format: email}
+                n: {type: integer, minimum: 1}
+              required: [n]
+              additionalProperties: false
+            outputSchema: {type: object, properties: {ok: {type: boolean}}, required: [ok]}
+            examples:
+              - input: {n: 1, day: 2026-01-01, mail: a@example.com}
+                output: {ok: true}
+              - input: {n: 0, day: 2026-02-30, mail: nope}
+              - input: {day: "2026-01-01", extra: 1}
+                output: {ok: "yes"}
+        """,
+    )
+    assert found(checked) == [
+        ("example-invalid", 17, 20),
+        ("example-invalid", 17, 28),
+        ("example-invalid", 17, 46),
+        ("example-invalid", 18, 16),
+        ("example-invalid", 18, 16),
+        ("example-invalid", 19, 22),
+    ]
+    messages = "\n".join(d.message for d in checked.diagnostics)
+    assert '"2026-02-30" is not a "date"' in messages
+    assert "example output does not match the output schema at ok" in messages
+
+
+def test_example_output_without_output_schema(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema: {type: object}
+            examples:
+              - input: {}
+                output: {x: 1}
+        """,
+    )
+    assert found(checked) == [("example-output", 8, 9)]
+
+
+def test_examples_can_use_shared_defs_and_files(tmp_path: Path) -> None:
+    (tmp_path / "c.json").write_text('{"$defs": {"Zip": {"type": "string", "pattern": "^[0-9]{5}$"}}}')
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          City: {type: string, minLength: 2}
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties: {city: {$ref: "#/$defs/City"}, zip: {$ref: "c.json#/$defs/Zip"}}
+            examples:
+              - input: {city: Paris, zip: "75001"}
+              - input: {city: P, zip: "7500"}
+        """,
+    )
+    assert found(checked) == [("example-invalid", 12, 23), ("example-invalid", 12, 31)]
+
+
+def test_non_json_numbers_are_refused(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema: {type: object, properties: {x: {type: number, maximum: .inf}}}
+        """,
+    )
+    assert [d.code for d in checked.diagnostics] == ["not-json"]
+
+
+def test_every_problem_at_once_sorted_by_position(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: "bad name"
+            inputSchema: {type: string}
+          - name: ok
+            inputSchema: {type: object, properties: {r: {$ref: "#/$defs/Nope"}}}
+            extra: 1
+          - name: ok
+            inputSchema: {type: object}
+        """,
+        head="server: {name: s}\n",
+    )
+    codes = [d.code for d in checked.diagnostics]
+    assert codes == [
+        "missing-version",
+        "invalid-tool-name",
+        "root-not-object",
+        "unresolved-ref",
+        "unknown-key",
+        "duplicate-tool",
+    ]
+    positions = [(d.location.line, d.location.col) for d in checked.diagnostics]
+    assert positions == sorted(positions)
+    assert checked.toolset is None
+
+
+def test_diagnostic_format(tmp_path: Path) -> None:
+    checked = check(tmp_path, tools("a b"))
+    assert checked.diagnostics[0].format() == (
+        "tools.yaml:4:11: error: tool name 'a b' is not valid [invalid-tool-name]\n"
+        "  hint: MCP tool names are 1-128 characters of A-Z a-z 0-9 _ - ."
+    )
+
+
+def test_wrong_types_in_the_format(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema: {type: object}
+            annotations: {readOnlyHint: "yes"}
+            examples: {input: {}}
+          - 7
+        """,
+    )
+    assert [(c, line) for c, line, _ in found(checked)] == [
+        ("wrong-type", 6),
+        ("wrong-type", 7),
+        ("wrong-type", 8),
+    ]
+
+
+def test_500_tools_validate_in_seconds(tmp_path: Path) -> None:
+    many = [
+        {
+            "name": f"tool_{i}",
+            "description": "A tool.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "day": {"type": "string", "format": "date"},
+                    "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+                    "opts": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}},
+                },
+                "required": ["day"],
+            },
+            "outputSchema": {"type": "object", "properties": {"r": {"type": "string"}}},
+            "examples": [{"input": {"day": "2026-01-01"}, "output": {"r": "x"}}],
+        }
+        for i in range(500)
+    ]
+    doc = {
+        "mcpstub": 1,
+        "server": {"name": "big"},
+        "$defs": {"Item": {"type": "object", "properties": {"n": {"type": "number"}}}},
+        "tools": many,
+    }
+    path = tmp_path / "tools.yaml"
+    path.write_text(json.dumps(doc, indent=1), "utf-8")
+    start = time.perf_counter()
+    checked = check_toolset(path, "tools.yaml")
+    elapsed = time.perf_counter() - start
+    assert checked.ok
+    assert len(checked.toolset.tools) == 500  # type: ignore[union-attr]
+    assert elapsed < 8.0, f"validating 500 tools took {elapsed:.1f}s"
