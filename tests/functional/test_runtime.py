@@ -62,6 +62,14 @@ tools:
         q: {type: string}
         tags: {type: array, items: {type: string}, uniqueItems: true}
       required: [q]
+  - name: broken
+    inputSchema: {type: object}
+  - name: legacy_check
+    inputSchema:
+      $schema: http://json-schema.org/draft-07/schema#
+      type: object
+      properties:
+        pair: {type: array, items: [{type: string}, {type: integer}], additionalItems: false}
 """
 
 MODES = ["auto", "legacy"]
@@ -70,7 +78,8 @@ MODES = ["auto", "legacy"]
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ModuleType, Any]]:
     root = tmp_path_factory.mktemp("runtime")
-    _, toolset = write_package(root, PACKAGE, TOOLSET)
+    folder, toolset = write_package(root, PACKAGE, TOOLSET)
+    (folder / "handlers" / "broken.py").write_text("def broken(:\n", encoding="utf-8")
     with imported(root, PACKAGE) as package:
         yield package, toolset
 
@@ -131,7 +140,7 @@ async def test_list_tools_sends_the_advertised_tools(generated: tuple[ModuleType
     async with Client(pkg.create_server(), mode=mode) as client:
         listed = await client.list_tools()
         info = client.session.server_info if mode == "legacy" else None
-    assert [tool.name for tool in listed.tools] == ["get_forecast", "search"]
+    assert [tool.name for tool in listed.tools] == ["get_forecast", "search", "broken", "legacy_check"]
     forecast = listed.tools[0].model_dump(by_alias=True, mode="json", exclude_none=True)
     assert forecast == toolset.tools[0].advertised
     if info is not None:
@@ -356,9 +365,48 @@ async def test_options_reach_the_sdk_server(pkg: ModuleType, mode: str) -> None:
         prompts = await client.list_prompts()
         tools = await client.list_tools()
     assert [p.name for p in prompts.prompts] == ["greet"]
-    assert len(tools.tools) == 2
+    assert len(tools.tools) == 4
 
 
 def test_handlers_are_imported_only_when_their_tool_is_called(pkg: ModuleType) -> None:
     # `search` always gets an injected handler in this module, so its stub is never imported.
     assert f"{PACKAGE}.handlers.search" not in sys.modules
+
+
+@pytest.mark.anyio
+async def test_a_broken_handler_module_fails_only_its_tool(
+    pkg: ModuleType, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR, logger=f"{PACKAGE}.server")
+    async with Client(pkg.create_server(), mode=mode) as client:
+        broken = await client.call_tool("broken", {})
+        other = await client.call_tool("get_forecast", {"city": "Paris"})
+    assert _assert_error(broken) == "internal error in tool broken"
+    assert any(r.exc_info and r.exc_info[0] is SyntaxError for r in caplog.records)
+    assert _assert_error(other) == "get_forecast is not implemented yet"
+
+
+@pytest.mark.anyio
+async def test_draft_07_schemas_are_checked_as_draft_07(pkg: ModuleType, mode: str) -> None:
+    async def handler(args: Any, ctx: Any) -> Any:
+        return pkg.LegacyCheckResult.text("ok")
+
+    async with Client(pkg.create_server({"legacy_check": handler}), mode=mode) as client:
+        ok = await client.call_tool("legacy_check", {"pair": ["a", 1]})
+        bad = await client.call_tool("legacy_check", {"pair": ["a", "b"]})
+        extra = await client.call_tool("legacy_check", {"pair": ["a", 1, 2]})
+    assert _text(ok) == "ok"
+    assert "/pair/1" in _assert_error(bad)
+    assert "/pair" in _assert_error(extra)
+
+
+@pytest.mark.anyio
+async def test_testing_helper_connects_in_memory(pkg: ModuleType) -> None:
+    testing = importlib.import_module(f"{PACKAGE}.testing")
+
+    async def search(args: Any, ctx: Any) -> Any:
+        return "hit"
+
+    async with testing.connect({"search": search}) as client:
+        result = await client.call_tool("search", {"q": "x"})
+    assert _text(result) == "hit"
