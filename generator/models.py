@@ -319,6 +319,11 @@ def _rewrite(node: JSON, pointer: str, names: dict[str, str] | None, own: str, d
             ]
         else:
             out[key] = value
+    if "patternProperties" in out:
+        # Pattern-keyed values are left to the run-time validator; a map keyed by pattern would
+        # refuse the other keys JSON Schema allows.
+        del out["patternProperties"]
+        out["additionalProperties"] = True
     kind = out.get("type")
     is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
     if (is_object or "properties" in out) and _OPEN_KEYS.isdisjoint(out):
@@ -356,7 +361,7 @@ def _find_failing(names: list[str], attempt: Callable[[list[str]], None]) -> lis
 
 def _generate(units: dict[str, dict[str, JSON]]) -> str:
     """Run datamodel-code-generator once on the combined document."""
-    from datamodel_code_generator import generate  # noqa: PLC0415
+    from datamodel_code_generator import LiteralType, generate  # noqa: PLC0415
     from datamodel_code_generator.enums import (  # noqa: PLC0415
         DataModelType,
         InputFileType,
@@ -376,7 +381,8 @@ def _generate(units: dict[str, dict[str, JSON]]) -> str:
             output_model_type=DataModelType.PydanticV2BaseModel,
             preset="standard-py311-20261027",
             use_missing_sentinel=True,
-            generate_schema_validators=True,
+            # Literals, not Enum classes: Enum merges equal members (1 and True), and is slower.
+            enum_field_as_literal=LiteralType.All,
             # Not int: a strict int refuses 1.0, which JSON Schema counts as an integer.
             strict_types=[StrictTypes.str, StrictTypes.float, StrictTypes.bool],
             # Formats stay plain: typed values would be stricter than the schema or re-serialize

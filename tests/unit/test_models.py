@@ -1,0 +1,706 @@
+"""Tests for generator.models: one generate() call, faithful dumps, names, fallbacks."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+from typing import Any, get_args
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
+from pydantic import BaseModel, ValidationError
+
+from generator.diagnostics import Severity
+from generator.ir import Tool, Toolset, make_tool_names
+from generator.models import ModelsResult, render_models
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = Path("/work/shared/corpus/github.json")
+_counter = itertools.count()
+
+
+def make_tool(
+    name: str,
+    input_schema: dict[str, Any],
+    output_schema: dict[str, Any] | None = None,
+    *,
+    shared: tuple[str, ...] = (),
+    dialect: str = "2020-12",
+) -> Tool:
+    """A Tool IR object as validate.py would build it."""
+    identifier, prefix = make_tool_names(name)
+    return Tool(
+        name=name,
+        identifier=identifier,
+        class_prefix=prefix,
+        input_class=type(prefix)(prefix + "Input"),
+        output_class=type(prefix)(prefix + "Output") if output_schema is not None else None,
+        result_class=type(prefix)(prefix + "Result"),
+        dialect=dialect,  # type: ignore[arg-type]
+        input_schema=input_schema,
+        output_schema=output_schema,
+        advertised={"name": name},
+        shared_def_names=frozenset(shared),
+    )
+
+
+def make_toolset(*tools: Tool, shared_defs: dict[str, Any] | None = None) -> Toolset:
+    """A Toolset IR object."""
+    return Toolset("test", None, None, shared_defs or {}, tuple(tools))
+
+
+def load(result: ModelsResult) -> types.ModuleType:
+    """Import generated source as a fresh module (registered, so deferred builds resolve)."""
+    name = f"_mcpstub_models_{next(_counter)}"
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    exec(compile(result.source, f"<{name}>", "exec"), module.__dict__)
+    return module
+
+
+def canon(value: Any) -> Any:
+    """JSON value with numbers compared by value (1 == 1.0) but booleans kept apart."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return ("number", float(value))
+    if isinstance(value, list):
+        return [canon(v) for v in value]
+    return {k: canon(v) for k, v in value.items()}
+
+
+def round_trip(model: type[BaseModel], value: Any) -> Any:
+    """Validate then dump, the way the server does."""
+    return model.model_validate(value).model_dump(mode="json", by_alias=True)
+
+
+def assert_round_trips(model: type[BaseModel], value: Any, schema: dict[str, Any] | None = None) -> None:
+    """The dump equals the input, key for key and value for value.
+
+    Given the schema, top-level properties left out that have a default may appear with it.
+    """
+    dumped = round_trip(model, value)
+    if schema is not None and isinstance(value, dict):
+        for name, prop in schema.get("properties", {}).items():
+            if name not in value and isinstance(prop, dict) and "default" in prop:
+                assert canon(dumped.pop(name)) == canon(prop["default"])
+    assert canon(dumped) == canon(value)
+
+
+# A table of schemas and instances that must come back unchanged.
+OBJ = "object"
+FIDELITY: dict[str, tuple[dict[str, Any], list[Any]]] = {
+    "nested": (
+        {
+            "type": OBJ,
+            "properties": {
+                "a": {
+                    "type": OBJ,
+                    "properties": {"b": {"type": "array", "items": {"type": "integer"}}},
+                    "required": ["b"],
+                },
+                "s": {"type": "string", "minLength": 1},
+            },
+        },
+        [{}, {"a": {"b": []}}, {"a": {"b": [1, 2]}, "s": "x"}],
+    ),
+    "arrays": (
+        {
+            "type": OBJ,
+            "properties": {
+                "m": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}},
+                "o": {"type": "array", "items": {"type": OBJ, "properties": {"k": {}}}},
+            },
+        },
+        [{"m": [[1, 2.5], []]}, {"o": [{"k": None}, {"k": [1, "a"]}, {}]}],
+    ),
+    "enums": (
+        {
+            "type": OBJ,
+            "properties": {
+                "e": {"enum": ["a", "b"]},
+                "i": {"type": "integer", "enum": [1, 2]},
+                "mixed": {"enum": ["x", 1, None, True]},
+            },
+        },
+        [{"e": "a", "i": 2}, {"mixed": None}, {"mixed": 1}, {"mixed": True}, {"mixed": "x"}],
+    ),
+    "formats": (
+        {
+            "type": OBJ,
+            "properties": {
+                f: {"type": "string", "format": f}
+                for f in (
+                    "date date-time time uri email uuid ipv4 ipv6 hostname duration byte binary "
+                    "password decimal"
+                ).split()
+            },
+        },
+        [
+            {"date": "2026-01-01", "date-time": "2026-01-01T00:00:00+00:00", "time": "10:00:00Z"},
+            {"date-time": "2026-01-01t10:00:00.000z", "uri": "http://example.com"},
+            {"email": "A@Example.COM", "uuid": "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11"},
+            {"ipv6": "::FFFF:1.2.3.4", "ipv4": "1.2.3.4", "hostname": "x.example"},
+            {"duration": "P1D", "byte": "aGk=", "binary": "\u00ff", "password": "hunter2"},
+            {"decimal": "1.50", "date": "not a date: formats are annotations"},
+        ],
+    ),
+    "numeric_formats": (
+        {
+            "type": OBJ,
+            "properties": {
+                "i": {"type": "integer", "format": "int64"},
+                "t": {"type": "integer", "format": "date-time"},
+                "d": {"type": "number", "format": "decimal"},
+                "f": {"type": "number", "format": "float"},
+            },
+        },
+        [{"i": 1, "t": 1700000000, "d": 1.5, "f": 2}],
+    ),
+    "nullable": (
+        {
+            "type": OBJ,
+            "properties": {
+                "a": {"type": ["string", "null"]},
+                "b": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+                "c": {"type": "null"},
+            },
+            "required": ["a"],
+        },
+        [{"a": None}, {"a": "x", "b": None, "c": None}, {"a": "", "b": 3}],
+    ),
+    "unions": (
+        {
+            "type": OBJ,
+            "properties": {
+                "u": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "boolean"}]},
+                "o": {
+                    "oneOf": [
+                        {
+                            "type": OBJ,
+                            "properties": {"kind": {"const": "a"}, "x": {"type": "string"}},
+                            "required": ["kind"],
+                        },
+                        {
+                            "type": OBJ,
+                            "properties": {"kind": {"const": "b"}, "y": {"type": "integer"}},
+                            "required": ["kind"],
+                        },
+                    ]
+                },
+            },
+        },
+        [
+            {"u": "1"},
+            {"u": 1},
+            {"u": True},
+            {"o": {"kind": "a", "x": "s"}},
+            {"o": {"kind": "b", "y": 2}},
+        ],
+    ),
+    "maps": (
+        {
+            "type": OBJ,
+            "properties": {
+                "open": {"type": OBJ},
+                "typed": {"type": OBJ, "additionalProperties": {"type": "integer"}},
+                "mixed": {
+                    "type": OBJ,
+                    "properties": {"name": {"type": "string"}},
+                    "additionalProperties": {"type": "integer"},
+                },
+                "pattern": {"type": OBJ, "patternProperties": {"^x-": {"type": "string"}}},
+            },
+        },
+        [
+            {"open": {"a": [1, {"b": None}]}, "typed": {"a": 1, "b": 2}},
+            {"mixed": {"name": "n", "extra": 3}, "pattern": {"x-a": "s", "other": 1}},
+            {"unknown": {"top": "level"}, "open": {}},
+        ],
+    ),
+    "keywords_models_skip": (
+        {
+            "type": OBJ,
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+                "objs": {"type": "array", "items": {"type": OBJ}, "uniqueItems": True},
+                "counted": {"type": OBJ, "minProperties": 1, "maxProperties": 2},
+                "grouped": {
+                    "type": OBJ,
+                    "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+                    "dependentRequired": {"a": ["b"]},
+                    "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
+                },
+                "cond": {
+                    "type": OBJ,
+                    "if": {"properties": {"k": {"const": 1}}},
+                    "then": {"required": ["v"]},
+                    "not": {"required": ["z"]},
+                },
+            },
+        },
+        [
+            {"tags": ["b", "a", "c"], "objs": [{"x": 1}, {"x": 2}]},
+            {"counted": {"x": 1}, "grouped": {"a": "1", "b": "2"}, "cond": {"k": 1, "v": 2}},
+        ],
+    ),
+    "closed": (
+        {
+            "type": OBJ,
+            "properties": {"a": {"type": "string"}},
+            "additionalProperties": False,
+        },
+        [{}, {"a": "x"}],
+    ),
+    "const": (
+        {
+            "type": OBJ,
+            "properties": {
+                "s": {"const": "x"},
+                "n": {"const": 1},
+                "o": {"const": {"a": [1, 2]}},
+                "z": {"const": None},
+            },
+        },
+        [{"s": "x", "n": 1, "o": {"a": [1, 2]}, "z": None}, {"n": 1.0}],
+    ),
+    "defaults_given": (
+        {
+            "type": OBJ,
+            "properties": {
+                "d": {"type": "integer", "default": 3},
+                "s": {"type": "string", "default": "x"},
+            },
+        },
+        [{"d": 5, "s": "y"}, {"d": 3, "s": "x"}],
+    ),
+    "integers": (
+        {
+            "type": OBJ,
+            "properties": {
+                "i": {"type": "integer"},
+                "n": {"type": "number"},
+                "big": {"type": "integer"},
+            },
+        },
+        [{"i": 1.0}, {"i": -7, "n": 1}, {"n": 2.5}, {"big": 2**70}],
+    ),
+    "recursive": (
+        {
+            "type": OBJ,
+            "properties": {
+                "value": {"type": "integer"},
+                "children": {"type": "array", "items": {"$ref": "#"}},
+            },
+        },
+        [{"value": 1, "children": [{"value": 2, "children": [{"children": []}]}]}],
+    ),
+    "booleans": (
+        {
+            "type": OBJ,
+            "properties": {"b": {"type": "boolean"}, "anything": True},
+        },
+        [{"b": False, "anything": [1]}, {"anything": None}],
+    ),
+    "odd_names": (
+        {
+            "type": OBJ,
+            "properties": {
+                n: {"type": "integer"}
+                for n in [
+                    *"class from a-b $meta 1st @type model_config json schema copy dict".split(),
+                    *"fields model_fields validate MISSING root _private __dunder__ Field".split(),
+                    *("a b", "ünï"),
+                ]
+            },
+        },
+        [
+            {"class": 1, "from": 2, "a-b": 3, "$meta": 4, "1st": 5, "@type": 6},
+            {"model_config": 1, "json": 2, "schema": 3, "copy": 4, "dict": 5, "fields": 6},
+            {"model_fields": 1, "validate": 2, "MISSING": 3, "root": 4, "_private": 5},
+            {"__dunder__": 1, "Field": 2, "a b": 3, "ünï": 4},
+        ],
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def fidelity_module() -> types.ModuleType:
+    """All fidelity schemas as tools of one toolset, generated once."""
+    tools = [make_tool(name, schema) for name, (schema, _) in FIDELITY.items()]
+    result = render_models(make_toolset(*tools))
+    assert result.diagnostics == []
+    return load(result)
+
+
+@pytest.mark.parametrize(
+    ("case", "index"),
+    [(case, i) for case, (_, values) in FIDELITY.items() for i in range(len(values))],
+)
+def test_valid_instances_dump_unchanged(fidelity_module: types.ModuleType, case: str, index: int) -> None:
+    schema, values = FIDELITY[case]
+    model = getattr(fidelity_module, make_tool(case, schema).input_class)
+    assert_round_trips(model, values[index])
+
+
+def test_defaults_fill_in_absent_fields(fidelity_module: types.ModuleType) -> None:
+    model = fidelity_module.DefaultsGivenInput
+    args = model.model_validate({})
+    assert (args.d, args.s) == (3, "x")
+    assert round_trip(model, {}) == {"d": 3, "s": "x"}
+
+
+def test_integer_fields_accept_integral_floats_only(fidelity_module: types.ModuleType) -> None:
+    model = fidelity_module.IntegersInput
+    assert model.model_validate({"i": 1.0}).i == 1
+    with pytest.raises(ValidationError):
+        model.model_validate({"i": 1.5})
+
+
+def test_password_stays_a_plain_string(fidelity_module: types.ModuleType) -> None:
+    args = fidelity_module.FormatsInput.model_validate({"password": "hunter2"})
+    assert args.password == "hunter2"
+    assert "hunter2" in args.model_dump_json(by_alias=True)
+
+
+def test_odd_property_names_use_aliases(fidelity_module: types.ModuleType) -> None:
+    model = fidelity_module.OddNamesInput
+    args = model.model_validate({"class": 1, "model_config": 2, "a-b": 3})
+    assert args.class_ == 1
+    assert round_trip(model, {"class": 1, "model_config": 2, "a-b": 3}) == {
+        "class": 1,
+        "model_config": 2,
+        "a-b": 3,
+    }
+    assert model.model_config.get("defer_build") is True  # pydantic's own config is intact
+
+
+def test_closed_objects_refuse_unknown_properties(fidelity_module: types.ModuleType) -> None:
+    with pytest.raises(ValidationError):
+        fidelity_module.ClosedInput.model_validate({"a": "x", "b": 1})
+
+
+def test_unset_optional_fields_stay_absent(fidelity_module: types.ModuleType) -> None:
+    assert round_trip(fidelity_module.NestedInput, {}) == {}
+
+
+CITY = {"type": "string", "minLength": 1, "description": "City name"}
+ADDRESS = {"type": "object", "properties": {"street": {"type": "string"}}}
+
+
+@pytest.fixture(scope="module")
+def weather() -> tuple[ModelsResult, types.ModuleType]:
+    """A toolset with shared, local, pointer and draft-07 references."""
+    forecast = make_tool(
+        "get_forecast",
+        {
+            "type": "object",
+            "properties": {
+                "city": {"$ref": "#/$defs/City"},
+                "home": {"$ref": "#/$defs/Address"},
+                "work": {"$ref": "#/properties/home"},
+                "point": {"type": "object", "properties": {"lat": {"type": "number"}}},
+                "again": {"$ref": "#/properties/point"},
+                "tag": {"$ref": "#/$defs/my~1tag"},
+            },
+            "required": ["city"],
+            "$defs": {"City": CITY, "Address": ADDRESS, "my/tag": {"type": "string"}},
+        },
+        {
+            "type": "object",
+            "properties": {"city": {"$ref": "#/$defs/City"}, "other": {"$ref": "#/$defs/MyCity"}},
+            "$defs": {"City": CITY, "MyCity": {"type": "integer"}},
+        },
+        shared=("City",),
+    )
+    alerts = make_tool(
+        "alerts",
+        {
+            "type": "object",
+            "properties": {
+                "city": {"$ref": "#/$defs/City"},
+                # Same name as a shared def but a different schema: a local def, not City.
+                "address": {"$ref": "#/$defs/Address"},
+            },
+            "$defs": {"City": CITY, "Address": {"type": "string"}},
+        },
+        shared=("City",),
+    )
+    tree = make_tool(
+        "tree",
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"root": {"$ref": "#/definitions/Node", "description": "the root"}},
+            "definitions": {
+                "Node": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string"},
+                        "kids": {"type": "array", "items": {"$ref": "#/definitions/Node"}},
+                    },
+                }
+            },
+        },
+        dialect="draft-07",
+    )
+    zod = make_tool(  # zod-to-json-schema's shape: the root is a $ref into definitions
+        "zod_style",
+        {
+            "$ref": "#/definitions/Args",
+            "definitions": {
+                "Args": {
+                    "type": "object",
+                    "properties": {"q": {"type": "string"}, "next": {"$ref": "#/definitions/Args"}},
+                    "required": ["q"],
+                    "additionalProperties": False,
+                }
+            },
+            "$schema": "http://json-schema.org/draft-07/schema#",
+        },
+        dialect="draft-07",
+    )
+    shared = {"City": CITY, "my-region": {"type": "object", "properties": {"r": {"type": "string"}}}}
+    result = render_models(make_toolset(forecast, alerts, tree, zod, shared_defs=shared))
+    return result, load(result)
+
+
+def test_shared_definition_is_one_class(weather: tuple[ModelsResult, types.ModuleType]) -> None:
+    result, module = weather
+    assert result.diagnostics == []
+    assert result.source.count("class City(") == 1
+    hints = {
+        cls: {n: f.annotation for n, f in getattr(module, cls).model_fields.items()}
+        for cls in ("GetForecastInput", "GetForecastOutput", "AlertsInput")
+    }
+    assert all(module.City in (h["city"], *get_args(h["city"])) for h in hints.values())
+    assert round_trip(module.GetForecastInput, {"city": "Paris"}) == {"city": "Paris"}
+    with pytest.raises(ValidationError):
+        module.GetForecastInput.model_validate({"city": ""})
+    assert hasattr(module, "MyRegion")  # sanitized to a class name
+
+
+def test_local_definitions_get_prefixed_names(
+    weather: tuple[ModelsResult, types.ModuleType],
+) -> None:
+    _, module = weather
+    assert module.GetForecastInputAddress.model_validate({"street": "x"})
+    assert module.GetForecastOutputMyCity.model_validate(3).root == 3
+    args = module.AlertsInput.model_validate({"address": "Main St"})
+    assert args.address.root == "Main St"  # the local Address, a string, not the shared one
+
+
+def test_pointer_refs_reuse_the_class_they_point_at(
+    weather: tuple[ModelsResult, types.ModuleType],
+) -> None:
+    _, module = weather
+    fields = module.GetForecastInput.model_fields
+    assert fields["work"].annotation == fields["home"].annotation
+    assert fields["again"].annotation == fields["point"].annotation
+    value = {"city": "P", "work": {"street": "s"}, "again": {"lat": 1.5}, "tag": "t"}
+    assert_round_trips(module.GetForecastInput, value)
+
+
+def test_draft07_definitions_and_recursion(
+    weather: tuple[ModelsResult, types.ModuleType],
+) -> None:
+    _, module = weather
+    tree = {"root": {"name": "a", "kids": [{"name": "b", "kids": []}, {}]}}
+    assert_round_trips(module.TreeInput, tree)
+    assert_round_trips(module.ZodStyleInput, {"q": "a", "next": {"q": "b"}})
+    with pytest.raises(ValidationError):
+        module.ZodStyleInput.model_validate({"q": "a", "extra": 1})
+
+
+def test_models_defer_schema_building(weather: tuple[ModelsResult, types.ModuleType]) -> None:
+    result, _ = weather
+    module = load(result)
+    classes = [
+        v
+        for v in vars(module).values()
+        if isinstance(v, type) and issubclass(v, BaseModel) and v.__module__ == module.__name__
+    ]
+    assert classes
+    assert all(c.model_config.get("defer_build") for c in classes)
+
+
+def test_source_has_no_header_and_no_experimental_import(
+    weather: tuple[ModelsResult, types.ModuleType],
+) -> None:
+    result, _ = weather
+    assert not result.source.startswith("#")
+    assert "experimental" not in result.source
+
+
+def test_unsupported_schema_falls_back_to_a_permissive_model() -> None:
+    dynamic = make_tool(
+        "dyn",
+        {
+            "type": "object",
+            "$dynamicAnchor": "node",
+            "properties": {"child": {"$dynamicRef": "#node"}, "name": {"type": "string"}},
+            "required": ["name"],
+        },
+    )
+    anchor = make_tool(
+        "anchored",
+        {"type": "object", "properties": {"a": {"$ref": "#thing"}, "b": {"$anchor": "thing"}}},
+    )
+    fine = make_tool("fine", {"type": "object", "properties": {"x": {"type": "integer"}}})
+    result = render_models(make_toolset(dynamic, anchor, fine))
+    assert [(d.severity, d.code) for d in result.diagnostics] == [
+        (Severity.WARNING, "models-fallback"),
+        (Severity.WARNING, "models-fallback"),
+    ]
+    assert "dyn" in result.diagnostics[0].message
+    module = load(result)
+    value = {"name": "n", "child": {"name": "c", "anything": [1]}, "more": True}
+    assert_round_trips(module.DynInput, value)
+    assert module.DynInput.model_validate(value).name == "n"
+    assert_round_trips(module.AnchoredInput, {"a": 1, "zz": "x"})
+    assert_round_trips(module.FineInput, {"x": 1})
+
+
+def test_a_schema_that_breaks_the_generator_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    from generator import models  # noqa: PLC0415
+
+    real = models._generate
+
+    def flaky(units: dict[str, dict[str, Any]]) -> str:
+        if any("Broken" in key for entries in units.values() for key in entries):
+            if any("x-explode" in json.dumps(e) for e in units.values()):
+                raise RuntimeError("boom")
+        return real(units)
+
+    monkeypatch.setattr(models, "_generate", flaky)
+    broken = make_tool("broken", {"type": "object", "properties": {"a": {"type": "string", "x-explode": 1}}})
+    fine = make_tool("fine", {"type": "object", "properties": {"x": {"type": "integer"}}})
+    result = render_models(make_toolset(fine, broken))
+    assert [d.code for d in result.diagnostics] == ["models-fallback"]
+    assert "BrokenInput" in result.diagnostics[0].message
+    module = load(result)
+    assert_round_trips(module.BrokenInput, {"a": 5, "b": [1]})
+    assert "x: int" in result.source
+
+
+def test_class_clash_is_an_error() -> None:
+    tool = make_tool("get", {"type": "object"})
+    result = render_models(make_toolset(tool, shared_defs={"GetInput": {"type": "string"}}))
+    assert [d.code for d in result.diagnostics] == ["models-class-clash"]
+    assert result.diagnostics[0].is_error
+
+
+def test_generation_is_deterministic() -> None:
+    code = (
+        "import sys, json; sys.path.insert(0, sys.argv[1]);"
+        "from tests.unit.test_models import *;"
+        "t = make_tool('t', {'type': 'object', 'properties': {'b': {'enum': ['x', 'y']},"
+        " 'a': {'type': 'object', 'properties': {'c': {}}}}}, {'type': 'object'});"
+        "print(render_models(make_toolset(t, shared_defs={'S': {'type': 'integer'}})).source)"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code, str(ROOT)],
+            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        ).stdout
+        for seed in ("0", "1", "12345")
+    }
+    assert len(outputs) == 1
+
+
+@pytest.mark.skipif(not CORPUS.exists(), reason="corpus not available")
+def test_github_corpus_generates_in_one_call() -> None:
+    corpus = json.loads(CORPUS.read_text())
+    tools = [make_tool(t["name"], t["inputSchema"]) for t in corpus]
+    result = render_models(make_toolset(*tools))
+    assert result.diagnostics == []
+    module = load(result)
+    for tool, raw in zip(tools, corpus, strict=True):
+        model = getattr(module, tool.input_class)
+        required = raw["inputSchema"].get("required", [])
+        props = raw["inputSchema"].get("properties", {})
+        if all(p in props for p in required):
+            sample = {name: _sample(props[name]) for name in required}
+            assert_round_trips(model, sample, raw["inputSchema"])
+
+
+def _sample(schema: dict[str, Any]) -> Any:
+    """A small valid value for the simple schemas the corpus uses in required properties."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return _sample(schema[key][0])
+    kind = schema.get("type")
+    kind = kind[0] if isinstance(kind, list) else kind
+    if kind == "array":
+        return [_sample(schema.get("items", {}))] * schema.get("minItems", 0)
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {n: _sample(props.get(n, {})) for n in schema.get("required", [])}
+    return {"string": "s", "integer": 1, "number": 1.5, "boolean": True}.get(kind, {})
+
+
+HYPOTHESIS_SCHEMAS = [FIDELITY[c][0] for c in ("nested", "enums", "nullable", "maps", "integers")]
+
+
+@pytest.fixture(scope="module")
+def corpus_models() -> tuple[list[dict[str, Any]], types.ModuleType]:
+    """The corpus schemas and the module generated from them."""
+    corpus = json.loads(CORPUS.read_text()) if CORPUS.exists() else []
+    schemas = [t["inputSchema"] for t in corpus] + HYPOTHESIS_SCHEMAS
+    tools = [make_tool(f"t{i}", s) for i, s in enumerate(schemas)]
+    return schemas, load(render_models(make_toolset(*tools)))
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_generated_instances_round_trip(
+    corpus_models: tuple[list[dict[str, Any]], types.ModuleType], data: st.DataObject
+) -> None:
+    schemas, module = corpus_models
+    index = data.draw(st.integers(0, len(schemas) - 1))
+    value = data.draw(_strategy(json.dumps(schemas[index], sort_keys=True)))
+    assert_round_trips(getattr(module, f"T{index}Input"), value, schemas[index])
+
+
+_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {}
+
+
+def _strategy(key: str) -> st.SearchStrategy[Any]:
+    """hypothesis-jsonschema strategies are slow to build; build each once."""
+    if key not in _STRATEGIES:
+        _STRATEGIES[key] = from_schema(json.loads(key))
+    return _STRATEGIES[key]
+
+
+def test_generated_source_passes_mypy_strict(
+    tmp_path: Path, weather: tuple[ModelsResult, types.ModuleType]
+) -> None:
+    tools = [make_tool(name, schema) for name, (schema, _) in FIDELITY.items()]
+    fidelity = render_models(make_toolset(*tools))
+    for name, result in (("fidelity", fidelity), ("weather", weather[0])):
+        (tmp_path / f"{name}_models.py").write_text(result.source + "\n")
+    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--no-error-summary"]
+    run = subprocess.run(
+        [*mypy, "fidelity_models.py", "weather_models.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
