@@ -171,9 +171,11 @@ class Bundler:
         else:
             target_doc = doc
             if root_schema is not None:
-                found, _, _ = resolve_pointer(root_schema, parts)
+                found, value, _ = resolve_pointer(root_schema, parts)
                 if found:  # a pointer inside the tool schema itself
-                    if self._is_cycle(doc, root_schema, parts):
+                    if not isinstance(value, dict | bool):
+                        self._not_schema(ref, value, loc)
+                    elif self._is_cycle(doc, root_schema, parts):
                         self._cycle(ref, loc)
                     return ref
                 if not (len(parts) >= 2 and parts[0] in ("$defs", "definitions")):
@@ -185,9 +187,12 @@ class Bundler:
         if not found:
             self._unresolved(ref, loc)
             return None
-        found_rest, _, _ = resolve_pointer(value, target.rest)
+        found_rest, pointed, _ = resolve_pointer(value, target.rest)
         if not found_rest:
             self._unresolved(ref, loc)
+            return None
+        if not isinstance(pointed, dict | bool):
+            self._not_schema(ref, pointed, loc)
             return None
         if self._is_cycle(target_doc, target_doc.data, parts):
             self._cycle(ref, loc)
@@ -237,6 +242,18 @@ class Bundler:
     def _unresolved(self, ref: str, loc: Any) -> None:
         self.diagnostics.append(
             error("unresolved-ref", f"reference {ref!r} does not resolve", loc, "check the name and path")
+        )
+
+    def _not_schema(self, ref: str, value: Any, loc: Any) -> None:
+        names = {list: "an array", str: "a string", int: "an integer", float: "a number"}
+        kind = names.get(type(value), "null")
+        self.diagnostics.append(
+            error(
+                "ref-not-schema",
+                f"reference {ref!r} points at {kind}, not a schema",
+                loc,
+                "point the reference at a schema (an object)",
+            )
         )
 
     def _cycle(self, ref: str, loc: Any) -> None:

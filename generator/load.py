@@ -246,7 +246,13 @@ class _Converter:
         if isinstance(node, yaml.ScalarNode):
             if node.tag.startswith("!") and node.tag != "!":
                 self._bad_tag(node, path)
-            return _scalar(node)
+            try:
+                return _scalar(node)
+            except ValueError:  # an integer beyond Python's digit limit for str -> int
+                self.diagnostics.append(
+                    error("number-too-large", "number has too many digits", doc.values[path])
+                )
+                return None
         if isinstance(node, yaml.SequenceNode):
             if node.tag not in (_TAG_SEQ,):
                 self._bad_tag(node, path)

@@ -356,3 +356,16 @@ def test_unused_shared_def_with_a_bad_ref_is_reported(tmp_path: Path) -> None:
         """,
     )
     assert found(checked) == [("unresolved-ref", "tools.yaml", 4, 49)]
+
+
+def test_reference_to_something_that_is_not_a_schema(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        tool_schema('a: {$ref: "#/properties/b/type"}\nb: {type: string}\nc: {$ref: "v.yaml#/list"}\n'),
+        v_yaml="list: [1, 2]\n",
+    )
+    assert found(checked) == [
+        ("ref-not-schema", "tools.yaml", 8, 19),
+        ("ref-not-schema", "tools.yaml", 10, 19),
+    ]
+    assert "points at a string" in checked.diagnostics[0].message

@@ -194,3 +194,9 @@ def test_load_document_reads_from_disk(tmp_path: Path) -> None:
     assert diagnostics == []
     assert doc.data == {"a": 1}
     assert doc.file == str(path)
+
+
+def test_integer_beyond_the_digit_limit_is_a_diagnostic() -> None:
+    data, diagnostics, _ = parse("a: " + "9" * 5000 + "\nb: " + "9" * 4000 + "\n")
+    assert diagnostics == [("number-too-large", 1, 4)]
+    assert data == {"a": None, "b": int("9" * 4000)}

@@ -1,0 +1,207 @@
+"""The command line: exit codes, messages, `init`, configuration, and never a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+GOOD = "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: a\n    inputSchema: {type: object}\n"
+
+
+def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_validate_ok_exit_0(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    assert main(["validate", "tools.yaml"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.startswith("tools.yaml: ok: server 's', 1 tools")
+
+
+def test_validate_defaults_to_tools_yaml(in_tmp: Path) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    assert main(["validate"]) == 0
+
+
+def test_invalid_toolset_exit_1_with_located_diagnostics(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD.replace("name: a", "name: a b").replace("object", "string"))
+    assert main(["validate", "tools.yaml"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines() == [
+        "tools.yaml:4:11: error: tool name 'a b' is not valid [invalid-tool-name]",
+        "  hint: MCP tool names are 1-128 characters of A-Z a-z 0-9 _ - .",
+        "tools.yaml:5:25: error: tools[0].inputSchema must have `type: object` at its root [root-not-object]",
+        "  hint: MCP tools take and return JSON objects; wrap other values in a property",
+        "2 errors, 0 warnings",
+    ]
+
+
+def test_paths_in_diagnostics_are_relative_to_cwd(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (in_tmp / "sub").mkdir()
+    (in_tmp / "sub" / "t.yaml").write_text("mcpstub: 1\n")
+    assert main(["validate", str(in_tmp / "sub" / "t.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(os.path.join("sub", "t.yaml") + ":1:1: error:")
+
+
+def test_missing_file_is_a_usage_error(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "nope.yaml"]) == 2
+    assert capsys.readouterr().err == "mcpstub: error: toolset file not found: nope.yaml\n"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["frobnicate"], ["validate", "--bogus"], [], ["generate", "tools.yaml"], ["validate", "a", "b"]],
+)
+def test_usage_errors_exit_2(in_tmp: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith("mcpstub: error: ")
+
+
+def test_generate_bad_package_name_is_a_usage_error(in_tmp: Path) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    assert main(["generate", "tools.yaml", "--out", "my-tools"]) == 2
+    assert not (in_tmp / "my-tools").exists()
+
+
+def test_invalid_toolset_generates_nothing(in_tmp: Path) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD.replace("object", "string"))
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 1
+    assert not (in_tmp / "pkg").exists()
+
+
+def test_pyproject_supplies_the_toolset(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\ntoolset = "spec/api.yaml"\nout = "src/pkg"\n')
+    (in_tmp / "spec").mkdir()
+    (in_tmp / "spec" / "api.yaml").write_text(GOOD)
+    (in_tmp / "deeper").mkdir()
+    os.chdir(in_tmp / "deeper")
+    assert main(["validate"]) == 0
+    assert "ok: server 's'" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "pyproject",
+    ['[tool.mcpstub]\ntoolsett = "x.yaml"\n', "[tool.mcpstub\n", "[tool]\nmcpstub = 3\n"],
+)
+def test_bad_pyproject_is_a_usage_error(in_tmp: Path, pyproject: str) -> None:
+    (in_tmp / "pyproject.toml").write_text(pyproject)
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    assert main(["validate"]) == 2
+
+
+def test_init_writes_a_starter_that_validates(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["init"]) == 0
+    text = (in_tmp / "tools.yaml").read_text()
+    assert text.count("#") > 5  # commented
+    assert "mcpstub: 1" in text
+    capsys.readouterr()
+    assert main(["validate", "tools.yaml"]) == 0
+
+
+def test_init_into_a_folder_and_a_named_file(in_tmp: Path) -> None:
+    (in_tmp / "spec").mkdir()
+    assert main(["init", "spec"]) == 0
+    assert (in_tmp / "spec" / "tools.yaml").is_file()
+    assert main(["init", "other.yaml"]) == 0
+    assert (in_tmp / "other.yaml").is_file()
+
+
+def test_init_refuses_to_overwrite(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (in_tmp / "tools.yaml").write_text("mine\n")
+    assert main(["init"]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert (in_tmp / "tools.yaml").read_text() == "mine\n"
+
+
+def test_init_into_missing_folder(in_tmp: Path) -> None:
+    assert main(["init", "no/such/dir/tools.yaml"]) == 2
+
+
+def test_version_flag(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.startswith("mcpstub ")
+
+
+HOSTILE = {
+    "binary.yaml": b"\x00\x01\x02\xff\xfe garbage",
+    "bom16.yaml": "mcpstub: 1\n".encode("utf-16"),
+    "deep.yaml": b"[" * 200_000,
+    "deep_block.yaml": b"- " * 50_000 + b"x\n",
+    "bomb.yaml": b"a: &a [x,x,x,x,x,x,x,x,x,x]\n"
+    + b"".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{','.join([f'*{chr(97 + i)}'] * 10)}]\n".encode() for i in range(8)
+    ),
+    "recursive.yaml": b"mcpstub: 1\nserver: &s {name: s, x: *s}\n",
+    "keys.yaml": b"? {a: 1}\n: 2\n[1]: 3\n",
+    "null.yaml": b"~\n",
+    "scalar.yaml": b"42\n",
+    "weird.yaml": b"mcpstub: 1\nserver: {name: [1, {2: 3}]}\ntools: [{name: {x: 1}, inputSchema: [], "
+    b"examples: 5}, {name: a, inputSchema: {type: object, $ref: 12}}, null]\n",
+    "refs.yaml": b"mcpstub: 1\nserver: {name: s}\ntools:\n  - name: a\n    inputSchema: {type: object, "
+    b'properties: {a: {$ref: "/etc/passwd"}, b: {$ref: "."}, c: {$ref: "#/$defs/%zz"}, '
+    b'd: {$ref: "#/tools/0"}, e: {$ref: "x.yaml#/%"}, f: {$ref: ""}}}\n',
+    "nan.yaml": b"mcpstub: .nan\nserver: {name: .inf}\ntools: [{name: a, inputSchema: {type: object, "
+    b"minimum: -.inf}}]\n",
+    "hugeint.yaml": b"mcpstub: 1\nserver: {name: s}\ntools: [{name: a, inputSchema: {type: object, "
+    b"properties: {n: {type: integer, maximum: "
+    + b"9" * 5000
+    + b"}}}, examples: [{input: {n: "
+    + b"9" * 4000
+    + b"}}]}]\n",
+    "dir.yaml": None,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_inputs_never_give_a_traceback(tmp_path: Path, name: str) -> None:
+    content = HOSTILE[name]
+    if content is None:
+        (tmp_path / name).mkdir()
+    else:
+        (tmp_path / name).write_bytes(content)
+    result = run(tmp_path, "validate", name)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode in (1, 2), result.stderr
+    assert result.stderr.strip(), "a failure must say why"
+    if result.returncode == 1:
+        assert result.stderr.startswith(f"{name}:")
+
+
+def test_subprocess_exit_codes(tmp_path: Path) -> None:
+    (tmp_path / "tools.yaml").write_text(GOOD)
+    (tmp_path / "bad.yaml").write_text("mcpstub: 2\n")
+    assert run(tmp_path, "validate").returncode == 0
+    assert run(tmp_path, "validate", "bad.yaml").returncode == 1
+    assert run(tmp_path, "validate", "missing.yaml").returncode == 2
+    assert run(tmp_path, "--no-such-flag").returncode == 2
