@@ -98,10 +98,11 @@ def render_models(toolset: Toolset) -> ModelsResult:
         for name in _find_failing(shared, lambda names: _only(units, names, stub=shared)):
             units[name] = {name: {}}
             diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where))
+        owners = {c: t.name for t in toolset.tools for c in _class_names(t)}
         tools = [n for n in units if n not in toolset.shared_defs]
         for name in _find_failing(tools, lambda names: _only(units, [*shared, *names])):
-            units[name] = {name: _permissive(_root_of(units[name], name))}
-            diagnostics.append(_fallback_warning(f"model {name!r}", "", where))
+            units[name] = {name: _permissive(units[name].get(name, {}))}
+            diagnostics.append(_fallback_warning(f"tool {owners[name]!r} ({name})", "", where))
         try:
             source = _generate(units)
         except Exception as exc:
@@ -157,11 +158,6 @@ def _permissive(schema: JSON) -> JSON:
         "required": required,
         "additionalProperties": True,
     }
-
-
-def _root_of(entries: dict[str, JSON], name: str) -> JSON:
-    """The schema a unit's class was generated from."""
-    return entries.get(name, {})
 
 
 def _uses_unsupported(node: JSON) -> bool:
