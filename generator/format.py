@@ -13,9 +13,9 @@ import black
 from black.mode import Mode, TargetVersion
 from black.parsing import InvalidInput
 
-from generator.render import RenderedPackage
+from generator.render import LINE_LENGTH, RenderedPackage
 
-MODE = Mode(target_versions={TargetVersion.PY311}, line_length=100)
+MODE = Mode(target_versions={TargetVersion.PY311}, line_length=LINE_LENGTH)
 
 
 class GeneratedCodeError(Exception):

@@ -198,3 +198,17 @@ def test_code_that_does_not_compile_is_a_generator_bug() -> None:
 
 def test_templates_are_found_in_a_checkout() -> None:
     assert (templates_dir() / "server.py.jinja").is_file()
+
+
+def test_wide_literals_are_laid_out_one_item_per_line() -> None:
+    value = {
+        "type": "object",
+        "properties": {f"field_{i}": {"type": "string", "enum": ["a", "b", NASTY]} for i in range(5)},
+        "required": [f"field_{i}" for i in range(5)],
+    }
+    text = to_literal(value, indent=0, used=len("x = "))
+    assert eval(text) == value
+    assert text.count("\n") > 10
+    short_lines = [line for line in text.splitlines() if NASTY.splitlines()[0][:10] not in line]
+    assert all(len(line) <= 100 for line in short_lines)
+    assert list(eval(text)) == list(value)
