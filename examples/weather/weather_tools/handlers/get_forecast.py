@@ -1,22 +1,21 @@
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import Literal
 
 from ..models import (
     Coordinates,
     GetForecastInput,
     GetForecastOutput,
     GetForecastOutputDay,
-    GetForecastOutputDayConditions,
     GetForecastOutputDayWind,
-    GetForecastOutputDayWindDirection,
 )
 from ..server import ToolContext
 from ..results import GetForecastResult, ToolError
 from ._data import CITIES
 
-_CONDITIONS = list(GetForecastOutputDayConditions)
-_DIRECTIONS = list(GetForecastOutputDayWindDirection)
+_CONDITIONS: list[Literal["sunny", "cloudy", "rain", "snow", "storm"]] = ["sunny", "cloudy", "rain", "snow", "storm"]
+_DIRECTIONS: list[Literal["N", "NE", "E", "SE", "S", "SW", "W", "NW"]] = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
 
 
 async def get_forecast(args: GetForecastInput, ctx: ToolContext) -> GetForecastOutput | GetForecastResult:
