@@ -410,3 +410,20 @@ async def test_testing_helper_connects_in_memory(pkg: ModuleType) -> None:
     async with testing.connect({"search": search}) as client:
         result = await client.call_tool("search", {"q": "x"})
     assert _text(result) == "hit"
+
+
+@pytest.mark.anyio
+async def test_an_output_that_cannot_even_be_dumped_is_a_generic_error(
+    pkg: ModuleType, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    models = _models(pkg)
+
+    async def handler(args: Any, ctx: Any) -> Any:
+        return models.GetForecastOutput.model_construct(city=object(), days=[object()])
+
+    caplog.set_level(logging.ERROR, logger=f"{PACKAGE}.server")
+    async with Client(pkg.create_server({"get_forecast": handler}), mode=mode) as client:
+        result = await client.call_tool("get_forecast", {"city": "Rome"})
+    text = _assert_error(result)
+    assert "object at 0x" not in text
+    assert caplog.records
