@@ -55,6 +55,13 @@ _NAN = re.compile(r"^(?:\.nan|\.NaN|\.NAN)$")
 _TAG_STR = "tag:yaml.org,2002:str"
 _TAG_MAP = "tag:yaml.org,2002:map"
 _TAG_SEQ = "tag:yaml.org,2002:seq"
+_SCALAR_TAGS = frozenset(
+    {
+        "tag:mcpstub,2026:plain",
+        _TAG_STR,
+        *(f"tag:yaml.org,2002:{t}" for t in ("int", "float", "bool", "null")),
+    }
+)
 
 
 @dataclass
@@ -244,7 +251,7 @@ class _Converter:
         doc = self.doc
         doc.values[path] = _mark_loc(doc.file, node.start_mark)
         if isinstance(node, yaml.ScalarNode):
-            if node.tag.startswith("!") and node.tag != "!":
+            if node.tag not in _SCALAR_TAGS:
                 self._bad_tag(node, path)
             try:
                 return _scalar(node)
@@ -302,7 +309,7 @@ class _Converter:
         self.diagnostics.append(
             error(
                 "yaml-tag",
-                f"unsupported YAML tag {node.tag}",
+                f"unsupported YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')}",
                 self.doc.values[path],
                 "remove the tag",
             )

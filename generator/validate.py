@@ -69,7 +69,7 @@ def _did_you_mean(key: str, allowed: list[str]) -> str | None:
     lowered = {a.lower(): a for a in allowed}
     if key.lower() in lowered:
         return f"did you mean {lowered[key.lower()]!r}?"
-    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.7)
     if close:
         return f"did you mean {close[0]!r}?"
     return f"allowed keys: {', '.join(allowed)}"
