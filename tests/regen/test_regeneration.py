@@ -1,0 +1,230 @@
+"""Regeneration: user code survives every run, and the tree always equals a fresh generation."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from generator.cli import main
+from generator.write import is_generated
+
+SCHEMAS: list[dict[str, Any]] = [
+    {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+    {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer", "minimum": 0},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+    },
+    {"type": "object", "properties": {"mode": {"enum": ["a", "b"]}, "x": {"$ref": "#/$defs/Point"}}},
+]
+OUTPUTS: list[dict[str, Any] | None] = [
+    None,
+    {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]},
+    {"type": "object", "properties": {"items": {"type": "array", "items": {"$ref": "#/$defs/Point"}}}},
+]
+POINT = {
+    "type": "object",
+    "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
+    "required": ["x", "y"],
+}
+
+
+def write_toolset(path: Path, tools: dict[str, tuple[int, int]]) -> None:
+    entries = []
+    for name, (schema, output) in tools.items():
+        entry: dict[str, Any] = {"name": name, "description": f"Tool {name}.", "inputSchema": SCHEMAS[schema]}
+        if OUTPUTS[output] is not None:
+            entry["outputSchema"] = OUTPUTS[output]
+        entries.append(entry)
+    doc = {"mcpstub": 1, "server": {"name": "regen"}, "$defs": {"Point": POINT}, "tools": entries}
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+def tree(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): p.read_text()
+        for p in sorted(root.rglob("*.py"))
+        if "__pycache__" not in p.parts
+    }
+
+
+def generated_files(root: Path) -> dict[str, str]:
+    return {k: v for k, v in tree(root).items() if is_generated(v)}
+
+
+def fresh(toolset: Path, scratch: Path) -> dict[str, str]:
+    out = scratch / "pkg"
+    if out.exists():
+        for p in sorted(out.rglob("*"), reverse=True):
+            p.unlink() if p.is_file() else p.rmdir()
+    code, _, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 0, err
+    return generated_files(out)
+
+
+def user_code(name: str, version: int) -> str:
+    header = f"# hand-written handler for {name}, version {version}\n"
+    return header + f"async def {name}(args, ctx):\n    return None\n"
+
+
+def test_add_rename_remove_change_keep_user_code(tmp_path: Path) -> None:
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "proj" / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (1, 0)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    mine = {f"handlers/{n}.py": user_code(n, 1) for n in ("alpha", "beta")}
+    for rel, text in mine.items():
+        (out / rel).write_text(text)
+
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (1, 0), "gamma": (2, 2)})  # add
+    code, _, _ = run("generate", str(toolset), "--out", str(out))
+    assert code == 0
+    assert "handlers/gamma.py" in tree(out)
+    write_toolset(toolset, {"alpha": (0, 1), "beta_two": (1, 0), "gamma": (2, 2)})  # rename
+    code, _, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 0
+    assert "handlers/beta.py" in err and "orphaned" in err
+    write_toolset(toolset, {"beta_two": (1, 0), "gamma": (2, 2)})  # remove
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    before = (out / "models.py").read_text()
+    write_toolset(toolset, {"beta_two": (2, 1), "gamma": (2, 2)})  # change a schema
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    assert (out / "models.py").read_text() != before
+
+    files = tree(out)
+    for rel, text in mine.items():
+        assert files[rel] == text  # byte-identical, even for tools that are gone
+    assert generated_files(out) == fresh(toolset, tmp_path / "scratch")
+
+
+def test_check_and_diff(tmp_path: Path) -> None:
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1)})
+    code, _, err = run("generate", str(toolset), "--out", str(out), "--check")
+    assert code == 1 and "missing" in err
+    assert not out.exists()  # --check writes nothing
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    code, outp, _ = run("generate", str(toolset), "--out", str(out), "--check")
+    assert code == 0 and "up to date" in outp
+
+    write_toolset(toolset, {"alpha": (1, 1)})
+    snapshot = tree(out)
+    code, _, err = run("generate", str(toolset), "--out", str(out), "--check")
+    assert code == 1 and "models.py: stale" in err
+    code, diff, _ = run("generate", str(toolset), "--out", str(out), "--diff")
+    assert code == 1 and "--- a/models.py" in diff and "+++ b/models.py" in diff
+    assert tree(out) == snapshot  # neither wrote anything
+
+    (out / "tools.py").unlink()
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    assert run("generate", str(toolset), "--out", str(out), "--check")[0] == 0
+
+    (out / "server.py").write_text("# my own server\n")
+    code, _, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 1
+    assert "server.py" in err and "not generated by mcpstub" in err
+    assert (out / "server.py").read_text() == "# my own server\n"
+
+
+def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
+    toolset = tmp_path / "tools.yaml"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (1, 2), "gamma": (2, 0)})
+    trees = []
+    for seed in ("0", "1", "12345"):
+        out = tmp_path / f"run{seed}" / "pkg"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-m", "generator", "generate", "tools.yaml", "--out", str(out)],
+            cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        trees.append(tree(out))
+    assert trees[0] == trees[1] == trees[2]
+    text = "".join(trees[0].values())
+    assert str(tmp_path) not in text  # no absolute paths
+
+
+NAMES = st.sampled_from(["alpha", "beta", "gamma", "delta", "epsilon"])
+
+
+class RegenerationMachine(RuleBasedStateMachine):
+    """Random edit/regenerate cycles with user code in every handler."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import tempfile  # noqa: PLC0415
+
+        self.dir = Path(tempfile.mkdtemp(prefix="mcpstub-regen-"))
+        self.toolset = self.dir / "tools.yaml"
+        self.out = self.dir / "pkg"
+        self.tools: dict[str, tuple[int, int]] = {"alpha": (0, 0)}
+        self.user: dict[str, str] = {}
+        self.version = 0
+        self.regenerate()
+
+    def regenerate(self) -> None:
+        write_toolset(self.toolset, self.tools)
+        code, _, err = run("generate", str(self.toolset), "--out", str(self.out))
+        assert code == 0, err
+
+    @rule(name=NAMES, schema=st.integers(0, 2), output=st.integers(0, 2))
+    def add_or_change(self, name: str, schema: int, output: int) -> None:
+        self.tools[name] = (schema, output)
+        self.regenerate()
+
+    @precondition(lambda self: len(self.tools) > 1)
+    @rule(data=st.data())
+    def remove(self, data: st.DataObject) -> None:
+        del self.tools[data.draw(st.sampled_from(sorted(self.tools)))]
+        self.regenerate()
+
+    @rule(data=st.data(), new=NAMES)
+    def rename(self, data: st.DataObject, new: str) -> None:
+        old = data.draw(st.sampled_from(sorted(self.tools)))
+        if new not in self.tools:
+            self.tools[new] = self.tools.pop(old)
+            self.regenerate()
+
+    @rule(data=st.data())
+    def edit_handler(self, data: st.DataObject) -> None:
+        name = data.draw(st.sampled_from(sorted(self.tools)))
+        self.version += 1
+        rel = f"handlers/{name}.py"
+        self.user[rel] = user_code(name, self.version)
+        (self.out / rel).write_text(self.user[rel])
+
+    @invariant()
+    def user_code_survives_and_tree_is_fresh(self) -> None:
+        files = tree(self.out)
+        for rel, text in self.user.items():
+            assert files[rel] == text
+        for name in self.tools:
+            assert f"handlers/{name}.py" in files
+        assert generated_files(self.out) == fresh(self.toolset, self.dir / "scratch")
+
+
+TestRegenerationMachine = RegenerationMachine.TestCase
+TestRegenerationMachine.settings = settings(
+    max_examples=int(os.environ.get("MCPSTUB_REGEN_EXAMPLES", "6")),
+    stateful_step_count=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
