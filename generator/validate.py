@@ -262,6 +262,8 @@ class _Checker:
         for name, value in (
             (doc.data.get("$defs") or {}).items() if isinstance(doc.data.get("$defs"), dict) else ()
         ):
+            if not isinstance(value, dict | bool):
+                continue  # the format check reports it
             dialect = schema_dialect(value) or "2020-12"
             self.diagnostics.extend(_meta_errors(doc, ("$defs", name), value, dialect))
             if isinstance(value, dict):  # its refs must resolve even when no tool uses it
@@ -437,7 +439,8 @@ class _Checker:
             if not isinstance(example, dict):
                 continue
             ex_path: JsonPath = (*path, "examples", i)
-            self._check_instance((*ex_path, "input"), example.get("input"), input_schema, "input")
+            if isinstance(example.get("input"), dict):  # otherwise the format check has said so
+                self._check_instance((*ex_path, "input"), example["input"], input_schema, "input")
             if "output" in example:
                 if output_schema is None:
                     self.diagnostics.append(

@@ -451,3 +451,23 @@ def test_500_tools_validate_in_seconds(tmp_path: Path) -> None:
     assert checked.ok
     assert len(checked.toolset.tools) == 500  # type: ignore[union-attr]
     assert elapsed < 8.0, f"validating 500 tools took {elapsed:.1f}s"
+
+
+def test_malformed_examples_and_defs_are_reported_once(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        $defs: {X: 5}
+        tools:
+          - name: a
+            inputSchema: {type: object}
+            examples: [5, {input: 3}, {output: {}}]
+        """,
+    )
+    assert [(c, line) for c, line, _ in found(checked)] == [
+        ("wrong-type", 3),
+        ("wrong-type", 7),
+        ("wrong-type", 7),
+        ("missing-key", 7),
+        ("example-output", 7),
+    ]
