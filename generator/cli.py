@@ -108,14 +108,25 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate the package, or check that it is up to date."""
-    from generator.pipeline import generate  # noqa: PLC0415
+    from generator.fastpath import is_current  # noqa: PLC0415
     from generator.write import apply, plan  # noqa: PLC0415
 
     path, out = _resolve(args, need_out=True)
     assert out is not None
     if not out.name.isidentifier():
         raise UsageError(f"output folder name {out.name!r} is not a valid Python package name")
-    generated = generate(path, _shown(path))
+    if not (args.check or args.diff or args.force) and is_current(path, out):
+        print(f"{_shown(out)}: up to date (toolset unchanged since the last run)")
+        return EXIT_OK
+    from generator.format import GeneratedCodeError  # noqa: PLC0415 - imports black, mcp
+    from generator.pipeline import generate  # noqa: PLC0415
+
+    try:
+        generated = generate(path, _shown(path))
+    except GeneratedCodeError as exc:
+        print(f"mcpstub: internal error: {exc}", file=sys.stderr)
+        print("  this is a bug in mcpstub, not in your toolset; please report it", file=sys.stderr)
+        return EXIT_INVALID
     _report(generated.diagnostics)
     if has_errors(generated.diagnostics) or generated.toolset is None:
         return EXIT_INVALID
@@ -187,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--check", action="store_true", help="write nothing; exit 1 if output is missing or stale"
     )
     gen.add_argument("--diff", action="store_true", help="write nothing; print what would change")
+    gen.add_argument("--force", action="store_true", help="regenerate even if the toolset is unchanged")
     gen.set_defaults(func=cmd_generate)
     val = sub.add_parser("validate", help="check a toolset")
     val.add_argument(

@@ -114,6 +114,8 @@ class Toolset:
     source_hash: str = ""
     # The toolset's file name (no directories), named in generated headers.
     source_name: str = "tools.yaml"
+    # Files the toolset references, relative to its folder (posix), also covered by source_hash.
+    sources: tuple[str, ...] = ()
 
 
 def make_tool_names(name: str) -> tuple[PythonIdentifier, ClassName]:

@@ -6,12 +6,12 @@ writes anything: `write.py` is the only stage that touches the disk.
 
 from __future__ import annotations
 
-import hashlib
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from generator import __version__
-from generator.diagnostics import Diagnostic, has_errors, sort_diagnostics
+from generator.diagnostics import Diagnostic, Location, error, has_errors, sort_diagnostics
+from generator.fastpath import source_hash
 from generator.ir import Toolset
 from generator.load import load_document
 from generator.validate import check_document
@@ -46,16 +46,6 @@ class Generated:
         return not has_errors(self.diagnostics)
 
 
-def source_hash(paths: list[Path]) -> str:
-    """Hash of the generator version and every source file's bytes (for the fast path)."""
-    digest = hashlib.sha256(f"mcpstub {__version__}\n".encode())
-    for path in paths:
-        data = path.read_bytes()
-        digest.update(f"{path.name}\n{len(data)}\n".encode())
-        digest.update(data)
-    return digest.hexdigest()[:32]
-
-
 def check_toolset(path: Path, shown: str | None = None) -> Checked:
     """Load and validate a toolset file."""
     doc, diagnostics = load_document(path, shown)
@@ -66,18 +56,26 @@ def check_toolset(path: Path, shown: str | None = None) -> Checked:
     sources = [path, *files]
     if toolset is None or has_errors(diagnostics):
         return Checked(None, diagnostics, sources)
-    return Checked(replace(toolset, source_hash=source_hash(sources)), diagnostics, sources)
+    base = path.resolve().parent
+    relative = tuple(Path(os.path.relpath(f, base)).as_posix() for f in files)
+    toolset = replace(toolset, source_hash=source_hash(sources), sources=relative)
+    return Checked(toolset, diagnostics, sources)
 
 
 def render(toolset: Toolset) -> Generated:
     """Render a checked toolset into the files of its package."""
-    from generator.models import render_models  # noqa: PLC0415 - heavy import, only when generating
-    from generator.render import render_package  # noqa: PLC0415
+    from generator.format import format_package  # noqa: PLC0415 - heavy imports, only when generating
+    from generator.models import render_models  # noqa: PLC0415
+    from generator.render import RenderError, render_package  # noqa: PLC0415
 
     models = render_models(toolset)
     if has_errors(models.diagnostics):
         return Generated({}, {}, sort_diagnostics(models.diagnostics), toolset)
-    package = render_package(toolset, models.source)
+    try:
+        package = format_package(render_package(toolset, models.source))
+    except RenderError as exc:
+        problem = error("render-failed", str(exc), Location(toolset.source_name, 1, 1))
+        return Generated({}, {}, sort_diagnostics([*models.diagnostics, problem]), toolset)
     return Generated(dict(package.ours), dict(package.yours), sort_diagnostics(models.diagnostics), toolset)
 
 

@@ -9,6 +9,7 @@ user text (names, descriptions, schemas, defaults) reaches them as a Python lite
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -113,6 +114,11 @@ def _flat_literal(value: JSON) -> str:
     raise RenderError(f"{type(value).__name__} value {value!r} is not JSON")
 
 
+HASH_PREFIX = "# mcpstub-source-hash:"
+# Every "ours" file of a generated package.
+OURS_FILES = ("__init__.py", "__main__.py", "models.py", "results.py", "tools.py", "server.py", "testing.py")
+
+
 def header_lines(toolset: Toolset) -> str:
     """The two-line header that marks an "ours" file (without a trailing newline)."""
     for label, text in (("source name", toolset.source_name), ("hash", toolset.source_hash)):
@@ -121,7 +127,7 @@ def header_lines(toolset: Toolset) -> str:
     return (
         f"{HEADER_PREFIX} {generator.__version__} from {toolset.source_name}. "
         "DO NOT EDIT: this file is rewritten on every run.\n"
-        f"# mcpstub-source-hash: {toolset.source_hash}"
+        f"{HASH_PREFIX} {toolset.source_hash} {json.dumps(list(toolset.sources))}"
     )
 
 
@@ -215,7 +221,7 @@ def render_package(toolset: Toolset, models_source: str) -> RenderedPackage:
     def render(template: str, **extra: Any) -> str:
         return env.get_template(template).render(**context, **extra)
 
-    ours = {
+    ours = {  # keep in step with OURS_FILES
         "__init__.py": render("__init__.py.jinja"),
         "__main__.py": render("__main__.py.jinja"),
         "models.py": f"{header}\n{models_source.rstrip()}\n",

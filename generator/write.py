@@ -98,10 +98,10 @@ def apply(p: Plan) -> None:
         for rel in sorted(p.changes):
             target = p.out / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
                 handle.write(p.changes[rel])
-            staged.append((Path(tmp), target))
+            staged.append((Path(tmp_name), target))
         for tmp, target in staged:
             previous = p.old.get(target.relative_to(p.out).as_posix())
             os.replace(tmp, target)

@@ -228,3 +228,32 @@ TestRegenerationMachine.settings = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+
+
+def test_fast_path_skips_only_when_nothing_changed(tmp_path: Path) -> None:
+    from generator import fastpath, render  # noqa: PLC0415
+
+    assert fastpath.OURS_FILES == render.OURS_FILES
+    (tmp_path / "common.yaml").write_text("$defs:\n  Tag: {type: string}\n")
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    toolset.write_text(
+        "mcpstub: 1\nserver: {name: fast}\ntools:\n"
+        "  - name: alpha\n"
+        "    inputSchema: {type: object, properties: {t: {$ref: 'common.yaml#/$defs/Tag'}}}\n"
+    )
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    code, msg, _ = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and "toolset unchanged" in msg
+
+    (tmp_path / "common.yaml").write_text("$defs:\n  Tag: {type: integer}\n")  # a referenced file changes
+    code, msg, _ = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and "toolset unchanged" not in msg
+    assert "t: int" in (out / "models.py").read_text()
+
+    (out / "results.py").unlink()  # a generated file goes missing
+    code, msg, _ = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and "toolset unchanged" not in msg and (out / "results.py").exists()
+
+    (out / "handlers" / "alpha.py").unlink()
+    code, msg, _ = run("generate", str(toolset), "--out", str(out), "--force")
+    assert code == 0 and (out / "handlers" / "alpha.py").exists()

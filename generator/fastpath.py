@@ -1,0 +1,63 @@
+"""Fast path: tell, without parsing anything, that a generated package is already current.
+
+Every "ours" file starts with a header naming the generator version and a hash of the toolset and
+every file it references (listed in the header). If each "ours" file is present with the header a
+run would write now, nothing changed since the last run and generation can be skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from generator import __version__
+from generator.write import HEADER_PREFIX
+
+HASH_PREFIX = "# mcpstub-source-hash:"
+# Must match render.OURS_FILES (a test checks); kept here so the fast path imports nothing heavy.
+OURS_FILES = ("__init__.py", "__main__.py", "models.py", "results.py", "tools.py", "server.py", "testing.py")
+
+
+def source_hash(paths: list[Path]) -> str:
+    """Hash of the generator version and every source file's bytes."""
+    digest = hashlib.sha256(f"mcpstub {__version__}\n".encode())
+    for path in paths:
+        data = path.read_bytes()
+        digest.update(f"{path.name}\n{len(data)}\n".encode())
+        digest.update(data)
+    return digest.hexdigest()[:32]
+
+
+def _header(path: Path) -> tuple[str, str] | None:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return handle.readline(), handle.readline()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def is_current(toolset: Path, out: Path) -> bool:
+    """True when `out` holds every generated file, written by this version from these sources."""
+    first = _header(out / "models.py")
+    if first is None or not first[0].startswith(f"{HEADER_PREFIX} {__version__} from {toolset.name}. "):
+        return False
+    parts = first[1].removeprefix(HASH_PREFIX).strip().split(" ", 1)
+    if not first[1].startswith(HASH_PREFIX) or len(parts) != 2:
+        return False
+    recorded, sources_json = parts
+    try:
+        sources = json.loads(sources_json)
+    except ValueError:
+        return False
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        return False
+    files = [toolset, *(toolset.parent / s for s in sources)]
+    try:
+        if source_hash(files) != recorded:
+            return False
+    except OSError:
+        return False
+    if not (out / "handlers").is_dir():
+        return False
+    return all(_header(out / name) == first for name in OURS_FILES)
