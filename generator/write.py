@@ -83,7 +83,7 @@ def plan(out: Path, ours: dict[str, str], yours: dict[str, str], handler_modules
     handlers = out / "handlers"
     if handlers.is_dir():
         for path in sorted(handlers.glob("*.py")):
-            if path.stem != "__init__" and path.stem not in handler_modules:
+            if not path.stem.startswith("_") and path.stem not in handler_modules:
                 result.orphans.append(f"handlers/{path.name}")
     result.foreign.sort()
     result.created_yours.sort()
