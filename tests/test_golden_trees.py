@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +24,7 @@ def test_generated_tree_matches_golden(case: Path) -> None:
         p.relative_to(expected_dir).as_posix(): p.read_text("utf-8")
         for p in sorted(expected_dir.rglob("*.py"))
     }
-    hint = f"golden tree {case.name} is out of date; if the change is intended, run `{COMMAND}` and review the diff"
+    hint = f"golden tree {case.name} is out of date; if intended, run `{COMMAND}` and review the diff"
     assert sorted(actual) == sorted(expected), hint
     for rel in sorted(actual):
         assert actual[rel] == expected[rel], f"{rel}: {hint}"
@@ -31,15 +32,10 @@ def test_generated_tree_matches_golden(case: Path) -> None:
 
 def test_awkward_golden_tree_passes_mypy_strict(tmp_path: Path) -> None:
     package = tmp_path / "awkward_pkg"
-    shutil_copy(Path(__file__).parent / "golden" / "trees" / "awkward" / "expected", package)
+    shutil.copytree(Path(__file__).parent / "golden" / "trees" / "awkward" / "expected", package)
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "awkward_pkg"],
         cwd=tmp_path, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
 
-
-def shutil_copy(source: Path, target: Path) -> None:
-    import shutil  # noqa: PLC0415
-
-    shutil.copytree(source, target)
