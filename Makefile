@@ -29,5 +29,10 @@ demo: $(STAMP)
 goldens: $(STAMP)
 	$(BIN)/python -m tests.regen_goldens
 
+# Figures for the README's Performance section: printed and written to benchmarks/results.md.
+# fastmcp (pinned in benchmarks/requirements-fastmcp.txt) goes into benchmarks/.venv-fastmcp.
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.run
+
 clean:
 	rm -rf $(VENV) build dist
