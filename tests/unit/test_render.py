@@ -139,7 +139,7 @@ def test_ours_files_start_with_the_header_and_stubs_do_not() -> None:
     header = (
         f"{HEADER_PREFIX} {generator.__version__} from tools.yaml. "
         "DO NOT EDIT: this file is rewritten on every run.\n"
-        "# mcpstub-source-hash: 0123abcd\n"
+        "# mcpstub-source-hash: 0123abcd []\n"
     )
     for text in package.ours.values():
         assert text.startswith(header)
