@@ -1,21 +1,24 @@
-"""Format stage: rendered text -> black-formatted text, every Python file proven to compile.
+"""Format stage: prove that every generated Python file compiles.
 
-`format_files` takes `{relative path: text}` and returns the same keys with black's output (in
-memory, with a pinned mode so output is deterministic). A file that does not compile is a
-generator bug, never a user mistake: it is raised as `GeneratedCodeError` with the text attached.
+The rendered text is already laid out as black (the pinned `MODE` below) would lay it out: the
+templates and `render.to_literal` write it that way, and `black_layout` fixes the few spots where
+datamodel-code-generator's output differs. Running black on 500 tools took longer than the rest
+of the generation together, so it only runs in the tests that prove this (`format_with_black`).
+A file that does not compile is a generator bug, never a user mistake: it is raised as
+`GeneratedCodeError` with the text attached.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import black
-from black.mode import Mode, TargetVersion
-from black.parsing import InvalidInput
+from generator.render import LINE_LENGTH, RenderedPackage, text_width
 
-from generator.render import LINE_LENGTH, RenderedPackage
-
-MODE = Mode(target_versions={TargetVersion.PY311}, line_length=LINE_LENGTH)
+if TYPE_CHECKING:
+    from black.mode import Mode
 
 
 class GeneratedCodeError(Exception):
@@ -31,20 +34,12 @@ class GeneratedCodeError(Exception):
         self.text = text
 
 
-def format_source(path: str, text: str) -> str:
-    """Black-format one Python file and check that the result compiles."""
-    try:
-        formatted = black.format_str(text, mode=MODE)
-    except InvalidInput as exc:
-        _compile(path, text)  # raises with the exact line when it is a syntax error
-        raise GeneratedCodeError(path, text, exc) from exc
-    _compile(path, formatted)
-    return formatted
-
-
 def format_files(files: Mapping[str, str]) -> dict[str, str]:
-    """Format and compile-check every `.py` file; other files pass through unchanged."""
-    return {path: format_source(path, text) if path.endswith(".py") else text for path, text in files.items()}
+    """Compile-check every `.py` file; return the files unchanged."""
+    for path, text in files.items():
+        if path.endswith(".py"):
+            _compile(path, text)
+    return dict(files)
 
 
 def format_package(package: RenderedPackage) -> RenderedPackage:
@@ -57,3 +52,225 @@ def _compile(path: str, text: str) -> None:
         compile(text, path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         raise GeneratedCodeError(path, text, exc) from exc
+
+
+@cache
+def black_mode() -> Mode:
+    """The black mode generated code is laid out for (imports black: tests only)."""
+    from black.mode import Mode, TargetVersion  # noqa: PLC0415
+
+    return Mode(target_versions={TargetVersion.PY311}, line_length=LINE_LENGTH)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MODE":  # `format.MODE`, without importing black at generation time
+        return black_mode()
+    raise AttributeError(name)
+
+
+def format_with_black(text: str) -> str:
+    """What black makes of a file (tests only: generated files must come out unchanged)."""
+    import black  # noqa: PLC0415
+
+    formatted: str = black.format_str(text, mode=black_mode())
+    return formatted
+
+
+# --- Layout of datamodel-code-generator's output -------------------------------------------------
+# Its builtin formatter is close to black; `black_layout` fixes the rest: string quotes and the
+# type expressions it leaves on one line too long.
+
+_STRING = re.compile(r"""(?<![\w"'])[rRbBuUfFtT]*("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
+# black's patterns for a quote escaped, and not escaped, in a string body
+_ESCAPED = {q: re.compile(rf"([^\\]|^)\\((?:\\\\)*){q}") for q in "'\""}
+_UNESCAPED = {q: re.compile(rf"(([^\\]|^)(\\\\)*){q}") for q in "'\""}
+_TOKEN = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[\[\](){},|]|[^\s\[\](){},|"']+)""")
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+_FIELD = re.compile(r"^( +)(\w+): (.+) = \($")
+# A float repr() writes as 1e+300, which black writes 1e300.
+_NUMBER = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|(?<![\w.])(\d+(?:\.\d*)?)e\+(?=\d)""")
+
+
+def black_layout(source: str) -> str:
+    """Python text with black's string quotes, and long bracketed lines split as black would."""
+    if "'" in source or "\\" in source:
+        source = _STRING.sub(_quotes, source)
+    if "e+" in source:
+        source = _NUMBER.sub(lambda m: m[1] or f"{m[2]}e", source)
+    lines = source.split("\n")
+    if all(len(line) <= LINE_LENGTH for line in lines) and source.isascii():
+        return source
+    out: list[str] = []
+    depth = 0
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if text_width(line) <= LINE_LENGTH:
+            out.append(line)
+        elif depth:
+            tokens = _tokens(line)
+            split = _split_line(line, tokens) if tokens is not None else None
+            out.extend(split if split is not None else [line])
+        elif (field := _FIELD.match(line)) and i + 1 < len(lines) and lines[i + 1].strip() == ")":
+            # `name: T = (\n value\n)` with a first line too long: black splits T instead
+            indent, name, annotation = field.groups()
+            tokens = _tokens(annotation)
+            split = _split_line(indent + "    " + annotation, tokens) if tokens is not None else None
+            if split is not None:
+                out += [f"{indent}{name}: (", *split, f"{indent}) = {lines[i].strip()}"]
+                i += 2
+                continue  # three balanced lines: the depth stays
+            out.append(line)
+        else:
+            out.append(line)
+        if any(bracket in line for bracket in "()[]{}"):
+            code = _STRING.sub('""', line) if "'" in line or '"' in line else line
+            depth += sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
+    return "\n".join(out)
+
+
+def _quotes(match: re.Match[str]) -> str:
+    """black's normalize_string_quotes, for one string literal without prefix."""
+    literal = match[0]
+    if literal[0] not in "\"'" or literal[:3] in {'"""', "'''"}:
+        return literal
+    orig, new = literal[0], "'" if literal[0] == '"' else '"'
+    esc_new, esc_orig = _ESCAPED[new], _ESCAPED[orig]
+    body = literal[1:-1]
+    if "\\" not in body and orig == '"':
+        return literal
+    body = _sub_twice(esc_new, rf"\1\2{new}", body)
+    literal = orig + body + orig
+    new_body = _sub_twice(esc_orig, rf"\1\2{orig}", body)
+    new_body = _sub_twice(_UNESCAPED[new], rf"\1\\{new}", new_body)
+    if new_body.count("\\") > body.count("\\"):
+        return literal
+    if new_body.count("\\") == body.count("\\") and orig == '"':
+        return literal
+    return new + new_body + new
+
+
+def _sub_twice(pattern: re.Pattern[str], replacement: str, text: str) -> str:
+    return pattern.sub(replacement, pattern.sub(replacement, text))
+
+
+def _tokens(line: str) -> list[str] | None:
+    """The tokens of one line of code, or None when the line is not simple enough to split."""
+    text = line.strip()
+    tokens = []
+    position = 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if match is None:
+            return None
+        tokens.append(match[1])
+        position = match.end()
+    return tokens
+
+
+# A parsed line: items separated by `|` (operands); each operand a list of atoms: str or group.
+# A group is (opening text such as "Literal[", [item, ...], closing bracket); an item is an
+# operand list, i.e. list[list[atom]].
+_Atom = Any
+
+
+def _parse(tokens: list[str], start: int, closing: str | None) -> tuple[list[list[list[_Atom]]], int]:
+    """Comma-separated items of `|`-separated operands up to `closing`."""
+    items: list[list[list[_Atom]]] = [[[]]]
+    i = start
+    while i < len(tokens):
+        token = tokens[i]
+        if token == closing:
+            return items, i + 1
+        if token in {")", "]", "}"}:
+            raise ValueError("unbalanced")
+        if token == ",":
+            items.append([[]])
+        elif token == "|":
+            items[-1].append([])
+        elif token in _CLOSING:
+            inner, i = _parse(tokens, i + 1, _CLOSING[token])
+            operand = items[-1][-1]
+            head = operand.pop() if operand and isinstance(operand[-1], str) and _glues(operand[-1]) else ""
+            operand.append((head + token, inner, _CLOSING[token]))
+            continue
+        else:
+            items[-1][-1].append(token)
+        i += 1
+    if closing is not None:
+        raise ValueError("unbalanced")
+    return items, i
+
+
+def _glues(token: str) -> bool:
+    """True when a bracket right after the token belongs to it (`name[`, `f(`, `x=[`)."""
+    return token[-1].isalnum() or token[-1] in "_.="
+
+
+def _flat_item(item: list[list[_Atom]]) -> str:
+    return " | ".join("".join(_flat_atom(a) for a in operand) for operand in item)
+
+
+def _flat_atom(atom: _Atom) -> str:
+    if isinstance(atom, str):
+        return atom
+    opening: str = atom[0]
+    closing: str = atom[2]
+    inner = [i for i in atom[1] if i != [[]]]
+    return opening + ", ".join(_flat_item(i) for i in inner) + closing
+
+
+def _split_line(line: str, tokens: list[str]) -> list[str] | None:
+    """black's split of one too long line inside brackets, or None when it is not understood."""
+    try:
+        items, _ = _parse(tokens, 0, None)
+    except ValueError:
+        return None
+    trailing = ""
+    if len(items) == 2 and items[1] == [[]]:
+        trailing = ","
+        items = items[:1]
+    if any(not operand for item in items for operand in item):
+        return None
+    indent = line[: len(line) - len(line.lstrip())]
+    if ", ".join(_flat_item(item) for item in items) + trailing != line.strip():
+        return None  # spacing this parser does not reproduce: leave the line alone
+    if len(items) > 1:  # black splits at the commas first, adding a trailing one
+        return [out for item in items for out in _lay(item, indent, ",")]
+    return _lay(items[0], indent, trailing)
+
+
+def _lay(item: list[list[_Atom]], indent: str, trailing: str) -> list[str]:
+    """Lines for one bracketed item (`A | B[...]`) followed by `trailing`, as black lays them out."""
+    flat = indent + _flat_item(item) + trailing
+    if text_width(flat) <= LINE_LENGTH:
+        return [flat]
+    if len(item) > 1:  # split at `|`, then lay out each operand
+        lines: list[str] = []
+        for index, operand in enumerate(item):
+            prefix = "| " if index else ""
+            end = trailing if index == len(item) - 1 else ""
+            lines += _lay_operand(operand, indent, prefix, end)
+        return lines
+    return _lay_operand(item[0], indent, "", trailing)
+
+
+def _lay_operand(operand: list[_Atom], indent: str, prefix: str, trailing: str) -> list[str]:
+    flat = indent + prefix + "".join(_flat_atom(a) for a in operand) + trailing
+    last = operand[-1] if operand else None
+    if text_width(flat) <= LINE_LENGTH or isinstance(last, str) or last is None:
+        return [flat]
+    opening, items, closing = last
+    items = [i for i in items if i != [[]]]
+    head = indent + prefix + "".join(_flat_atom(a) for a in operand[:-1]) + opening
+    inner = indent + "    "
+    body = ", ".join(_flat_item(i) for i in items)
+    is_literal = opening in _CLOSING  # a bare list, dict or tuple display always explodes
+    if len(items) == 1:
+        lines = _lay(items[0], inner, "")
+    elif not is_literal and text_width(inner + body) <= LINE_LENGTH:
+        lines = [inner + body]
+    else:
+        lines = [line for i in items for line in _lay(i, inner, ",")]
+    return [head, *lines, indent + closing + trailing]

@@ -416,7 +416,8 @@ def _plain_formats() -> list[str]:
 
 
 def _postprocess(source: str) -> str:
-    """Drop the generator's header and defer schema building to first use (fast imports)."""
+    """Drop the generator's header, defer schema building to first use (fast imports), lay out
+    the text as black would."""
     source = _HEADER.sub("", source)
     if _MISSING_IMPORT in source:  # pydantic 2.14 warns on import from the experimental module
         source = _PYDANTIC_IMPORT.sub(_with_missing, source.replace(_MISSING_IMPORT, ""), count=1)
@@ -441,7 +442,9 @@ def _postprocess(source: str) -> str:
             i += 1
         else:
             out += ["    model_config = ConfigDict(", "        defer_build=True,", "    )"]
-    return "\n".join(out)
+    from generator.format import black_layout  # noqa: PLC0415 - format imports render
+
+    return black_layout("\n".join(out))
 
 
 def _with_missing(match: re.Match[str]) -> str:

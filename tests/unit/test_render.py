@@ -161,7 +161,7 @@ def test_formatted_package_keeps_the_header_and_compiles() -> None:
 def test_user_text_appears_only_as_literals() -> None:
     package = render_package(make_toolset(), MODELS)
     server = package.ours["server.py"]
-    assert "INSTRUCTIONS: str | None = " + to_literal(NASTY) in server
+    assert "INSTRUCTIONS: str | None = (\n    " + to_literal(NASTY) + "\n)" in server
     assert to_literal(NASTY) in package.ours["tools.py"]
     assert "{{" not in server.replace(to_literal(NASTY), "")
 
@@ -212,3 +212,21 @@ def test_wide_literals_are_laid_out_one_item_per_line() -> None:
     short_lines = [line for line in text.splitlines() if NASTY.splitlines()[0][:10] not in line]
     assert all(len(line) <= 100 for line in short_lines)
     assert list(eval(text)) == list(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "literal"),
+    [
+        ("plain", '"plain"'),
+        ("it's", '"it\'s"'),
+        ('say "x"', "'say \"x\"'"),
+        ('it\'s "x"', "'it\\'s \"x\"'"),
+        ("'a' \"b\"", '"\'a\' \\"b\\""'),
+        ("back\\slash\n\x00\u2028é", '"back\\\\slash\\n\\x00\\u2028é"'),
+        (1e300, "1e300"),
+        (-1.5e-7, "-1.5e-07"),
+    ],
+)
+def test_literals_use_blacks_quotes_and_numbers(value: Any, literal: str) -> None:
+    assert to_literal(value) == literal
+    assert eval(literal) == value

@@ -1,0 +1,176 @@
+# ruff: noqa: E501 - the adversarial toolset has long lines on purpose
+"""Generated files are black-stable by construction: black (the pinned mode) changes nothing.
+
+Generation no longer runs black, so every template, literal and the models' post-processing must
+write what black would. Each toolset here is generated in memory and every file, ours and yours,
+is compared with black's output.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from generator.format import format_with_black
+from generator.pipeline import generate
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "corpus" / "github.json"
+
+ADVERSARIAL = r"""
+mcpstub: 1
+server:
+  name: "adv \"server\" it's"
+  version: "1.0.0-\\beta"
+  instructions: "Both 'single' and \"double\" quotes, a backslash \\ and \\n, triple \"\"\" and ''' quotes, unicode é 中文 🌧 \u2028 and a long tail: lorem ipsum dolor sit amet, consectetur adipiscing elit."
+$defs:
+  Quoted:
+    type: string
+    description: "He said \"hi\" and 'bye' \\ \"\"\""
+    enum: ["it's", "say \"x\"", "both ' and \"", "back\\slash", "tab\there", "中文字符中文字符中文字符中文字符中文字符中文字符中文字符中文字符中文字符中文字符"]
+tools:
+  - name: quotes
+    title: "Quotes \"everywhere\""
+    description: "It's a \"tool\" with \\ backslashes, \"\"\" triple quotes and a very long description that certainly does not fit on one line."
+    inputSchema:
+      type: object
+      properties:
+        single: {type: string, default: "it's"}
+        double: {type: string, default: "say \"x\""}
+        both: {type: string, default: "it's \"x\""}
+        more_double: {type: string, default: "\"a\" \"b\" 'c'"}
+        backslash: {type: string, default: "C:\\path\\to\\file", pattern: "^\\d+\\.\\w*$"}
+        controls: {type: string, default: "nul \0 bell \a del \x7f nbsp \u00a0 ls \u2028 zw \u200b combining e\u0301"}
+        unicode: {type: string, default: "é 中文 🌧", description: "中文字符中文字符中文字符中文字符中文字符中文字符中文字符中文字符中文字符中文字符中文字符中文字"}
+        wide: {type: string, description: "x中文字符中文字符中文字符中文字符中文字符中文字符中文字符中文字符中文字"}
+        ref: {$ref: "#/$defs/Quoted"}
+        numbers: {type: number, default: 1.0e+300, minimum: -1.5e-7, maximum: 1e300}
+        big: {type: integer, default: 123456789012345678901234567890}
+        empty_obj: {type: object, default: {}}
+        empty_list: {type: array, items: {type: string}, default: []}
+        mixed_enum: {enum: [1, 2.5, true, null, "x", "it's", "say \"x\""]}
+        long_enum:
+          type: string
+          enum: [alpha_value_one, beta_value_two, gamma_value_three, delta_value_four, epsilon_value_five]
+        long_string: {type: string, default: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}
+        long_list: {type: array, default: [{"a": "a fairly long string value number one", "b": [1, 2, 3]}, {"a": "two"}]}
+      required: [single]
+    outputSchema:
+      type: object
+      properties:
+        class: {type: string}
+        from: {type: integer}
+        import: {type: boolean}
+        def: {type: array, items: {type: string}}
+        None: {type: string}
+        "True": {type: string}
+        async: {type: string}
+        lambda: {type: number}
+        "with-dash": {type: string}
+        "with space": {type: string}
+        "ünïcödé": {type: string}
+        "'quoted'": {type: string}
+        '"dq"': {type: string}
+        "": {type: string}
+  - name: deep
+    description: ""
+    inputSchema:
+      type: object
+      properties:
+        level1:
+          type: object
+          properties:
+            level2:
+              type: object
+              properties:
+                level3:
+                  type: array
+                  items:
+                    type: object
+                    properties:
+                      level4:
+                        type: object
+                        properties:
+                          level5:
+                            type: array
+                            items:
+                              type: object
+                              properties:
+                                level6: {type: string, enum: [a_long_enum_value, another_long_enum_value, a_third_value]}
+                                level6b: {type: array, items: {type: array, items: {type: array, items: {type: string, enum: [one, two, three, four, five, six, seven, eight, nine, ten, eleven]}}}}
+    outputSchema:
+      type: object
+      properties:
+        anything: {}
+        nothing: {type: object, properties: {}}
+        list_of_objects: {type: array, items: {type: object}}
+  - name: a_rather_long_tool_name_that_makes_every_generated_identifier_wide
+    description: long name
+    inputSchema: {type: object, properties: {x: {type: string}}}
+    outputSchema: {type: object, properties: {y: {type: string}}}
+  - name: an_even_longer_tool_name_that_makes_every_generated_identifier_really_very_wide_indeed_x
+    inputSchema: {type: object, properties: {x: {type: string}}}
+    outputSchema: {type: object, properties: {y: {type: string}}}
+  - name: an_even_longer_tool_name_that_makes_every_generated_identifier_really_very_wide_indeed_y
+    inputSchema: {type: object, properties: {x: {type: string}}}
+  - name: empty
+    inputSchema: {type: object}
+"""
+
+
+def _written(text: str) -> Callable[[Path], Path]:
+    def write(folder: Path) -> Path:
+        path = folder / "tools.yaml"
+        path.write_text(text, "utf-8")
+        return path
+
+    return write
+
+
+def _corpus(folder: Path) -> Path:
+    if not CORPUS.is_file():
+        pytest.skip(f"corpus not found at {CORPUS} (shared/ beside the repo)")
+    tools = json.loads(CORPUS.read_text("utf-8"))
+    toolset = {"mcpstub": 1, "server": {"name": "github"}, "tools": tools}
+    return _written(json.dumps(toolset, ensure_ascii=False))(folder)  # JSON is YAML
+
+
+CASES: dict[str, Callable[[Path], Path]] = {
+    "weather": lambda _: ROOT / "examples" / "weather" / "tools.yaml",
+    "full": lambda _: ROOT / "schemas" / "examples" / "full.yaml",
+    **{p.stem: (lambda _, p=p: p) for p in sorted((ROOT / "tests" / "data").glob("*.yaml"))},
+    "adversarial": _written(textwrap.dedent(ADVERSARIAL)),
+    "github-corpus": _corpus,
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_every_generated_file_is_black_stable(case: str, tmp_path: Path) -> None:
+    generated = generate(CASES[case](tmp_path))
+    assert generated.ok, [d.format() for d in generated.diagnostics]
+    unstable = []
+    for path, text in sorted({**generated.ours, **generated.yours}.items()):
+        formatted = format_with_black(text)
+        if formatted != text:
+            diff = difflib.unified_diff(text.splitlines(), formatted.splitlines(), path, "black", lineterm="")
+            unstable.append("\n".join(list(diff)[:40]))
+    assert not unstable, "\n\n".join(unstable)
+
+
+def test_generation_does_not_import_black() -> None:
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from generator.pipeline import generate\n"
+        f"assert generate(Path({str(ROOT / 'schemas' / 'examples' / 'full.yaml')!r})).ok\n"
+        "assert 'black' not in sys.modules, 'black was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT)
