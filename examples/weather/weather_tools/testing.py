@@ -2,8 +2,10 @@
 # mcpstub-source-hash: d63367a560437ade66d02777481eb44a []
 """Test helpers: call the generated server in memory through the official MCP client.
 
-async with connect({"get_forecast": fake_forecast}) as client:
-    result = await client.call_tool("get_forecast", {"city": "Paris"})
+For example, in an async test:
+
+    async with connect({"get_forecast": fake_forecast}) as client:
+        result = await client.call_tool("get_forecast", {"city": "Paris"})
 """
 
 from __future__ import annotations
