@@ -41,6 +41,21 @@ _MAP_KEYS = frozenset({"properties", "patternProperties", "dependentSchemas", "d
 _LIST_KEYS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _DEFS_KEYS = ("$defs", "definitions")
 _OPEN_KEYS = frozenset({"additionalProperties", "unevaluatedProperties"})
+# Keywords that constrain values of one JSON type only.
+_TYPED_KEYWORDS = frozenset(
+    {
+        "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
+        "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems", "minProperties",
+        "maxProperties",
+    }
+)  # fmt: skip
+_OBJECT_KEYWORDS = frozenset(
+    {"properties", "required", "additionalProperties", "propertyNames", "dependentRequired",
+     "dependentSchemas", "dependencies", "patternProperties"}
+)  # fmt: skip
+_ARRAY_KEYWORDS = frozenset({"items", "prefixItems", "contains", "minContains", "maxContains"})
+_ANNOTATION_KEYWORDS = frozenset({"title", "description", "default", "examples", "deprecated"})
+_ANY_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else"})
 # Keywords datamodel-code-generator silently misreads; a schema using them gets a fallback model.
 _UNSUPPORTED_KEYS = frozenset({"$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"})
 # In draft-07 a `$ref` replaces its siblings; these annotations are kept, the rest dropped.
@@ -281,12 +296,16 @@ def _ref_targets(node: JSON) -> Iterator[str]:
         yield from _ref_targets(sub)
 
 
-def _rewrite(node: JSON, pointer: str, names: dict[str, str] | None, own: str, draft07: bool) -> JSON:
+def _rewrite(
+    node: JSON, pointer: str, names: dict[str, str] | None, own: str, draft07: bool, typed: bool = False
+) -> JSON:
     """Copy a subschema, pointing `$ref`s at `$defs` keys and replacing hoisted parts by refs.
 
     With `names` None (a shared definition) refs are kept as they are. Objects that do not say
     otherwise get `additionalProperties: true`: JSON Schema allows unknown properties there, and
-    a model that drops them would not dump what it was given.
+    a model that drops them would not dump what it was given. `typed` says the node is a branch
+    of a combinator whose parent fixes the type. The result is never stricter than the schema:
+    what a model cannot express exactly is left to the run-time validator (see `_loosen`).
     """
     if names is not None and pointer != own and pointer in names:
         return {"$ref": f"#/$defs/{names[pointer]}"}
@@ -310,11 +329,14 @@ def _rewrite(node: JSON, pointer: str, names: dict[str, str] | None, own: str, d
                 for name, sub in value.items()
             }
         elif isinstance(value, list) and any(s.startswith(esc + "/") for s in subs):
+            in_typed = key == "allOf" or (key in _LIST_KEYS and key != "prefixItems" and "type" in node)
             out[key] = [
-                _rewrite(sub, f"{pointer}{esc}/{i}", names, own, draft07) for i, sub in enumerate(value)
+                _rewrite(sub, f"{pointer}{esc}/{i}", names, own, draft07, in_typed)
+                for i, sub in enumerate(value)
             ]
         else:
             out[key] = value
+    _loosen(out, draft07)
     if "patternProperties" in out:
         # Pattern-keyed values are left to the run-time validator; a map keyed by pattern would
         # refuse the other keys JSON Schema allows.
@@ -324,7 +346,77 @@ def _rewrite(node: JSON, pointer: str, names: dict[str, str] | None, own: str, d
     is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
     if (is_object or "properties" in out) and _OPEN_KEYS.isdisjoint(out):
         out["additionalProperties"] = True
+    _widen(out, typed)
     return out
+
+
+def _loosen(out: dict[str, JSON], draft07: bool) -> None:
+    """Drop in place what a pydantic model would enforce more strictly than the schema."""
+    if out.pop("unevaluatedProperties", None) is not None and "additionalProperties" not in out:
+        out["additionalProperties"] = True  # it depends on what siblings evaluated: a validator's job
+    out.pop("unevaluatedItems", None)
+    if draft07 and isinstance(out.get("items"), list):
+        out["prefixItems"] = out.pop("items")
+        if "additionalItems" in out:
+            out["items"] = out.pop("additionalItems")
+    out.pop("additionalItems", None)
+    prefix = out.get("prefixItems")
+    if isinstance(prefix, list) and out.get("items") is not False:
+        # A model types every item alike; positions are left to the run-time validator.
+        rest = out.pop("items", True)
+        del out["prefixItems"]
+        branches = [*prefix, rest]
+        out["items"] = {"anyOf": branches} if all(isinstance(b, dict) and b for b in branches) else {}
+    if "default" in out and not _valid_default(out, draft07):
+        del out["default"]  # a model would fill in, and send, a value the schema refuses
+    if "type" not in out:
+        for key in _TYPED_KEYWORDS & out.keys():
+            del out[key]  # on an untyped value pydantic would apply it to every type
+
+
+def _widen(out: dict[str, JSON], typed: bool) -> None:
+    """Let an untyped schema with object or array keywords accept the other types, as JSON Schema does."""
+    if "type" in out:
+        return
+    parts = out.get("allOf")
+    keys = set(out).union(*(b for b in parts if isinstance(b, dict))) if isinstance(parts, list) else set(out)
+    has_object = not _OBJECT_KEYWORDS.isdisjoint(keys)
+    has_array = not _ARRAY_KEYWORDS.isdisjoint(keys)
+    if typed or "$ref" in out or "enum" in out or "const" in out or not (has_object or has_array):
+        return
+    # Untyped object or array keywords ignore other values; a model would refuse them.
+    schema = dict(out)
+    branches: list[JSON] = []
+    if has_object:
+        branch = {k: v for k, v in schema.items() if k in _OBJECT_KEYWORDS | _ANY_KEYWORDS}
+        if _OPEN_KEYS.isdisjoint(branch):
+            branch["additionalProperties"] = True
+        branches.append({"type": "object", **branch})
+    if has_array:
+        branch = {k: v for k, v in schema.items() if k in _ARRAY_KEYWORDS | _ANY_KEYWORDS}
+        branches.append({"type": "array", **branch})
+    others = [
+        t
+        for t in ("object", "array", "string", "integer", "number", "boolean", "null")
+        if not (t == "object" and has_object) and not (t == "array" and has_array)
+    ]
+    out.clear()
+    out.update({k: v for k, v in schema.items() if k in _ANNOTATION_KEYWORDS})
+    out["anyOf"] = [*branches, {"type": others}]
+
+
+def _valid_default(schema: dict[str, JSON], draft07: bool) -> bool:
+    """True when a schema's `default` is valid against it (unknown when it holds a reference)."""
+    rest = {k: v for k, v in schema.items() if k != "default"}
+    if "$ref" in repr(rest):
+        return True
+    import jsonschema_rs  # noqa: PLC0415 - only for schemas with a default
+
+    cls = jsonschema_rs.Draft7Validator if draft07 else jsonschema_rs.Draft202012Validator
+    try:
+        return bool(cls(rest).is_valid(schema["default"]))
+    except Exception:
+        return True
 
 
 def _escape(token: str) -> str:
