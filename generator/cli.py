@@ -38,7 +38,7 @@ def _config(start: Path) -> tuple[dict[str, Any], Path]:
             section = data.get("tool", {}).get("mcpstub", {})
             if not isinstance(section, dict):
                 raise UsageError(f"{candidate}: [tool.mcpstub] must be a table")
-            unknown = sorted(set(section) - {"toolset", "out"})
+            unknown = sorted(set(section) - {"toolset", "out", "emit_tests"})
             if unknown:
                 raise UsageError(f"{candidate}: unknown key(s) in [tool.mcpstub]: {', '.join(unknown)}")
             return section, folder
@@ -108,21 +108,23 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate the package, or check that it is up to date."""
-    from generator.fastpath import is_current  # noqa: PLC0415
+    from generator.fastpath import CONTRACT_TESTS, is_current  # noqa: PLC0415
     from generator.write import apply, plan  # noqa: PLC0415
 
     path, out = _resolve(args, need_out=True)
     assert out is not None
     if not out.name.isidentifier():
         raise UsageError(f"output folder name {out.name!r} is not a valid Python package name")
-    if not (args.check or args.diff or args.force) and is_current(path, out):
+    config, _ = _config(Path.cwd())
+    emit_tests = bool(args.emit_tests or config.get("emit_tests", False))
+    if not (args.check or args.diff or args.force) and is_current(path, out, emit_tests=emit_tests):
         print(f"{_shown(out)}: up to date (toolset unchanged since the last run)")
         return EXIT_OK
-    from generator.format import GeneratedCodeError  # noqa: PLC0415 - imports black, mcp
+    from generator.format import GeneratedCodeError  # noqa: PLC0415
     from generator.pipeline import generate  # noqa: PLC0415
 
     try:
-        generated = generate(path, _shown(path))
+        generated = generate(path, _shown(path), emit_tests=emit_tests)
     except GeneratedCodeError as exc:
         print(f"mcpstub: internal error: {exc}", file=sys.stderr)
         print("  this is a bug in mcpstub, not in your toolset; please report it", file=sys.stderr)
@@ -131,7 +133,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if has_errors(generated.diagnostics) or generated.toolset is None:
         return EXIT_INVALID
     modules = {str(t.identifier) for t in generated.toolset.tools}
-    p = plan(out, generated.ours, generated.yours, modules)
+    p = plan(out, generated.ours, generated.yours, modules, optional=(CONTRACT_TESTS,))
     for rel in p.orphans:
         print(f"{_shown(out / rel)}: warning: handler has no tool in the toolset (orphaned)", file=sys.stderr)
     if p.foreign:
@@ -146,10 +148,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.diff:
         sys.stdout.write(p.diff())
     if args.check or args.diff:
-        if p.changes:
+        if p.changes or p.removals:
             for rel in sorted(p.changes):
                 state = "missing" if p.old.get(rel) is None else "stale"
                 print(f"{_shown(out / rel)}: {state}", file=sys.stderr)
+            for rel in p.removals:
+                print(f"{_shown(out / rel)}: obsolete", file=sys.stderr)
             return EXIT_INVALID
         print(f"{_shown(out)}: up to date")
         return EXIT_OK
@@ -199,6 +203,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gen.add_argument("--diff", action="store_true", help="write nothing; print what would change")
     gen.add_argument("--force", action="store_true", help="regenerate even if the toolset is unchanged")
+    gen.add_argument(
+        "--emit-tests",
+        action="store_true",
+        help="also write test_contract.py: pytest contract tests (or set emit_tests = true)",
+    )
     gen.set_defaults(func=cmd_generate)
     val = sub.add_parser("validate", help="check a toolset")
     val.add_argument(

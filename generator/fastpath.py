@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import cache
 from pathlib import Path
 
 from generator import __version__
@@ -17,11 +18,25 @@ from generator.write import HEADER_PREFIX
 HASH_PREFIX = "# mcpstub-source-hash:"
 # Must match render.OURS_FILES (a test checks); kept here so the fast path imports nothing heavy.
 OURS_FILES = ("__init__.py", "__main__.py", "models.py", "results.py", "tools.py", "server.py", "testing.py")
+CONTRACT_TESTS = "test_contract.py"  # written with --emit-tests
+
+
+@cache
+def generator_fingerprint() -> str:
+    """Hash of mcpstub's own code and templates: output changes whenever they do."""
+    package = Path(__file__).resolve().parent
+    templates = package / "templates"
+    if not templates.is_dir():
+        templates = package.parent / "templates"
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted([*package.glob("*.py"), *templates.rglob("*.jinja")]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def source_hash(paths: list[Path]) -> str:
-    """Hash of the generator version and every source file's bytes."""
-    digest = hashlib.sha256(f"mcpstub {__version__}\n".encode())
+    """Hash of the generator (version, code, templates) and every source file's bytes."""
+    digest = hashlib.sha256(f"mcpstub {generator_fingerprint()}\n".encode())
     for path in paths:
         data = path.read_bytes()
         digest.update(f"{path.name}\n{len(data)}\n".encode())
@@ -37,7 +52,7 @@ def _header(path: Path) -> tuple[str, str] | None:
         return None
 
 
-def is_current(toolset: Path, out: Path) -> bool:
+def is_current(toolset: Path, out: Path, *, emit_tests: bool = False) -> bool:
     """True when `out` holds every generated file, written by this version from these sources."""
     first = _header(out / "models.py")
     if first is None or not first[0].startswith(f"{HEADER_PREFIX} {__version__} from {toolset.name}. "):
@@ -60,4 +75,7 @@ def is_current(toolset: Path, out: Path) -> bool:
         return False
     if not (out / "handlers").is_dir():
         return False
-    return all(_header(out / name) == first for name in OURS_FILES)
+    if not emit_tests and (out / CONTRACT_TESTS).exists():
+        return False
+    expected = (*OURS_FILES, CONTRACT_TESTS) if emit_tests else OURS_FILES
+    return all(_header(out / name) == first for name in expected)

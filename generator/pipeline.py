@@ -62,7 +62,7 @@ def check_toolset(path: Path, shown: str | None = None) -> Checked:
     return Checked(toolset, diagnostics, sources)
 
 
-def render(toolset: Toolset) -> Generated:
+def render(toolset: Toolset, *, emit_tests: bool = False) -> Generated:
     """Render a checked toolset into the files of its package."""
     from generator.format import format_package  # noqa: PLC0415 - heavy imports, only when generating
     from generator.models import render_models  # noqa: PLC0415
@@ -72,17 +72,17 @@ def render(toolset: Toolset) -> Generated:
     if has_errors(models.diagnostics):
         return Generated({}, {}, sort_diagnostics(models.diagnostics), toolset)
     try:
-        package = format_package(render_package(toolset, models.source))
+        package = format_package(render_package(toolset, models.source, emit_tests=emit_tests))
     except RenderError as exc:
         problem = error("render-failed", str(exc), Location(toolset.source_name, 1, 1))
         return Generated({}, {}, sort_diagnostics([*models.diagnostics, problem]), toolset)
     return Generated(dict(package.ours), dict(package.yours), sort_diagnostics(models.diagnostics), toolset)
 
 
-def generate(path: Path, shown: str | None = None) -> Generated:
+def generate(path: Path, shown: str | None = None, *, emit_tests: bool = False) -> Generated:
     """Load, validate and render: the whole generation as a pure function."""
     checked = check_toolset(path, shown)
     if checked.toolset is None:
         return Generated({}, {}, checked.diagnostics)
-    rendered = render(checked.toolset)
+    rendered = render(checked.toolset, emit_tests=emit_tests)
     return replace(rendered, diagnostics=sort_diagnostics([*checked.diagnostics, *rendered.diagnostics]))

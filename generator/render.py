@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import mcp.types
+import mcp_types
 
 import generator
 from generator.ir import JSON, Tool, Toolset
@@ -184,6 +184,7 @@ def _wide_ranges() -> dict[int, list[tuple[int, int]]]:
 
 HASH_PREFIX = "# mcpstub-source-hash:"
 # Every "ours" file of a generated package.
+CONTRACT_TESTS = "test_contract.py"  # written with --emit-tests
 OURS_FILES = ("__init__.py", "__main__.py", "models.py", "results.py", "tools.py", "server.py", "testing.py")
 
 
@@ -228,7 +229,7 @@ def _check_advertised(tool: Tool) -> None:
         raise RenderError(f"tool {tool.name!r}: advertised schemas differ from the IR schemas")
     if (tool.output_schema is None) != (tool.output_class is None):
         raise RenderError(f"tool {tool.name!r}: output schema and output class disagree")
-    dumped = mcp.types.Tool.model_validate(tool.advertised).model_dump(
+    dumped = mcp_types.Tool.model_validate(tool.advertised).model_dump(
         by_alias=True, mode="json", exclude_none=True
     )
     if dumped != tool.advertised:
@@ -346,7 +347,16 @@ def _check_names(toolset: Toolset) -> None:
         raise RenderError("duplicate tool names")
 
 
-def render_package(toolset: Toolset, models_source: str) -> RenderedPackage:
+def _examples(toolset: Toolset) -> list[JSON]:
+    """Every `examples` input, as the contract tests call them."""
+    return [
+        {"tool": tool.name, "arguments": example.input}
+        for tool in toolset.tools
+        for example in tool.examples
+    ]
+
+
+def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = False) -> RenderedPackage:
     """Render every file of the generated package, laid out as black would."""
     _check_names(toolset)
     header = header_lines(toolset)
@@ -376,6 +386,9 @@ def render_package(toolset: Toolset, models_source: str) -> RenderedPackage:
         "server.py": render("server.py.jinja"),
         "testing.py": render("testing.py.jinja"),
     }
+    if emit_tests:
+        examples = _assignment("EXAMPLES", "list[dict[str, Any]]", _examples(toolset))
+        ours[CONTRACT_TESTS] = render("test_contract.py.jinja", examples_assignment=examples)
     yours = {"handlers/__init__.py": render("handlers/__init__.py.jinja")}
     for view in context["tools"]:
         yours[f"handlers/{view.tool.identifier}.py"] = render("handlers/tool.py.jinja", t=view)

@@ -28,15 +28,25 @@ class Plan:
     foreign: list[str] = field(default_factory=list)  # "ours" paths holding a hand-written file
     orphans: list[str] = field(default_factory=list)  # handler modules with no tool
     created_yours: list[str] = field(default_factory=list)
+    removals: list[str] = field(default_factory=list)  # generated files a run no longer writes
 
     @property
     def stale(self) -> list[str]:
-        """Generated files that are missing or differ from a fresh generation."""
-        return sorted(p for p in self.changes if p not in self.created_yours)
+        """Generated files that are missing, differ from a fresh generation, or are obsolete."""
+        return sorted([*(p for p in self.changes if p not in self.created_yours), *self.removals])
 
     def diff(self) -> str:
         """A unified diff of every change the run would make."""
         chunks: list[str] = []
+        for rel in sorted(self.removals):
+            chunks.extend(
+                difflib.unified_diff(
+                    (self.old.get(rel) or "").splitlines(keepends=True),
+                    [],
+                    fromfile=f"a/{rel}",
+                    tofile="/dev/null",
+                )
+            )
         for rel in sorted(self.changes):
             before = self.old.get(rel)
             chunks.extend(
@@ -64,9 +74,20 @@ def _read(path: Path) -> str | None:
         return path.read_bytes().decode("utf-8", "replace")
 
 
-def plan(out: Path, ours: dict[str, str], yours: dict[str, str], handler_modules: set[str]) -> Plan:
-    """Compare rendered files with what is on disk under `out`."""
+def plan(
+    out: Path,
+    ours: dict[str, str],
+    yours: dict[str, str],
+    handler_modules: set[str],
+    optional: tuple[str, ...] = (),
+) -> Plan:
+    """Compare rendered files with what is on disk; `optional` ours paths not rendered are removed."""
     result = Plan(out)
+    for rel in optional:
+        current = _read(out / rel)
+        if rel not in ours and current is not None and is_generated(current):
+            result.removals.append(rel)
+            result.old[rel] = current
     for rel, text in ours.items():
         current = _read(out / rel)
         if current is not None and not is_generated(current):
@@ -106,6 +127,9 @@ def apply(p: Plan) -> None:
             previous = p.old.get(target.relative_to(p.out).as_posix())
             os.replace(tmp, target)
             done.append((target, previous))
+        for rel in p.removals:
+            (p.out / rel).unlink()
+            done.append((p.out / rel, p.old[rel]))
     except BaseException:
         for target, previous in reversed(done):
             if previous is None:

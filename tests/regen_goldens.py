@@ -1,4 +1,4 @@
-"""Rewrite every golden: the error cases' expected stderr and the generated trees.
+"""Rewrite every golden: error cases' expected stderr, generated trees, the example's package.
 
 Run as `make goldens` (or `python -m tests.regen_goldens`) from the project root, then review the
 diff like code.
@@ -10,6 +10,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from generator import cli
 from generator.pipeline import Generated, generate
 from tests import regen_golden_errors
 
@@ -34,8 +35,11 @@ def expected_files(case: Generated) -> dict[str, str]:
 
 
 def main() -> int:
-    """Regenerate all goldens; report what changed."""
+    """Regenerate all goldens and the bundled example's package; report what changed."""
     code = regen_golden_errors.main()
+    example = ROOT / "examples" / "weather"
+    out = str(example / "weather_tools")
+    code |= cli.main(["generate", str(example / "tools.yaml"), "--out", out, "--force"])
     for case in tree_cases():
         generated = generate_case(case)
         if not generated.ok:

@@ -1,0 +1,109 @@
+"""Conformance helpers for users: `assert_conforms` and the tests written by `--emit-tests`."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import types
+
+from generator.cli import main
+
+from .helpers import imported, write_package
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "weather"
+
+TOOLSET = """\
+mcpstub: 1
+server: {name: conform}
+tools:
+  - name: count
+    inputSchema: {type: object, properties: {n: {type: integer}}, required: [n]}
+    outputSchema:
+      type: object
+      properties: {total: {type: integer, minimum: 0}, when: {type: string, format: date}}
+      required: [total]
+  - name: say
+    inputSchema: {type: object}
+"""
+
+
+def result(
+    structured: object = None, text: str | None = None, is_error: bool = False
+) -> types.CallToolResult:
+    content = [types.TextContent(type="text", text=text)] if text is not None else []
+    return types.CallToolResult(content=content, structured_content=structured, is_error=is_error)  # type: ignore[arg-type]
+
+
+def test_assert_conforms_names_every_problem_by_path(tmp_path: Path) -> None:
+    write_package(tmp_path, "conform_pkg", TOOLSET)
+    with imported(tmp_path, "conform_pkg") as pkg:
+        from conform_pkg.testing import assert_conforms, conformance_problems  # noqa: PLC0415
+
+        good = {"total": 3, "when": "2026-01-01"}
+        assert_conforms(result(good, '{"total": 3, "when": "2026-01-01"}'), "count")
+        assert_conforms(result(None, "no such thing", is_error=True), "count")
+        assert_conforms(result(None, "hello"), pkg.TOOLS["say"])
+
+        bad = {"total": -1, "when": "2026-13-01"}
+        problems = conformance_problems(result(bad, '{"total": -1}'), "count")
+        assert any(p.startswith("structuredContent at /total:") for p in problems)
+        assert any(p.startswith("structuredContent at /when:") for p in problems)
+        assert "the first text block's JSON differs from structuredContent" in problems
+        with pytest.raises(AssertionError, match="result of tool 'count' does not conform"):
+            assert_conforms(result(bad, '{"total": -1}'), "count")
+        assert conformance_problems(result(good, text=None), "count") == [
+            "no text block mirrors structuredContent"
+        ]
+        assert conformance_problems(result(None, "x"), "count") == [
+            "structuredContent is missing (the tool declares an outputSchema)"
+        ]
+        assert conformance_problems(result(good, "x", is_error=True), "count") == [
+            "an isError result carries structuredContent"
+        ]
+        assert conformance_problems(result({"a": 1}, "{}"), "say") == [
+            "structuredContent from a tool that declares no outputSchema"
+        ]
+
+
+def run(*args: str) -> tuple[int, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, err.getvalue()
+
+
+def pytest_on(folder: Path, target: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", target],
+        cwd=folder, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+
+
+def test_emitted_contract_tests_pass_on_the_example_and_catch_a_broken_handler(tmp_path: Path) -> None:
+    shutil.copy(EXAMPLE / "tools.yaml", tmp_path / "tools.yaml")
+    out = tmp_path / "weather_tools"
+    assert run("generate", str(tmp_path / "tools.yaml"), "--out", str(out), "--emit-tests")[0] == 0
+    for handler in (EXAMPLE / "weather_tools" / "handlers").glob("*.py"):
+        shutil.copy(handler, out / "handlers" / handler.name)
+    done = pytest_on(tmp_path, "weather_tools/test_contract.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "5 passed" in done.stdout  # one example, four tools with generated inputs
+
+    # A handler whose output breaks the schema is caught (the server answers isError for it).
+    (out / "handlers" / "list_cities.py").write_text(
+        (out / "handlers" / "list_cities.py").read_text().replace("sorted(CITIES)", "['Oslo', 'Oslo']")
+    )
+    done = pytest_on(tmp_path, "weather_tools/test_contract.py")
+    assert done.returncode == 1
+    assert "output did not match the declared schema" in done.stdout
+
+    # Turning the option off removes the generated tests again.
+    assert run("generate", str(tmp_path / "tools.yaml"), "--out", str(out))[0] == 0
+    assert not (out / "test_contract.py").exists()
