@@ -364,3 +364,18 @@ def test_invalid_outputs_are_never_sent(
         assert validator.is_valid(result.structured_content)
         assert not validator.is_valid(bad)
         assert result.structured_content != bad
+
+
+# --- advertised exactly as written -----------------------------------------------------------------
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_github_tools_are_advertised_exactly_as_in_the_source(github: ModuleType, mode: str) -> None:
+    source = json.loads(CORPUS.read_text("utf-8"))
+    async with Client(github.create_server(), mode=mode) as client:  # type: ignore[arg-type]
+        listed = await client.list_tools()
+    advertised = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in listed.tools]
+    assert [t["name"] for t in advertised] == [t["name"] for t in source]
+    for got, want in zip(advertised, source, strict=True):
+        assert got == want, got["name"]
