@@ -177,6 +177,11 @@ def cmd_init(args: argparse.Namespace) -> int:
     if not target.parent.is_dir():
         raise UsageError(f"folder {_shown(target.parent)} does not exist")
     text = resource_path("schemas", "examples/starter.yaml").read_text("utf-8")
+    # Point editors at the format's schema as installed with this mcpstub.
+    schema = resource_path("schemas", "toolset.schema.json").resolve().as_uri()
+    first, _, rest = text.partition("\n")
+    if first.startswith("# yaml-language-server: $schema="):
+        text = f"# yaml-language-server: $schema={schema}\n{rest}"
     with target.open("x", encoding="utf-8") as handle:
         handle.write(text)
     print(f"wrote {_shown(target)}; next: mcpstub generate {_shown(target)} --out src/my_tools")
@@ -231,3 +236,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # output piped into a command that stopped reading (`| head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
