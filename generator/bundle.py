@@ -8,7 +8,7 @@ the schema stay as written. Remote refs, unresolvable refs and cycles of bare re
 
 from __future__ import annotations
 
-import copy
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -114,7 +114,7 @@ class Bundler:
     def bundle_schema(self, schema_path: JsonPath, dialect: str) -> tuple[dict[str, Any], frozenset[str]]:
         """A self-contained copy of the schema at `schema_path`, and the shared def names it took."""
         original = _get(self.toolset.data, schema_path)
-        result: dict[str, Any] = copy.deepcopy(original)
+        result: dict[str, Any] = _copy(original)
         defs_key = "definitions" if dialect == "draft-07" else "$defs"
         own_defs = result.get(defs_key)
         state = _State(
@@ -211,7 +211,7 @@ class Bundler:
             state.names[key] = name
             if is_shared and name == wanted:
                 state.shared.add(name)
-            copied = copy.deepcopy(value)
+            copied = _copy(value)
             state.added[name] = copied
             queue.append((target_doc, target.unit, copied))
         pointer = "/".join(_encode(p) for p in [state.defs_key, name, *target.rest])
@@ -295,6 +295,11 @@ def _get(data: Any, path: JsonPath) -> Any:
     for part in path:
         data = data[part]
     return data
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of JSON data (several times faster than copy.deepcopy)."""
+    return json.loads(json.dumps(value))
 
 
 def _set(data: Any, path: JsonPath, value: Any) -> None:

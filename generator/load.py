@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -71,22 +71,39 @@ class Document:
     file: str  # as shown in diagnostics
     path: Path  # resolved path on disk
     data: Any = None
-    values: dict[JsonPath, Location] = field(default_factory=dict)
-    keys: dict[JsonPath, Location] = field(default_factory=dict)
+    root: yaml.Node | None = None  # the composed node graph: positions are looked up on demand
     text: str = ""
+
+    def _walk(self, path: JsonPath) -> tuple[yaml.Node | None, yaml.Node | None, bool]:
+        """The deepest node along `path`, the key node holding it, and whether it is the end."""
+        node, key_node = self.root, None
+        for part in path:
+            if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+                found = next((pair for pair in node.value if _is_key(pair[0], part)), None)
+                if found is None:
+                    return node, None, False
+                key_node, node = found
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+                key_node, node = None, node.value[part]
+            else:
+                return node, None, False
+        return node, key_node, True
 
     def loc(self, path: JsonPath) -> Location:
         """Where the value at `path` starts, or its nearest located ancestor."""
-        for end in range(len(path), -1, -1):
-            found = self.values.get(path[:end])
-            if found is not None:
-                return found
-        return Location(self.file, 1, 1)
+        node, _, _ = self._walk(path)
+        return _mark_loc(self.file, node.start_mark) if node is not None else Location(self.file, 1, 1)
 
     def key_loc(self, path: JsonPath) -> Location:
         """Where the mapping key holding `path` starts (falls back to the value)."""
-        found = self.keys.get(path)
-        return found if found is not None else self.loc(path)
+        node, key_node, complete = self._walk(path)
+        if complete and key_node is not None:
+            return _mark_loc(self.file, key_node.start_mark)
+        return _mark_loc(self.file, node.start_mark) if node is not None else Location(self.file, 1, 1)
+
+
+def _is_key(node: yaml.Node, name: str) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.value == name
 
 
 class _LoadFailed(Exception):
@@ -247,32 +264,31 @@ class _Converter:
         self.doc = doc
         self.diagnostics: list[Diagnostic] = []
 
-    def convert(self, node: yaml.Node, path: JsonPath) -> Any:
-        doc = self.doc
-        doc.values[path] = _mark_loc(doc.file, node.start_mark)
+    def convert(self, node: yaml.Node) -> Any:
         if isinstance(node, yaml.ScalarNode):
             if node.tag not in _SCALAR_TAGS:
-                self._bad_tag(node, path)
+                self._bad_tag(node)
             try:
                 return _scalar(node)
             except ValueError:  # an integer beyond Python's digit limit for str -> int
                 self.diagnostics.append(
-                    error("number-too-large", "number has too many digits", doc.values[path])
+                    error("number-too-large", "number has too many digits", self._loc(node))
                 )
                 return None
         if isinstance(node, yaml.SequenceNode):
-            if node.tag not in (_TAG_SEQ,):
-                self._bad_tag(node, path)
-            return [self.convert(item, (*path, i)) for i, item in enumerate(node.value)]
+            if node.tag != _TAG_SEQ:
+                self._bad_tag(node)
+            return [self.convert(item) for item in node.value]
         if isinstance(node, yaml.MappingNode):
-            if node.tag not in (_TAG_MAP,):
-                self._bad_tag(node, path)
+            if node.tag != _TAG_MAP:
+                self._bad_tag(node)
             result: dict[str, Any] = {}
-            first_seen: dict[str, Location] = {}
+            first_seen: dict[str, yaml.Node] = {}
             for key_node, value_node in node.value:
-                key_loc = _mark_loc(doc.file, key_node.start_mark)
                 if not isinstance(key_node, yaml.ScalarNode):
-                    self.diagnostics.append(error("yaml-key", "mapping keys must be plain strings", key_loc))
+                    self.diagnostics.append(
+                        error("yaml-key", "mapping keys must be plain strings", self._loc(key_node))
+                    )
                     continue
                 if key_node.tag == "tag:yaml.org,2002:merge" or (
                     key_node.value == "<<" and not key_node.style
@@ -281,36 +297,37 @@ class _Converter:
                         error(
                             "yaml-merge-key",
                             "merge keys (<<) are not supported",
-                            key_loc,
+                            self._loc(key_node),
                             "write the keys out",
                         )
                     )
                     continue
                 key = key_node.value
                 if key in first_seen:
-                    prev = first_seen[key]
+                    prev = self._loc(first_seen[key])
                     self.diagnostics.append(
                         error(
                             "duplicate-key",
                             f"duplicate key {key!r} (first defined at line {prev.line}, column {prev.col})",
-                            key_loc,
+                            self._loc(key_node),
                             "YAML would silently keep only the last one; remove or rename one of them",
                         )
                     )
                     continue
-                first_seen[key] = key_loc
-                child = (*path, key)
-                doc.keys[child] = key_loc
-                result[key] = self.convert(value_node, child)
+                first_seen[key] = key_node
+                result[key] = self.convert(value_node)
             return result
         raise AssertionError(f"unexpected node {node!r}")  # pragma: no cover
 
-    def _bad_tag(self, node: yaml.Node, path: JsonPath) -> None:
+    def _loc(self, node: yaml.Node) -> Location:
+        return _mark_loc(self.doc.file, node.start_mark)
+
+    def _bad_tag(self, node: yaml.Node) -> None:
         self.diagnostics.append(
             error(
                 "yaml-tag",
                 f"unsupported YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')}",
-                self.doc.values[path],
+                self._loc(node),
                 "remove the tag",
             )
         )
@@ -335,7 +352,8 @@ def parse_document(file: str, path: Path, raw: bytes) -> tuple[Document, list[Di
             raise _LoadFailed(error("empty-file", "file holds no document", Location(file, 1, 1)))
         _check_expansion(file, node)
         converter = _Converter(doc)
-        doc.data = converter.convert(node, ())
+        doc.root = node
+        doc.data = converter.convert(node)
         return doc, converter.diagnostics
     except _LoadFailed as failed:
         return doc, [failed.diagnostic]

@@ -68,14 +68,22 @@ class _ToolView:
     stub_comment_name: str
 
 
-def to_literal(value: JSON, *, indent: int | None = None, used: int = 0, tail: int = 1) -> str:
+def to_literal(
+    value: JSON,
+    *,
+    indent: int | None = None,
+    used: int = 0,
+    tail: int = 1,
+    _cache: dict[int, str] | None = None,
+) -> str:
     """A Python expression that evaluates to the JSON value (dicts keep their key order).
 
     The text is what black would write. With `indent`, a container too wide for its line is laid
     out one item per line with a trailing comma (which also keeps black from joining it again);
     `used` is how many columns the line holds before the literal and `tail` how many after it.
     """
-    flat = _flat_literal(value)
+    cache: dict[int, str] = {} if _cache is None else _cache  # flat text of each container, by id
+    flat = _flat_literal(value, cache)
     if indent is None or not value or not isinstance(value, dict | list | tuple):
         return flat
     if used + text_width(flat) + tail <= LINE_LENGTH:
@@ -86,11 +94,13 @@ def to_literal(value: JSON, *, indent: int | None = None, used: int = 0, tail: i
         for key, item in value.items():
             key_text = _flat_literal(key) + ": "
             used = len(inner) + text_width(key_text)
-            lines.append(f"{inner}{key_text}{to_literal(item, indent=indent + 4, used=used)},\n")
+            lines.append(
+                f"{inner}{key_text}{to_literal(item, indent=indent + 4, used=used, _cache=cache)},\n"
+            )
         opening, closing = "{", "}"
     else:
         for item in value:
-            lines.append(f"{inner}{to_literal(item, indent=indent + 4, used=len(inner))},\n")
+            lines.append(f"{inner}{to_literal(item, indent=indent + 4, used=len(inner), _cache=cache)},\n")
         opening, closing = "[", "]"
     return opening + "\n" + "".join(lines) + " " * indent + closing
 
@@ -118,7 +128,12 @@ def _string_literal(text: str) -> str:
     return quote + "".join(out) + quote
 
 
-def _flat_literal(value: JSON) -> str:
+def _flat_literal(value: JSON, cache: dict[int, str] | None = None) -> str:
+    if cache is not None and isinstance(value, dict | list | tuple):
+        hit = cache.get(id(value))
+        if hit is None:
+            hit = cache[id(value)] = _flat_container(value, cache)
+        return hit
     if value is None:
         return "None"
     if value is True:
@@ -133,16 +148,22 @@ def _flat_literal(value: JSON) -> str:
         if not math.isfinite(value):
             raise RenderError(f"{value!r} is not a JSON number")
         return repr(float(value)).replace("e+", "e")  # black writes 1e300, not 1e+300
+    if isinstance(value, dict | list | tuple):
+        return _flat_container(value, cache)
+    raise RenderError(f"{type(value).__name__} value {value!r} is not JSON")
+
+
+def _flat_container(
+    value: dict[str, JSON] | list[JSON] | tuple[JSON, ...], cache: dict[int, str] | None
+) -> str:
     if isinstance(value, dict):
         items = []
         for key, item in value.items():
             if not isinstance(key, str):
                 raise RenderError(f"JSON object key {key!r} is not a string")
-            items.append(f"{_string_literal(key)}: {_flat_literal(item)}")
+            items.append(f"{_string_literal(key)}: {_flat_literal(item, cache)}")
         return "{" + ", ".join(items) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_flat_literal(item) for item in value) + "]"
-    raise RenderError(f"{type(value).__name__} value {value!r} is not JSON")
+    return "[" + ", ".join(_flat_literal(item, cache) for item in value) + "]"
 
 
 def text_width(text: str) -> int:
@@ -350,9 +371,7 @@ def _check_names(toolset: Toolset) -> None:
 def _examples(toolset: Toolset) -> list[JSON]:
     """Every `examples` input, as the contract tests call them."""
     return [
-        {"tool": tool.name, "arguments": example.input}
-        for tool in toolset.tools
-        for example in tool.examples
+        {"tool": tool.name, "arguments": example.input} for tool in toolset.tools for example in tool.examples
     ]
 
 
