@@ -17,10 +17,12 @@ import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import jsonschema_rs
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 from generator.bundle import Bundler
 from generator.diagnostics import Diagnostic, Location, error, has_errors
@@ -76,22 +78,22 @@ def _did_you_mean(key: str, allowed: list[str]) -> str | None:
 
 
 @cache
-def _format_validators() -> tuple[Any, jsonschema.Draft202012Validator]:
-    schema = format_schema()
-    return jsonschema_rs.validator_for(schema), jsonschema.Draft202012Validator(schema)
+def _format_validator() -> Any:
+    return jsonschema_rs.validator_for(format_schema())
 
 
 def _format_errors(doc: Document) -> list[Diagnostic]:
-    fast, validator = _format_validators()
-    if fast.is_valid(doc.data):  # the Python validator only runs to explain a failure
+    if _format_validator().is_valid(doc.data):  # the Python validator only explains a failure
         return []
+    import jsonschema  # noqa: PLC0415 - slow to import, and only needed for messages
+
     found: list[Diagnostic] = []
-    for err in validator.iter_errors(doc.data):
+    for err in jsonschema.Draft202012Validator(format_schema()).iter_errors(doc.data):
         found.extend(_format_error(doc, err))
     return found
 
 
-def _format_error(doc: Document, err: jsonschema.ValidationError) -> Iterator[Diagnostic]:
+def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
     path: JsonPath = tuple(err.absolute_path)
     where = describe_path(path)
     kind = err.validator
@@ -183,14 +185,15 @@ def _is_regex(pattern: str) -> bool:
     return True
 
 
-_FORMATS = jsonschema.FormatChecker(())
-_FORMATS.checks("regex")(lambda value: not isinstance(value, str) or _is_regex(value))
-_META = {
-    "2020-12": jsonschema.Draft202012Validator(
-        jsonschema.Draft202012Validator.META_SCHEMA, format_checker=_FORMATS
-    ),
-    "draft-07": jsonschema.Draft7Validator(jsonschema.Draft7Validator.META_SCHEMA, format_checker=_FORMATS),
-}
+@cache
+def _meta_validator(dialect: Dialect) -> Any:
+    """The Python meta-schema validator, which explains failures precisely."""
+    import jsonschema  # noqa: PLC0415 - slow to import, and only needed for messages
+
+    formats = jsonschema.FormatChecker(())
+    formats.checks("regex")(lambda value: not isinstance(value, str) or _is_regex(value))
+    cls = jsonschema.Draft7Validator if dialect == "draft-07" else jsonschema.Draft202012Validator
+    return cls(cls.META_SCHEMA, format_checker=formats)
 
 
 def _patterns(schema: Any) -> Iterator[str]:
@@ -214,7 +217,7 @@ def _meta_errors(doc: Document, path: JsonPath, schema: Any, dialect: Dialect) -
     # The Rust meta-schema check is fast; the Python one only runs to explain a failure precisely.
     if jsonschema_rs.meta.is_valid(schema) and all(_is_regex(p) for p in _patterns(schema)):
         return
-    for err in _META[dialect].iter_errors(schema):
+    for err in _meta_validator(dialect).iter_errors(schema):
         where = (*path, *err.absolute_path)
         yield error(
             "invalid-schema",
