@@ -62,21 +62,41 @@ def check_toolset(path: Path, shown: str | None = None) -> Checked:
     return Checked(toolset, diagnostics, sources)
 
 
+# Below this many tools a fork costs more than the parallel work saves.
+BESIDE_MIN_TOOLS = 20
+
+
 def render(toolset: Toolset, *, emit_tests: bool = False) -> Generated:
     """Render a checked toolset into the files of its package."""
-    from generator.format import format_package  # noqa: PLC0415 - heavy imports, only when generating
-    from generator.models import render_models  # noqa: PLC0415
-    from generator.render import RenderError, render_package  # noqa: PLC0415
+    from generator.beside import Beside  # noqa: PLC0415 - heavy imports, only when generating
+    from generator.format import format_files  # noqa: PLC0415
+    from generator.models import ModelsResult, render_models  # noqa: PLC0415
+    from generator.render import RenderError, models_file, render_package  # noqa: PLC0415
 
-    models = render_models(toolset)
-    if has_errors(models.diagnostics):
-        return Generated({}, {}, sort_diagnostics(models.diagnostics), toolset)
+    # The models are the long pole: generate them in a child while this process renders and
+    # compile-checks every other file, which does not depend on them.
+    pending: Beside[Toolset, ModelsResult] | None = None
+    if len(toolset.tools) >= BESIDE_MIN_TOOLS:
+        pending = Beside(render_models, toolset)
     try:
-        package = format_package(render_package(toolset, models.source, emit_tests=emit_tests))
-    except RenderError as exc:
-        problem = error("render-failed", str(exc), Location(toolset.source_name, 1, 1))
-        return Generated({}, {}, sort_diagnostics([*models.diagnostics, problem]), toolset)
-    return Generated(dict(package.ours), dict(package.yours), sort_diagnostics(models.diagnostics), toolset)
+        try:
+            package = render_package(toolset, "", emit_tests=emit_tests)
+        except RenderError as exc:
+            problem = error("render-failed", str(exc), Location(toolset.source_name, 1, 1))
+            return Generated({}, {}, [problem], toolset)
+        ours = format_files({k: v for k, v in package.ours.items() if k != "models.py"})
+        yours = format_files(package.yours)
+        models = pending.result() if pending is not None else render_models(toolset)
+        pending = None
+    finally:
+        if pending is not None:
+            pending.close()
+    diagnostics = sort_diagnostics(models.diagnostics)
+    if has_errors(diagnostics):
+        return Generated({}, {}, diagnostics, toolset)
+    ours.update(format_files({"models.py": models_file(toolset, models.source)}))
+    ours = {name: ours[name] for name in package.ours}  # keep render's file order
+    return Generated(ours, yours, diagnostics, toolset)
 
 
 def generate(path: Path, shown: str | None = None, *, emit_tests: bool = False) -> Generated:

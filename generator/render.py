@@ -368,6 +368,11 @@ def _examples(toolset: Toolset) -> list[JSON]:
     ]
 
 
+def models_file(toolset: Toolset, models_source: str) -> str:
+    """The text of models.py: the header, then the generated models."""
+    return f"{header_lines(toolset)}\n{models_source.rstrip()}\n"
+
+
 def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = False) -> RenderedPackage:
     """Render every file of the generated package, laid out as black would."""
     _check_names(toolset)
@@ -392,7 +397,7 @@ def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = F
     ours = {  # keep in step with OURS_FILES
         "__init__.py": render("__init__.py.jinja"),
         "__main__.py": render("__main__.py.jinja"),
-        "models.py": f"{header}\n{models_source.rstrip()}\n",
+        "models.py": models_file(toolset, models_source),
         "results.py": render("results.py.jinja"),
         "tools.py": render("tools.py.jinja"),
         "server.py": render("server.py.jinja"),
