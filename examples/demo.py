@@ -39,7 +39,7 @@ def show(result: CallToolResult) -> None:
     for block in result.content:
         if isinstance(block, TextContent):
             shown = block.text if len(block.text) < 300 else block.text[:300] + "..."
-            print(f"     text: {shown}")
+            print("     text: " + shown.replace("\n", "\n           "))
         elif isinstance(block, ImageContent):
             print(f"     image: {block.mime_type}, {len(block.data)} base64 characters")
         else:
