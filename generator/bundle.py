@@ -12,11 +12,12 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from generator.diagnostics import Diagnostic, error
+from generator.diagnostics import Diagnostic, Location, error
 from generator.load import Document, JsonPath
 
 # Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
@@ -89,6 +90,18 @@ class _Target:
     rest: list[str]  # pointer below the unit
 
 
+class _Where:
+    """Where a reference stands: the position is looked up only when a diagnostic needs it."""
+
+    def __init__(self, doc: Document, path: JsonPath) -> None:
+        self.doc, self.path = doc, path
+
+    @cached_property
+    def location(self) -> Location:
+        """The reference's file:line:col."""
+        return self.doc.loc(self.path)
+
+
 @dataclass
 class _State:
     """What bundling one tool schema has done so far."""
@@ -141,14 +154,14 @@ class Bundler:
         queue: list[tuple[Document, JsonPath, Any]],
     ) -> str | None:
         root_schema = state.original if doc is self.toolset and base == state.schema_path else None
-        loc = doc.loc((*base, *ref_path))
+        loc = _Where(doc, (*base, *ref_path))  # looked up only if a diagnostic needs it
         file_part, _, fragment = ref.partition("#")
         if _SCHEME.match(file_part):
             self.diagnostics.append(
                 error(
                     "remote-ref",
                     f"remote reference {ref!r} is not allowed",
-                    loc,
+                    loc.location,
                     "a build never touches the network: copy the schema into $defs or a local file",
                 )
             )
@@ -159,7 +172,7 @@ class Bundler:
                 error(
                     "unsupported-ref",
                     f"reference {ref!r} is not a JSON pointer",
-                    loc,
+                    loc.location,
                     "anchors are not supported; use #/$defs/NAME",
                 )
             )
@@ -222,7 +235,7 @@ class Bundler:
             return _Target(doc, (parts[0], parts[1]), parts[2:])
         return _Target(doc, tuple(parts), [])
 
-    def _file(self, doc: Document, file_part: str, loc: Any) -> Document | None:
+    def _file(self, doc: Document, file_part: str, loc: _Where) -> Document | None:
         path = (doc.path.parent / unquote(file_part)).resolve()
         cached = self.files.get(path)
         if cached is not None:
@@ -233,35 +246,40 @@ class Bundler:
         if loaded is None or (loaded.data is None and diagnostics):
             if not diagnostics:
                 self.diagnostics.append(
-                    error("ref-file", f"referenced file {file_part!r} does not exist", loc)
+                    error("ref-file", f"referenced file {file_part!r} does not exist", loc.location)
                 )
             return None
         self.files[path] = loaded
         return loaded
 
-    def _unresolved(self, ref: str, loc: Any) -> None:
+    def _unresolved(self, ref: str, loc: _Where) -> None:
         self.diagnostics.append(
-            error("unresolved-ref", f"reference {ref!r} does not resolve", loc, "check the name and path")
+            error(
+                "unresolved-ref",
+                f"reference {ref!r} does not resolve",
+                loc.location,
+                "check the name and path",
+            )
         )
 
-    def _not_schema(self, ref: str, value: Any, loc: Any) -> None:
+    def _not_schema(self, ref: str, value: Any, loc: _Where) -> None:
         names = {list: "an array", str: "a string", int: "an integer", float: "a number"}
         kind = names.get(type(value), "null")
         self.diagnostics.append(
             error(
                 "ref-not-schema",
                 f"reference {ref!r} points at {kind}, not a schema",
-                loc,
+                loc.location,
                 "point the reference at a schema (an object)",
             )
         )
 
-    def _cycle(self, ref: str, loc: Any) -> None:
+    def _cycle(self, ref: str, loc: _Where) -> None:
         self.diagnostics.append(
             error(
                 "ref-cycle",
                 f"reference {ref!r} is part of a cycle that never reaches a schema",
-                loc,
+                loc.location,
                 "a chain of $ref must end in a real schema",
             )
         )
