@@ -259,7 +259,7 @@ def _view(tool: Tool) -> _ToolView:
     output = tool.output_class
     returns: list[str]
     if output is not None:
-        base = f"_StructuredResult[models.{output}]"
+        base = f'_StructuredResult["models.{output}"]'
         returns = [output, tool.result_class]
     else:
         base = "_ContentResult"
@@ -275,7 +275,7 @@ def _view(tool: Tool) -> _ToolView:
         advertised_literal=to_literal(rest, indent=16, used=16),
         dialect_literal=to_literal(tool.dialect),
         result_class_header=_class_header(tool.result_class, base),
-        output_type_line=_class_attribute("_output_type", f"models.{output}") if output else "",
+        output_type_line=_class_attribute("_output_name", to_literal(output)) if output else "",
         stub_imports=_import("..models", models_names) + "\n" + _import("..results", [tool.result_class]),
         stub_signature=_signature(
             f"async def {tool.identifier}(",

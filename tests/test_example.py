@@ -88,3 +88,23 @@ def test_demo_runs_end_to_end() -> None:
     assert "tools/list: 4 tools" in done.stdout
     assert done.stdout.count("-> ok") == 4
     assert done.stdout.count("-> isError") == 2
+
+
+def test_models_are_imported_on_the_first_call_not_at_start_up() -> None:
+    script = """
+import sys, anyio
+from mcp import Client
+import weather_tools
+async def main():
+    async with Client(weather_tools.create_server()) as client:
+        await client.list_tools()
+        print("after list:", "weather_tools.models" in sys.modules)
+        await client.call_tool("list_cities", {})
+        print("after call:", "weather_tools.models" in sys.modules)
+anyio.run(main)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=EXAMPLE, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["after list: False", "after call: True"]

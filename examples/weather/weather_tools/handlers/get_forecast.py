@@ -14,11 +14,28 @@ from ..server import ToolContext
 from ..results import GetForecastResult, ToolError
 from ._data import CITIES
 
-_CONDITIONS: list[Literal["sunny", "cloudy", "rain", "snow", "storm"]] = ["sunny", "cloudy", "rain", "snow", "storm"]
-_DIRECTIONS: list[Literal["N", "NE", "E", "SE", "S", "SW", "W", "NW"]] = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
+_CONDITIONS: list[Literal["sunny", "cloudy", "rain", "snow", "storm"]] = [
+    "sunny",
+    "cloudy",
+    "rain",
+    "snow",
+    "storm",
+]
+_DIRECTIONS: list[Literal["N", "NE", "E", "SE", "S", "SW", "W", "NW"]] = [
+    "N",
+    "NE",
+    "E",
+    "SE",
+    "S",
+    "SW",
+    "W",
+    "NW",
+]
 
 
-async def get_forecast(args: GetForecastInput, ctx: ToolContext) -> GetForecastOutput | GetForecastResult:
+async def get_forecast(
+    args: GetForecastInput, ctx: ToolContext
+) -> GetForecastOutput | GetForecastResult:
     city = args.city.root
     if city not in CITIES:
         raise ToolError(f"unknown city {city!r}; try one of: {', '.join(sorted(CITIES))}")
@@ -35,7 +52,9 @@ async def get_forecast(args: GetForecastInput, ctx: ToolContext) -> GetForecastO
                 high=round(high, 1),
                 low=round(high - 6.0, 1),
                 conditions=_CONDITIONS[i % len(_CONDITIONS)],
-                wind=GetForecastOutputDayWind(speed=10.0 + i, direction=_DIRECTIONS[i % len(_DIRECTIONS)]),
+                wind=GetForecastOutputDayWind(
+                    speed=10.0 + i, direction=_DIRECTIONS[i % len(_DIRECTIONS)]
+                ),
             )
         )
     await ctx.report_progress(1, 1, "forecast ready")

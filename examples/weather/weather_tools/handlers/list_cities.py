@@ -6,5 +6,7 @@ from ..server import ToolContext
 from ._data import CITIES
 
 
-async def list_cities(args: ListCitiesInput, ctx: ToolContext) -> ListCitiesOutput | ListCitiesResult:
+async def list_cities(
+    args: ListCitiesInput, ctx: ToolContext
+) -> ListCitiesOutput | ListCitiesResult:
     return ListCitiesOutput(cities=sorted(CITIES))
