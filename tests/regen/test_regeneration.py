@@ -234,6 +234,7 @@ def test_fast_path_skips_only_when_nothing_changed(tmp_path: Path) -> None:
     from generator import fastpath, render  # noqa: PLC0415
 
     assert fastpath.OURS_FILES == render.OURS_FILES
+    assert fastpath.CONTRACT_TESTS == render.CONTRACT_TESTS
     (tmp_path / "common.yaml").write_text("$defs:\n  Tag: {type: string}\n")
     toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
     toolset.write_text(
