@@ -103,6 +103,8 @@ def render_models(toolset: Toolset) -> ModelsResult:
             except _Unsupported as exc:
                 units[class_name] = {class_name: _permissive(schema)}
                 diagnostics.append(_fallback_warning(f"tool {tool.name!r}", str(exc), where))
+    if not units:  # a toolset with no tools yet: nothing to model
+        return ModelsResult("", diagnostics)
     try:
         source = _generate(units)
     except Exception:

@@ -370,7 +370,8 @@ def _examples(toolset: Toolset) -> list[JSON]:
 
 def models_file(toolset: Toolset, models_source: str) -> str:
     """The text of models.py: the header, then the generated models."""
-    return f"{header_lines(toolset)}\n{models_source.rstrip()}\n"
+    body = models_source.rstrip()
+    return f"{header_lines(toolset)}\n{body}\n" if body else f"{header_lines(toolset)}\n"
 
 
 def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = False) -> RenderedPackage:
