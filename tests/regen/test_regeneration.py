@@ -223,7 +223,7 @@ class RegenerationMachine(RuleBasedStateMachine):
 
 TestRegenerationMachine = RegenerationMachine.TestCase
 TestRegenerationMachine.settings = settings(
-    max_examples=int(os.environ.get("MCPSTUB_REGEN_EXAMPLES", "6")),
+    max_examples=int(os.environ.get("MCPSTUB_REGEN_EXAMPLES", "10")),
     stateful_step_count=8,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
