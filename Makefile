@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint typecheck goldens bench clean
+.PHONY: test demo goldens bench clean
 
 NODE_CLIENT := tests/external/node_modules/.package-lock.json
 

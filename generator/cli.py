@@ -17,6 +17,7 @@ from typing import Any
 
 from generator import __version__
 from generator.diagnostics import Diagnostic, has_errors
+from generator.layout import CONTRACT_TESTS
 from generator.resources import resource_path
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -54,7 +55,7 @@ def _shown(path: Path) -> str:
     return str(path) if relative.startswith("..") else relative
 
 
-def _resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None]:
+def _resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None, dict[str, Any]]:
     config, root = _config(Path.cwd())
     toolset = Path(args.toolset) if args.toolset else None
     if toolset is None and "toolset" in config:
@@ -71,7 +72,7 @@ def _resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | Non
             raise UsageError("no output folder: pass --out DIR or set `out` in [tool.mcpstub]")
     if not toolset.is_file():
         raise UsageError(f"toolset file not found: {_shown(toolset)}")
-    return toolset, out
+    return toolset, out, config
 
 
 def _report(diagnostics: list[Diagnostic]) -> None:
@@ -89,7 +90,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Check a toolset and print a summary."""
     from generator.pipeline import check_toolset  # noqa: PLC0415
 
-    path, _ = _resolve(args, need_out=False)
+    path, _, _ = _resolve(args, need_out=False)
     checked = check_toolset(path, _shown(path))
     _report(checked.diagnostics)
     if not checked.ok or checked.toolset is None:
@@ -108,14 +109,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate the package, or check that it is up to date."""
-    from generator.fastpath import CONTRACT_TESTS, is_current  # noqa: PLC0415
+    from generator.fastpath import is_current  # noqa: PLC0415
     from generator.write import apply, plan  # noqa: PLC0415
 
-    path, out = _resolve(args, need_out=True)
+    path, out, config = _resolve(args, need_out=True)
     assert out is not None
     if not out.name.isidentifier():
         raise UsageError(f"output folder name {out.name!r} is not a valid Python package name")
-    config, _ = _config(Path.cwd())
     emit_tests = bool(args.emit_tests or config.get("emit_tests", False))
     if not (args.check or args.diff or args.force) and is_current(path, out, emit_tests=emit_tests):
         print(f"{_shown(out)}: up to date (toolset unchanged since the last run)")

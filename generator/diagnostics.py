@@ -74,11 +74,3 @@ def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     """True when any diagnostic is an error."""
     return any(d.is_error for d in diagnostics)
-
-
-class GenerationError(Exception):
-    """Raised by a stage that cannot go on; carries the diagnostics that stopped it."""
-
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
-        super().__init__("\n".join(d.format() for d in diagnostics))
-        self.diagnostics = diagnostics

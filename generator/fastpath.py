@@ -13,21 +13,15 @@ from functools import cache
 from pathlib import Path
 
 from generator import __version__
-from generator.write import HEADER_PREFIX
-
-HASH_PREFIX = "# mcpstub-source-hash:"
-# Must match render.OURS_FILES (a test checks); kept here so the fast path imports nothing heavy.
-OURS_FILES = ("__init__.py", "__main__.py", "models.py", "results.py", "tools.py", "server.py", "testing.py")
-CONTRACT_TESTS = "test_contract.py"  # written with --emit-tests
+from generator.layout import CONTRACT_TESTS, HASH_PREFIX, HEADER_PREFIX, OURS_FILES
+from generator.resources import resource_dir
 
 
 @cache
 def generator_fingerprint() -> str:
     """Hash of mcpstub's own code and templates: output changes whenever they do."""
     package = Path(__file__).resolve().parent
-    templates = package / "templates"
-    if not templates.is_dir():
-        templates = package.parent / "templates"
+    templates = resource_dir("templates")
     digest = hashlib.sha256(__version__.encode())
     for path in sorted([*package.glob("*.py"), *templates.rglob("*.jinja")]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
