@@ -33,8 +33,8 @@ def capture_call(toolset: Path, target: Path) -> None:
     """Record the document and options mcpstub passes to datamodel-code-generator for a toolset."""
     import datamodel_code_generator  # noqa: PLC0415
 
-    from generator.models import render_models  # noqa: PLC0415
-    from generator.pipeline import check_toolset  # noqa: PLC0415
+    from mcpstub.models import render_models  # noqa: PLC0415
+    from mcpstub.pipeline import check_toolset  # noqa: PLC0415
 
     checked = check_toolset(toolset)
     assert checked.toolset is not None, checked.diagnostics

@@ -15,7 +15,7 @@ import anyio
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, ImageContent, TextContent
 
-from generator.cli import main as mcpstub
+from mcpstub.cli import main as mcpstub
 
 HERE = Path(__file__).resolve().parent / "weather"
 

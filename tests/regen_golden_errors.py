@@ -21,10 +21,10 @@ def case_dirs() -> list[Path]:
 
 
 def run_mcpstub(case: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run `python -m generator ARGS` in the case folder."""
+    """Run `python -m mcpstub ARGS` in the case folder."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
     return subprocess.run(
-        [sys.executable, "-m", "generator", *args],
+        [sys.executable, "-m", "mcpstub", *args],
         cwd=case,
         env=env,
         capture_output=True,

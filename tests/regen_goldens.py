@@ -10,8 +10,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from generator import cli
-from generator.pipeline import Generated, generate
+from mcpstub import cli
+from mcpstub.pipeline import Generated, generate
 from tests import regen_golden_errors
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.toolset import build_toolset, write_toolset
-from generator.pipeline import check_toolset
+from mcpstub.pipeline import check_toolset
 
 
 def test_synthetic_toolset_validates(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from generator.cli import main
+from mcpstub.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "weather"

@@ -32,8 +32,8 @@ import anyio
 import jsonschema_rs
 from mcp import Client, types
 
-from generator.diagnostics import has_errors
-from generator.pipeline import check_toolset, generate
+from mcpstub.diagnostics import has_errors
+from mcpstub.pipeline import check_toolset, generate
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"  # a sibling of the repository, in CI as here

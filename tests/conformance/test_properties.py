@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from mcp import Client, types
 
-from generator.pipeline import generate
+from mcpstub.pipeline import generate
 from tests.functional.helpers import imported
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,10 +10,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from generator.format import format_package
-from generator.ir import Toolset
-from generator.pipeline import generate
-from generator.render import RenderedPackage
+from mcpstub.format import format_package
+from mcpstub.ir import Toolset
+from mcpstub.pipeline import generate
+from mcpstub.render import RenderedPackage
 
 
 def write_package(root: Path, package: str, toolset_yaml: str) -> tuple[Path, Toolset]:

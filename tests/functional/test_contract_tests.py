@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from mcp import types
 
-from generator.cli import main
+from mcpstub.cli import main
 
 from .helpers import imported, write_package
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from generator.format import format_with_black
+from mcpstub.format import format_with_black
 
 from .helpers import imported, write_package
 

@@ -143,4 +143,4 @@ def test_generated_package_passes_mypy_strict(root: Path, tmp_path: Path) -> Non
 def test_generated_code_never_imports_mcpstub(root: Path) -> None:
     for path in (root / PACKAGE).rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        assert "import generator" not in text and "from generator" not in text, path
+        assert "import mcpstub" not in text and "from mcpstub" not in text, path

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from generator.cli import main
-from generator.write import is_generated
+from mcpstub.cli import main
+from mcpstub.write import is_generated
 
 SCHEMAS: list[dict[str, Any]] = [
     {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
@@ -152,7 +152,7 @@ def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
         out = tmp_path / f"run{seed}" / "pkg"
         env = {**os.environ, "PYTHONHASHSEED": seed}
         done = subprocess.run(
-            [sys.executable, "-m", "generator", "generate", "tools.yaml", "--out", str(out)],
+            [sys.executable, "-m", "mcpstub", "generate", "tools.yaml", "--out", str(out)],
             cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
@@ -231,7 +231,7 @@ TestRegenerationMachine.settings = settings(
 
 
 def test_fast_path_skips_only_when_nothing_changed(tmp_path: Path) -> None:
-    from generator import fastpath, render  # noqa: PLC0415
+    from mcpstub import fastpath, render  # noqa: PLC0415
 
     assert fastpath.OURS_FILES == render.OURS_FILES
     assert fastpath.CONTRACT_TESTS == render.CONTRACT_TESTS

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import pipeline
-from generator.beside import Beside
+from mcpstub import pipeline
+from mcpstub.beside import Beside
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.format import format_with_black
-from generator.pipeline import generate
+from mcpstub.format import format_with_black
+from mcpstub.pipeline import generate
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
@@ -169,7 +169,7 @@ def test_generation_does_not_import_black() -> None:
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from generator.pipeline import generate\n"
+        "from mcpstub.pipeline import generate\n"
         f"assert generate(Path({str(ROOT / 'schemas' / 'examples' / 'full.yaml')!r})).ok\n"
         "assert 'black' not in sys.modules, 'black was imported'\n"
     )

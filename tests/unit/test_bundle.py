@@ -6,7 +6,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from generator.pipeline import Checked, check_toolset
+from mcpstub.pipeline import Checked, check_toolset
 
 HEAD = "mcpstub: 1\nserver: {name: s}\n"
 

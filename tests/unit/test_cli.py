@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
+from mcpstub.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: a\n    inputSchema: {type: object}\n"
@@ -18,7 +18,7 @@ GOOD = "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: a\n    inputSchema: {ty
 def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "generator", *args],
+        [sys.executable, "-m", "mcpstub", *args],
         cwd=cwd,
         env=env,
         capture_output=True,

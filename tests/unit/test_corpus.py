@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.pipeline import check_toolset
+from mcpstub.pipeline import check_toolset
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = (ROOT / ".." / "shared").resolve()  # a sibling of the repository, in CI as here

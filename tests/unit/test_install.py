@@ -47,13 +47,17 @@ def test_wheel_install_works_outside_the_checkout(tmp_path: Path) -> None:
     (site / "_parent_deps.pth").write_text("\n".join(sorted(parent)) + "\n", "utf-8")
 
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME"}}
-    where = _run(python, "-c", "import generator; print(generator.__file__)", cwd=work, env=env)
+    where = _run(python, "-c", "import mcpstub; print(mcpstub.__file__)", cwd=work, env=env)
     assert where.returncode == 0, where.stderr
     package = Path(where.stdout.strip()).parent
     assert package.is_relative_to(venv), f"imported {package}, not the installed wheel"
     assert (package / "schemas" / "toolset.schema.json").is_file()
     assert (package / "schemas" / "examples" / "starter.yaml").is_file()
     assert any((package / "templates").rglob("*.jinja"))
+    # the wheel installs one top-level import package, `mcpstub`, and nothing named `generator`
+    top_level = {p.name for p in site.iterdir() if not p.name.endswith((".dist-info", ".pth"))}
+    assert top_level - {"__pycache__"} == {"mcpstub"}, top_level
+    assert _run(python, "-m", "mcpstub", "--version", cwd=work, env=env).returncode == 0
 
     mcpstub = venv / "bin" / "mcpstub"
     example = work / "full.yaml"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.diagnostics import Location
-from generator.load import MAX_DEPTH, load_document, parse_document
+from mcpstub.diagnostics import Location
+from mcpstub.load import MAX_DEPTH, load_document, parse_document
 
 
 def parse(text: str | bytes) -> tuple[object, list[tuple[str, int, int]], object]:

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from pydantic import BaseModel, ValidationError
 
-from generator.diagnostics import Severity
-from generator.ir import Tool, Toolset, make_tool_names
-from generator.models import ModelsResult, render_models
+from mcpstub.diagnostics import Severity
+from mcpstub.ir import Tool, Toolset, make_tool_names
+from mcpstub.models import ModelsResult, render_models
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path("/work/shared/corpus/github.json")
@@ -568,7 +568,7 @@ def test_unsupported_schema_falls_back_to_a_permissive_model() -> None:
 
 
 def test_a_schema_that_breaks_the_generator_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    from generator import models  # noqa: PLC0415
+    from mcpstub import models  # noqa: PLC0415
 
     real = models._generate
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-import generator
-from generator.format import GeneratedCodeError, format_files, format_package
-from generator.ir import Tool, Toolset, make_tool_names
-from generator.render import (
+import mcpstub
+from mcpstub.format import GeneratedCodeError, format_files, format_package
+from mcpstub.ir import Tool, Toolset, make_tool_names
+from mcpstub.render import (
     HEADER_PREFIX,
     RenderError,
     render_package,
@@ -138,7 +138,7 @@ def test_ours_files_start_with_the_header_and_stubs_do_not() -> None:
     }
     assert set(package.yours) == {"handlers/__init__.py", "handlers/echo.py", "handlers/add.py"}
     header = (
-        f"{HEADER_PREFIX} {generator.__version__} from tools.yaml. "
+        f"{HEADER_PREFIX} {mcpstub.__version__} from tools.yaml. "
         "DO NOT EDIT: this file is rewritten on every run.\n"
         "# mcpstub-source-hash: 0123abcd []\n"
     )
@@ -230,7 +230,7 @@ def test_literals_use_blacks_quotes_and_numbers(value: Any, literal: str) -> Non
 def test_the_sdk_tool_model_carries_every_format_key_value_for_value() -> None:
     import mcp_types  # noqa: PLC0415
 
-    from generator.pipeline import check_toolset  # noqa: PLC0415
+    from mcpstub.pipeline import check_toolset  # noqa: PLC0415
 
     root = Path(__file__).resolve().parents[2]
     for source in ("schemas/examples/full.yaml", "examples/weather/tools.yaml"):

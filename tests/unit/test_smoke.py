@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
+from mcpstub.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.pipeline import Checked, check_toolset
+from mcpstub.pipeline import Checked, check_toolset
 
 HEAD = "mcpstub: 1\nserver: {name: s}\n"
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from generator.diagnostics import Diagnostic, Location, error
+from mcpstub.diagnostics import Diagnostic, Location, error
 
 try:
     _BaseLoader: type[Any] = yaml.CSafeLoader

@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.layout import HEADER_PREFIX
+from mcpstub.layout import HEADER_PREFIX
 
 
 @dataclass

@@ -24,11 +24,11 @@ import jsonschema_rs
 if TYPE_CHECKING:
     from jsonschema import ValidationError
 
-from generator.bundle import Bundler
-from generator.diagnostics import Diagnostic, Location, error, has_errors
-from generator.ir import ClassName, Dialect, Example, Tool, Toolset, to_class_prefix, to_identifier
-from generator.load import Document, JsonPath, load_document
-from generator.resources import resource_path
+from mcpstub.bundle import Bundler
+from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
+from mcpstub.ir import ClassName, Dialect, Example, Tool, Toolset, to_class_prefix, to_identifier
+from mcpstub.load import Document, JsonPath, load_document
+from mcpstub.resources import resource_path
 
 FORMAT_VERSION = 1
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")

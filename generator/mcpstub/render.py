@@ -23,10 +23,10 @@ from typing import Any
 
 import jinja2
 
-import generator
-from generator.ir import JSON, Tool, Toolset
-from generator.layout import CONTRACT_TESTS, HASH_PREFIX, HEADER_PREFIX, OURS_FILES
-from generator.resources import resource_dir
+import mcpstub
+from mcpstub.ir import JSON, Tool, Toolset
+from mcpstub.layout import CONTRACT_TESTS, HASH_PREFIX, HEADER_PREFIX, OURS_FILES
+from mcpstub.resources import resource_dir
 
 # The generated code's line length, black's in `format.py`'s mode.
 LINE_LENGTH = 100
@@ -209,7 +209,7 @@ def header_lines(toolset: Toolset) -> str:
         if _UNSAFE_IN_COMMENT.search(text):
             raise RenderError(f"toolset {label} {text!r} contains a control character")
     return (
-        f"{HEADER_PREFIX} {generator.__version__} from {toolset.source_name}. "
+        f"{HEADER_PREFIX} {mcpstub.__version__} from {toolset.source_name}. "
         "DO NOT EDIT: this file is rewritten on every run.\n"
         f"{HASH_PREFIX} {toolset.source_hash} {json.dumps(list(toolset.sources))}"
     )

@@ -12,9 +12,9 @@ import json
 from functools import cache
 from pathlib import Path
 
-from generator import __version__
-from generator.layout import CONTRACT_TESTS, HASH_PREFIX, HEADER_PREFIX, OURS_FILES
-from generator.resources import resource_dir
+from mcpstub import __version__
+from mcpstub.layout import CONTRACT_TESTS, HASH_PREFIX, HEADER_PREFIX, OURS_FILES
+from mcpstub.resources import resource_dir
 
 
 @cache

@@ -10,11 +10,11 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from generator.diagnostics import Diagnostic, Location, error, has_errors, sort_diagnostics
-from generator.fastpath import source_hash
-from generator.ir import Toolset
-from generator.load import load_document
-from generator.validate import check_document
+from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, sort_diagnostics
+from mcpstub.fastpath import source_hash
+from mcpstub.ir import Toolset
+from mcpstub.load import load_document
+from mcpstub.validate import check_document
 
 
 @dataclass(frozen=True)
@@ -68,10 +68,10 @@ BESIDE_MIN_TOOLS = 20
 
 def render(toolset: Toolset, *, emit_tests: bool = False) -> Generated:
     """Render a checked toolset into the files of its package."""
-    from generator.beside import Beside  # noqa: PLC0415 - heavy imports, only when generating
-    from generator.format import format_files  # noqa: PLC0415
-    from generator.models import ModelsResult, render_models  # noqa: PLC0415
-    from generator.render import RenderError, models_file, render_package  # noqa: PLC0415
+    from mcpstub.beside import Beside  # noqa: PLC0415 - heavy imports, only when generating
+    from mcpstub.format import format_files  # noqa: PLC0415
+    from mcpstub.models import ModelsResult, render_models  # noqa: PLC0415
+    from mcpstub.render import RenderError, models_file, render_package  # noqa: PLC0415
 
     # The models are the long pole: generate them in a child while this process renders and
     # compile-checks every other file, which does not depend on them.

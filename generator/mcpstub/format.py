@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from generator.render import LINE_LENGTH, RenderedPackage, text_width
+from mcpstub.render import LINE_LENGTH, RenderedPackage, text_width
 
 if TYPE_CHECKING:
     from black.mode import Mode

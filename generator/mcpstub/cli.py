@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from generator import __version__
-from generator.diagnostics import Diagnostic, has_errors
-from generator.layout import CONTRACT_TESTS
-from generator.resources import resource_path
+from mcpstub import __version__
+from mcpstub.diagnostics import Diagnostic, has_errors
+from mcpstub.layout import CONTRACT_TESTS
+from mcpstub.resources import resource_path
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -88,7 +88,7 @@ def _report(diagnostics: list[Diagnostic]) -> None:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Check a toolset and print a summary."""
-    from generator.pipeline import check_toolset  # noqa: PLC0415
+    from mcpstub.pipeline import check_toolset  # noqa: PLC0415
 
     path, _, _ = _resolve(args, need_out=False)
     checked = check_toolset(path, _shown(path))
@@ -109,8 +109,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate the package, or check that it is up to date."""
-    from generator.fastpath import is_current  # noqa: PLC0415
-    from generator.write import apply, plan  # noqa: PLC0415
+    from mcpstub.fastpath import is_current  # noqa: PLC0415
+    from mcpstub.write import apply, plan  # noqa: PLC0415
 
     path, out, config = _resolve(args, need_out=True)
     assert out is not None
@@ -120,8 +120,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if not (args.check or args.diff or args.force) and is_current(path, out, emit_tests=emit_tests):
         print(f"{_shown(out)}: up to date (toolset unchanged since the last run)")
         return EXIT_OK
-    from generator.format import GeneratedCodeError  # noqa: PLC0415
-    from generator.pipeline import generate  # noqa: PLC0415
+    from mcpstub.format import GeneratedCodeError  # noqa: PLC0415
+    from mcpstub.pipeline import generate  # noqa: PLC0415
 
     try:
         generated = generate(path, _shown(path), emit_tests=emit_tests)

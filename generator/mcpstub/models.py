@@ -17,8 +17,8 @@ from functools import cache
 from typing import Any
 from urllib.parse import unquote
 
-from generator.diagnostics import Diagnostic, Location, error, warning
-from generator.ir import JSON, Tool, Toolset, to_class_prefix
+from mcpstub.diagnostics import Diagnostic, Location, error, warning
+from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
 
 # Keywords whose value is one schema, a map of schemas, or a list of schemas.
 _SCHEMA_KEYS = frozenset(
@@ -536,7 +536,7 @@ def _postprocess(source: str) -> str:
             i += 1
         else:
             out += ["    model_config = ConfigDict(", "        defer_build=True,", "    )"]
-    from generator.format import black_layout  # noqa: PLC0415 - format imports render
+    from mcpstub.format import black_layout  # noqa: PLC0415 - format imports render
 
     return black_layout("\n".join(out))
 

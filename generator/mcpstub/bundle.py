@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from generator.diagnostics import Diagnostic, Location, error
-from generator.load import Document, JsonPath
+from mcpstub.diagnostics import Diagnostic, Location, error
+from mcpstub.load import Document, JsonPath
 
 # Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
 _ONE = frozenset(
