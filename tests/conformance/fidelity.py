@@ -36,8 +36,7 @@ from mcpstub.diagnostics import has_errors
 from mcpstub.pipeline import check_toolset, generate
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"  # a sibling of the repository, in CI as here
-JSTS = SHARED / "jsts"
+JSTS = ROOT / "tests" / "data" / "jsts"  # vendored core files, see tests/data/README.md
 DOC = ROOT / "docs" / "fidelity.md"
 COMMAND = ".venv/bin/python -m tests.conformance.fidelity --write"
 DRAFTS = {"draft2020-12": "2020-12", "draft7": "draft-07"}
@@ -479,7 +478,8 @@ def render_document(results: dict[str, list[Outcome]]) -> str:
         COMMAND,
         "```",
         "",
-        f"Suite: `shared/jsts` at commit `{_commit()}`, core files only (`optional/` is left out).",
+        f"Suite: `tests/data/jsts` (JSON-Schema-Test-Suite) at commit `{_commit()}`, core files only",
+        "(`optional/` is left out).",
         "Every test instance is checked at the tool boundary of one generated package per draft,",
         "through the official MCP client: as the `value` argument of a tool whose input schema holds",
         "the group's schema (*input*), as the `value` of a handler's structured output (*output*), and",
@@ -535,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help=f"also write {DOC.relative_to(ROOT)}")
     options = parser.parse_args(argv)
     if not JSTS.is_dir():
-        print(f"JSON-Schema-Test-Suite not found at {JSTS} (shared/ beside the repository)", file=sys.stderr)
+        print(f"JSON-Schema-Test-Suite not found at {JSTS} (vendored in the repository)", file=sys.stderr)
         return 2
     results = run_all(options.draft or list(DRAFTS))
     document = render_document(results)

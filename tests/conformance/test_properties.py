@@ -28,8 +28,7 @@ from mcpstub.pipeline import generate
 from tests.functional.helpers import imported
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"  # a sibling of the repository, in CI as here
-CORPUS = SHARED / "corpus" / "github.json"
+CORPUS = ROOT / "tests" / "data" / "corpus" / "github.json"
 TOOLSETS = {
     "weather": ROOT / "examples" / "weather" / "tools.yaml",
     "rich": ROOT / "tests" / "conformance" / "data" / "rich.yaml",
@@ -78,8 +77,6 @@ def rich(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
 
 @pytest.fixture(scope="module")
 def github(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    if not CORPUS.is_file():
-        pytest.skip(f"corpus not found at {CORPUS} (shared/ beside the repository)")
     root = tmp_path_factory.mktemp("github")
     toolset = {"mcpstub": 1, "server": {"name": "github"}, "tools": json.loads(CORPUS.read_text("utf-8"))}
     source = root / "tools.yaml"
@@ -95,7 +92,7 @@ def _tools(source: Path, output: bool = False) -> list[str]:
 
 
 def _corpus_tools() -> list[str]:
-    return [t["name"] for t in json.loads(CORPUS.read_text("utf-8"))] if CORPUS.is_file() else []
+    return [t["name"] for t in json.loads(CORPUS.read_text("utf-8"))]
 
 
 TOOLS = [(key, n) for key, source in TOOLSETS.items() for n in _tools(source)]
@@ -302,7 +299,6 @@ def test_invalid_inputs_are_refused_by_path_before_the_handler(
         _check_invalid_input(pkg, name, change, "auto")
 
 
-@pytest.mark.skipif(not CORPUS.is_file(), reason=f"corpus not found at {CORPUS}")
 @pytest.mark.parametrize("name", _corpus_tools())
 @CORPUS_SETTINGS
 @given(data=st.data())

@@ -22,8 +22,7 @@ from mcpstub.format import format_with_black
 from mcpstub.pipeline import generate
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
-CORPUS = SHARED / "corpus" / "github.json"
+CORPUS = ROOT / "tests" / "data" / "corpus" / "github.json"
 
 ADVERSARIAL = r"""
 mcpstub: 1
@@ -136,8 +135,6 @@ def _written(text: str) -> Callable[[Path], Path]:
 
 
 def _corpus(folder: Path) -> Path:
-    if not CORPUS.is_file():
-        pytest.skip(f"corpus not found at {CORPUS} (shared/ beside the repo)")
     tools = json.loads(CORPUS.read_text("utf-8"))
     toolset = {"mcpstub": 1, "server": {"name": "github"}, "tools": tools}
     return _written(json.dumps(toolset, ensure_ascii=False))(folder)  # JSON is YAML

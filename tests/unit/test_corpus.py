@@ -11,12 +11,10 @@ import pytest
 from mcpstub.pipeline import check_toolset
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = (ROOT / ".." / "shared").resolve()  # a sibling of the repository, in CI as here
-CORPUS = SHARED / "corpus" / "github.json"
+CORPUS = ROOT / "tests" / "data" / "corpus" / "github.json"
 DATA = ROOT / "tests" / "data"
 
 
-@pytest.mark.skipif(not CORPUS.is_file(), reason=f"corpus not found at {CORPUS} (shared/ beside the repo)")
 def test_github_corpus_validates_clean(tmp_path: Path) -> None:
     tools = json.loads(CORPUS.read_text("utf-8"))
     assert len(tools) == 117

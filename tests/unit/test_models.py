@@ -21,7 +21,7 @@ from mcpstub.ir import Tool, Toolset, make_tool_names
 from mcpstub.models import ModelsResult, render_models
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = Path("/work/shared/corpus/github.json")
+CORPUS = ROOT / "tests" / "data" / "corpus" / "github.json"
 _counter = itertools.count()
 
 
