@@ -17,7 +17,7 @@ from typing import Any
 
 from mcpstub import __version__
 from mcpstub.diagnostics import Diagnostic, has_errors
-from mcpstub.layout import CONTRACT_TESTS
+from mcpstub.layout import CONTRACT_TESTS, STAMP_FILE
 from mcpstub.resources import resource_path
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -107,21 +107,30 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _warn_orphans(out: Path, orphans: list[str]) -> None:
+    for rel in orphans:
+        print(f"{_shown(out / rel)}: warning: handler has no tool in the toolset (orphaned)", file=sys.stderr)
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate the package, or check that it is up to date."""
     from mcpstub.fastpath import is_current  # noqa: PLC0415
-    from mcpstub.write import apply, plan  # noqa: PLC0415
 
     path, out, config = _resolve(args, need_out=True)
     assert out is not None
     if not out.name.isidentifier():
         raise UsageError(f"output folder name {out.name!r} is not a valid Python package name")
     emit_tests = bool(args.emit_tests or config.get("emit_tests", False))
-    if not (args.check or args.diff or args.force) and is_current(path, out, emit_tests=emit_tests):
-        print(f"{_shown(out)}: up to date (toolset unchanged since the last run)")
-        return EXIT_OK
+    if not (args.check or args.diff or args.force):
+        current = is_current(path, out, emit_tests=emit_tests)
+        if current is not None:
+            _warn_orphans(out, current.orphans)
+            print(f"{_shown(out)}: up to date (toolset unchanged since the last run)")
+            return EXIT_OK
+    from mcpstub.fastpath import stamp_text  # noqa: PLC0415
     from mcpstub.format import GeneratedCodeError  # noqa: PLC0415
     from mcpstub.pipeline import generate  # noqa: PLC0415
+    from mcpstub.write import apply, plan  # noqa: PLC0415
 
     try:
         generated = generate(path, _shown(path), emit_tests=emit_tests)
@@ -132,10 +141,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
     _report(generated.diagnostics)
     if has_errors(generated.diagnostics) or generated.toolset is None:
         return EXIT_INVALID
-    modules = {str(t.identifier) for t in generated.toolset.tools}
-    p = plan(out, generated.ours, generated.yours, modules, optional=(CONTRACT_TESTS,))
-    for rel in p.orphans:
-        print(f"{_shown(out / rel)}: warning: handler has no tool in the toolset (orphaned)", file=sys.stderr)
+    toolset = generated.toolset
+    modules = {str(t.identifier) for t in toolset.tools}
+    stamp = stamp_text(toolset.source_hash, toolset.sources, generated.ours, generated.yours)
+    ours = {**generated.ours, STAMP_FILE: stamp}
+    p = plan(out, ours, generated.yours, modules, optional=(CONTRACT_TESTS,))
+    _warn_orphans(out, p.orphans)
     if p.foreign:
         for rel in p.foreign:
             print(
@@ -148,17 +159,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.diff:
         sys.stdout.write(p.diff())
     if args.check or args.diff:
-        if p.changes or p.removals:
-            for rel in sorted(p.changes):
-                state = "missing" if p.old.get(rel) is None else "stale"
+        if p.stale or p.created_yours:
+            for rel in sorted([*p.stale, *p.created_yours]):
+                state = "obsolete" if rel in p.removals else "missing" if p.old.get(rel) is None else "stale"
                 print(f"{_shown(out / rel)}: {state}", file=sys.stderr)
-            for rel in p.removals:
-                print(f"{_shown(out / rel)}: obsolete", file=sys.stderr)
             return EXIT_INVALID
         print(f"{_shown(out)}: up to date")
         return EXIT_OK
     apply(p)
-    written = len(p.changes) - len(p.created_yours)
+    written = len([rel for rel in p.stale if rel not in p.removals])
     print(
         f"{_shown(out)}: {written} generated file{'s' * (written != 1)} written, "
         f"{len(generated.ours) - written} unchanged, {len(p.created_yours)} handler stub"

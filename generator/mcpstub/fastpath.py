@@ -1,19 +1,24 @@
-"""Fast path: tell, without parsing anything, that a generated package is already current.
+"""Fast path: tell, without parsing the toolset, that a generated package is already current.
 
-Every "ours" file starts with a header naming the generator version and a hash of the toolset and
-every file it references (listed in the header). If each "ours" file is present with the header a
-run would write now, nothing changed since the last run and generation can be skipped.
+Every run writes one stamp file into the package (`layout.STAMP_FILE`): the generator version, a hash
+of the generator and of the toolset and every file it references, and a hash of each "ours" file as
+written, plus the "yours" files it created. When the sources hash the same, every "ours" file still
+hashes as written and every handler is still there, nothing would change and generation is skipped.
+Anything else (an edited or deleted file, a deleted stub, an interrupted run) takes the full run,
+which repairs it. Only the stamp carries the hash, so a change rewrites only the files it changes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from mcpstub import __version__
-from mcpstub.layout import CONTRACT_TESTS, HASH_PREFIX, HEADER_PREFIX, OURS_FILES
+from mcpstub.layout import CONTRACT_TESTS, OURS_FILES, STAMP_FILE, STAMP_PREFIX
 from mcpstub.resources import resource_dir
 
 
@@ -38,38 +43,75 @@ def source_hash(paths: list[Path]) -> str:
     return digest.hexdigest()[:32]
 
 
-def _header(path: Path) -> tuple[str, str] | None:
+def _file_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def stamp_text(source: str, sources: tuple[str, ...], ours: dict[str, str], yours: dict[str, str]) -> str:
+    """The stamp a run writes: `source` is the source hash, `ours`/`yours` the rendered files."""
+    stamp = {
+        "generator": f"mcpstub {__version__}",
+        "source_hash": source,
+        "sources": list(sources),
+        "files": {rel: _file_hash(text.encode("utf-8")) for rel, text in sorted(ours.items())},
+        "handlers": sorted(yours),
+    }
+    text = json.dumps(stamp, indent=2, ensure_ascii=False) + "\n"
+    assert text.startswith(STAMP_PREFIX)
+    return text
+
+
+@dataclass(frozen=True)
+class Current:
+    """A package the fast path found current, and the handler modules that have no tool."""
+
+    orphans: list[str]
+
+
+def _read_stamp(out: Path) -> dict[str, Any] | None:
     try:
-        with path.open(encoding="utf-8") as handle:
-            return handle.readline(), handle.readline()
-    except (OSError, UnicodeDecodeError):
+        data = json.loads((out / STAMP_FILE).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
         return None
+    if not isinstance(data, dict):
+        return None
+    files, handlers, sources = data.get("files"), data.get("handlers"), data.get("sources")
+    if not (
+        data.get("generator") == f"mcpstub {__version__}"
+        and isinstance(data.get("source_hash"), str)
+        and isinstance(files, dict)
+        and all(isinstance(v, str) for v in files.values())
+        and isinstance(handlers, list)
+        and all(isinstance(h, str) for h in handlers)
+        and isinstance(sources, list)
+        and all(isinstance(s, str) for s in sources)
+    ):
+        return None
+    return data
 
 
-def is_current(toolset: Path, out: Path, *, emit_tests: bool = False) -> bool:
-    """True when `out` holds every generated file, written by this version from these sources."""
-    first = _header(out / "models.py")
-    if first is None or not first[0].startswith(f"{HEADER_PREFIX} {__version__} from {toolset.name}. "):
-        return False
-    parts = first[1].removeprefix(HASH_PREFIX).strip().split(" ", 1)
-    if not first[1].startswith(HASH_PREFIX) or len(parts) != 2:
-        return False
-    recorded, sources_json = parts
-    try:
-        sources = json.loads(sources_json)
-    except ValueError:
-        return False
-    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
-        return False
-    files = [toolset, *(toolset.parent / s for s in sources)]
-    try:
-        if source_hash(files) != recorded:
-            return False
-    except OSError:
-        return False
-    if not (out / "handlers").is_dir():
-        return False
+def is_current(toolset: Path, out: Path, *, emit_tests: bool = False) -> Current | None:
+    """`Current` when a run would change nothing in `out`; None when a full run is needed."""
+    stamp = _read_stamp(out)
+    if stamp is None:
+        return None
+    expected = {*OURS_FILES, CONTRACT_TESTS} if emit_tests else set(OURS_FILES)
+    files: dict[str, str] = stamp["files"]
+    if set(files) != expected:
+        return None
     if not emit_tests and (out / CONTRACT_TESTS).exists():
-        return False
-    expected = (*OURS_FILES, CONTRACT_TESTS) if emit_tests else OURS_FILES
-    return all(_header(out / name) == first for name in expected)
+        return None
+    try:
+        if source_hash([toolset, *(toolset.parent / s for s in stamp["sources"])]) != stamp["source_hash"]:
+            return None
+        for rel, digest in files.items():
+            if _file_hash((out / rel).read_bytes()) != digest:
+                return None  # edited or deleted: the full run restores it
+    except OSError:
+        return None
+    handlers: list[str] = stamp["handlers"]
+    if not all((out / rel).is_file() for rel in handlers):
+        return None  # a deleted stub: the full run writes it again
+    known = set(handlers)
+    modules = (f"handlers/{p.name}" for p in (out / "handlers").glob("*.py") if not p.stem.startswith("_"))
+    return Current(sorted(rel for rel in modules if rel not in known))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import json
 import math
 import re
 import unicodedata
@@ -23,9 +22,8 @@ from typing import Any
 
 import jinja2
 
-import mcpstub
 from mcpstub.ir import JSON, Tool, Toolset
-from mcpstub.layout import CONTRACT_TESTS, HASH_PREFIX, HEADER_PREFIX, OURS_FILES
+from mcpstub.layout import CONTRACT_TESTS, HEADER_PREFIX, OURS_FILES
 from mcpstub.resources import resource_dir
 
 # The generated code's line length, black's in `format.py`'s mode.
@@ -204,15 +202,14 @@ def _wide_ranges() -> dict[int, list[tuple[int, int]]]:
 
 
 def header_lines(toolset: Toolset) -> str:
-    """The two-line header that marks an "ours" file (without a trailing newline)."""
-    for label, text in (("source name", toolset.source_name), ("hash", toolset.source_hash)):
-        if _UNSAFE_IN_COMMENT.search(text):
-            raise RenderError(f"toolset {label} {text!r} contains a control character")
-    return (
-        f"{HEADER_PREFIX} {mcpstub.__version__} from {toolset.source_name}. "
-        "DO NOT EDIT: this file is rewritten on every run.\n"
-        f"{HASH_PREFIX} {toolset.source_hash} {json.dumps(list(toolset.sources))}"
-    )
+    """The line that marks an "ours" file (without a trailing newline).
+
+    It names neither a hash nor a version, so a file whose content does not change keeps its bytes;
+    the stamp file (`layout.STAMP_FILE`) records what the run was made from.
+    """
+    if _UNSAFE_IN_COMMENT.search(toolset.source_name):
+        raise RenderError(f"toolset source name {toolset.source_name!r} contains a control character")
+    return f"{HEADER_PREFIX} from {toolset.source_name}. DO NOT EDIT: it is rewritten on every run."
 
 
 def templates_dir() -> Path:

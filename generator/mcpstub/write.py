@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcpstub.layout import HEADER_PREFIX
+from mcpstub.layout import HEADER_PREFIX, STAMP_FILE, STAMP_PREFIX
 
 
 @dataclass
@@ -32,8 +32,12 @@ class Plan:
 
     @property
     def stale(self) -> list[str]:
-        """Generated files that are missing, differ from a fresh generation, or are obsolete."""
-        return sorted([*(p for p in self.changes if p not in self.created_yours), *self.removals])
+        """Generated files that are missing, differ from a fresh generation, or are obsolete.
+
+        The stamp is not one of them: it records how the files were made, not what they say.
+        """
+        changed = (p for p in self.changes if p not in self.created_yours and p != STAMP_FILE)
+        return sorted([*changed, *self.removals])
 
     def diff(self) -> str:
         """A unified diff of every change the run would make."""
@@ -48,6 +52,8 @@ class Plan:
                 )
             )
         for rel in sorted(self.changes):
+            if rel == STAMP_FILE:
+                continue
             before = self.old.get(rel)
             chunks.extend(
                 difflib.unified_diff(
@@ -61,8 +67,8 @@ class Plan:
 
 
 def is_generated(text: str) -> bool:
-    """True when a file carries mcpstub's generated header."""
-    return text.startswith(HEADER_PREFIX)
+    """True when a file carries mcpstub's generated header (or is the stamp mcpstub writes)."""
+    return text.startswith((HEADER_PREFIX, STAMP_PREFIX))
 
 
 def _read(path: Path) -> str | None:

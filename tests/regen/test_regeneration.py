@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -255,6 +256,96 @@ def test_fast_path_skips_only_when_nothing_changed(tmp_path: Path) -> None:
     code, msg, _ = run("generate", str(toolset), "--out", str(out))
     assert code == 0 and "toolset unchanged" not in msg and (out / "results.py").exists()
 
-    (out / "handlers" / "alpha.py").unlink()
-    code, msg, _ = run("generate", str(toolset), "--out", str(out), "--force")
-    assert code == 0 and (out / "handlers" / "alpha.py").exists()
+
+def mtimes(root: Path) -> dict[str, int]:
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    return {p.relative_to(root).as_posix(): p.stat().st_mtime_ns for p in files}
+
+
+def age(root: Path) -> None:
+    """Set every file's mtime well into the past, so that any rewrite shows."""
+    for p in root.rglob("*"):
+        if p.is_file():
+            os.utime(p, ns=(1_000_000_000, 1_000_000_000))
+
+
+def test_a_description_change_rewrites_only_the_files_it_changes(tmp_path: Path) -> None:
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (2, 2)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    before = tree(out)
+    age(out)
+    toolset.write_text(toolset.read_text().replace("Tool alpha.", "Tool alpha, described anew."))
+    code, msg, _ = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and "1 generated file written" in msg
+    after = tree(out)
+    changed = {rel for rel in after if after[rel] != before.get(rel)}
+    assert changed == {"tools.py"}
+    touched = {rel for rel, mtime in mtimes(out).items() if mtime != 1_000_000_000}
+    assert touched == {"tools.py", "_mcpstub.json"}  # the hash lives in the stamp only
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_no_op_regeneration_changes_no_byte_and_no_mtime(tmp_path: Path, force: bool) -> None:
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (2, 2)})
+    assert run("generate", str(toolset), "--out", str(out), "--emit-tests")[0] == 0
+    age(out)
+    before = {p: (out / p).read_bytes() for p in mtimes(out)}
+    code, msg, _ = run("generate", str(toolset), "--out", str(out), "--emit-tests", *(["--force"] * force))
+    assert code == 0 and ("0 generated files written" in msg if force else "toolset unchanged" in msg)
+    assert set(mtimes(out).values()) == {1_000_000_000}
+    assert {p: (out / p).read_bytes() for p in mtimes(out)} == before
+
+
+def _edit_models(out: Path) -> None:
+    path = out / "models.py"
+    path.write_text(path.read_text() + "\nTAMPERED = 1\n")  # header kept: still "ours"
+
+
+def _corrupt_stamp(out: Path) -> None:
+    (out / "_mcpstub.json").write_text('{\n  "generator": "mcpstub", "broken')
+
+
+REPAIRS = {
+    "deleted stub": lambda out: (out / "handlers" / "alpha.py").unlink(),
+    "deleted handlers/__init__.py": lambda out: (out / "handlers" / "__init__.py").unlink(),
+    "deleted generated file": lambda out: (out / "server.py").unlink(),
+    "edited generated file": _edit_models,
+    "deleted stamp": lambda out: (out / "_mcpstub.json").unlink(),
+    "corrupt stamp": _corrupt_stamp,
+    "deleted contract tests": lambda out: (out / "test_contract.py").unlink(),
+}
+
+
+@pytest.mark.parametrize("damage", list(REPAIRS))
+def test_a_plain_run_repairs_what_the_fast_path_would_miss(tmp_path: Path, damage: str) -> None:
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (2, 2)})
+    assert run("generate", str(toolset), "--out", str(out), "--emit-tests")[0] == 0
+    before = {p: (out / p).read_bytes() for p in mtimes(out)}
+    REPAIRS[damage](out)
+    if damage not in {"deleted stamp", "corrupt stamp"}:
+        assert run("generate", str(toolset), "--out", str(out), "--emit-tests", "--check")[0] == 1
+    code, msg, err = run("generate", str(toolset), "--out", str(out), "--emit-tests")
+    assert code == 0, err
+    assert "toolset unchanged" not in msg
+    assert {p: (out / p).read_bytes() for p in mtimes(out)} == before
+    code, msg, _ = run("generate", str(toolset), "--out", str(out), "--emit-tests", "--check")
+    assert code == 0 and "up to date" in msg
+    code, msg, _ = run("generate", str(toolset), "--out", str(out), "--emit-tests")
+    assert code == 0 and "toolset unchanged" in msg  # and the fast path is back
+
+
+def test_the_orphan_warning_repeats_on_every_run(tmp_path: Path) -> None:
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (2, 2)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    write_toolset(toolset, {"alpha": (0, 1)})
+    for attempt in range(3):  # a full run, then fast-path runs
+        code, msg, err = run("generate", str(toolset), "--out", str(out))
+        assert code == 0
+        assert ("toolset unchanged" in msg) == (attempt > 0)
+        assert f"{out / 'handlers' / 'beta.py'}: warning: handler has no tool in the toolset" in err
+    (out / "handlers" / "beta.py").unlink()
+    assert "orphaned" not in run("generate", str(toolset), "--out", str(out))[2]
