@@ -9,12 +9,14 @@ tool's first call, so a broken handler fails only its own tool (logged with its 
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 import warnings
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any, cast
 
+import anyio.lowlevel
 import jsonschema_rs
 from mcp import types
 from mcp.server import Server, ServerRequestContext
@@ -113,6 +115,18 @@ def _error(message: str) -> dict[str, Any]:
     }
 
 
+async def _reraise_cancellation() -> None:
+    """Raise the cancellation if this request is being cancelled (the client's
+    notifications/cancelled, a time limit, shutdown); return if it is not."""
+    await anyio.lowlevel.checkpoint_if_cancelled()
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # not running on asyncio
+        return
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 def _pointer(path: list[str | int]) -> str:
     if not path:
         return "(root)"
@@ -177,11 +191,20 @@ class _Entry:
         return handler
 
     async def call(self, ctx: ServerRequestContext[Any, Any], arguments: Any) -> dict[str, Any]:
-        """Answer one tools/call; never raises (an escaping error would leak its text)."""
+        """Answer one tools/call; never raises (an escaping error would leak its text).
+
+        Only a cancellation of this request goes on: whatever else a handler raises, even a
+        BaseException of its own (SystemExit, KeyboardInterrupt, a CancelledError it raised
+        itself), is an isError answer, so the process and its other calls carry on.
+        """
         try:
             return await self._call(ctx, arguments)
         except Exception:
             logger.exception("tool %r failed", self.spec.name)
+            return _error(f"internal error in tool {self.spec.name}")
+        except BaseException:
+            await _reraise_cancellation()
+            logger.exception("tool %r raised a BaseException", self.spec.name)
             return _error(f"internal error in tool {self.spec.name}")
 
     async def _call(self, ctx: ServerRequestContext[Any, Any], arguments: Any) -> dict[str, Any]:
