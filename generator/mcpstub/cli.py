@@ -18,6 +18,7 @@ from typing import Any
 from mcpstub import __version__
 from mcpstub.diagnostics import Diagnostic, has_errors
 from mcpstub.layout import CONTRACT_TESTS, STAMP_FILE
+from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -39,11 +40,25 @@ def _config(start: Path) -> tuple[dict[str, Any], Path]:
             section = data.get("tool", {}).get("mcpstub", {})
             if not isinstance(section, dict):
                 raise UsageError(f"{candidate}: [tool.mcpstub] must be a table")
-            unknown = sorted(set(section) - {"toolset", "out", "emit_tests"})
+            unknown = sorted(set(section) - {"toolset", "out", "emit_tests", *_POLICY_KEYS})
             if unknown:
                 raise UsageError(f"{candidate}: unknown key(s) in [tool.mcpstub]: {', '.join(unknown)}")
             return section, folder
     return {}, start
+
+
+_POLICY_KEYS = ("vendor_keywords", "ref_root")
+
+
+def _policy(config: dict[str, Any], root: Path) -> Policy:
+    """The check's settings from `[tool.mcpstub]`: vendor keywords and the ref root."""
+    vendor = config.get("vendor_keywords", [])
+    if not isinstance(vendor, list) or not all(isinstance(v, str) for v in vendor):
+        raise UsageError("[tool.mcpstub] vendor_keywords must be a list of strings")
+    ref_root = config.get("ref_root")
+    if ref_root is not None and not isinstance(ref_root, str):
+        raise UsageError("[tool.mcpstub] ref_root must be a string (a folder)")
+    return Policy(frozenset(vendor), (root / ref_root).resolve() if ref_root is not None else None)
 
 
 def _shown(path: Path) -> str:
@@ -57,6 +72,7 @@ def _shown(path: Path) -> str:
 
 def _resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None, dict[str, Any]]:
     config, root = _config(Path.cwd())
+    config = {**config, "policy": _policy(config, root)}
     toolset = Path(args.toolset) if args.toolset else None
     if toolset is None and "toolset" in config:
         toolset = root / str(config["toolset"])
@@ -90,8 +106,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Check a toolset and print a summary."""
     from mcpstub.pipeline import check_toolset  # noqa: PLC0415
 
-    path, _, _ = _resolve(args, need_out=False)
-    checked = check_toolset(path, _shown(path))
+    path, _, config = _resolve(args, need_out=False)
+    checked = check_toolset(path, _shown(path), config["policy"])
     _report(checked.diagnostics)
     if not checked.ok or checked.toolset is None:
         return EXIT_INVALID
@@ -133,7 +149,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from mcpstub.write import apply, plan  # noqa: PLC0415
 
     try:
-        generated = generate(path, _shown(path), emit_tests=emit_tests)
+        generated = generate(path, _shown(path), emit_tests=emit_tests, policy=config["policy"])
     except GeneratedCodeError as exc:
         print(f"mcpstub: internal error: {exc}", file=sys.stderr)
         print("  this is a bug in mcpstub, not in your toolset; please report it", file=sys.stderr)

@@ -14,6 +14,7 @@ from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, sort_di
 from mcpstub.fastpath import source_hash
 from mcpstub.ir import Toolset
 from mcpstub.load import load_document
+from mcpstub.policy import Policy
 from mcpstub.validate import check_document
 
 
@@ -46,12 +47,12 @@ class Generated:
         return not has_errors(self.diagnostics)
 
 
-def check_toolset(path: Path, shown: str | None = None) -> Checked:
+def check_toolset(path: Path, shown: str | None = None, policy: Policy | None = None) -> Checked:
     """Load and validate a toolset file."""
     doc, diagnostics = load_document(path, shown)
     if has_errors(diagnostics):
         return Checked(None, sort_diagnostics(diagnostics), [path])
-    toolset, more, files = check_document(doc)
+    toolset, more, files = check_document(doc, policy)
     diagnostics = sort_diagnostics([*diagnostics, *more])
     sources = [path, *files]
     if toolset is None or has_errors(diagnostics):
@@ -99,9 +100,11 @@ def render(toolset: Toolset, *, emit_tests: bool = False) -> Generated:
     return Generated(ours, yours, diagnostics, toolset)
 
 
-def generate(path: Path, shown: str | None = None, *, emit_tests: bool = False) -> Generated:
+def generate(
+    path: Path, shown: str | None = None, *, emit_tests: bool = False, policy: Policy | None = None
+) -> Generated:
     """Load, validate and render: the whole generation as a pure function."""
-    checked = check_toolset(path, shown)
+    checked = check_toolset(path, shown, policy)
     if checked.toolset is None:
         return Generated({}, {}, checked.diagnostics)
     rendered = render(checked.toolset, emit_tests=emit_tests)

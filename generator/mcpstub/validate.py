@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 from mcpstub.bundle import Bundler
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.ir import ClassName, Dialect, Example, Tool, Toolset, to_class_prefix, to_identifier
+from mcpstub.keywords import Lint, lint_schema
 from mcpstub.load import Document, JsonPath, load_document
+from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
 
 FORMAT_VERSION = 1
@@ -194,29 +196,19 @@ def _meta_validator(dialect: Dialect) -> Any:
     return cls(cls.META_SCHEMA, format_checker=formats)
 
 
-def _patterns(schema: Any) -> Iterator[str]:
-    """Every string that may be a regex in the schema (over-approximate: enum values too)."""
-    stack = [schema]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            pattern = value.get("pattern")
-            if isinstance(pattern, str):
-                yield pattern
-            props = value.get("patternProperties")
-            if isinstance(props, dict):
-                yield from (k for k in props if isinstance(k, str))
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-
-
-def _meta_errors(doc: Document, path: JsonPath, schema: Any, dialect: Dialect) -> Iterator[Diagnostic]:
+def _meta_errors(
+    doc: Document, path: JsonPath, schema: Any, dialect: Dialect, policy: Policy
+) -> Iterator[Diagnostic]:
+    """The keyword lint, then the meta-schema check (minus what the lint already said better)."""
+    lint = lint_schema(doc, path, schema, dialect == "draft-07", policy.vendor_keywords)
+    yield from lint.diagnostics
     # The Rust meta-schema check is fast; the Python one only runs to explain a failure precisely.
-    if jsonschema_rs.meta.is_valid(schema) and all(_is_regex(p) for p in _patterns(schema)):
+    if jsonschema_rs.meta.is_valid(schema) and all(_is_regex(p) for p in lint.patterns):
         return
     for err in _meta_validator(dialect).iter_errors(schema):
         where = (*path, *err.absolute_path)
+        if _said(lint, where):
+            continue
         yield error(
             "invalid-schema",
             f"{describe_path(where)} is not a valid {dialect} schema: {err.message}",
@@ -224,11 +216,17 @@ def _meta_errors(doc: Document, path: JsonPath, schema: Any, dialect: Dialect) -
         )
 
 
+def _said(lint: Lint, where: JsonPath) -> bool:
+    """True when the lint reported the problem at `where` (a `type` naming no JSON type)."""
+    return where in lint.bad_types or where[:-1] in lint.bad_types
+
+
 class _Checker:
     """Collects diagnostics for one toolset document."""
 
-    def __init__(self, doc: Document) -> None:
+    def __init__(self, doc: Document, policy: Policy) -> None:
         self.doc = doc
+        self.policy = policy
         self.diagnostics: list[Diagnostic] = []
         self.bundler = Bundler(doc, self._load_file)
 
@@ -243,7 +241,7 @@ class _Checker:
                 (loaded.data.get("$defs") or {}).items() if isinstance(loaded.data, dict) else ()
             ):
                 dialect = schema_dialect(value) or "2020-12"
-                diagnostics.extend(_meta_errors(loaded, ("$defs", name), value, dialect))
+                diagnostics.extend(_meta_errors(loaded, ("$defs", name), value, dialect, self.policy))
         return loaded, diagnostics
 
     def run(self) -> Toolset | None:
@@ -266,7 +264,7 @@ class _Checker:
             if not isinstance(value, dict | bool):
                 continue  # the format check reports it
             dialect = schema_dialect(value) or "2020-12"
-            self.diagnostics.extend(_meta_errors(doc, ("$defs", name), value, dialect))
+            self.diagnostics.extend(_meta_errors(doc, ("$defs", name), value, dialect, self.policy))
             if isinstance(value, dict):  # its refs must resolve even when no tool uses it
                 self.bundler.bundle_schema(("$defs", name), dialect)
         tools = self._tools()
@@ -374,7 +372,7 @@ class _Checker:
             )
             return None
         before = len(self.diagnostics)
-        self.diagnostics.extend(_meta_errors(doc, path, schema, dialect))
+        self.diagnostics.extend(_meta_errors(doc, path, schema, dialect, self.policy))
         if schema.get("type") != "object":
             self.diagnostics.append(
                 error(
@@ -386,7 +384,7 @@ class _Checker:
             )
         errors_before = len(self.bundler.diagnostics)
         bundled, shared = self.bundler.bundle_schema(path, dialect)
-        if len(self.bundler.diagnostics) > errors_before or len(self.diagnostics) > before:
+        if len(self.bundler.diagnostics) > errors_before or has_errors(self.diagnostics[before:]):
             return None
         if not _all_finite(bundled):  # already reported as not-json
             return None
@@ -474,9 +472,11 @@ def _validator(schema: dict[str, Any]) -> Any:
     return jsonschema_rs.validator_for(schema, validate_formats=True)
 
 
-def check_document(doc: Document) -> tuple[Toolset | None, list[Diagnostic], list[Path]]:
+def check_document(
+    doc: Document, policy: Policy | None = None
+) -> tuple[Toolset | None, list[Diagnostic], list[Path]]:
     """Check a loaded toolset: (the Toolset or None on error, diagnostics, referenced files)."""
-    checker = _Checker(doc)
+    checker = _Checker(doc, policy or Policy())
     try:
         toolset = checker.run()
     except RecursionError:  # the loader bounds nesting; this is the last line of defence

@@ -164,7 +164,7 @@ def test_errors_in_referenced_files_carry_their_own_locations(tmp_path: Path) ->
         zip_json='{"$defs": {\n  "Zip": {"type": "string",\n    "minLength": -1}}}\n',
     )
     assert found(checked) == [
-        ("invalid-schema", "types.yaml", 5, 19),
+        ("unknown-type", "types.yaml", 5, 19),
         ("unresolved-ref", "types.yaml", 6, 23),
         ("invalid-schema", "zip.json", 3, 18),
     ]

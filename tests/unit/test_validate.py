@@ -114,7 +114,7 @@ def test_unknown_keys_get_did_you_mean(tmp_path: Path) -> None:
     assert (unrelated.location.line, unrelated.location.col) == (9, 5)
 
 
-def test_unknown_keys_inside_schemas_are_allowed(tmp_path: Path) -> None:
+def test_unknown_keywords_inside_schemas_only_warn(tmp_path: Path) -> None:
     checked = check(
         tmp_path,
         """\
@@ -124,6 +124,7 @@ def test_unknown_keys_inside_schemas_are_allowed(tmp_path: Path) -> None:
         """,
     )
     assert checked.ok, found(checked)
+    assert [(d.severity.value, d.code) for d in checked.diagnostics] == [("warning", "unknown-keyword")]
 
 
 @pytest.mark.parametrize("name", ["", "has space", "ünicode", "a/b", "x" * 129, "semi;colon"])
@@ -217,7 +218,7 @@ def test_invalid_schema_points_at_the_keyword(tmp_path: Path) -> None:
     )
     assert found(checked) == [
         ("invalid-schema", 8, 37),
-        ("invalid-schema", 9, 19),
+        ("unknown-type", 9, 19),
         ("invalid-schema", 10, 17),
     ]
 

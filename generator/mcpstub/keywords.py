@@ -1,0 +1,196 @@
+"""Keyword lint: one schema as written -> warnings for keywords its dialect does not know.
+
+`lint_schema` walks the schema tree once, visiting only schema positions (not the names under
+`properties`/`$defs`, not `const`/`enum`/`default`/`examples` values, not the values of unknown
+keywords). A keyword unknown to the dialect is a located warning with a hint: a close keyword
+("did you mean"), a property indented one level too shallow, or the YAML flow-map trap (a comma
+in `{description: a, b}` ends the text and makes `b` a key). A `type` that names no JSON type is
+an error. Keywords starting with `x-` and configured vendor keywords are allowed. The same walk
+collects every regular expression, so the caller checks them without walking again.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcpstub.diagnostics import Diagnostic, error, warning
+from mcpstub.load import Document, JsonPath
+
+# Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
+_ONE = frozenset(
+    {
+        "additionalProperties", "additionalItems", "items", "contains", "not", "if", "then", "else",
+        "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema",
+    }
+)  # fmt: skip
+_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items", "additionalItems"})
+_MAP = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+)
+
+_CORE_2020 = {"$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary",
+              "$comment", "$defs"}  # fmt: skip
+_APPLICATOR_2020 = {"prefixItems", "items", "contains", "additionalProperties", "properties",
+                    "patternProperties", "dependentSchemas", "propertyNames", "if", "then", "else",
+                    "allOf", "anyOf", "oneOf", "not"}  # fmt: skip
+_UNEVALUATED = {"unevaluatedItems", "unevaluatedProperties"}
+_VALIDATION_2020 = {"type", "const", "enum", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
+                    "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
+                    "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties",
+                    "required", "dependentRequired"}  # fmt: skip
+_META_DATA = {"title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples"}
+_FORMAT = {"format"}
+_CONTENT = {"contentEncoding", "contentMediaType", "contentSchema"}
+# Still named by the 2020-12 meta-schema, for schemas written for older drafts.
+_LEGACY_2020 = {"definitions", "dependencies", "$recursiveAnchor", "$recursiveRef"}
+# The OpenAPI 3.1 base vocabulary: annotations that real schemas carry and validators ignore.
+_OPENAPI = {"discriminator", "xml", "externalDocs", "example"}
+
+KNOWN_2020_12 = frozenset(
+    _CORE_2020 | _APPLICATOR_2020 | _UNEVALUATED | _VALIDATION_2020 | _META_DATA | _FORMAT | _CONTENT
+    | _LEGACY_2020 | _OPENAPI
+)  # fmt: skip
+KNOWN_DRAFT_07 = frozenset(
+    {
+        "$schema", "$id", "$ref", "$comment", "title", "description", "default", "readOnly",
+        "writeOnly", "examples", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
+        "exclusiveMinimum", "maxLength", "minLength", "pattern", "additionalItems", "items",
+        "maxItems", "minItems", "uniqueItems", "contains", "maxProperties", "minProperties",
+        "required", "additionalProperties", "definitions", "properties", "patternProperties",
+        "dependencies", "propertyNames", "const", "enum", "type", "format", "contentMediaType",
+        "contentEncoding", "if", "then", "else", "allOf", "anyOf", "oneOf", "not",
+        "$defs",  # not draft-07, but `#/$defs/...` refs resolve by pointer all the same
+    }
+    | _OPENAPI
+)  # fmt: skip
+
+JSON_TYPES = ("string", "number", "integer", "boolean", "object", "array", "null")
+_TYPE_ALIASES = {
+    "int": "integer", "long": "integer", "float": "number", "double": "number", "decimal": "number",
+    "str": "string", "text": "string", "bool": "boolean", "dict": "object", "map": "object",
+    "list": "array", "tuple": "array", "none": "null", "nil": "null",
+}  # fmt: skip
+# Keywords that describe a schema: a mapping holding one of them is probably a schema itself.
+_SCHEMA_MARKERS = frozenset({"type", "$ref", "properties", "items", "enum", "const", "anyOf", "oneOf",
+                             "allOf", "format", "description"})  # fmt: skip
+_HINT_UNKNOWN = (
+    "no validator reads it, and it is advertised as written; "
+    "name vendor keywords with an `x-` prefix or list them in vendor_keywords"
+)
+
+
+@dataclass
+class Lint:
+    """What one walk found: diagnostics, the regular expressions, and where `type` is wrong."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    patterns: list[str] = field(default_factory=list)
+    bad_types: set[JsonPath] = field(default_factory=set)
+
+
+def _did_you_mean(key: str, known: Iterable[str]) -> str | None:
+    lowered = {k.lower(): k for k in known}
+    if key.lower() in lowered:
+        return lowered[key.lower()]
+    close = difflib.get_close_matches(key, sorted(lowered.values()), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _looks_like_schema(value: Any, known: frozenset[str]) -> bool:
+    return isinstance(value, dict) and any(k in _SCHEMA_MARKERS for k in value)
+
+
+def _dialect_name(known: frozenset[str]) -> str:
+    return "draft-07" if known is KNOWN_DRAFT_07 else "2020-12"
+
+
+def _unknown_hint(node: dict[str, Any], key: str, value: Any, known: frozenset[str]) -> str:
+    if value is None:
+        keys = list(node)
+        before = keys[keys.index(key) - 1] if keys.index(key) > 0 else None
+        if before is not None and isinstance(node[before], str):
+            text = f"{node[before]}, {key}".replace('"', '\\"')
+            return f'it has no value: a comma ends a value inside {{...}}; quote the text: {before}: "{text}"'
+        return "it has no value; if it belongs to the text before it, quote that text"
+    close = _did_you_mean(key, known)
+    if _looks_like_schema(value, known) and (close is None or close not in _ONE):
+        if "properties" in node:
+            return "it looks like a property indented one level too shallow: move it under `properties`"
+        return "it looks like a property: properties go under `properties:`"
+    if close is not None:
+        return f"did you mean {close!r}?"
+    if key == "nullable":
+        return "`nullable` is OpenAPI 3.0; in JSON Schema write `type: [T, 'null']`"
+    return _HINT_UNKNOWN
+
+
+def _type_hint(value: str) -> str:
+    alias = _TYPE_ALIASES.get(value.lower())
+    close = alias or _did_you_mean(value, JSON_TYPES)
+    if close is not None:
+        return f"did you mean {close!r}?"
+    return f"JSON Schema types: {', '.join(JSON_TYPES)}"
+
+
+def _describe(path: JsonPath) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "toolset"
+
+
+def lint_schema(
+    doc: Document, path: JsonPath, schema: Any, draft07: bool, vendor: frozenset[str] = frozenset()
+) -> Lint:
+    """Lint the schema at `path` of `doc` in one walk (draft07: the dialect is draft-07)."""
+    found = Lint()
+    known = KNOWN_DRAFT_07 if draft07 else KNOWN_2020_12
+    stack: list[tuple[JsonPath, Any]] = [(path, schema)]
+    while stack:
+        where, node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        for key, value in node.items():
+            if key in known:
+                if key in _ONE and isinstance(value, dict):
+                    stack.append(((*where, key), value))
+                elif key in _LIST and isinstance(value, list):
+                    stack.extend(((*where, key, i), item) for i, item in enumerate(value))
+                elif key in _MAP and isinstance(value, dict):
+                    if key == "patternProperties":
+                        found.patterns.extend(k for k in value if isinstance(k, str))
+                    stack.extend(((*where, key, name), item) for name, item in value.items())
+                elif key == "pattern" and isinstance(value, str):
+                    found.patterns.append(value)
+                elif key == "type":
+                    _check_type(doc, (*where, key), value, found)
+            elif not (key.startswith("x-") or key in vendor):
+                found.diagnostics.append(
+                    warning(
+                        "unknown-keyword",
+                        f"unknown {_dialect_name(known)} keyword {key!r} in {_describe(where)}",
+                        doc.key_loc((*where, key)),
+                        _unknown_hint(node, key, value, known),
+                    )
+                )
+    return found
+
+
+def _check_type(doc: Document, where: JsonPath, value: Any, found: Lint) -> None:
+    items = [(where, value)] if isinstance(value, str) else []
+    if isinstance(value, list):
+        items = [((*where, i), v) for i, v in enumerate(value) if isinstance(v, str)]
+    for at, name in items:
+        if name not in JSON_TYPES:
+            found.bad_types.add(where)
+            found.diagnostics.append(
+                error(
+                    "unknown-type",
+                    f"{_describe(where)}: {name!r} is not a JSON Schema type",
+                    doc.loc(at),
+                    _type_hint(name),
+                )
+            )

@@ -1,0 +1,244 @@
+"""Keyword lint: typos inside schemas are located warnings with hints; a bad `type` is an error."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mcpstub.cli import main
+from mcpstub.pipeline import Checked, check_toolset
+from mcpstub.policy import Policy
+
+HEAD = "mcpstub: 1\nserver: {name: s}\n"
+
+
+def check(tmp_path: Path, text: str, policy: Policy | None = None) -> Checked:
+    path = tmp_path / "tools.yaml"
+    path.write_text(HEAD + textwrap.dedent(text), "utf-8")
+    return check_toolset(path, "tools.yaml", policy)
+
+
+def seen(checked: Checked) -> list[tuple[str, str, int, int, str | None]]:
+    return [
+        (d.severity.value, d.code, d.location.line, d.location.col, d.hint) for d in checked.diagnostics
+    ]
+
+
+def test_misspelt_keywords_warn_with_did_you_mean(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                path: {type: string, minLenght: 1}
+              requried: [path]
+        """,
+    )
+    assert checked.ok  # warnings do not block
+    assert seen(checked) == [
+        ("warning", "unknown-keyword", 8, 30, "did you mean 'minLength'?"),
+        ("warning", "unknown-keyword", 9, 7, "did you mean 'required'?"),
+    ]
+    assert "'requried' in tools[0].inputSchema" in checked.diagnostics[1].message
+
+
+def test_property_indented_too_shallow(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                path: {type: string}
+              recursive: {type: boolean}
+              required_by: {type: string}
+        """,
+    )
+    hints = [(d.location.line, d.hint) for d in checked.diagnostics]
+    assert len(hints) == 2
+    assert all(h is not None and "indented one level too shallow" in h for _, h in hints)
+    assert [line for line, _ in hints] == [9, 10]
+
+
+def test_flow_mapping_comma_trap(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                mode: {type: string, description: Octal mode, e.g. 644}
+        """,
+    )
+    [d] = checked.diagnostics
+    assert (d.severity.value, d.location.line, d.location.col) == ("warning", 8, 55)
+    assert "'e.g. 644'" in d.message
+    assert d.hint is not None and 'description: "Octal mode, e.g. 644"' in d.hint
+
+
+@pytest.mark.parametrize(
+    ("written", "hint"),
+    [
+        ("interger", "did you mean 'integer'?"),
+        ("int", "did you mean 'integer'?"),
+        ("String", "did you mean 'string'?"),
+        ("[string, nul]", "did you mean 'null'?"),
+        ("bogus", "JSON Schema types: string, number, integer, boolean, object, array, null"),
+    ],
+)
+def test_unknown_type_is_an_error_with_a_hint(tmp_path: Path, written: str, hint: str) -> None:
+    checked = check(
+        tmp_path,
+        f"""\
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                n: {{type: {written}}}
+        """,
+    )
+    assert not checked.ok
+    # one diagnostic, not the lint plus the meta-schema's "is not valid under any of the given schemas"
+    assert [(s, c, line, h) for s, c, line, _, h in seen(checked)] == [
+        ("error", "unknown-type", 8, hint)
+    ]
+
+
+def test_no_warnings_in_name_and_value_positions(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          requried: {type: string, x-ui: {widget: big}}
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              x-vendor: {anything: [1]}
+              properties:
+                requried: {$ref: "#/$defs/requried"}
+                minLenght: {const: {requried: 1}, enum: [{minLenght: 2}]}
+                typo: {default: {tpye: 1}, examples: [{tpye: 1}], description: "a, b"}
+              patternProperties:
+                "^tpye$": {type: string}
+              $defs:
+                propertes: {type: object}
+              dependentSchemas:
+                requried: {properties: {x: {type: string}}}
+        """,
+    )
+    assert checked.ok
+    assert seen(checked) == []
+
+
+def test_schema_positions_are_all_walked(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Shared: {type: string, minLenght: 1}
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                l: {type: array, items: {type: string, maxLenght: 2}}
+                u: {anyOf: [{type: string, patern: x}, {type: "null"}]}
+                o: {type: object, additionalProperties: {type: string, fromat: date}}
+                n: {not: {type: string, constt: 1}}
+            outputSchema:
+              type: object
+              properties: {r: {type: string, minLenght: 1}}
+        """,
+    )
+    assert checked.ok
+    assert [(d.location.line, d.hint) for d in checked.diagnostics] == [
+        (4, "did you mean 'minLength'?"),
+        (10, "did you mean 'maxLength'?"),
+        (11, "did you mean 'pattern'?"),
+        (12, "did you mean 'format'?"),
+        (13, "did you mean 'const'?"),
+        (16, "did you mean 'minLength'?"),
+    ]
+
+
+def test_dialect_decides_what_is_known(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: old
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              properties: {t: {type: array, items: [{type: string}], additionalItems: false}}
+              definitions: {A: {type: string}}
+              dependentRequired: {a: [b]}
+          - name: new
+            inputSchema:
+              type: object
+              properties: {t: {type: array, prefixItems: [{type: string}], unevaluatedItems: false}}
+              dependentRequired: {a: [b]}
+              additionalItems: false
+        """,
+    )
+    flagged = [(d.location.line, d.message) for d in checked.diagnostics]
+    assert flagged == [
+        (10, "unknown draft-07 keyword 'dependentRequired' in tools[0].inputSchema"),
+        (16, "unknown 2020-12 keyword 'additionalItems' in tools[1].inputSchema"),
+    ]
+
+
+def test_x_prefix_and_vendor_keywords_are_allowed(tmp_path: Path) -> None:
+    text = """\
+        tools:
+          - name: a
+            inputSchema: {type: object, x-order: [a], propertyOrder: [a], nullable: true}
+        """
+    plain = check(tmp_path, text)
+    assert [d.message.split("'")[1] for d in plain.diagnostics] == ["propertyOrder", "nullable"]
+    nullable = plain.diagnostics[1].hint
+    assert nullable is not None and "type: [T, 'null']" in nullable
+    configured = check(tmp_path, text, Policy(vendor_keywords=frozenset({"propertyOrder", "nullable"})))
+    assert configured.diagnostics == []
+
+
+def test_vendor_keywords_from_pyproject(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tools.yaml").write_text(
+        HEAD + "tools:\n  - name: a\n    inputSchema: {type: object, propertyOrder: [a]}\n", "utf-8"
+    )
+    assert main(["validate"]) == 0
+    assert "unknown 2020-12 keyword 'propertyOrder'" in capsys.readouterr().err
+    (tmp_path / "pyproject.toml").write_text('[tool.mcpstub]\nvendor_keywords = ["propertyOrder"]\n')
+    assert main(["validate"]) == 0
+    assert capsys.readouterr().err == ""
+    (tmp_path / "pyproject.toml").write_text('[tool.mcpstub]\nvendor_keywords = "propertyOrder"\n')
+    assert main(["validate"]) == 2
+    assert "vendor_keywords must be a list of strings" in capsys.readouterr().err
+
+
+def test_referenced_files_are_linted_in_their_own_file(tmp_path: Path) -> None:
+    (tmp_path / "common.yaml").write_text("$defs:\n  A: {type: string, maxLenght: 3}\n", "utf-8")
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema: {type: object, properties: {a: {$ref: "common.yaml#/$defs/A"}}}
+        """,
+    )
+    [d] = checked.diagnostics
+    assert (d.location.file, d.location.line, d.code) == ("common.yaml", 2, "unknown-keyword")
