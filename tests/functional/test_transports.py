@@ -14,6 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters, types
 
 from tests.functional.helpers import write_package
+from tests.functional.servers import http_server
 
 PACKAGE = "fx_transport_echo"
 
@@ -109,13 +110,44 @@ async def test_streamable_http(http_url: str) -> None:
     assert invalid.is_error is True and "/text" in invalid.content[0].text  # type: ignore[union-attr]
 
 
-def test_bad_http_address_is_a_usage_error(root: Path) -> None:
+BAD_ADDRESSES = ["nowhere", "8000", ":8000", "127.0.0.1:", "127.0.0.1:99999", "h:\uff18\uff10"]
+
+
+@pytest.mark.parametrize("address", BAD_ADDRESSES)
+def test_bad_http_address_is_a_usage_error(root: Path, address: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", PACKAGE, "--http", "nowhere"],
+        [sys.executable, "-m", PACKAGE, "--http", address],
         env=_env(root),
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
-    assert done.returncode == 2 and "HOST:PORT" in done.stderr
+    assert done.returncode == 2 and "--http takes HOST:PORT" in done.stderr
+    assert repr(address) in done.stderr and "Traceback" not in done.stderr
+
+
+def test_http_says_where_it_listens(root: Path) -> None:
+    with http_server(root, PACKAGE) as server:
+        deadline = time.monotonic() + 10
+        while "serving" not in server.stderr() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        log = server.stderr()
+    assert f"serving MCP over streamable HTTP at {server.url}" in log
+
+
+def test_an_address_in_use_is_a_clear_error(root: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}"],
+            env=_env(root),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    assert "Traceback" not in done.stderr

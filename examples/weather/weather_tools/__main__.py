@@ -19,13 +19,32 @@ async def _serve_stdio(server: Server[object]) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def _serve_http(server: Server[object], address: str) -> None:
+def _address(text: str) -> tuple[str, int] | None:
+    """`HOST:PORT` (`[::1]:8000` for IPv6) -> (host, port); None if it is not one."""
+    host, colon, port = text.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not colon or not host or not (port.isascii() and port.isdigit()) or int(port) > 65535:
+        return None
+    return host, int(port)
+
+
+def _serve_http(server: Server[object], host: str, port: int) -> None:
+    import socket
+
     import uvicorn
 
-    host, _, port = address.rpartition(":")
-    host = host.strip("[]") or "127.0.0.1"
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        listener = socket.create_server((host, port), family=family)
+    except OSError as exc:
+        sys.exit(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    port = listener.getsockname()[1]
     app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
-    uvicorn.run(app, host=host, port=int(port), log_level="warning")
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/mcp"
+    print(f"serving MCP over streamable HTTP at {url}", file=sys.stderr, flush=True)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listener])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -37,15 +56,18 @@ def main(argv: list[str] | None = None) -> None:
         help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio",
     )
     args = parser.parse_args(argv)
-    if args.http is not None and not args.http.rpartition(":")[2].isdigit():
-        parser.error("--http takes HOST:PORT, e.g. 127.0.0.1:8000")
+    address = None
+    if args.http is not None:
+        address = _address(args.http)
+        if address is None:
+            parser.error(f"--http takes HOST:PORT (e.g. 127.0.0.1:8000), not {args.http!r}")
     # Logs go to stderr: on stdio, stdout carries the protocol.
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     server = create_server()
-    if args.http is None:
+    if address is None:
         anyio.run(_serve_stdio, server)
     else:
-        _serve_http(server, args.http)
+        _serve_http(server, *address)
 
 
 if __name__ == "__main__":
