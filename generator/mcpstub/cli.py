@@ -12,6 +12,7 @@ import os
 import sys
 import tomllib
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ def _config(start: Path) -> tuple[dict[str, Any], Path]:
             section = data.get("tool", {}).get("mcpstub", {})
             if not isinstance(section, dict):
                 raise UsageError(f"{candidate}: [tool.mcpstub] must be a table")
-            unknown = sorted(set(section) - {"toolset", "out", "emit_tests", *_POLICY_KEYS})
+            unknown = sorted(set(section) - {"toolset", "out", "emit_tests", "diff", *_POLICY_KEYS})
             if unknown:
                 raise UsageError(f"{candidate}: unknown key(s) in [tool.mcpstub]: {', '.join(unknown)}")
             return section, folder
@@ -213,6 +214,20 @@ def cmd_init(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Report what changed between two versions of a toolset, and whether it breaks clients."""
+    from mcpstub.diff.command import options_from_config, run  # noqa: PLC0415
+
+    config, root = _config(Path.cwd())
+    try:
+        options, fail_on = options_from_config(config.get("diff"), str(root / "pyproject.toml"))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.no_version_check:
+        options = replace(options, check_version=False)
+    return run(args.old, args.new, fmt=args.format, fail_on=args.fail_on or fail_on, options=options)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:
         raise UsageError(message)
@@ -244,6 +259,21 @@ def build_parser() -> argparse.ArgumentParser:
         "toolset", nargs="?", help="toolset file (default: [tool.mcpstub] toolset, or tools.yaml)"
     )
     val.set_defaults(func=cmd_validate)
+    dif = sub.add_parser("diff", help="report changes between two toolsets and which break clients")
+    dif.add_argument("old", help="the old toolset file")
+    dif.add_argument("new", help="the new toolset file")
+    dif.add_argument("--format", choices=("text", "json", "github", "junit"), default="text")
+    dif.add_argument(
+        "--fail-on",
+        choices=("breaking", "warning", "info"),
+        help="exit 1 when a finding at or above this severity is found (default: breaking)",
+    )
+    dif.add_argument(
+        "--no-version-check",
+        action="store_true",
+        help="do not require a major server.version bump for breaking changes",
+    )
+    dif.set_defaults(func=cmd_diff)
     ini = sub.add_parser("init", help="write a starter toolset")
     ini.add_argument("path", nargs="?", default="tools.yaml", help="file or folder (default: tools.yaml)")
     ini.set_defaults(func=cmd_init)

@@ -13,7 +13,7 @@ from pathlib import Path
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, sort_diagnostics
 from mcpstub.fastpath import source_hash
 from mcpstub.ir import Toolset
-from mcpstub.load import load_document
+from mcpstub.load import Document, load_document
 from mcpstub.policy import Policy
 from mcpstub.validate import check_document
 
@@ -25,6 +25,7 @@ class Checked:
     toolset: Toolset | None
     diagnostics: list[Diagnostic]
     sources: list[Path] = field(default_factory=list)
+    document: Document | None = None  # the loaded toolset file: where each value is written
 
     @property
     def ok(self) -> bool:
@@ -60,7 +61,7 @@ def check_toolset(path: Path, shown: str | None = None, policy: Policy | None = 
     base = path.resolve().parent
     relative = tuple(Path(os.path.relpath(f, base)).as_posix() for f in files)
     toolset = replace(toolset, source_hash=source_hash(sources), sources=relative)
-    return Checked(toolset, diagnostics, sources)
+    return Checked(toolset, diagnostics, sources, doc)
 
 
 # Below this many tools a fork costs more than the parallel work saves.

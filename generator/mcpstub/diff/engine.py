@@ -1,0 +1,260 @@
+"""The engine: two sides -> findings, one per difference, located in NEW.
+
+Tool-level rules (removed, added, output schema added or removed, annotation flips, wording) live
+here; schema rules live in `compare` (one subset question per direction) and what those cannot
+decide goes to `search`. Then the version rule, and the ignores the user configured.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from mcpstub.diff.compare import Reason, Subset, show
+from mcpstub.diff.model import JSON, DiffOptions, Direction, Finding, Severity, Side
+from mcpstub.diff.search import Searcher
+
+# Reason kind -> (rule when an input gets stricter, rule when an output gets looser).
+KIND_RULES = {
+    "required": ("input-required-added", "output-required-removed"),
+    "property-forbidden": ("input-property-removed", "output-property-added"),
+    "property-undeclared": ("input-property-added", "output-property-removed"),
+    "additional": ("input-additional-properties-closed", "output-additional-properties-opened"),
+    "type": ("input-type-narrowed", "output-type-widened"),
+    "false": ("input-type-narrowed", "output-type-widened"),
+    "null": ("input-null-refused", "output-null-allowed"),
+    "enum": ("input-enum-narrowed", "output-enum-widened"),
+    "const": ("input-const-added", "output-const-removed"),
+    "bound": ("input-constraint-tightened", "output-constraint-relaxed"),
+    "format": ("input-format-added", "output-format-removed"),
+    "pattern": ("input-pattern-changed", "output-pattern-changed"),
+    "undecided": ("input-narrowed", "output-widened"),
+}
+UNDECIDED_RULES = ("input-undecided", "output-undecided")
+# Annotation -> (the value that is safe to rely on, its default when absent, rule when it is lost).
+HINTS = {
+    "readOnlyHint": (True, False, "annotation-read-only-dropped"),
+    "destructiveHint": (False, True, "annotation-destructive-added"),
+    "idempotentHint": (True, False, "annotation-idempotent-dropped"),
+    "openWorldHint": (False, True, "annotation-open-world-added"),
+}
+_SEMVER = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
+_WORDING = ("title", "description")
+_METADATA = ("icons", "_meta", "execution")
+_SCHEMA_KEY = {"input": "inputSchema", "output": "outputSchema"}
+
+
+def _canon(value: JSON) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+class _Tool:
+    """Findings for one tool present on both sides."""
+
+    def __init__(self, name: str, old: dict[str, Any], new: dict[str, Any], side: Side, options: DiffOptions):
+        self.name, self.old, self.new, self.side, self.options = name, old, new, side, options
+        self.findings: list[Finding] = []
+
+    def finding(
+        self, rule: str, severity: Severity, direction: Direction, path: str, message: str,
+        counterexample: JSON = None, has_counterexample: bool = False,
+    ) -> None:  # fmt: skip
+        location = self.side.locate(self.name, path)
+        self.findings.append(
+            Finding(
+                self.name,
+                rule,
+                severity,
+                direction,
+                path,
+                message,
+                location,
+                counterexample,
+                has_counterexample,
+            )
+        )
+
+    def run(self) -> list[Finding]:
+        self._schema("input", self.old.get("inputSchema"), self.new.get("inputSchema"))
+        old_out, new_out = self.old.get("outputSchema"), self.new.get("outputSchema")
+        if old_out is not None and new_out is None:
+            self.finding(
+                "output-schema-removed", "breaking", "output", "",
+                "outputSchema removed: clients relying on structuredContent get none",
+            )  # fmt: skip
+        elif old_out is None and new_out is not None:
+            self.finding(
+                "output-schema-added", "breaking", "output", "/outputSchema",
+                "outputSchema added: the tool now answers with structuredContent instead of content blocks",
+            )  # fmt: skip
+        elif old_out is not None:
+            self._schema("output", old_out, new_out)
+        self._annotations()
+        for key in _WORDING:
+            if self.old.get(key) != self.new.get(key):
+                self.finding(f"{key}-changed", "info", "tool", f"/{key}", f"{key} changed")
+        for key in _METADATA:
+            if _canon(self.old.get(key)) != _canon(self.new.get(key)):
+                self.finding("metadata-changed", "info", "tool", f"/{key}", f"{key} changed")
+        return self.findings
+
+    def _annotations(self) -> None:
+        old = self.old.get("annotations") if isinstance(self.old.get("annotations"), dict) else {}
+        new = self.new.get("annotations") if isinstance(self.new.get("annotations"), dict) else {}
+        assert isinstance(old, dict) and isinstance(new, dict)
+        for hint, (safe, default, rule) in HINTS.items():
+            before, after = old.get(hint, default), new.get(hint, default)
+            if before is safe and after is not safe:
+                self.finding(
+                    rule,
+                    "warning",
+                    "tool",
+                    f"/annotations/{hint}",
+                    f"{hint} changed from {show(before)} to {show(after)}",
+                )
+        if old.get("title") != new.get("title"):
+            self.finding(
+                "title-changed",
+                "info",
+                "tool",
+                "/annotations/title",
+                "annotations.title changed",
+            )
+
+    def _schema(self, direction: Direction, old: JSON, new: JSON) -> None:
+        if old is None or new is None:
+            return
+        key = _SCHEMA_KEY[direction]
+        a, b = (old, new) if direction == "input" else (new, old)
+        subset = Subset(a, b, a_is_old=direction == "input")
+        reasons = subset.run()
+        rule_index = 0 if direction == "input" else 1
+        for path, what in subset.infos:
+            self.finding(
+                "schema-wording-changed", "info", direction, f"/{key}{path}", f"schema {what} changed"
+            )
+        seen: set[tuple[str, str]] = set()
+        undecided: list[Reason] = []
+        for reason in reasons:
+            rule = KIND_RULES[reason.kind][rule_index]
+            if (rule, reason.path) in seen:
+                continue
+            seen.add((rule, reason.path))
+            if reason.exact:
+                self.finding(
+                    rule,
+                    "breaking",
+                    direction,
+                    f"/{key}{reason.path}",
+                    reason.message,
+                    reason.witness,
+                    reason.has_witness,
+                )
+            else:
+                undecided.append(reason)
+        if not undecided:
+            return
+        searcher = (
+            Searcher(a, b, self.options.max_examples, self.options.search_seconds)
+            if self.options.search
+            else None
+        )
+        for reason in undecided:
+            rule = KIND_RULES[reason.kind][rule_index]
+            outcome = searcher.find(reason) if searcher is not None else None
+            if outcome is not None and outcome.found:
+                self.finding(
+                    rule,
+                    "breaking",
+                    direction,
+                    f"/{key}{reason.path}",
+                    reason.message,
+                    outcome.instance,
+                    True,
+                )
+            else:
+                note = outcome.note if outcome is not None else "the counterexample search is off"
+                self.finding(
+                    UNDECIDED_RULES[rule_index], "warning", direction, f"/{key}{reason.path}",
+                    f"rules could not decide ({reason.message}); {note}",
+                )  # fmt: skip
+
+
+def _parse_version(text: str | None) -> tuple[int, int, int] | None:
+    match = _SEMVER.match(text or "")
+    return (int(match[1]), int(match[2]), int(match[3])) if match else None
+
+
+def _version_finding(old: Side, new: Side) -> Finding | None:
+    before, after = _parse_version(old.server_version), _parse_version(new.server_version)
+    where = new.locate("", "/server/version")
+    if before is None or after is None:
+        bad = old.server_version if before is None else new.server_version
+        message = (
+            f"breaking changes need a major version bump, but server.version {bad!r} is not semver"
+            if bad
+            else "breaking changes need a major version bump, but server.version is not set"
+        )
+        return Finding("", "version-not-bumped", "breaking", "tool", "/server/version", message, where)
+    bumped = after[0] > before[0] or (before[0] == 0 and after[0] == 0 and after[1] > before[1])
+    if bumped:
+        return None
+    need = f"{before[0]}.{before[1] + 1}.0" if before[0] == 0 else f"{before[0] + 1}.0.0"
+    message = (
+        f"breaking changes without a major version bump: server.version {old.server_version} -> "
+        f"{new.server_version} (at least {need})"
+    )
+    return Finding("", "version-not-bumped", "breaking", "tool", "/server/version", message, where)
+
+
+def _renamed(tool: dict[str, Any], candidates: dict[str, dict[str, Any]]) -> str | None:
+    key = (_canon(tool.get("inputSchema")), _canon(tool.get("outputSchema")))
+    for name, other in candidates.items():
+        if (_canon(other.get("inputSchema")), _canon(other.get("outputSchema"))) == key:
+            return name
+    return None
+
+
+def _ignored(finding: Finding, options: DiffOptions) -> bool:
+    return any(i.rule == finding.rule and i.tool in (finding.tool, "*") for i in options.ignore)
+
+
+def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list[Finding]:
+    """Every difference between OLD and NEW, breaking ones first within each tool."""
+    options = options or DiffOptions()
+    findings: list[Finding] = []
+    added = {n: t for n, t in new.tools.items() if n not in old.tools}
+    for name, tool in old.tools.items():
+        if name not in new.tools:
+            other = _renamed(tool, added)
+            message = f"tool {name!r} removed" + (f" (renamed to {other!r}?)" if other else "")
+            findings.append(Finding(name, "tool-removed", "breaking", "tool", "", message, None))
+    for name, tool in new.tools.items():
+        if name in added:
+            findings.append(
+                Finding(name, "tool-added", "info", "tool", "", f"tool {name!r} added", new.locate(name, ""))
+            )
+            continue
+        findings.extend(_Tool(name, old.tools[name], tool, new, options).run())
+    findings = [f for f in findings if not _ignored(f, options)]
+    if options.check_version and any(f.severity == "breaking" for f in findings):
+        version = _version_finding(old, new)
+        if version is not None and not _ignored(version, options):
+            findings.append(version)
+    unique: dict[tuple[str, str, str, str], Finding] = {}
+    for f in findings:
+        unique.setdefault((f.tool, f.rule, f.direction, f.path), f)
+    order = {name: i for i, name in enumerate([*new.tools, *(n for n in old.tools if n not in new.tools)])}
+    rank = {"breaking": 0, "warning": 1, "info": 2}
+    return sorted(
+        unique.values(),
+        key=lambda f: (
+            order.get(f.tool, -1),
+            f.direction != "tool",
+            f.direction,
+            f.path,
+            rank[f.severity],
+            f.rule,
+        ),
+    )

@@ -1,0 +1,112 @@
+"""Render findings: text (default), JSON, GitHub workflow annotations, JUnit XML.
+
+Each renderer takes the findings (already sorted) and returns the whole output as one string.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from xml.etree import ElementTree as ET
+
+from mcpstub.diff.compare import show
+from mcpstub.diff.model import Finding
+
+FORMATS = ("text", "json", "github", "junit")
+_SCHEMA_PREFIX = {"input": "/inputSchema", "output": "/outputSchema"}
+
+
+def _where(finding: Finding) -> str:
+    """`tool 'x' input /properties/a`: the schema-relative pointer for schema findings."""
+    if not finding.tool:
+        return "server"
+    path = finding.path
+    prefix = _SCHEMA_PREFIX.get(finding.direction)
+    if prefix and (path == prefix or path.startswith(prefix + "/")):
+        path = path[len(prefix) :] or "/"
+    text = f"tool {finding.tool!r} {finding.direction}"
+    return f"{text} {path}" if path else text
+
+
+def _line(finding: Finding) -> str:
+    text = f"{_where(finding)}: {finding.message}"
+    if finding.has_counterexample:
+        text += f" (counterexample: {show(finding.counterexample, 120)})"
+    return text
+
+
+def render_text(findings: list[Finding]) -> str:
+    """`file:line:col: breaking: tool 'x' input /properties/a: message [rule]`, then a summary."""
+    lines = []
+    for f in findings:
+        loc = f.location
+        prefix = f"{loc.file}:{loc.line}:{loc.col}: " if loc is not None else ""
+        lines.append(f"{prefix}{f.severity}: {_line(f)} [{f.rule}]")
+    counts = {s: sum(f.severity == s for f in findings) for s in ("breaking", "warning", "info")}
+    if findings:
+        lines.append(", ".join(f"{n} {s}" for s, n in counts.items()))
+    else:
+        lines.append("no differences")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(findings: list[Finding]) -> str:
+    """A JSON list of finding objects."""
+    return json.dumps([f.as_json() for f in findings], indent=2, ensure_ascii=False) + "\n"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(findings: list[Finding]) -> str:
+    """GitHub workflow commands: `::error file=..,line=..,col=..,title=..::message`."""
+    level = {"breaking": "error", "warning": "warning", "info": "notice"}
+    lines = []
+    for f in findings:
+        props = []
+        if f.location is not None:
+            loc = f.location
+            props += [f"file={_escape_property(loc.file)}", f"line={loc.line}", f"col={loc.col}"]
+        props.append(f"title={_escape_property(f'{f.severity} [{f.rule}]')}")
+        lines.append(f"::{level[f.severity]} {','.join(props)}::{_escape_data(_line(f))}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def render_junit(findings: list[Finding]) -> str:
+    """JUnit XML: one test case per finding; breaking findings are failures."""
+    suite = ET.Element(
+        "testsuite",
+        name="mcpstub diff",
+        tests=str(len(findings)),
+        failures=str(sum(f.severity == "breaking" for f in findings)),
+        errors="0",
+        skipped="0",
+    )
+    for f in findings:
+        case = ET.SubElement(
+            suite, "testcase", classname=f.tool or "server", name=f"{f.rule} {f.path or '/'}"
+        )
+        body = _line(f)
+        if f.location is not None:
+            body = f"{f.location.file}:{f.location.line}:{f.location.col}: {body}"
+        if f.severity == "breaking":
+            ET.SubElement(case, "failure", message=f.message, type=f.rule).text = body
+        else:
+            ET.SubElement(case, "system-out").text = f"{f.severity}: {body}"
+    suites = ET.Element("testsuites")
+    suites.append(suite)
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+RENDERERS: dict[str, Callable[[list[Finding]], str]] = {
+    "text": render_text,
+    "json": render_json,
+    "github": render_github,
+    "junit": render_junit,
+}

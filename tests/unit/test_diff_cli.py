@@ -1,0 +1,173 @@
+"""`mcpstub diff OLD NEW` on toolset files: located findings, formats, exit codes, configuration."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from mcpstub.cli import main
+
+OLD = """\
+mcpstub: 1
+server: {name: s, version: 1.0.0}
+$defs:
+  City: {type: string, minLength: 1}
+tools:
+  - name: forecast
+    description: Forecast.
+    inputSchema:
+      type: object
+      properties:
+        city: {$ref: "#/$defs/City"}
+        days: {type: integer, maximum: 14}
+      required: [city]
+    outputSchema:
+      type: object
+      properties:
+        summary: {type: string}
+      required: [summary]
+    annotations: {readOnlyHint: true}
+  - name: gone
+    inputSchema: {type: object}
+"""
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "old.yaml").write_text(OLD)
+    return tmp_path
+
+
+def write_new(folder: Path, text: str) -> None:
+    (folder / "new.yaml").write_text(text)
+
+
+def test_text_report_locates_each_finding_in_new(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    new = (
+        OLD.replace("minLength: 1", "minLength: 2")
+        .replace("maximum: 14", "maximum: 7")
+        .replace("required: [summary]", "required: []")
+        .replace("Forecast.", "Forecast for a city.")
+    )
+    write_new(in_tmp, new.split("  - name: gone")[0])
+    assert main(["diff", "old.yaml", "new.yaml"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert (
+        "new.yaml:4:24: breaking: tool 'forecast' input /$defs/City/minLength: minLength tightened: "
+        "minLength 1 -> minLength 2 [input-constraint-tightened]"
+    ) in lines
+    assert any(
+        line.startswith("new.yaml:12:31: breaking: tool 'forecast' input /properties/days/maximum:")
+        and line.endswith("[input-constraint-tightened]")
+        for line in lines
+    ), lines
+    assert (
+        "new.yaml:17:9: breaking: tool 'forecast' output /properties/summary: property 'summary' is no "
+        "longer required [output-required-removed]"
+    ) in lines
+    assert "breaking: tool 'gone' tool: tool 'gone' removed [tool-removed]" in lines
+    assert (
+        "new.yaml:7:5: info: tool 'forecast' tool /description: description changed [description-changed]"
+        in lines
+    )
+    assert any("[version-not-bumped]" in line and line.startswith("new.yaml:2:") for line in lines)
+    assert lines[-1] == "5 breaking, 0 warning, 1 info"
+
+
+def test_no_change_exits_0(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", "old.yaml", "old.yaml"]) == 0
+    assert capsys.readouterr().out == "no differences\n"
+
+
+def test_fail_on_threshold(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_new(in_tmp, OLD.replace("Forecast.", "Forecasts."))
+    assert main(["diff", "old.yaml", "new.yaml"]) == 0
+    assert main(["diff", "old.yaml", "new.yaml", "--fail-on", "warning"]) == 0
+    assert main(["diff", "old.yaml", "new.yaml", "--fail-on", "info"]) == 1
+    write_new(in_tmp, OLD.replace("readOnlyHint: true", "readOnlyHint: false"))
+    assert main(["diff", "old.yaml", "new.yaml"]) == 0
+    assert main(["diff", "old.yaml", "new.yaml", "--fail-on", "warning"]) == 1
+
+
+def test_json_github_and_junit_formats(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_new(in_tmp, OLD.replace("maximum: 14", "maximum: 7").replace("version: 1.0.0", "version: 2.0.0"))
+    capsys.readouterr()
+    assert main(["diff", "old.yaml", "new.yaml", "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data == [
+        {
+            "tool": "forecast",
+            "rule": "input-constraint-tightened",
+            "severity": "breaking",
+            "direction": "input",
+            "path": "/inputSchema/properties/days/maximum",
+            "message": "maximum tightened: maximum 14 -> maximum 7",
+            "location": {"file": "new.yaml", "line": 12, "col": 31},
+        }
+    ]
+    assert main(["diff", "old.yaml", "new.yaml", "--format", "github"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(
+        "::error file=new.yaml,line=12,col=31,title=breaking [input-constraint-tightened]::tool "
+    )
+    assert main(["diff", "old.yaml", "new.yaml", "--format", "junit"]) == 1
+    root = ET.fromstring(capsys.readouterr().out.split("\n", 1)[1])
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("failures") == "1"
+    failure = suite.find("testcase/failure")
+    assert failure is not None and failure.get("type") == "input-constraint-tightened"
+
+
+def test_counterexample_shown_for_undecidable_rewrite(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    new = OLD.replace(
+        "days: {type: integer, maximum: 14}", "days: {anyOf: [{type: integer, maximum: 14, minimum: 0}]}"
+    )
+    write_new(in_tmp, new.replace("version: 1.0.0", "version: 2.0.0"))
+    assert main(["diff", "old.yaml", "new.yaml", "--format", "json"]) == 1
+    [finding] = json.loads(capsys.readouterr().out)
+    assert finding["severity"] == "breaking" and finding["direction"] == "input"
+    assert finding["path"].startswith("/inputSchema/properties/days")
+    days = finding["counterexample"]["days"]
+    assert isinstance(days, int) and days < 0
+
+
+def test_config_sets_fail_on_and_ignores_with_reason(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_new(in_tmp, OLD.split("  - name: gone", maxsplit=1)[0].replace("version: 1.0.0", "version: 2.0.0"))
+    (in_tmp / "pyproject.toml").write_text(
+        '[tool.mcpstub.diff]\nfail-on = "warning"\n'
+        'ignore = [{tool = "gone", rule = "tool-removed", reason = "never released"}]\n'
+    )
+    assert main(["diff", "old.yaml", "new.yaml"]) == 0
+    assert capsys.readouterr().out == "no differences\n"
+    (in_tmp / "pyproject.toml").write_text(
+        '[tool.mcpstub.diff]\nignore = [{tool = "gone", rule = "tool-removed"}]\n'
+    )
+    assert main(["diff", "old.yaml", "new.yaml"]) == 2
+    assert "reason" in capsys.readouterr().err
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub.diff]\nfail-on = "sometimes"\n')
+    assert main(["diff", "old.yaml", "new.yaml"]) == 2
+
+
+def test_version_check_flag(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_new(in_tmp, OLD.split("  - name: gone", maxsplit=1)[0])
+    assert main(["diff", "old.yaml", "new.yaml", "--no-version-check", "--format", "json"]) == 1
+    assert [f["rule"] for f in json.loads(capsys.readouterr().out)] == ["tool-removed"]
+
+
+def test_usage_errors_exit_2(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", "old.yaml", "missing.yaml"]) == 2
+    assert "missing.yaml" in capsys.readouterr().err
+    write_new(in_tmp, "mcpstub: 1\nserver: {name: s}\ntools: [{name: 'a b', inputSchema: {type: object}}]\n")
+    assert main(["diff", "old.yaml", "new.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert "new.yaml:3:" in err and "not a valid toolset" in err
+    assert main(["diff", "old.yaml"]) == 2
+    assert main(["diff", "old.yaml", "old.yaml", "--format", "xml"]) == 2

@@ -1,0 +1,379 @@
+"""`diff` rules, one hand-written pair per rule and direction, each with the finding it must give.
+
+A pair is (old schema, new schema). As an input schema a change breaks clients when it gets
+stricter; the same change as an output schema breaks them when the schema gets looser, so most
+pairs are tried both ways round: the breaking way must give the rule at the path, the other way
+must give no breaking finding at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcpstub.diff import DiffOptions, Finding, Side, diff_sides
+
+S = {"type": "string"}
+I = {"type": "integer"}  # noqa: E741
+
+
+def obj(props: dict[str, Any], required: tuple[str, ...] = (), **more: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": list(required), **more}
+
+
+def run_input(old: Any, new: Any, **opts: Any) -> list[Finding]:
+    old_side = Side("1.0.0", {"t": {"name": "t", "inputSchema": old}})
+    new_side = Side("2.0.0", {"t": {"name": "t", "inputSchema": new}})
+    return diff_sides(old_side, new_side, DiffOptions(**opts))
+
+
+def run_output(old: Any, new: Any, **opts: Any) -> list[Finding]:
+    empty = {"type": "object"}
+    old_side = Side("1.0.0", {"t": {"name": "t", "inputSchema": empty, "outputSchema": old}})
+    new_side = Side("2.0.0", {"t": {"name": "t", "inputSchema": empty, "outputSchema": new}})
+    return diff_sides(old_side, new_side, DiffOptions(**opts))
+
+
+def breaking(findings: list[Finding]) -> set[tuple[str, str, str]]:
+    return {(f.rule, f.direction, f.path) for f in findings if f.severity == "breaking"}
+
+
+# (id, stricter schema's counterpart: looser, stricter, input rule + path, output rule + path)
+# As an input, looser -> stricter breaks; as an output, stricter -> looser breaks.
+PAIRS: list[tuple[str, Any, Any, tuple[str, str], tuple[str, str]]] = [
+    (
+        "required",
+        obj({"a": S}),
+        obj({"a": S}, ("a",)),
+        ("input-required-added", "/properties/a"),
+        ("output-required-removed", "/properties/a"),
+    ),
+    (
+        "closed-object-property",
+        obj({"a": S, "b": S}, additionalProperties=False),
+        obj({"a": S}, additionalProperties=False),
+        ("input-property-removed", "/properties/b"),
+        ("output-property-added", "/properties/b"),
+    ),
+    (
+        "additional-properties",
+        obj({"a": S}),
+        obj({"a": S}, additionalProperties=False),
+        ("input-additional-properties-closed", "/additionalProperties"),
+        ("output-additional-properties-opened", ""),
+    ),
+    (
+        "additional-properties-schema",
+        obj({"a": S}, additionalProperties=S),
+        obj({"a": S}, additionalProperties={"type": "string", "maxLength": 3}),
+        ("input-constraint-tightened", "/additionalProperties/maxLength"),
+        ("output-constraint-relaxed", "/additionalProperties"),
+    ),
+    (
+        "type",
+        obj({"a": {"type": ["string", "integer"]}}),
+        obj({"a": S}),
+        ("input-type-narrowed", "/properties/a/type"),
+        ("output-type-widened", "/properties/a/type"),
+    ),
+    (
+        "number-integer",
+        obj({"a": {"type": "number"}}),
+        obj({"a": I}),
+        ("input-type-narrowed", "/properties/a/type"),
+        ("output-type-widened", "/properties/a/type"),
+    ),
+    (
+        "null",
+        obj({"a": {"type": ["string", "null"]}}, ("a",)),
+        obj({"a": S}, ("a",)),
+        ("input-null-refused", "/properties/a/type"),
+        ("output-null-allowed", "/properties/a/type"),
+    ),
+    (
+        "null-any-of",
+        obj({"a": {"anyOf": [S, {"type": "null"}]}}, ("a",)),
+        obj({"a": S}, ("a",)),
+        ("input-null-refused", "/properties/a/type"),
+        ("output-null-allowed", "/properties/a/anyOf/1/type"),
+    ),
+    (
+        "enum",
+        obj({"a": {"enum": ["x", "y"]}}),
+        obj({"a": {"enum": ["x"]}}),
+        ("input-enum-narrowed", "/properties/a/enum"),
+        ("output-enum-widened", "/properties/a/enum"),
+    ),
+    (
+        "enum-added",
+        obj({"a": S}),
+        obj({"a": {"type": "string", "enum": ["x"]}}),
+        ("input-enum-narrowed", "/properties/a/enum"),
+        ("output-enum-widened", "/properties/a"),
+    ),
+    (
+        "const",
+        obj({"a": S}),
+        obj({"a": {"type": "string", "const": "x"}}),
+        ("input-const-added", "/properties/a/const"),
+        ("output-const-removed", "/properties/a"),
+    ),
+    (
+        "minimum",
+        obj({"a": {"type": "number", "minimum": 0}}),
+        obj({"a": {"type": "number", "minimum": 1}}),
+        ("input-constraint-tightened", "/properties/a/minimum"),
+        ("output-constraint-relaxed", "/properties/a/minimum"),
+    ),
+    (
+        "exclusive-maximum",
+        obj({"a": {"type": "number", "maximum": 10}}),
+        obj({"a": {"type": "number", "exclusiveMaximum": 10}}),
+        ("input-constraint-tightened", "/properties/a/exclusiveMaximum"),
+        ("output-constraint-relaxed", "/properties/a/maximum"),
+    ),
+    (
+        "max-length",
+        obj({"a": S}),
+        obj({"a": {"type": "string", "maxLength": 5}}),
+        ("input-constraint-tightened", "/properties/a/maxLength"),
+        ("output-constraint-relaxed", "/properties/a"),
+    ),
+    (
+        "min-items",
+        obj({"a": {"type": "array", "items": S}}),
+        obj({"a": {"type": "array", "items": S, "minItems": 1}}),
+        ("input-constraint-tightened", "/properties/a/minItems"),
+        ("output-constraint-relaxed", "/properties/a"),
+    ),
+    (
+        "max-properties",
+        obj({"a": S}),
+        obj({"a": S}, maxProperties=3),
+        ("input-constraint-tightened", "/maxProperties"),
+        ("output-constraint-relaxed", ""),
+    ),
+    (
+        "multiple-of",
+        obj({"a": I}),
+        obj({"a": {"type": "integer", "multipleOf": 5}}),
+        ("input-constraint-tightened", "/properties/a/multipleOf"),
+        ("output-constraint-relaxed", "/properties/a"),
+    ),
+    (
+        "unique-items",
+        obj({"a": {"type": "array"}}),
+        obj({"a": {"type": "array", "uniqueItems": True}}),
+        ("input-constraint-tightened", "/properties/a/uniqueItems"),
+        ("output-constraint-relaxed", "/properties/a"),
+    ),
+    (
+        "format",
+        obj({"a": S}),
+        obj({"a": {"type": "string", "format": "date"}}),
+        ("input-format-added", "/properties/a/format"),
+        ("output-format-removed", "/properties/a"),
+    ),
+    (
+        "items",
+        obj({"a": {"type": "array", "items": {"type": ["string", "integer"]}}}),
+        obj({"a": {"type": "array", "items": S}}),
+        ("input-type-narrowed", "/properties/a/items/type"),
+        ("output-type-widened", "/properties/a/items/type"),
+    ),
+    (
+        "prefix-items",
+        obj({"a": {"type": "array", "prefixItems": [S]}}),
+        obj({"a": {"type": "array", "prefixItems": [{"type": "string", "minLength": 1}]}}),
+        ("input-constraint-tightened", "/properties/a/prefixItems/0/minLength"),
+        ("output-constraint-relaxed", "/properties/a/prefixItems/0"),
+    ),
+    (
+        "ref-target",
+        obj({"a": {"$ref": "#/$defs/X"}}, **{"$defs": {"X": obj({"b": S})}}),
+        obj({"a": {"$ref": "#/$defs/X"}}, **{"$defs": {"X": obj({"b": S}, ("b",))}}),
+        ("input-required-added", "/$defs/X/properties/b"),
+        ("output-required-removed", "/$defs/X/properties/b"),
+    ),
+    (
+        "new-declared-property",
+        obj({"a": S}),
+        obj({"a": S, "b": I}),
+        ("input-property-added", "/properties/b"),
+        ("output-property-removed", "/properties/b"),
+    ),
+    (
+        "nested-object",
+        obj({"a": obj({"b": I})}),
+        obj({"a": obj({"b": {"type": "integer", "maximum": 3}})}),
+        ("input-constraint-tightened", "/properties/a/properties/b/maximum"),
+        ("output-constraint-relaxed", "/properties/a/properties/b"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("looser", "stricter", "in_rule", "out_rule"), [p[1:] for p in PAIRS], ids=[p[0] for p in PAIRS]
+)
+def test_input_breaks_when_stricter(
+    looser: Any, stricter: Any, in_rule: tuple[str, str], out_rule: tuple[str, str]
+) -> None:
+    found = breaking(run_input(looser, stricter, check_version=False))
+    assert (in_rule[0], "input", "/inputSchema" + in_rule[1]) in found, found
+    assert not breaking(run_input(stricter, looser, check_version=False))
+
+
+@pytest.mark.parametrize(
+    ("looser", "stricter", "in_rule", "out_rule"), [p[1:] for p in PAIRS], ids=[p[0] for p in PAIRS]
+)
+def test_output_breaks_when_looser(
+    looser: Any, stricter: Any, in_rule: tuple[str, str], out_rule: tuple[str, str]
+) -> None:
+    found = breaking(run_output(stricter, looser, check_version=False))
+    assert (out_rule[0], "output", "/outputSchema" + out_rule[1]) in found, found
+    assert not breaking(run_output(looser, stricter, check_version=False))
+
+
+COMPATIBLE = [
+    ("moved-into-defs", obj({"a": S}), obj({"a": {"$ref": "#/$defs/A"}}, **{"$defs": {"A": S}})),
+    (
+        "renamed-def",
+        obj({"a": {"$ref": "#/$defs/A"}}, **{"$defs": {"A": S}}),
+        obj({"a": {"$ref": "#/$defs/B"}}, **{"$defs": {"B": S}}),
+    ),
+    (
+        "integer-bound-between-integers",
+        obj({"a": {"type": "integer", "maximum": 10}}),
+        obj({"a": {"type": "integer", "maximum": 10.5}}),
+    ),
+    (
+        "same-integers",
+        obj({"a": {"type": "integer", "minimum": 0.5}}),
+        obj({"a": {"type": "integer", "minimum": 1}}),
+    ),
+    (
+        "enum-within-range",
+        obj({"a": {"type": "integer", "minimum": 1, "maximum": 3}}),
+        obj({"a": {"enum": [1, 2, 3]}}),
+    ),
+    ("description-only", obj({"a": S}), obj({"a": {"type": "string", "description": "now documented"}})),
+    ("anyof-reordered", obj({"a": {"anyOf": [S, I]}}), obj({"a": {"anyOf": [I, S]}})),
+    ("unknown-keyword", obj({"a": S}), obj({"a": {"type": "string", "x-widget": "text"}})),
+    (
+        "multiple-of-divides",
+        obj({"a": {"type": "integer", "multipleOf": 10}}),
+        obj({"a": {"type": "integer", "multipleOf": 10}}),
+    ),
+    ("allof-merged", obj({"a": S, "b": I}, ("a",)), {"allOf": [obj({"a": S}, ("a",)), obj({"b": I})]}),
+    (
+        "draft07-ref-sibling-ignored",
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"a": {"$ref": "#/definitions/A"}},
+            "definitions": {"A": S},
+        },
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"a": {"$ref": "#/definitions/A", "maxLength": 1}},
+            "definitions": {"A": S},
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), [c[1:] for c in COMPATIBLE], ids=[c[0] for c in COMPATIBLE])
+def test_compatible_input_change_is_not_breaking(old: Any, new: Any) -> None:
+    assert not breaking(run_input(old, new, check_version=False))
+
+
+def test_identical_sides_give_nothing() -> None:
+    schema = obj({"a": {"anyOf": [S, {"not": I}]}, "b": {"if": S, "then": {"minLength": 2}}})
+    assert run_input(schema, schema) == []
+
+
+def side(tools: dict[str, dict[str, Any]], version: str | None = "1.0.0") -> Side:
+    return Side(version, {name: {"name": name, **tool} for name, tool in tools.items()})
+
+
+BASE = {"inputSchema": obj({"a": S})}
+
+
+def test_removed_tool_is_breaking_and_renamed_tool_is_named() -> None:
+    found = diff_sides(side({"a": BASE, "b": BASE}), side({"c": BASE}, "2.0.0"))
+    rules = {(f.tool, f.rule, f.severity) for f in found}
+    assert ("a", "tool-removed", "breaking") in rules
+    assert ("c", "tool-added", "info") in rules
+    assert any("renamed to 'c'" in f.message for f in found)
+
+
+def test_output_schema_removed_or_added_is_breaking() -> None:
+    with_out = {**BASE, "outputSchema": obj({"r": S})}
+    removed = diff_sides(side({"t": with_out}), side({"t": BASE}, "2.0.0"))
+    added = diff_sides(side({"t": BASE}), side({"t": with_out}, "2.0.0"))
+    assert ("output-schema-removed", "output") in {(f.rule, f.direction) for f in removed}
+    assert ("output-schema-added", "output") in {(f.rule, f.direction) for f in added}
+
+
+@pytest.mark.parametrize(
+    ("hint", "before", "after", "rule"),
+    [
+        ("readOnlyHint", True, False, "annotation-read-only-dropped"),
+        ("readOnlyHint", True, None, "annotation-read-only-dropped"),
+        ("destructiveHint", False, True, "annotation-destructive-added"),
+        ("destructiveHint", False, None, "annotation-destructive-added"),
+        ("idempotentHint", True, False, "annotation-idempotent-dropped"),
+        ("openWorldHint", False, True, "annotation-open-world-added"),
+    ],
+)
+def test_annotation_flips_warn(hint: str, before: bool, after: bool | None, rule: str) -> None:
+    old = {**BASE, "annotations": {hint: before}}
+    new = {**BASE, "annotations": {} if after is None else {hint: after}}
+    found = diff_sides(side({"t": old}), side({"t": new}))
+    assert [(f.rule, f.severity, f.path) for f in found] == [(rule, "warning", f"/annotations/{hint}")]
+    assert not [f for f in diff_sides(side({"t": new}), side({"t": old})) if f.severity != "info"]
+
+
+def test_wording_changes_are_info_naming_the_tool() -> None:
+    old = {**BASE, "title": "A", "description": "does a"}
+    new = {
+        **BASE,
+        "title": "B",
+        "description": "does b",
+        "inputSchema": obj({"a": {"type": "string", "description": "x"}}),
+    }
+    found = diff_sides(side({"t": old}), side({"t": new}))
+    assert {(f.tool, f.rule, f.severity) for f in found} == {
+        ("t", "title-changed", "info"),
+        ("t", "description-changed", "info"),
+        ("t", "schema-wording-changed", "info"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "error"),
+    [
+        ("1.2.0", "1.3.0", True),
+        ("1.2.0", "2.0.0", False),
+        ("0.3.1", "0.4.0", False),
+        ("0.3.1", "0.3.2", True),
+        ("1.0.0", None, True),
+        ("1.0", "2.0", True),
+        ("v1.0.0", "v2.0.0", False),
+        ("1.9.0", "10.0.0", False),
+    ],
+)
+def test_breaking_change_needs_a_major_bump(old: str, new: str | None, error: bool) -> None:
+    found = diff_sides(side({"a": BASE, "b": BASE}, old), side({"a": BASE}, new))
+    assert ("version-not-bumped" in {f.rule for f in found}) is error
+
+
+def test_version_check_can_be_turned_off_and_ignores_apply() -> None:
+    from mcpstub.diff import Ignore  # noqa: PLC0415
+
+    old, new = side({"a": BASE, "b": BASE}), side({"a": BASE})
+    assert {f.rule for f in diff_sides(old, new, DiffOptions(check_version=False))} == {"tool-removed"}
+    ignored = DiffOptions(ignore=(Ignore("b", "tool-removed", "b was never released"),))
+    assert diff_sides(old, new, ignored) == []
