@@ -216,16 +216,21 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """Report what changed between two versions of a toolset, and whether it breaks clients."""
-    from mcpstub.diff.command import options_from_config, run  # noqa: PLC0415
+    from mcpstub.diff.command import load_side, options_from_config, run  # noqa: PLC0415
 
     config, root = _config(Path.cwd())
+    policy = _policy(config, root)
     try:
         options, fail_on = options_from_config(config.get("diff"), str(root / "pyproject.toml"))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.no_version_check:
         options = replace(options, check_version=False)
-    return run(args.old, args.new, fmt=args.format, fail_on=args.fail_on or fail_on, options=options)
+    fail = args.fail_on or fail_on
+    return run(
+        args.old, args.new, fmt=args.format, fail_on=fail, options=options,
+        load=lambda spec: load_side(spec, policy=policy),
+    )  # fmt: skip
 
 
 class _Parser(argparse.ArgumentParser):

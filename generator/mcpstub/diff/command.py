@@ -15,6 +15,7 @@ from typing import Any
 from mcpstub.diff.engine import diff_sides
 from mcpstub.diff.model import SEVERITIES, DiffOptions, Ignore, Side, severity_rank
 from mcpstub.diff.report import RENDERERS
+from mcpstub.policy import Policy
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 CONFIG_KEYS = ("fail-on", "ignore", "version-check")
@@ -24,8 +25,8 @@ class SourceError(Exception):
     """A source that cannot be read or is not a valid toolset (exit 2)."""
 
 
-def load_side(spec: str, shown: str | None = None) -> Side:
-    """A diff side from a toolset file path."""
+def load_side(spec: str, shown: str | None = None, policy: Policy | None = None) -> Side:
+    """A diff side from a toolset file path (checked with the project's policy)."""
     from mcpstub.diagnostics import has_errors  # noqa: PLC0415
     from mcpstub.diff.source import side_from_toolset  # noqa: PLC0415
     from mcpstub.pipeline import check_toolset  # noqa: PLC0415
@@ -33,7 +34,7 @@ def load_side(spec: str, shown: str | None = None) -> Side:
     path = Path(spec)
     if not path.is_file():
         raise SourceError(f"toolset file not found: {spec}")
-    checked = check_toolset(path, shown or spec)
+    checked = check_toolset(path, shown or spec, policy)
     if has_errors(checked.diagnostics) or checked.toolset is None:
         for d in checked.diagnostics:
             print(d.format(), file=sys.stderr)
