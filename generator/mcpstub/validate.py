@@ -31,6 +31,7 @@ from mcpstub.keywords import Lint, lint_schema
 from mcpstub.load import Document, JsonPath, load_document
 from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
+from mcpstub.toolrules import check_tool_entry
 
 FORMAT_VERSION = 1
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
@@ -305,6 +306,7 @@ class _Checker:
             )
             if problem is not None:
                 self.diagnostics.append(problem)
+            self.diagnostics.extend(check_tool_entry(doc, path, raw, name_ok=problem is None))
             tool = self._tool(path, raw, ident, prefix)  # schemas are checked even when the name is bad
             if tool is not None and problem is None:
                 result.append(tool)

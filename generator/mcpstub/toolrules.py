@@ -1,0 +1,64 @@
+"""Tool rules: MCP-level checks of one tool entry, beyond the format's shape -> diagnostics.
+
+- A name that MCP allows but some clients refuse (longer than 64 characters, or holding a `.`)
+  is a warning naming the rule, so the author finds out before a client does.
+- `execution.taskSupport: required|optional` is an error: the generated server serves no tasks,
+  and a client that believes the advertisement would send requests nobody answers.
+- Annotation keys beyond MCP's standard hints are advertised as written, with a warning.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+from mcpstub.diagnostics import Diagnostic, error, warning
+from mcpstub.load import Document, JsonPath
+
+# What the model APIs behind many clients accept as a function name.
+PORTABLE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+STANDARD_ANNOTATIONS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok: bool) -> list[Diagnostic]:
+    """Diagnostics for the tool entry at `path` (name_ok: the name passed MCP's own rules)."""
+    found: list[Diagnostic] = []
+    name = raw.get("name")
+    if name_ok and isinstance(name, str) and not PORTABLE_NAME.match(name):
+        why = "is longer than 64 characters" if len(name) > 64 else "contains '.'"
+        found.append(
+            warning(
+                "tool-name-portability",
+                f"tool name {name!r} {why}: valid in MCP, but some clients refuse it",
+                doc.loc((*path, "name")),
+                "clients that pass tools to model APIs accept only names matching ^[a-zA-Z0-9_-]{1,64}$",
+            )
+        )
+    execution = raw.get("execution")
+    support = execution.get("taskSupport") if isinstance(execution, dict) else None
+    if support in ("required", "optional"):
+        found.append(
+            error(
+                "task-support",
+                f"tool {name!r}: execution.taskSupport {support!r} advertises tasks, but the generated "
+                "server has no task machinery: a client would send task requests that nothing answers",
+                doc.loc((*path, "execution", "taskSupport")),
+                "remove execution, or write taskSupport: forbidden",
+            )
+        )
+    annotations = raw.get("annotations")
+    for key in annotations if isinstance(annotations, dict) else ():
+        if key not in STANDARD_ANNOTATIONS:
+            close = difflib.get_close_matches(key, STANDARD_ANNOTATIONS, n=1, cutoff=0.75)
+            found.append(
+                warning(
+                    "annotation-extension",
+                    f"annotation {key!r} is not one of MCP's standard hints",
+                    doc.key_loc((*path, "annotations", key)),
+                    f"did you mean {close[0]!r}?"
+                    if close
+                    else "it is advertised as written; clients may ignore it",
+                )
+            )
+    return found

@@ -1,0 +1,128 @@
+"""Tool rules: portable names, honest task support, annotation extension keys."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mcpstub.pipeline import Checked, check_toolset, generate
+
+HEAD = "mcpstub: 1\nserver: {name: s}\n"
+
+
+def check(tmp_path: Path, text: str) -> Checked:
+    path = tmp_path / "tools.yaml"
+    path.write_text(HEAD + textwrap.dedent(text), "utf-8")
+    return check_toolset(path, "tools.yaml")
+
+
+def codes(checked: Checked) -> list[tuple[str, str, int]]:
+    return [(d.severity.value, d.code, d.location.line) for d in checked.diagnostics]
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [("a" * 65, "longer than 64"), ("repo.get", "contains '.'"), ("x" * 128, "longer than 64")],
+)
+def test_names_some_clients_refuse_warn(tmp_path: Path, name: str, why: str) -> None:
+    checked = check(tmp_path, f"tools:\n  - name: {name}\n    inputSchema: {{type: object}}\n")
+    assert checked.ok
+    [d] = checked.diagnostics
+    assert (d.severity.value, d.code, d.location.line, d.location.col) == (
+        "warning", "tool-name-portability", 4, 11
+    )
+    assert why in d.message and d.hint is not None and "^[a-zA-Z0-9_-]{1,64}$" in d.hint
+
+
+@pytest.mark.parametrize("name", ["a" * 64, "get-user_v2", "A1"])
+def test_portable_names_do_not_warn(tmp_path: Path, name: str) -> None:
+    checked = check(tmp_path, f"tools:\n  - name: {name}\n    inputSchema: {{type: object}}\n")
+    assert checked.ok and checked.diagnostics == []
+
+
+def test_names_mcp_refuses_stay_errors_without_a_second_warning(tmp_path: Path) -> None:
+    checked = check(tmp_path, f"tools:\n  - name: {'a' * 129}\n    inputSchema: {{type: object}}\n")
+    assert codes(checked) == [("error", "invalid-tool-name", 4)]
+
+
+@pytest.mark.parametrize("support", ["required", "optional"])
+def test_task_support_the_server_cannot_serve_is_refused(tmp_path: Path, support: str) -> None:
+    checked = check(
+        tmp_path,
+        f"""\
+        tools:
+          - name: a
+            inputSchema: {{type: object}}
+            execution: {{taskSupport: {support}}}
+        """,
+    )
+    assert not checked.ok
+    [d] = checked.diagnostics
+    assert (d.code, d.location.line, d.location.col) == ("task-support", 6, 30)
+    assert "no task machinery" in d.message and d.hint is not None and "forbidden" in d.hint
+
+
+def test_task_support_forbidden_is_advertised(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema: {type: object}
+            execution: {taskSupport: forbidden}
+        """,
+    )
+    assert checked.ok and checked.toolset is not None
+    assert checked.toolset.tools[0].advertised["execution"] == {"taskSupport": "forbidden"}
+
+
+def test_annotation_extension_keys_are_kept_with_a_warning(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema: {type: object}
+            annotations: {readOnlyHint: true, category: repos, rank: {a: [1, 2]}, destructivHint: false}
+        """,
+    )
+    assert checked.ok and checked.toolset is not None
+    assert codes(checked) == [("warning", "annotation-extension", 6)] * 3
+    hints = [d.hint for d in checked.diagnostics]
+    assert hints == [
+        "it is advertised as written; clients may ignore it",
+        "it is advertised as written; clients may ignore it",
+        "did you mean 'destructiveHint'?",
+    ]
+    assert checked.toolset.tools[0].advertised["annotations"] == {
+        "readOnlyHint": True,
+        "category": "repos",
+        "rank": {"a": [1, 2]},
+        "destructivHint": False,
+    }
+
+
+def test_standard_annotations_keep_their_types(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema: {type: object}
+            annotations: {readOnlyHint: "yes"}
+        """,
+    )
+    assert codes(checked) == [("error", "wrong-type", 6)]
+
+
+def test_annotation_extension_keys_generate(tmp_path: Path) -> None:
+    path = tmp_path / "tools.yaml"
+    path.write_text(
+        HEAD + "tools:\n  - name: a\n    inputSchema: {type: object}\n    annotations: {category: x}\n",
+        "utf-8",
+    )
+    generated = generate(path, "tools.yaml")
+    assert generated.ok, [d.format() for d in generated.diagnostics]
+    assert "'category': 'x'" in generated.ours["tools.py"] or '"category": "x"' in generated.ours["tools.py"]
