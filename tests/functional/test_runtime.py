@@ -290,6 +290,33 @@ async def test_the_generated_stub_says_it_is_not_implemented(pkg: ModuleType, mo
     assert _assert_error(result) == "get_forecast is not implemented yet"
 
 
+@pytest.mark.anyio
+async def test_only_the_stub_says_not_implemented(
+    pkg: ModuleType, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Backend:
+        def fetch(self) -> Any:
+            raise NotImplementedError  # e.g. an abstract method of a library
+
+    async def deep(args: Any, ctx: Any) -> Any:
+        return Backend().fetch()
+
+    async def with_text(args: Any, ctx: Any) -> Any:
+        raise NotImplementedError("metric units only")
+
+    async def stub_like(args: Any, ctx: Any) -> Any:
+        raise NotImplementedError
+
+    caplog.set_level(logging.ERROR, logger=f"{PACKAGE}.server")
+    answers = []
+    for handler in (deep, with_text, stub_like):
+        async with Client(pkg.create_server({"get_forecast": handler}), mode=mode) as client:
+            answers.append(_assert_error(await client.call_tool("get_forecast", {"city": "Paris"})))
+    assert answers[:2] == ["internal error in tool get_forecast"] * 2
+    assert answers[2] == "get_forecast is not implemented yet"
+    assert sum(isinstance(r.exc_info[1], NotImplementedError) for r in caplog.records if r.exc_info) == 2
+
+
 # --- content-only tools, results, context ------------------------------------------------------
 
 

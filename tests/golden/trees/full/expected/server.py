@@ -127,6 +127,19 @@ async def _reraise_cancellation() -> None:
         raise asyncio.CancelledError
 
 
+def _is_stub(exc: NotImplementedError, handler: object) -> bool:
+    """Whether the handler itself raised a bare NotImplementedError, as the generated stub does.
+
+    One raised deeper (a library, an abstract method) is a failure like any other.
+    """
+    trace = exc.__traceback__
+    if exc.args or trace is None:
+        return False
+    while trace.tb_next is not None:
+        trace = trace.tb_next
+    return trace.tb_frame.f_code is getattr(handler, "__code__", None)
+
+
 def _pointer(path: list[str | int]) -> str:
     if not path:
         return "(root)"
@@ -236,8 +249,11 @@ class _Entry:
             result = await handler(args, ToolContext(ctx))
         except ToolError as exc:
             return _error(str(exc.message))
-        except NotImplementedError:
-            return _error(f"{spec.name} is not implemented yet")
+        except NotImplementedError as exc:
+            if _is_stub(exc, self.handler):
+                return _error(f"{spec.name} is not implemented yet")
+            logger.exception("tool %r raised", spec.name)
+            return _error(f"internal error in tool {spec.name}")
         except Exception:
             logger.exception("tool %r raised", spec.name)
             return _error(f"internal error in tool {spec.name}")
