@@ -8,9 +8,13 @@ A user mistake is reported as diagnostics, never as a traceback.
 from __future__ import annotations
 
 import argparse
+import keyword
 import os
+import re
+import shlex
 import sys
 import tomllib
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -23,6 +27,21 @@ from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+# Top-level modules a generated package imports, directly or through its dependencies (mcp,
+# pydantic, jsonschema-rs and theirs; pytest and hypothesis for the contract tests; mcpstub): a
+# package of that name would shadow them. The standard library's names come from
+# `sys.stdlib_module_names`. tests/unit/test_cli.py checks this list against the installed set.
+RUNTIME_MODULES = frozenset(
+    {
+        "annotated_types", "anyio", "attr", "attrs", "click", "dotenv", "exceptiongroup", "h11",
+        "httpcore", "httpcore2", "httpx", "httpx2", "httpx_sse", "hypothesis", "hypothesis_jsonschema",
+        "idna", "jsonschema", "jsonschema_rs", "jsonschema_specifications", "jwt", "mcp", "mcp_types",
+        "mcpstub", "multipart", "opentelemetry", "pydantic", "pydantic_core", "pydantic_settings",
+        "pytest", "python_multipart", "pywintypes", "referencing", "rpds", "sniffio", "sse_starlette",
+        "starlette", "truststore", "typing_extensions", "typing_inspection", "uvicorn", "win32",
+    }
+)  # fmt: skip
 
 
 class UsageError(Exception):
@@ -124,6 +143,51 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_out(out: Path) -> None:
+    """Refuse an output folder that cannot be a package of its own: the name is its import name."""
+    name = Path(os.path.abspath(out)).name  # `--out .` names the current folder
+    suggestion = re.sub(r"\W+", "_", unicodedata.normalize("NFKC", name)).strip("_").lower() or "my_tools"
+    if not suggestion.isidentifier() or keyword.iskeyword(suggestion):
+        suggestion = f"{suggestion}_tools" if suggestion.isidentifier() else "my_tools"
+    if not name.isidentifier() or keyword.iskeyword(name) or unicodedata.normalize("NFKC", name) != name:
+        raise UsageError(
+            f"output folder name {name!r} is not a valid Python package name (it is the import name)\n"
+            f"  hint: use letters, digits and underscores, e.g. --out {_shown(out.parent / suggestion)}"
+        )
+    if name in sys.stdlib_module_names or name in RUNTIME_MODULES:
+        what = "the standard library's" if name in sys.stdlib_module_names else "a dependency's"
+        raise UsageError(
+            f"output folder name {name!r} would shadow {what} module {name!r} when imported\n"
+            f"  hint: pick a name of your own, e.g. --out {_shown(out.parent / (name + '_tools'))}"
+        )
+    for folder in (out, *out.parents):
+        if folder.exists() or folder.is_symlink():
+            if not folder.is_dir():
+                raise UsageError(f"--out {_shown(out)}: {_shown(folder)} exists and is not a folder")
+            break
+
+
+def _from_repository_root(out: Path) -> str:
+    """`out` as a path from the root of the git repository holding it (else from here), posix."""
+    absolute = Path(os.path.abspath(out))
+    for folder in absolute.parents:
+        if (folder / ".git").exists():
+            return absolute.relative_to(folder).as_posix()
+    return Path(os.path.relpath(absolute)).as_posix()
+
+
+def _fix_command(args: argparse.Namespace) -> str:
+    """The `mcpstub generate` line that brings the output up to date, as the user called it."""
+    words = ["mcpstub", "generate"]
+    if args.toolset:
+        words.append(args.toolset)
+    if args.out:
+        words += ["--out", args.out]
+    if args.emit_tests:
+        words.append("--emit-tests")
+    return shlex.join(words)
+
+
 def _warn_orphans(out: Path, orphans: list[str]) -> None:
     for rel in orphans:
         print(f"{_shown(out / rel)}: warning: handler has no tool in the toolset (orphaned)", file=sys.stderr)
@@ -135,8 +199,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     path, out, config = _resolve(args, need_out=True)
     assert out is not None
-    if not out.name.isidentifier():
-        raise UsageError(f"output folder name {out.name!r} is not a valid Python package name")
+    _check_out(out)
     emit_tests = bool(args.emit_tests or config.get("emit_tests", False))
     if not (args.check or args.diff or args.force):
         current = is_current(path, out, emit_tests=emit_tests)
@@ -174,12 +237,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print("  hint: move the file away or delete it, then run again", file=sys.stderr)
         return EXIT_INVALID
     if args.diff:
-        sys.stdout.write(p.diff())
+        sys.stdout.write(p.diff(_from_repository_root(out)))
     if args.check or args.diff:
         if p.stale or p.created_yours:
             for rel in sorted([*p.stale, *p.created_yours]):
                 state = "obsolete" if rel in p.removals else "missing" if p.old.get(rel) is None else "stale"
                 print(f"{_shown(out / rel)}: {state}", file=sys.stderr)
+            print(f"to update it, run: {_fix_command(args)}", file=sys.stderr)
             return EXIT_INVALID
         print(f"{_shown(out)}: up to date")
         return EXIT_OK

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,31 +40,32 @@ class Plan:
         changed = (p for p in self.changes if p not in self.created_yours and p != STAMP_FILE)
         return sorted([*changed, *self.removals])
 
-    def diff(self) -> str:
-        """A unified diff of every change the run would make."""
+    def diff(self, base: str = "") -> str:
+        """A unified diff of every change the run would make, for `git apply` (-p1).
+
+        `base` is the output folder's path from where the diff is applied (a repository root), in
+        posix form; files are named `a/<base>/<rel>` and `b/<base>/<rel>`.
+        """
+        prefix = f"{base.strip('/')}/" if base.strip("/") not in {"", "."} else ""
         chunks: list[str] = []
-        for rel in sorted(self.removals):
-            chunks.extend(
-                difflib.unified_diff(
-                    (self.old.get(rel) or "").splitlines(keepends=True),
-                    [],
-                    fromfile=f"a/{rel}",
-                    tofile="/dev/null",
-                )
-            )
-        for rel in sorted(self.changes):
-            if rel == STAMP_FILE:
-                continue
-            before = self.old.get(rel)
-            chunks.extend(
-                difflib.unified_diff(
-                    (before or "").splitlines(keepends=True),
-                    self.changes[rel].splitlines(keepends=True),
-                    fromfile=f"a/{rel}" if before is not None else "/dev/null",
-                    tofile=f"b/{rel}",
-                )
-            )
+        for rel in sorted({*self.removals, *self.changes} - {STAMP_FILE}):
+            chunks.extend(_unified(self.old.get(rel), self.changes.get(rel), prefix + rel))
         return "".join(chunks)
+
+
+def _lines(text: str | None) -> list[str]:
+    """Lines split at "\n" only (`str.splitlines` also splits at U+2028 and friends)."""
+    return re.findall(r"[^\n]*\n|[^\n]+$", text or "")
+
+
+def _unified(before: str | None, after: str | None, path: str) -> list[str]:
+    lines = difflib.unified_diff(
+        _lines(before),
+        _lines(after),
+        fromfile=f"a/{path}" if before is not None else "/dev/null",
+        tofile=f"b/{path}" if after is not None else "/dev/null",
+    )
+    return [line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines]
 
 
 def is_generated(text: str) -> bool:

@@ -349,3 +349,46 @@ def test_the_orphan_warning_repeats_on_every_run(tmp_path: Path) -> None:
         assert f"{out / 'handlers' / 'beta.py'}: warning: handler has no tool in the toolset" in err
     (out / "handlers" / "beta.py").unlink()
     assert "orphaned" not in run("generate", str(toolset), "--out", str(out))[2]
+
+
+def _git(repo: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=repo, input=stdin, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+
+def _in(cwd: Path, *args: str) -> tuple[int, str, str]:
+    previous = Path.cwd()
+    os.chdir(cwd)
+    try:
+        return run(*args)
+    finally:
+        os.chdir(previous)
+
+
+@pytest.mark.parametrize("where", ["root", "toolset folder", "package", "outside"])
+def test_diff_applies_with_git_apply_from_the_repository_root(tmp_path: Path, where: str) -> None:
+    repo = tmp_path / "repo"
+    (repo / "spec").mkdir(parents=True)
+    assert _git(repo, "init", "-q").returncode == 0
+    toolset, out = repo / "spec" / "tools.yaml", repo / "src" / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (2, 2)})
+    assert run("generate", str(toolset), "--out", str(out), "--emit-tests")[0] == 0
+    assert _git(repo, "add", "-A").returncode == 0
+    assert _git(repo, "commit", "-qm", "base").returncode == 0
+
+    write_toolset(toolset, {"alpha": (1, 1), "gamma": (0, 0)})  # changed, new stub, orphan
+    (out / "results.py").write_text((out / "results.py").read_text() + "# no newline at the end")
+    (out / "handlers" / "__init__.py").unlink()
+    cwd = {"root": repo, "toolset folder": repo / "spec", "package": out, "outside": tmp_path}[where]
+    rel_toolset, rel_out = os.path.relpath(toolset, cwd), os.path.relpath(out, cwd)
+    code, diff, err = _in(cwd, "generate", rel_toolset, "--out", rel_out, "--diff")  # tests dropped too
+    assert code == 1, err
+    assert "+++ b/src/pkg/models.py" in diff and "--- a/src/pkg/test_contract.py" in diff
+    assert "+++ b/src/pkg/handlers/gamma.py" in diff
+    applied = _git(repo, "apply", "--check", "-", stdin=diff)
+    assert applied.returncode == 0, applied.stderr + diff
+    assert _git(repo, "apply", "-", stdin=diff).returncode == 0
+    code, _, err = _in(cwd, "generate", rel_toolset, "--out", rel_out, "--check")
+    assert code == 0, err  # the diff applied is exactly the regeneration

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -205,3 +206,91 @@ def test_subprocess_exit_codes(tmp_path: Path) -> None:
     assert run(tmp_path, "validate", "bad.yaml").returncode == 1
     assert run(tmp_path, "validate", "missing.yaml").returncode == 2
     assert run(tmp_path, "--no-such-flag").returncode == 2
+
+
+def test_out_naming_an_existing_file_is_a_usage_error(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    (in_tmp / "pkg").write_text("a file\n")
+    (in_tmp / "file").write_text("another\n")
+    for out in ("pkg", "file/pkg"):
+        assert main(["generate", "tools.yaml", "--out", out]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("mcpstub: error: --out ") and "is not a folder" in err, err
+        assert "Traceback" not in err
+    assert (in_tmp / "pkg").read_text() == "a file\n"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["mcp", "json", "pydantic", "typing", "jsonschema_rs", "anyio", "starlette", "os", "asyncio", "uvicorn",
+     "pydantic_core", "mcpstub", "pytest"],
+)  # fmt: skip
+def test_out_shadowing_a_dependency_or_the_stdlib_is_refused(
+    in_tmp: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    assert main(["generate", "tools.yaml", "--out", f"src/{name}"]) == 2
+    err = capsys.readouterr().err
+    assert "would shadow" in err and f"hint: pick a name of your own, e.g. --out src/{name}_tools" in err
+    assert not (in_tmp / "src").exists()
+
+
+@pytest.mark.parametrize("name", ["my-tools", "class", "1tools", "ﬁle_tools", "two words", "None"])
+def test_out_that_is_not_an_identifier_is_refused_with_a_hint(
+    in_tmp: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    assert main(["generate", "tools.yaml", "--out", name]) == 2
+    err = capsys.readouterr().err
+    assert "is not a valid Python package name" in err and "hint: use letters, digits and underscores" in err
+    suggested = err.rsplit("--out ", 1)[1].strip()
+    assert suggested.isidentifier() and main(["generate", "tools.yaml", "--out", suggested]) == 0
+
+
+def test_runtime_modules_cover_what_a_generated_package_imports() -> None:
+    """Every top-level module of mcp, pydantic, jsonschema-rs and their dependencies, as installed."""
+    import importlib.metadata as md  # noqa: PLC0415
+    import re  # noqa: PLC0415
+
+    from mcpstub.cli import RUNTIME_MODULES  # noqa: PLC0415
+
+    def key(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    seen: set[str] = set()
+    todo = ["mcp", "pydantic", "jsonschema-rs"]
+    while todo:
+        name = todo.pop()
+        if key(name) in seen:
+            continue
+        seen.add(key(name))
+        try:
+            requirements = md.requires(name) or []
+        except md.PackageNotFoundError:
+            continue
+        todo += [re.match(r"[A-Za-z0-9_.-]+", r)[0] for r in requirements if "extra ==" not in r]  # type: ignore[index]
+    installed = {
+        top
+        for top, dists in md.packages_distributions().items()
+        if top.isidentifier() and any(key(d) in seen for d in dists)
+    }
+    assert {"mcp", "pydantic", "jsonschema_rs", "anyio", "starlette"} <= installed
+    assert installed - RUNTIME_MODULES == set()
+
+
+def test_check_ends_with_the_command_that_fixes_it(in_tmp: Path) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    (in_tmp / "sub").mkdir()
+    for cwd, args in [
+        (in_tmp, ["tools.yaml", "--out", "src/my pkg/pkg", "--emit-tests"]),
+        (in_tmp / "sub", [str(in_tmp / "tools.yaml"), "--out", "../out/pkg"]),
+    ]:
+        done = run(cwd, "generate", *args, "--check")
+        assert done.returncode == 1
+        last = done.stderr.splitlines()[-1]
+        assert last.startswith("to update it, run: mcpstub generate "), done.stderr
+        command = shlex.split(last.removeprefix("to update it, run: "))
+        assert run(cwd, *command[1:]).returncode == 0
+        assert run(cwd, *command[1:], "--check").returncode == 0
