@@ -14,3 +14,5 @@ CONTRACT_TESTS = "test_contract.py"  # written with --emit-tests
 # no other file changes when only the hash does.
 STAMP_FILE = "_mcpstub.json"
 STAMP_PREFIX = '{\n  "generator": "mcpstub'  # how the stamp starts: it is "ours"
+# Files a run stages beside their targets end so; a run removes any that a killed run left behind.
+TEMP_SUFFIX = ".mcpstub-tmp"

@@ -12,11 +12,12 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import tempfile
+import secrets
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcpstub.layout import HEADER_PREFIX, STAMP_FILE, STAMP_PREFIX
+from mcpstub.layout import HEADER_PREFIX, STAMP_FILE, STAMP_PREFIX, TEMP_SUFFIX
 
 
 @dataclass
@@ -119,31 +120,61 @@ def plan(
     return result
 
 
+def _stage(target: Path, data: bytes) -> Path:
+    """Write `data` to a new temporary file beside `target` and return its path.
+
+    The file gets the mode `target` has, or, for a new file, the one the user's umask gives.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode: int | None = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = None
+    while True:
+        tmp = target.parent / f".{target.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        break
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        if mode is not None:
+            os.chmod(tmp, mode)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
 def apply(p: Plan) -> None:
     """Replace every changed file, all or nothing."""
     staged: list[tuple[Path, Path]] = []
-    done: list[tuple[Path, str | None]] = []
+    done: list[tuple[Path, bytes | None]] = []
+    previous: dict[Path, bytes | None] = {}
     try:
         for rel in sorted(p.changes):
             target = p.out / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(p.changes[rel])
-            staged.append((Path(tmp_name), target))
+            try:
+                previous[target] = target.read_bytes()
+            except FileNotFoundError:
+                previous[target] = None
+            staged.append((_stage(target, p.changes[rel].encode("utf-8")), target))
         for tmp, target in staged:
-            previous = p.old.get(target.relative_to(p.out).as_posix())
             os.replace(tmp, target)
-            done.append((target, previous))
+            done.append((target, previous[target]))
         for rel in p.removals:
-            (p.out / rel).unlink()
-            done.append((p.out / rel, p.old[rel]))
+            target = p.out / rel
+            data = target.read_bytes()
+            target.unlink()
+            done.append((target, data))
     except BaseException:
-        for target, previous in reversed(done):
-            if previous is None:
+        for target, before in reversed(done):
+            if before is None:
                 target.unlink(missing_ok=True)
             else:
-                target.write_text(previous, "utf-8")
+                os.replace(_stage(target, before), target)
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)
         raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -392,3 +393,25 @@ def test_diff_applies_with_git_apply_from_the_repository_root(tmp_path: Path, wh
     assert _git(repo, "apply", "-", stdin=diff).returncode == 0
     code, _, err = _in(cwd, "generate", rel_toolset, "--out", rel_out, "--check")
     assert code == 0, err  # the diff applied is exactly the regeneration
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_generated_files_follow_the_umask_and_keep_a_mode_the_user_set(tmp_path: Path, umask: int) -> None:
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1)})
+    previous = os.umask(umask)
+    try:
+        assert run("generate", str(toolset), "--out", str(out))[0] == 0
+        modes = {p: stat.S_IMODE((out / p).stat().st_mode) for p in mtimes(out)}
+        assert set(modes.values()) == {0o666 & ~umask}, modes
+        (out / "tools.py").chmod(0o444)
+        (out / "handlers" / "alpha.py").chmod(0o600)
+        toolset.write_text(toolset.read_text().replace("Tool alpha.", "Tool alpha, again."))
+        code, msg, _ = run("generate", str(toolset), "--out", str(out))
+        assert code == 0 and "1 generated file written" in msg
+    finally:
+        os.umask(previous)
+    assert "again" in (out / "tools.py").read_text()
+    assert stat.S_IMODE((out / "tools.py").stat().st_mode) == 0o444
+    assert stat.S_IMODE((out / "handlers" / "alpha.py").stat().st_mode) == 0o600
+    assert stat.S_IMODE((out / "models.py").stat().st_mode) == 0o666 & ~umask

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,33 @@ def test_failure_mid_write_leaves_previous_tree(tmp_path: Path, monkeypatch: pyt
     with pytest.raises(OSError, match="disk full"):
         apply(plan(out, second, {}, set()))
     assert tree(out) == before  # no half-written tree, no temporary files left behind
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077, 0o002])
+def test_new_files_get_the_mode_the_umask_gives(tmp_path: Path, umask: int) -> None:
+    previous = os.umask(umask)
+    try:
+        out = tmp_path / "pkg"
+        apply(plan(out, {"models.py": ours("A = 1\n")}, {"handlers/greet.py": "x = 1\n"}, {"greet"}))
+    finally:
+        os.umask(previous)
+    for rel in ("models.py", "handlers/greet.py"):
+        assert stat.S_IMODE((out / rel).stat().st_mode) == 0o666 & ~umask, rel
+    assert stat.S_IMODE((out / "handlers").stat().st_mode) == 0o777 & ~umask
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o644, 0o664, 0o444, 0o755])
+def test_a_regenerated_file_keeps_the_mode_the_user_set(tmp_path: Path, mode: int) -> None:
+    out = tmp_path / "pkg"
+    previous = os.umask(0o022)
+    try:
+        apply(plan(out, {"models.py": ours("A = 1\n"), "tools.py": ours("T = 1\n")}, {}, set()))
+        (out / "models.py").chmod(mode)
+        os.umask(0o077)  # the umask does not matter for a file that exists
+        apply(plan(out, {"models.py": ours("A = 2\n"), "tools.py": ours("T = 2\n")}, {}, set()))
+    finally:
+        os.umask(previous)
+    assert (out / "models.py").read_text() == ours("A = 2\n")
+    assert (out / "tools.py").read_text() == ours("T = 2\n")
+    assert stat.S_IMODE((out / "models.py").stat().st_mode) == mode
+    assert stat.S_IMODE((out / "tools.py").stat().st_mode) == 0o644
