@@ -132,7 +132,7 @@ def test_check_and_diff(tmp_path: Path) -> None:
     code, _, err = run("generate", str(toolset), "--out", str(out), "--check")
     assert code == 1 and "models.py: stale" in err
     code, diff, _ = run("generate", str(toolset), "--out", str(out), "--diff")
-    assert code == 1 and "--- a/models.py" in diff and "+++ b/models.py" in diff
+    assert code == 1 and "pkg/models.py\n" in diff and "+++ b/" in diff
     assert tree(out) == snapshot  # neither wrote anything
 
     (out / "tools.py").unlink()
