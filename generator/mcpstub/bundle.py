@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from mcpstub.containment import check_ref_file
 from mcpstub.diagnostics import Diagnostic, Location, error
 from mcpstub.load import Document, JsonPath
 
@@ -123,6 +124,8 @@ class Bundler:
     load_file: LoadFile
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: dict[Path, Document] = field(default_factory=dict)
+    root: Path | None = None  # the folder file references may reach; None: the toolset's own
+    _root: Path | None = field(default=None, init=False, repr=False)
 
     def bundle_schema(self, schema_path: JsonPath, dialect: str) -> tuple[dict[str, Any], frozenset[str]]:
         """A self-contained copy of the schema at `schema_path`, and the shared def names it took."""
@@ -236,6 +239,21 @@ class Bundler:
         return _Target(doc, tuple(parts), [])
 
     def _file(self, doc: Document, file_part: str, loc: _Where) -> Document | None:
+        if self._root is None:
+            self._root = (self.root or self.toolset.path.parent).resolve()
+        root = self._root
+        problem = check_ref_file(file_part, doc.path.parent, root, self.root is not None)
+        if problem is not None:
+            self.diagnostics.append(
+                error(
+                    "ref-outside",
+                    f"referenced file {file_part!r} {problem}",
+                    loc.location,
+                    "keep referenced files beside the toolset (relative paths, no symlinks out), or "
+                    "set ref_root in [tool.mcpstub] to a folder holding both",
+                )
+            )
+            return None
         path = (doc.path.parent / unquote(file_part)).resolve()
         cached = self.files.get(path)
         if cached is not None:

@@ -229,7 +229,7 @@ class _Checker:
         self.doc = doc
         self.policy = policy
         self.diagnostics: list[Diagnostic] = []
-        self.bundler = Bundler(doc, self._load_file)
+        self.bundler = Bundler(doc, self._load_file, root=policy.ref_root)
 
     def _load_file(self, path: Path) -> tuple[Document | None, list[Diagnostic]]:
         relative = os.path.relpath(path, self.doc.path.parent.resolve())
