@@ -86,6 +86,8 @@ class Tool:
     examples: tuple[Example, ...] = ()
     # Names of `$defs` entries that were bundled from the document-level `$defs`.
     shared_def_names: frozenset[str] = field(default_factory=frozenset)
+    # The output schema's own dialect (`dialect` is the input schema's); None without one.
+    output_dialect: Dialect | None = None
 
     @property
     def title(self) -> str | None:

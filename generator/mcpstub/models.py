@@ -222,7 +222,7 @@ def _hoist(
             skip.add(pointer)
             seen.add(target)
             node = _lookup(schema, target)
-    draft07 = tool.dialect == "draft-07"
+    draft07 = (tool.output_dialect if schema is tool.output_schema else tool.dialect) == "draft-07"
     return {
         names[pointer]: _rewrite(_lookup(schema, pointer), pointer, names, pointer, draft07)
         for pointer in names

@@ -429,6 +429,7 @@ class _Checker:
             advertised=advertised,
             examples=tuple(examples),
             shared_def_names=shared_in | shared_out,
+            output_dialect=checked_out[2] if checked_out else None,
         )
 
     def _examples(

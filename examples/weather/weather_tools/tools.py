@@ -33,7 +33,8 @@ class ToolSpec:
     result_type: type[results._StructuredResult[Any]] | type[results._ContentResult]
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any] | None
-    dialect: Literal["2020-12", "draft-07"]
+    dialect: Literal["2020-12", "draft-07"]  # the input schema's
+    output_dialect: Literal["2020-12", "draft-07"] | None
     tool: types.Tool
 
     @property
@@ -190,6 +191,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             input_schema=_INPUT_get_forecast,
             output_schema=_OUTPUT_get_forecast,
             dialect="2020-12",
+            output_dialect="2020-12",
             tool=_tool(
                 {
                     "name": "get_forecast",
@@ -210,6 +212,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             input_schema=_INPUT_get_alerts,
             output_schema=_OUTPUT_get_alerts,
             dialect="2020-12",
+            output_dialect="2020-12",
             tool=_tool(
                 {
                     "name": "get_alerts",
@@ -230,6 +233,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             input_schema=_INPUT_radar_map,
             output_schema=_OUTPUT_radar_map,
             dialect="2020-12",
+            output_dialect=None,
             tool=_tool(
                 {
                     "name": "radar_map",
@@ -249,6 +253,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             input_schema=_INPUT_list_cities,
             output_schema=_OUTPUT_list_cities,
             dialect="2020-12",
+            output_dialect="2020-12",
             tool=_tool(
                 {
                     "name": "list_cities",

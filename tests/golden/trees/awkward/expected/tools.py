@@ -33,7 +33,8 @@ class ToolSpec:
     result_type: type[results._StructuredResult[Any]] | type[results._ContentResult]
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any] | None
-    dialect: Literal["2020-12", "draft-07"]
+    dialect: Literal["2020-12", "draft-07"]  # the input schema's
+    output_dialect: Literal["2020-12", "draft-07"] | None
     tool: types.Tool
 
     @property
@@ -152,6 +153,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             input_schema=_INPUT_class_,
             output_schema=_OUTPUT_class_,
             dialect="2020-12",
+            output_dialect="2020-12",
             tool=_tool(
                 {
                     "name": "class",
@@ -170,6 +172,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             input_schema=_INPUT_get_user_v2,
             output_schema=_OUTPUT_get_user_v2,
             dialect="draft-07",
+            output_dialect="draft-07",
             tool=_tool(
                 {
                     "name": "get-user.v2",
@@ -189,6 +192,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             input_schema=_INPUT_tree_walk,
             output_schema=_OUTPUT_tree_walk,
             dialect="2020-12",
+            output_dialect=None,
             tool=_tool(
                 {
                     "name": "tree_walk",

@@ -33,7 +33,8 @@ class ToolSpec:
     result_type: type[results._StructuredResult[Any]] | type[results._ContentResult]
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any] | None
-    dialect: Literal["2020-12", "draft-07"]
+    dialect: Literal["2020-12", "draft-07"]  # the input schema's
+    output_dialect: Literal["2020-12", "draft-07"] | None
     tool: types.Tool
 
     @property
@@ -116,6 +117,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             input_schema=_INPUT_get_forecast,
             output_schema=_OUTPUT_get_forecast,
             dialect="2020-12",
+            output_dialect="2020-12",
             tool=_tool(
                 {
                     "name": "get_forecast",
@@ -145,6 +147,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             input_schema=_INPUT_legacy_alerts,
             output_schema=_OUTPUT_legacy_alerts,
             dialect="draft-07",
+            output_dialect=None,
             tool=_tool(
                 {
                     "name": "legacy_alerts",

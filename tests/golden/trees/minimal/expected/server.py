@@ -160,13 +160,14 @@ _VALIDATORS: dict[tuple[str, str], jsonschema_rs.Validator] = {}
 
 
 def _validator(spec: ToolSpec, which: str, schema: Mapping[str, Any]) -> jsonschema_rs.Validator:
-    """The compiled validator for one of a tool's schemas, built on first use."""
+    """The compiled validator for one of a tool's schemas, in that schema's own dialect."""
     key = (spec.name, which)
     validator = _VALIDATORS.get(key)
     if validator is None:
+        dialect = spec.dialect if which == "input" else spec.output_dialect
         cls = (
             jsonschema_rs.Draft7Validator
-            if spec.dialect == "draft-07"
+            if dialect == "draft-07"
             else jsonschema_rs.Draft202012Validator
         )
         validator = cls(dict(schema), validate_formats=True, offline=True)

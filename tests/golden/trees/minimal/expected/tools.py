@@ -33,7 +33,8 @@ class ToolSpec:
     result_type: type[results._StructuredResult[Any]] | type[results._ContentResult]
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any] | None
-    dialect: Literal["2020-12", "draft-07"]
+    dialect: Literal["2020-12", "draft-07"]  # the input schema's
+    output_dialect: Literal["2020-12", "draft-07"] | None
     tool: types.Tool
 
     @property
@@ -79,6 +80,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             input_schema=_INPUT_ping,
             output_schema=_OUTPUT_ping,
             dialect="2020-12",
+            output_dialect=None,
             tool=_tool(
                 {"name": "ping"},
                 _INPUT_ping,

@@ -1,0 +1,91 @@
+"""Each schema of a tool is checked in its own dialect: input and output may differ."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from mcp import Client
+from pydantic import ValidationError
+
+from tests.functional.helpers import imported, write_package
+
+PACKAGE = "fx_dialects"
+
+# 2020-12 input with a tuple (prefixItems), draft-07 output with a tuple (items: [...]), and the
+# other way round: each keyword means something else in the other dialect.
+TOOLSET = """\
+mcpstub: 1
+server: {name: dialects, version: 0.1.0}
+tools:
+  - name: modern_in
+    inputSchema:
+      type: object
+      properties:
+        pair: {type: array, prefixItems: [{type: string}, {type: integer}], items: false}
+    outputSchema:
+      $schema: http://json-schema.org/draft-07/schema#
+      type: object
+      properties:
+        pair: {type: array, items: [{type: string}, {type: integer}], additionalItems: false}
+      required: [pair]
+  - name: legacy_in
+    inputSchema:
+      $schema: http://json-schema.org/draft-07/schema#
+      type: object
+      properties:
+        pair: {type: array, items: [{type: string}, {type: integer}], additionalItems: false}
+    outputSchema:
+      type: object
+      properties:
+        pair: {type: array, prefixItems: [{type: string}, {type: integer}], items: false}
+      required: [pair]
+"""
+
+
+@pytest.fixture(scope="module")
+def pkg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    root: Path = tmp_path_factory.mktemp("dialects")
+    write_package(root, PACKAGE, TOOLSET)
+    with imported(root, PACKAGE) as package:
+        yield package
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("tool", ["modern_in", "legacy_in"])
+async def test_output_is_checked_in_its_own_dialect(pkg: ModuleType, tool: str) -> None:
+    spec = pkg.TOOLS[tool]
+    assert (spec.dialect, spec.output_dialect) == (
+        ("2020-12", "draft-07") if tool == "modern_in" else ("draft-07", "2020-12")
+    )
+    models = importlib.import_module(f"{PACKAGE}.models")
+    output_model = getattr(models, spec.output_class)
+    with pytest.raises(ValidationError):  # the model keeps the tuple's length, in either dialect
+        output_model.model_validate({"pair": ["a", 1, 2]})
+
+    async def handler(args: Any, ctx: Any) -> Any:
+        pair = args.pair
+        if pair is not None and pair[0] == "wrong":
+            return output_model.model_construct(pair=[1, "a"])  # the output schema refuses it
+        return output_model.model_validate({"pair": ["a", 1]})
+
+    async with Client(pkg.create_server({tool: handler}), mode="legacy") as client:
+        good = await client.call_tool(tool, {"pair": ["x", 2]})
+        bad_input = await client.call_tool(tool, {"pair": [2, "x"]})
+        extra_input = await client.call_tool(tool, {"pair": ["x", 2, 3]})
+        bad_output = await client.call_tool(tool, {"pair": ["wrong", 2]})
+    assert good.is_error is not True, good.content
+    assert good.structured_content == {"pair": ["a", 1]}
+    assert bad_input.is_error is True and "/pair/0" in bad_input.content[0].text  # type: ignore[union-attr]
+    assert extra_input.is_error is True
+    assert bad_output.is_error is True
+    assert "output did not match" in bad_output.content[0].text  # type: ignore[union-attr]
