@@ -19,6 +19,7 @@ from urllib.parse import unquote
 
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
+from mcpstub.model_source import factory_defaults, plain_aliases
 
 # Keywords whose value is one schema, a map of schemas, or a list of schemas.
 _SCHEMA_KEYS = frozenset(
@@ -65,7 +66,7 @@ _MODEL_CLASS = re.compile(r"class \w+\(\s*(?:BaseModel|RootModel\[)")
 _LINE_LENGTH = 100  # black's, in format.py
 _MISSING_IMPORT = "from pydantic.experimental.missing_sentinel import MISSING\n"
 _PYDANTIC_IMPORT = re.compile(r"^from pydantic import (\([^)]*\)|.*)$", re.MULTILINE)
-_CLASS = re.compile(r"^class (\w+)\(", re.MULTILINE)
+_CLASS = re.compile(r"^(?:class (\w+)\(|(\w+): TypeAlias = |(\w+) = TypeAliasType\()", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,7 @@ def render_models(toolset: Toolset) -> ModelsResult:
             message = f"cannot generate models: {exc}"
             return ModelsResult("", [*diagnostics, error("models-failed", message, where)])
     source = _postprocess(source)
-    defined = set(_CLASS.findall(source))
+    defined = {"".join(names) for names in _CLASS.findall(source)}
     for tool in toolset.tools:
         for class_name in _class_names(tool):
             if class_name not in defined:
@@ -482,6 +483,8 @@ def _generate(units: dict[str, dict[str, JSON]]) -> str:
             formatters=[Formatter.BUILTIN],
             skip_root_model=True,
             collapse_root_models=False,
+            # Scalars, enums and arrays are type aliases: handlers use plain values (`plain_aliases`).
+            use_type_alias=True,
             # Plain annotations: evaluating 1,000s of string annotations slows imports by a third.
             disable_future_imports=True,
             use_double_quotes=True,
@@ -538,7 +541,7 @@ def _postprocess(source: str) -> str:
             out += ["    model_config = ConfigDict(", "        defer_build=True,", "    )"]
     from mcpstub.format import black_layout  # noqa: PLC0415 - format imports render
 
-    return black_layout("\n".join(out))
+    return black_layout(factory_defaults(plain_aliases("\n".join(out))))
 
 
 def _with_missing(match: re.Match[str]) -> str:

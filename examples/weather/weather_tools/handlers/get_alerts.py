@@ -9,7 +9,7 @@ _RANK = {"minor": 0, "moderate": 1, "severe": 2}
 
 
 async def get_alerts(args: GetAlertsInput, ctx: ToolContext) -> GetAlertsOutput | GetAlertsResult:
-    city = args.city.root
+    city = args.city
     if city not in CITIES:
         return GetAlertsResult.error(f"no weather station for {city!r}")
     alerts = [

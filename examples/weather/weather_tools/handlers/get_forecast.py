@@ -36,7 +36,7 @@ _DIRECTIONS: list[Literal["N", "NE", "E", "SE", "S", "SW", "W", "NW"]] = [
 async def get_forecast(
     args: GetForecastInput, ctx: ToolContext
 ) -> GetForecastOutput | GetForecastResult:
-    city = args.city.root
+    city = args.city
     if city not in CITIES:
         raise ToolError(f"unknown city {city!r}; try one of: {', '.join(sorted(CITIES))}")
     lat, lon = CITIES[city]

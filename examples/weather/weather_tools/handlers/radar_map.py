@@ -31,7 +31,7 @@ def _png(width: int, height: int, pixel: object) -> bytes:
 
 
 async def radar_map(args: RadarMapInput, ctx: ToolContext) -> RadarMapResult | str:
-    city = args.city.root
+    city = args.city
     if city not in CITIES:
         return RadarMapResult.error(f"no radar coverage for {city!r}")
     size = 16 * args.zoom

@@ -1,0 +1,186 @@
+"""Rewrites of the models source that datamodel-code-generator writes: pure functions of the text.
+
+`plain_aliases` turns `X = TypeAliasType("X", T)` into `X: TypeAlias = T` wherever `T` only
+names what is defined above it, so a scalar or enum definition is a plain annotated type or
+`Literal` that handlers fill with plain values (and the package needs no typing_extensions);
+recursive aliases keep `TypeAliasType`, which evaluates lazily. `factory_defaults` turns a default
+holding a JSON object (`x: Model = {"a": 1}`, which mypy --strict refuses) into a default factory
+that pydantic validates into the model, as it validated the literal before.
+Each returns the text laid out as datamodel-code-generator lays it out; long lines are left for
+`format.black_layout` to split.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+
+from mcpstub.render import LINE_LENGTH, text_width, to_literal
+
+_TYPING_IMPORT = re.compile(r"^from typing import (\([^)]*\)|.*)$", re.MULTILINE)
+_ALIAS_IMPORT = "from typing_extensions import TypeAliasType\n"
+
+
+def plain_aliases(source: str) -> str:
+    """`X = TypeAliasType("X", T)` -> `X: TypeAlias = T` where T needs no lazy evaluation."""
+    if "TypeAliasType(" not in source:
+        return source
+    tree = ast.parse(source)
+    lines = source.split("\n")
+    defined = set(dir(builtins))
+    replaced: list[tuple[int, int, list[str]]] = []  # (first line, last line, new lines)
+    kept = False
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom | ast.Import):
+            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+            continue
+        alias = _alias_value(node)
+        if alias is not None:
+            name, value = alias
+            if _names_in(value) <= defined and not _has_string(value):
+                text = ast.unparse(value)
+                replaced.append((node.lineno, node.end_lineno or node.lineno, _alias_lines(name, text)))
+            else:
+                kept = True
+        for target in _targets(node):
+            defined.add(target)
+    if not replaced:
+        return source
+    for first, last, new in reversed(replaced):
+        lines[first - 1 : last] = new
+    text = "\n".join(lines)
+    if not kept:
+        text = text.replace(_ALIAS_IMPORT, "")
+    return _TYPING_IMPORT.sub(_with_type_alias, text, count=1)
+
+
+def _alias_value(node: ast.stmt) -> tuple[str, ast.expr] | None:
+    """(name, aliased type) of a `X = TypeAliasType("X", T)` statement."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return None
+    target, call = node.targets[0], node.value
+    if not (
+        isinstance(target, ast.Name)
+        and isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == "TypeAliasType"
+        and len(call.args) == 2
+        and not call.keywords
+    ):
+        return None
+    return target.id, call.args[1]
+
+
+def _targets(node: ast.stmt) -> list[str]:
+    """The module-level names a statement binds."""
+    if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return [node.target.id]
+    return []
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _has_string(node: ast.expr) -> bool:
+    """True when a type holds a string (a forward reference), outside `Literal[...]` and `Field(...)`."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal":
+        return False
+    if isinstance(node, ast.Call):
+        return False
+    return any(_has_string(child) for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr))
+
+
+def _alias_lines(name: str, text: str) -> list[str]:
+    """`name: TypeAlias = text`, split after the last bracket's opening when too long."""
+    line = f"{name}: TypeAlias = {text}"
+    if len(line) <= LINE_LENGTH or not text.endswith(("]", ")")):
+        return [line]
+    opening = _matching_opening(text)
+    if opening <= 0:
+        return [line]
+    return [f"{name}: TypeAlias = {text[: opening + 1]}", "    " + text[opening + 1 : -1], text[-1]]
+
+
+def _matching_opening(text: str) -> int:
+    """The index of the bracket that the text's last character closes (-1 if not found)."""
+    depth = 0
+    quote = ""
+    positions: list[int] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "([{":
+            positions.append(i)
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            start = positions.pop()
+            if i == len(text) - 1 and depth == 0:
+                return start
+        i += 1
+    return -1
+
+
+def _with_type_alias(match: re.Match[str]) -> str:
+    """The `from typing import` statement with TypeAlias added."""
+    names = sorted({*(n.strip() for n in match[1].strip("()").split(",") if n.strip()), "TypeAlias"})
+    line = f"from typing import {', '.join(names)}"
+    if len(line) <= LINE_LENGTH:
+        return line
+    return "from typing import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+
+
+def factory_defaults(source: str) -> str:
+    """`x: T = {...}` (a default holding a JSON object) -> a validated default factory."""
+    if "= {" not in source and "= [" not in source:
+        return source
+    tree = ast.parse(source)
+    lines = source.split("\n")
+    edits: list[ast.expr] = []
+    for cls in tree.body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for stmt in cls.body:
+            if (
+                isinstance(stmt, ast.AnnAssign)
+                and stmt.value is not None
+                and any(isinstance(n, ast.Dict) for n in ast.walk(stmt.value))
+            ):
+                edits.append(stmt.value)
+    for value in reversed(edits):
+        first, last = value.lineno - 1, (value.end_lineno or value.lineno) - 1
+        head = lines[first][: value.col_offset]
+        tail = lines[last][value.end_col_offset or 0 :]
+        try:
+            default = ast.literal_eval(value)
+        except ValueError:  # not a plain literal: leave it as it is
+            continue
+        call = f"Field(default_factory=lambda: {to_literal(default)}, validate_default=True)"
+        inner = " " * (len(head) - len(head.lstrip()) + 4)
+        body = f"default_factory=lambda: {to_literal(default)}, validate_default=True"
+        if text_width(head + call + tail) <= LINE_LENGTH:
+            new = [head + call + tail]
+        elif text_width(inner + body) <= LINE_LENGTH:
+            new = [head + "Field(", inner + body, inner[4:] + ")" + tail]
+        else:  # black splits at the commas, then explodes the literal
+            prefix = f"{inner}default_factory=lambda: "
+            literal = to_literal(default, indent=len(inner), used=text_width(prefix), tail=1)
+            new = [head + "Field(", f"{prefix}{literal},", f"{inner}validate_default=True,"]
+            new = [*"\n".join(new).split("\n"), inner[4:] + ")" + tail]
+        lines[first : last + 1] = new
+    return "\n".join(lines)
