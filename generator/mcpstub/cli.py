@@ -239,10 +239,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.diff:
         sys.stdout.write(p.diff(_from_repository_root(out)))
     if args.check or args.diff:
-        if p.stale or p.created_yours:
+        if p.stale or p.created_yours or p.leftovers:
             for rel in sorted([*p.stale, *p.created_yours]):
                 state = "obsolete" if rel in p.removals else "missing" if p.old.get(rel) is None else "stale"
                 print(f"{_shown(out / rel)}: {state}", file=sys.stderr)
+            for rel in p.leftovers:
+                print(f"{_shown(out / rel)}: left by an interrupted run", file=sys.stderr)
             print(f"to update it, run: {_fix_command(args)}", file=sys.stderr)
             return EXIT_INVALID
         print(f"{_shown(out)}: up to date")

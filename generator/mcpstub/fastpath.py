@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpstub import __version__
-from mcpstub.layout import CONTRACT_TESTS, OURS_FILES, STAMP_FILE, STAMP_PREFIX
+from mcpstub.layout import CONTRACT_TESTS, OURS_FILES, STAMP_FILE, STAMP_PREFIX, WRITING_MARKER
 from mcpstub.resources import resource_dir
 
 
@@ -93,8 +93,8 @@ def _read_stamp(out: Path) -> dict[str, Any] | None:
 def is_current(toolset: Path, out: Path, *, emit_tests: bool = False) -> Current | None:
     """`Current` when a run would change nothing in `out`; None when a full run is needed."""
     stamp = _read_stamp(out)
-    if stamp is None:
-        return None
+    if stamp is None or (out / WRITING_MARKER).exists():
+        return None  # no stamp, or a run was interrupted
     expected = {*OURS_FILES, CONTRACT_TESTS} if emit_tests else set(OURS_FILES)
     files: dict[str, str] = stamp["files"]
     if set(files) != expected:

@@ -16,3 +16,6 @@ STAMP_FILE = "_mcpstub.json"
 STAMP_PREFIX = '{\n  "generator": "mcpstub'  # how the stamp starts: it is "ours"
 # Files a run stages beside their targets end so; a run removes any that a killed run left behind.
 TEMP_SUFFIX = ".mcpstub-tmp"
+# Created before a run replaces any file and removed after the last one; while it exists the
+# generated `__init__.py` refuses to load (the files may be half old, half new).
+WRITING_MARKER = ".mcpstub-writing"

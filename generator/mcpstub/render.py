@@ -23,7 +23,7 @@ from typing import Any
 import jinja2
 
 from mcpstub.ir import JSON, Tool, Toolset
-from mcpstub.layout import CONTRACT_TESTS, HEADER_PREFIX, OURS_FILES
+from mcpstub.layout import CONTRACT_TESTS, HEADER_PREFIX, OURS_FILES, WRITING_MARKER
 from mcpstub.resources import resource_dir
 
 # The generated code's line length, black's in `format.py`'s mode.
@@ -372,6 +372,7 @@ def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = F
     header = header_lines(toolset)
     context: dict[str, Any] = {
         "header": header,
+        "marker": WRITING_MARKER,
         "toolset": toolset,
         "tools": [_view(tool) for tool in toolset.tools],
         "server_assignments": "\n".join(

@@ -5,6 +5,11 @@ which "yours" files are missing, which files at "ours" paths were not written by
 overwritten), and which handler modules no longer belong to a tool. `apply(plan)` then replaces the
 files all-or-nothing: every new text is staged beside its target first, and if any step fails the
 files already replaced are put back.
+
+A kill cannot be rolled back, so it must not go unnoticed: `apply` creates `layout.WRITING_MARKER`
+before it replaces the first file and removes it after the last, and the generated `__init__.py`
+(always replaced first) refuses to load while the marker exists. The next run sees the marker and
+the staged files a killed run left behind (`Plan.leftovers`), removes them and finishes the tree.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcpstub.layout import HEADER_PREFIX, STAMP_FILE, STAMP_PREFIX, TEMP_SUFFIX
+from mcpstub.layout import HEADER_PREFIX, STAMP_FILE, STAMP_PREFIX, TEMP_SUFFIX, WRITING_MARKER
 
 
 @dataclass
@@ -31,6 +36,7 @@ class Plan:
     orphans: list[str] = field(default_factory=list)  # handler modules with no tool
     created_yours: list[str] = field(default_factory=list)
     removals: list[str] = field(default_factory=list)  # generated files a run no longer writes
+    leftovers: list[str] = field(default_factory=list)  # the marker and staged files of a killed run
 
     @property
     def stale(self) -> list[str]:
@@ -115,9 +121,25 @@ def plan(
         for path in sorted(handlers.glob("*.py")):
             if not path.stem.startswith("_") and path.stem not in handler_modules:
                 result.orphans.append(f"handlers/{path.name}")
+    result.leftovers = _leftovers(out, {str(Path(rel).parent) for rel in [*ours, *yours]})
     result.foreign.sort()
     result.created_yours.sort()
     return result
+
+
+_STAGED = re.compile(rf"\..+\.[0-9a-f]{{8}}{re.escape(TEMP_SUFFIX)}")
+
+
+def _leftovers(out: Path, folders: set[str]) -> list[str]:
+    """The marker and the staged files that an interrupted run left in `out`, as relative paths."""
+    found = [WRITING_MARKER] if (out / WRITING_MARKER).exists() else []
+    for folder in sorted(folders | {"."}):
+        try:
+            names = os.listdir(out / folder)
+        except OSError:
+            continue
+        found += sorted((Path(folder) / n).as_posix() for n in names if _STAGED.fullmatch(n))
+    return found
 
 
 def _stage(target: Path, data: bytes) -> Path:
@@ -149,12 +171,22 @@ def _stage(target: Path, data: bytes) -> Path:
 
 
 def apply(p: Plan) -> None:
-    """Replace every changed file, all or nothing."""
+    """Replace every changed file, all or nothing; remove what an interrupted run left."""
+    if not (p.changes or p.removals or p.leftovers):
+        return
+    marker = p.out / WRITING_MARKER
+    p.out.mkdir(parents=True, exist_ok=True)
+    marker.write_text("mcpstub generate is writing this package; if no run is going on, run it again\n")
+    for rel in p.leftovers:
+        if rel != WRITING_MARKER:
+            (p.out / rel).unlink(missing_ok=True)
     staged: list[tuple[Path, Path]] = []
     done: list[tuple[Path, bytes | None]] = []
     previous: dict[Path, bytes | None] = {}
+    # `__init__.py` first: from then on the package checks the marker before it loads anything.
+    order = sorted(p.changes, key=lambda rel: (rel != "__init__.py", rel))
     try:
-        for rel in sorted(p.changes):
+        for rel in order:
             target = p.out / rel
             try:
                 previous[target] = target.read_bytes()
@@ -177,4 +209,6 @@ def apply(p: Plan) -> None:
                 os.replace(_stage(target, before), target)
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)
+        marker.unlink()
         raise
+    marker.unlink()

@@ -308,7 +308,13 @@ def _corrupt_stamp(out: Path) -> None:
     (out / "_mcpstub.json").write_text('{\n  "generator": "mcpstub", "broken')
 
 
+def _interrupted(out: Path) -> None:
+    (out / ".mcpstub-writing").write_text("")
+    (out / "handlers" / ".alpha.py.0123abcd.mcpstub-tmp").write_text("half")
+
+
 REPAIRS = {
+    "interrupted run": _interrupted,
     "deleted stub": lambda out: (out / "handlers" / "alpha.py").unlink(),
     "deleted handlers/__init__.py": lambda out: (out / "handlers" / "__init__.py").unlink(),
     "deleted generated file": lambda out: (out / "server.py").unlink(),
@@ -415,3 +421,54 @@ def test_generated_files_follow_the_umask_and_keep_a_mode_the_user_set(tmp_path:
     assert stat.S_IMODE((out / "tools.py").stat().st_mode) == 0o444
     assert stat.S_IMODE((out / "handlers" / "alpha.py").stat().st_mode) == 0o600
     assert stat.S_IMODE((out / "models.py").stat().st_mode) == 0o666 & ~umask
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under root, hidden ones too, but no bytecode caches."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def test_a_kill_at_any_point_of_a_write_leaves_a_tree_that_is_whole_or_refuses_to_load(
+    tmp_path: Path,
+) -> None:
+    toolset, base, work = tmp_path / "tools.yaml", tmp_path / "base", tmp_path / "work"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (1, 0)})
+    assert run("generate", str(toolset), "--out", str(base / "pkg"), "--emit-tests")[0] == 0
+    (base / "pkg" / "handlers" / "alpha.py").write_text(user_code("alpha", 1))
+    old = snapshot(base / "pkg")
+    # Nearly every file changes, a stub is created, the contract tests are removed.
+    write_toolset(toolset, {"alpha": (1, 2), "gamma": (2, 2)})
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.regen.kill_harness", str(toolset), str(base), str(work)],
+        cwd=root, capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    points = int(done.stdout.split()[-1])
+    new = snapshot(work / "0" / "pkg")
+    assert new != old and ".mcpstub-writing" not in new
+    assert points > 2 * len(set(new) ^ set(old))  # a point before and after each file operation
+    seen = set()
+    for k in range(1, points + 1):
+        pkg = work / str(k) / "pkg"
+        if (pkg / ".mcpstub-writing").exists():
+            loaded = subprocess.run(
+                [sys.executable, "-c", "import pkg"],
+                cwd=pkg.parent, capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            assert loaded.returncode != 0, f"point {k}: a half-written package loaded"
+            assert "did not finish writing this package" in loaded.stderr, loaded.stderr
+            assert "run `mcpstub generate` again" in loaded.stderr
+            seen.add("refused")
+        else:
+            state = snapshot(pkg)
+            assert state in (old, new), f"point {k}: neither the old tree nor the new one, and it loads"
+            seen.add("old" if state == old else "new")
+        code, _, err = run("generate", str(toolset), "--out", str(pkg))  # a plain run repairs it
+        assert code == 0, err
+        assert snapshot(pkg) == new, f"point {k}: not repaired"
+    assert seen == {"old", "refused"}  # the last point is the removal of the marker

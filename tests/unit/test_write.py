@@ -125,3 +125,41 @@ def test_a_regenerated_file_keeps_the_mode_the_user_set(tmp_path: Path, mode: in
     assert (out / "tools.py").read_text() == ours("T = 2\n")
     assert stat.S_IMODE((out / "models.py").stat().st_mode) == mode
     assert stat.S_IMODE((out / "tools.py").stat().st_mode) == 0o644
+
+
+def test_leftovers_of_a_killed_run_are_reported_and_removed(tmp_path: Path) -> None:
+    out = tmp_path / "pkg"
+    files = {"models.py": ours("A = 1\n")}
+    apply(plan(out, files, {"handlers/greet.py": "x = 1\n"}, {"greet"}))
+    (out / ".mcpstub-writing").write_text("")
+    (out / ".models.py.0123abcd.mcpstub-tmp").write_text("half")
+    (out / "handlers" / ".greet.py.89abcdef.mcpstub-tmp").write_text("half")
+    (out / ".mine.tmp").write_text("not ours")
+    p = plan(out, files, {"handlers/greet.py": "x = 1\n"}, {"greet"})
+    assert p.changes == {} and p.stale == []
+    assert p.leftovers == [
+        ".mcpstub-writing",
+        ".models.py.0123abcd.mcpstub-tmp",
+        "handlers/.greet.py.89abcdef.mcpstub-tmp",
+    ]
+    apply(p)
+    assert sorted(tree(out)) == [".mine.tmp", "handlers/greet.py", "models.py"]
+
+
+def test_the_marker_exists_exactly_while_files_are_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "pkg"
+    apply(plan(out, {"__init__.py": ours("I = 1\n"), "a.py": ours("A = 1\n")}, {}, set()))
+    seen: list[tuple[str, bool]] = []
+    real_replace = os.replace
+
+    def watching_replace(src: str, dst: str) -> None:
+        seen.append((Path(dst).name, (out / ".mcpstub-writing").exists()))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(write.os, "replace", watching_replace)
+    second = {"__init__.py": ours("I = 2\n"), "a.py": ours("A = 2\n"), "z.py": ours("Z\n")}
+    apply(plan(out, second, {}, set()))
+    assert seen == [("__init__.py", True), ("a.py", True), ("z.py", True)]  # __init__.py first
+    assert not (out / ".mcpstub-writing").exists()
