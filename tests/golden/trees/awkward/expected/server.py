@@ -22,9 +22,9 @@ from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel, ValidationError
-from pydantic_core import to_json
+from pydantic_core import PydanticSerializationError, to_json
 
-from .results import ToolError, _ContentResult, _StructuredResult
+from .results import ToolError, _clean, _clean_json, _ContentResult, _StructuredResult
 from .tools import TOOL_LIST, TOOLS, ToolSpec
 
 __all__ = ["SERVER_NAME", "SERVER_VERSION", "INSTRUCTIONS", "ToolContext", "create_server"]
@@ -77,6 +77,8 @@ class ToolContext:
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
         """Send a progress notification, if the client asked for progress on this call."""
+        if message is not None:
+            message = _clean(message)
         await self._ctx.session.report_progress(progress, total, message)
 
     async def log(self, level: types.LoggingLevel, data: Any, *, logger: str | None = None) -> None:
@@ -88,7 +90,10 @@ class ToolContext:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             pending = self._ctx.session.send_log_message(
-                level, data, logger, related_request_id=self._ctx.request_id
+                level,
+                _clean_json(data),
+                logger if logger is None else _clean(logger),
+                related_request_id=self._ctx.request_id,
             )
         await pending
 
@@ -111,7 +116,7 @@ class ToolContext:
 
 def _error(message: str) -> dict[str, Any]:
     return {
-        "content": [{"type": "text", "text": message}],
+        "content": [{"type": "text", "text": _clean(message)}],
         "isError": True,
         "resultType": "complete",
     }
@@ -280,6 +285,12 @@ class _Entry:
         if not isinstance(output, output_model):
             return self._bad_output(f": the handler returned {type(result).__name__}")
         payload = output.model_dump(mode="json", by_alias=True, warnings=False)
+        try:
+            text = to_json(payload).decode()
+        except PydanticSerializationError:
+            # Text JSON cannot carry (lone surrogates): sent as U+FFFD, then validated as sent.
+            payload = _clean_json(payload)
+            text = to_json(payload).decode()
         validator = self.output_validator
         if validator is None:
             validator = self.output_validator = _validator(
@@ -287,7 +298,6 @@ class _Entry:
             )
         if not validator.is_valid(payload):
             return self._bad_output(":\n" + _describe(validator.iter_errors(payload)))
-        text = to_json(payload).decode()
         return {
             "content": [{"type": "text", "text": text}, *extra],
             "structuredContent": payload,
@@ -296,7 +306,7 @@ class _Entry:
 
     def _content(self, result: Any) -> dict[str, Any]:
         if isinstance(result, str):
-            return {"content": [{"type": "text", "text": result}], "resultType": "complete"}
+            return {"content": [{"type": "text", "text": _clean(result)}], "resultType": "complete"}
         if isinstance(result, _ContentResult) and isinstance(result, self.spec.result_type):
             answer: dict[str, Any] = {"content": list(result._content), "resultType": "complete"}
             if result._is_error:
@@ -336,7 +346,8 @@ def create_server(handlers: Mapping[str, Handler] | None = None, **options: Any)
     ) -> dict[str, Any]:
         entry = entries.get(params.name)
         if entry is None:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
+            message = _clean(f"Unknown tool: {params.name}")
+            raise MCPError(code=types.INVALID_PARAMS, message=message)
         return await entry.call(ctx, params.arguments)
 
     def get_tool_input_schema(name: str) -> Mapping[str, Any] | None:

@@ -36,6 +36,32 @@ class ToolError(Exception):
         self.message = message
 
 
+def _clean(text: str) -> str:
+    """`text` as JSON can carry it: a lone surrogate (a file name decoded with surrogateescape,
+    say) becomes U+FFFD, and a surrogate pair the character it encodes."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def _clean_json(value: Any) -> Any:
+    """`value` with every string (keys too) made sendable by `_clean`."""
+    if isinstance(value, str):
+        return _clean(value)
+    if isinstance(value, dict):
+        return {
+            _clean(key) if isinstance(key, str) else key: _clean_json(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_clean_json(item) for item in value]
+    return value
+
+
 def _dump_block(block: types.ContentBlock) -> dict[str, Any]:
     if not isinstance(
         block,
@@ -62,7 +88,7 @@ class _Result:
     @classmethod
     def _build(cls, content: tuple[dict[str, Any], ...], is_error: bool = False) -> Self:
         result = cls.__new__(cls)
-        result._content = content
+        result._content = tuple(_clean_json(block) for block in content)
         result._is_error = is_error
         return result
 
