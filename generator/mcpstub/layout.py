@@ -19,3 +19,6 @@ TEMP_SUFFIX = ".mcpstub-tmp"
 # Created before a run replaces any file and removed after the last one; while it exists the
 # generated `__init__.py` refuses to load (the files may be half old, half new).
 WRITING_MARKER = ".mcpstub-writing"
+# What a generated package needs at run time (also in pyproject.toml and the README); named in a
+# comment of the generated `__init__.py`.
+RUNTIME_REQUIREMENTS = ("mcp>=2.3,<3", "pydantic>=2.12,<3", "jsonschema-rs>=0.60,<1")

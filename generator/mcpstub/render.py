@@ -23,7 +23,13 @@ from typing import Any
 import jinja2
 
 from mcpstub.ir import JSON, Tool, Toolset
-from mcpstub.layout import CONTRACT_TESTS, HEADER_PREFIX, OURS_FILES, WRITING_MARKER
+from mcpstub.layout import (
+    CONTRACT_TESTS,
+    HEADER_PREFIX,
+    OURS_FILES,
+    RUNTIME_REQUIREMENTS,
+    WRITING_MARKER,
+)
 from mcpstub.resources import resource_dir
 
 # The generated code's line length, black's in `format.py`'s mode.
@@ -373,6 +379,7 @@ def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = F
     context: dict[str, Any] = {
         "header": header,
         "marker": WRITING_MARKER,
+        "requirements": ", ".join(RUNTIME_REQUIREMENTS),
         "toolset": toolset,
         "tools": [_view(tool) for tool in toolset.tools],
         "server_assignments": "\n".join(
