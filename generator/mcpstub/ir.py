@@ -55,6 +55,8 @@ def to_class_prefix(name: str) -> ClassName:
     text = "".join(w[:1].upper() + w[1:] for w in words) or "Tool"
     if text[0].isdigit():
         text = "Tool" + text
+    if keyword.iskeyword(text):  # `None`, `True`, `False` are no class names
+        text += "Tool"
     return ClassName(text)
 
 

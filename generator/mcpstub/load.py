@@ -40,7 +40,7 @@ JsonPath = tuple[str | int, ...]
 
 # Bounds on alias expansion: a document may reuse anchors, but not blow up.
 MAX_EXPANDED_NODES = 2_000_000
-MAX_DEPTH = 256  # far beyond any real schema; keeps every later stage off the recursion limit
+MAX_DEPTH = 100  # far beyond any real schema; generated literals stay within Python's parser limit (200)
 
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _BOOL_TRUE = re.compile(r"^(?:true|True|TRUE)$")

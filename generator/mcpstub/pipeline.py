@@ -108,5 +108,10 @@ def generate(
     checked = check_toolset(path, shown, policy)
     if checked.toolset is None:
         return Generated({}, {}, checked.diagnostics)
-    rendered = render(checked.toolset, emit_tests=emit_tests)
+    try:
+        rendered = render(checked.toolset, emit_tests=emit_tests)
+    except RecursionError:  # the loader bounds nesting; this is the last line of defence
+        where = Location(checked.toolset.source_name, 1, 1)
+        too_deep = error("too-deep", "the toolset nests too deeply to be generated", where)
+        return Generated({}, {}, sort_diagnostics([*checked.diagnostics, too_deep]))
     return replace(rendered, diagnostics=sort_diagnostics([*checked.diagnostics, *rendered.diagnostics]))

@@ -129,8 +129,12 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
     elif kind == "type":
         expected = err.validator_value
         expected_text = " or ".join(expected) if isinstance(expected, list) else expected
+        unquoted = expected == "string" and isinstance(err.instance, bool | int | float)
         yield error(
-            "wrong-type", f"{where} must be {expected_text}, not {_type_name(err.instance)}", doc.loc(path)
+            "wrong-type",
+            f"{where} must be {expected_text}, not {_type_name(err.instance)}",
+            doc.loc(path),
+            "YAML reads this unquoted text as another type: put it in quotes" if unquoted else None,
         )
     elif kind == "enum":
         choices = ", ".join(repr(c) for c in err.validator_value)

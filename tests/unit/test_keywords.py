@@ -21,9 +21,7 @@ def check(tmp_path: Path, text: str, policy: Policy | None = None) -> Checked:
 
 
 def seen(checked: Checked) -> list[tuple[str, str, int, int, str | None]]:
-    return [
-        (d.severity.value, d.code, d.location.line, d.location.col, d.hint) for d in checked.diagnostics
-    ]
+    return [(d.severity.value, d.code, d.location.line, d.location.col, d.hint) for d in checked.diagnostics]
 
 
 def test_misspelt_keywords_warn_with_did_you_mean(tmp_path: Path) -> None:
@@ -109,9 +107,7 @@ def test_unknown_type_is_an_error_with_a_hint(tmp_path: Path, written: str, hint
     )
     assert not checked.ok
     # one diagnostic, not the lint plus the meta-schema's "is not valid under any of the given schemas"
-    assert [(s, c, line, h) for s, c, line, _, h in seen(checked)] == [
-        ("error", "unknown-type", 8, hint)
-    ]
+    assert [(s, c, line, h) for s, c, line, _, h in seen(checked)] == [("error", "unknown-type", 8, hint)]
 
 
 def test_no_warnings_in_name_and_value_positions(tmp_path: Path) -> None:

@@ -31,7 +31,10 @@ def test_names_some_clients_refuse_warn(tmp_path: Path, name: str, why: str) -> 
     assert checked.ok
     [d] = checked.diagnostics
     assert (d.severity.value, d.code, d.location.line, d.location.col) == (
-        "warning", "tool-name-portability", 4, 11
+        "warning",
+        "tool-name-portability",
+        4,
+        11,
     )
     assert why in d.message and d.hint is not None and "^[a-zA-Z0-9_-]{1,64}$" in d.hint
 
