@@ -115,7 +115,7 @@ def _deepest_toolset(kind: str) -> dict[str, Any]:
         doc = {
             "mcpstub": 1,
             "server": {"name": "s"},
-            "$defs": {"Deep": _nest(kind, levels)},
+            "$defs": {"Deep": {"type": "object", "properties": {"v": _nest(kind, levels)}}},
             "tools": [
                 {
                     "name": "deep",
