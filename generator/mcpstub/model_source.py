@@ -52,6 +52,8 @@ def plain_aliases(source: str) -> str:
     text = "\n".join(lines)
     if not kept:
         text = text.replace(_ALIAS_IMPORT, "")
+    if _TYPING_IMPORT.search(text) is None:  # the standard library block comes first
+        return "from typing import TypeAlias\n\n" + text
     return _TYPING_IMPORT.sub(_with_type_alias, text, count=1)
 
 

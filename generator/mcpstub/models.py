@@ -207,6 +207,8 @@ def _hoist(
                 continue
         names[pointer] = _fresh(class_name + to_class_prefix("_".join(parts[1:])), taken)
     root = _strip_root(schema)
+    if root.get("type") == "object" and "$ref" in root:
+        del root["type"]  # beside a root `$ref`, it only repeats what the (object) target says
     if set(root) == {"$ref"} and (target := _pointer(root["$ref"])) not in skip | {""}:
         # A root that only points at a local definition is that definition under the tool's name.
         names[target] = class_name
@@ -224,11 +226,15 @@ def _hoist(
             seen.add(target)
             node = _lookup(schema, target)
     draft07 = (tool.output_dialect if schema is tool.output_schema else tool.dialect) == "draft-07"
-    return {
+    units = {
         names[pointer]: _rewrite(_lookup(schema, pointer), pointer, names, pointer, draft07)
         for pointer in names
         if pointer not in skip
     }
+    if "" not in skip and set(root) == {"$ref"}:
+        # A root that points at a shared class is that class: the tool's name is an alias of it.
+        units[class_name] = {"$ref": f"#/$defs/{names[_pointer(root['$ref'])]}"}
+    return units
 
 
 def _fresh(name: str, taken: set[str]) -> str:

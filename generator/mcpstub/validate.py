@@ -24,7 +24,7 @@ import jsonschema_rs
 if TYPE_CHECKING:
     from jsonschema import ValidationError
 
-from mcpstub.bundle import Bundler
+from mcpstub.bundle import Bundler, resolve_pointer, split_pointer
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.ir import ClassName, Dialect, Example, Tool, Toolset, to_class_prefix, to_identifier
 from mcpstub.keywords import Lint, lint_schema
@@ -379,19 +379,25 @@ class _Checker:
             return None
         before = len(self.diagnostics)
         self.diagnostics.extend(_meta_errors(doc, path, schema, dialect, self.policy))
-        if schema.get("type") != "object":
-            self.diagnostics.append(
-                error(
-                    "root-not-object",
-                    f"{where} must have `type: object` at its root",
-                    doc.loc((*path, "type")) if "type" in schema else doc.key_loc(path),
-                    "MCP tools take and return JSON objects; wrap other values in a property",
-                )
-            )
+        root_error = error(
+            "root-not-object",
+            f"{where} must have `type: object` at its root",
+            doc.loc((*path, "type")) if "type" in schema else doc.key_loc(path),
+            "MCP tools take and return JSON objects; wrap other values in a property",
+        )
+        by_ref = "type" not in schema and isinstance(schema.get("$ref"), str)  # checked once bundled
+        if schema.get("type") != "object" and not by_ref:
+            self.diagnostics.append(root_error)
         errors_before = len(self.bundler.diagnostics)
         bundled, shared = self.bundler.bundle_schema(path, dialect)
         if len(self.bundler.diagnostics) > errors_before or has_errors(self.diagnostics[before:]):
             return None
+        if by_ref:
+            if _referenced_root(bundled).get("type") != "object":
+                self.diagnostics.append(root_error)
+                return None
+            # MCP clients require `type: object` at the root; it says what the reference says.
+            bundled = {"type": "object", **bundled}
         if not _all_finite(bundled):  # already reported as not-json
             return None
         try:
@@ -473,6 +479,20 @@ class _Checker:
                     self.doc.loc(where),
                 )
             )
+
+
+def _referenced_root(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema a bundled root `$ref` chain ends at (`{"$ref": "#/$defs/FileInfo"}` -> FileInfo)."""
+    node: Any = schema
+    for _ in range(64):  # bare-ref cycles are refused by the bundler; this only bounds the walk
+        ref = node.get("$ref") if isinstance(node, dict) and "type" not in node else None
+        parts = split_pointer(ref[1:]) if isinstance(ref, str) and ref.startswith("#") else None
+        if parts is None:
+            break
+        found, node, _ = resolve_pointer(schema, parts)
+        if not found:
+            return {}
+    return node if isinstance(node, dict) else {}
 
 
 def _validator(schema: dict[str, Any]) -> Any:
