@@ -90,6 +90,8 @@ class Tool:
     shared_def_names: frozenset[str] = field(default_factory=frozenset)
     # The output schema's own dialect (`dialect` is the input schema's); None without one.
     output_dialect: Dialect | None = None
+    # Seconds a call may run (the toolset's generator-only `timeout`); None: no limit of its own.
+    timeout: float | None = None
 
     @property
     def title(self) -> str | None:

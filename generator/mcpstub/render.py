@@ -66,6 +66,7 @@ class _ToolView:
     advertised_literal: str
     dialect_literal: str
     output_dialect_literal: str
+    timeout_literal: str
     result_class_header: str
     output_type_line: str
     stub_imports: str
@@ -272,6 +273,7 @@ def _view(tool: Tool) -> _ToolView:
         advertised_literal=to_literal(rest, indent=16, used=16),
         dialect_literal=to_literal(tool.dialect),
         output_dialect_literal=to_literal(tool.output_dialect),
+        timeout_literal=to_literal(tool.timeout),
         result_class_header=_class_header(tool.result_class, base),
         output_type_line=_class_attribute("_output_name", to_literal(output)) if output else "",
         stub_imports=_import("..models", models_names) + "\n" + _import("..results", [tool.result_class]),

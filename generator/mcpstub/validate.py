@@ -147,6 +147,13 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
         yield error("invalid-toolset", f"{where}: {err.message}", doc.loc(path))
 
 
+def _timeout(value: Any) -> float | None:
+    """A tool's `timeout` in seconds; a wrong one is reported by the format check."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= 86400:
+        return float(value)
+    return None
+
+
 def _non_json_numbers(doc: Document) -> Iterator[Diagnostic]:
     if _all_finite(doc.data):  # the common case, checked at C speed; the walk below names paths
         return
@@ -440,6 +447,7 @@ class _Checker:
             examples=tuple(examples),
             shared_def_names=shared_in | shared_out,
             output_dialect=checked_out[2] if checked_out else None,
+            timeout=_timeout(raw.get("timeout")),
         )
 
     def _examples(

@@ -36,6 +36,7 @@ class ToolSpec:
     dialect: Literal["2020-12", "draft-07"]  # the input schema's
     output_dialect: Literal["2020-12", "draft-07"] | None
     tool: types.Tool
+    timeout: float | None = None  # seconds a call may run (the toolset's `timeout`)
 
     @property
     def input_model(self) -> type[BaseModel]:

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any, cast
 
+import anyio
 import anyio.lowlevel
 import jsonschema_rs
 from mcp import types
@@ -191,11 +192,13 @@ class _Entry:
         "output_validator",
         "spec",
         "structured",
+        "timeout",
     )
 
-    def __init__(self, spec: ToolSpec, handler: Handler | None) -> None:
+    def __init__(self, spec: ToolSpec, handler: Handler | None, timeout: float | None) -> None:
         self.spec = spec
         self.handler = handler
+        self.timeout = spec.timeout if spec.timeout is not None else timeout
         self.structured = spec.output_class is not None
         self.input_validator: jsonschema_rs.Validator | None = None
         self.output_validator: jsonschema_rs.Validator | None = None
@@ -252,7 +255,15 @@ class _Entry:
             return _error(f"internal error in tool {spec.name}")
         try:
             handler = self.handler or self._load_handler()
-            result = await handler(args, ToolContext(ctx))
+            timeout = self.timeout
+            if timeout is None:
+                result = await handler(args, ToolContext(ctx))
+            else:
+                with anyio.move_on_after(timeout) as scope:
+                    result = await handler(args, ToolContext(ctx))
+                if scope.cancelled_caught:
+                    logger.warning("tool %r timed out after %g s", spec.name, timeout)
+                    return _error(f"tool {spec.name} timed out after {timeout:g} s")
         except ToolError as exc:
             return _error(str(exc.message))
         except NotImplementedError as exc:
@@ -317,13 +328,26 @@ class _Entry:
         return _error(f"output did not match the declared schema{detail}")
 
 
-def create_server(handlers: Mapping[str, Handler] | None = None, **options: Any) -> Server[Any]:
+def create_server(
+    handlers: Mapping[str, Handler] | None = None,
+    *,
+    timeout: float | None = None,
+    **options: Any,
+) -> Server[Any]:
     """A ready MCP low-level Server serving every tool of TOOLS.
 
     `handlers` maps tool names to callables used instead of the handler modules (for tests and
-    dependency injection). Other keyword options reach `mcp.server.Server` (name, version,
-    instructions, lifespan, resource and prompt handlers, ...).
+    dependency injection). `timeout` is the seconds a call may run, for tools whose toolset entry
+    sets none: then the handler is cancelled and the client gets an isError answer. Other keyword
+    options reach `mcp.server.Server` (name, version, instructions, lifespan, resource and prompt
+    handlers, ...).
     """
+    if timeout is not None and (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not 0 < timeout < float("inf")
+    ):
+        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
     handlers = dict(handlers or {})
     unknown = sorted(set(handlers) - set(TOOLS))
     if unknown:
@@ -331,7 +355,7 @@ def create_server(handlers: Mapping[str, Handler] | None = None, **options: Any)
     owned = sorted(_OWNED_OPTIONS & set(options))
     if owned:
         raise TypeError(f"create_server() serves the tools itself; remove {', '.join(owned)}")
-    entries = {name: _Entry(spec, handlers.get(name)) for name, spec in TOOLS.items()}
+    entries = {name: _Entry(spec, handlers.get(name), timeout) for name, spec in TOOLS.items()}
     tool_list = types.ListToolsResult(tools=list(TOOL_LIST))
 
     async def on_list_tools(
