@@ -60,7 +60,8 @@ def _config(start: Path) -> tuple[dict[str, Any], Path]:
             section = data.get("tool", {}).get("mcpstub", {})
             if not isinstance(section, dict):
                 raise UsageError(f"{candidate}: [tool.mcpstub] must be a table")
-            unknown = sorted(set(section) - {"toolset", "out", "emit_tests", "diff", *_POLICY_KEYS})
+            known = {"toolset", "out", "emit_tests", "diff", "cache_dir", *_POLICY_KEYS}
+            unknown = sorted(set(section) - known)
             if unknown:
                 raise UsageError(f"{candidate}: unknown key(s) in [tool.mcpstub]: {', '.join(unknown)}")
             return section, folder
@@ -193,6 +194,20 @@ def _warn_orphans(out: Path, orphans: list[str]) -> None:
         print(f"{_shown(out / rel)}: warning: handler has no tool in the toolset (orphaned)", file=sys.stderr)
 
 
+def _cache_dir(args: argparse.Namespace, config: dict[str, Any]) -> Path | None:
+    """Where model generation results are kept: MCPSTUB_CACHE_DIR, `cache_dir`, or the user cache."""
+    if args.no_cache:
+        return None
+    if os.environ.get("MCPSTUB_CACHE_DIR"):
+        return Path(os.environ["MCPSTUB_CACHE_DIR"])
+    if "cache_dir" in config:
+        _, root = _config(Path.cwd())
+        return root / str(config["cache_dir"])
+    from mcpstub.modelcache import default_cache_dir  # noqa: PLC0415
+
+    return default_cache_dir()
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate the package, or check that it is up to date."""
     from mcpstub.fastpath import is_current  # noqa: PLC0415
@@ -213,7 +228,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from mcpstub.write import apply, plan  # noqa: PLC0415
 
     try:
-        generated = generate(path, _shown(path), emit_tests=emit_tests, policy=config["policy"])
+        generated = generate(
+            path,
+            _shown(path),
+            emit_tests=emit_tests,
+            policy=config["policy"],
+            cache_dir=_cache_dir(args, config),
+        )
     except GeneratedCodeError as exc:
         print(f"mcpstub: internal error: {exc}", file=sys.stderr)
         print("  this is a bug in mcpstub, not in your toolset; please report it", file=sys.stderr)
@@ -319,6 +340,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gen.add_argument("--diff", action="store_true", help="write nothing; print what would change")
     gen.add_argument("--force", action="store_true", help="regenerate even if the toolset is unchanged")
+    gen.add_argument(
+        "--no-cache", action="store_true", help="generate all models afresh; neither read nor write the cache"
+    )
     gen.add_argument(
         "--emit-tests",
         action="store_true",

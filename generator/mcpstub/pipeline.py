@@ -64,22 +64,15 @@ def check_toolset(path: Path, shown: str | None = None, policy: Policy | None = 
     return Checked(toolset, diagnostics, sources, doc)
 
 
-# Below this many tools a fork costs more than the parallel work saves.
-BESIDE_MIN_TOOLS = 20
-
-
-def render(toolset: Toolset, *, emit_tests: bool = False) -> Generated:
-    """Render a checked toolset into the files of its package."""
-    from mcpstub.beside import Beside  # noqa: PLC0415 - heavy imports, only when generating
-    from mcpstub.format import format_files  # noqa: PLC0415
-    from mcpstub.models import ModelsResult, render_models  # noqa: PLC0415
+def render(toolset: Toolset, *, emit_tests: bool = False, cache_dir: Path | None = None) -> Generated:
+    """Render a checked toolset into the files of its package (models reused from `cache_dir`)."""
+    from mcpstub.format import format_files  # noqa: PLC0415 - heavy imports, only when generating
+    from mcpstub.modelcache import ModelCache, start_models  # noqa: PLC0415
     from mcpstub.render import RenderError, models_file, render_package  # noqa: PLC0415
 
-    # The models are the long pole: generate them in a child while this process renders and
-    # compile-checks every other file, which does not depend on them.
-    pending: Beside[Toolset, ModelsResult] | None = None
-    if len(toolset.tools) >= BESIDE_MIN_TOOLS:
-        pending = Beside(render_models, toolset)
+    # The models are the long pole: part of them is generated in a child while this process
+    # renders and compile-checks every other file, which does not depend on them.
+    pending = start_models(toolset, ModelCache(cache_dir) if cache_dir is not None else None)
     try:
         try:
             package = render_package(toolset, "", emit_tests=emit_tests)
@@ -88,11 +81,9 @@ def render(toolset: Toolset, *, emit_tests: bool = False) -> Generated:
             return Generated({}, {}, [problem], toolset)
         ours = format_files({k: v for k, v in package.ours.items() if k != "models.py"})
         yours = format_files(package.yours)
-        models = pending.result() if pending is not None else render_models(toolset)
-        pending = None
+        models = pending.result()
     finally:
-        if pending is not None:
-            pending.close()
+        pending.close()
     diagnostics = sort_diagnostics(models.diagnostics)
     if has_errors(diagnostics):
         return Generated({}, {}, diagnostics, toolset)
@@ -102,14 +93,23 @@ def render(toolset: Toolset, *, emit_tests: bool = False) -> Generated:
 
 
 def generate(
-    path: Path, shown: str | None = None, *, emit_tests: bool = False, policy: Policy | None = None
+    path: Path,
+    shown: str | None = None,
+    *,
+    emit_tests: bool = False,
+    policy: Policy | None = None,
+    cache_dir: Path | None = None,
 ) -> Generated:
-    """Load, validate and render: the whole generation as a pure function."""
+    """Load, validate and render: the whole generation as a pure function of the toolset's files.
+
+    With `cache_dir`, models of unchanged groups of tools are read from there instead of being
+    generated again; the files are the same either way.
+    """
     checked = check_toolset(path, shown, policy)
     if checked.toolset is None:
         return Generated({}, {}, checked.diagnostics)
     try:
-        rendered = render(checked.toolset, emit_tests=emit_tests)
+        rendered = render(checked.toolset, emit_tests=emit_tests, cache_dir=cache_dir)
     except RecursionError:  # the loader bounds nesting; this is the last line of defence
         where = Location(checked.toolset.source_name, 1, 1)
         too_deep = error("too-deep", "the toolset nests too deeply to be generated", where)

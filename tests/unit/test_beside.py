@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpstub import pipeline
+from mcpstub import modelcache, pipeline
 from mcpstub.beside import Beside
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,9 +43,10 @@ def test_close_reaps_an_unwanted_child() -> None:
 
 def test_parallel_and_sequential_generation_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     source = ROOT / "examples" / "weather" / "tools.yaml"
-    monkeypatch.setattr(pipeline, "BESIDE_MIN_TOOLS", 10**9)
+    monkeypatch.setattr(modelcache, "FORK_MIN_TOOLS", 10**9)
     sequential = pipeline.generate(source)
-    monkeypatch.setattr(pipeline, "BESIDE_MIN_TOOLS", 0)
+    monkeypatch.setattr(modelcache, "FORK_MIN_TOOLS", 0)
+    monkeypatch.setattr(modelcache, "GROUP_MAX", 1)
     parallel = pipeline.generate(source)
     assert sequential.ok and parallel.ok
     assert list(parallel.ours) == list(sequential.ours)

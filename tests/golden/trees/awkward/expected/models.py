@@ -14,6 +14,9 @@ class Node(BaseModel):
     children: Union[list["Node"], MISSING] = MISSING
 
 
+Node.model_rebuild()
+
+
 class ClassInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
@@ -92,5 +95,4 @@ class GetUserV2Input(BaseModel):
     address: GetUserV2InputAddress | MISSING = MISSING
 
 
-Node.model_rebuild()
 GetUserV2OutputNode.model_rebuild()

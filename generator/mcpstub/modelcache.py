@@ -1,0 +1,342 @@
+"""The models of a toolset, assembled from independently generated groups and reused across runs.
+
+`start_models(toolset, cache)` returns a `PendingModels` whose `result()` is what
+`models.render_models(toolset)` would give, built another way: the shared definitions are generated
+once on their own, the tools in groups (a tool closes its group when a hash of its name says so, so
+an edit moves at most one boundary), each group by `render_models` on a toolset of its tools and the
+shared definitions they use. The group sources are merged statement by statement: identical
+definitions collapse, a name defined twice with different bodies makes the whole toolset generate in
+one call instead. A group's output depends only on its own input, so it is stored on disk under the
+hash of that input and of the generator, and half the missing groups are generated in a forked child
+while this process renders the other files: with the cache, without it, or split across processes,
+the bytes are the same.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields, replace
+from functools import cache
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from mcpstub.beside import Beside
+from mcpstub.diagnostics import Diagnostic, Location, Severity
+from mcpstub.fastpath import generator_fingerprint
+from mcpstub.ir import Tool, Toolset
+from mcpstub.models import ModelsResult, render_models
+
+# One tool in GROUP_SPREAD, on average, closes its group: groups of about this many tools.
+GROUP_SPREAD = 8
+# No group is longer than this, whatever the hashes say.
+GROUP_MAX = 24
+# Below this many tools of missing groups a fork costs more than it saves.
+FORK_MIN_TOOLS = 12
+_MAGIC = "mcpstub-models-cache 1"
+
+
+class _Clash(Exception):
+    """Two groups define one name differently: the groups cannot be merged."""
+
+
+@cache
+def _generator_key() -> str:
+    """What, besides a group's input, decides its models: mcpstub's code and the model generator."""
+    return f"{generator_fingerprint()}\ndatamodel-code-generator {version('datamodel-code-generator')}"
+
+
+def default_cache_dir() -> Path:
+    """The user cache folder of mcpstub (`$XDG_CACHE_HOME/mcpstub`, `~/.cache/mcpstub`, ...)."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / "mcpstub" / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "mcpstub"
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "mcpstub"
+
+
+class ModelCache:
+    """Group models on disk, one file per input hash; unreadable or altered entries are misses.
+
+    Entries are written to a temporary file and renamed into place, so concurrent runs only ever
+    see whole files; two runs writing one entry write the same bytes. Deleting the folder at any
+    time costs a cold run, nothing else.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder / "models-v1"
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> ModelsResult | None:
+        """The stored result for `key`, or None when absent, unreadable or corrupted."""
+        try:
+            data = self._path(key).read_bytes()
+        except OSError:
+            return None
+        head, _, body = data.partition(b"\n")
+        if head != f"{_MAGIC} {hashlib.sha256(body).hexdigest()}".encode():
+            return None
+        try:
+            entry = json.loads(body)
+            if entry["key"] != key:
+                return None
+            return ModelsResult(entry["source"], [_diagnostic(d) for d in entry["diagnostics"]])
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, key: str, result: ModelsResult) -> None:
+        """Store a result; a cache that cannot be written is silently skipped."""
+        entry = {"key": key, "source": result.source, "diagnostics": [_plain(d) for d in result.diagnostics]}
+        body = json.dumps(entry, ensure_ascii=False).encode("utf-8")
+        data = f"{_MAGIC} {hashlib.sha256(body).hexdigest()}\n".encode() + body
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(data)
+                os.replace(temp, path)
+            except BaseException:
+                Path(temp).unlink(missing_ok=True)
+                raise
+        except OSError:
+            pass
+
+
+def _plain(d: Diagnostic) -> dict[str, Any]:
+    loc = d.location
+    return {
+        "severity": d.severity.value,
+        "code": d.code,
+        "message": d.message,
+        "location": [loc.file, loc.line, loc.col],
+        "hint": d.hint,
+    }
+
+
+def _diagnostic(data: dict[str, Any]) -> Diagnostic:
+    file, line, col = data["location"]
+    return Diagnostic(
+        Severity(data["severity"]), data["code"], data["message"], Location(file, line, col), data["hint"]
+    )
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """A toolset to generate on its own, and the hash of everything its models depend on."""
+
+    key: str
+    toolset: Toolset
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, frozenset | set):
+        return sorted(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return repr(value)
+
+
+def _digest(toolset: Toolset) -> str:
+    """The hash of a unit's input: every field `render_models` could read, in order."""
+    digest = hashlib.sha256(_generator_key().encode())
+    head = {"source_name": toolset.source_name, "shared_defs": toolset.shared_defs}
+    digest.update(json.dumps(head, default=_json_default, allow_nan=True).encode())
+    for tool in toolset.tools:
+        plain = {f.name: getattr(tool, f.name) for f in fields(Tool)}
+        digest.update(b"\0" + json.dumps(plain, default=_json_default, allow_nan=True).encode())
+    return digest.hexdigest()
+
+
+def split_groups(tools: Sequence[Tool]) -> list[tuple[Tool, ...]]:
+    """Consecutive groups of tools, with boundaries set by the tools' names (content-defined)."""
+    groups: list[tuple[Tool, ...]] = []
+    current: list[Tool] = []
+    for tool in tools:
+        current.append(tool)
+        mark = int.from_bytes(hashlib.sha256(tool.name.encode("utf-8", "surrogatepass")).digest()[:4])
+        if mark % GROUP_SPREAD == 0 or len(current) >= GROUP_MAX:
+            groups.append(tuple(current))
+            current = []
+    if current:
+        groups.append(tuple(current))
+    return groups
+
+
+def _units(toolset: Toolset) -> list[_Unit]:
+    """The shared definitions alone, then each group of tools with the shared definitions it uses."""
+    base = replace(toolset, tools=(), source_hash="", sources=())
+    units = [base]
+    for group in split_groups(toolset.tools):
+        used = set().union(*(t.shared_def_names for t in group))
+        shared = {n: s for n, s in toolset.shared_defs.items() if n in used}
+        units.append(replace(base, tools=group, shared_defs=shared))
+    return [_Unit(_digest(u), u) for u in units]
+
+
+def _render_all(units: list[Toolset]) -> list[ModelsResult]:
+    return [render_models(u) for u in units]
+
+
+class PendingModels:
+    """Models being generated; `result()` waits for them. `close()` abandons them."""
+
+    def __init__(self, toolset: Toolset, store: ModelCache | None) -> None:
+        self._toolset, self._store = toolset, store
+        self._units = _units(toolset)
+        self._found: dict[str, ModelsResult] = {}
+        missing: list[_Unit] = []
+        for unit in self._units:
+            hit = store.get(unit.key) if store is not None else None
+            if hit is not None:
+                self._found[unit.key] = hit
+            elif unit.key not in {m.key for m in missing}:
+                missing.append(unit)
+        weight = [max(1, len(u.toolset.tools)) for u in missing]
+        self._child: Beside[list[Toolset], list[ModelsResult]] | None = None
+        self._child_units: list[_Unit] = []
+        self._own_units = missing
+        if sum(weight) >= FORK_MIN_TOOLS and len(missing) > 1:
+            # The child takes a little over half: this process also renders the other files.
+            cut, total, half = 0, 0, sum(weight) * 0.55
+            while cut < len(missing) - 1 and total + weight[cut] <= half:
+                total += weight[cut]
+                cut += 1
+            cut = max(cut, 1)
+            self._child_units, self._own_units = missing[:cut], missing[cut:]
+            self._child = Beside(_render_all, [u.toolset for u in self._child_units])
+
+    def close(self) -> None:
+        """Stop the child, if any."""
+        if self._child is not None:
+            self._child.close()
+            self._child = None
+
+    def result(self) -> ModelsResult:
+        """The models of the whole toolset, as one `render_models` call would name and order them."""
+        done = dict(self._found)
+        own = _render_all([u.toolset for u in self._own_units])
+        fresh = list(zip(self._own_units, own, strict=True))
+        if self._child is not None:
+            theirs = self._child.result()
+            self._child = None
+            fresh += list(zip(self._child_units, theirs, strict=True))
+        for unit, result in fresh:
+            done[unit.key] = result
+            if self._store is not None:
+                self._store.put(unit.key, result)
+        results = [done[u.key] for u in self._units]
+        try:
+            source = merge_sources(r.source for r in results)
+        except _Clash:
+            return render_models(self._toolset)
+        diagnostics = list(dict.fromkeys(d for r in results for d in r.diagnostics))
+        return ModelsResult(source, diagnostics)
+
+
+def start_models(toolset: Toolset, store: ModelCache | None) -> PendingModels:
+    """Begin generating a toolset's models (reusing `store`'s entries); collect with `result()`."""
+    return PendingModels(toolset, store)
+
+
+def merge_sources(sources: Iterable[str]) -> str:
+    """One module from several generated ones: imports united, identical definitions kept once."""
+    imports: dict[str, set[str]] = {}
+    plain_imports: set[str] = set()
+    body: list[tuple[bool, str]] = []  # (is a definition, text)
+    defined: dict[str, str] = {}
+    seen_other: set[str] = set()
+    for source in sources:
+        if not source.strip():
+            continue
+        lines = source.splitlines()
+        for node in ast.parse(source).body:
+            start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            text = "\n".join(lines[start - 1 : node.end_lineno])
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imports.setdefault(node.module, set()).update(
+                    a.name if a.asname is None else f"{a.name} as {a.asname}" for a in node.names
+                )
+                continue
+            if isinstance(node, ast.Import):
+                plain_imports.add(text)
+                continue
+            names = _defined_names(node)
+            if names:
+                known = [defined.get(n) for n in names]
+                if all(k == text for k in known):
+                    continue
+                if any(k is not None for k in known):
+                    raise _Clash(", ".join(names))
+                defined.update(dict.fromkeys(names, text))
+                body.append((True, text))
+            elif text not in seen_other:
+                seen_other.add(text)
+                body.append((False, text))
+    if not body and not imports and not plain_imports:
+        return ""
+    head = sorted(plain_imports, key=_import_order) + [
+        _import_line(module, names)
+        for module, names in sorted(imports.items(), key=lambda m: _import_order(m[0]))
+    ]
+    out = [_join_imports(head, sorted(plain_imports, key=_import_order), sorted(imports, key=_import_order))]
+    previous_def = True
+    for is_def, text in body:
+        out.append(("\n\n\n" if is_def or previous_def else "\n") + text)
+        previous_def = is_def
+    return "".join(out) + "\n"
+
+
+def _defined_names(node: ast.stmt) -> list[str]:
+    """The module-level names a statement defines (a class, an alias), or [] for anything else."""
+    if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+        return [node.name]
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return [node.target.id]
+    if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    if sys.version_info >= (3, 12) and isinstance(node, ast.TypeAlias):  # pragma: no cover
+        return [node.name.id] if isinstance(node.name, ast.Name) else []
+    return []
+
+
+def _import_order(module_or_line: str) -> tuple[int, str]:
+    """Future imports, then the standard library, then the rest, as isort groups them."""
+    name = module_or_line.removeprefix("import ").split()[0]
+    top = name.split(".")[0]
+    group = 0 if top == "__future__" else 1 if top in sys.stdlib_module_names else 2
+    return group, name
+
+
+def _import_line(module: str, names: set[str]) -> str:
+    ordered = sorted(names)
+    line = f"from {module} import {', '.join(ordered)}"
+    if len(line) <= 100:  # black's line length, as the models are laid out
+        return line
+    return f"from {module} import (\n" + "".join(f"    {n},\n" for n in ordered) + ")"
+
+
+def _join_imports(lines: list[str], plain: list[str], modules: list[str]) -> str:
+    """The import block, one blank line between isort groups."""
+    keyed = [(_import_order(p)[0], p) for p in plain]
+    keyed += [(_import_order(m)[0], line) for m, line in zip(modules, lines[len(plain) :], strict=True)]
+    keyed.sort(key=lambda k: k[0])
+    out: list[str] = []
+    group = None
+    for g, line in keyed:
+        if group is not None and g != group:
+            out.append("")
+        out.append(line)
+        group = g
+    return "\n".join(out)

@@ -1,0 +1,329 @@
+"""The model cache: whatever the edit sequence, cached, parallel and cold runs write the same bytes.
+
+Also: the cache lives where it is told and nowhere else, a corrupted entry is ignored and replaced,
+concurrent runs share it safely, and a merge clash falls back to one whole-toolset generation.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcpstub import modelcache
+from mcpstub.cli import main
+from mcpstub.ir import Toolset
+from mcpstub.modelcache import ModelCache, merge_sources, split_groups, start_models
+from mcpstub.models import render_models
+from mcpstub.pipeline import check_toolset, generate
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SHARED: dict[str, Any] = {
+    "Point": {
+        "type": "object",
+        "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
+        "required": ["x", "y"],
+    },
+    "Mode": {"type": "string", "enum": ["fast", "slow"]},
+    "Node": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+        },
+    },
+}
+PROPERTIES: list[dict[str, Any]] = [
+    {"type": "string", "minLength": 1},
+    {"type": "integer", "minimum": 0, "default": 3},
+    {"$ref": "#/$defs/Point"},
+    {"$ref": "#/$defs/Mode"},
+    {"$ref": "#/$defs/Node"},
+    {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}}}},
+    {"type": "object", "properties": {"deep": {"type": "object", "properties": {"z": {"type": "boolean"}}}}},
+    {"enum": ["a", "b", 1, None]},
+    {"type": ["string", "null"], "format": "date-time"},
+]
+
+
+def tool(name: str, props: dict[str, int], output: int | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "name": name,
+        "description": f"tool {name}",
+        "inputSchema": {"type": "object", "properties": {k: PROPERTIES[v] for k, v in props.items()}},
+    }
+    if output is not None:
+        entry["outputSchema"] = {"type": "object", "properties": {"result": PROPERTIES[output]}}
+    return entry
+
+
+names = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
+props = st.dictionaries(
+    st.sampled_from(["q", "n", "where", "mode", "tree", "items", "nest", "pick"]),
+    st.integers(0, len(PROPERTIES) - 1),
+    max_size=4,
+)
+tools = st.builds(tool, names, props, st.none() | st.integers(0, len(PROPERTIES) - 1))
+
+
+@st.composite
+def edit(draw: st.DrawFn, doc: dict[str, Any]) -> dict[str, Any]:
+    """One change a user might make: add, remove, move or rename a tool, edit a schema or a shared def."""
+    doc = copy.deepcopy(doc)
+    kind = draw(st.sampled_from(["add", "remove", "move", "rename", "prop", "describe", "shared"]))
+    listed = doc["tools"]
+    if kind == "add" or not listed:
+        listed.insert(draw(st.integers(0, len(listed))), draw(tools))
+    elif kind == "remove":
+        listed.pop(draw(st.integers(0, len(listed) - 1)))
+    elif kind == "move":
+        listed.insert(
+            draw(st.integers(0, len(listed) - 1)), listed.pop(draw(st.integers(0, len(listed) - 1)))
+        )
+    elif kind == "rename":
+        listed[draw(st.integers(0, len(listed) - 1))]["name"] = draw(names)
+    elif kind == "prop":
+        chosen = listed[draw(st.integers(0, len(listed) - 1))]["inputSchema"]["properties"]
+        chosen[draw(st.sampled_from(["q", "extra", "where"]))] = PROPERTIES[draw(st.integers(0, 8))]
+    elif kind == "describe":
+        chosen = listed[draw(st.integers(0, len(listed) - 1))]["inputSchema"]
+        chosen["description"] = draw(st.text('ab é"', max_size=5))
+    else:
+        doc["$defs"]["Point"]["properties"]["z"] = {"type": draw(st.sampled_from(["number", "string"]))}
+    # Tool names must be unique: keep the first of each.
+    seen: set[str] = set()
+    doc["tools"] = [t for t in listed if not (t["name"] in seen or seen.add(t["name"]))]  # type: ignore[func-returns-value]
+    return doc
+
+
+@contextmanager
+def small_groups() -> Iterator[None]:
+    """Many groups, and a fork for even a few tools, so that small toolsets exercise the merge."""
+    saved = modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS
+    modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS = 2, 3, 2
+    try:
+        yield
+    finally:
+        modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS = saved
+
+
+def checked(folder: Path, doc: dict[str, Any]) -> Toolset:
+    path = folder / "tools.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    result = check_toolset(path)
+    assert result.toolset is not None, [d.format() for d in result.diagnostics]
+    return result.toolset
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_cached_output_equals_a_cold_run_over_random_edit_sequences(tmp_path_factory: Any, data: Any) -> None:
+    folder = tmp_path_factory.mktemp("edits")
+    store = ModelCache(folder / "cache")
+    doc: dict[str, Any] = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "$defs": copy.deepcopy(SHARED),
+        "tools": data.draw(st.lists(tools, min_size=1, max_size=6, unique_by=lambda t: t["name"])),
+    }
+    with small_groups():
+        for _ in range(data.draw(st.integers(1, 4))):
+            toolset = checked(folder, doc)
+            cold = start_models(toolset, None).result()
+            warm = start_models(toolset, store).result()
+            again = start_models(toolset, store).result()  # every group from the cache now
+            assert warm.source == cold.source
+            assert again.source == cold.source
+            assert warm.diagnostics == cold.diagnostics == again.diagnostics
+            compile(cold.source, "models.py", "exec")
+            doc = data.draw(edit(doc))
+
+
+def test_cached_generation_writes_the_same_files_as_no_cache(tmp_path: Path) -> None:
+    source = ROOT / "examples" / "weather" / "tools.yaml"
+    cold = generate(source)
+    first = generate(source, cache_dir=tmp_path / "cache")
+    second = generate(source, cache_dir=tmp_path / "cache")
+    assert cold.ok and first.ok and second.ok
+    assert first.ours == cold.ours == second.ours
+    assert first.yours == cold.yours
+    assert list((tmp_path / "cache").rglob("*.json")), "nothing was cached"
+
+
+def test_a_corrupted_entry_is_ignored_and_replaced(tmp_path: Path) -> None:
+    toolset = checked(
+        tmp_path,
+        {
+            "mcpstub": 1,
+            "server": {"name": "s"},
+            "$defs": SHARED,
+            "tools": [tool("a", {"q": 2}, 4), tool("b", {"n": 5}, None)],
+        },
+    )
+    store = ModelCache(tmp_path / "cache")
+    expected = start_models(toolset, store).result().source
+    entries = sorted((tmp_path / "cache").rglob("*.json"))
+    assert entries
+    damages = [
+        lambda b: b[:-1] + bytes([b[-1] ^ 1]),  # a flipped bit
+        lambda b: b[: len(b) // 2],  # a torn write
+        lambda b: b"",  # an empty file
+        lambda b: b.replace(b"class ", b"klass "),  # edited text, stale hash
+    ]
+    for damage in damages:
+        for entry in entries:
+            entry.write_bytes(damage(entry.read_bytes()))
+        assert start_models(toolset, store).result().source == expected
+        assert all(store.get(e.stem) is not None for e in entries), "a damaged entry was not rewritten"
+    # An intact file stored under another key is not taken for this key.
+    entries[0].write_bytes(entries[-1].read_bytes())
+    if entries[0] != entries[-1]:
+        assert store.get(entries[0].stem) is None
+
+
+def test_an_unwritable_cache_is_skipped(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    toolset = checked(tmp_path, {"mcpstub": 1, "server": {"name": "s"}, "tools": [tool("a", {"q": 0}, None)]})
+    assert (
+        start_models(toolset, ModelCache(blocker)).result().source
+        == start_models(toolset, None).result().source
+    )
+
+
+def test_groups_are_content_defined() -> None:
+    made = [checked_tool(f"t{i}") for i in range(60)]
+    before = split_groups(made)
+    after = split_groups([*made[:30], checked_tool("inserted"), *made[30:]])
+    assert [t.name for g in before for t in g] == [t.name for t in made]
+    # Inserting a tool changes at most the group it lands in (and perhaps splits it): the rest stay.
+    unchanged = {tuple(t.name for t in g) for g in before} & {tuple(t.name for t in g) for g in after}
+    assert len(unchanged) >= len(before) - 2
+    assert all(len(g) <= modelcache.GROUP_MAX for g in before)
+
+
+def checked_tool(name: str) -> Any:
+    class Fake:
+        pass
+
+    fake = Fake()
+    fake.name = name  # type: ignore[attr-defined]
+    return fake
+
+
+def test_merge_keeps_identical_definitions_once_and_refuses_clashes() -> None:
+    a = "from typing import Literal\n\nfrom pydantic import BaseModel\n\n\nclass A(BaseModel):\n    x: int\n"
+    b = "from pydantic import BaseModel, Field\n\n\nclass A(BaseModel):\n    x: int\n\n\n"
+    b += "class B(A):\n    y: str\n"
+    merged = merge_sources([a, b])
+    assert merged.count("class A(") == 1 and "class B(A)" in merged
+    assert "from pydantic import BaseModel, Field" in merged and "from typing import Literal" in merged
+    compile(merged, "m.py", "exec")
+    with pytest.raises(modelcache._Clash):
+        merge_sources([a, "class A(BaseModel):\n    x: str\n"])
+
+
+def test_a_clash_between_groups_falls_back_to_one_whole_generation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    toolset = checked(
+        tmp_path,
+        {
+            "mcpstub": 1,
+            "server": {"name": "s"},
+            "$defs": SHARED,
+            "tools": [tool("a", {"q": 2}, 4), tool("b", {"n": 5}, None)],
+        },
+    )
+
+    def clash(_: object) -> str:
+        raise modelcache._Clash("A")
+
+    monkeypatch.setattr(modelcache, "merge_sources", clash)
+    assert start_models(toolset, None).result().source == render_models(toolset).source
+
+
+def run_cli(folder: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mcpstub", "generate", "tools.json", "--out", "pkg", *args],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_cache_location_flags_and_concurrent_runs(tmp_path: Path) -> None:
+    doc = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "$defs": SHARED,
+        "tools": [tool(f"t{i}", {"q": i % 9, "n": (i * 5) % 9}, i % 9) for i in range(16)],
+    }
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k not in {"MCPSTUB_CACHE_DIR", "XDG_CACHE_HOME"}}
+    env["HOME"] = str(home)
+    runs = []
+    for name in ("one", "two"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "tools.json").write_text(json.dumps(doc), encoding="utf-8")
+        runs.append(folder)
+    # Two runs at once on an empty cache in the user cache folder.
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "mcpstub", "generate", "tools.json", "--out", "pkg"],
+            cwd=f,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for f in runs
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+    models = [(f / "pkg" / "models.py").read_text("utf-8") for f in runs]
+    assert models[0] == models[1]
+    cache = home / ".cache" / "mcpstub"
+    assert list(cache.rglob("*.json"))
+    assert not list(runs[0].rglob("models-v1")), "the cache is not in the project"
+    # --no-cache neither reads nor writes it, and writes the same files.
+    other = tmp_path / "elsewhere"
+    done = run_cli(runs[0], "--force", "--no-cache", env={**env, "MCPSTUB_CACHE_DIR": str(other)})
+    assert done.returncode == 0, done.stderr
+    assert not other.exists()
+    assert (runs[0] / "pkg" / "models.py").read_text("utf-8") == models[0]
+    # MCPSTUB_CACHE_DIR, then [tool.mcpstub] cache_dir.
+    done = run_cli(runs[0], "--force", env={**env, "MCPSTUB_CACHE_DIR": str(other)})
+    assert done.returncode == 0, done.stderr
+    assert list(other.rglob("*.json"))
+    (runs[1] / "pyproject.toml").write_text('[tool.mcpstub]\ncache_dir = "../configured"\n', encoding="utf-8")
+    done = run_cli(runs[1], "--force", env=env)
+    assert done.returncode == 0, done.stderr
+    assert list((tmp_path / "configured").rglob("*.json"))
+    assert (runs[1] / "pkg" / "models.py").read_text("utf-8") == models[0]
+
+
+def test_no_cache_flag_is_accepted_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "tools.json").write_text(
+        json.dumps({"mcpstub": 1, "server": {"name": "s"}, "tools": [tool("a", {"q": 0}, None)]})
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(tmp_path / "c"))
+    assert main(["generate", "tools.json", "--out", "pkg", "--no-cache"]) == 0
+    assert not (tmp_path / "c").exists()
