@@ -254,7 +254,7 @@ def merge_sources(sources: Iterable[str]) -> str:
     """One module from several generated ones: imports united, identical definitions kept once."""
     imports: dict[str, set[str]] = {}
     plain_imports: set[str] = set()
-    body: list[tuple[bool, str]] = []  # (is a definition, text)
+    body: list[tuple[str, str]] = []  # (kind: class, alias or other; text)
     defined: dict[str, str] = {}
     seen_other: set[str] = set()
     for source in sources:
@@ -280,10 +280,10 @@ def merge_sources(sources: Iterable[str]) -> str:
                 if any(k is not None for k in known):
                     raise _Clash(", ".join(names))
                 defined.update(dict.fromkeys(names, text))
-                body.append((True, text))
+                body.append(("alias" if isinstance(node, ast.Assign | ast.AnnAssign) else "class", text))
             elif text not in seen_other:
                 seen_other.add(text)
-                body.append((False, text))
+                body.append(("other", text))
     if not body and not imports and not plain_imports:
         return ""
     head = sorted(plain_imports, key=_import_order) + [
@@ -291,10 +291,15 @@ def merge_sources(sources: Iterable[str]) -> str:
         for module, names in sorted(imports.items(), key=lambda m: _import_order(m[0]))
     ]
     out = [_join_imports(head, sorted(plain_imports, key=_import_order), sorted(imports, key=_import_order))]
-    previous_def = True
-    for is_def, text in body:
-        out.append(("\n\n\n" if is_def or previous_def else "\n") + text)
-        previous_def = is_def
+    previous = ""
+    for kind, text in body:
+        # Black's spacing: two blank lines around classes, one between aliases, none between calls.
+        if "class" in (previous, kind):
+            gap = "\n\n\n" if previous or kind == "class" else "\n\n"
+        else:
+            gap = "\n" if previous == kind == "other" else "\n\n"
+        out.append(gap + text)
+        previous = kind
     return "".join(out) + "\n"
 
 
