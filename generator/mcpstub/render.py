@@ -400,6 +400,7 @@ def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = F
     ours = {
         "__init__.py": render("__init__.py.jinja"),
         "__main__.py": render("__main__.py.jinja"),
+        "app.py": render("app.py.jinja"),
         "models.py": models_file(toolset, models_source),
         "results.py": render("results.py.jinja"),
         "tools.py": render("tools.py.jinja"),

@@ -1,0 +1,416 @@
+"""Production serving: create_app, stateless replicas behind a proxy, auth, host checks, limits,
+/healthz and graceful shutdown, through `python -m PACKAGE --http` in real processes."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.functional.helpers import imported, write_package
+
+PACKAGE = "fx_serving"
+
+TOOLSET = """\
+mcpstub: 1
+server: {name: serving-server, version: 2.0.0}
+tools:
+  - name: echo
+    inputSchema:
+      type: object
+      properties: {text: {type: string}}
+      required: [text]
+    outputSchema:
+      type: object
+      properties: {text: {type: string}, pid: {type: integer}}
+      required: [text, pid]
+  - name: slow
+    inputSchema:
+      type: object
+      properties: {seconds: {type: number, minimum: 0, maximum: 10}}
+      required: [seconds]
+    outputSchema:
+      type: object
+      properties: {slept: {type: number}}
+      required: [slept]
+"""
+
+ECHO = """\
+from __future__ import annotations
+
+import os
+
+from ..models import EchoInput, EchoOutput
+from ..results import EchoResult
+from ..server import ToolContext
+
+
+async def echo(args: EchoInput, ctx: ToolContext) -> EchoOutput | EchoResult:
+    return EchoOutput(text=args.text, pid=os.getpid())
+"""
+
+SLOW = """\
+from __future__ import annotations
+
+import anyio
+
+from ..models import SlowInput, SlowOutput
+from ..results import SlowResult
+from ..server import ToolContext
+
+
+async def slow(args: SlowInput, ctx: ToolContext) -> SlowOutput | SlowResult:
+    await anyio.sleep(args.seconds)
+    return SlowOutput(slept=args.seconds)
+"""
+
+TOKEN = "s3cret-token-for-tests"
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("serving")
+    write_package(root, PACKAGE, TOOLSET)
+    (root / PACKAGE / "handlers" / "echo.py").write_text(ECHO, "utf-8")
+    (root / PACKAGE / "handlers" / "slow.py").write_text(SLOW, "utf-8")
+    return root
+
+
+def _env(root: Path, **extra: str) -> dict[str, str]:
+    path = os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return {**os.environ, "PYTHONPATH": path, **extra}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_for(port: int, process: subprocess.Popen[str], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if process.poll() is not None:
+                raise AssertionError(f"the server exited: {process.communicate()[1]}") from None
+            if time.monotonic() > deadline:
+                raise AssertionError("the server did not start") from None
+            time.sleep(0.05)
+
+
+@contextmanager
+def _serving(root: Path, *flags: str, env: dict[str, str] | None = None) -> Iterator[int]:
+    """`python -m PACKAGE --http 127.0.0.1:PORT FLAGS`, stopped afterwards; yields the port."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}", *flags],
+        cwd=root,
+        env=env or _env(root),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for(port, process)
+        yield port
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _request(
+    url: str, *, method: str = "GET", body: bytes | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return int(response.status), response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+_INITIALIZE = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "1"},
+        },
+    }
+).encode()
+_MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def _run(*args: str, root: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", PACKAGE, *args],
+        cwd=root,
+        env=env or _env(root),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+# -- the command line refuses what it cannot serve safely ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--http", "8000"], "--http takes HOST:PORT"),
+        (["--http", "127.0.0.1:99999"], "--http takes HOST:PORT"),
+        (["--http", "0.0.0.0:8000"], "--allowed-host"),
+        (["--http", "[::]:8000"], "--allowed-host"),
+        (["--http", "127.0.0.1:8000", "--workers", "2"], "needs --stateless"),
+        (["--http", "127.0.0.1:8000", "--workers", "0"], "positive"),
+        (["--stateless"], "only apply with --http"),
+        (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_UNSET_VARIABLE"], "not set"),
+    ],
+)
+def test_unsafe_or_malformed_serving_options_are_usage_errors(
+    root: Path, args: list[str], expected: str
+) -> None:
+    result = _run(*args, root=root)
+    assert result.returncode == 2, result.stderr
+    assert expected in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_create_app_refuses_a_public_address_without_allowed_hosts(root: Path) -> None:
+    with imported(root, PACKAGE) as package:
+        with pytest.raises(ValueError, match="allowed_hosts"):
+            package.create_app(host="0.0.0.0")
+        package.create_app(host="0.0.0.0", allowed_hosts=["mcp.example.com"])
+        package.create_app(host="0.0.0.0", allowed_hosts=["*"])
+
+
+# -- what one process serves --------------------------------------------------------------------
+
+
+def test_health_route_needs_no_session_and_no_token(root: Path) -> None:
+    env = _env(root, MCPSTUB_TEST_TOKEN=TOKEN)
+    with _serving(root, "--auth-token-env", "MCPSTUB_TEST_TOKEN", env=env) as port:
+        status, body = _request(f"http://127.0.0.1:{port}/healthz")
+    assert status == 200
+    assert json.loads(body) == {"status": "ok", "name": "serving-server", "version": "2.0.0", "tools": 2}
+
+
+def test_bearer_token_is_required_and_checked(root: Path) -> None:
+    env = _env(root, MCPSTUB_TEST_TOKEN=TOKEN)
+    with _serving(root, "--auth-token-env", "MCPSTUB_TEST_TOKEN", env=env) as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert _request(url, method="POST", body=_INITIALIZE, headers=_MCP_HEADERS)[0] == 401
+        wrong = {**_MCP_HEADERS, "Authorization": "Bearer not-the-token"}
+        assert _request(url, method="POST", body=_INITIALIZE, headers=wrong)[0] == 401
+
+        async def call() -> Any:
+            http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"})
+            async with http, Client(streamable_http_client(url, http_client=http)) as client:
+                return await client.call_tool("echo", {"text": "hi"})
+
+        result = anyio.run(call)
+    assert not result.is_error
+    assert result.structured_content["text"] == "hi"
+
+
+def test_host_header_is_checked(root: Path) -> None:
+    with _serving(root, "--allowed-host", "mcp.test") as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        evil = {**_MCP_HEADERS, "Host": "evil.example"}
+        assert _request(url, method="POST", body=_INITIALIZE, headers=evil)[0] == 421
+        good = {**_MCP_HEADERS, "Host": "mcp.test"}
+        assert _request(url, method="POST", body=_INITIALIZE, headers=good)[0] == 200
+        hostile_origin = {**good, "Origin": "http://evil.example"}
+        assert _request(url, method="POST", body=_INITIALIZE, headers=hostile_origin)[0] == 403
+
+
+def test_the_default_loopback_server_refuses_foreign_hosts(root: Path) -> None:
+    with _serving(root) as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        evil = {**_MCP_HEADERS, "Host": "evil.example"}
+        assert _request(url, method="POST", body=_INITIALIZE, headers=evil)[0] == 421
+        assert _request(url, method="POST", body=_INITIALIZE, headers=_MCP_HEADERS)[0] == 200
+
+
+def test_request_body_limit(root: Path) -> None:
+    with _serving(root, "--max-body-bytes", "2000") as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        big = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_meta": {"x": "y" * 4000}}}
+        body = json.dumps(big)
+        assert _request(url, method="POST", body=body.encode(), headers=_MCP_HEADERS)[0] == 413
+
+
+def test_sigterm_lets_in_flight_calls_finish_then_exits_0(root: Path) -> None:
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}", "--grace", "20"],
+        cwd=root,
+        env=_env(root),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for(port, process)
+        url = f"http://127.0.0.1:{port}/mcp"
+
+        async def scenario() -> Any:
+            async with Client(url, mode="legacy") as client:
+                await client.list_tools()  # the client checks results against the listed schemas
+                async with anyio.create_task_group() as group:
+                    box: dict[str, Any] = {}
+
+                    async def slow_call() -> None:
+                        box["result"] = await client.call_tool("slow", {"seconds": 2.0})
+
+                    group.start_soon(slow_call)
+                    await anyio.sleep(0.7)  # the call is in the handler now
+                    process.send_signal(signal.SIGTERM)
+                return box["result"]
+
+        result = anyio.run(scenario)
+        assert not result.is_error, result.content
+        assert result.structured_content == {"slept": 2.0}
+        assert process.wait(timeout=30) == 0
+        # and it no longer accepts work
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+# -- horizontal scaling: stateless replicas behind a round-robin proxy --------------------------
+
+
+class RoundRobinProxy:
+    """A TCP proxy on 127.0.0.1 that hands each new connection to the next backend in turn."""
+
+    def __init__(self, backends: list[int]) -> None:
+        self.backends = backends
+        self.port = _free_port()
+        self.connections: Counter[int] = Counter()
+        self._turn = itertools.cycle(backends)
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> RoundRobinProxy:
+        self._thread.start()
+        assert self._ready.wait(10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+
+        async def start() -> None:
+            await asyncio.start_server(self._handle, "127.0.0.1", self.port)
+            self._ready.set()
+
+        self._loop.run_until_complete(start())
+        self._loop.run_forever()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        backend = next(self._turn)
+        self.connections[backend] += 1
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", backend)
+        except OSError:
+            writer.close()
+            return
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            try:
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                sink.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+
+async def _load(url: str, mode: str, calls: int, in_flight: int) -> tuple[list[str], set[int]]:
+    """`calls` echo calls from one client, `in_flight` at a time; the pids that answered."""
+    failures: list[str] = []
+    pids: set[int] = set()
+    remaining = iter(range(calls))
+    async with Client(url, mode=mode, read_timeout_seconds=60) as client:
+        await client.list_tools()
+
+        async def worker() -> None:
+            for number in remaining:
+                text = f"call {number} {'é' * (number % 3)}"
+                try:
+                    with anyio.fail_after(60):
+                        result = await client.call_tool("echo", {"text": text})
+                except Exception as exc:
+                    failures.append(f"{type(exc).__name__}: {exc}")
+                    continue
+                if result.is_error or result.structured_content["text"] != text:
+                    failures.append(f"bad result {result}")
+                    continue
+                pids.add(result.structured_content["pid"])
+
+        async with anyio.create_task_group() as group:
+            for _ in range(in_flight):
+                group.start_soon(worker)
+    return failures, pids
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_two_stateless_replicas_behind_a_proxy_serve_one_client_without_failures(
+    root: Path, mode: str
+) -> None:
+    with _serving(root, "--stateless") as first, _serving(root, "--stateless") as second:
+        with RoundRobinProxy([first, second]) as proxy:
+            failures, pids = anyio.run(_load, f"http://127.0.0.1:{proxy.port}/mcp", mode, 1000, 50)
+    assert failures == []
+    assert len(pids) == 2, "both replicas answered calls"
+    assert min(proxy.connections.values()) > 0
+
+
+def test_workers_share_one_port(root: Path) -> None:
+    with _serving(root, "--stateless", "--workers", "2") as port:
+        failures, pids = anyio.run(_load, f"http://127.0.0.1:{port}/mcp", "auto", 200, 20)
+    assert failures == []
+    assert pids, "calls were answered"
