@@ -4,19 +4,45 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import os
+import signal
 import sys
+from typing import Any
 
 import anyio
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
+from starlette.applications import Starlette
 
 from .server import create_server
 
+# How `--http` settings reach the app in each worker process.
+_SETTINGS_VARIABLE = "MCPSTUB_SERVE_SETTINGS"
 
-async def _serve_stdio(server: Server[object]) -> None:
+
+async def _serve_stdio(server: Server[Any]) -> None:
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def app_from_environment() -> Starlette:
+    """The HTTP app as the command line configured it (the factory each worker calls)."""
+    from .app import StaticTokenVerifier, create_app
+
+    settings = json.loads(os.environ[_SETTINGS_VARIABLE])
+    verifier = None
+    if settings["token_variable"] is not None:
+        verifier = StaticTokenVerifier(os.environ[settings["token_variable"]])
+    return create_app(
+        stateless=settings["stateless"],
+        host=settings["host"],
+        allowed_hosts=settings["allowed_hosts"],
+        allowed_origins=settings["allowed_origins"],
+        token_verifier=verifier,
+        max_request_body_size=settings["max_body"],
+    )
 
 
 def _address(text: str) -> tuple[str, int] | None:
@@ -29,45 +55,141 @@ def _address(text: str) -> tuple[str, int] | None:
     return host, int(port)
 
 
-def _serve_http(server: Server[object], host: str, port: int) -> None:
-    import socket
-
-    import uvicorn
-
-    try:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        listener = socket.create_server((host, port), family=family)
-    except OSError as exc:
-        sys.exit(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
-    port = listener.getsockname()[1]
-    app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}/mcp"
-    print(f"serving MCP over streamable HTTP at {url}", file=sys.stderr, flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listener])
+# Options that only mean something with --http, by flag name and attribute.
+_HTTP_ONLY = {
+    "stateless": "stateless",
+    "allowed-host": "allowed_host",
+    "allowed-origin": "allowed_origin",
+    "auth-token-env": "auth_token_env",
+}
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Parse the command line and serve until stopped."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"python -m {__package__}", description=__doc__)
     parser.add_argument(
         "--http",
         metavar="HOST:PORT",
         help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio",
     )
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="no session state: any worker or replica answers any request",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, metavar="N", help="worker processes (needs --stateless)"
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="HOST",
+        help="a Host header value clients use (repeat; required beyond the loopback; '*': any)",
+    )
+    parser.add_argument(
+        "--allowed-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="an Origin browsers may send, e.g. https://app.example.com (repeat)",
+    )
+    parser.add_argument(
+        "--auth-token-env",
+        metavar="VAR",
+        help="require 'Authorization: Bearer <token>' with the token in environment variable VAR",
+    )
+    parser.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=4 * 1024 * 1024,
+        metavar="N",
+        help="refuse request bodies larger than this (default 4 MiB)",
+    )
+    parser.add_argument(
+        "--grace",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="on SIGTERM, let in-flight calls finish for this long (default 30)",
+    )
+    return parser
+
+
+def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    import socket
+
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from .app import is_loopback
+
+    address = _address(args.http)
+    if address is None:
+        parser.error(f"--http takes HOST:PORT (e.g. 127.0.0.1:8000), not {args.http!r}")
+    host, port = address
+    if args.workers < 1:
+        parser.error("--workers takes a positive number")
+    if args.workers > 1 and not args.stateless:
+        parser.error(
+            "--workers above 1 needs --stateless: a session's requests may reach any worker"
+        )
+    if args.allowed_host is None and not is_loopback(host):
+        parser.error(
+            f"--http {args.http} listens beyond this machine: name the Host values clients "
+            "use with --allowed-host (e.g. --allowed-host mcp.example.com), "
+            "or --allowed-host '*' to accept any"
+        )
+    if args.auth_token_env is not None and not os.environ.get(args.auth_token_env):
+        parser.error(f"--auth-token-env {args.auth_token_env}: that variable is not set or empty")
+    os.environ[_SETTINGS_VARIABLE] = json.dumps(
+        {
+            "stateless": args.stateless,
+            "host": host,
+            "allowed_hosts": args.allowed_host,
+            "allowed_origins": args.allowed_origin,
+            "token_variable": args.auth_token_env,
+            "max_body": args.max_body_bytes,
+        }
+    )
+    app_from_environment()  # a configuration error stops here, before any worker starts
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        listener = socket.create_server((host, port), family=family)
+    except OSError as exc:
+        sys.exit(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    port = listener.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    mode = " (stateless)" if args.stateless else ""
+    workers = f", {args.workers} workers" if args.workers > 1 else ""
+    url = f"http://{shown}:{port}/mcp"
+    print(f"serving MCP over streamable HTTP at {url}{mode}{workers}", file=sys.stderr, flush=True)
+    config = uvicorn.Config(
+        f"{__package__}.__main__:app_from_environment",
+        factory=True,
+        workers=args.workers,
+        log_level="warning",
+        timeout_graceful_shutdown=args.grace,
+    )
+    # uvicorn re-raises SIGTERM once it has stopped gracefully: a stop asked for is a clean exit.
+    signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    if args.workers > 1:
+        Multiprocess(config, sockets=[listener]).run()
+    else:
+        uvicorn.Server(config).run(sockets=[listener])
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the command line and serve until stopped."""
+    parser = _parser()
     args = parser.parse_args(argv)
-    address = None
-    if args.http is not None:
-        address = _address(args.http)
-        if address is None:
-            parser.error(f"--http takes HOST:PORT (e.g. 127.0.0.1:8000), not {args.http!r}")
+    if args.http is None:
+        given = [f"--{name}" for name, value in _HTTP_ONLY.items() if getattr(args, value)]
+        if given:
+            parser.error(f"{', '.join(given)} only apply with --http HOST:PORT")
     # Logs go to stderr: on stdio, stdout carries the protocol.
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-    server = create_server()
-    if address is None:
-        anyio.run(_serve_stdio, server)
+    if args.http is None:
+        anyio.run(_serve_stdio, create_server())
     else:
-        _serve_http(server, *address)
+        _serve_http(parser, args)
 
 
 if __name__ == "__main__":
