@@ -113,6 +113,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _exit_cleanly(signum: int, frame: object) -> None:
+    raise SystemExit(0)
+
+
 def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     import socket
 
@@ -168,8 +172,9 @@ def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         log_level="warning",
         timeout_graceful_shutdown=args.grace,
     )
-    # uvicorn re-raises SIGTERM once it has stopped gracefully: a stop asked for is a clean exit.
-    signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    # A stop asked for is a clean exit: before uvicorn listens for signals, and when it re-raises
+    # SIGTERM after stopping gracefully.
+    signal.signal(signal.SIGTERM, _exit_cleanly)
     if args.workers > 1:
         Multiprocess(config, sockets=[listener]).run()
     else:
