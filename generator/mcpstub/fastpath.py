@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from mcpstub import __version__
-from mcpstub.layout import CONTRACT_TESTS, OURS_FILES, STAMP_FILE, STAMP_PREFIX, WRITING_MARKER
+from mcpstub.layout import (
+    CONTRACT_TESTS,
+    OURS_FILES,
+    STAMP_FILE,
+    STAMP_PREFIX,
+    SURFACE_FILE,
+    WRITING_MARKER,
+)
 from mcpstub.resources import resource_dir
 
 
@@ -95,7 +102,7 @@ def is_current(toolset: Path, out: Path, *, emit_tests: bool = False) -> Current
     stamp = _read_stamp(out)
     if stamp is None or (out / WRITING_MARKER).exists():
         return None  # no stamp, or a run was interrupted
-    expected = {*OURS_FILES, CONTRACT_TESTS} if emit_tests else set(OURS_FILES)
+    expected = {*OURS_FILES, SURFACE_FILE, *((CONTRACT_TESTS,) if emit_tests else ())}
     files: dict[str, str] = stamp["files"]
     if set(files) != expected:
         return None

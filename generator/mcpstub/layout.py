@@ -31,3 +31,9 @@ WRITING_MARKER = ".mcpstub-writing"
 # What a generated package needs at run time (also in pyproject.toml and the README); named in a
 # comment of the generated `__init__.py`.
 RUNTIME_REQUIREMENTS = ("mcp>=2.3,<3", "pydantic>=2.12,<3", "jsonschema-rs>=0.60,<1")
+# The surface snapshot, an "ours" JSON file; JSON has no comments, so its first key says it is
+# generated, and a file at this path that does not start so is the user's.
+SURFACE_FILE = "surface.json"
+SURFACE_MARKER_KEY = "generatedBy"
+SURFACE_FORMAT = 1
+SURFACE_PREFIX = '{\n  "generatedBy": "mcpstub'

@@ -28,9 +28,11 @@ from mcpstub.layout import (
     HEADER_PREFIX,
     OURS_FILES,
     RUNTIME_REQUIREMENTS,
+    SURFACE_FILE,
     WRITING_MARKER,
 )
 from mcpstub.resources import resource_dir
+from mcpstub.surface import SurfaceError, digests, render_surface
 
 # The generated code's line length, black's in `format.py`'s mode.
 LINE_LENGTH = 100
@@ -378,6 +380,11 @@ def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = F
     """Render every file of the generated package, laid out as black would."""
     _check_names(toolset)
     header = header_lines(toolset)
+    try:
+        tool_digests = digests(toolset)
+        surface_text = render_surface(toolset)
+    except SurfaceError as exc:
+        raise RenderError(f"the advertised tools have no canonical JSON form: {exc}") from None
     context: dict[str, Any] = {
         "header": header,
         "marker": WRITING_MARKER,
@@ -390,6 +397,9 @@ def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = F
                 _assignment("SERVER_VERSION", "str", toolset.server_version or ""),
                 _assignment("INSTRUCTIONS", "str | None", toolset.instructions),
             ]
+        ),
+        "digests_assignment": _assignment(
+            "TOOL_DIGESTS", "Mapping[str, Mapping[str, str]]", tool_digests
         ),
     }
     env = _environment()
@@ -409,6 +419,7 @@ def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = F
     }
     if tuple(ours) != OURS_FILES:  # the fast path and the writer rely on this list
         raise RenderError(f"generated files {tuple(ours)} differ from the layout {OURS_FILES}")
+    ours[SURFACE_FILE] = surface_text
     if emit_tests:
         examples = _assignment("EXAMPLES", "list[dict[str, Any]]", _examples(toolset))
         ours[CONTRACT_TESTS] = render("test_contract.py.jinja", examples_assignment=examples)

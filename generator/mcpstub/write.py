@@ -22,7 +22,14 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcpstub.layout import HEADER_PREFIX, STAMP_FILE, STAMP_PREFIX, TEMP_SUFFIX, WRITING_MARKER
+from mcpstub.layout import (
+    HEADER_PREFIX,
+    STAMP_FILE,
+    STAMP_PREFIX,
+    SURFACE_PREFIX,
+    TEMP_SUFFIX,
+    WRITING_MARKER,
+)
 
 
 @dataclass
@@ -76,8 +83,8 @@ def _unified(before: str | None, after: str | None, path: str) -> list[str]:
 
 
 def is_generated(text: str) -> bool:
-    """True when a file carries mcpstub's generated header (or is the stamp mcpstub writes)."""
-    return text.startswith((HEADER_PREFIX, STAMP_PREFIX))
+    """True when a file carries mcpstub's generated header (or is a JSON file mcpstub writes)."""
+    return text.startswith((HEADER_PREFIX, STAMP_PREFIX, SURFACE_PREFIX))
 
 
 def _read(path: Path) -> str | None:

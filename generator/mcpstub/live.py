@@ -1,0 +1,167 @@
+"""Live: what a running MCP server advertises, read through the official client.
+
+`read_live(command=..., url=...)` starts the server command over stdio (or connects to a
+streamable HTTP URL on the loopback), and returns a `Listing`: the server info, its instructions
+and every `tools/list` page's tool objects exactly as they came over the wire (the raw JSON, not
+the SDK's models, which drop keys they do not know), plus any digests the pages carry in `_meta`.
+Every failure is a `LiveError` with one line to show the user.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import shlex
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import urlsplit
+
+from mcpstub.surface import DIGEST_META_KEY
+
+# How long connecting and listing may take, and how many pages a listing may have.
+TIMEOUT_SECONDS = 60.0
+MAX_PAGES = 1000
+
+
+class LiveError(Exception):
+    """The server could not be reached or answered something that is not a tool listing."""
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A server's advertised surface as one client connection saw it."""
+
+    server_info: dict[str, Any]
+    instructions: str | None
+    protocol: str
+    tools: list[dict[str, Any]]
+    digests: dict[str, str] = field(default_factory=dict)
+    source: str = ""
+
+
+def check_url(url: str) -> None:
+    """Only http(s) URLs on the loopback are allowed: the check never reaches out."""
+    parts = urlsplit(url)
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise LiveError(f"{url}: not an http(s) URL")
+    host = parts.hostname
+    if host != "localhost":
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
+        if not loopback:
+            raise LiveError(f"{url}: only servers on the loopback (127.0.0.1, ::1, localhost) are read")
+
+
+def command_args(command: str) -> list[str]:
+    """A `--server-command` string split as a POSIX shell would (no shell runs it)."""
+    try:
+        args = shlex.split(command)
+    except ValueError as exc:
+        raise LiveError(f"server command {command!r}: {exc}") from None
+    if not args:
+        raise LiveError("the server command is empty")
+    return args
+
+
+async def _listing(target: Any, source: str, mode: str) -> Listing:
+    from mcp import Client, types  # noqa: PLC0415 - the SDK only when a server is read
+    from pydantic import TypeAdapter  # noqa: PLC0415
+
+    raw_result = TypeAdapter(dict[str, Any])
+    tools: list[dict[str, Any]] = []
+    digests: dict[str, str] = {}
+    async with Client(target, mode=mode) as client:
+        info = client.server_info
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            request = types.ListToolsRequest(params=params)
+            page = await client.session.send_request(request, raw_result)  # type: ignore[type-var]
+            listed = page.get("tools")
+            if not isinstance(listed, list) or not all(isinstance(t, dict) for t in listed):
+                raise LiveError(f"{source}: tools/list did not answer a list of tool objects")
+            tools.extend(listed)
+            meta = page.get("_meta")
+            reported = meta.get(DIGEST_META_KEY) if isinstance(meta, dict) else None
+            if isinstance(reported, dict):
+                digests.update({k: v for k, v in reported.items() if isinstance(v, str)})
+            cursor = page.get("nextCursor")
+            if not isinstance(cursor, str):
+                break
+        else:
+            raise LiveError(f"{source}: tools/list has more than {MAX_PAGES} pages")
+        return Listing(
+            server_info=info.model_dump(by_alias=True, mode="json", exclude_none=True) if info else {},
+            instructions=client.instructions,
+            protocol=client.protocol_version,
+            tools=tools,
+            digests=digests,
+            source=source,
+        )
+
+
+async def _handshake_info(target: Any) -> dict[str, Any]:
+    from mcp import Client  # noqa: PLC0415
+
+    try:
+        async with Client(target, mode="legacy") as client:
+            info = client.server_info
+    except Exception:  # a server that speaks only 2026-07-28 stays anonymous
+        return {}
+    return info.model_dump(by_alias=True, mode="json", exclude_none=True) if info else {}
+
+
+def read_live(
+    *,
+    command: str | None = None,
+    url: str | None = None,
+    server: Any = None,
+    mode: str = "auto",
+    cwd: str | None = None,
+) -> Listing:
+    """Connect (stdio command, loopback URL, or an in-process `Server`) and list every tool."""
+    import anyio  # noqa: PLC0415
+
+    target: Any
+    if command is not None:
+        from mcp import StdioServerParameters  # noqa: PLC0415
+
+        args = command_args(command)
+        import os  # noqa: PLC0415
+
+        target = StdioServerParameters(command=args[0], args=args[1:], env=dict(os.environ), cwd=cwd)
+        source = f"server command {command!r}"
+    elif url is not None:
+        check_url(url)
+        target, source = url, url
+    elif server is not None:
+        target, source = server, "in-process server"
+    else:
+        raise LiveError("no server to read")
+
+    async def run() -> Listing:
+        with anyio.fail_after(TIMEOUT_SECONDS):
+            listing = await _listing(target, source, mode)
+            if not listing.server_info and mode != "legacy":
+                # 2026-07-28 servers may leave serverInfo out; the handshake always carries it.
+                info = await _handshake_info(target)
+                listing = replace(listing, server_info=info)
+            return listing
+
+    try:
+        return anyio.run(run)
+    except LiveError:
+        raise
+    except TimeoutError:
+        raise LiveError(f"{source}: no tool listing within {TIMEOUT_SECONDS:.0f} s") from None
+    except Exception as exc:  # the SDK raises many kinds; the user needs one line, not a traceback
+        raise LiveError(f"{source}: {_describe(exc)}") from None
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for an exception, looking inside exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
