@@ -278,12 +278,12 @@ def test_a_description_change_rewrites_only_the_files_it_changes(tmp_path: Path)
     age(out)
     toolset.write_text(toolset.read_text().replace("Tool alpha.", "Tool alpha, described anew."))
     code, msg, _ = run("generate", str(toolset), "--out", str(out))
-    assert code == 0 and "1 generated file written" in msg
+    assert code == 0 and "2 generated files written" in msg
     after = tree(out)
     changed = {rel for rel in after if after[rel] != before.get(rel)}
-    assert changed == {"tools.py"}
+    assert changed == {"tools.py", "surface.json"}  # the advertised tool and its digest
     touched = {rel for rel, mtime in mtimes(out).items() if mtime != 1_000_000_000}
-    assert touched == {"tools.py", "_mcpstub.json"}  # the hash lives in the stamp only
+    assert touched == {"tools.py", "surface.json", "_mcpstub.json"}  # the hash lives in the stamp only
 
 
 @pytest.mark.parametrize("force", [False, True])

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from . import results
 
-__all__ = ["TOOLS", "TOOL_LIST", "ToolSpec"]
+__all__ = ["TOOLS", "TOOL_DIGESTS", "TOOL_LIST", "ToolSpec"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -271,3 +271,19 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
 
 # The tools/list answer, in toolset order.
 TOOL_LIST: tuple[types.Tool, ...] = tuple(spec.tool for spec in TOOLS.values())
+# SHA-256 of each tool's wire object in RFC 8785 canonical JSON, by protocol generation: the
+# digests surface.json records, reported in the `_meta` of every tools/list answer.
+TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
+    "2026-07-28": {
+        "get_forecast": "765db4429838ffb1b4e147e77877f82552745fbf5fd74205260a8cb31197d2f6",
+        "get_alerts": "60282252d0d6ab31663ae2c42677db53352e8e3d8131634256a9815188f5be9d",
+        "radar_map": "f0fa57550e2b989fe2e61609764b16617ce9d1eb08e23fd63b753a42fd192fb2",
+        "list_cities": "0d24bfdbecf23cbb54bb15835580d72d294c0ebded4a53b8158e82f588546df2",
+    },
+    "2025-11-25": {
+        "get_forecast": "765db4429838ffb1b4e147e77877f82552745fbf5fd74205260a8cb31197d2f6",
+        "get_alerts": "60282252d0d6ab31663ae2c42677db53352e8e3d8131634256a9815188f5be9d",
+        "radar_map": "f0fa57550e2b989fe2e61609764b16617ce9d1eb08e23fd63b753a42fd192fb2",
+        "list_cities": "0d24bfdbecf23cbb54bb15835580d72d294c0ebded4a53b8158e82f588546df2",
+    },
+}

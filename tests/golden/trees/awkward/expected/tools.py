@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from . import results
 
-__all__ = ["TOOLS", "TOOL_LIST", "ToolSpec"]
+__all__ = ["TOOLS", "TOOL_DIGESTS", "TOOL_LIST", "ToolSpec"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -208,3 +208,17 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
 
 # The tools/list answer, in toolset order.
 TOOL_LIST: tuple[types.Tool, ...] = tuple(spec.tool for spec in TOOLS.values())
+# SHA-256 of each tool's wire object in RFC 8785 canonical JSON, by protocol generation: the
+# digests surface.json records, reported in the `_meta` of every tools/list answer.
+TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
+    "2026-07-28": {
+        "class": "a83087bf7c55346729ac41897ec4acc852f37f3cc188fe057235902c06c99a13",
+        "get-user.v2": "138f62683dc191ddc95517b030996178b19ff2cbcc51a5eb9d9ae39582da14cf",
+        "tree_walk": "812680a073dbe82fbf7110d1c014a53ed794aa0c213f175a69120187bf39a67e",
+    },
+    "2025-11-25": {
+        "class": "a83087bf7c55346729ac41897ec4acc852f37f3cc188fe057235902c06c99a13",
+        "get-user.v2": "138f62683dc191ddc95517b030996178b19ff2cbcc51a5eb9d9ae39582da14cf",
+        "tree_walk": "812680a073dbe82fbf7110d1c014a53ed794aa0c213f175a69120187bf39a67e",
+    },
+}

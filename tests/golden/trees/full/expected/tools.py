@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from . import results
 
-__all__ = ["TOOLS", "TOOL_LIST", "ToolSpec"]
+__all__ = ["TOOLS", "TOOL_DIGESTS", "TOOL_LIST", "ToolSpec"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -163,3 +163,15 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
 
 # The tools/list answer, in toolset order.
 TOOL_LIST: tuple[types.Tool, ...] = tuple(spec.tool for spec in TOOLS.values())
+# SHA-256 of each tool's wire object in RFC 8785 canonical JSON, by protocol generation: the
+# digests surface.json records, reported in the `_meta` of every tools/list answer.
+TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
+    "2026-07-28": {
+        "get_forecast": "ddea7af491969c18d3252d03040dfc46c29ea296326cec92e3b15fbcee674903",
+        "legacy_alerts": "5c06bbf1b3d3257b19f43ddc345ff77de78277af4f3755dc20a49a849db191e2",
+    },
+    "2025-11-25": {
+        "get_forecast": "ddea7af491969c18d3252d03040dfc46c29ea296326cec92e3b15fbcee674903",
+        "legacy_alerts": "5c06bbf1b3d3257b19f43ddc345ff77de78277af4f3755dc20a49a849db191e2",
+    },
+}

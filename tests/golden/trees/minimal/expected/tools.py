@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from . import results
 
-__all__ = ["TOOLS", "TOOL_LIST", "ToolSpec"]
+__all__ = ["TOOLS", "TOOL_DIGESTS", "TOOL_LIST", "ToolSpec"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -93,3 +93,9 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
 
 # The tools/list answer, in toolset order.
 TOOL_LIST: tuple[types.Tool, ...] = tuple(spec.tool for spec in TOOLS.values())
+# SHA-256 of each tool's wire object in RFC 8785 canonical JSON, by protocol generation: the
+# digests surface.json records, reported in the `_meta` of every tools/list answer.
+TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
+    "2026-07-28": {"ping": "50f729fba0aa51f78cf94c1ca23fd07f217375133d9c20b0764d808d56c61db9"},
+    "2025-11-25": {"ping": "50f729fba0aa51f78cf94c1ca23fd07f217375133d9c20b0764d808d56c61db9"},
+}
