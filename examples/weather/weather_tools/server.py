@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
 from .results import ToolError, _clean, _clean_json, _ContentResult, _StructuredResult
-from .tools import TOOL_LIST, TOOLS, ToolSpec
+from .tools import TOOL_DIGESTS, TOOL_LIST, TOOLS, ToolSpec
 
 __all__ = ["SERVER_NAME", "SERVER_VERSION", "INSTRUCTIONS", "ToolContext", "create_server"]
 
@@ -42,6 +42,10 @@ Handler = Callable[[Any, "ToolContext"], Awaitable[Any]]
 # At most this many schema errors are listed in one result.
 _MAX_ERRORS = 20
 _OWNED_OPTIONS = frozenset({"on_list_tools", "on_call_tool"})
+# tools/list results carry `{DIGEST_META_KEY: {tool name: sha256}}` in their `_meta`.
+DIGEST_META_KEY = "io.mcpstub/sha256"
+# Connections of any version other than the 2026-07-28 one are shown the 2025-11-25 objects.
+HANDSHAKE_PROTOCOL = "2025-11-25"
 
 
 class ToolContext:
@@ -356,12 +360,17 @@ def create_server(
     if owned:
         raise TypeError(f"create_server() serves the tools itself; remove {', '.join(owned)}")
     entries = {name: _Entry(spec, handlers.get(name), timeout) for name, spec in TOOLS.items()}
-    tool_list = types.ListToolsResult(tools=list(TOOL_LIST))
+    # Each generation's answer carries the digests of the tool objects that generation is shown.
+    listings = {
+        protocol: types.ListToolsResult(tools=list(TOOL_LIST), _meta={DIGEST_META_KEY: dict(digests)})
+        for protocol, digests in TOOL_DIGESTS.items()
+    }
+    handshake_listing = listings[HANDSHAKE_PROTOCOL]
 
     async def on_list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return tool_list
+        return listings.get(ctx.protocol_version, handshake_listing)
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
