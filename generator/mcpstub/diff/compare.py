@@ -300,7 +300,7 @@ class Subset:
     a_is_old: bool
     reasons: list[Reason] = field(default_factory=list)
     infos: list[tuple[str, str]] = field(default_factory=list)
-    _active: set[tuple[str, str]] = field(default_factory=set)
+    _active: set[tuple[str, str, int, int]] = field(default_factory=set)
     _trial: int = 0
 
     def __post_init__(self) -> None:
@@ -408,9 +408,14 @@ class Subset:
         """Add the reasons why A (at `ap`) may hold an instance B (at `bp`) refuses."""
         a, ap = self.a.resolve(a, ap)
         b, bp = self.b.resolve(b, bp)
-        key = (ap, bp)
-        if key in self._active or len(self._active) > 200:
-            return  # recursion: assume the pair holds (instances are finite)
+        # Identity, not only the pointers: a part of a node (its rest without allOf) sits at the
+        # same pointer as the node, and must not pass for a recursive visit of it.
+        key = (ap, bp, id(a), id(b))
+        if key in self._active:
+            return  # recursion through $ref: assume the pair holds (instances are finite)
+        if len(self._active) > 200:
+            self.undecided(ap, bp, ip, "schemas nest too deeply to compare")
+            return
         self._active.add(key)
         try:
             self._check(a, ap, b, bp, ip, exact)
@@ -628,8 +633,46 @@ class Subset:
             where = "/type" if "type" in a else ""
         self.add(kind, ap, bp, ip, message, exact, where)
 
+    def _inhabited(self, a: dict[str, Any], depth: int = 0) -> set[str]:
+        """A's types that some instance can take, looking one level into required properties."""
+        types = _inhabited_types(a)
+        if "object" in types and not self._object_possible(a, depth):
+            types.discard("object")
+        return types
+
+    def _object_possible(self, a: dict[str, Any], depth: int) -> bool:
+        props = a.get("properties") if isinstance(a.get("properties"), dict) else {}
+        assert isinstance(props, dict)
+        required = (
+            {r for r in a.get("required", []) if isinstance(r, str)}
+            if isinstance(a.get("required"), list)
+            else set()
+        )
+        max_props = a.get("maxProperties")
+        if isinstance(max_props, int | float) and len(required) > max_props:
+            return False
+        closed = a.get("additionalProperties") is False and not a.get("patternProperties")
+        for name in required:
+            if name not in props:
+                if closed:
+                    return False
+                continue
+            sub = self.a.resolve(props[name], "")[0]
+            if sub is False:
+                return False
+            if (
+                isinstance(sub, dict)
+                and depth < 3
+                and not ({"enum", "const", "anyOf", "oneOf", "allOf", "$ref"} & set(sub))
+            ):
+                if not self._inhabited(sub, depth + 1):
+                    return False
+        return True
+
     def _typed(self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool) -> None:
-        ta = _inhabited_types(a)
+        ta = self._inhabited(a)
+        if not ta and not ({"enum", "const"} & set(a)):
+            return  # A holds no instance at all
         tb = _types(b) if "type" in self.b.keywords(b) else set(_ALL_TYPES)
         missing = [t for t in sorted(ta) if not _allows(tb, t)]
         if "number" in missing and "integer" in tb and _multiple(1, a.get("multipleOf") or 0.5):
@@ -835,7 +878,11 @@ class Subset:
                 message = f"property {name!r} is no longer required"
                 where = f"/properties/{encode(name)}" if name in a_props else ""
             self.add("required", ap, bp, (*ip,), message, exact, where)
+        max_props = a.get("maxProperties")
+        saturated = isinstance(max_props, int | float) and len(a_req) >= max_props  # only required names fit
         for name in [*a_props, *(n for n in b_props if n not in a_props)]:
+            if saturated and name not in a_req:
+                continue
             seg = f"/properties/{encode(name)}"
             if name in a_props:
                 a_s, a_sp = a_props[name], ap + seg
@@ -889,7 +936,7 @@ class Subset:
                 )
                 continue
             self.check(a_s, a_sp, b_s, b_sp, (*ip, name), names_exact)
-        if b_add is not None:
+        if b_add is not None and not saturated:
             b_closed = self.b.resolve(b_add, bp + "/additionalProperties")[0] is False
             a_closed = a_add is not None and self.a.resolve(a_add, ap + "/additionalProperties")[0] is False
             if b_closed and not a_closed:
