@@ -1,7 +1,7 @@
 """Run every benchmark of issue 6 and write the figures as a markdown table.
 
-`python -m benchmarks.run [SECTION ...]` (sections: generate, noop, calls, startup, http; default
-all) prints the table and writes it to benchmarks/results.md. fastmcp is installed, pinned, in its
+`python -m benchmarks.run [SECTION ...]` (sections: generate, noop, calls, startup, http, diff;
+default all) prints the table and writes it to benchmarks/results.md. fastmcp is installed, pinned, in its
 own virtualenv (benchmarks/.venv-fastmcp) with the project's constraints, so it never enters the
 test dependencies; the per-call benchmark runs there when it installs, and without it otherwise.
 """
@@ -15,6 +15,7 @@ import sys
 import venv
 from typing import Any
 
+from benchmarks.bench_diff import bench_diff
 from benchmarks.bench_generate import bench_cold, bench_noop
 from benchmarks.bench_http import bench_http
 from benchmarks.bench_startup import bench_startup
@@ -23,7 +24,7 @@ from benchmarks.toolset import mcpserver_source, write_toolset
 
 FASTMCP_VENV = BENCH / ".venv-fastmcp"
 FASTMCP_REQUIREMENTS = BENCH / "requirements-fastmcp.txt"
-SECTIONS = ("generate", "noop", "calls", "startup", "http")
+SECTIONS = ("generate", "noop", "calls", "startup", "http", "diff")
 
 
 def fastmcp_python() -> tuple[str, str]:
@@ -122,6 +123,13 @@ def table(results: dict[str, Any]) -> str:
             f"p95 {row['p95'] * 1000:.0f} ms "
             f"| - | - | zero failures | {row['failures']} failures |"
         )
+    if "diff" in results:
+        row = results["diff"]
+        lines.append(
+            f"| 6 | `mcpstub diff`, {row['tools']} tools, {row['changed']} changed "
+            f"| {row['in_process']:.2f} s (cold command {row['cold']:.2f} s) | - | - | ≤ 5 s "
+            f"| {_verdict(row['cold'], 5.0)} |"
+        )
     if results.get("notes"):
         lines += ["", *(f"- {note}" for note in results["notes"])]
     return "\n".join(lines) + "\n"
@@ -156,6 +164,9 @@ def main(argv: list[str]) -> int:
     if "http" in sections:
         print("5. streamable HTTP", file=sys.stderr)
         results["http"] = bench_http()
+    if "diff" in sections:
+        print("6. mcpstub diff", file=sys.stderr)
+        results["diff"] = bench_diff()
     text = table(results)
     sys.stdout.write(text)
     (BENCH / "results.md").write_text(text, encoding="utf-8")

@@ -76,6 +76,8 @@ class _Tool:
         )
 
     def run(self) -> list[Finding]:
+        if _canon(self.old) == _canon(self.new):
+            return []  # most tools of a release do not change
         self._schema("input", self.old.get("inputSchema"), self.new.get("inputSchema"))
         old_out, new_out = self.old.get("outputSchema"), self.new.get("outputSchema")
         if old_out is not None and new_out is None:
@@ -123,7 +125,7 @@ class _Tool:
             )
 
     def _schema(self, direction: Direction, old: JSON, new: JSON) -> None:
-        if old is None or new is None:
+        if old is None or new is None or _canon(old) == _canon(new):
             return
         key = _SCHEMA_KEY[direction]
         a, b = (old, new) if direction == "input" else (new, old)

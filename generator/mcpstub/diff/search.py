@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 import jsonschema_rs
@@ -88,6 +88,36 @@ class Searcher:
 
         return from_schema(self.a.root)
 
+    @cached_property
+    def _base(self) -> list[JSON]:
+        """One small instance of A to plant generated parts into (none when A yields none)."""
+        roots = self._roots
+        if roots is None:
+            return []
+        found = _run_find(self._strategy, roots[0], 50, time.monotonic() + self.seconds, shrink=False)
+        return [found] if found is not _NOTHING else []
+
+    def _planted_search(
+        self, reason: Reason, a_node: JSON, accept: Callable[[JSON], bool], deadline: float
+    ) -> Any:
+        if "**" in reason.ipath or not isinstance(a_node, dict | bool):
+            return _NOTHING
+        from hypothesis_jsonschema import from_schema  # noqa: PLC0415
+
+        try:
+            for base in self._base:
+                plant = from_schema(_standalone(self.a.root, a_node)).map(
+                    partial(_planted, base, reason.ipath)
+                )
+                found = _run_find(plant, accept, self.max_examples, deadline)
+                if found is not _NOTHING:
+                    return found
+        except _OutOfTime:
+            raise
+        except Exception:  # a node whose refs only resolve in place: search from the root instead
+            return _NOTHING
+        return _NOTHING
+
     def find(self, reason: Reason) -> Outcome:
         """An instance of A, refused by B at the reason's node."""
         if not search_available():
@@ -96,54 +126,106 @@ class Searcher:
         if roots is None:
             return Outcome(False, note="a schema could not be compiled for the search")
         in_a, in_b = roots
-        node_a = self.a.validator(self.a.lookup(reason.a_ptr)[1], reason.a_ptr)
+        a_node = self.a.lookup(reason.a_ptr)[1]
+        node_a = self.a.validator(a_node, reason.a_ptr)
         node_b = self.b.validator(self.b.lookup(reason.b_ptr)[1], reason.b_ptr)
-        try:
-            strategy = self._strategy
-        except Exception as exc:  # hypothesis-jsonschema refuses some schemas outright
-            text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            return Outcome(False, note=f"instances could not be generated: {text[:120]}")
-        deadline = time.monotonic() + self.seconds
-        best: list[JSON] = []
 
         def refused_here(instance: JSON) -> bool:
             if node_a is None or node_b is None:
                 return True
             return any(node_a(part) and not node_b(part) for part in _at(instance, reason.ipath))
 
-        def condition(instance: JSON) -> bool:
-            if time.monotonic() > deadline:
-                raise _OutOfTime
-            if in_a(instance) and not in_b(instance) and refused_here(instance):
-                best.append(instance)
-                return True
-            return False
+        def counterexample(instance: JSON) -> bool:
+            return in_a(instance) and not in_b(instance) and refused_here(instance)
 
-        from hypothesis import HealthCheck, Verbosity, find, settings  # noqa: PLC0415
-        from hypothesis.errors import HypothesisException  # noqa: PLC0415
-
-        bounded = settings(
-            max_examples=self.max_examples,
-            derandomize=True,
-            database=None,
-            deadline=None,
-            suppress_health_check=list(HealthCheck),
-            verbosity=Verbosity.quiet,
-        )
+        deadline = time.monotonic() + self.seconds
         try:
-            found = find(strategy, condition, settings=bounded)
+            # First the node alone, planted into a small instance of A: far cheaper to draw.
+            planted = self._planted_search(reason, a_node, counterexample, deadline)
+            if planted is not _NOTHING:
+                return Outcome(True, planted)
+            found = _run_find(self._strategy, counterexample, self.max_examples, deadline)
         except _OutOfTime:
-            if best:
-                return Outcome(True, best[-1])
             return Outcome(False, note=f"no counterexample within {self.seconds:g} s")
-        except HypothesisException as exc:
-            if best:
-                return Outcome(True, best[-1])
-            text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            if type(exc).__name__ == "NoSuchExample":
-                return Outcome(False, note=f"no counterexample in {self.max_examples} instances")
-            return Outcome(False, note=f"instances could not be generated: {text[:120]}")
         except Exception as exc:  # hypothesis-jsonschema refuses some schemas outright
             text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             return Outcome(False, note=f"instances could not be generated: {text[:120]}")
+        if found is _NOTHING:
+            return Outcome(False, note=f"no counterexample in {self.max_examples} instances")
         return Outcome(True, found)
+
+
+_NOTHING = object()
+SHRINK_SECONDS = 1.0  # a found counterexample is made smaller for at most this long
+
+
+def _run_find(
+    strategy: Any, accept: Callable[[JSON], bool], examples: int, deadline: float, shrink: bool = True
+) -> Any:
+    """The (briefly shrunk) first instance `accept` takes, or `_NOTHING`; `_OutOfTime` past the deadline."""
+    from hypothesis import HealthCheck, Phase, Verbosity, find, settings  # noqa: PLC0415
+    from hypothesis.errors import NoSuchExample  # noqa: PLC0415
+
+    best: list[JSON] = []
+    stop = [deadline]
+
+    def condition(instance: JSON) -> bool:
+        if time.monotonic() > stop[0]:
+            raise _OutOfTime
+        if accept(instance):
+            if not best:
+                stop[0] = min(deadline, time.monotonic() + SHRINK_SECONDS)
+            best.append(instance)
+            return True
+        return False
+
+    bounded = settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        phases=(Phase.generate, Phase.shrink) if shrink else (Phase.generate,),
+    )
+    try:
+        return find(strategy, condition, settings=bounded)
+    except _OutOfTime:
+        if best:
+            return best[-1]
+        raise
+    except NoSuchExample:
+        return _NOTHING
+    except Exception:
+        if best:
+            return best[-1]
+        raise
+
+
+def _standalone(root: JSON, node: JSON) -> JSON:
+    """A node as a schema of its own: the root's definitions and dialect come along."""
+    if not isinstance(node, dict) or not isinstance(root, dict):
+        return node
+    result = dict(node)
+    for key in ("$defs", "definitions", "$schema"):
+        if key in root and key not in result:
+            result[key] = root[key]
+    return result
+
+
+def _planted(base: JSON, path: IPath, part: JSON) -> JSON:
+    """A copy of `base` with `part` at `path` (a `*` is the first item)."""
+    if not path:
+        return part
+    head, rest = path[0], path[1:]
+    if head == "*":
+        head = 0
+    if isinstance(head, int):
+        items = list(base) if isinstance(base, list) else []
+        while len(items) <= head:
+            items.append(None)
+        items[head] = _planted(items[head], rest, part)
+        return items
+    record = dict(base) if isinstance(base, dict) else {}
+    record[head] = _planted(record.get(head), rest, part)
+    return record
