@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import itertools
 import json
@@ -414,3 +415,75 @@ def test_workers_share_one_port(root: Path) -> None:
         failures, pids = anyio.run(_load, f"http://127.0.0.1:{port}/mcp", "auto", 200, 20)
     assert failures == []
     assert pids, "calls were answered"
+
+
+# -- the container recipe -----------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCKERFILE = ROOT / "examples" / "Dockerfile"
+
+
+def _container_command() -> list[str]:
+    """The Dockerfile's CMD, as the shell in the container would run it (variables filled in)."""
+    (line,) = [line for line in DOCKERFILE.read_text("utf-8").splitlines() if line.startswith("CMD ")]
+    shell = json.loads(line.removeprefix("CMD "))
+    assert shell[:2] == ["sh", "-c"] and shell[2].startswith("exec ")
+    text = shell[2].removeprefix("exec ")
+    text = text.replace("${WORKERS:-2}", "2").replace("${MCP_ALLOWED_HOST:?set MCP_ALLOWED_HOST}", "mcp.test")
+    return text.split()
+
+
+def test_the_container_installs_what_the_package_imports() -> None:
+    text = DOCKERFILE.read_text("utf-8")
+    installed = {"mcp", "pydantic", "jsonschema_rs", "uvicorn"}
+    for name in ("mcp", "pydantic", "jsonschema-rs", "uvicorn"):
+        assert f'"{name}' in text
+    bundled_with_mcp = {"anyio", "starlette", "sse_starlette", "pydantic_core"}
+    package = ROOT / "examples" / "weather" / "weather_tools"
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            names = (
+                [a.name for a in node.names] if isinstance(node, ast.Import)
+                else [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                else []
+            )  # fmt: skip
+            for name in names:
+                top = name.partition(".")[0]
+                assert top in sys.stdlib_module_names | installed | bundled_with_mcp, (path, name)
+
+
+def test_the_container_command_serves_the_example_with_a_token(tmp_path: Path) -> None:
+    command = _container_command()
+    assert command[:3] == ["python", "-m", "weather_tools"]
+    http = command.index("--http")
+    assert command[http + 1] == "0.0.0.0:8000"
+    port = _free_port()
+    command[http + 1] = f"127.0.0.1:{port}"  # tests bind the loopback only
+    env = _env(ROOT / "examples" / "weather", MCP_TOKEN=TOKEN)
+    process = subprocess.Popen(
+        [sys.executable, *command[1:]], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        _wait_for(port, process)
+        url = f"http://127.0.0.1:{port}/mcp"
+        no_token = {**_MCP_HEADERS, "Host": "mcp.test"}
+        assert _request(url, method="POST", body=_INITIALIZE, headers=no_token)[0] == 401
+        foreign = {**_MCP_HEADERS, "Host": "evil.example", "Authorization": f"Bearer {TOKEN}"}
+        assert _request(url, method="POST", body=_INITIALIZE, headers=foreign)[0] == 421
+        status, body = _request(f"http://127.0.0.1:{port}/healthz", headers={"Host": "mcp.test"})
+        assert status == 200 and json.loads(body)["name"] == "weather"
+
+        async def call() -> Any:
+            headers = {"Authorization": f"Bearer {TOKEN}", "Host": "mcp.test"}
+            http = httpx2.AsyncClient(headers=headers)
+            async with http, Client(streamable_http_client(url, http_client=http)) as client:
+                return await client.call_tool("list_cities", {})
+
+        result = anyio.run(call)
+        assert not result.is_error, result.content
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
