@@ -35,6 +35,10 @@ _MAP = frozenset(
 _ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated"})
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
+# What references may copy into tool schemas, in all: a small toolset must not expand into a
+# huge build (the same big definition bundled into many tools).
+MAX_COPIED_BYTES = 8_000_000
+
 LoadFile = Callable[[Path], tuple[Document | None, list[Diagnostic]]]
 
 
@@ -125,12 +129,20 @@ class Bundler:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: dict[Path, Document] = field(default_factory=dict)
     root: Path | None = None  # the folder file references may reach; None: the toolset's own
+    copied_bytes: int = 0  # JSON text of the definitions copied into tool schemas so far
+
+    @property
+    def over_budget(self) -> bool:
+        """True once bundling has copied more than it may: later schemas are not bundled."""
+        return self.copied_bytes > MAX_COPIED_BYTES
     _root: Path | None = field(default=None, init=False, repr=False)
 
     def bundle_schema(self, schema_path: JsonPath, dialect: str) -> tuple[dict[str, Any], frozenset[str]]:
         """A self-contained copy of the schema at `schema_path`, and the shared def names it took."""
         original = _get(self.toolset.data, schema_path)
         result: dict[str, Any] = _copy(original)
+        if self.over_budget:  # reported once, where the budget ran out
+            return result, frozenset()
         defs_key = "definitions" if dialect == "draft-07" else "$defs"
         own_defs = result.get(defs_key)
         state = _State(
@@ -227,7 +239,21 @@ class Bundler:
             state.names[key] = name
             if is_shared and name == wanted:
                 state.shared.add(name)
-            copied = _copy(value)
+            text = json.dumps(value)
+            self.copied_bytes += len(text)
+            if self.copied_bytes > MAX_COPIED_BYTES:
+                self.diagnostics.append(
+                    error(
+                        "expansion-too-large",
+                        f"bundling {ref!r} into every tool that uses it would copy more than "
+                        f"{MAX_COPIED_BYTES // 1_000_000} MB of definitions",
+                        loc.location,
+                        "a shared definition is copied into each tool schema that references it; "
+                        "make it smaller or reference it from fewer tools",
+                    )
+                )
+                return None
+            copied = json.loads(text)
             state.added[name] = copied
             queue.append((target_doc, target.unit, copied))
         pointer = "/".join(_encode(p) for p in [state.defs_key, name, *target.rest])

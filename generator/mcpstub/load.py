@@ -39,7 +39,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
 JsonPath = tuple[str | int, ...]
 
 # Bounds on alias expansion: a document may reuse anchors, but not blow up.
-MAX_EXPANDED_NODES = 2_000_000
+MAX_ALIAS_NODES = 200_000  # nodes that aliases may add beyond those written
 MAX_DEPTH = 100  # far beyond any real schema; generated literals stay within Python's parser limit (200)
 
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
@@ -182,15 +182,40 @@ def _check_depth(file: str, text: str) -> None:
 
 
 def _check_expansion(file: str, root: yaml.Node) -> None:
-    """Refuse recursive aliases and documents whose expansion would be too large."""
-    sizes: dict[int, int] = {}
+    """Refuse recursive aliases, aliases that nest too deep, and aliases that multiply the data."""
+    sizes: dict[int, tuple[int, int]] = {}  # node -> (expanded nodes, levels below it)
     active: set[int] = set()
+    reused = 0  # nodes that aliases add beyond what is written
+
+    def too_deep(node: yaml.Node) -> _LoadFailed:
+        return _LoadFailed(
+            error(
+                "yaml-too-deep",
+                f"document nests deeper than {MAX_DEPTH} levels",
+                _mark_loc(file, node.start_mark),
+                "an alias counts as deep as what its anchor holds",
+            )
+        )
 
     def size(node: yaml.Node, depth: int) -> int:
+        nonlocal reused
         key = id(node)
         cached = sizes.get(key)
-        if cached is not None:
-            return cached
+        if cached is not None:  # an alias: its expansion is added again
+            if depth + cached[1] > MAX_DEPTH:  # depth: mappings and sequences above the node
+                raise too_deep(node)
+            reused += cached[0]
+            if reused > MAX_ALIAS_NODES:
+                raise _LoadFailed(
+                    error(
+                        "yaml-alias-bomb",
+                        f"aliases add more than {MAX_ALIAS_NODES:,} nodes to what is written",
+                        _mark_loc(file, node.start_mark),
+                        "anchors and aliases are allowed, but not reused so often that they multiply; "
+                        "share schemas through $defs instead",
+                    )
+                )
+            return cached[0]
         if key in active:
             raise _LoadFailed(
                 error(
@@ -200,32 +225,21 @@ def _check_expansion(file: str, root: yaml.Node) -> None:
                 )
             )
         if depth > MAX_DEPTH:
-            raise _LoadFailed(
-                error(
-                    "yaml-too-deep",
-                    f"document nests deeper than {MAX_DEPTH} levels",
-                    _mark_loc(file, node.start_mark),
-                )
-            )
+            raise too_deep(node)
         active.add(key)
-        total = 1
+        total, below = 1, 0  # below: levels of mappings and sequences from this node down
+        children: list[yaml.Node] = []
         if isinstance(node, yaml.MappingNode):
-            for k, v in node.value:
-                total += size(k, depth + 1) + size(v, depth + 1)
+            children = [n for pair in node.value for n in pair]
         elif isinstance(node, yaml.SequenceNode):
-            for item in node.value:
-                total += size(item, depth + 1)
+            children = list(node.value)
+        for child in children:
+            total += size(child, depth + 1)
+            below = max(below, sizes[id(child)][1])
+        if not isinstance(node, yaml.ScalarNode):
+            below += 1
         active.discard(key)
-        if total > MAX_EXPANDED_NODES:
-            raise _LoadFailed(
-                error(
-                    "yaml-alias-bomb",
-                    f"aliases expand to more than {MAX_EXPANDED_NODES:,} nodes",
-                    _mark_loc(file, node.start_mark),
-                    "anchors and aliases are allowed, but not nested so that they multiply",
-                )
-            )
-        sizes[key] = total
+        sizes[key] = (total, below)
         return total
 
     size(root, 0)

@@ -397,7 +397,11 @@ class _Checker:
             self.diagnostics.append(root_error)
         errors_before = len(self.bundler.diagnostics)
         bundled, shared = self.bundler.bundle_schema(path, dialect)
-        if len(self.bundler.diagnostics) > errors_before or has_errors(self.diagnostics[before:]):
+        if (
+            len(self.bundler.diagnostics) > errors_before
+            or has_errors(self.diagnostics[before:])
+            or self.bundler.over_budget
+        ):
             return None
         if by_ref:
             if _referenced_root(bundled).get("type") != "object":
