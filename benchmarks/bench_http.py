@@ -145,3 +145,53 @@ def bench_http(calls: int = 1000, in_flight: int = 50, deadline: float = 240) ->
             process.kill()
             process.wait()
     return rows
+
+
+def _throughput(folder: Path, flags: list[str], calls: int, in_flight: int, deadline: float) -> float:
+    """Calls per second of one load (2026-07-28) against `python -m http10 --http ... FLAGS`."""
+    port = free_port()
+    process = subprocess.Popen(
+        [PYTHON, "-m", "http10", "--http", f"127.0.0.1:{port}", *flags],
+        env=env(folder), cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_for(port, process, time.monotonic() + 60)
+        row: dict[str, Any] | None = None
+
+        async def run() -> None:
+            nonlocal row
+            with anyio.move_on_after(deadline):
+                row = await load(f"http://127.0.0.1:{port}/mcp", "auto", calls, in_flight, 30)
+
+        anyio.run(run)
+        if row is None or row["failures"]:
+            raise RuntimeError(f"worker benchmark with {flags} failed: {row}")
+        return float(row["throughput"])
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def bench_workers(calls: int = 1000, in_flight: int = 50, rounds: int = 3) -> dict[str, Any]:
+    """Stateless HTTP throughput of 1 worker against 2 (`--workers 2`), interleaved rounds."""
+    folder = prepare()
+    one: list[float] = []
+    two: list[float] = []
+    for _ in range(rounds):
+        one.append(_throughput(folder, ["--stateless"], calls, in_flight, 240))
+        two.append(_throughput(folder, ["--stateless", "--workers", "2"], calls, in_flight, 240))
+    ratios = sorted(b / a for a, b in zip(one, two, strict=True))
+    row = {
+        "calls": calls,
+        "one": statistics.median(one),
+        "two": statistics.median(two),
+        "ratio": statistics.median(ratios),
+        "spread": (ratios[0], ratios[-1]),
+    }
+    print(f"  workers: 1 -> {row['one']:.0f} calls/s, 2 -> {row['two']:.0f} calls/s, "
+          f"x{row['ratio']:.2f} ({ratios[0]:.2f}-{ratios[-1]:.2f})", file=sys.stderr)
+    return row

@@ -1,6 +1,6 @@
 """Run every benchmark of issue 6 and write the figures as a markdown table.
 
-`python -m benchmarks.run [SECTION ...]` (sections: generate, noop, calls, startup, http, diff;
+`python -m benchmarks.run [SECTION ...]` (sections: generate, noop, calls, startup, http, workers, diff;
 default all) prints the table and writes it to benchmarks/results.md. fastmcp is installed, pinned, in its
 own virtualenv (benchmarks/.venv-fastmcp) with the project's constraints, so it never enters the
 test dependencies; the per-call benchmark runs there when it installs, and without it otherwise.
@@ -17,14 +17,14 @@ from typing import Any
 
 from benchmarks.bench_diff import bench_diff
 from benchmarks.bench_generate import bench_cold, bench_noop
-from benchmarks.bench_http import bench_http
+from benchmarks.bench_http import bench_http, bench_workers
 from benchmarks.bench_startup import bench_startup
 from benchmarks.common import BENCH, PYTHON, ROOT, WORK, env, fresh_dir, generate_package, machine
 from benchmarks.toolset import mcpserver_source, write_toolset
 
 FASTMCP_VENV = BENCH / ".venv-fastmcp"
 FASTMCP_REQUIREMENTS = BENCH / "requirements-fastmcp.txt"
-SECTIONS = ("generate", "noop", "calls", "startup", "http", "diff")
+SECTIONS = ("generate", "noop", "calls", "startup", "http", "workers", "diff")
 
 
 def fastmcp_python() -> tuple[str, str]:
@@ -123,6 +123,14 @@ def table(results: dict[str, Any]) -> str:
             f"p95 {row['p95'] * 1000:.0f} ms "
             f"| - | - | zero failures | {row['failures']} failures |"
         )
+    if "workers" in results:
+        row = results["workers"]
+        low, high = row["spread"]
+        lines.append(
+            f"| 5 | stateless HTTP, 2026-07-28, {row['calls']} calls, 50 in flight: `--workers 2` "
+            f"| {row['two']:.0f} calls/s | 1 worker {row['one']:.0f} calls/s "
+            f"| {row['ratio']:.2f}x throughput ({low:.2f}-{high:.2f}) | - | - |"
+        )
     if "diff" in results:
         row = results["diff"]
         lines.append(
@@ -164,6 +172,9 @@ def main(argv: list[str]) -> int:
     if "http" in sections:
         print("5. streamable HTTP", file=sys.stderr)
         results["http"] = bench_http()
+    if "workers" in sections:
+        print("5. stateless HTTP, 1 worker against 2", file=sys.stderr)
+        results["workers"] = bench_workers()
     if "diff" in sections:
         print("6. mcpstub diff", file=sys.stderr)
         results["diff"] = bench_diff()
