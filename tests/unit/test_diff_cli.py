@@ -69,10 +69,9 @@ def test_text_report_locates_each_finding_in_new(in_tmp: Path, capsys: pytest.Ca
         "new.yaml:17:9: breaking: tool 'forecast' output /properties/summary: property 'summary' is no "
         "longer required [output-required-removed]"
     ) in lines
-    assert "breaking: tool 'gone' tool: tool 'gone' removed [tool-removed]" in lines
+    assert "breaking: tool 'gone': tool 'gone' removed [tool-removed]" in lines
     assert (
-        "new.yaml:7:5: info: tool 'forecast' tool /description: description changed [description-changed]"
-        in lines
+        "new.yaml:7:5: info: tool 'forecast' /description: description changed [description-changed]" in lines
     )
     assert any("[version-not-bumped]" in line and line.startswith("new.yaml:2:") for line in lines)
     assert lines[-1] == "5 breaking, 0 warning, 1 info"

@@ -24,7 +24,11 @@ def _where(finding: Finding) -> str:
     prefix = _SCHEMA_PREFIX.get(finding.direction)
     if prefix and (path == prefix or path.startswith(prefix + "/")):
         path = path[len(prefix) :] or "/"
-    text = f"tool {finding.tool!r} {finding.direction}"
+    text = (
+        f"tool {finding.tool!r}"
+        if finding.direction == "tool"
+        else f"tool {finding.tool!r} {finding.direction}"
+    )
     return f"{text} {path}" if path else text
 
 
