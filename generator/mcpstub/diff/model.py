@@ -55,7 +55,7 @@ class DiffOptions:
     check_version: bool = True
     search: bool = True
     max_examples: int = 300
-    search_seconds: float = 10.0
+    search_seconds: float = 10.0  # CPU time per undecided change (wall time varies with load)
     ignore: tuple[Ignore, ...] = field(default_factory=tuple)
 
 

@@ -94,7 +94,7 @@ class Searcher:
         roots = self._roots
         if roots is None:
             return []
-        found = _run_find(self._strategy, roots[0], 50, time.monotonic() + self.seconds, shrink=False)
+        found = _run_find(self._strategy, roots[0], 50, time.process_time() + self.seconds, shrink=False)
         return [found] if found is not _NOTHING else []
 
     def _planted_search(
@@ -138,7 +138,7 @@ class Searcher:
         def counterexample(instance: JSON) -> bool:
             return in_a(instance) and not in_b(instance) and refused_here(instance)
 
-        deadline = time.monotonic() + self.seconds
+        deadline = time.process_time() + self.seconds
         try:
             # First the node alone, planted into a small instance of A: far cheaper to draw.
             planted = self._planted_search(reason, a_node, counterexample, deadline)
@@ -146,7 +146,7 @@ class Searcher:
                 return Outcome(True, planted)
             found = _run_find(self._strategy, counterexample, self.max_examples, deadline)
         except _OutOfTime:
-            return Outcome(False, note=f"no counterexample within {self.seconds:g} s")
+            return Outcome(False, note=f"no counterexample within {self.seconds:g} s of CPU time")
         except Exception as exc:  # hypothesis-jsonschema refuses some schemas outright
             text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             return Outcome(False, note=f"instances could not be generated: {text[:120]}")
@@ -156,7 +156,7 @@ class Searcher:
 
 
 _NOTHING = object()
-SHRINK_SECONDS = 1.0  # a found counterexample is made smaller for at most this long
+SHRINK_SECONDS = 1.0  # CPU seconds a found counterexample is made smaller for, at most
 
 
 def _run_find(
@@ -170,11 +170,11 @@ def _run_find(
     stop = [deadline]
 
     def condition(instance: JSON) -> bool:
-        if time.monotonic() > stop[0]:
+        if time.process_time() > stop[0]:
             raise _OutOfTime
         if accept(instance):
             if not best:
-                stop[0] = min(deadline, time.monotonic() + SHRINK_SECONDS)
+                stop[0] = min(deadline, time.process_time() + SHRINK_SECONDS)
             best.append(instance)
             return True
         return False
