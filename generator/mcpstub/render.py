@@ -69,6 +69,7 @@ class _ToolView:
     dialect_literal: str
     output_dialect_literal: str
     timeout_literal: str
+    handler_type_literal: str
     result_class_header: str
     output_type_line: str
     stub_imports: str
@@ -276,6 +277,7 @@ def _view(tool: Tool) -> _ToolView:
         dialect_literal=to_literal(tool.dialect),
         output_dialect_literal=to_literal(tool.output_dialect),
         timeout_literal=to_literal(tool.timeout),
+        handler_type_literal=to_literal(_handler_type(tool, models_names, returns)),
         result_class_header=_class_header(tool.result_class, base),
         output_type_line=_class_attribute("_output_name", to_literal(output)) if output else "",
         stub_imports=_import("..models", models_names) + "\n" + _import("..results", [tool.result_class]),
@@ -287,6 +289,16 @@ def _view(tool: Tool) -> _ToolView:
         # Only a name made of MCP's tool-name characters may appear in a stub's comment.
         stub_comment_name=tool.name if _TOOL_NAME.fullmatch(tool.name) else tool.identifier,
     )
+
+
+def _handler_type(tool: Tool, models_names: list[str], returns: list[str]) -> str:
+    """The type of a handler for `tool`, as server.py names it: async or sync, same signature."""
+    qualified = [
+        f"models.{name}" if name in models_names else f"results.{name}" if name == tool.result_class else name
+        for name in returns
+    ]
+    result = " | ".join(qualified)
+    return f"Callable[[models.{tool.input_class}, ToolContext], Awaitable[{result}] | {result}]"
 
 
 def _assignment(target: str, annotation: str, value: JSON) -> str:

@@ -83,12 +83,61 @@ async def ping(args: PingInput, ctx: ToolContext) -> PingResult | str:
 """
 
 
+# Passing handlers: mypy --strict accepts the right shapes (async or plain `def`) and must refuse
+# each wrong one (an unused `type: ignore` fails the strict run, so a missed error is caught too).
+USES = """\
+from __future__ import annotations
+
+from . import create_server
+from .models import GetReportV2Input, GetReportV2Output, PingInput
+from .results import PingResult
+from .server import ToolContext
+from .testing import connect
+
+
+async def ping_async(args: PingInput, ctx: ToolContext) -> str:
+    return "pong"
+
+
+def ping_sync(args: PingInput, ctx: ToolContext) -> PingResult:
+    return PingResult.text("pong")
+
+
+def report_sync(args: GetReportV2Input, ctx: ToolContext) -> GetReportV2Output:
+    return GetReportV2Output(title="t", score=1.0)
+
+
+async def wrong_input(args: GetReportV2Input, ctx: ToolContext) -> str:
+    return "x"
+
+
+async def wrong_output(args: PingInput, ctx: ToolContext) -> int:
+    return 1
+
+
+def wrong_arity(args: PingInput) -> str:
+    return "x"
+
+
+def build() -> None:
+    create_server({"ping": ping_async, "get-report.v2": report_sync}, timeout=5)
+    create_server({"ping": ping_sync})
+    connect({"ping": ping_sync})
+    create_server({"ping": wrong_input})  # type: ignore[arg-type]
+    create_server({"ping": wrong_output})  # type: ignore[arg-type]
+    create_server({"ping": wrong_arity})  # type: ignore[arg-type]
+    create_server({"pong": ping_async})  # type: ignore[arg-type]
+    create_server({"ping": 3})  # type: ignore[arg-type]
+"""
+
+
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("generated")
     folder, _ = write_package(root, PACKAGE, TOOLSET)
     (folder / "handlers" / "get_report_v2.py").write_text(HANDLER, encoding="utf-8")
     (folder / "handlers" / "ping.py").write_text(PING, encoding="utf-8")
+    (folder / "uses.py").write_text(USES, encoding="utf-8")
     return root
 
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 import logging
 import warnings
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import anyio
 import anyio.lowlevel
+import anyio.to_thread
 import jsonschema_rs
 from mcp import types
 from mcp.server import Server, ServerRequestContext
@@ -28,7 +30,17 @@ from pydantic_core import PydanticSerializationError, to_json
 from .results import ToolError, _clean, _clean_json, _ContentResult, _StructuredResult
 from .tools import TOOL_DIGESTS, TOOL_LIST, TOOLS, ToolSpec
 
-__all__ = ["SERVER_NAME", "SERVER_VERSION", "INSTRUCTIONS", "ToolContext", "create_server"]
+if TYPE_CHECKING:
+    from . import models, results
+
+__all__ = [
+    "SERVER_NAME",
+    "SERVER_VERSION",
+    "INSTRUCTIONS",
+    "Handlers",
+    "ToolContext",
+    "create_server",
+]
 
 SERVER_NAME: str = "weather"
 SERVER_VERSION: str = "1.2.0"
@@ -37,6 +49,18 @@ INSTRUCTIONS: str | None = "Forecasts, alerts and radar maps for cities."
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[Any, "ToolContext"], Awaitable[Any]]
+
+# What `create_server(handlers=...)` takes: per tool, an `async def` or a plain `def` handler.
+Handlers = TypedDict(
+    "Handlers",
+    {
+        "get_forecast": "Callable[[models.GetForecastInput, ToolContext], Awaitable[models.GetForecastOutput | results.GetForecastResult] | models.GetForecastOutput | results.GetForecastResult]",
+        "get_alerts": "Callable[[models.GetAlertsInput, ToolContext], Awaitable[models.GetAlertsOutput | results.GetAlertsResult] | models.GetAlertsOutput | results.GetAlertsResult]",
+        "radar_map": "Callable[[models.RadarMapInput, ToolContext], Awaitable[results.RadarMapResult | str] | results.RadarMapResult | str]",
+        "list_cities": "Callable[[models.ListCitiesInput, ToolContext], Awaitable[models.ListCitiesOutput | results.ListCitiesResult] | models.ListCitiesOutput | results.ListCitiesResult]",
+    },
+    total=False,
+)
 
 # Results are returned as wire dicts; 2026-07-28 requires `resultType`, older versions drop it.
 # At most this many schema errors are listed in one result.
@@ -137,6 +161,38 @@ async def _reraise_cancellation() -> None:
         raise asyncio.CancelledError
 
 
+def _as_handler(tool: str, function: object) -> Handler:
+    """`function` as an async handler: checked to take (args, ctx); a plain `def` runs in a
+    worker thread, off the event loop."""
+    if not callable(function):
+        raise TypeError(f"the handler for tool {tool!r} is not callable: {function!r}")
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):  # no signature to check (some builtins)
+        signature = None
+    if signature is not None:
+        try:
+            signature.bind(None, None)
+        except TypeError:
+            raise TypeError(
+                f"the handler for tool {tool!r} must take (args, ctx), not {signature}"
+            ) from None
+    if inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        getattr(function, "__call__", None)
+    ):
+        return cast(Handler, function)
+    sync = cast(Callable[[Any, ToolContext], Any], function)
+
+    async def in_thread(args: Any, ctx: ToolContext) -> Any:
+        # A call cancelled or timed out answers at once; the thread finishes on its own.
+        result = await anyio.to_thread.run_sync(sync, args, ctx, abandon_on_cancel=True)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    return in_thread
+
+
 def _is_stub(exc: NotImplementedError, handler: object) -> bool:
     """Whether the handler itself raised a bare NotImplementedError, as the generated stub does.
 
@@ -189,6 +245,7 @@ class _Entry:
     """One tool as served by one server: its spec, handler and validators."""
 
     __slots__ = (
+        "function",
         "handler",
         "input_model",
         "input_validator",
@@ -199,9 +256,11 @@ class _Entry:
         "timeout",
     )
 
-    def __init__(self, spec: ToolSpec, handler: Handler | None, timeout: float | None) -> None:
+    def __init__(self, spec: ToolSpec, timeout: float | None) -> None:
         self.spec = spec
-        self.handler = handler
+        # The handler as written, and as called; None until the handler module is imported.
+        self.function: object = None
+        self.handler: Handler | None = None
         self.timeout = spec.timeout if spec.timeout is not None else timeout
         self.structured = spec.output_class is not None
         self.input_validator: jsonschema_rs.Validator | None = None
@@ -212,8 +271,9 @@ class _Entry:
 
     def _load_handler(self) -> Handler:
         module = importlib.import_module(f"{__package__}.handlers.{self.spec.identifier}")
-        handler = cast(Handler, getattr(module, self.spec.identifier))
-        self.handler = handler
+        function = getattr(module, self.spec.identifier)
+        handler = _as_handler(self.spec.name, function)
+        self.function, self.handler = function, handler
         return handler
 
     async def call(self, ctx: ServerRequestContext[Any, Any], arguments: Any) -> dict[str, Any]:
@@ -271,7 +331,7 @@ class _Entry:
         except ToolError as exc:
             return _error(str(exc.message))
         except NotImplementedError as exc:
-            if _is_stub(exc, self.handler):
+            if _is_stub(exc, self.function):
                 return _error(f"{spec.name} is not implemented yet")
             logger.exception("tool %r raised", spec.name)
             return _error(f"internal error in tool {spec.name}")
@@ -333,15 +393,16 @@ class _Entry:
 
 
 def create_server(
-    handlers: Mapping[str, Handler] | None = None,
+    handlers: Handlers | None = None,
     *,
     timeout: float | None = None,
     **options: Any,
 ) -> Server[Any]:
     """A ready MCP low-level Server serving every tool of TOOLS.
 
-    `handlers` maps tool names to callables used instead of the handler modules (for tests and
-    dependency injection). `timeout` is the seconds a call may run, for tools whose toolset entry
+    `handlers` maps tool names to handlers used instead of the handler modules (for tests and
+    dependency injection): `async def` or plain `def` (run in a worker thread), taking
+    (args, ctx); one of another shape is refused here. `timeout` is the seconds a call may run, for tools whose toolset entry
     sets none: then the handler is cancelled and the client gets an isError answer. Other keyword
     options reach `mcp.server.Server` (name, version, instructions, lifespan, resource and prompt
     handlers, ...).
@@ -352,14 +413,17 @@ def create_server(
         or not 0 < timeout < float("inf")
     ):
         raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
-    handlers = dict(handlers or {})
-    unknown = sorted(set(handlers) - set(TOOLS))
+    given: dict[object, object] = dict(cast(Mapping[object, object], handlers or {}))
+    unknown = sorted(map(repr, set(given) - set(TOOLS)))
     if unknown:
-        raise ValueError(f"handlers given for unknown tools: {', '.join(map(repr, unknown))}")
+        raise ValueError(f"handlers given for unknown tools: {', '.join(unknown)}")
     owned = sorted(_OWNED_OPTIONS & set(options))
     if owned:
         raise TypeError(f"create_server() serves the tools itself; remove {', '.join(owned)}")
-    entries = {name: _Entry(spec, handlers.get(name), timeout) for name, spec in TOOLS.items()}
+    entries = {name: _Entry(spec, timeout) for name, spec in TOOLS.items()}
+    for name, function in given.items():
+        entry = entries[cast(str, name)]
+        entry.function, entry.handler = function, _as_handler(entry.spec.name, function)
     # Each generation's answer carries the digests of the tool objects that generation is shown.
     listings = {
         protocol: types.ListToolsResult(tools=list(TOOL_LIST), _meta={DIGEST_META_KEY: dict(digests)})

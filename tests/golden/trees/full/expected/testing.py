@@ -11,18 +11,17 @@ For example, in an async test:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from mcp import Client, types
 
-from .server import Handler, _pointer, _validator, create_server
+from .server import Handlers, _pointer, _validator, create_server
 from .tools import TOOLS, ToolSpec
 
 __all__ = ["assert_conforms", "connect", "conformance_problems"]
 
 
-def connect(handlers: Mapping[str, Handler] | None = None, **client_options: Any) -> Client:
+def connect(handlers: Handlers | None = None, **client_options: Any) -> Client:
     """An `mcp.Client` (use with `async with`) on a fresh in-memory server."""
     return Client(create_server(handlers), **client_options)
 

@@ -50,7 +50,7 @@ def _address(text: str) -> tuple[str, int] | None:
     host, colon, port = text.rpartition(":")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
-    if not colon or not host or not (port.isascii() and port.isdigit()) or int(port) > 65535:
+    if not (colon and host and port.isascii() and port.isdigit()) or int(port) > 65535:
         return None
     return host, int(port)
 
