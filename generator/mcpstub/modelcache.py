@@ -39,7 +39,7 @@ GROUP_SPREAD = 8
 GROUP_MAX = 24
 # Below this many tools of missing groups a fork costs more than it saves.
 FORK_MIN_TOOLS = 12
-_MAGIC = "mcpstub-models-cache 1"
+_MAGIC = "mcpstub-models-cache 2"
 
 
 class _Clash(Exception):
@@ -72,12 +72,12 @@ class ModelCache:
     """
 
     def __init__(self, folder: Path) -> None:
-        self.folder = folder / "models-v1"
+        self.folder = folder / "models-v2"
 
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> ModelsResult | None:
+    def get(self, key: str) -> _Generated | None:
         """The stored result for `key`, or None when absent, unreadable or corrupted."""
         try:
             data = self._path(key).read_bytes()
@@ -90,13 +90,21 @@ class ModelCache:
             entry = json.loads(body)
             if entry["key"] != key:
                 return None
-            return ModelsResult(entry["source"], [_diagnostic(d) for d in entry["diagnostics"]])
+            result = ModelsResult(entry["source"], [_diagnostic(d) for d in entry["diagnostics"]])
+            parts = [(kind, tuple(names), text) for kind, names, text in entry["parts"]]
+            return _Generated(result, parts)
         except (ValueError, KeyError, TypeError):
             return None
 
-    def put(self, key: str, result: ModelsResult) -> None:
+    def put(self, key: str, generated: _Generated) -> None:
         """Store a result; a cache that cannot be written is silently skipped."""
-        entry = {"key": key, "source": result.source, "diagnostics": [_plain(d) for d in result.diagnostics]}
+        result = generated.result
+        entry = {
+            "key": key,
+            "source": result.source,
+            "diagnostics": [_plain(d) for d in result.diagnostics],
+            "parts": generated.parts,
+        }
         body = json.dumps(entry, ensure_ascii=False).encode("utf-8")
         data = f"{_MAGIC} {hashlib.sha256(body).hexdigest()}\n".encode() + body
         path = self._path(key)
@@ -130,6 +138,19 @@ def _diagnostic(data: dict[str, Any]) -> Diagnostic:
     return Diagnostic(
         Severity(data["severity"]), data["code"], data["message"], Location(file, line, col), data["hint"]
     )
+
+
+# A top-level statement of generated models: (kind, names, text). Kinds: "from" (names imported
+# from the module in text), "import", "class", "alias" (names defined by text), "other".
+_Part = tuple[str, tuple[str, ...], str]
+
+
+@dataclass(frozen=True)
+class _Generated:
+    """One unit's models, and the same source split into top-level statements for merging."""
+
+    result: ModelsResult
+    parts: list[_Part]
 
 
 @dataclass(frozen=True)
@@ -176,17 +197,30 @@ def split_groups(tools: Sequence[Tool]) -> list[tuple[Tool, ...]]:
 
 def _units(toolset: Toolset) -> list[_Unit]:
     """The shared definitions alone, then each group of tools with the shared definitions it uses."""
-    base = replace(toolset, tools=(), source_hash="", sources=())
+    # What models cannot depend on is blanked, so that an edit of it (a description, an example)
+    # reuses every group.
+    base = replace(
+        toolset, server_name="", server_version=None, instructions=None, tools=(), source_hash="", sources=()
+    )
     units = [base]
-    for group in split_groups(toolset.tools):
+    for group in split_groups([_schema_only(t) for t in toolset.tools]):
         used = set().union(*(t.shared_def_names for t in group))
         shared = {n: s for n, s in toolset.shared_defs.items() if n in used}
         units.append(replace(base, tools=group, shared_defs=shared))
     return [_Unit(_digest(u), u) for u in units]
 
 
-def _render_all(units: list[Toolset]) -> list[ModelsResult]:
-    return [render_models(u) for u in units]
+def _schema_only(tool: Tool) -> Tool:
+    """A tool as its models see it: names and schemas, without what only the other files show."""
+    return replace(tool, advertised={}, examples=(), timeout=None)
+
+
+def _render_all(units: list[Toolset]) -> list[_Generated]:
+    out = []
+    for unit in units:
+        result = render_models(unit)
+        out.append(_Generated(result, split_source(result.source)))
+    return out
 
 
 class PendingModels:
@@ -195,7 +229,7 @@ class PendingModels:
     def __init__(self, toolset: Toolset, store: ModelCache | None) -> None:
         self._toolset, self._store = toolset, store
         self._units = _units(toolset)
-        self._found: dict[str, ModelsResult] = {}
+        self._found: dict[str, _Generated] = {}
         missing: list[_Unit] = []
         for unit in self._units:
             hit = store.get(unit.key) if store is not None else None
@@ -204,7 +238,7 @@ class PendingModels:
             elif unit.key not in {m.key for m in missing}:
                 missing.append(unit)
         weight = [max(1, len(u.toolset.tools)) for u in missing]
-        self._child: Beside[list[Toolset], list[ModelsResult]] | None = None
+        self._child: Beside[list[Toolset], list[_Generated]] | None = None
         self._child_units: list[_Unit] = []
         self._own_units = missing
         if sum(weight) >= FORK_MIN_TOOLS and len(missing) > 1:
@@ -238,10 +272,10 @@ class PendingModels:
                 self._store.put(unit.key, result)
         results = [done[u.key] for u in self._units]
         try:
-            source = merge_sources(r.source for r in results)
+            source = merge_parts(r.parts for r in results)
         except _Clash:
             return render_models(self._toolset)
-        diagnostics = list(dict.fromkeys(d for r in results for d in r.diagnostics))
+        diagnostics = list(dict.fromkeys(d for r in results for d in r.result.diagnostics))
         return ModelsResult(source, diagnostics)
 
 
@@ -252,35 +286,51 @@ def start_models(toolset: Toolset, store: ModelCache | None) -> PendingModels:
 
 def merge_sources(sources: Iterable[str]) -> str:
     """One module from several generated ones: imports united, identical definitions kept once."""
+    return merge_parts(split_source(s) for s in sources)
+
+
+def split_source(source: str) -> list[_Part]:
+    """A generated module's top-level statements, each with its kind, the names it binds, its text."""
+    parts: list[_Part] = []
+    if not source.strip():
+        return parts
+    lines = source.splitlines()
+    for node in ast.parse(source).body:
+        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        text = "\n".join(lines[start - 1 : node.end_lineno])
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = tuple(a.name if a.asname is None else f"{a.name} as {a.asname}" for a in node.names)
+            parts.append(("from", names, node.module))
+        elif isinstance(node, ast.Import):
+            parts.append(("import", (), text))
+        elif names := tuple(_defined_names(node)):
+            parts.append(("alias" if isinstance(node, ast.Assign | ast.AnnAssign) else "class", names, text))
+        else:
+            parts.append(("other", (), text))
+    return parts
+
+
+def merge_parts(units: Iterable[list[_Part]]) -> str:
+    """One module from the statements of several: imports united, identical definitions kept once."""
     imports: dict[str, set[str]] = {}
     plain_imports: set[str] = set()
     body: list[tuple[str, str]] = []  # (kind: class, alias or other; text)
     defined: dict[str, str] = {}
     seen_other: set[str] = set()
-    for source in sources:
-        if not source.strip():
-            continue
-        lines = source.splitlines()
-        for node in ast.parse(source).body:
-            start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-            text = "\n".join(lines[start - 1 : node.end_lineno])
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                imports.setdefault(node.module, set()).update(
-                    a.name if a.asname is None else f"{a.name} as {a.asname}" for a in node.names
-                )
-                continue
-            if isinstance(node, ast.Import):
+    for parts in units:
+        for kind, names, text in parts:
+            if kind == "from":
+                imports.setdefault(text, set()).update(names)
+            elif kind == "import":
                 plain_imports.add(text)
-                continue
-            names = _defined_names(node)
-            if names:
+            elif names:
                 known = [defined.get(n) for n in names]
                 if all(k == text for k in known):
                     continue
                 if any(k is not None for k in known):
                     raise _Clash(", ".join(names))
                 defined.update(dict.fromkeys(names, text))
-                body.append(("alias" if isinstance(node, ast.Assign | ast.AnnAssign) else "class", text))
+                body.append((kind, text))
             elif text not in seen_other:
                 seen_other.add(text)
                 body.append(("other", text))

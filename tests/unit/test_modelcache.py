@@ -250,7 +250,7 @@ def test_a_clash_between_groups_falls_back_to_one_whole_generation(
     def clash(_: object) -> str:
         raise modelcache._Clash("A")
 
-    monkeypatch.setattr(modelcache, "merge_sources", clash)
+    monkeypatch.setattr(modelcache, "merge_parts", clash)
     assert start_models(toolset, None).result().source == render_models(toolset).source
 
 
@@ -301,7 +301,7 @@ def test_cache_location_flags_and_concurrent_runs(tmp_path: Path) -> None:
     assert models[0] == models[1]
     cache = home / ".cache" / "mcpstub"
     assert list(cache.rglob("*.json"))
-    assert not list(runs[0].rglob("models-v1")), "the cache is not in the project"
+    assert not list(runs[0].rglob("models-v2")), "the cache is not in the project"
     # --no-cache neither reads nor writes it, and writes the same files.
     other = tmp_path / "elsewhere"
     done = run_cli(runs[0], "--force", "--no-cache", env={**env, "MCPSTUB_CACHE_DIR": str(other)})
