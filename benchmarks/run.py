@@ -16,14 +16,20 @@ import venv
 from typing import Any
 
 from benchmarks.bench_diff import bench_diff
-from benchmarks.bench_generate import bench_cold, bench_noop
+from benchmarks.bench_edit import bench_shapes, table_rows
+from benchmarks.bench_generate import bench_noop
 from benchmarks.bench_http import bench_http, bench_workers
 from benchmarks.bench_startup import bench_startup
 from benchmarks.common import BENCH, PYTHON, ROOT, WORK, env, fresh_dir, generate_package, machine
-from benchmarks.toolset import mcpserver_source, write_toolset
+from benchmarks.toolset import SHAPES, mcpserver_source, write_toolset
 
 FASTMCP_VENV = BENCH / ".venv-fastmcp"
 FASTMCP_REQUIREMENTS = BENCH / "requirements-fastmcp.txt"
+# (shape, tools, cold rounds, edit rounds): every shape at 100 and 500 tools, the real corpus as is.
+GENERATE_PLAN = [
+    *((shape, n, 3 if n == 100 else 2, 3) for n in (100, 500) for shape in SHAPES if shape != "corpus"),
+    ("corpus", 117, 3, 3),
+]
 SECTIONS = ("generate", "noop", "calls", "startup", "http", "workers", "diff")
 
 
@@ -83,12 +89,7 @@ def table(results: dict[str, Any]) -> str:
         "| # | benchmark | mcpstub | compared with | ratio | target | verdict |",
         "|---|---|---|---|---|---|---|",
     ]
-    for row in results.get("generate", []):
-        lines.append(
-            f"| 1 | cold `mcpstub generate`, {row['tools']} tools | {row['mcpstub']:.2f} s "
-            f"| bare datamodel-code-generator `generate()` {row['bare']:.2f} s | {row['ratio']:.2f}x "
-            f"| ≤ 1.25x | {_verdict(row['ratio'], 1.25)} |"
-        )
+    lines += table_rows(results.get("generate", []), _verdict)
     if "noop" in results:
         row = results["noop"]
         lines.append(
@@ -157,7 +158,7 @@ def main(argv: list[str]) -> int:
     }
     if "generate" in sections:
         print("1. cold generation", file=sys.stderr)
-        results["generate"] = bench_cold({10: 5, 100: 5, 500: 3})
+        results["generate"] = bench_shapes(GENERATE_PLAN)
     if "noop" in sections:
         print("2. no-op regeneration", file=sys.stderr)
         results["noop"] = bench_noop(500, 3)

@@ -308,3 +308,105 @@ def mcpserver_source(n: int) -> str:
             "annotations=ToolAnnotations(readOnlyHint=True))\n"
         )
     return "\n\n".join(parts) + "\n"
+
+
+# --- toolsets of other shapes, for the generation benchmarks ---------------------------------------
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpus" / "github.json"
+SHAPES = ("mixed", "deep", "shared", "enums", "draft07", "corpus")
+
+
+def _deep_object(depth: int, seed: int) -> dict[str, Any]:
+    if depth == 0:
+        return {"type": "string", "maxLength": 10 + seed % 7}
+    return {
+        "type": "object",
+        "properties": {
+            f"level{depth}": _deep_object(depth - 1, seed),
+            f"n{depth}": {"type": "integer", "minimum": depth},
+            f"flag{depth}": {"type": "boolean"},
+        },
+        "required": [f"level{depth}"],
+    }
+
+
+def _shared_defs(count: int) -> dict[str, Any]:
+    defs: dict[str, Any] = {}
+    for k in range(count):
+        props: dict[str, Any] = {"id": {"type": "string"}, "size": {"type": "integer", "minimum": 0}}
+        if k:
+            props["parent"] = {"$ref": f"#/$defs/Entity{k - 1}"}
+        defs[f"Entity{k}"] = {"type": "object", "properties": props, "required": ["id"]}
+    return defs
+
+
+def _shaped_tool(shape: str, i: int) -> dict[str, Any]:
+    name = f"{shape}_tool_{i}"
+    if shape == "deep":
+        schema = {"type": "object", "properties": {"root": _deep_object(8, i), "q": {"type": "string"}}}
+        out = {"type": "object", "properties": {"tree": _deep_object(6, i + 1)}}
+    elif shape == "shared":
+        refs = {f"e{k}": {"$ref": f"#/$defs/Entity{(i * 7 + k * 13) % 60}"} for k in range(5)}
+        schema = {"type": "object", "properties": {**refs, "note": {"type": "string"}}}
+        out = {"type": "object", "properties": {"items": {"type": "array",
+                                                          "items": {"$ref": f"#/$defs/Entity{i % 60}"}}}}
+    elif shape == "enums":
+        wide = [f"value_{i}_{k}" for k in range(300)]
+        schema = {"type": "object", "properties": {
+            "a": {"type": "string", "enum": wide},
+            "b": {"enum": [*range(100), "x", None]},
+            "c": {"type": "array", "items": {"type": "string", "enum": wide[:150]}},
+        }, "required": ["a"]}
+        out = {"type": "object", "properties": {"picked": {"type": "string", "enum": wide[::3]}}}
+    elif shape == "draft07":
+        schema = {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "definitions": {"Pair": {"type": "array", "items": [{"type": "string"}, {"type": "number"}],
+                                     "additionalItems": False}},
+            "properties": {
+                "pairs": {"type": "array", "items": {"$ref": "#/definitions/Pair"}},
+                "limit": {"type": "number", "exclusiveMinimum": 0},
+                "tag": {"type": ["string", "null"]},
+                "extra": {"type": "object", "additionalProperties": {"type": "integer"}},
+            },
+            "required": ["pairs"],
+            "additionalProperties": False,
+        }
+        out = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+               "properties": {"ok": {"type": "boolean"}, "count": {"type": "integer"}}}
+    else:
+        raise ValueError(shape)
+    tool: dict[str, Any] = {"name": name, "description": f"{shape} tool {i}", "inputSchema": schema}
+    if has_output(i):
+        tool["outputSchema"] = out
+    return tool
+
+
+def build_shaped(shape: str, n: int) -> dict[str, Any]:
+    """An `n`-tool toolset of one shape (`SHAPES`); `corpus` is the GitHub server's 117 tools, repeated."""
+    if shape == "mixed":
+        return build_toolset(n)
+    doc: dict[str, Any] = {"mcpstub": 1, "server": {"name": f"{shape}{n}", "version": "1.0.0"}}
+    if shape == "corpus":
+        corpus = json.loads(CORPUS.read_text("utf-8"))
+        tools = []
+        for i in range(n):
+            tool = dict(corpus[i % len(corpus)])
+            tool["name"] = f"{tool['name']}_{i // len(corpus)}" if i >= len(corpus) else tool["name"]
+            tools.append(tool)
+        doc["tools"] = tools
+        return doc
+    if shape == "shared":
+        doc["$defs"] = _shared_defs(60)
+    doc["tools"] = [_shaped_tool(shape, i) for i in range(n)]
+    return doc
+
+
+def edit_tools(doc: dict[str, Any], indexes: list[int], round_: int) -> dict[str, Any]:
+    """The toolset with one property added to each chosen tool's input schema (a typical edit)."""
+    doc = json.loads(json.dumps(doc))
+    for i in indexes:
+        schema = doc["tools"][i]["inputSchema"]
+        schema.setdefault("properties", {})[f"added_{round_}"] = {"type": "integer", "minimum": round_}
+    return doc

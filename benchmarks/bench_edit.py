@@ -1,0 +1,130 @@
+"""Generation on toolsets of several shapes: cold runs against bare datamodel-code-generator, edits.
+
+For each shape and size: a cold `mcpstub generate --no-cache` (fresh process, empty output) against
+a fresh process making the one `datamodel_code_generator.generate()` call of the same schemas,
+interleaved; the peak RSS of the mcpstub run (its largest process); then, with the model cache
+warm, the whole `mcpstub generate` process after 1 and after 10 tools changed. Every figure comes
+with its spread (min-max over the rounds).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench_generate import BARE, capture_call
+from benchmarks.common import MCPSTUB, PYTHON, WORK, env, fresh_dir
+from benchmarks.toolset import build_shaped, edit_tools
+
+
+def run(argv: list[str], cwd: Path, extra: dict[str, str]) -> tuple[float, float]:
+    """Run a fresh process; its wall time (s) and the peak RSS of its largest process (MB)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env={**env(), **extra}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}):\n{err[-3000:]}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def bench_shape(shape: str, n: int, reps: int, edits: int) -> dict[str, Any]:
+    folder = fresh_dir(WORK / f"shape-{shape}-{n}")
+    toolset = folder / "tools.json"
+    doc = build_shaped(shape, n)
+    toolset.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    capture_call(toolset, folder / "call.pickle")
+    bare_script = WORK / "bare_dmcg.py"
+    bare_script.write_text(BARE, encoding="utf-8")
+    cache = {"MCPSTUB_CACHE_DIR": str(folder / "cache")}
+    gen = [MCPSTUB, "generate", str(toolset), "--out", str(folder / "out" / "pkg")]
+    ours, theirs, ratios, rss = [], [], [], []
+    for rep in range(reps + 1):  # the first round warms caches (.pyc, page cache) and is dropped
+        fresh_dir(folder / "out")
+        a, peak = run([*gen, "--no-cache"], folder, cache)
+        b, _ = run(
+            [PYTHON, str(bare_script), str(folder / "call.pickle"), str(folder / "bare.py")], folder, {}
+        )
+        if rep:
+            ours.append(a)
+            theirs.append(b)
+            ratios.append(a / b)
+            rss.append(peak)
+    run(gen, folder, cache)  # fills the model cache
+    one, ten = [], []
+    for rep in range(edits):
+        for count, times in ((1, one), (10, ten)):
+            chosen = [(rep * 37 + k * 53 + count) % n for k in range(count)]
+            edited = edit_tools(doc, chosen, rep * 100 + count)
+            toolset.write_text(json.dumps(edited, indent=1) + "\n", encoding="utf-8")
+            t, _ = run(gen, folder, cache)
+            times.append(t)
+    row = {
+        "shape": shape,
+        "tools": n,
+        "mcpstub": spread(ours),
+        "bare": spread(theirs),
+        "ratio": spread(ratios),
+        "rss": max(rss),
+        "edit1": spread(one),
+        "edit10": spread(ten),
+        "reps": reps,
+        "edits": edits,
+    }
+    r = row["ratio"]
+    print(
+        f"  {shape} {n}: cold {row['mcpstub']['median']:.2f}s, bare {row['bare']['median']:.2f}s, ratio "
+        f"{r['median']:.2f} ({r['min']:.2f}-{r['max']:.2f}), peak RSS {row['rss']:.0f} MB, 1 edit "
+        f"{row['edit1']['median']:.2f}s, 10 edits {row['edit10']['median']:.2f}s",
+        file=sys.stderr,
+    )
+    return row
+
+
+def bench_shapes(plan: list[tuple[str, int, int, int]]) -> list[dict[str, Any]]:
+    """Every (shape, tools, cold rounds, edit rounds) of the plan."""
+    return [bench_shape(*item) for item in plan]
+
+
+def _rng(values: dict[str, float], unit: str = "s", digits: int = 2) -> str:
+    return f"{values['median']:.{digits}f}{unit} ({values['min']:.{digits}f}-{values['max']:.{digits}f})"
+
+
+def table_rows(rows: list[dict[str, Any]], verdict: Any) -> list[str]:
+    """Markdown rows: cold ratio, edits, memory."""
+    lines = []
+    for row in rows:
+        what = f"{row['shape']}, {row['tools']} tools"
+        r = row["ratio"]
+        lines.append(
+            f"| 1 | cold `mcpstub generate --no-cache`, {what} | {_rng(row['mcpstub'])} | bare "
+            f"datamodel-code-generator `generate()` {row['bare']['median']:.2f} s | {_rng(r, 'x')} | ≤ 1.0x "
+            f"| {verdict(r['median'], 1.0)} |"
+        )
+        lines.append(
+            f"| 1e | 1 tool changed, {what} (cache warm) | {_rng(row['edit1'])} | - | - | ≤ 1.5 s "
+            f"| {verdict(row['edit1']['median'], 1.5)} |"
+        )
+        lines.append(
+            f"| 1e | 10 tools changed, {what} (cache warm) | {_rng(row['edit10'])} | - | - | ≤ 2.5 s "
+            f"| {verdict(row['edit10']['median'], 2.5)} |"
+        )
+        lines.append(
+            f"| 1m | peak RSS, cold, {what} | {row['rss']:.0f} MB | - | - | < 400 MB "
+            f"| {verdict(row['rss'], 400)} |"
+        )
+    return lines
