@@ -30,11 +30,12 @@ def test_generated_tree_matches_golden(case: Path) -> None:
         assert actual[rel] == expected[rel], f"{rel}: {hint}"
 
 
-def test_awkward_golden_tree_passes_mypy_strict(tmp_path: Path) -> None:
-    package = tmp_path / "awkward_pkg"
-    shutil.copytree(Path(__file__).parent / "golden" / "trees" / "awkward" / "expected", package)
+@pytest.mark.parametrize("case", ["awkward", "shapes"])
+def test_golden_tree_passes_mypy_strict(tmp_path: Path, case: str) -> None:
+    package = tmp_path / f"{case}_pkg"
+    shutil.copytree(Path(__file__).parent / "golden" / "trees" / case / "expected", package)
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "awkward_pkg"],
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", f"{case}_pkg"],
         cwd=tmp_path, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

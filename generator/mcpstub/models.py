@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -20,6 +20,7 @@ from urllib.parse import unquote
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
 from mcpstub.model_source import factory_defaults, plain_aliases
+from mcpstub.shapes import is_object_root
 
 # Keywords whose value is one schema, a map of schemas, or a list of schemas.
 _SCHEMA_KEYS = frozenset(
@@ -67,6 +68,7 @@ _LINE_LENGTH = 100  # black's, in format.py
 _MISSING_IMPORT = "from pydantic.experimental.missing_sentinel import MISSING\n"
 _PYDANTIC_IMPORT = re.compile(r"^from pydantic import (\([^)]*\)|.*)$", re.MULTILINE)
 _CLASS = re.compile(r"^(?:class (\w+)\(|(\w+): TypeAlias = |(\w+) = TypeAliasType\()", re.MULTILINE)
+_TYPING_IMPORT = re.compile(r"^from typing import (.*)$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,13 @@ def render_models(toolset: Toolset) -> ModelsResult:
             message = f"cannot generate models: {exc}"
             return ModelsResult("", [*diagnostics, error("models-failed", message, where)])
     source = _postprocess(source)
+    values = [
+        t.output_class
+        for t in toolset.tools
+        if t.output_class is not None and t.output_schema is not None and not is_object_root(t.output_schema)
+    ]
+    if values:
+        source = _alias_values(source, values)
     defined = {"".join(names) for names in _CLASS.findall(source)}
     for tool in toolset.tools:
         for class_name in _class_names(tool):
@@ -557,3 +566,54 @@ def _with_missing(match: re.Match[str]) -> str:
     if len(line) <= _LINE_LENGTH:
         return line
     return "from pydantic import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+
+
+def _alias_values(source: str, names: Sequence[str]) -> str:
+    """Turn the root models of non-object outputs into type aliases, so handlers return plain values.
+
+    `class XOutput(RootModel[list[Item]])` becomes `XOutput: TypeAlias = list[Item]`; a root that
+    refers to itself, or one that is not a root model (a fallback), becomes `Any`. The output
+    schema, checked on every call, stays the judge of the value.
+    """
+    import ast  # noqa: PLC0415
+
+    tree = ast.parse(source)
+    lines = source.split("\n")
+    wanted = set(names)
+    for node in reversed(tree.body):
+        if not isinstance(node, ast.ClassDef) or node.name not in wanted:
+            continue
+        annotation = "Any"
+        root = next(
+            (
+                item.annotation
+                for item in node.body
+                if isinstance(item, ast.AnnAssign)
+                and isinstance(item.target, ast.Name)
+                and item.target.id == "root"
+            ),
+            None,
+        )
+        is_root_model = any(
+            isinstance(base, ast.Subscript) and ast.unparse(base.value) == "RootModel" for base in node.bases
+        )
+        if root is not None and is_root_model:
+            text = ast.unparse(root)
+            if not re.search(rf"\b{re.escape(node.name)}\b", text):
+                annotation = text
+        end = node.end_lineno or node.lineno
+        lines[node.lineno - 1 : end] = [f"{node.name}: TypeAlias = {annotation}"]
+    source = "\n".join(lines)
+    needed = ["TypeAlias", *(["Any"] if re.search(r"\bAny\b", source) else [])]
+    match = _TYPING_IMPORT.search(source)
+    if match is not None:
+        names_in = {n.strip() for n in match[1].strip("()").split(",") if n.strip()}
+        line = f"from typing import {', '.join(sorted(names_in | set(needed)))}"
+        source = source[: match.start()] + line + source[match.end() :]
+    else:
+        source = f"from typing import {', '.join(sorted(needed))}\n\n{source.lstrip(chr(10))}"
+    if not re.search(r"\bRootModel\[", source):
+        source = re.sub(r"\bRootModel,\s*|,\s*RootModel\b", "", source, count=1)
+    from mcpstub.format import black_layout  # noqa: PLC0415 - format imports render
+
+    return black_layout(source)

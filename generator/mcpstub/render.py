@@ -32,6 +32,7 @@ from mcpstub.layout import (
     WRITING_MARKER,
 )
 from mcpstub.resources import resource_dir
+from mcpstub.shapes import is_object_root, legacy_output_schema
 from mcpstub.surface import SurfaceError, digests, render_surface
 
 # The generated code's line length, black's in `format.py`'s mode.
@@ -65,6 +66,9 @@ class _ToolView:
     name_literal: str
     input_assignment: str
     output_assignment: str
+    # The 2025-11-25 form of a non-object output schema; "" when the output goes out as it is.
+    legacy_output_assignment: str
+    legacy_output_name: str
     advertised_literal: str
     dialect_literal: str
     output_dialect_literal: str
@@ -258,6 +262,8 @@ def _view(tool: Tool) -> _ToolView:
     _check_advertised(tool)
     rest = {key: value for key, value in tool.advertised.items() if key not in _SCHEMA_KEYS}
     output = tool.output_class
+    wrapped = tool.output_schema is not None and not is_object_root(tool.output_schema)
+    legacy_name = f"_LEGACY_OUTPUT_{tool.identifier}" if wrapped else f"_OUTPUT_{tool.identifier}"
     returns: list[str]
     if output is not None:
         base = f'_StructuredResult["models.{output}"]'
@@ -273,13 +279,22 @@ def _view(tool: Tool) -> _ToolView:
         output_assignment=_assignment(
             f"_OUTPUT_{tool.identifier}", "dict[str, Any] | None", tool.output_schema
         ),
+        legacy_output_assignment=(
+            _assignment(legacy_name, "dict[str, Any]", legacy_output_schema(tool.output_schema))
+            if wrapped and tool.output_schema is not None
+            else ""
+        ),
+        legacy_output_name=legacy_name,
         advertised_literal=to_literal(rest, indent=16, used=16),
         dialect_literal=to_literal(tool.dialect),
         output_dialect_literal=to_literal(tool.output_dialect),
         timeout_literal=to_literal(tool.timeout),
         handler_type_literal=to_literal(_handler_type(tool, models_names, returns)),
         result_class_header=_class_header(tool.result_class, base),
-        output_type_line=_class_attribute("_output_name", to_literal(output)) if output else "",
+        # A non-object output is a plain value (a type alias in models.py): no class to check.
+        output_type_line=(
+            _class_attribute("_output_name", to_literal(None if wrapped else output)) if output else ""
+        ),
         stub_imports=_import("..models", models_names) + "\n" + _import("..results", [tool.result_class]),
         stub_signature=_signature(
             f"async def {tool.identifier}(",

@@ -17,6 +17,7 @@ import rfc8785
 
 from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import SURFACE_FORMAT, SURFACE_MARKER_KEY
+from mcpstub.shapes import is_object_root, legacy_output_schema
 
 # Protocol generations a generated server speaks, newest first.
 PROTOCOLS = ("2026-07-28", "2025-11-25")
@@ -34,9 +35,13 @@ def wire_tool(tool: Tool, protocol: str) -> dict[str, JSON]:
     """The `Tool` object a connection speaking `protocol` receives in `tools/list`."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol generation {protocol!r}")
-    # Every key the author wrote, schemas bundled; both generations are shown the same object
-    # while output roots are objects.
-    return dict(tool.advertised)
+    # Every key the author wrote, schemas bundled; a non-object output is shown to 2025-11-25
+    # connections as its `{result: ...}` wrapper (shapes.py).
+    wire = dict(tool.advertised)
+    output = tool.output_schema
+    if protocol == "2025-11-25" and output is not None and not is_object_root(output):
+        wire["outputSchema"] = legacy_output_schema(output)
+    return wire
 
 
 def _doubles(value: Any) -> Any:

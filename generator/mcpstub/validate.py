@@ -390,10 +390,12 @@ class _Checker:
             "root-not-object",
             f"{where} must have `type: object` at its root",
             doc.loc((*path, "type")) if "type" in schema else doc.key_loc(path),
-            "MCP tools take and return JSON objects; wrap other values in a property",
+            "MCP tool arguments are always a JSON object; wrap other values in a property",
         )
+        # Arguments are always an object; an output may be any JSON value (see shapes.py).
+        is_input = path[-1] == "inputSchema"
         by_ref = "type" not in schema and isinstance(schema.get("$ref"), str)  # checked once bundled
-        if schema.get("type") != "object" and not by_ref:
+        if is_input and schema.get("type") != "object" and not by_ref:
             self.diagnostics.append(root_error)
         errors_before = len(self.bundler.diagnostics)
         bundled, shared = self.bundler.bundle_schema(path, dialect)
@@ -404,11 +406,12 @@ class _Checker:
         ):
             return None
         if by_ref:
-            if _referenced_root(bundled).get("type") != "object":
+            if _referenced_root(bundled).get("type") == "object":
+                # MCP clients require `type: object` at the root; it says what the reference says.
+                bundled = {"type": "object", **bundled}
+            elif is_input:
                 self.diagnostics.append(root_error)
                 return None
-            # MCP clients require `type: object` at the root; it says what the reference says.
-            bundled = {"type": "object", **bundled}
         if not _all_finite(bundled):  # already reported as not-json
             return None
         try:

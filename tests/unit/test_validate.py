@@ -177,21 +177,24 @@ def test_keyword_suffix_can_collide(tmp_path: Path) -> None:
     assert [d.code for d in checked.diagnostics] == ["name-collision"]
 
 
-def test_root_type_must_be_object(tmp_path: Path) -> None:
+def test_input_root_type_must_be_object_output_root_may_be_any(tmp_path: Path) -> None:
     checked = check(
         tmp_path,
         """\
         tools:
           - name: a
             inputSchema: {type: string}
+            outputSchema: {type: array}
           - name: b
             inputSchema: {properties: {}}
             outputSchema: {type: [object, "null"]}
+          - name: c
+            inputSchema: {type: object}
+            outputSchema: {anyOf: [{type: string}, {type: "null"}]}
         """,
     )
     assert [(c, line) for c, line, _ in found(checked)] == [
         ("root-not-object", 5),
-        ("root-not-object", 7),
         ("root-not-object", 8),
     ]
 

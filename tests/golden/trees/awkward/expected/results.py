@@ -14,7 +14,6 @@ import importlib
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 from mcp import types
-from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from . import models  # imported on first use: start-up does not wait for the models
@@ -26,7 +25,7 @@ __all__ = [
     "TreeWalkResult",
 ]
 
-OutputT = TypeVar("OutputT", bound=BaseModel)
+OutputT = TypeVar("OutputT")
 
 
 class ToolError(Exception):
@@ -119,16 +118,19 @@ class _StructuredResult(_Result, Generic[OutputT]):
 
     __slots__ = ("_output",)
     _output: OutputT | None
-    _output_name: ClassVar[str]  # the output model's class name in models.py
+    # The output model's class name in models.py; None for a non-object output (a plain value,
+    # checked against the output schema when it is sent).
+    _output_name: ClassVar[str | None]
 
     @classmethod
     def ok(cls, output: OutputT, *extra_blocks: types.ContentBlock) -> Self:
         """A successful call: `output` becomes structuredContent (plus its JSON as text)."""
-        output_type = getattr(importlib.import_module(f"{__package__}.models"), cls._output_name)
-        if not isinstance(output, output_type):
-            raise TypeError(
-                f"{cls.__name__}.ok() takes a {cls._output_name}, not {type(output).__name__}"
-            )
+        if cls._output_name is not None:
+            module = importlib.import_module(f"{__package__}.models")
+            if not isinstance(output, getattr(module, cls._output_name)):
+                raise TypeError(
+                    f"{cls.__name__}.ok() takes a {cls._output_name}, not {type(output).__name__}"
+                )
         result = cls._build(tuple(_dump_block(block) for block in extra_blocks))
         result._output = output
         return result
@@ -142,7 +144,7 @@ class _StructuredResult(_Result, Generic[OutputT]):
 
     @property
     def output(self) -> OutputT | None:
-        """The output of a successful result, None for an error."""
+        """The output of a successful result, None for an error (see `is_error`)."""
         return self._output
 
 

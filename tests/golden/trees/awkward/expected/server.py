@@ -3,7 +3,10 @@
 
 Arguments are checked against each tool's advertised inputSchema and outputs against its
 outputSchema (jsonschema-rs validators compiled once per tool, on its first call), so whatever a
-schema allows is accepted and whatever it forbids is refused. Handler modules are imported on a
+schema allows is accepted and whatever it forbids is refused. tools/list and tools/call answer
+each connection in its protocol generation's form: a non-object output goes out as it is on
+2026-07-28 and as `{"result": value}` on 2025-11-25, and Tool objects go out as written (extension
+keys included), not re-parsed by the SDK's models. Handler modules are imported on a
 tool's first call, so a broken handler fails only its own tool (logged with its traceback).
 """
 
@@ -24,8 +27,9 @@ import jsonschema_rs
 from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
-from pydantic_core import PydanticSerializationError, to_json
+from pydantic_core import PydanticSerializationError, to_json, to_jsonable_python
 
 from .results import ToolError, _clean, _clean_json, _ContentResult, _StructuredResult
 from .tools import TOOL_DIGESTS, TOOL_LIST, TOOLS, ToolSpec
@@ -255,6 +259,7 @@ class _Entry:
         "spec",
         "structured",
         "timeout",
+        "wraps",
     )
 
     def __init__(self, spec: ToolSpec, timeout: float | None) -> None:
@@ -264,6 +269,7 @@ class _Entry:
         self.handler: Handler | None = None
         self.timeout = spec.timeout if spec.timeout is not None else timeout
         self.structured = spec.output_class is not None
+        self.wraps = spec.wraps_output  # a non-object output: a plain value, not a model
         self.input_validator: jsonschema_rs.Validator | None = None
         self.output_validator: jsonschema_rs.Validator | None = None
         # Resolved on the first call: importing the models is not part of start-up.
@@ -340,10 +346,10 @@ class _Entry:
             logger.exception("tool %r raised", spec.name)
             return _error(f"internal error in tool {spec.name}")
         if self.structured:
-            return self._structured(result)
+            return self._structured(result, ctx.protocol_version in MODERN_PROTOCOL_VERSIONS)
         return self._content(result)
 
-    def _structured(self, result: Any) -> dict[str, Any]:
+    def _structured(self, result: Any, modern: bool) -> dict[str, Any]:
         spec = self.spec
         extra: tuple[dict[str, Any], ...] = ()
         if isinstance(result, _StructuredResult) and isinstance(result, spec.result_type):
@@ -353,18 +359,25 @@ class _Entry:
             extra = result._content
         else:
             output = result
-        output_model = self.output_model
-        if output_model is None:
-            output_model = self.output_model = cast(type[BaseModel], spec.output_model)
-        if not isinstance(output, output_model):
-            return self._bad_output(f": the handler returned {type(result).__name__}")
-        payload = output.model_dump(mode="json", by_alias=True, warnings=False)
+        if self.wraps:
+            # A plain value (list, str, number, ...): the output schema is the only judge.
+            try:
+                payload = to_jsonable_python(output, by_alias=True, inf_nan_mode="null")
+            except Exception:
+                return self._bad_output(f": the handler returned {type(result).__name__}")
+        else:
+            output_model = self.output_model
+            if output_model is None:
+                output_model = self.output_model = cast(type[BaseModel], spec.output_model)
+            if not isinstance(output, output_model):
+                return self._bad_output(f": the handler returned {type(result).__name__}")
+            payload = output.model_dump(mode="json", by_alias=True, warnings=False)
         try:
-            text = to_json(payload).decode()
+            text = to_json(payload)
         except PydanticSerializationError:
             # Text JSON cannot carry (lone surrogates): sent as U+FFFD, then validated as sent.
             payload = _clean_json(payload)
-            text = to_json(payload).decode()
+            text = to_json(payload)
         validator = self.output_validator
         if validator is None:
             validator = self.output_validator = _validator(
@@ -372,8 +385,12 @@ class _Entry:
             )
         if not validator.is_valid(payload):
             return self._bad_output(":\n" + _describe(validator.iter_errors(payload)))
+        if self.wraps and not modern:
+            # 2025-11-25 carries objects only; the text mirrors the structuredContent sent.
+            payload = {"result": payload}
+            text = b'{"result":' + text + b"}"
         return {
-            "content": [{"type": "text", "text": text}, *extra],
+            "content": [{"type": "text", "text": text.decode()}, *extra],
             "structuredContent": payload,
             "resultType": "complete",
         }
@@ -425,9 +442,20 @@ def create_server(
     for name, function in given.items():
         entry = entries[cast(str, name)]
         entry.function, entry.handler = function, _as_handler(entry.spec.name, function)
+    modern_tools = tuple(spec.wire for spec in TOOLS.values())
+    legacy_tools = tuple(spec.legacy_wire for spec in TOOLS.values())
+    # What the SDK checks against the protocol; the middleware below sends the wire objects.
     # Each generation's answer carries the digests of the tool objects that generation is shown.
+    shown = {
+        HANDSHAKE_PROTOCOL: [
+            types.Tool.model_validate(spec.legacy_wire) if spec.wraps_output else tool
+            for spec, tool in zip(TOOLS.values(), TOOL_LIST, strict=True)
+        ]
+    }
     listings = {
-        protocol: types.ListToolsResult(tools=list(TOOL_LIST), _meta={DIGEST_META_KEY: dict(digests)})
+        protocol: types.ListToolsResult(
+            tools=shown.get(protocol, list(TOOL_LIST)), _meta={DIGEST_META_KEY: dict(digests)}
+        )
         for protocol, digests in TOOL_DIGESTS.items()
     }
     handshake_listing = listings[HANDSHAKE_PROTOCOL]
@@ -455,9 +483,41 @@ def create_server(
     options.setdefault("get_tool_input_schema", get_tool_input_schema)
     name = options.pop("name", SERVER_NAME)
     # The runner accepts a wire dict as a handler result; returning one skips a model round trip.
-    return Server(
+    server: Server[Any] = Server(
         name,
         on_list_tools=on_list_tools,
         on_call_tool=cast(Any, on_call_tool),
         **options,
     )
+    server.middleware.append(_as_written(entries, modern_tools, legacy_tools))
+    return server
+
+
+def _as_written(
+    entries: Mapping[str, _Entry],
+    modern_tools: tuple[Mapping[str, Any], ...],
+    legacy_tools: tuple[Mapping[str, Any], ...],
+) -> Any:
+    """Middleware that sends the answers as computed where the SDK's per-version sieve would not.
+
+    The SDK re-parses every result with its protocol models, which drop keys they do not know
+    (annotation extension keys) and a `structuredContent` of `null`; both are put back here.
+    """
+
+    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if not isinstance(result, dict):
+            return result
+        version = ctx.protocol_version
+        modern = version in MODERN_PROTOCOL_VERSIONS
+        if ctx.method == "tools/list" and "tools" in result:
+            if modern or version == HANDSHAKE_PROTOCOL:
+                return {**result, "tools": list(modern_tools if modern else legacy_tools)}
+        elif ctx.method == "tools/call" and modern and "structuredContent" not in result:
+            name = ctx.params.get("name") if isinstance(ctx.params, Mapping) else None
+            entry = entries.get(name) if isinstance(name, str) else None
+            if entry is not None and entry.wraps and not result.get("isError"):
+                return {**result, "structuredContent": None}  # a null output, dropped as absent
+        return result
+
+    return middleware

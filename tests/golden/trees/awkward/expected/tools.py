@@ -2,8 +2,10 @@
 """The advertised tools, frozen at build time, and the TOOLS registry.
 
 Every schema and Tool field below is the toolset's text as a Python literal; `TOOLS` maps each
-tool name, in toolset order, to its `ToolSpec`. Treat the schemas as read-only: the server's
-validators are prepared from them.
+tool name, in toolset order, to its `ToolSpec`. A tool whose output is not a JSON object is
+advertised as written to 2026-07-28 connections and, wrapped as `{"result": value}`, to
+2025-11-25 ones: both forms are below. Treat the schemas as read-only: the server's validators
+are prepared from them.
 """
 
 from __future__ import annotations
@@ -24,19 +26,37 @@ __all__ = ["TOOLS", "TOOL_DIGESTS", "TOOL_LIST", "ToolSpec"]
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ToolSpec:
-    """One advertised tool: its models, result type, schemas and MCP `Tool` object."""
+    """One advertised tool: its models, result type, schemas and MCP `Tool` wire objects."""
 
     name: str
     identifier: str  # the handler's module and function name
     input_class: str  # the input model's class name in models.py
-    output_class: str | None
+    output_class: str | None  # a model class, or a type alias for a non-object output
     result_type: type[results._StructuredResult[Any]] | type[results._ContentResult]
     input_schema: Mapping[str, Any]
-    output_schema: Mapping[str, Any] | None
+    output_schema: Mapping[str, Any] | None  # as written, as 2026-07-28 connections see it
+    legacy_output_schema: Mapping[str, Any] | None  # as 2025-11-25 connections see it
     dialect: Literal["2020-12", "draft-07"]  # the input schema's
     output_dialect: Literal["2020-12", "draft-07"] | None
-    tool: types.Tool
+    wire: Mapping[str, Any]  # the Tool object of tools/list on 2026-07-28, as written
     timeout: float | None = None  # seconds a call may run (the toolset's `timeout`)
+
+    @property
+    def wraps_output(self) -> bool:
+        """True when the output is not a JSON object: 2025-11-25 gets `{"result": value}`."""
+        return self.output_schema is not None and self.output_schema.get("type") != "object"
+
+    @property
+    def legacy_wire(self) -> Mapping[str, Any]:
+        """The Tool object of tools/list on 2025-11-25 connections."""
+        if not self.wraps_output:
+            return self.wire
+        return {**self.wire, "outputSchema": self.legacy_output_schema}
+
+    @property
+    def tool(self) -> types.Tool:
+        """The SDK's `Tool` model of `wire` (it keeps no annotation extension keys)."""
+        return types.Tool.model_validate(self.wire)
 
     @property
     def input_model(self) -> type[BaseModel]:
@@ -46,8 +66,8 @@ class ToolSpec:
 
     @property
     def output_model(self) -> type[BaseModel] | None:
-        """The output model class, or None for a tool that answers with content blocks."""
-        if self.output_class is None:
+        """The output model class; None without an output schema or for a non-object output."""
+        if self.output_class is None or self.wraps_output:
             return None
         model: type[BaseModel] = getattr(_models(), self.output_class)
         return model
@@ -134,13 +154,13 @@ _INPUT_tree_walk: dict[str, Any] = {
 _OUTPUT_tree_walk: dict[str, Any] | None = None
 
 
-def _tool(
+def _wire(
     fields: dict[str, Any], input_schema: dict[str, Any], output_schema: dict[str, Any] | None
-) -> types.Tool:
+) -> dict[str, Any]:
     advertised = {**fields, "inputSchema": input_schema}
     if output_schema is not None:
         advertised["outputSchema"] = output_schema
-    return types.Tool.model_validate(advertised)
+    return advertised
 
 
 TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
@@ -153,9 +173,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             result_type=results.ClassResult,
             input_schema=_INPUT_class_,
             output_schema=_OUTPUT_class_,
+            legacy_output_schema=_OUTPUT_class_,
             dialect="2020-12",
             output_dialect="2020-12",
-            tool=_tool(
+            wire=_wire(
                 {
                     "name": "class",
                     "description": "A tool named after a keyword, with keyword and odd property names.",
@@ -172,9 +193,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             result_type=results.GetUserV2Result,
             input_schema=_INPUT_get_user_v2,
             output_schema=_OUTPUT_get_user_v2,
+            legacy_output_schema=_OUTPUT_get_user_v2,
             dialect="draft-07",
             output_dialect="draft-07",
-            tool=_tool(
+            wire=_wire(
                 {
                     "name": "get-user.v2",
                     "title": 'Get user "v2"',
@@ -192,9 +214,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
             result_type=results.TreeWalkResult,
             input_schema=_INPUT_tree_walk,
             output_schema=_OUTPUT_tree_walk,
+            legacy_output_schema=_OUTPUT_tree_walk,
             dialect="2020-12",
             output_dialect=None,
-            tool=_tool(
+            wire=_wire(
                 {
                     "name": "tree_walk",
                     "description": "Recursive shared definition, content-only answer.",

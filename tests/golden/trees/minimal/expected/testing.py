@@ -5,15 +5,21 @@ For example, in an async test:
 
     async with connect({"get_forecast": fake_forecast}) as client:
         result = await client.call_tool("get_forecast", {"city": "Paris"})
-    assert_conforms(result, "get_forecast")
+    assert_conforms(result, "get_forecast", client.protocol_version)
+
+A tool whose output is not a JSON object answers 2026-07-28 clients with the value itself and
+2025-11-25 clients (`connect(mode="legacy")`) with `{"result": value}`; given the protocol
+version, the check holds the result to that generation's form, else to either.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from mcp import Client, types
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from .server import Handlers, _pointer, _validator, create_server
 from .tools import TOOLS, ToolSpec
@@ -26,7 +32,9 @@ def connect(handlers: Handlers | None = None, **client_options: Any) -> Client:
     return Client(create_server(handlers), **client_options)
 
 
-def conformance_problems(result: types.CallToolResult, tool: str | ToolSpec) -> list[str]:
+def conformance_problems(
+    result: types.CallToolResult, tool: str | ToolSpec, protocol_version: str | None = None
+) -> list[str]:
     """Every way `result` breaks the tool's advertised contract, each naming its path."""
     spec = TOOLS[tool] if isinstance(tool, str) else tool
     problems: list[str] = []
@@ -42,13 +50,11 @@ def conformance_problems(result: types.CallToolResult, tool: str | ToolSpec) -> 
             problems.append("structuredContent from a tool that declares no outputSchema")
         return problems
     payload = result.structured_content
-    if payload is None:
+    # A non-object output may be null: then "structuredContent": null is on the wire.
+    sent_null = spec.wraps_output and "structured_content" in result.model_fields_set
+    if payload is None and not sent_null:
         return ["structuredContent is missing (the tool declares an outputSchema)"]
-    validator = _validator(spec, "output", spec.output_schema)
-    problems.extend(
-        f"structuredContent at {_pointer(error.instance_path)}: {error.message}"
-        for error in validator.iter_errors(payload)
-    )
+    problems.extend(_payload_problems(spec, payload, protocol_version))
     if not texts:
         problems.append("no text block mirrors structuredContent")
     else:
@@ -62,9 +68,41 @@ def conformance_problems(result: types.CallToolResult, tool: str | ToolSpec) -> 
     return problems
 
 
-def assert_conforms(result: types.CallToolResult, tool: str | ToolSpec) -> None:
-    """Fail with every problem, by path, unless `result` keeps the tool's advertised contract."""
-    problems = conformance_problems(result, tool)
+def _payload_problems(spec: ToolSpec, payload: Any, protocol_version: str | None) -> list[str]:
+    """How structuredContent breaks the output schema of the given (or the likelier) generation."""
+    forms = {"modern": spec.output_schema, "legacy": spec.legacy_output_schema}
+    if protocol_version is not None:
+        chosen = ["modern" if protocol_version in MODERN_PROTOCOL_VERSIONS else "legacy"]
+    elif spec.wraps_output and isinstance(payload, dict) and "result" in payload:
+        chosen = ["legacy", "modern"]  # either form may be meant: report the likelier one
+    else:
+        chosen = ["modern", "legacy"] if spec.wraps_output else ["modern"]
+    reports = []
+    for form in chosen:
+        schema = cast(Mapping[str, Any], forms[form])
+        validator = _validator(spec, "output" if form == "modern" else "legacy-output", schema)
+        problems = [
+            f"structuredContent at {_pointer(error.instance_path)}: {error.message}"
+            for error in validator.iter_errors(payload)
+        ]
+        if not problems:
+            return []
+        reports.append(problems)
+    if protocol_version is not None and spec.wraps_output:
+        shown = "as written" if chosen == ["modern"] else 'wrapped as {"result": value}'
+        reports[0].append(f"(protocol {protocol_version} expects the output {shown})")
+    return reports[0]
+
+
+def assert_conforms(
+    result: types.CallToolResult, tool: str | ToolSpec, protocol_version: str | None = None
+) -> None:
+    """Fail with every problem, by path, unless `result` keeps the tool's advertised contract.
+
+    With `protocol_version` (e.g. `client.protocol_version`) the output must have that
+    generation's form; without, either form is accepted.
+    """
+    problems = conformance_problems(result, tool, protocol_version)
     if problems:
         name = tool if isinstance(tool, str) else tool.name
         details = "\n".join(f"- {problem}" for problem in problems)

@@ -1,0 +1,89 @@
+"""Output shapes: the two advertised forms of a tool's output schema.
+
+MCP 2026-07-28 lets `outputSchema` be any JSON Schema and `structuredContent` any JSON value;
+2025-11-25 clients require both to be objects. `is_object_root(schema)` says which a schema is;
+`legacy_output_schema(schema)` returns what 2025-11-25 connections are shown: the schema itself
+when its root is an object, else the wrapper `{type: object, properties: {result: S},
+required: [result]}`, whose `structuredContent` is `{"result": value}`. The wrapper keeps the
+schema's dialect (`$schema`) at its root, hoists `$defs`/`definitions` there and re-points every
+`$ref` into the schema (a schema with its own `$id` is nested whole instead), so it validates
+`{"result": v}` exactly when the schema validates `v`. A pure function of the bundled (self-contained) schema.
+"""
+
+from __future__ import annotations
+
+from mcpstub.ir import JSON
+
+# The property that carries the value inside the 2025-11-25 wrapper.
+RESULT_KEY = "result"
+_DEFS_KEYS = ("$defs", "definitions")
+# Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
+_ONE = frozenset(
+    {
+        "additionalProperties", "additionalItems", "items", "contains", "not", "if", "then", "else",
+        "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema",
+    }
+)  # fmt: skip
+_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_MAP = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+)
+
+
+def is_object_root(schema: JSON) -> bool:
+    """True when the schema's root says `type: object`: its values go out unwrapped everywhere."""
+    return isinstance(schema, dict) and schema.get("type") == "object"
+
+
+def legacy_output_schema(schema: dict[str, JSON]) -> dict[str, JSON]:
+    """The output schema as 2025-11-25 connections see it (the schema itself for object roots)."""
+    if is_object_root(schema):
+        return schema
+    wrapper: dict[str, JSON] = {"$schema": schema["$schema"]} if "$schema" in schema else {}
+    wrapper["type"] = "object"
+    if "$id" in schema:
+        # A schema with a base URI is a resource of its own: nested whole, its refs still resolve.
+        wrapper["properties"] = {RESULT_KEY: {k: v for k, v in schema.items() if k != "$schema"}}
+        wrapper["required"] = [RESULT_KEY]
+        return wrapper
+    inner = {k: _rebase(v, k) for k, v in schema.items() if k not in ("$schema", *_DEFS_KEYS)}
+    wrapper["properties"] = {RESULT_KEY: inner}
+    wrapper["required"] = [RESULT_KEY]
+    for key in _DEFS_KEYS:
+        if isinstance(schema.get(key), dict):
+            wrapper[key] = {name: _rebase_schema(sub) for name, sub in schema[key].items()}
+        elif key in schema:
+            wrapper[key] = schema[key]
+    return wrapper
+
+
+def _rebase(value: JSON, key: str) -> JSON:
+    """One keyword's value of the wrapped schema's root, with its refs re-pointed."""
+    if key == "$ref" and isinstance(value, str):
+        return _moved(value)
+    if key in _ONE and isinstance(value, dict | bool):
+        return _rebase_schema(value)
+    if key in _LIST and isinstance(value, list):
+        return [_rebase_schema(item) for item in value]
+    if key in _MAP and isinstance(value, dict):
+        return {name: _rebase_schema(item) for name, item in value.items()}
+    return value
+
+
+def _rebase_schema(schema: JSON) -> JSON:
+    """A subschema with every `$ref` into the old root re-pointed below `properties/result`."""
+    if not isinstance(schema, dict) or "$id" in schema:
+        return schema  # a nested `$id` starts a resource of its own: its refs stay as they are
+    return {key: _rebase(value, key) for key, value in schema.items()}
+
+
+def _moved(ref: str) -> str:
+    """Where a ref into the old root points once the schema sits at `#/properties/result`."""
+    if ref == "#":
+        return f"#/properties/{RESULT_KEY}"
+    if not ref.startswith("#/"):
+        return ref  # not a pointer into this document (bundling leaves none such)
+    first = ref[2:].split("/", 1)[0]
+    if first in _DEFS_KEYS:
+        return ref  # hoisted with the definitions
+    return f"#/properties/{RESULT_KEY}/{ref[2:]}"
