@@ -209,7 +209,31 @@ def _cache_dir(args: argparse.Namespace, config: dict[str, Any]) -> Path | None:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    """Generate the package, or check that it is up to date."""
+    """Generate the package, or check that it is up to date; with --watch, on every change."""
+    if not args.watch:
+        return _generate_once(args)
+    if args.check or args.diff:
+        raise UsageError("--watch writes the package; it cannot be combined with --check or --diff")
+    from mcpstub.watch import watch  # noqa: PLC0415
+
+    path, _, _ = _resolve(args, need_out=True)
+    args.force = True  # the watcher saw a change: skip the unchanged-toolset shortcut
+    watched: dict[str, list[Path]] = {"files": [path]}
+
+    def run() -> None:
+        try:
+            _generate_once(args, watched)
+        except UsageError as exc:
+            print(f"mcpstub: error: {exc}", file=sys.stderr)
+        except Exception as exc:  # a bug must not end the session: report it and wait for the next save
+            print(f"mcpstub: internal error: {exc!r}", file=sys.stderr)
+        sys.stdout.flush()
+
+    return watch(run, lambda: watched["files"])
+
+
+def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | None = None) -> int:
+    """One generation (or check) run; `watched` gets the files the toolset is made of."""
     from mcpstub.fastpath import is_current  # noqa: PLC0415
 
     path, out, config = _resolve(args, need_out=True)
@@ -243,6 +267,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if has_errors(generated.diagnostics) or generated.toolset is None:
         return EXIT_INVALID
     toolset = generated.toolset
+    if watched is not None:
+        watched["files"] = [path, *(path.parent / s for s in toolset.sources)]
     modules = {str(t.identifier) for t in toolset.tools}
     stamp = stamp_text(toolset.source_hash, toolset.sources, generated.ours, generated.yours)
     ours = {**generated.ours, STAMP_FILE: stamp}
@@ -340,6 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gen.add_argument("--diff", action="store_true", help="write nothing; print what would change")
     gen.add_argument("--force", action="store_true", help="regenerate even if the toolset is unchanged")
+    gen.add_argument(
+        "--watch", action="store_true", help="generate again on every save of the toolset or its files"
+    )
     gen.add_argument(
         "--no-cache", action="store_true", help="generate all models afresh; neither read nor write the cache"
     )

@@ -1,0 +1,55 @@
+"""Watch mode: generate again whenever the toolset or a file it references changes.
+
+`watch(run, sources)` calls `run()` once, then polls the files `sources()` names (size, modification
+time, inode: an editor that saves by renaming is seen too) and calls `run()` after each change, in
+this process, so imports and the model cache stay warm. Ctrl-C ends it with exit code 0.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+POLL_SECONDS = 0.05
+_Stamp = tuple[int, int, int] | None
+
+
+def _stamp(path: Path) -> _Stamp:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None  # missing for now (an editor between delete and rename): a change like any other
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _stamps(paths: list[Path]) -> dict[Path, _Stamp]:
+    return {p: _stamp(p) for p in paths}
+
+
+def watch(run: Callable[[], object], sources: Callable[[], list[Path]], poll: float = POLL_SECONDS) -> int:
+    """Run, then run again on every change of the watched files, until Ctrl-C (exit code 0)."""
+    try:
+        seen = _stamps(sources())
+        run()
+        seen = {p: seen.get(p, _stamp(p)) for p in sources()}
+        count = f"{len(seen)} file{'s' * (len(seen) != 1)}"
+        print(f"watching {count}; Ctrl-C to stop", file=sys.stderr, flush=True)
+        while True:
+            time.sleep(poll)
+            now = _stamps(sources())
+            if now == seen:
+                continue
+            time.sleep(poll)  # let a save written in several steps finish
+            settled = _stamps(sources())
+            if settled != now:
+                continue
+            seen = settled
+            run()
+            # Files the toolset references since this run are watched from their state now.
+            seen = {p: seen.get(p, _stamp(p)) for p in sources()}
+    except KeyboardInterrupt:
+        print("stopped watching", file=sys.stderr)
+        return 0

@@ -1,0 +1,98 @@
+"""`mcpstub generate --watch`: every save of the toolset or a file it references regenerates; an
+invalid save prints its diagnostics and writes nothing; Ctrl-C exits 0 without a traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+TOOLSET = """\
+mcpstub: 1
+server: {{name: watched}}
+tools:
+  - name: locate
+    inputSchema:
+      type: object
+      properties:
+        {field}: {{type: string}}
+        where: {{$ref: "common.yaml#/$defs/Place"}}
+"""
+COMMON = """\
+$defs:
+  Place:
+    type: object
+    properties:
+      {field}: {{type: number}}
+"""
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def save(path: Path, text: str) -> None:
+    """Save as editors do: write a temporary file, rename it over the old one."""
+    temp = path.with_suffix(".tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+def test_watch_regenerates_on_each_save_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+    toolset, common = tmp_path / "tools.yaml", tmp_path / "common.yaml"
+    save(toolset, TOOLSET.format(field="first"))
+    save(common, COMMON.format(field="lat"))
+    models = tmp_path / "pkg" / "models.py"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcpstub", "generate", "tools.yaml", "--out", "pkg", "--watch"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "MCPSTUB_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    err: list[str] = []
+    threading.Thread(target=lambda: err.extend(proc.stderr or []), daemon=True).start()
+    threading.Thread(target=lambda: list(proc.stdout or []), daemon=True).start()
+
+    def text() -> str:
+        return models.read_text("utf-8") if models.exists() else ""
+
+    try:
+        wait_for(lambda: any("watching 2 files" in line for line in err), "the first generation")
+        assert "first:" in text() and "lat:" in text()
+        save(toolset, TOOLSET.format(field="second"))
+        wait_for(lambda: "second:" in text(), "the toolset edit")
+        save(common, COMMON.format(field="lon"))
+        wait_for(lambda: "lon:" in text(), "the referenced file's edit")
+        before = text()
+        errors = len(err)
+        save(toolset, TOOLSET.format(field="third").replace("type: string", "type: strnig"))
+        wait_for(lambda: any("error" in line for line in err[errors:]), "the diagnostics of an invalid save")
+        time.sleep(0.5)
+        assert text() == before, "an invalid save wrote files"
+        save(toolset, TOOLSET.format(field="fourth"))
+        wait_for(lambda: "fourth:" in text(), "recovery after the invalid save")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60)
+    time.sleep(0.2)
+    assert code == 0, "".join(err)
+    assert not any("Traceback" in line for line in err), "".join(err)
+
+
+def test_watch_refuses_check_and_diff(tmp_path: Path) -> None:
+    (tmp_path / "tools.yaml").write_text("mcpstub: 1\nserver: {name: s}\ntools: []\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpstub", "generate", "tools.yaml", "--out", "pkg", "--watch", "--check"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and "--watch" in done.stderr
