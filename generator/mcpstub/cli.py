@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpstub import __version__
-from mcpstub.diagnostics import Diagnostic, has_errors
+from mcpstub.diagnostics import Diagnostic, Location, has_errors
 from mcpstub.layout import CONTRACT_TESTS, STAMP_FILE
 from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
@@ -317,13 +317,63 @@ def cmd_init(args: argparse.Namespace) -> int:
         raise UsageError(f"folder {_shown(target.parent)} does not exist")
     text = resource_path("schemas", "examples/starter.yaml").read_text("utf-8")
     # Point editors at the format's schema as installed with this mcpstub.
-    schema = resource_path("schemas", "toolset.schema.json").resolve().as_uri()
+    schema = _schema_uri()
     first, _, rest = text.partition("\n")
     if first.startswith("# yaml-language-server: $schema="):
         text = f"# yaml-language-server: $schema={schema}\n{rest}"
     with target.open("x", encoding="utf-8") as handle:
         handle.write(text)
     print(f"wrote {_shown(target)}; next: mcpstub generate {_shown(target)} --out src/my_tools")
+    return EXIT_OK
+
+
+def _schema_uri() -> str:
+    """The format's schema as installed with this mcpstub, for the editor line of a toolset."""
+    return resource_path("schemas", "toolset.schema.json").resolve().as_uri()
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Write a toolset that advertises what a server (or a saved tools/list answer) advertises."""
+    from mcpstub import importer  # noqa: PLC0415
+    from mcpstub.live import LiveError, read_live  # noqa: PLC0415
+
+    given = [s for s in (args.source, args.server_command) if s is not None]
+    if len(given) != 1:
+        raise UsageError("give one source: --server-command CMD, an http(s)://... URL, or a JSON file")
+    target = Path(args.output)
+    if target.exists() and not args.force:
+        raise UsageError(f"{_shown(target)} already exists; pass --force to replace it")
+    if not target.parent.is_dir():
+        raise UsageError(f"folder {_shown(target.parent)} does not exist")
+    try:
+        if args.server_command is not None or args.source.startswith(("http://", "https://")):
+            listing = read_live(command=args.server_command, url=None if args.server_command else args.source)
+            source = importer.source_from_listing(listing)
+        else:
+            path = Path(args.source)
+            if not path.is_file():
+                raise UsageError(f"source file not found: {_shown(path)}")
+            source = importer.read_listing_file(path, _shown(path))
+    except LiveError as exc:
+        raise UsageError(str(exc)) from None
+    except importer.SourceError as exc:
+        _report([importer.refuse(str(exc), exc.location or Location(str(args.source), 1, 1))])
+        return EXIT_INVALID
+    text = importer.toolset_text(source, extract_defs=args.extract_defs, schema_uri=_schema_uri())
+    tmp = target.with_name(f".{target.name}.mcpstub-tmp")
+    tmp.write_text(text, "utf-8", newline="\n")
+    os.replace(tmp, target)
+    diagnostics = importer.check_import(target, _shown(target), source, extract_defs=args.extract_defs)
+    _report(diagnostics)
+    count = len(source.tools)
+    if has_errors(diagnostics):
+        print(
+            f"wrote {_shown(target)} ({count} tool{'s' * (count != 1)} from {source.name}); it does not "
+            "validate yet: change what the errors above name, or the server",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID
+    print(f"wrote {_shown(target)}: {count} tool{'s' * (count != 1)} from {source.name}")
     return EXIT_OK
 
 
@@ -398,6 +448,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not require a major server.version bump for breaking changes",
     )
     dif.set_defaults(func=cmd_diff)
+    imp = sub.add_parser("import", help="write a toolset from a server's tools/list answer")
+    imp.add_argument("source", nargs="?", help="an http(s)://.../mcp URL on the loopback, or a JSON file")
+    imp.add_argument("--server-command", metavar="CMD", help='a stdio server to start, e.g. "python -m pkg"')
+    imp.add_argument("-o", "--output", default="tools.yaml", help="toolset to write (default: tools.yaml)")
+    imp.add_argument(
+        "--extract-defs", action="store_true", help="move repeated identical subschemas into shared $defs"
+    )
+    imp.add_argument("--force", action="store_true", help="replace the output file if it exists")
+    imp.set_defaults(func=cmd_import)
     ini = sub.add_parser("init", help="write a starter toolset")
     ini.add_argument("path", nargs="?", default="tools.yaml", help="file or folder (default: tools.yaml)")
     ini.set_defaults(func=cmd_init)

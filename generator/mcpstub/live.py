@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -101,15 +102,15 @@ async def _listing(target: Any, source: str, mode: str) -> Listing:
         )
 
 
-async def _handshake_info(target: Any) -> dict[str, Any]:
+async def _handshake_info(target: Any) -> tuple[dict[str, Any], str | None]:
     from mcp import Client  # noqa: PLC0415
 
     try:
         async with Client(target, mode="legacy") as client:
-            info = client.server_info
+            info, instructions = client.server_info, client.instructions
     except Exception:  # a server that speaks only 2026-07-28 stays anonymous
-        return {}
-    return info.model_dump(by_alias=True, mode="json", exclude_none=True) if info else {}
+        return {}, None
+    return (info.model_dump(by_alias=True, mode="json", exclude_none=True) if info else {}), instructions
 
 
 def read_live(
@@ -121,42 +122,62 @@ def read_live(
     cwd: str | None = None,
 ) -> Listing:
     """Connect (stdio command, loopback URL, or an in-process `Server`) and list every tool."""
+    import os  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
     import anyio  # noqa: PLC0415
 
-    target: Any
-    if command is not None:
-        from mcp import StdioServerParameters  # noqa: PLC0415
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+        connect: Callable[[], Any]
+        if command is not None:
+            from mcp import StdioServerParameters  # noqa: PLC0415
+            from mcp.client.stdio import stdio_client  # noqa: PLC0415
 
-        args = command_args(command)
-        import os  # noqa: PLC0415
+            args = command_args(command)
+            params = StdioServerParameters(command=args[0], args=args[1:], env=dict(os.environ), cwd=cwd)
+            source = f"server command {command!r}"
 
-        target = StdioServerParameters(command=args[0], args=args[1:], env=dict(os.environ), cwd=cwd)
-        source = f"server command {command!r}"
-    elif url is not None:
-        check_url(url)
-        target, source = url, url
-    elif server is not None:
-        target, source = server, "in-process server"
-    else:
-        raise LiveError("no server to read")
+            def connect() -> Any:  # the server's stderr is kept, to name why it stopped
+                return stdio_client(params, errlog=errlog)
 
-    async def run() -> Listing:
-        with anyio.fail_after(TIMEOUT_SECONDS):
-            listing = await _listing(target, source, mode)
-            if not listing.server_info and mode != "legacy":
-                # 2026-07-28 servers may leave serverInfo out; the handshake always carries it.
-                info = await _handshake_info(target)
-                listing = replace(listing, server_info=info)
-            return listing
+        elif url is not None:
+            check_url(url)
+            source = url
 
-    try:
-        return anyio.run(run)
-    except LiveError:
-        raise
-    except TimeoutError:
-        raise LiveError(f"{source}: no tool listing within {TIMEOUT_SECONDS:.0f} s") from None
-    except Exception as exc:  # the SDK raises many kinds; the user needs one line, not a traceback
-        raise LiveError(f"{source}: {_describe(exc)}") from None
+            def connect() -> Any:
+                return url
+
+        elif server is not None:
+            source = "in-process server"
+
+            def connect() -> Any:
+                return server
+
+        else:
+            raise LiveError("no server to read")
+
+        async def run() -> Listing:
+            with anyio.fail_after(TIMEOUT_SECONDS):
+                listing = await _listing(connect(), source, mode)
+                if not listing.server_info and mode != "legacy":
+                    # 2026-07-28 servers may leave serverInfo out; the handshake always carries it.
+                    info, instructions = await _handshake_info(connect())
+                    listing = replace(
+                        listing, server_info=info, instructions=listing.instructions or instructions
+                    )
+                return listing
+
+        try:
+            return anyio.run(run)
+        except LiveError:
+            raise
+        except TimeoutError:
+            raise LiveError(f"{source}: no tool listing within {TIMEOUT_SECONDS:.0f} s") from None
+        except Exception as exc:  # the SDK raises many kinds; the user needs one line, not a traceback
+            errlog.seek(0)
+            said = [line.strip() for line in errlog.read().splitlines() if line.strip()]
+            why = f"; the server said: {said[-1][:300]}" if said else ""
+            raise LiveError(f"{source}: {_describe(exc)}{why}") from None
 
 
 def _describe(exc: BaseException) -> str:

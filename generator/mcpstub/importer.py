@@ -1,0 +1,361 @@
+"""Import: an existing server's `tools/list` answer -> a toolset that advertises the same tools.
+
+`read_listing_file(path)` reads a saved answer (a JSON-RPC response, a `tools/list` result, a bare
+list of tools, or a `surface.json`); a live server's answer comes from `live.read_live`. Either
+becomes a `Source`, and `toolset_text(source)` writes the toolset: every tool exactly as the source
+advertised it (key order, schemas, annotations, icons, `_meta`, title, execution), the server info,
+and with `extract_defs` repeated identical subschemas moved into shared `$defs`. What the format
+cannot express is written as it is: `check_import` then loads the written file with the ordinary
+pipeline and reports, located in it, every problem and every tool that would not be advertised as
+the source did.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcpstub.diagnostics import Diagnostic, Location, error, warning
+from mcpstub.ir import to_class_prefix
+from mcpstub.live import Listing
+from mcpstub.yamltext import dump_yaml
+
+JSON = Any
+# Keys a toolset's `server` section takes from the source's serverInfo, in this order.
+_SERVER_KEYS = ("name", "version", "title", "description", "websiteUrl", "icons")
+_DEF_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+# Schema keywords whose value is one subschema, a list of them, or a map of name -> subschema.
+_ONE = ("additionalProperties", "additionalItems", "items", "contains", "not", "if", "then", "else",
+        "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema")  # fmt: skip
+_LIST = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+# A subschema holding one of these means something only where it is: it is never moved.
+_PINNED = frozenset({"$ref", "$dynamicRef", "$recursiveRef", "$id", "$anchor", "$dynamicAnchor", "$schema"})
+# Subschemas shorter than this (canonical JSON) are not worth a shared definition.
+MIN_SHARED_SIZE = 60
+
+
+class SourceError(Exception):
+    """A source that is not a tool listing; `location` points into it when it is a file."""
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        super().__init__(message)
+        self.location = location
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a server advertises: its info, instructions and tool objects (raw JSON)."""
+
+    name: str  # how to name the source in messages
+    tools: list[dict[str, JSON]]
+    server_info: dict[str, JSON] = field(default_factory=dict)
+    instructions: str | None = None
+    fallback_name: str = "imported"
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def read_listing_file(path: Path, shown: str) -> Source:
+    """A saved tools/list answer, JSON-RPC response, list of tools, or surface snapshot."""
+    try:
+        text = path.read_text("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SourceError(f"not UTF-8 text ({exc.reason})", Location(shown, 1, 1)) from None
+    except OSError as exc:
+        raise SourceError(f"cannot read the file: {exc.strerror}", Location(shown, 1, 1)) from None
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise SourceError(f"not JSON: {exc.msg}", Location(shown, exc.lineno, exc.colno)) from None
+    except ValueError as exc:
+        raise SourceError(f"not JSON: {exc}", Location(shown, 1, 1)) from None
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem).strip("-") or "imported"
+    where = Location(shown, 1, 1)
+    if isinstance(data, dict) and isinstance(data.get("protocols"), dict):  # a surface snapshot
+        latest = data["protocols"].get("2026-07-28")
+        tools = latest.get("tools") if isinstance(latest, dict) else None
+        info = data.get("serverInfo")
+        instructions = data.get("instructions")
+        return Source(
+            shown,
+            _tool_list(tools, where),
+            info if isinstance(info, dict) else {},
+            instructions if isinstance(instructions, str) else None,
+            stem,
+        )
+    if isinstance(data, dict) and "jsonrpc" in data:
+        if "result" not in data:
+            raise SourceError("a JSON-RPC message without a result (an error answer?)", where)
+        data = data["result"]
+    if isinstance(data, dict) and "tools" in data:
+        data = data["tools"]
+    return Source(shown, _tool_list(data, where), fallback_name=stem)
+
+
+def source_from_listing(listing: Listing) -> Source:
+    """A live server's listing as an import source."""
+    return Source(listing.source, listing.tools, listing.server_info, listing.instructions)
+
+
+def _tool_list(data: Any, where: Location) -> list[dict[str, JSON]]:
+    if not isinstance(data, list):
+        raise SourceError(
+            "expected a tools/list answer: {\"tools\": [...]}, a JSON-RPC response holding one, "
+            "a list of tools, or a surface.json",
+            where,
+        )
+    for index, tool in enumerate(data):
+        if not isinstance(tool, dict):
+            raise SourceError(f"tools[{index}] is not a tool object", where)
+    return data
+
+
+def server_section(source: Source) -> dict[str, JSON]:
+    """The toolset's `server` mapping: the source's serverInfo keys the format knows."""
+    info = source.server_info
+    name = info.get("name")
+    server: dict[str, JSON] = {"name": name if isinstance(name, str) and name else source.fallback_name}
+    for key in _SERVER_KEYS[1:]:
+        if key in info:
+            server[key] = info[key]
+    if source.instructions is not None:
+        server["instructions"] = source.instructions
+    return server
+
+
+def build_document(source: Source, *, extract_defs: bool = False) -> dict[str, JSON]:
+    """The toolset as data: `mcpstub: 1`, the server, shared `$defs` if asked, the tools."""
+    # The name first (live servers send keys in their own order); everything else as it came.
+    first = ("name",)
+    tools = [
+        {**{k: tool[k] for k in first if k in tool}, **{k: v for k, v in tool.items() if k not in first}}
+        for tool in source.tools
+    ]
+    document: dict[str, JSON] = {"mcpstub": 1, "server": server_section(source)}
+    if extract_defs:
+        shared, tools = extract_shared(tools)
+        if shared:
+            document["$defs"] = shared
+    document["tools"] = tools
+    return document
+
+
+def toolset_text(source: Source, *, extract_defs: bool = False, schema_uri: str | None = None) -> str:
+    """The toolset file's text."""
+    document = build_document(source, extract_defs=extract_defs)
+    head = f"# yaml-language-server: $schema={schema_uri}\n" if schema_uri else ""
+    return head + dump_yaml(document)
+
+
+# --- shared definitions -------------------------------------------------------------------------
+
+
+def _canonical(value: JSON) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _subschemas(schema: JSON, path: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], JSON]]:
+    """Every subschema position below `schema` (not the root itself), outermost first."""
+    found: list[tuple[tuple[str | int, ...], JSON]] = []
+    if not isinstance(schema, dict):
+        return found
+    for key, value in schema.items():
+        if key in _ONE and isinstance(value, dict):
+            found.append(((*path, key), value))
+            found.extend(_subschemas(value, (*path, key)))
+        if key in _LIST and isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, dict):
+                    found.append(((*path, key, i), item))
+                    found.extend(_subschemas(item, (*path, key, i)))
+        if key in _MAP and isinstance(value, dict) and key not in ("$defs", "definitions"):
+            for name, item in value.items():
+                if isinstance(item, dict):
+                    found.append(((*path, key, name), item))
+                    found.extend(_subschemas(item, (*path, key, name)))
+    return found
+
+
+def _movable(schema: JSON) -> bool:
+    """No reference, identifier or dialect inside: the subschema means the same anywhere."""
+    if isinstance(schema, dict):
+        return not (_PINNED & set(schema)) and all(_movable(v) for v in schema.values())
+    if isinstance(schema, list):
+        return all(_movable(v) for v in schema)
+    return True
+
+
+def _is_2020(schema: JSON) -> bool:
+    dialect = schema.get("$schema") if isinstance(schema, dict) else None
+    return dialect is None or (isinstance(dialect, str) and "2020-12" in dialect)
+
+
+def _set(root: JSON, path: tuple[str | int, ...], value: JSON) -> None:
+    target = root
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = value
+
+
+def _class_prefix(name: str) -> str:
+    try:
+        return str(to_class_prefix(name))
+    except ValueError:  # a name whose class prefix would be a keyword (`None`)
+        return f"{name}_"
+
+
+def _name_for(path: tuple[str | int, ...], schema: dict[str, JSON], taken: set[str]) -> str:
+    """A definition name from the schema's title or the property that holds it."""
+    title = schema.get("title")
+    keywords = {*_ONE, *_LIST, *_MAP, "inputSchema", "outputSchema"}
+    words = title if isinstance(title, str) else next(
+        (p for p in reversed(path) if isinstance(p, str) and p not in keywords), "Shared"
+    )
+    base = _class_prefix(words) if any(c.isalnum() for c in words) else "Shared"
+    if not _DEF_NAME.fullmatch(base):
+        base = "Shared"
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}{n}", n + 1
+    taken.add(name)
+    return name
+
+
+def extract_shared(tools: list[dict[str, JSON]]) -> tuple[dict[str, JSON], list[dict[str, JSON]]]:
+    """Move subschemas that occur more than once, identical, into shared `$defs`.
+
+    Only 2020-12 schemas take part, and only subschemas without references or identifiers (they
+    mean the same wherever they stand). The largest repeated subschema goes first; each becomes
+    `{"$ref": "#/$defs/NAME"}` at every place it stood.
+    """
+    tools = json.loads(json.dumps(tools))  # a private copy to rewrite
+    # Names a shared definition must not take: the classes generated for the tools themselves, and
+    # any tool's own definitions (a tool's `#/$defs/NAME` finds its own first).
+    taken: set[str] = set()
+    for tool in tools:
+        name = tool.get("name")
+        if isinstance(name, str):
+            prefix = _class_prefix(name)
+            taken.update({prefix, f"{prefix}Input", f"{prefix}Output", f"{prefix}Result"})
+        for key in ("inputSchema", "outputSchema"):
+            schema = tool.get(key)
+            for defs in ("$defs", "definitions"):
+                own = schema.get(defs) if isinstance(schema, dict) else None
+                if isinstance(own, dict):
+                    taken.update(_class_prefix(n) for n in own if isinstance(n, str))
+                    taken.update(n for n in own if isinstance(n, str))
+    shared: dict[str, JSON] = {}
+    while True:
+        places: dict[str, list[tuple[int, tuple[str | int, ...]]]] = {}
+        values: dict[str, JSON] = {}
+        for index, tool in enumerate(tools):
+            for key in ("inputSchema", "outputSchema"):
+                schema = tool.get(key)
+                if not isinstance(schema, dict) or not _is_2020(schema):
+                    continue
+                for path, sub in _subschemas(schema, (key,)):
+                    if not _movable(sub):
+                        continue
+                    text = _canonical(sub)
+                    if len(text) < MIN_SHARED_SIZE:
+                        continue
+                    places.setdefault(text, []).append((index, path))
+                    values.setdefault(text, sub)
+        repeated = [text for text, where in places.items() if len(where) > 1]
+        if not repeated:
+            break
+        text = max(repeated, key=lambda t: (len(t), t))
+        where = places[text]
+        name = _name_for(where[0][1], values[text], taken)
+        shared[name] = json.loads(text)
+        # Equal subschemas cannot nest in one another, so the places stay valid as each is replaced.
+        for index, path in where:
+            _set(tools[index], path, {"$ref": f"#/$defs/{name}"})
+    return shared, tools
+
+
+# --- proving the written toolset ----------------------------------------------------------------
+
+
+def same(a: JSON, b: JSON) -> bool:
+    """Equal as JSON values, with kinds: `1` is not `1.0` and `true` is not `1`."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, dict):
+        return isinstance(b, dict) and list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) or isinstance(b, float):
+        return type(a) is type(b) and a == b
+    return type(a) is type(b) and a == b
+
+
+def first_difference(a: JSON, b: JSON, pointer: str = "") -> str | None:
+    """The JSON pointer of the first place two values differ (as `same` judges), or None."""
+    if same(a, b):
+        return None
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in [*a, *(k for k in b if k not in a)]:
+            where = f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"
+            if key not in a or key not in b:
+                return where
+            found = first_difference(a[key], b[key], where)
+            if found is not None:
+                return found
+        return pointer or "/"
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = first_difference(x, y, f"{pointer}/{i}")
+            if found is not None:
+                return found
+    return pointer or "/"
+
+
+def check_import(path: Path, shown: str, source: Source, *, extract_defs: bool) -> list[Diagnostic]:
+    """Validate the written toolset; say where a tool would be advertised unlike the source."""
+    from mcpstub.pipeline import check_toolset  # noqa: PLC0415
+
+    checked = check_toolset(path, shown)
+    diagnostics = list(checked.diagnostics)
+    if checked.toolset is None or extract_defs:
+        return diagnostics
+    advertised = {tool.name: tool.advertised for tool in checked.toolset.tools}
+    for index, tool in enumerate(source.tools):
+        name = tool.get("name")
+        mine = advertised.get(name) if isinstance(name, str) else None
+        if mine is None:
+            continue
+        where = first_difference(_order(tool), _order(mine))
+        if where is not None:
+            doc_loc = Location(shown, 1, 1)
+            if checked.document is not None:
+                doc_loc = checked.document.loc(("tools", index))
+            diagnostics.append(
+                warning(
+                    "import-differs",
+                    f"tool {name!r} would be advertised differently from the source at {where}",
+                    doc_loc,
+                    "the format rewrites this part; compare with the source before you serve it",
+                )
+            )
+    return diagnostics
+
+
+def _order(value: JSON) -> JSON:
+    """Key order does not matter on the wire: compare with keys sorted."""
+    if isinstance(value, dict):
+        return {k: _order(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_order(v) for v in value]
+    return value
+
+
+def refuse(message: str, location: Location) -> Diagnostic:
+    """A source problem as a diagnostic."""
+    return error("import-source", message, location)

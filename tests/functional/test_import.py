@@ -1,0 +1,208 @@
+"""`mcpstub import`: import -> generate -> tools/list through a real client equals the source."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpstub import cli
+from mcpstub.importer import extract_shared, same
+from mcpstub.live import read_live
+from mcpstub.pipeline import check_toolset
+from tests.functional.helpers import imported
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "tests" / "data" / "corpus" / "github.json"
+EXAMPLE = ROOT / "examples" / "weather"
+
+
+def ordered(value: Any) -> Any:
+    """Key order is not part of a JSON value: sort keys, keep everything else (kinds too)."""
+    if isinstance(value, dict):
+        return {k: ordered(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [ordered(v) for v in value]
+    return value
+
+
+def generate(toolset: Path, package: str) -> Path:
+    out = toolset.parent / package
+    assert cli.main(["generate", str(toolset), "--out", str(out)]) == 0
+    return out
+
+
+def listed(root: Path, package: str, mode: str = "2026-07-28") -> Any:
+    with imported(root, package) as pkg:
+        return read_live(server=pkg.create_server(), mode=mode)
+
+
+def test_github_corpus_round_trips_exactly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = json.loads(CORPUS.read_text("utf-8"))
+    saved = tmp_path / "answer.json"  # a saved JSON-RPC answer, as a client logs it
+    saved.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"tools": source}}), "utf-8")
+    toolset = tmp_path / "tools.yaml"
+    assert cli.main(["import", str(saved), "-o", str(toolset)]) == 0
+    assert "117 tools" in capsys.readouterr().out
+    text = toolset.read_text("utf-8")
+    assert text.startswith("# yaml-language-server: $schema=file://")
+    assert "\nmcpstub: 1\nserver: {name: answer}\ntools:\n" in text
+    generate(toolset, "gh_imported")
+    for mode in ("2026-07-28", "legacy"):
+        listing = listed(tmp_path, "gh_imported", mode)
+        assert [t["name"] for t in listing.tools] == [t["name"] for t in source]
+        for got, want in zip(listing.tools, source, strict=True):
+            assert same(ordered(got), ordered(want)), want["name"]
+
+
+def test_bundled_example_round_trips_from_a_stdio_server(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(EXAMPLE)}
+    command = f"{sys.executable} -m weather_tools"
+    original = read_live(command=command, mode="2026-07-28", cwd=str(EXAMPLE))
+    toolset = tmp_path / "tools.yaml"
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpstub", "import", "--server-command", command, "-o", str(toolset)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    generate(toolset, "weather_again")
+    for mode in ("2026-07-28", "legacy"):
+        again = listed(tmp_path, "weather_again", mode)
+        assert same(ordered(again.tools), ordered(original.tools))
+        assert again.digests == original.digests  # the same surface, so the same digests
+    assert again.server_info == original.server_info == {"name": "weather", "version": "1.2.0"}
+    assert again.instructions == original.instructions == "Forecasts, alerts and radar maps for cities."
+
+
+def test_a_surface_snapshot_imports_too(tmp_path: Path) -> None:
+    toolset = tmp_path / "tools.yaml"
+    assert cli.main(["import", str(EXAMPLE / "weather_tools" / "surface.json"), "-o", str(toolset)]) == 0
+    checked = check_toolset(toolset)
+    assert checked.toolset is not None and checked.toolset.server_name == "weather"
+    snapshot = json.loads((EXAMPLE / "weather_tools" / "surface.json").read_text("utf-8"))
+    wire = snapshot["protocols"]["2026-07-28"]["tools"]
+    assert [ordered(t.advertised) for t in checked.toolset.tools] == [ordered(t) for t in wire]
+
+
+def inline(schema: Any, shared: dict[str, Any]) -> Any:
+    """The schema with every `#/$defs/NAME` reference to a shared definition replaced by it."""
+    if isinstance(schema, dict):
+        ref = schema.get("$ref")
+        if set(schema) == {"$ref"} and isinstance(ref, str) and ref.removeprefix("#/$defs/") in shared:
+            return inline(shared[ref.removeprefix("#/$defs/")], shared)
+        return {k: inline(v, shared) for k, v in schema.items() if k != "$defs"} | (
+            {"$defs": schema["$defs"]} if "$defs" in schema else {}
+        )
+    if isinstance(schema, list):
+        return [inline(v, shared) for v in schema]
+    return schema
+
+
+def test_extract_defs_shares_repeated_subschemas_without_changing_meaning(tmp_path: Path) -> None:
+    source = json.loads(CORPUS.read_text("utf-8"))
+    plain, shared_file = tmp_path / "plain.yaml", tmp_path / "shared.yaml"
+    assert cli.main(["import", str(CORPUS), "-o", str(plain)]) == 0
+    assert cli.main(["import", str(CORPUS), "-o", str(shared_file), "--extract-defs"]) == 0
+    assert len(shared_file.read_bytes()) < len(plain.read_bytes())
+    checked = check_toolset(shared_file)
+    assert checked.toolset is not None and not [d for d in checked.diagnostics if d.is_error]
+    shared = checked.toolset.shared_defs
+    assert shared, "the corpus repeats subschemas; some must be shared"
+    for tool, want in zip(checked.toolset.tools, source, strict=True):
+        for key in ("inputSchema", "outputSchema"):
+            if key in want:
+                own = {k: v for k, v in tool.advertised[key].get("$defs", {}).items()}
+                got = inline(tool.advertised[key], own)
+                got.pop("$defs", None) if "$defs" not in want[key] else None
+                assert same(ordered(got), ordered(want[key])), want["name"]
+    generate(shared_file, "gh_shared")
+
+
+def test_extract_defs_keeps_references_and_own_definitions_in_place() -> None:
+    item = {"type": "object", "properties": {"a": {"type": "string", "description": "x" * 60}}}
+    pinned = {"type": "object", "properties": {"r": {"$ref": "#/$defs/Item"}, "pad": {"title": "y" * 30}}}
+    tools = [
+        {"name": "one", "inputSchema": {"type": "object", "properties": {"p": item, "q": pinned}}},
+        {
+            "name": "two",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"p": item, "q": pinned},
+                "$defs": {"Item": {"type": "integer"}},
+            },
+        },
+    ]
+    shared, rewritten = extract_shared(tools)
+    assert list(shared) == ["P"]  # named after the property; the one holding a $ref stays put
+    for tool in rewritten:
+        assert tool["inputSchema"]["properties"]["p"] == {"$ref": "#/$defs/P"}
+        assert tool["inputSchema"]["properties"]["q"] == pinned
+    assert tools[0]["inputSchema"]["properties"]["p"] == item  # the input is not modified
+
+
+def test_what_the_format_cannot_express_is_reported_in_the_written_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = {
+        "tools": [
+            {"name": "fine", "inputSchema": {"type": "object"}},
+            {"name": "listy", "inputSchema": {"type": "array"}},
+            {"name": "tasky", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+        ]
+    }
+    saved = tmp_path / "answer.json"
+    saved.write_text(json.dumps(answer), "utf-8")
+    toolset = tmp_path / "tools.yaml"
+    assert cli.main(["import", str(saved), "-o", str(toolset)]) == 1
+    err = capsys.readouterr().err
+    lines = toolset.read_text("utf-8").splitlines()
+    errors = [line for line in err.splitlines() if ": error: " in line]
+    assert len(errors) >= 2, err
+    for line in errors:  # each located in the written toolset, at the tool it is about
+        file, row, _ = line.split(":", 2)
+        assert file.endswith("tools.yaml")
+        assert "listy" in "\n".join(lines[: int(row)]) or "tasky" in "\n".join(lines[: int(row)])
+    assert "it does not validate yet" in err
+    assert cli.main(["import", str(saved), "-o", str(toolset)]) == 2  # never replaced unasked
+
+
+@pytest.mark.parametrize(
+    ("content", "where"),
+    [
+        ('{"tools": [\n  {"name": "a",}\n]}', ":2:"),
+        ('{"tools": {"name": "a"}}', ":1:1:"),
+        ('{"jsonrpc": "2.0", "id": 1, "error": {"code": -1}}', ":1:1:"),
+        ('{"tools": [NaN]}', ":1:1:"),
+    ],
+)
+def test_a_source_that_is_not_a_listing_is_a_located_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, where: str
+) -> None:
+    saved = tmp_path / "answer.json"
+    saved.write_text(content, "utf-8")
+    assert cli.main(["import", str(saved), "-o", str(tmp_path / "t.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert f"answer.json{where}" in err and "error:" in err and "Traceback" not in err
+    assert not (tmp_path / "t.yaml").exists()
+
+
+def test_a_server_that_cannot_start_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = f"{sys.executable} -c 'import sys; sys.exit(\"no config file\")'"
+    code = cli.main(["import", "--server-command", command, "-o", str(tmp_path / "t.yaml")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mcpstub: error: server command") and "Traceback" not in err
+    assert "the server said: no config file" in err
+    assert cli.main(["import", "http://192.0.2.1/mcp", "-o", str(tmp_path / "t.yaml")]) == 2
+    assert "loopback" in capsys.readouterr().err
