@@ -377,3 +377,32 @@ def test_version_check_can_be_turned_off_and_ignores_apply() -> None:
     assert {f.rule for f in diff_sides(old, new, DiffOptions(check_version=False))} == {"tool-removed"}
     ignored = DiffOptions(ignore=(Ignore("b", "tool-removed", "b was never released"),))
     assert diff_sides(old, new, ignored) == []
+
+
+def union(*kinds: str) -> dict[str, Any]:
+    branches = [obj({"kind": {"const": k}, "v": S}, ("kind",)) for k in kinds]
+    return obj({"p": {"oneOf": branches}}, ("p",))
+
+
+def test_discriminated_union_gains_a_branch() -> None:
+    assert not breaking(run_input(union("a", "b"), union("a", "b", "c"), check_version=False))
+    found = breaking(run_output(union("a", "b"), union("a", "b", "c"), check_version=False))
+    assert found == {("output-widened", "output", "/outputSchema/properties/p/oneOf/2")}
+    [finding] = [f for f in run_output(union("a", "b"), union("a", "b", "c")) if f.severity == "breaking"][:1]
+    assert finding.has_counterexample and finding.counterexample["p"]["kind"] == "c"
+
+
+def test_nullable_spelled_another_way_is_no_change() -> None:
+    old = obj({"a": {"type": ["string", "null"]}})
+    new = obj({"a": {"anyOf": [S, {"type": "null"}]}})
+    for first, second in ((old, new), (new, old)):
+        assert not [f for f in run_input(first, second) if f.severity != "info"]
+        assert not [f for f in run_output(first, second) if f.severity != "info"]
+
+
+def test_default_change_is_info() -> None:
+    old = obj({"a": {"type": "integer", "default": 3}})
+    new = obj({"a": {"type": "integer", "default": 7}})
+    assert [(f.rule, f.severity, f.path) for f in run_input(old, new)] == [
+        ("schema-default-changed", "info", "/inputSchema/properties/a/default")
+    ]

@@ -346,8 +346,8 @@ class Subset:
             return
         if isinstance(a, _Virtual) or isinstance(b, _Virtual):
             return
-        for key in ("title", "description"):
-            if a.get(key) != b.get(key):
+        for key in ("title", "description", "default"):
+            if _canon(a.get(key)) != _canon(b.get(key)):
                 self.infos.append((self._new(ap, bp) + "/" + key, key))
 
     # -- equality ----------------------------------------------------------------------------
@@ -538,7 +538,7 @@ class Subset:
                 continue
             rest = {k: v for k, v in a.items() if k != kw}
             resolved = [self.a.resolve(br, f"{ap}/{kw}/{i}") for i, br in enumerate(branches)]
-            branch_exact = exact and (kw == "anyOf" or _disjoint([r for r, _ in resolved]))
+            branch_exact = exact and (kw == "anyOf" or self._disjoint(self.a, [r for r, _ in resolved]))
             for i, (found, bpath) in enumerate(resolved):
                 branch: JSON = {} if found is True else found
                 if not isinstance(branch, dict):
@@ -564,8 +564,11 @@ class Subset:
             if isinstance(a.get(kw), list) and self.equal(a[kw], ap + "/" + kw, branches, bp + "/" + kw):
                 continue
             resolved = [self.b.resolve(br, f"{bp}/{kw}/{i}") for i, br in enumerate(branches)]
+            alone = kw == "anyOf" or self._disjoint(self.b, [r for r, _ in resolved])
             fits = [i for i, (br, brp) in enumerate(resolved) if not self._trial_reasons(a, ap, br, brp, ip)]
-            if fits and (kw == "anyOf" or _disjoint([r for r, _ in resolved])):
+            if fits and alone:
+                continue
+            if alone and self._fits_by_type(a, ap, resolved, ip):
                 continue
             covered: set[str] = set()
             for br, _ in resolved:
@@ -585,6 +588,44 @@ class Subset:
                     f"/{kw}" if self._input else "",
                 )
         return b
+
+    def _fits_by_type(self, a: dict[str, Any], ap: str, branches: list[tuple[JSON, str]], ip: IPath) -> bool:
+        """Each of A's types, taken alone, fits some branch (`[string, null]` into `anyOf`)."""
+        types = sorted(_inhabited_types(a))
+        if len(types) < 2:
+            return False
+        for t in types:
+            part = _Virtual({**a, "type": t})
+            if not any(not self._trial_reasons(part, ap, br, brp, ip) for br, brp in branches):
+                return False
+        return True
+
+    def _disjoint(self, ctx: Context, branches: list[JSON]) -> bool:
+        """No instance matches two branches (so oneOf acts as anyOf): by type or a discriminator."""
+        for i, x in enumerate(branches):
+            for y in branches[i + 1 :]:
+                if not self._apart(ctx, x, y):
+                    return False
+        return True
+
+    def _apart(self, ctx: Context, x: JSON, y: JSON) -> bool:
+        if not (isinstance(x, dict) and isinstance(y, dict) and "type" in x and "type" in y):
+            return False
+        tx, ty = _expand(_types(x)), _expand(_types(y))
+        if not tx & ty:
+            return True
+        if tx != {"object"} or ty != {"object"}:
+            return False
+        both = set(_names(x.get("required"))) & set(_names(y.get("required")))
+        px = x.get("properties") if isinstance(x.get("properties"), dict) else {}
+        py = y.get("properties") if isinstance(y.get("properties"), dict) else {}
+        assert isinstance(px, dict) and isinstance(py, dict)
+        for name in both & set(px) & set(py):
+            lx = _literals(ctx.resolve(px[name], "")[0])
+            ly = _literals(ctx.resolve(py[name], "")[0])
+            if lx is not None and ly is not None and not lx & ly:
+                return True  # a discriminator: a required property with disjoint constant values
+        return False
 
     def _opaque(self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool) -> bool:
         for group in _OPAQUE_GROUPS:
@@ -980,19 +1021,19 @@ def _expand(types: set[str]) -> set[str]:
     return types | {"integer"} if "number" in types else set(types)
 
 
-def _disjoint(branches: list[JSON]) -> bool:
-    """The branches' types never overlap (so oneOf acts as anyOf)."""
-    seen: set[str] = set()
-    for branch in branches:
-        if not isinstance(branch, dict) or "type" not in branch:
-            return False
-        types = _types(branch)
-        if "number" in types:
-            types.add("integer")
-        if seen & types:
-            return False
-        seen |= types
-    return True
+def _names(value: JSON) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _literals(node: JSON) -> set[str] | None:
+    """The values a node is limited to by `const` or `enum` (canonical JSON), if it is."""
+    if not isinstance(node, dict):
+        return None
+    if "const" in node:
+        return {_canon(node["const"])}
+    if isinstance(node.get("enum"), list):
+        return {_canon(v) for v in node["enum"]}
+    return None
 
 
 def _inhabited_types(node: dict[str, Any]) -> set[str]:

@@ -133,9 +133,8 @@ class _Tool:
         reasons = subset.run()
         rule_index = 0 if direction == "input" else 1
         for path, what in subset.infos:
-            self.finding(
-                "schema-wording-changed", "info", direction, f"/{key}{path}", f"schema {what} changed"
-            )
+            rule = "schema-default-changed" if what == "default" else "schema-wording-changed"
+            self.finding(rule, "info", direction, f"/{key}{path}", f"schema {what} changed")
         seen: set[tuple[str, str]] = set()
         undecided: list[Reason] = []
         for reason in reasons:
@@ -192,11 +191,11 @@ def _version_finding(old: Side, new: Side) -> Finding | None:
     before, after = _parse_version(old.server_version), _parse_version(new.server_version)
     where = new.locate("", "/server/version")
     if before is None or after is None:
-        bad = old.server_version if before is None else new.server_version
+        side, bad = ("old", old.server_version) if before is None else ("new", new.server_version)
         message = (
-            f"breaking changes need a major version bump, but server.version {bad!r} is not semver"
+            f"breaking changes need a major version bump, but the {side} server.version {bad!r} is not semver"
             if bad
-            else "breaking changes need a major version bump, but server.version is not set"
+            else f"breaking changes need a major version bump, but the {side} server.version is not set"
         )
         return Finding("", "version-not-bumped", "breaking", "tool", "/server/version", message, where)
     bumped = after[0] > before[0] or (before[0] == 0 and after[0] == 0 and after[1] > before[1])
@@ -231,7 +230,8 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
         if name not in new.tools:
             other = _renamed(tool, added)
             message = f"tool {name!r} removed" + (f" (renamed to {other!r}?)" if other else "")
-            findings.append(Finding(name, "tool-removed", "breaking", "tool", "", message, None))
+            where = new.locate("", "/tools")
+            findings.append(Finding(name, "tool-removed", "breaking", "tool", "", message, where))
     for name, tool in new.tools.items():
         if name in added:
             findings.append(

@@ -144,7 +144,8 @@ class Searcher:
             planted = self._planted_search(reason, a_node, counterexample, deadline)
             if planted is not _NOTHING:
                 return Outcome(True, planted)
-            found = _run_find(self._strategy, counterexample, self.max_examples, deadline)
+            # Then whole instances (slower to draw): contexts the planted search does not reach.
+            found = _run_find(self._strategy, counterexample, max(self.max_examples // 3, 1), deadline)
         except _OutOfTime:
             return Outcome(False, note=f"no counterexample within {self.seconds:g} s of CPU time")
         except Exception as exc:  # hypothesis-jsonschema refuses some schemas outright
