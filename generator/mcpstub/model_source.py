@@ -166,8 +166,8 @@ def factory_defaults(source: str) -> str:
                 edits.append(stmt.value)
     for value in reversed(edits):
         first, last = value.lineno - 1, (value.end_lineno or value.lineno) - 1
-        head = lines[first][: value.col_offset]
-        tail = lines[last][value.end_col_offset or 0 :]
+        head = lines[first].encode()[: value.col_offset].decode()  # ast offsets count UTF-8 bytes
+        tail = lines[last].encode()[value.end_col_offset or 0 :].decode()
         try:
             default = ast.literal_eval(value)
         except ValueError:  # not a plain literal: leave it as it is
@@ -186,3 +186,111 @@ def factory_defaults(source: str) -> str:
             new = [*"\n".join(new).split("\n"), inner[4:] + ")" + tail]
         lines[first : last + 1] = new
     return "\n".join(lines)
+
+
+# JSON numbers as the schema counts them: an integer-valued float (1.0, 1e300) is an integer and
+# becomes the exact int; a number keeps an integer exact (no overflow to inf) and a float a float.
+# The names keep the length of those they replace, so datamodel-code-generator's layout holds.
+_NUMBER_TYPES = {"StrictInt": "_Integral", "StrictFloat": "_JsonNumber"}
+_NUMBER_HELPERS = {
+    "_Integral": '''def _exact_int(value: Any) -> Any:
+    """JSON Schema counts an integer-valued number (1.0, 1e300) as an integer: the exact int."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+_Integral: TypeAlias = Annotated[StrictInt, BeforeValidator(_exact_int)]''',
+    "_JsonNumber": "_JsonNumber: TypeAlias = StrictInt | StrictFloat",
+}
+_HELPER_IMPORTS = {
+    "_Integral": {"typing": ("Annotated", "Any", "TypeAlias"), "pydantic": ("BeforeValidator", "StrictInt")},
+    "_JsonNumber": {"typing": ("TypeAlias",), "pydantic": ("StrictFloat", "StrictInt")},
+}
+
+
+def exact_numbers(source: str) -> str:
+    """Type `integer` as `_Integral` and `number` as `_JsonNumber` wherever a type is written."""
+    tree = ast.parse(source)
+    spots: list[tuple[int, int, int, str]] = []  # (line, start, end, new name)
+    for node in tree.body:
+        for expr in _type_expressions(node):
+            for name in _type_names(expr):
+                if name.id in _NUMBER_TYPES:
+                    end = name.end_col_offset or name.col_offset + len(name.id)
+                    spots.append((name.lineno, name.col_offset, end, _NUMBER_TYPES[name.id]))
+    if not spots:
+        return source
+    lines = source.split("\n")
+    for line, start, end, new in sorted(spots, reverse=True):
+        raw = lines[line - 1].encode()  # ast offsets count UTF-8 bytes
+        lines[line - 1] = (raw[:start] + new.encode() + raw[end:]).decode()
+    used = sorted({new for *_, new in spots})
+    text = "\n".join(lines)
+    for helper in used:
+        for module, names in _HELPER_IMPORTS[helper].items():
+            text = add_imports(text, module, names)
+    return _insert_after_imports(text, "\n\n\n".join(_NUMBER_HELPERS[h] for h in used))
+
+
+def _type_expressions(node: ast.stmt) -> list[ast.expr]:
+    """The type expressions of one module-level statement of a models module."""
+    if isinstance(node, ast.ClassDef):
+        found = [b for b in node.bases if isinstance(b, ast.Subscript)]
+        return found + [s.annotation for s in node.body if isinstance(s, ast.AnnAssign)]
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        is_alias = isinstance(node.annotation, ast.Name) and node.annotation.id == "TypeAlias"
+        return [node.value] if is_alias else []
+    alias = _alias_value(node)
+    return [alias[1]] if alias is not None else []
+
+
+def _type_names(node: ast.expr) -> list[ast.Name]:
+    """Names in a type expression, outside `Literal[...]` and calls such as `Field(...)`."""
+    if isinstance(node, ast.Name):
+        return [node]
+    if isinstance(node, ast.Call | ast.Constant):
+        return []
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal":
+        return []
+    children = [child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)]
+    return [name for child in children for name in _type_names(child)]
+
+
+def add_imports(source: str, module: str, names: tuple[str, ...] | list[str]) -> str:
+    """The source with `from module import` holding `names` too (a new statement if there is none)."""
+    pattern = re.compile(rf"^from {re.escape(module)} import (\([^)]*\)|.*)$", re.MULTILINE)
+    match = pattern.search(source)
+    if match is None:
+        line = _import_line(module, sorted(set(names)))
+        if module == "typing":  # the standard library block comes first
+            return f"{line}\n\n{source}"
+        first = re.search(r"^from (?!typing )", source, re.MULTILINE)
+        at = first.start() if first else 0
+        return f"{source[:at]}{line}\n{source[at:]}"
+    present = {n.strip() for n in match[1].strip("()").split(",") if n.strip()}
+    if present >= set(names):
+        return source
+    line = _import_line(module, sorted(present | set(names)))
+    return source[: match.start()] + line + source[match.end() :]
+
+
+def _import_line(module: str, names: list[str]) -> str:
+    """`from module import names`, wrapped as black wraps it."""
+    line = f"from {module} import {', '.join(names)}"
+    if len(line) <= LINE_LENGTH:
+        return line
+    return f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+
+
+def _insert_after_imports(source: str, block: str) -> str:
+    """The source with `block` placed between the imports and the first definition."""
+    tree = ast.parse(source)
+    last = 0
+    for node in tree.body:
+        if not isinstance(node, ast.Import | ast.ImportFrom):
+            break
+        last = node.end_lineno or node.lineno
+    lines = source.split("\n")
+    head, rest = lines[:last], lines[last:]
+    while rest and not rest[0].strip():
+        rest.pop(0)
+    return "\n".join([*head, "", "", block, "", "", *rest])

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
-from mcpstub.model_source import factory_defaults, plain_aliases
+from mcpstub.model_source import exact_numbers, factory_defaults, plain_aliases
 from mcpstub.shapes import is_object_root
 
 # Keywords whose value is one schema, a map of schemas, or a list of schemas.
@@ -373,6 +373,8 @@ def _loosen(out: dict[str, JSON], draft07: bool) -> None:
     if out.pop("unevaluatedProperties", None) is not None and "additionalProperties" not in out:
         out["additionalProperties"] = True  # it depends on what siblings evaluated: a validator's job
     out.pop("unevaluatedItems", None)
+    # Decimal multiples are inexact in floats; the validator checks them exactly.
+    out.pop("multipleOf", None)
     if draft07 and isinstance(out.get("items"), list):
         out["prefixItems"] = out.pop("items")
         if "additionalItems" in out:
@@ -489,8 +491,8 @@ def _generate(units: dict[str, dict[str, JSON]]) -> str:
             use_missing_sentinel=True,
             # Literals, not Enum classes: Enum merges equal members (1 and True), and is slower.
             enum_field_as_literal=LiteralType.All,
-            # Not int: a strict int refuses 1.0, which JSON Schema counts as an integer.
-            strict_types=[StrictTypes.str, StrictTypes.float, StrictTypes.bool],
+            # Strict int and float become exact JSON numbers (`exact_numbers`): 1.0 is an integer.
+            strict_types=[StrictTypes.str, StrictTypes.int, StrictTypes.float, StrictTypes.bool],
             # Formats stay plain: typed values would be stricter than the schema or re-serialize
             # differently (SecretStr masks, AnyUrl adds "/", UUID lowercases, datetime rewrites).
             type_mappings=_plain_formats(),
@@ -556,7 +558,7 @@ def _postprocess(source: str) -> str:
             out += ["    model_config = ConfigDict(", "        defer_build=True,", "    )"]
     from mcpstub.format import black_layout  # noqa: PLC0415 - format imports render
 
-    return black_layout(factory_defaults(plain_aliases("\n".join(out))))
+    return black_layout(factory_defaults(exact_numbers(plain_aliases("\n".join(out)))))
 
 
 def _with_missing(match: re.Match[str]) -> str:

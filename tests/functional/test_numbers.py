@@ -1,0 +1,187 @@
+"""Numbers the schema accepts reach the handler exactly: `integer` as int, `number` as int or float."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import jsonschema_rs
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mcp import Client
+from pydantic import ValidationError
+
+from tests.functional.helpers import imported, write_package
+
+PACKAGE = "fx_numbers"
+
+TOOLSET = """\
+mcpstub: 1
+server: {name: numbers}
+$defs:
+  Count: {type: integer, minimum: 0}
+tools:
+  - name: echo
+    inputSchema:
+      type: object
+      properties:
+        n: {type: number}
+        i: {type: integer}
+        bounded: {type: number, minimum: -1e308, maximum: 1e308}
+        step: {type: integer, multipleOf: 3}
+        tenth: {type: number, multipleOf: 0.1}
+        count: {$ref: "#/$defs/Count"}
+        maybe: {type: [integer, "null"]}
+        ints: {type: array, items: {type: integer}}
+        nums: {type: object, additionalProperties: {type: number}}
+        either: {type: [integer, string]}
+    outputSchema:
+      type: object
+      properties:
+        kinds: {type: object, additionalProperties: {type: string}}
+        n: {type: number}
+        i: {type: integer}
+      required: [kinds]
+"""
+
+HANDLER = """\
+from __future__ import annotations
+
+from ..models import EchoInput, EchoOutput
+from ..results import EchoResult
+from ..server import ToolContext
+
+
+async def echo(args: EchoInput, ctx: ToolContext) -> EchoOutput | EchoResult:
+    values = args.model_dump(exclude_unset=True)
+    kinds = {key: type(value).__name__ for key, value in values.items()}
+    if "ints" in values:
+        kinds["ints"] = ",".join(type(v).__name__ for v in values["ints"])
+    out = EchoOutput(kinds=kinds)
+    if "n" in values:
+        out.n = values["n"]
+    if "i" in values:
+        out.i = values["i"]
+    return out
+"""
+
+BIG = 10**400
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("numbers")
+    folder, _ = write_package(root, PACKAGE, TOOLSET)
+    (folder / "handlers" / "echo.py").write_text(HANDLER, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def pkg(root: Path) -> Iterator[ModuleType]:
+    with imported(root, PACKAGE) as package:
+        yield package
+
+
+@pytest.fixture(scope="module")
+def model(pkg: ModuleType) -> Any:
+    return importlib.import_module(f"{pkg.__name__}.models").EchoInput
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"n": BIG}, {"n": BIG}),
+        ({"n": -BIG, "bounded": 2**1000}, {"n": -BIG, "bounded": 2**1000}),
+        ({"n": 1e300, "i": 1e300}, {"n": 1e300, "i": int(1e300)}),
+        ({"i": 1.0, "count": 2.0, "maybe": 3.0}, {"i": 1, "count": 2, "maybe": 3}),
+        ({"i": BIG, "step": 3e20}, {"i": BIG, "step": int(3e20)}),
+        ({"tenth": 0.7, "ints": [1.0, 2, 1e20]}, {"tenth": 0.7, "ints": [1, 2, 10**20]}),
+        ({"nums": {"a": BIG, "b": 0.5}, "either": 4.0}, {"nums": {"a": BIG, "b": 0.5}, "either": 4}),
+    ],
+)
+def test_models_take_every_number_the_schema_accepts(
+    pkg: ModuleType, model: Any, arguments: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    assert pkg.TOOLS["echo"].input_schema and _accepts(pkg, arguments)
+    values = model.model_validate(arguments).model_dump(exclude_unset=True)
+    assert values == expected
+    for key, value in expected.items():  # exact types: an integer stays int, a float stays float
+        got = values[key]
+        assert type(got) is type(value), (key, got)
+
+
+@pytest.mark.parametrize(
+    "arguments", [{"i": 1.5}, {"i": True}, {"n": "1"}, {"n": False}, {"count": -1}, {"ints": [0.5]}]
+)
+def test_models_still_refuse_what_the_schema_refuses(pkg: ModuleType, model: Any, arguments: Any) -> None:
+    assert not _accepts(pkg, arguments)
+    with pytest.raises(ValidationError):
+        model.model_validate(arguments)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.integers(min_value=-(10**500), max_value=10**500),
+        st.floats(allow_nan=False, allow_infinity=False),
+    )
+)
+def test_any_json_number_the_schema_accepts_is_taken_exactly(pkg: ModuleType, value: Any) -> None:
+    model = importlib.import_module(f"{pkg.__name__}.models").EchoInput
+    for key in ("n", "i", "tenth", "step"):
+        arguments = {key: value}
+        if _accepts(pkg, arguments):
+            got = model.model_validate(arguments).model_dump()[key]
+            assert got == value and (isinstance(got, int) or isinstance(value, float))
+            if key in ("i", "step"):
+                assert type(got) is int
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", None])
+async def test_big_numbers_reach_the_handler_through_a_client(pkg: ModuleType, mode: str | None) -> None:
+    options: dict[str, Any] = {"mode": mode} if mode else {}
+    async with Client(pkg.create_server(), **options) as client:
+        big = await client.call_tool("echo", {"n": BIG, "i": 1e300})
+        small = await client.call_tool("echo", {"n": 1.5, "i": 1.0, "ints": [1.0, 2]})
+    assert not big.is_error, big.content
+    assert big.structured_content is not None
+    assert big.structured_content["kinds"] == {"n": "int", "i": "int"}
+    assert big.structured_content["n"] == BIG and big.structured_content["i"] == int(1e300)
+    assert small.structured_content is not None
+    assert small.structured_content["kinds"] == {"n": "float", "i": "int", "ints": "int,int"}
+
+
+def test_package_passes_mypy_strict(root: Path, tmp_path: Path) -> None:
+    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
+    done = subprocess.run(
+        [*mypy, "--cache-dir", str(tmp_path / "cache"), PACKAGE],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+_VALIDATORS: dict[int, Any] = {}
+
+
+def _accepts(pkg: ModuleType, arguments: Any) -> bool:
+    """What the advertised input schema says, as the server's validator sees it."""
+    schema = pkg.TOOLS["echo"].input_schema
+    if id(schema) not in _VALIDATORS:
+        _VALIDATORS[id(schema)] = jsonschema_rs.Draft202012Validator(dict(schema))
+    return bool(_VALIDATORS[id(schema)].is_valid(arguments))
