@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 from mcpstub.bundle import Bundler, resolve_pointer, split_pointer
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
+from mcpstub.errortext import describe_error
 from mcpstub.ir import ClassName, Dialect, Example, Tool, Toolset, to_class_prefix, to_identifier
 from mcpstub.keywords import Lint, lint_schema
 from mcpstub.load import Document, JsonPath, load_document
@@ -489,8 +490,7 @@ class _Checker:
                 error(
                     "example-invalid",
                     f"example {which} does not match the {which} schema at "
-                    f"{describe_path(tuple(err.instance_path)) if err.instance_path else 'its root'}: "
-                    f"{err.message}",
+                    + describe_error(err.instance_path, err.message, err.instance),
                     self.doc.loc(where),
                 )
             )

@@ -316,7 +316,7 @@ def test_examples_are_validated_with_formats(tmp_path: Path) -> None:
     ]
     messages = "\n".join(d.message for d in checked.diagnostics)
     assert '"2026-02-30" is not a "date"' in messages
-    assert "example output does not match the output schema at ok" in messages
+    assert "example output does not match the output schema at /ok" in messages
 
 
 def test_example_output_without_output_schema(tmp_path: Path) -> None:

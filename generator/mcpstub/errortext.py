@@ -1,0 +1,43 @@
+"""Error text: how a failed check of an instance is worded, at build time and in generated servers.
+
+`describe_error(path, message, instance)` gives `/a/0: <message>`: the place as a JSON pointer
+(`(root)` for the whole instance) and the validator's message with long echoes cut short, so a
+3 KB argument object is not repeated back. The generated server's `_describe` words its errors
+the same way (tests hold the two together), so an example refused at build time reads like the
+call refused at run time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+ECHO_MAX = 80  # characters of an echoed instance kept in a message
+MESSAGE_MAX = 240  # characters of a message kept in all
+
+
+def pointer(path: Sequence[str | int]) -> str:
+    """`['a', 0]` -> `/a/0`; the empty path is `(root)`."""
+    if not path:
+        return "(root)"
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def short_message(message: str, instance: Any) -> str:
+    """The validator's message with the echoed instance, and the whole, cut to a readable size."""
+    try:
+        echo = json.dumps(instance, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):  # not JSON, or an integer too long to print
+        echo = ""
+    if len(echo) > ECHO_MAX and echo in message:
+        message = message.replace(echo, echo[: ECHO_MAX - 1] + "…")
+    if len(message) > MESSAGE_MAX:
+        half = (MESSAGE_MAX - 1) // 2
+        message = message[:half] + "…" + message[-half:]
+    return message
+
+
+def describe_error(path: Sequence[str | int], message: str, instance: Any) -> str:
+    """`/a/0: <short message>`."""
+    return f"{pointer(path)}: {short_message(message, instance)}"
