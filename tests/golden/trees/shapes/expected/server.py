@@ -224,12 +224,24 @@ def _pointer(path: list[str | int]) -> str:
 
 
 def _describe(errors: Iterator[jsonschema_rs.ValidationError]) -> str:
+    import json  # noqa: PLC0415 - only a failed check needs it
+
     lines = []
     for index, error in enumerate(errors):
         if index == _MAX_ERRORS:
             lines.append("- ...")
             break
-        lines.append(f"- {_pointer(error.instance_path)}: {error.message}")
+        # Long echoes are cut (80 characters of the instance, 240 in all), as at build time.
+        message = error.message
+        try:
+            echo = json.dumps(error.instance, separators=(",", ":"), ensure_ascii=False)
+        except (TypeError, ValueError):
+            echo = ""
+        if len(echo) > 80 and echo in message:
+            message = message.replace(echo, echo[:79] + "…")
+        if len(message) > 240:
+            message = message[:119] + "…" + message[-119:]
+        lines.append(f"- {_pointer(error.instance_path)}: {message}")
     return "\n".join(lines)
 
 
