@@ -39,6 +39,8 @@ GROUP_SPREAD = 8
 GROUP_MAX = 24
 # Below this many tools of missing groups a fork costs more than it saves.
 FORK_MIN_TOOLS = 12
+# Missing models are generated in a forked child (where fork exists); False: all in this process.
+FORK = hasattr(os, "fork")
 _MAGIC = "mcpstub-models-cache 2"
 
 
@@ -241,13 +243,16 @@ class PendingModels:
         self._child: Beside[list[Toolset], list[_Generated]] | None = None
         self._child_units: list[_Unit] = []
         self._own_units = missing
-        if sum(weight) >= FORK_MIN_TOOLS and len(missing) > 1:
-            # The child takes a little over half: this process also renders the other files.
-            cut, total, half = 0, 0, sum(weight) * 0.55
-            while cut < len(missing) - 1 and total + weight[cut] <= half:
-                total += weight[cut]
-                cut += 1
-            cut = max(cut, 1)
+        if missing and FORK:
+            # The child takes a little over half (all of a small share): this process renders the
+            # other files meanwhile, and the child pays the model generator's first-call imports.
+            cut = len(missing)
+            if sum(weight) >= FORK_MIN_TOOLS and len(missing) > 1:
+                cut, total, half = 0, 0, sum(weight) * 0.55
+                while cut < len(missing) - 1 and total + weight[cut] <= half:
+                    total += weight[cut]
+                    cut += 1
+                cut = max(cut, 1)
             self._child_units, self._own_units = missing[:cut], missing[cut:]
             self._child = Beside(_render_all, [u.toolset for u in self._child_units])
 

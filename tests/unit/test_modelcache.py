@@ -110,12 +110,12 @@ def edit(draw: st.DrawFn, doc: dict[str, Any]) -> dict[str, Any]:
 @contextmanager
 def small_groups() -> Iterator[None]:
     """Many groups, and a fork for even a few tools, so that small toolsets exercise the merge."""
-    saved = modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS
+    saved = modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS, modelcache.FORK
     modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS = 2, 3, 2
     try:
         yield
     finally:
-        modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS = saved
+        modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS, modelcache.FORK = saved
 
 
 def checked(folder: Path, doc: dict[str, Any]) -> Toolset:
@@ -140,7 +140,9 @@ def test_cached_output_equals_a_cold_run_over_random_edit_sequences(tmp_path_fac
     with small_groups():
         for _ in range(data.draw(st.integers(1, 4))):
             toolset = checked(folder, doc)
-            cold = start_models(toolset, None).result()
+            modelcache.FORK = False
+            cold = start_models(toolset, None).result()  # one process
+            modelcache.FORK = True
             warm = start_models(toolset, store).result()
             again = start_models(toolset, store).result()  # every group from the cache now
             assert warm.source == cold.source
