@@ -232,6 +232,44 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return watch(run, lambda: watched["files"])
 
 
+def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool) -> int | None:
+    """Diff the toolset at `rev` with this one; an exit code when generation must stop."""
+    from mcpstub.diff.command import SourceError, load_side, options_from_config  # noqa: PLC0415
+    from mcpstub.diff.engine import diff_sides  # noqa: PLC0415
+    from mcpstub.diff.report import RENDERERS  # noqa: PLC0415
+    from mcpstub.sources import side_from_git  # noqa: PLC0415
+
+    try:
+        options, _ = options_from_config(config.get("diff"), "[tool.mcpstub.diff]")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    relative = os.path.relpath(path.resolve(), Path.cwd().resolve())
+    spec = f"{rev}:{relative if relative.startswith('..') else './' + relative}"
+    try:
+        old = side_from_git(spec, config["policy"])
+        new = load_side(str(path), shown=_shown(path), policy=config["policy"])
+    except SourceError as exc:
+        raise UsageError(f"--check-breaking: {exc}") from None
+    findings = diff_sides(old, new, options)
+    breaking = [f for f in findings if f.severity == "breaking"]
+    if not breaking:
+        return None
+    sys.stderr.write(RENDERERS["text"](breaking))
+    unbumped = any(f.rule == "version-not-bumped" for f in breaking) or not options.check_version
+    if not unbumped:
+        print(f"breaking changes against {rev}, with a major version bump: writing", file=sys.stderr)
+        return None
+    if allow:
+        print(f"breaking changes against {rev}: writing anyway (--allow-breaking)", file=sys.stderr)
+        return None
+    print(
+        f"mcpstub: refusing to write: breaking changes against {rev} without a major version bump",
+        file=sys.stderr,
+    )
+    print("  hint: bump server.version's major number, or pass --allow-breaking", file=sys.stderr)
+    return EXIT_INVALID
+
+
 def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | None = None) -> int:
     """One generation (or check) run; `watched` gets the files the toolset is made of."""
     from mcpstub.fastpath import is_current  # noqa: PLC0415
@@ -239,6 +277,10 @@ def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | No
     path, out, config = _resolve(args, need_out=True)
     assert out is not None
     _check_out(out)
+    if args.check_breaking:
+        stop = _check_breaking(args.check_breaking, path, config, allow=args.allow_breaking)
+        if stop is not None:
+            return stop
     emit_tests = bool(args.emit_tests or config.get("emit_tests", False))
     if not (args.check or args.diff or args.force):
         current = is_current(path, out, emit_tests=emit_tests)
@@ -390,10 +432,25 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.no_version_check:
         options = replace(options, check_version=False)
     fail = args.fail_on or fail_on
-    return run(
-        args.old, args.new, fmt=args.format, fail_on=fail, options=options,
-        load=lambda spec: load_side(spec, policy=policy),
-    )  # fmt: skip
+    from mcpstub.diff.model import Side  # noqa: PLC0415
+    from mcpstub.sources import load_source, side_from_live  # noqa: PLC0415
+
+    # A server command stands in for OLD (--server-command) or NEW (--new-server-command).
+    commands = {f"--server-command {c}": c for c in (args.server_command, args.new_server_command) if c}
+    given = [s for s in (args.old, args.new) if s is not None]
+    sides: list[str | None] = []
+    for command in (args.server_command, args.new_server_command):
+        sides.append(f"--server-command {command}" if command else (given.pop(0) if given else None))
+    old, new = sides
+    if old is None or new is None or given:
+        raise UsageError("give OLD and NEW: files, REV:path, URLs, or --server-command/--new-server-command")
+
+    def load(spec: str) -> Side:
+        command = commands.get(spec)
+        return side_from_live(command=command) if command else load_source(spec, policy)
+
+    del load_side
+    return run(old, new, fmt=args.format, fail_on=fail, options=options, load=load)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -417,6 +474,15 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--diff", action="store_true", help="write nothing; print what would change")
     gen.add_argument("--force", action="store_true", help="regenerate even if the toolset is unchanged")
     gen.add_argument(
+        "--check-breaking",
+        metavar="REV",
+        help="first diff against the toolset at git revision REV; breaking changes without a major "
+        "version bump write nothing",
+    )
+    gen.add_argument(
+        "--allow-breaking", action="store_true", help="with --check-breaking: report, but write anyway"
+    )
+    gen.add_argument(
         "--watch", action="store_true", help="generate again on every save of the toolset or its files"
     )
     gen.add_argument(
@@ -434,8 +500,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     val.set_defaults(func=cmd_validate)
     dif = sub.add_parser("diff", help="report changes between two toolsets and which break clients")
-    dif.add_argument("old", help="the old toolset file")
-    dif.add_argument("new", help="the new toolset file")
+    dif.add_argument(
+        "old", nargs="?", help="toolset file, REV:path, surface.json, saved tools/list JSON or http(s) URL"
+    )
+    dif.add_argument("new", nargs="?", help="the same kinds as OLD")
+    dif.add_argument("--server-command", metavar="CMD", help="OLD is this stdio server (e.g. python -m pkg)")
+    dif.add_argument("--new-server-command", metavar="CMD", help="NEW is this stdio server")
     dif.add_argument("--format", choices=("text", "json", "github", "junit"), default="text")
     dif.add_argument(
         "--fail-on",

@@ -1,0 +1,232 @@
+"""Sources: what `mcpstub diff` compares, from wherever it is, as a diff `Side`.
+
+A source is a toolset file, a git revision of one (`REV:path`), a surface snapshot
+(`surface.json`), a saved `tools/list` answer, or a live server (a stdio command or an
+`http(s)://` URL on the loopback). `load_source(spec)` tells them apart and returns the `Side`;
+`side_from_surface`, `side_from_git` and `side_from_live` do one kind each. A revision is read with
+git itself: its YAML and JSON files are materialised in a temporary folder, so references from the
+toolset to other files resolve inside the same revision. Every failure is a `SourceError`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mcpstub.diagnostics import Location
+from mcpstub.diff.command import SourceError, load_side
+from mcpstub.diff.model import Side
+from mcpstub.load import Document, JsonPath, load_document
+from mcpstub.policy import Policy
+
+# The generation whose Tool objects a surface or a live server is compared by: schemas as written.
+PROTOCOL = "2026-07-28"
+GIT_TIMEOUT_SECONDS = 60
+
+
+def _where(doc: Document, path: JsonPath) -> Location:
+    return doc.key_loc(path) if path and isinstance(path[-1], str) else doc.loc(path)
+
+
+def _pointer_path(data: Any, pointer: str, start: JsonPath) -> JsonPath:
+    """A JSON pointer inside `data` as a document path, as far as the data goes."""
+    path: list[str | int] = list(start)
+    if pointer in ("", "/"):
+        return tuple(path)
+    for raw in pointer.lstrip("/").split("/"):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(data, list) and part.isdigit() and int(part) < len(data):
+            path.append(int(part))
+            data = data[int(part)]
+        elif isinstance(data, dict) and part in data:
+            path.append(part)
+            data = data[part]
+        else:
+            break
+    return tuple(path)
+
+
+def _listing_kind(data: Any) -> str | None:
+    """`surface`, `listing` (a saved tools/list answer) or None (a toolset, or something else)."""
+    if isinstance(data, dict) and isinstance(data.get("protocols"), dict) and "serverInfo" in data:
+        return "surface"
+    if isinstance(data, list):
+        return "listing"
+    if isinstance(data, dict) and "mcpstub" not in data and ("tools" in data or "jsonrpc" in data):
+        return "listing"
+    return None
+
+
+def _tools_by_name(tools: Any, shown: str) -> dict[str, dict[str, Any]]:
+    if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
+        raise SourceError(f"{shown}: no list of tool objects")
+    result: dict[str, dict[str, Any]] = {}
+    for tool in tools:
+        name = tool.get("name")
+        if not isinstance(name, str):
+            raise SourceError(f"{shown}: a tool without a name")
+        if name in result:
+            raise SourceError(f"{shown}: tool {name!r} is listed twice")
+        result[name] = tool
+    return result
+
+
+def side_from_surface(path: Path, shown: str) -> Side:
+    """A surface snapshot (or a saved tools/list answer): its 2026-07-28 Tool objects, located."""
+    doc, diagnostics = load_document(path, shown)
+    if doc is None or any(d.is_error for d in diagnostics):
+        first = diagnostics[0].format() if diagnostics else f"{shown}: cannot be read"
+        raise SourceError(first)
+    data = doc.data
+    version: str | None = None
+    base: JsonPath
+    if _listing_kind(data) == "surface":
+        base = ("protocols", PROTOCOL, "tools")
+        info = data.get("serverInfo")
+        version = info.get("version") if isinstance(info, dict) else None
+        version = version if isinstance(version, str) and version else None
+        tools_data = data["protocols"].get(PROTOCOL, {}).get("tools") if isinstance(
+            data["protocols"].get(PROTOCOL), dict
+        ) else None
+    else:
+        base = ()
+        tools_data = data
+        if isinstance(tools_data, dict) and "jsonrpc" in tools_data:
+            base, tools_data = ("result",), tools_data.get("result")
+        if isinstance(tools_data, dict) and "tools" in tools_data:
+            base, tools_data = (*base, "tools"), tools_data["tools"]
+    tools = _tools_by_name(tools_data, shown)
+    index = {name: i for i, name in enumerate(tools)}
+
+    def locate(tool: str, pointer: str) -> Location | None:
+        if tool == "" or tool not in index:
+            return None
+        start: JsonPath = (*base, index[tool])
+        return _where(doc, _pointer_path(tools[tool], pointer, start))
+
+    return Side(version, tools, locate)
+
+
+def side_from_live(*, command: str | None = None, url: str | None = None) -> Side:
+    """A running server's tools as a 2026-07-28 client receives them (no file to locate in)."""
+    from mcpstub.live import LiveError, read_live  # noqa: PLC0415
+
+    try:
+        listing = read_live(command=command, url=url)
+    except LiveError as exc:
+        raise SourceError(str(exc)) from None
+    version = listing.server_info.get("version")
+    tools = _tools_by_name(listing.tools, listing.source)
+    return Side(version if isinstance(version, str) and version else None, tools)
+
+
+def _git(args: list[str], cwd: Path, *, binary: bool = False) -> Any:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, timeout=GIT_TIMEOUT_SECONDS, check=False
+        )
+    except FileNotFoundError:
+        raise SourceError("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise SourceError(f"git {' '.join(args)} did not finish in {GIT_TIMEOUT_SECONDS} s") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise SourceError(f"git {args[0]}: {message[-1] if message else 'failed'}")
+    return done.stdout if binary else done.stdout.decode("utf-8", "replace").strip()
+
+
+def _materialise(rev: str, names: list[str], root: Path, cwd: Path) -> None:
+    """Write each file of the revision under `root` (one `git cat-file --batch` for all)."""
+    request = "".join(f"{rev}:{name}\n" for name in names).encode("utf-8", "surrogateescape")
+    try:
+        done = subprocess.run(
+            ["git", "cat-file", "--batch"], cwd=cwd, input=request, capture_output=True,
+            timeout=GIT_TIMEOUT_SECONDS, check=True,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SourceError(f"git cat-file: {exc}") from None
+    data, at = done.stdout, 0
+    for name in names:
+        end = data.index(b"\n", at)
+        header = data[at:end].split(b" ")
+        at = end + 1
+        if len(header) != 3 or header[1] != b"blob":
+            continue  # missing, or not a file
+        size = int(header[2])
+        target = root / name
+        if root.resolve() not in target.resolve().parents:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data[at : at + size])
+        at += size + 1
+
+
+def is_revision(spec: str, cwd: Path | None = None) -> bool:
+    """True when `spec` reads as `REV:path` with REV a commit of the repository here."""
+    rev, sep, path = spec.partition(":")
+    if not sep or not rev or not path or "://" in spec:
+        return False
+    try:
+        _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], cwd or Path.cwd())
+    except SourceError:
+        return False
+    return True
+
+
+def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = None) -> Side:
+    """`REV:path` (git's meaning: from the repository root, or from here with `./`)."""
+    here = (cwd or Path.cwd()).resolve()
+    rev, _, path = spec.partition(":")
+    top = Path(_git(["rev-parse", "--show-toplevel"], here)).resolve()
+    if path.startswith(("./", "../")):
+        relative = os.path.normpath(os.path.join(os.path.relpath(here, top), path))
+    else:
+        relative = os.path.normpath(path)
+    if relative.startswith("..") or os.path.isabs(relative):
+        raise SourceError(f"{spec}: the path leaves the repository")
+    relative = Path(relative).as_posix()
+    _git(["cat-file", "-e", f"{rev}:{relative}"], here)  # a clear error for a missing file
+    listed = _git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", rev], here, binary=True)
+    names = [n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n]
+    wanted = [n for n in names if n == relative or n.endswith((".yaml", ".yml", ".json"))]
+    with tempfile.TemporaryDirectory(prefix="mcpstub-rev-") as tmp:
+        root = Path(tmp)
+        _materialise(rev, wanted, root, here)
+        target = root / relative
+        if not target.is_file():
+            raise SourceError(f"{spec}: not a file in that revision")
+        try:
+            data = json.loads(target.read_text("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            data = None
+        if _listing_kind(data) is not None:
+            return side_from_surface(target, spec)
+        if policy is not None and policy.ref_root is not None:
+            ref_root = Path(policy.ref_root).resolve()
+            inside = ref_root == top or top in ref_root.parents
+            policy = Policy(policy.vendor_keywords, root / ref_root.relative_to(top) if inside else None)
+        return load_side(str(target), shown=spec, policy=policy)
+
+
+def load_source(spec: str, policy: Policy | None = None) -> Side:
+    """Any source, told apart by its form: URL, file (snapshot, listing or toolset), or REV:path."""
+    if spec.startswith(("http://", "https://")):
+        return side_from_live(url=spec)
+    path = Path(spec)
+    if path.is_file():
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except (ValueError, UnicodeDecodeError, OSError):
+            data = None
+        if _listing_kind(data) is not None:
+            return side_from_surface(path, spec)
+        return load_side(spec, policy=policy)
+    if is_revision(spec):
+        return side_from_git(spec, policy)
+    raise SourceError(
+        f"{spec}: no such file, git revision (REV:path) or http(s) URL"
+    )

@@ -1,0 +1,216 @@
+"""`mcpstub diff` reads OLD and NEW from git revisions, surface snapshots and live generated servers;
+`generate --check-breaking REV` runs the same check before writing."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpstub import cli
+
+COMMON = """\
+$defs:
+  Name: {type: string, minLength: 1}
+"""
+
+TOOLSET = """\
+mcpstub: 1
+server: {name: shop, version: 1.0.0}
+tools:
+  - name: find
+    description: Find an item.
+    inputSchema:
+      type: object
+      properties:
+        name: {$ref: "common.yaml#/$defs/Name"}
+        limit: {type: integer, maximum: 50}
+      required: [name]
+    outputSchema:
+      type: object
+      properties:
+        items: {type: array, items: {type: string}}
+      required: [items]
+"""
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository whose last commit holds api/tools.yaml and the file it references."""
+    root = tmp_path / "repo"
+    (root / "api").mkdir(parents=True)
+    (root / "api" / "tools.yaml").write_text(TOOLSET, "utf-8")
+    (root / "api" / "common.yaml").write_text(COMMON, "utf-8")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "v1")
+    monkeypatch.chdir(root)
+    return root
+
+
+def findings(capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    out = capsys.readouterr().out
+    result: list[dict[str, Any]] = json.loads(out)
+    return result
+
+
+def test_a_revision_reads_its_referenced_files_from_the_same_revision(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Only the referenced file changes: a stricter shared definition breaks the input.
+    (repo / "api" / "common.yaml").write_text(COMMON.replace("minLength: 1", "minLength: 3"), "utf-8")
+    assert cli.main(["diff", "HEAD:api/tools.yaml", "api/tools.yaml", "--format", "json"]) == 1
+    found = findings(capsys)
+    assert {(f["tool"], f["severity"], f["direction"]) for f in found} >= {("find", "breaking", "input")}
+    assert any(f["location"]["file"].endswith("common.yaml") or f["location"]["file"] == "api/tools.yaml"
+               for f in found if "location" in f)  # fmt: skip
+    # The revision alone against itself: nothing, so the old common.yaml was read from HEAD.
+    assert cli.main(["diff", "HEAD:api/tools.yaml", "HEAD:api/tools.yaml", "--format", "json"]) == 0
+    assert findings(capsys) == []
+
+
+def test_revision_paths_relative_to_the_working_folder(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo / "api")
+    text = TOOLSET.replace("maximum: 50", "maximum: 10")
+    (repo / "api" / "tools.yaml").write_text(text, "utf-8")
+    assert cli.main(["diff", "HEAD:./tools.yaml", "tools.yaml", "--format", "json"]) == 1
+    found = [f for f in findings(capsys) if f["tool"] == "find"]
+    assert found and found[0]["direction"] == "input"
+    line = text.splitlines().index("        limit: {type: integer, maximum: 10}") + 1
+    assert any(f.get("location", {}).get("line") == line for f in found)
+
+
+def test_a_missing_revision_or_file_is_a_usage_error(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["diff", "HEAD:api/nope.yaml", "api/tools.yaml"]) == 2
+    assert "nope.yaml" in capsys.readouterr().err
+    assert cli.main(["diff", "no-such-rev:api/tools.yaml", "api/tools.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert "no such file, git revision" in err and "Traceback" not in err
+
+
+def test_check_breaking_refuses_to_write_until_the_major_version_moves(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = repo / "shop_tools"
+    toolset = repo / "api" / "tools.yaml"
+    assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 0
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    toolset.write_text(TOOLSET.replace("required: [name]", "required: [name, limit]"), "utf-8")
+    assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 1
+    err = capsys.readouterr().err
+    assert "refusing to write" in err and "find" in err and "bump server.version" in err
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # nothing written
+    assert cli.main(
+        ["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD", "--allow-breaking"]
+    ) == 0
+    assert "limit" in (out / "tools.py").read_text("utf-8").split("_INPUT_find", 1)[1].split("\n\n")[0]
+    toolset.write_text(
+        TOOLSET.replace("required: [name]", "required: [name, limit]").replace("1.0.0", "2.0.0"), "utf-8"
+    )
+    assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 0
+    assert "with a major version bump: writing" in capsys.readouterr().err
+
+
+def generated(repo: Path, text: str, package: str) -> Path:
+    """Generate `text` as a package under `repo`; its folder."""
+    source = repo / f"{package}.yaml"
+    source.write_text(text, "utf-8")
+    (repo / "common.yaml").write_text(COMMON, "utf-8")
+    out = repo / package
+    assert cli.main(["generate", str(source), "--out", str(out)]) == 0
+    return out
+
+
+def test_a_surface_snapshot_is_a_baseline(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    released = generated(repo, TOOLSET, "shop_v1") / "surface.json"
+    (repo / "next.yaml").write_text(TOOLSET.replace("type: array", "type: [array, 'null']"), "utf-8")
+    (repo / "common.yaml").write_text(COMMON, "utf-8")
+    capsys.readouterr()
+    assert cli.main(["diff", str(released), "next.yaml", "--format", "json"]) == 1
+    found = findings(capsys)
+    kinds = [(f["tool"], f["direction"], f["severity"]) for f in found if f["rule"] != "version-not-bumped"]
+    assert kinds == [("find", "output", "breaking")]
+    assert cli.main(["diff", str(released), "shop_v1.yaml", "--format", "json"]) == 0
+    assert findings(capsys) == []
+    # As NEW, a snapshot locates findings in itself.
+    (repo / "old.yaml").write_text(TOOLSET.replace("Find an item.", "Find one item."), "utf-8")
+    assert cli.main(["diff", "old.yaml", str(released), "--format", "json", "--fail-on", "info"]) == 1
+    located = [f for f in findings(capsys) if "location" in f]
+    assert located and all(f["location"]["file"] == str(released) for f in located)
+    lines = released.read_text("utf-8").splitlines()
+    assert '"description": "Find an item."' in lines[located[0]["location"]["line"] - 1]
+
+
+def _env(root: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+
+
+def test_a_live_stdio_server_is_a_side(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    generated(repo, TOOLSET, "shop_live")
+    monkeypatch.setenv("PYTHONPATH", str(repo))
+    command = f"{sys.executable} -m shop_live"
+    (repo / "next.yaml").write_text(TOOLSET.replace("maximum: 50", "maximum: 10"), "utf-8")
+    capsys.readouterr()
+    assert cli.main(["diff", "--server-command", command, "next.yaml", "--format", "json"]) == 1
+    found = findings(capsys)
+    assert ("find", "input", "breaking") in {(f["tool"], f["direction"], f["severity"]) for f in found}
+    assert cli.main(["diff", "shop_live.yaml", "--new-server-command", command, "--format", "json"]) == 0
+    assert findings(capsys) == []
+
+
+@pytest.fixture
+def served(repo: Path) -> Iterator[str]:
+    generated(repo, TOOLSET, "shop_http")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "shop_http", "--http", f"127.0.0.1:{port}"],
+        env=_env(repo),
+        cwd=repo,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, "server did not start"
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+def test_a_live_http_server_is_a_side(repo: Path, served: str, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "next.yaml").write_text(TOOLSET.replace("Find an item.", "Find items."), "utf-8")
+    capsys.readouterr()
+    assert cli.main(["diff", served, "shop_http.yaml", "--format", "json"]) == 0
+    assert findings(capsys) == []
+    assert cli.main(["diff", served, "next.yaml", "--format", "json", "--fail-on", "info"]) == 1
+    found = findings(capsys)
+    assert [(f["tool"], f["severity"]) for f in found] == [("find", "info")]
