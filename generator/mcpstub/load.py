@@ -39,7 +39,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
 JsonPath = tuple[str | int, ...]
 
 # Bounds on alias expansion: a document may reuse anchors, but not blow up.
-MAX_ALIAS_NODES = 200_000  # nodes that aliases may add beyond those written
+MAX_ALIAS_NODES = 200_000  # nodes (a scalar: 1 per 64 characters) aliases may add beyond those written
 MAX_DEPTH = 100  # far beyond any real schema; generated literals stay within Python's parser limit (200)
 
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
@@ -183,9 +183,11 @@ def _check_depth(file: str, text: str) -> None:
 
 def _check_expansion(file: str, root: yaml.Node) -> None:
     """Refuse recursive aliases, aliases that nest too deep, and aliases that multiply the data."""
-    sizes: dict[int, tuple[int, int]] = {}  # node -> (expanded nodes, levels below it)
+    # node -> (weight once expanded, levels of mappings and sequences from it down); a node's
+    # weight is 1, plus 1 per 64 characters of a scalar, so that long reused text counts too
+    sizes: dict[int, tuple[int, int]] = {}
     active: set[int] = set()
-    reused = 0  # nodes that aliases add beyond what is written
+    reused = 0  # weight that aliases add beyond what is written
 
     def too_deep(node: yaml.Node) -> _LoadFailed:
         return _LoadFailed(
@@ -216,6 +218,10 @@ def _check_expansion(file: str, root: yaml.Node) -> None:
                     )
                 )
             return cached[0]
+        if isinstance(node, yaml.ScalarNode):
+            weight = 1 + len(node.value) // 64
+            sizes[key] = (weight, 0)
+            return weight
         if key in active:
             raise _LoadFailed(
                 error(
@@ -227,19 +233,21 @@ def _check_expansion(file: str, root: yaml.Node) -> None:
         if depth > MAX_DEPTH:
             raise too_deep(node)
         active.add(key)
-        total, below = 1, 0  # below: levels of mappings and sequences from this node down
-        children: list[yaml.Node] = []
+        total, below = 1, 0
         if isinstance(node, yaml.MappingNode):
-            children = [n for pair in node.value for n in pair]
-        elif isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        for child in children:
-            total += size(child, depth + 1)
-            below = max(below, sizes[id(child)][1])
-        if not isinstance(node, yaml.ScalarNode):
-            below += 1
+            for k, v in node.value:
+                total += size(k, depth + 1) + size(v, depth + 1)
+                height = sizes[id(v)][1]
+                if height > below:  # noqa: PLR1730 - cheaper than max() on every node
+                    below = height
+        else:
+            for item in node.value:
+                total += size(item, depth + 1)
+                height = sizes[id(item)][1]
+                if height > below:  # noqa: PLR1730 - cheaper than max() on every node
+                    below = height
         active.discard(key)
-        sizes[key] = (total, below)
+        sizes[key] = (total, below + 1)
         return total
 
     size(root, 0)

@@ -95,3 +95,14 @@ def test_moderate_reuse_is_fine(tmp_path: Path) -> None:
     )
     checked = check_toolset(tmp_path / "tools.yaml", "tools.yaml")
     assert checked.ok and checked.diagnostics == []
+
+
+def test_long_text_reused_through_aliases_counts(tmp_path: Path) -> None:
+    # one 100 KB description, aliased 200 times: 20 MB of text from a 100 KB file
+    props = ", ".join(f"p{i}: {{type: string, description: *long}}" for i in range(200))
+    (tmp_path / "tools.yaml").write_text(
+        f"{HEAD}$defs:\n  Text: {{description: &long {'x' * 100_000}}}\ntools:\n  - name: t\n"
+        f"    inputSchema: {{type: object, properties: {{{props}}}}}\n"
+    )
+    checked = check_toolset(tmp_path / "tools.yaml", "tools.yaml")
+    assert [d.code for d in checked.diagnostics] == ["yaml-alias-bomb"]
