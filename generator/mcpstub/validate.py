@@ -427,8 +427,22 @@ class _Checker:
 
     def _tool(self, path: JsonPath, raw: dict[str, Any], ident: str, prefix: ClassName) -> Tool | None:
         checked_in = self._schema((*path, "inputSchema"), raw.get("inputSchema"))
-        checked_out = None
-        if "outputSchema" in raw:
+        checked_out: tuple[dict[str, Any], frozenset[str], Dialect] | None = None
+        if raw.get("outputSchema") is True:
+            # Any value: advertised as `{}`, the same schema in the object form MCP requires.
+            checked_out = ({}, frozenset(), "2020-12")
+        elif raw.get("outputSchema") is False:
+            self.diagnostics.append(
+                error(
+                    "output-schema-false",
+                    f"{describe_path((*path, 'outputSchema'))} is false: no output could ever be sent",
+                    self.doc.loc((*path, "outputSchema")),
+                    "give the output's schema, or leave outputSchema out for a tool that answers "
+                    "with content blocks",
+                )
+            )
+            return None
+        elif "outputSchema" in raw:
             checked_out = self._schema((*path, "outputSchema"), raw["outputSchema"])
             if checked_out is None:
                 return None

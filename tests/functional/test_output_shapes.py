@@ -37,6 +37,7 @@ WRAPPED = [
     "nothing",
     "mixed",
     "anything",
+    "any_true",
     "maybe_item",
     "pairs",
 ]
@@ -56,6 +57,7 @@ def good_outputs(models: Any) -> dict[str, tuple[Any, Any]]:
         "nothing": (None, None),
         "mixed": ([3, 4], [3, 4]),
         "anything": ({"any": ["thing", 1.5, None]}, {"any": ["thing", 1.5, None]}),
+        "any_true": ("anything", "anything"),
         "maybe_item": (None, None),
         "pairs": (["a", 1], ["a", 1]),
         "item": (models.ItemOutput(id=7), {"id": 7}),
@@ -72,6 +74,7 @@ BAD_OUTPUTS: dict[str, Any] = {
     "nothing": 0,
     "mixed": 1.5,
     "anything": object(),
+    "any_true": object(),
     "maybe_item": "not an object",
     "pairs": ["a", "b"],
     "item": {"id": 7},  # a dict, not the output model
@@ -143,6 +146,10 @@ async def test_each_generation_is_shown_its_form_of_every_tool(
         spec = pkg.TOOLS[tool.name]
         assert advertised == (spec.legacy_wire if mode == "legacy" else spec.wire)
         assert spec.wraps_output is (tool.name in WRAPPED)
+    any_true = next(tool for tool in wire if tool["name"] == "any_true")
+    assert any_true["outputSchema"] == (
+        {"type": "object", "properties": {"result": {}}, "required": ["result"]} if mode == "legacy" else {}
+    )
     item = next(tool for tool in wire if tool["name"] == "item")
     assert item["outputSchema"]["type"] == "object" and "result" not in item["outputSchema"].get(
         "properties", {}

@@ -125,6 +125,17 @@ class AnythingInput(BaseModel):
 AnythingOutput: TypeAlias = Any
 
 
+class AnyTrueInput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+
+
+AnyTrueOutput: TypeAlias = Any
+
+
 class MaybeItemInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,

@@ -28,6 +28,7 @@ __all__ = [
     "NothingResult",
     "MixedResult",
     "AnythingResult",
+    "AnyTrueResult",
     "MaybeItemResult",
     "PairsResult",
     "ItemResult",
@@ -291,6 +292,13 @@ class MixedResult(_StructuredResult["models.MixedOutput"]):
 
 
 class AnythingResult(_StructuredResult["models.AnythingOutput"]):
+    """Result of a tool: `.ok(output, *extra_blocks)` or `.error(message)`."""
+
+    __slots__ = ()
+    _output_name = None
+
+
+class AnyTrueResult(_StructuredResult["models.AnyTrueOutput"]):
     """Result of a tool: `.ok(output, *extra_blocks)` or `.error(message)`."""
 
     __slots__ = ()

@@ -66,6 +66,7 @@ Handlers = TypedDict(
         "nothing": "Callable[[models.NothingInput, ToolContext], Awaitable[models.NothingOutput | results.NothingResult] | models.NothingOutput | results.NothingResult]",
         "mixed": "Callable[[models.MixedInput, ToolContext], Awaitable[models.MixedOutput | results.MixedResult] | models.MixedOutput | results.MixedResult]",
         "anything": "Callable[[models.AnythingInput, ToolContext], Awaitable[models.AnythingOutput | results.AnythingResult] | models.AnythingOutput | results.AnythingResult]",
+        "any_true": "Callable[[models.AnyTrueInput, ToolContext], Awaitable[models.AnyTrueOutput | results.AnyTrueResult] | models.AnyTrueOutput | results.AnyTrueResult]",
         "maybe_item": "Callable[[models.MaybeItemInput, ToolContext], Awaitable[models.MaybeItemOutput | results.MaybeItemResult] | models.MaybeItemOutput | results.MaybeItemResult]",
         "pairs": "Callable[[models.PairsInput, ToolContext], Awaitable[models.PairsOutput | results.PairsResult] | models.PairsOutput | results.PairsResult]",
         "item": "Callable[[models.ItemInput, ToolContext], Awaitable[models.ItemOutput | results.ItemResult] | models.ItemOutput | results.ItemResult]",

@@ -208,6 +208,15 @@ _LEGACY_OUTPUT_anything: dict[str, Any] = {
 }
 
 
+_INPUT_any_true: dict[str, Any] = {"type": "object"}
+_OUTPUT_any_true: dict[str, Any] | None = {}
+_LEGACY_OUTPUT_any_true: dict[str, Any] = {
+    "type": "object",
+    "properties": {"result": {}},
+    "required": ["result"],
+}
+
+
 _INPUT_maybe_item: dict[str, Any] = {"type": "object"}
 _OUTPUT_maybe_item: dict[str, Any] | None = {
     "type": ["object", "null"],
@@ -409,6 +418,26 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _OUTPUT_anything,
             ),
         ),
+        "any_true": ToolSpec(
+            name="any_true",
+            identifier="any_true",
+            input_class="AnyTrueInput",
+            output_class="AnyTrueOutput",
+            result_type=results.AnyTrueResult,
+            input_schema=_INPUT_any_true,
+            output_schema=_OUTPUT_any_true,
+            legacy_output_schema=_LEGACY_OUTPUT_any_true,
+            dialect="2020-12",
+            output_dialect="2020-12",
+            wire=_wire(
+                {
+                    "name": "any_true",
+                    "description": "`true` accepts any value; it is advertised as {}.",
+                },
+                _INPUT_any_true,
+                _OUTPUT_any_true,
+            ),
+        ),
         "maybe_item": ToolSpec(
             name="maybe_item",
             identifier="maybe_item",
@@ -483,6 +512,7 @@ TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
         "nothing": "9321152c4eacb420394a9a69024f7a2d3f47fc791f39e6070e0c58662a702b68",
         "mixed": "505e05ba84901878308ea5d67535e2f0b643e5ca087fa187e2f69672e4b2db64",
         "anything": "ccf7ca236f1623f576a3fa024a3f1f46f6b5aa4e4d82af227ff91fcf7c36f51b",
+        "any_true": "b01f01c531e0362ef5e2393240ee7d35c4b6b586258ebd6071c2c2059eab454e",
         "maybe_item": "630d611edbaaa66f4121f91daa1162bc92c247fa6ac3554d08ab692b9d32e57e",
         "pairs": "b63731c22aa771e3ee9cc227ba694d86e56da4f0e055be118de34f1666c92bee",
         "item": "a42854b4c51bf7c4f4f0601f6f61c6b8388bd3b4a226dc767e4b442f11472a08",
@@ -496,6 +526,7 @@ TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
         "nothing": "8d670bd6e907646e19b94518fcc111b6ec22ede3be52387e541f494faac370eb",
         "mixed": "6b01d2e6b07642200c105c284b9770354490974839b3f850ba593419b9bc9588",
         "anything": "8b229eeec7ac8500d76265ba07e81d9d2e008b6306a1c02111025386be8cad45",
+        "any_true": "54fb3f42a224731cdb11ca015bc054633eda7bc406d001a11441bfb3f04b51e5",
         "maybe_item": "9bf817af631293b970633942cf0373e50050fb79d8d323100ff9d579c00ebef7",
         "pairs": "d7f8a4d7b9471864fa89573fd95b8c390d321a1d2a041383b313976a0c8a0e21",
         "item": "a42854b4c51bf7c4f4f0601f6f61c6b8388bd3b4a226dc767e4b442f11472a08",
