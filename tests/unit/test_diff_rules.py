@@ -406,3 +406,20 @@ def test_default_change_is_info() -> None:
     assert [(f.rule, f.severity, f.path) for f in run_input(old, new)] == [
         ("schema-default-changed", "info", "/inputSchema/properties/a/default")
     ]
+
+
+WEIRD: list[Any] = [
+    5, None, "x", [], True, False, {"type": 5}, {"type": "object", "properties": [1]},
+    {"type": "object", "required": "a"}, {"properties": {"a": {"$ref": "#/nowhere"}}}, {"anyOf": 3},
+    {"allOf": [True, False]}, {"enum": 3}, {"minimum": "x"}, {"additionalProperties": 3}, {"$ref": "#"},
+    {"type": "object", "properties": {"a": {"$ref": "#"}}}, {"items": [{"type": "string"}]},
+]  # fmt: skip
+
+
+def test_malformed_sides_never_raise() -> None:
+    """Sides read from a live server or a snapshot are not checked like a toolset."""
+    for a in WEIRD:
+        for b in WEIRD:
+            old = Side("1", {"t": {"name": "t", "inputSchema": a, "outputSchema": b}})
+            new = Side("x", {"t": {"name": "t", "inputSchema": b, "outputSchema": a}})
+            diff_sides(old, new, DiffOptions(search=False))

@@ -192,7 +192,7 @@ def _types(node: dict[str, Any]) -> set[str]:
     declared = node.get("type")
     if declared is None:
         return set(_ALL_TYPES)
-    names = [declared] if isinstance(declared, str) else list(declared)
+    names = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else []
     found = {n for n in names if isinstance(n, str)}
     if "number" in found:
         found.discard("integer")

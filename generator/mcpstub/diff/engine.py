@@ -130,8 +130,16 @@ class _Tool:
         key = _SCHEMA_KEY[direction]
         a, b = (old, new) if direction == "input" else (new, old)
         subset = Subset(a, b, a_is_old=direction == "input")
-        reasons = subset.run()
         rule_index = 0 if direction == "input" else 1
+        try:
+            reasons = subset.run()
+        except (RecursionError, TypeError, ValueError, KeyError, AttributeError) as exc:
+            # A source read from a live server or a snapshot may hold what no toolset check let
+            # through; say so rather than stop.
+            why = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+            message = f"rules could not decide: the schemas could not be compared ({why})"
+            self.finding(UNDECIDED_RULES[rule_index], "warning", direction, f"/{key}", message)
+            return
         for path, what in subset.infos:
             rule = "schema-default-changed" if what == "default" else "schema-wording-changed"
             self.finding(rule, "info", direction, f"/{key}{path}", f"schema {what} changed")
