@@ -22,8 +22,10 @@ from benchmarks.bench_generate import BARE, capture_call
 from benchmarks.common import MCPSTUB, PYTHON, WORK, env, fresh_dir
 from benchmarks.toolset import build_shaped, edit_tools
 
+CPU: dict[str, list[float]] = {}  # CPU seconds (user + system, children included) of every run, by label
 
-def run(argv: list[str], cwd: Path, extra: dict[str, str]) -> tuple[float, float]:
+
+def run(argv: list[str], cwd: Path, extra: dict[str, str], label: str = "") -> tuple[float, float]:
     """Run a fresh process; its wall time (s) and the peak RSS of its largest process (MB)."""
     start = time.perf_counter()
     proc = subprocess.Popen(
@@ -32,6 +34,7 @@ def run(argv: list[str], cwd: Path, extra: dict[str, str]) -> tuple[float, float
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
+    CPU.setdefault(label, []).append(usage.ru_utime + usage.ru_stime)
     err = proc.stderr.read().decode() if proc.stderr else ""
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}):\n{err[-3000:]}")
@@ -53,9 +56,10 @@ def bench_shape(shape: str, n: int, reps: int, edits: int) -> dict[str, Any]:
     cache = {"MCPSTUB_CACHE_DIR": str(folder / "cache")}
     gen = [MCPSTUB, "generate", str(toolset), "--out", str(folder / "out" / "pkg")]
     ours, theirs, ratios, rss = [], [], [], []
+    CPU.clear()
     for rep in range(reps + 1):  # the first round warms caches (.pyc, page cache) and is dropped
         fresh_dir(folder / "out")
-        a, peak = run([*gen, "--no-cache"], folder, cache)
+        a, peak = run([*gen, "--no-cache"], folder, cache, "cold" if rep else "")
         b, _ = run(
             [PYTHON, str(bare_script), str(folder / "call.pickle"), str(folder / "bare.py")], folder, {}
         )
@@ -71,7 +75,7 @@ def bench_shape(shape: str, n: int, reps: int, edits: int) -> dict[str, Any]:
             chosen = [(rep * 37 + k * 53 + count) % n for k in range(count)]
             edited = edit_tools(doc, chosen, rep * 100 + count)
             toolset.write_text(json.dumps(edited, indent=1) + "\n", encoding="utf-8")
-            t, _ = run(gen, folder, cache)
+            t, _ = run(gen, folder, cache, f"edit{count}")
             times.append(t)
     row = {
         "shape": shape,
@@ -104,6 +108,11 @@ def _rng(values: dict[str, float], unit: str = "s", digits: int = 2) -> str:
     return f"{values['median']:.{digits}f}{unit} ({values['min']:.{digits}f}-{values['max']:.{digits}f})"
 
 
+def _cpu(row: dict[str, Any], label: str) -> str:
+    cpu = row.get("cpu", {}).get(label)
+    return f"{cpu['median']:.2f}s" if cpu else "-"
+
+
 def table_rows(rows: list[dict[str, Any]], verdict: Any) -> list[str]:
     """Markdown rows: cold ratio, edits, memory."""
     lines = []
@@ -116,11 +125,14 @@ def table_rows(rows: list[dict[str, Any]], verdict: Any) -> list[str]:
             f"| {verdict(r['median'], 1.0)} |"
         )
         lines.append(
-            f"| 1e | 1 tool changed, {what} (cache warm) | {_rng(row['edit1'])} | - | - | ≤ 1.5 s "
+            f"| 1e | 1 tool changed, {what} (cache warm) | {_rng(row['edit1'])}, CPU {_cpu(row, 'edit1')} "
+            f"| - | - | ≤ 1.5 s "
             f"| {verdict(row['edit1']['median'], 1.5)} |"
         )
         lines.append(
-            f"| 1e | 10 tools changed, {what} (cache warm) | {_rng(row['edit10'])} | - | - | ≤ 2.5 s "
+            f"| 1e | 10 tools changed, {what} (cache warm) | {_rng(row['edit10'])}, "
+            f"CPU {_cpu(row, 'edit10')} "
+            f"| - | - | ≤ 2.5 s "
             f"| {verdict(row['edit10']['median'], 2.5)} |"
         )
         lines.append(
@@ -128,3 +140,70 @@ def table_rows(rows: list[dict[str, Any]], verdict: Any) -> list[str]:
             f"| {verdict(row['rss'], 400)} |"
         )
     return lines
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU time of a process and its reaped children so far (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def bench_watch(shape: str, n: int, rounds: int) -> dict[str, Any]:
+    """`mcpstub generate --watch`: time from saving a one-tool edit to its models being written."""
+    folder = WORK / f"shape-{shape}-{n}"
+    toolset = folder / "tools.json"
+    doc = build_shaped(shape, n)
+    if not toolset.exists():
+        fresh_dir(folder)
+    toolset.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    models = folder / "out" / "pkg" / "models.py"
+    proc = subprocess.Popen(
+        [MCPSTUB, "generate", str(toolset), "--out", str(folder / "out" / "pkg"), "--watch"],
+        cwd=folder, env={**env(), "MCPSTUB_CACHE_DIR": str(folder / "cache")},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    times, cpu = [], []
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if "watching" in line:
+                break
+        else:
+            raise RuntimeError("mcpstub generate --watch ended before watching")
+        for rep in range(rounds + 1):  # the first edit warms what the first run did not import
+            marker = f"added_{9000 + rep}"
+            edited = edit_tools(doc, [(rep * 37 + 11) % n], 9000 + rep)
+            temp = toolset.with_suffix(".tmp")
+            temp.write_text(json.dumps(edited, indent=1) + "\n", encoding="utf-8")
+            start, used = time.perf_counter(), _cpu_seconds(proc.pid)
+            os.replace(temp, toolset)
+            while marker not in models.read_text("utf-8"):
+                time.sleep(0.005)
+                if time.perf_counter() - start > 300:
+                    raise RuntimeError("no regeneration within 300 s")
+            if rep:
+                times.append(time.perf_counter() - start)
+            time.sleep(0.3)
+            if rep:
+                cpu.append(_cpu_seconds(proc.pid) - used)  # let the run finish writing the other files
+    finally:
+        proc.send_signal(2)  # SIGINT, as Ctrl-C
+        code = proc.wait(timeout=60)
+    if code != 0:
+        raise RuntimeError(f"--watch exited {code} on Ctrl-C")
+    row = {"shape": shape, "tools": n, "latency": spread(times), "cpu": spread(cpu), "rounds": rounds}
+    print(f"  watch {shape} {n}: {_rng(row['latency'])}", file=sys.stderr)
+    return row
+
+
+def watch_rows(rows: list[dict[str, Any]], verdict: Any) -> list[str]:
+    """Markdown rows for the watch latency."""
+    return [
+        f"| 1w | `--watch`: save of a 1-tool edit to models written, {row['shape']}, {row['tools']} tools "
+        f"| {_rng(row['latency'])}, CPU {row['cpu']['median']:.2f}s | - | - | ≤ 0.3 s "
+        f"| {verdict(row['latency']['median'], 0.3)} |"
+        for row in rows
+    ]

@@ -16,7 +16,7 @@ import venv
 from typing import Any
 
 from benchmarks.bench_diff import bench_diff
-from benchmarks.bench_edit import bench_shapes, table_rows
+from benchmarks.bench_edit import bench_shapes, bench_watch, table_rows, watch_rows
 from benchmarks.bench_generate import bench_noop
 from benchmarks.bench_http import bench_http, bench_workers
 from benchmarks.bench_startup import bench_startup
@@ -90,6 +90,7 @@ def table(results: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     lines += table_rows(results.get("generate", []), _verdict)
+    lines += watch_rows(results.get("watch", []), _verdict)
     if "noop" in results:
         row = results["noop"]
         lines.append(
@@ -159,6 +160,7 @@ def main(argv: list[str]) -> int:
     if "generate" in sections:
         print("1. cold generation", file=sys.stderr)
         results["generate"] = bench_shapes(GENERATE_PLAN)
+        results["watch"] = [bench_watch("mixed", 500, 5)]
     if "noop" in sections:
         print("2. no-op regeneration", file=sys.stderr)
         results["noop"] = bench_noop(500, 3)

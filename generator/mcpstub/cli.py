@@ -229,7 +229,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print(f"mcpstub: internal error: {exc!r}", file=sys.stderr)
         sys.stdout.flush()
 
-    return watch(run, lambda: watched["files"])
+    def first_run() -> None:
+        from mcpstub.modelcache import warm_up  # noqa: PLC0415
+
+        warm_up()  # later runs fork their model work from a process that has the imports done
+        run()
+
+    return watch(run, lambda: watched["files"], first=first_run)
 
 
 def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool) -> int | None:

@@ -284,6 +284,11 @@ class PendingModels:
         return ModelsResult(source, diagnostics)
 
 
+def warm_up() -> None:
+    """Import what the model generator imports on its first call, so forked children start warm."""
+    render_models(Toolset("warm", None, None, {"Warm": {"type": "object", "properties": {"a": {}}}}, ()))
+
+
 def start_models(toolset: Toolset, store: ModelCache | None) -> PendingModels:
     """Begin generating a toolset's models (reusing `store`'s entries); collect with `result()`."""
     return PendingModels(toolset, store)

@@ -29,11 +29,16 @@ def _stamps(paths: list[Path]) -> dict[Path, _Stamp]:
     return {p: _stamp(p) for p in paths}
 
 
-def watch(run: Callable[[], object], sources: Callable[[], list[Path]], poll: float = POLL_SECONDS) -> int:
-    """Run, then run again on every change of the watched files, until Ctrl-C (exit code 0)."""
+def watch(
+    run: Callable[[], object],
+    sources: Callable[[], list[Path]],
+    poll: float = POLL_SECONDS,
+    first: Callable[[], object] | None = None,
+) -> int:
+    """Run (`first` the first time), then again on every change of the watched files, until Ctrl-C."""
     try:
         seen = _stamps(sources())
-        run()
+        (first or run)()
         seen = {p: seen.get(p, _stamp(p)) for p in sources()}
         count = f"{len(seen)} file{'s' * (len(seen) != 1)}"
         print(f"watching {count}; Ctrl-C to stop", file=sys.stderr, flush=True)
