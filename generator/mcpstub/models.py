@@ -9,7 +9,10 @@ permissive model and a warning, so one odd tool never blocks the rest.
 
 from __future__ import annotations
 
+import itertools
+import keyword
 import re
+import unicodedata
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -481,6 +484,7 @@ def _generate(units: dict[str, dict[str, JSON]]) -> str:
     for entries in units.values():
         defs.update(entries)
     document = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
+    aliases = _field_names(defs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result: Any = generate(
@@ -489,6 +493,8 @@ def _generate(units: dict[str, dict[str, JSON]]) -> str:
             output_model_type=DataModelType.PydanticV2BaseModel,
             preset="standard-py311-20261027",
             use_missing_sentinel=True,
+            # Field names for property names Python would change (`ﬁle` is `file` once parsed).
+            aliases=aliases or None,
             # Literals, not Enum classes: Enum merges equal members (1 and True), and is slower.
             enum_field_as_literal=LiteralType.All,
             # Strict int and float become exact JSON numbers (`exact_numbers`): 1.0 is an integer.
@@ -511,6 +517,56 @@ def _generate(units: dict[str, dict[str, JSON]]) -> str:
     if not isinstance(result, str):
         raise TypeError(f"unexpected generate() result: {type(result).__name__}")
     return result
+
+
+def _property_names(node: JSON, found: set[str]) -> None:
+    """Collect every property name (and `required` entry) of a schema, at any depth."""
+    if isinstance(node, dict):
+        props = node.get("properties")
+        if isinstance(props, dict):
+            found.update(props)
+        required = node.get("required")
+        if isinstance(required, list):
+            found.update(n for n in required if isinstance(n, str))
+        for value in node.values():
+            _property_names(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _property_names(value, found)
+
+
+def _field_names(defs: dict[str, JSON]) -> dict[str, str]:
+    """A distinct field name for each property name that is not one as it stands.
+
+    Python parses identifiers in NFKC form (the ligature `\ufb01le` is `file`), so such a
+    name, like one that is no identifier or a keyword, gets a field name of its own with the wire
+    name as its alias. A chosen name is no property name anywhere in the document nor a pydantic
+    attribute: two names that normalise alike stay two fields, and no wire name means two fields.
+    """
+    wire: set[str] = set()
+    _property_names(defs, wire)
+    taken = wire | _model_attributes()
+    chosen: dict[str, str] = {}
+    for name in sorted(wire):
+        normal = unicodedata.normalize("NFKC", name)
+        if normal == name and name.isidentifier() and not keyword.iskeyword(name):
+            continue
+        base = re.sub(r"\W", "_", normal).strip("_") or "field"
+        if not base.isidentifier() or base[0].isdigit():
+            base = "field_" + base
+        candidates = itertools.chain([base, base + "_"], (f"{base}_{n}" for n in itertools.count(1)))
+        candidate = next(c for c in candidates if c not in taken and not keyword.iskeyword(c))
+        taken.add(candidate)
+        chosen[name] = candidate
+    return chosen
+
+
+@cache
+def _model_attributes() -> frozenset[str]:
+    """Names a field must not take: pydantic's own attributes."""
+    from pydantic import BaseModel  # noqa: PLC0415
+
+    return frozenset(dir(BaseModel))
 
 
 @cache

@@ -46,7 +46,7 @@ class ClassInput(BaseModel):
     class_: Annotated[StrictStr, Field(alias="class")]
     from_: Annotated[_Integral | MISSING, Field(alias="from")] = MISSING
     a_b: Annotated[StrictBool | MISSING, Field(alias="a-b")] = MISSING
-    field_meta: Annotated[dict[str, StrictStr] | MISSING, Field(alias="$meta")] = MISSING
+    meta: Annotated[dict[str, StrictStr] | MISSING, Field(alias="$meta")] = MISSING
     field_1st: Annotated[_JsonNumber | MISSING, Field(alias="1st")] = MISSING
     model_config_: Annotated[StrictStr | MISSING, Field(alias="model_config")] = MISSING
     json_: Annotated[StrictStr | MISSING, Field(alias="json")] = MISSING

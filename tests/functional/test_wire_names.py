@@ -1,0 +1,90 @@
+"""Property names Python would change (NFKC, non-identifiers, keywords) keep their wire names both ways."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.functional.helpers import imported, write_package
+
+PACKAGE = "fx_wire_names"
+# Pairs that Python (NFKC), datamodel-code-generator (a-b -> a_b) or a keyword rename (class_)
+# would make one identifier, plus a name that is no identifier at all after NFKC.
+NAMES = ["\ufb01le", "file", "\uff58", "x", "\u210c", "H", "a-b", "a_b", "class", "class_", "file_", "\u00bd"]
+
+TOOLSET = f"""\
+mcpstub: 1
+server: {{name: wire}}
+tools:
+  - name: echo
+    inputSchema:
+      type: object
+      properties: {json.dumps({n: {"type": "integer"} for n in NAMES}, ensure_ascii=False)}
+      additionalProperties: false
+    outputSchema:
+      type: object
+      properties:
+        seen: {{type: object, additionalProperties: {{type: integer}}}}
+        nested:
+          type: object
+          properties: {json.dumps({n: {"type": "integer"} for n in NAMES}, ensure_ascii=False)}
+          additionalProperties: false
+      required: [seen, nested]
+"""
+
+HANDLER = """\
+from __future__ import annotations
+
+from ..models import EchoInput, EchoOutput, EchoOutputNested
+from ..results import EchoResult
+from ..server import ToolContext
+
+
+async def echo(args: EchoInput, ctx: ToolContext) -> EchoOutput | EchoResult:
+    seen = args.model_dump(by_alias=True, exclude_unset=True)
+    nested = EchoOutputNested.model_validate(seen)
+    return EchoOutput(seen=seen, nested=nested)
+"""
+
+
+@pytest.fixture(scope="module")
+def pkg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    root = tmp_path_factory.mktemp("wire")
+    folder, _ = write_package(root, PACKAGE, TOOLSET)
+    (folder / "handlers" / "echo.py").write_text(HANDLER, encoding="utf-8")
+    with imported(root, PACKAGE) as package:
+        yield package
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def test_every_wire_name_is_its_own_field(pkg: ModuleType) -> None:
+    model = importlib.import_module(f"{pkg.__name__}.models").EchoInput
+    aliases = [field.alias or name for name, field in model.model_fields.items()]
+    assert sorted(aliases) == sorted(NAMES)
+    value = {n: i for i, n in enumerate(NAMES)}
+    assert model.model_validate(value).model_dump(by_alias=True) == value
+    for name in NAMES:  # one name sent: exactly that field is set
+        assert model.model_validate({name: 7}).model_dump(by_alias=True, exclude_unset=True) == {name: 7}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", None])
+async def test_wire_names_round_trip_through_a_client(pkg: ModuleType, mode: str | None) -> None:
+    options: dict[str, Any] = {"mode": mode} if mode else {}
+    value = {n: i for i, n in enumerate(NAMES)}
+    async with Client(pkg.create_server(), **options) as client:
+        result = await client.call_tool("echo", value)
+        single = await client.call_tool("echo", {"\ufb01le": 1})
+    assert not result.is_error, result.content
+    assert result.structured_content == {"seen": value, "nested": value}
+    assert single.structured_content == {"seen": {"\ufb01le": 1}, "nested": {"\ufb01le": 1}}
