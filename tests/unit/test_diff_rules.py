@@ -377,6 +377,10 @@ def test_version_check_can_be_turned_off_and_ignores_apply() -> None:
     assert {f.rule for f in diff_sides(old, new, DiffOptions(check_version=False))} == {"tool-removed"}
     ignored = DiffOptions(ignore=(Ignore("b", "tool-removed", "b was never released"),))
     assert diff_sides(old, new, ignored) == []
+    everywhere = DiffOptions(ignore=(Ignore("*", "tool-removed", "nothing is released yet"),))
+    assert diff_sides(old, new, everywhere) == []
+    other = DiffOptions(ignore=(Ignore("a", "tool-removed", "only a"),))
+    assert {f.rule for f in diff_sides(old, new, other)} == {"tool-removed", "version-not-bumped"}
 
 
 def union(*kinds: str) -> dict[str, Any]:
