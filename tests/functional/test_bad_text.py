@@ -213,3 +213,16 @@ async def test_http(root: Path, mode: str) -> None:
         async with Client(server.url, mode=mode) as client:
             await _every_path_answers(client)
         assert server.process.poll() is None
+
+
+@pytest.mark.anyio
+async def test_the_server_log_carries_writable_text(
+    pkg: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with Client(pkg.create_server()) as client:
+        await _every_path_answers(client)
+    logged = [r for r in caplog.records if r.name == f"{PACKAGE}.server"]
+    assert logged, "the handler's exception was logged"
+    text = caplog.text
+    text.encode("utf-8")  # a UTF-8 log file or a test runner's report can take it
+    assert "RuntimeError: report-\\udcff\\udc80.txt" in text  # and the bad bytes stay visible

@@ -50,7 +50,28 @@ SERVER_NAME: str = "weather"
 SERVER_VERSION: str = "1.2.0"
 INSTRUCTIONS: str | None = "Forecasts and alerts for cities."
 
+
+
+class _WritableText(logging.Filter):
+    """Log records carry only text every handler can write: a handler's exception may hold lone
+    surrogates (file names), which would break a UTF-8 log file or a test runner's report."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        record.msg = _writable(record.getMessage())
+        record.args = None
+        if record.exc_text:
+            record.exc_text = _writable(record.exc_text)
+        return True
+
+
+def _writable(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 logger = logging.getLogger(__name__)
+logger.addFilter(_WritableText())
 
 Handler = Callable[[Any, "ToolContext"], Awaitable[Any]]
 
