@@ -140,6 +140,7 @@ def render_models(toolset: Toolset) -> ModelsResult:
     if values:
         source = _alias_values(source, values)
     defined = {"".join(names) for names in _CLASS.findall(source)}
+    diagnostics += _check_binding(source, units, toolset, where)
     for tool in toolset.tools:
         for class_name in _class_names(tool):
             if class_name not in defined:
@@ -147,6 +148,87 @@ def render_models(toolset: Toolset) -> ModelsResult:
                 hint = "rename the tool or the shared definition that clashes with it"
                 diagnostics.append(error("models-missing-class", message, where, hint))
     return ModelsResult(source, diagnostics)
+
+
+def _check_binding(
+    source: str, units: dict[str, dict[str, JSON]], toolset: Toolset, where: Location
+) -> list[Diagnostic]:
+    """Every tool's classes are the ones generated from its own schemas, not just classes of that name.
+
+    A class generated from an object schema has exactly the schema's property names as its wire
+    names; a tool schema that is a reference names the class the reference ends at.
+    """
+    import ast  # noqa: PLC0415
+
+    nodes: dict[str, ast.stmt] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef):
+            nodes[node.name] = node
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            nodes[node.target.id] = node
+    defs = {name: schema for entries in units.values() for name, schema in entries.items()}
+
+    def resolve_source(name: str) -> str:
+        seen = set()
+        while name not in seen and isinstance(node := nodes.get(name), ast.AnnAssign):
+            seen.add(name)
+            if not isinstance(node.value, ast.Name):
+                break
+            name = node.value.id
+        return name
+
+    def resolve_units(name: str) -> str:
+        seen = set()
+        while name not in seen and isinstance(schema := defs.get(name), dict) and set(schema) == {"$ref"}:
+            seen.add(name)
+            name = str(schema["$ref"]).rsplit("/", 1)[-1]
+        return name
+
+    problems: list[Diagnostic] = []
+    for tool in toolset.tools:
+        for class_name in _class_names(tool):
+            schema = defs.get(class_name)
+            if class_name not in nodes or not isinstance(schema, dict):
+                continue  # reported as missing, or not modelled by this run
+            wrong = ""
+            if set(schema) == {"$ref"}:
+                if resolve_source(class_name) != resolve_units(class_name):
+                    wrong = f"is not the class its schema refers to ({resolve_units(class_name)})"
+            elif (
+                schema.get("type") == "object"
+                and isinstance(schema.get("properties"), dict)
+                and _ANY_KEYWORDS.isdisjoint(schema)
+            ):
+                node = nodes[class_name]
+                expected = set(schema["properties"])
+                found = _wire_names(node) if isinstance(node, ast.ClassDef) else None
+                if found != expected:
+                    wrong = "does not have its schema's properties"
+            if wrong:
+                message = f"tool {tool.name!r}: class {class_name} {wrong}"
+                hint = "this is a bug in mcpstub; rename the tool or definition to work around it"
+                problems.append(error("models-binding", message, where, hint))
+    return problems
+
+
+def _wire_names(node: Any) -> set[str]:
+    """The wire names (aliases, else field names) of a generated class's own fields."""
+    import ast  # noqa: PLC0415
+
+    names: set[str] = set()
+    for item in node.body:
+        if not isinstance(item, ast.AnnAssign) or not isinstance(item.target, ast.Name):
+            continue
+        if item.target.id == "model_config":
+            continue
+        alias = item.target.id
+        for call in ast.walk(item):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Field":
+                for kw in call.keywords:
+                    if kw.arg == "alias" and isinstance(kw.value, ast.Constant):
+                        alias = str(kw.value.value)
+        names.add(alias)
+    return names
 
 
 def _class_names(tool: Tool) -> Iterator[str]:
@@ -483,6 +565,10 @@ def _generate(units: dict[str, dict[str, JSON]]) -> str:
     defs: dict[str, JSON] = {}
     for entries in units.values():
         defs.update(entries)
+    # datamodel-code-generator names classes in the order it reads them, and a nested class is
+    # named after its parent plus more: read longer names first and every name given here keeps
+    # it, while a nested class whose derived name is taken gets a suffix instead.
+    defs = dict(sorted(defs.items(), key=lambda item: -len(item[0])))
     document = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
     aliases = _field_names(defs)
     with warnings.catch_warnings():

@@ -700,3 +700,96 @@ def test_generated_source_passes_mypy_strict(
         check=False,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _wire(model: type[BaseModel]) -> set[str]:
+    return {f.alias or n for n, f in model.model_fields.items()}
+
+
+def test_derived_class_names_never_take_a_tool_or_shared_name() -> None:
+    nested = {"type": "object", "properties": {"a": {"type": "string"}}}
+    foo = make_tool("foo", {"type": "object", "properties": {"input": nested, "output": nested}})
+    foo_input = make_tool(
+        "foo_input", {"type": "object", "properties": {"b": {"type": "integer"}}}, {"type": "object"}
+    )
+    shared = {"FooOutputOutput": {"type": "object", "properties": {"shared": {"type": "string"}}}}
+    result = render_models(make_toolset(foo, foo_input, shared_defs=shared))
+    assert result.diagnostics == []
+    module = load(result)
+    assert _wire(module.FooInput) == {"input", "output"}
+    assert _wire(module.FooInputInput) == {"b"}
+    assert _wire(module.FooOutputOutput) == {"shared"}
+    args = module.FooInput.model_validate({"input": {"a": "x"}})
+    assert _wire(type(args.input)) == {"a"}
+
+
+def test_a_class_bound_to_another_schema_is_a_generator_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpstub import models  # noqa: PLC0415
+
+    real = models._generate
+
+    def swapped(units: dict[str, dict[str, Any]]) -> str:
+        # As if the generator had given the tool's name to another tool's nested class.
+        source = real(units)
+        return source.replace("FooInputInput1", "@").replace("FooInputInput", "FooInputInput1").replace(
+            "@", "FooInputInput"
+        )
+
+    monkeypatch.setattr(models, "_generate", swapped)
+    nested = {"type": "object", "properties": {"a": {"type": "string"}}}
+    foo = make_tool("foo", {"type": "object", "properties": {"input": nested}})
+    foo_input = make_tool("foo_input", {"type": "object", "properties": {"b": {"type": "integer"}}})
+    result = render_models(make_toolset(foo, foo_input))
+    assert [d.code for d in result.diagnostics] == ["models-binding"]
+    assert "foo_input" in result.diagnostics[0].message and result.diagnostics[0].is_error
+
+
+_PARTS = st.sampled_from(["foo", "input", "output", "in", "put", "x", "item", "a", "result", "Input"])
+_NAME = st.lists(_PARTS, min_size=1, max_size=3).map("_".join)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    tools=st.lists(
+        st.tuples(_NAME, st.lists(_NAME, min_size=1, max_size=3, unique=True), st.booleans()),
+        min_size=1,
+        max_size=4,
+        unique_by=lambda t: make_tool_names(t[0])[1],
+    ),
+    shared=st.lists(_NAME, max_size=3, unique_by=lambda n: make_tool_names(n)[1]),
+)
+def test_hostile_names_bind_every_tool_to_its_own_schema(
+    tools: list[tuple[str, list[str], bool]], shared: list[str]
+) -> None:
+    taken = {make_tool_names(n)[1] + s for n, _, _ in tools for s in ("Input", "Output", "Result")}
+    shared_defs = {
+        str(make_tool_names(n)[1]): {"type": "object", "properties": {f"s_{n}": {"type": "string"}}}
+        for n in shared
+        if make_tool_names(n)[1] not in taken
+    }
+    built = []
+    for name, props, with_output in tools:
+        properties: dict[str, Any] = {}
+        for i, prop in enumerate(props):
+            # Nested objects whose derived class names collide with tools and shared names.
+            fields = {f"{prop}_{j}": {"type": "integer"} for j in range(i + 1)}
+            inner = {"type": "object", "properties": fields}
+            properties[prop] = inner if i % 2 == 0 else {"type": "array", "items": inner}
+        schema = {"type": "object", "properties": properties}
+        out_props = {f"out_{name}": {"type": "string"}}
+        output = {"type": "object", "properties": out_props} if with_output else None
+        built.append((make_tool(name, schema, output), schema, output))
+    result = render_models(make_toolset(*(t for t, _, _ in built), shared_defs=shared_defs))
+    assert [d for d in result.diagnostics if d.is_error] == []
+    module = load(result)
+    for tool, schema, output in built:
+        model = getattr(module, tool.input_class)
+        assert _wire(model) == set(schema["properties"])
+        value = {
+            p: {f"{p}_0": 1} if i % 2 == 0 else [{f"{p}_0": 1}] for i, p in enumerate(schema["properties"])
+        }
+        assert_round_trips(model, value)
+        if output is not None:
+            assert _wire(getattr(module, str(tool.output_class))) == set(output["properties"])
+    for name, schema in shared_defs.items():
+        assert _wire(getattr(module, name)) == set(schema["properties"])

@@ -37,6 +37,39 @@ _Integral: TypeAlias = Annotated[StrictInt, BeforeValidator(_exact_int)]
 _JsonNumber: TypeAlias = StrictInt | StrictFloat
 
 
+class GetUserV2OutputNode(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+    label: Union[StrictStr, MISSING] = MISSING
+    kids: Union[list["GetUserV2OutputNode"], MISSING] = MISSING
+
+
+GetUserV2InputZip: TypeAlias = Annotated[StrictStr, Field(pattern="^[0-9]{5}$")]
+
+
+class GetUserV2Output(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+    name: StrictStr | None | MISSING = MISSING
+    tree: GetUserV2OutputNode | MISSING = MISSING
+
+
+class ClassOutput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+    schema_: Annotated[StrictStr | MISSING, Field(alias="schema")] = MISSING
+    copy_: Annotated[StrictStr | None | MISSING, Field(alias="copy")] = MISSING
+
+
 class ClassInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
@@ -52,39 +85,6 @@ class ClassInput(BaseModel):
     json_: Annotated[StrictStr | MISSING, Field(alias="json")] = MISSING
 
 
-class ClassOutput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-    schema_: Annotated[StrictStr | MISSING, Field(alias="schema")] = MISSING
-    copy_: Annotated[StrictStr | None | MISSING, Field(alias="copy")] = MISSING
-
-
-GetUserV2InputZip: TypeAlias = Annotated[StrictStr, Field(pattern="^[0-9]{5}$")]
-
-
-class GetUserV2OutputNode(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-    label: Union[StrictStr, MISSING] = MISSING
-    kids: Union[list["GetUserV2OutputNode"], MISSING] = MISSING
-
-
-class TreeWalkInput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-    root: Node
-    mode: Literal["depth", "breadth", 1, True] | None | MISSING = MISSING
-
-
 class GetUserV2InputAddress(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
@@ -95,16 +95,6 @@ class GetUserV2InputAddress(BaseModel):
     zip: GetUserV2InputZip | MISSING = MISSING
 
 
-class GetUserV2Output(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-    name: StrictStr | None | MISSING = MISSING
-    tree: GetUserV2OutputNode | MISSING = MISSING
-
-
 class GetUserV2Input(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
@@ -113,6 +103,16 @@ class GetUserV2Input(BaseModel):
     )
     id: StrictStr
     address: GetUserV2InputAddress | MISSING = MISSING
+
+
+class TreeWalkInput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+    root: Node
+    mode: Literal["depth", "breadth", 1, True] | None | MISSING = MISSING
 
 
 GetUserV2OutputNode.model_rebuild()

@@ -34,6 +34,10 @@ class Item(BaseModel):
 
 _JsonNumber: TypeAlias = StrictInt | StrictFloat
 
+MixedOutputTool1: TypeAlias = _Integral
+
+MaybeItemOutput: TypeAlias = Any
+
 
 class ListItemsInput(BaseModel):
     model_config = ConfigDict(
@@ -44,7 +48,52 @@ class ListItemsInput(BaseModel):
     limit: Annotated[_Integral | MISSING, Field(ge=0)] = MISSING
 
 
-ListItemsOutput: TypeAlias = Annotated[list[Item], Field(max_length=100)]
+AnythingOutput: TypeAlias = Any
+
+
+class MaybeItemInput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+
+
+NothingOutput: TypeAlias = None
+
+
+class AnythingInput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+
+
+AnyTrueOutput: TypeAlias = Any
+
+
+class NothingInput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+
+
+class AnyTrueInput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+
+
+GreetOutput: TypeAlias = Annotated[StrictStr, Field(description="A greeting", min_length=1)]
+
+RatioOutput: TypeAlias = Annotated[_JsonNumber, Field(ge=0.0, le=1.0)]
+
+CountOutput: TypeAlias = Annotated[_Integral, Field(ge=0)]
 
 
 class GreetInput(BaseModel):
@@ -56,18 +105,12 @@ class GreetInput(BaseModel):
     name: StrictStr
 
 
-GreetOutput: TypeAlias = Annotated[StrictStr, Field(description="A greeting", min_length=1)]
-
-
 class RatioInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
         extra="allow",
         validate_by_name=True,
     )
-
-
-RatioOutput: TypeAlias = Annotated[_JsonNumber, Field(ge=0.0, le=1.0)]
 
 
 class CountInput(BaseModel):
@@ -78,29 +121,7 @@ class CountInput(BaseModel):
     )
 
 
-CountOutput: TypeAlias = Annotated[_Integral, Field(ge=0)]
-
-
-class FlagInput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-
-
 FlagOutput: TypeAlias = StrictBool
-
-
-class NothingInput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-
-
-NothingOutput: TypeAlias = None
 
 
 class MixedInput(BaseModel):
@@ -111,10 +132,7 @@ class MixedInput(BaseModel):
     )
 
 
-MixedOutputTool1: TypeAlias = _Integral
-
-
-class AnythingInput(BaseModel):
+class FlagInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
         extra="allow",
@@ -122,31 +140,13 @@ class AnythingInput(BaseModel):
     )
 
 
-AnythingOutput: TypeAlias = Any
-
-
-class AnyTrueInput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-
-
-AnyTrueOutput: TypeAlias = Any
-
-
-class MaybeItemInput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-
-
-MaybeItemOutput: TypeAlias = Any
+ListItemsOutput: TypeAlias = Annotated[list[Item], Field(max_length=100)]
 
 MixedOutput: TypeAlias = StrictStr | MixedOutputTool1 | Item | list[MixedOutputTool1]
+
+PairsOutputCount: TypeAlias = _Integral
+
+PairsOutput: TypeAlias = Annotated[list[StrictStr | PairsOutputCount], Field(max_length=2)]
 
 
 class PairsInput(BaseModel):
@@ -155,9 +155,6 @@ class PairsInput(BaseModel):
         extra="allow",
         validate_by_name=True,
     )
-
-
-PairsOutputCount: TypeAlias = _Integral
 
 
 class ItemInput(BaseModel):
@@ -169,5 +166,3 @@ class ItemInput(BaseModel):
 
 
 ItemOutput: TypeAlias = Item
-
-PairsOutput: TypeAlias = Annotated[list[StrictStr | PairsOutputCount], Field(max_length=2)]
