@@ -43,11 +43,11 @@ def test_close_reaps_an_unwanted_child() -> None:
 
 def test_parallel_and_sequential_generation_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     source = ROOT / "examples" / "weather" / "tools.yaml"
+    monkeypatch.setattr(modelcache, "GROUP_MAX", 1)  # one group per tool: work for both processes
     monkeypatch.setattr(modelcache, "FORK", False)
     sequential = pipeline.generate(source)
     monkeypatch.setattr(modelcache, "FORK", True)
     monkeypatch.setattr(modelcache, "FORK_MIN_TOOLS", 0)
-    monkeypatch.setattr(modelcache, "GROUP_MAX", 1)
     parallel = pipeline.generate(source)
     assert sequential.ok and parallel.ok
     assert list(parallel.ours) == list(sequential.ours)
