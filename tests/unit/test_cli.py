@@ -59,7 +59,7 @@ def test_invalid_toolset_exit_1_with_located_diagnostics(
         "tools.yaml:4:11: error: tool name 'a b' is not valid [invalid-tool-name]",
         "  hint: MCP tool names are 1-128 characters of A-Z a-z 0-9 _ - .",
         "tools.yaml:5:25: error: tools[0].inputSchema must have `type: object` at its root [root-not-object]",
-        "  hint: MCP tools take and return JSON objects; wrap other values in a property",
+        "  hint: MCP tool arguments are always a JSON object; wrap other values in a property",
         "2 errors, 0 warnings",
     ]
 
