@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from mcpstub.render import LINE_LENGTH, RenderedPackage, text_width
+from mcpstub.layout import LINE_LENGTH
+from mcpstub.render import RenderedPackage, class_header, import_order, text_width
 
 if TYPE_CHECKING:
     from black.mode import Mode
@@ -86,9 +87,75 @@ _ESCAPED = {q: re.compile(rf"([^\\]|^)\\((?:\\\\)*){q}") for q in "'\""}
 _UNESCAPED = {q: re.compile(rf"(([^\\]|^)(\\\\)*){q}") for q in "'\""}
 _TOKEN = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[\[\](){},|]|[^\s\[\](){},|"']+)""")
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
+_CLASS = re.compile(r"^class (\w+)\((\w+)\):$")
 _FIELD = re.compile(r"^( +)(\w+): (.+) = \($")
 # A float repr() writes as 1e+300, which black writes 1e300.
 _NUMBER = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|(?<![\w.])(\d+(?:\.\d*)?)e\+(?=\d)""")
+
+
+_FROM_IMPORT = re.compile(r"^from ([\w.]+) import (\(\n(?:    \w+,\n)+\)|[\w, ]+)$", re.M)
+_UNION = re.compile(r"(?<![\w.])Union\[")
+_UNION_IMPORT = re.compile(r"^(from typing import .*?)(\bUnion, |, Union\b)", re.M)
+
+
+def ruff_layout(source: str) -> str:
+    """What ruff's default rules want of datamodel-code-generator's output, before `black_layout`.
+
+    Names of each `from m import ...` in isort's order (I001), and `Union[A, B]` written `A | B`
+    (UP007) where that also works at run time: no member is a bare string (a forward reference).
+    """
+    if "Union[" in source:
+        source = _unions(source)
+        if not _UNION.search(source.split("\n\n", 1)[-1]):
+            source = _UNION_IMPORT.sub(r"\1", source, count=1)
+    return _FROM_IMPORT.sub(_sorted_import, source)
+
+
+def _sorted_import(match: re.Match[str]) -> str:
+    names = import_order([n.strip() for n in match[2].strip("()").split(",") if n.strip()])
+    line = f"from {match[1]} import {', '.join(names)}"
+    if len(line) <= LINE_LENGTH:
+        return line
+    return f"from {match[1]} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+
+
+def _unions(source: str) -> str:
+    out: list[str] = []
+    position = 0
+    for match in _UNION.finditer(source):
+        if match.start() < position:
+            continue  # inside a Union already rewritten
+        end, members = _bracketed(source, match.end())
+        if end is None or any(m[:1] in {"'", '"'} for m in members) or len(members) < 2:
+            continue
+        out += [source[position : match.start()], " | ".join(_unions(m) for m in members)]
+        position = end
+    return "".join(out) + source[position:]
+
+
+def _bracketed(source: str, start: int) -> tuple[int | None, list[str]]:
+    """The end of the bracket opened before `start`, and its top-level comma-separated items."""
+    depth, quote, item_start = 0, "", start
+    members: list[str] = []
+    for index in range(start, len(source)):
+        char = source[index]
+        if quote:
+            if char == quote and source[index - 1] != "\\":
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}" and depth:
+            depth -= 1
+        elif char == "]":
+            members.append(source[item_start:index])
+            members = [" ".join(m.split()) for m in members]
+            return index + 1, [m.rstrip(",").strip() for m in members if m.strip().rstrip(",")]
+        elif char == "," and not depth:
+            members.append(source[item_start:index])
+            item_start = index + 1
+    return None, []
 
 
 def black_layout(source: str) -> str:
@@ -112,6 +179,8 @@ def black_layout(source: str) -> str:
             tokens = _tokens(line)
             split = _split_line(line, tokens) if tokens is not None else None
             out.extend(split if split is not None else [line])
+        elif not depth and (header := _CLASS.match(line)):
+            out.extend(class_header(header[1], header[2]).split("\n"))
         elif (field := _FIELD.match(line)) and i + 1 < len(lines) and lines[i + 1].strip() == ")":
             # `name: T = (\n value\n)` with a first line too long: black splits T instead
             indent, name, annotation = field.groups()

@@ -16,7 +16,8 @@ import ast
 import builtins
 import re
 
-from mcpstub.render import LINE_LENGTH, text_width, to_literal
+from mcpstub.layout import LINE_LENGTH
+from mcpstub.render import text_width, to_literal
 
 _TYPING_IMPORT = re.compile(r"^from typing import (\([^)]*\)|.*)$", re.MULTILINE)
 _ALIAS_IMPORT = "from typing_extensions import TypeAliasType\n"
@@ -172,9 +173,11 @@ def factory_defaults(source: str) -> str:
             default = ast.literal_eval(value)
         except ValueError:  # not a plain literal: leave it as it is
             continue
-        call = f"Field(default_factory=lambda: {to_literal(default)}, validate_default=True)"
+        # `dict`/`list` for an empty one: ruff's default rules refuse `lambda: {}` (PIE807).
+        factory = {"{}": "dict", "[]": "list"}.get(to_literal(default), f"lambda: {to_literal(default)}")
+        call = f"Field(default_factory={factory}, validate_default=True)"
         inner = " " * (len(head) - len(head.lstrip()) + 4)
-        body = f"default_factory=lambda: {to_literal(default)}, validate_default=True"
+        body = f"default_factory={factory}, validate_default=True"
         if text_width(head + call + tail) <= LINE_LENGTH:
             new = [head + call + tail]
         elif text_width(inner + body) <= LINE_LENGTH:

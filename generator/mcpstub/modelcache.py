@@ -31,7 +31,9 @@ from mcpstub.beside import Beside
 from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool, Toolset
+from mcpstub.layout import LINE_LENGTH
 from mcpstub.models import ModelsResult, render_models
+from mcpstub.render import import_order
 
 # One tool in GROUP_SPREAD, on average, closes its group: groups of about this many tools.
 GROUP_SPREAD = 8
@@ -385,9 +387,9 @@ def _import_order(module_or_line: str) -> tuple[int, str]:
 
 
 def _import_line(module: str, names: set[str]) -> str:
-    ordered = sorted(names)
+    ordered = import_order(list(names))  # as ruff's isort rule wants them
     line = f"from {module} import {', '.join(ordered)}"
-    if len(line) <= 100:  # black's line length, as the models are laid out
+    if len(line) <= LINE_LENGTH:  # black's line length, as the models are laid out
         return line
     return f"from {module} import (\n" + "".join(f"    {n},\n" for n in ordered) + ")"
 

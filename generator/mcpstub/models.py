@@ -22,6 +22,7 @@ from urllib.parse import unquote
 
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
+from mcpstub.layout import LINE_LENGTH
 from mcpstub.model_source import exact_numbers, factory_defaults, plain_aliases
 from mcpstub.shapes import is_object_root
 
@@ -67,7 +68,6 @@ _UNSUPPORTED_KEYS = frozenset({"$dynamicRef", "$dynamicAnchor", "$recursiveRef",
 _REF_SIBLINGS_07 = frozenset({"$ref", "description", "title"})
 _HEADER = re.compile(r"\A(?:#.*\n)+\n*")
 _MODEL_CLASS = re.compile(r"class \w+\(\s*(?:BaseModel|RootModel\[)")
-_LINE_LENGTH = 100  # black's, in format.py
 _MISSING_IMPORT = "from pydantic.experimental.missing_sentinel import MISSING\n"
 _PYDANTIC_IMPORT = re.compile(r"^from pydantic import (\([^)]*\)|.*)$", re.MULTILINE)
 _CLASS = re.compile(r"^(?:class (\w+)\(|(\w+): TypeAlias = |(\w+) = TypeAliasType\()", re.MULTILINE)
@@ -597,7 +597,7 @@ def _generate(units: dict[str, dict[str, JSON]]) -> str:
             # Plain annotations: evaluating 1,000s of string annotations slows imports by a third.
             disable_future_imports=True,
             use_double_quotes=True,
-            builtin_format_line_length=_LINE_LENGTH,
+            builtin_format_line_length=LINE_LENGTH,
             parent_scoped_naming=True,
         )
     if not isinstance(result, str):
@@ -698,16 +698,16 @@ def _postprocess(source: str) -> str:
             i += 1
         else:
             out += ["    model_config = ConfigDict(", "        defer_build=True,", "    )"]
-    from mcpstub.format import black_layout  # noqa: PLC0415 - format imports render
+    from mcpstub.format import black_layout, ruff_layout  # noqa: PLC0415 - format imports render
 
-    return black_layout(factory_defaults(exact_numbers(plain_aliases("\n".join(out)))))
+    return black_layout(ruff_layout(factory_defaults(exact_numbers(plain_aliases("\n".join(out))))))
 
 
 def _with_missing(match: re.Match[str]) -> str:
     """The `from pydantic import` statement with MISSING added, laid out as black would."""
     names = sorted({*(n.strip() for n in match[1].strip("()").split(",") if n.strip()), "MISSING"})
     line = f"from pydantic import {', '.join(names)}"
-    if len(line) <= _LINE_LENGTH:
+    if len(line) <= LINE_LENGTH:
         return line
     return "from pydantic import (\n" + "".join(f"    {n},\n" for n in names) + ")"
 

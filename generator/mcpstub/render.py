@@ -26,6 +26,7 @@ from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import (
     CONTRACT_TESTS,
     HEADER_PREFIX,
+    LINE_LENGTH,
     OURS_FILES,
     RUNTIME_REQUIREMENTS,
     SURFACE_FILE,
@@ -35,13 +36,12 @@ from mcpstub.resources import resource_dir
 from mcpstub.shapes import is_object_root, legacy_output_schema
 from mcpstub.surface import SurfaceError, digests, render_surface
 
-# The generated code's line length, black's in `format.py`'s mode.
-LINE_LENGTH = 100
-
 # Keys of the advertised Tool that are rendered as separate schema literals.
 _SCHEMA_KEYS = ("inputSchema", "outputSchema")
 # Names the package's `__init__` exports beside the per-tool result classes.
-_PUBLIC_NAMES = frozenset({"create_server", "TOOLS", "ToolError", "ToolContext", "ToolSpec"})
+_PUBLIC_NAMES = frozenset(
+    {"create_server", "create_app", "TOOLS", "ToolError", "ToolContext", "ToolSpec"}
+)
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 _UNSAFE_IN_COMMENT = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\x85]")
 
@@ -78,7 +78,7 @@ class _ToolView:
     output_type_line: str
     stub_imports: str
     stub_signature: str
-    stub_comment_name: str
+    stub_comment: str
 
 
 def to_literal(
@@ -290,7 +290,7 @@ def _view(tool: Tool) -> _ToolView:
         output_dialect_literal=to_literal(tool.output_dialect),
         timeout_literal=to_literal(tool.timeout),
         handler_type_literal=to_literal(_handler_type(tool, models_names, returns)),
-        result_class_header=_class_header(tool.result_class, base),
+        result_class_header=class_header(tool.result_class, base),
         # A non-object output is a plain value (a type alias in models.py): no class to check.
         output_type_line=(
             _class_attribute("_output_name", to_literal(None if wrapped else output)) if output else ""
@@ -302,7 +302,7 @@ def _view(tool: Tool) -> _ToolView:
             returns,
         ),
         # Only a name made of MCP's tool-name characters may appear in a stub's comment.
-        stub_comment_name=tool.name if _TOOL_NAME.fullmatch(tool.name) else tool.identifier,
+        stub_comment=_stub_comment(tool),
     )
 
 
@@ -316,6 +316,35 @@ def _handler_type(tool: Tool, models_names: list[str], returns: list[str]) -> st
     return f"Callable[[models.{tool.input_class}, ToolContext], Awaitable[{result}] | {result}]"
 
 
+def _natural(text: str) -> list[str | int]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
+
+
+def _name_kind(name: str) -> int:
+    """isort's order by type: CONSTANTS, then Classes, then everything else."""
+    return 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
+
+
+def import_order(names: list[str]) -> list[str]:
+    """Names of one `from m import ...` in the order ruff's isort rule (I001) wants by default."""
+    return sorted(names, key=lambda n: (_name_kind(n), _natural(n.lower()), _natural(n)))
+
+
+def all_order(names: list[str]) -> list[str]:
+    """An `__all__` list in the order ruff's RUF022 wants."""
+    return sorted(names, key=lambda n: (_name_kind(n), _natural(n)))
+
+
+def _stub_comment(tool: Tool) -> str:
+    """The comment above a stub's `raise`: what a client gets, naming the tool when it fits."""
+    # Only a name made of MCP's tool-name characters may appear in a comment.
+    name = tool.name if _TOOL_NAME.fullmatch(tool.name) else tool.identifier
+    line = f'    # Until this is filled in, a call answers isError: "{name} is not implemented yet".'
+    if text_width(line) <= LINE_LENGTH:
+        return line
+    return '    # Until this is filled in, a call answers isError: "... is not implemented yet".'
+
+
 def _assignment(target: str, annotation: str, value: JSON) -> str:
     """`target: annotation = literal` at module level, laid out as black would."""
     head = f"{target}: {annotation} = "
@@ -325,12 +354,18 @@ def _assignment(target: str, annotation: str, value: JSON) -> str:
     if "\n" not in literal and text_width(head + "(") <= LINE_LENGTH:
         # A scalar too long for the line: black wraps it in parentheses, even if still too long.
         return f"{head}(\n    {literal}\n)"
-    # A first line too long even so: black splits the annotation instead.
-    literal = to_literal(value, indent=0, used=LINE_LENGTH, tail=0)  # and explodes the value
+    # A first line too long even so: black splits the annotation instead, and explodes the value.
+    literal = to_literal(value, indent=0, used=LINE_LENGTH, tail=0)
+    subscript = re.fullmatch(r"(\w+\[)(.*)\]", annotation)
+    if subscript and " | " not in annotation:
+        # A bare subscript splits inside its brackets, unless only parentheses make it fit.
+        opening = f"{target}: {subscript[1]}"
+        if text_width(opening) <= LINE_LENGTH or text_width(f"{target}: (") > LINE_LENGTH:
+            return f"{opening}\n    {subscript[2]}\n] = {literal}"
     return f"{target}: (\n    {annotation}\n) = {literal}"
 
 
-def _class_header(name: str, base: str) -> str:
+def class_header(name: str, base: str) -> str:
     """`class name(base):`, split inside the brackets as black splits a long one."""
     line = f"class {name}({base}):"
     if text_width(line) <= LINE_LENGTH:
@@ -352,6 +387,7 @@ def _class_attribute(name: str, value: str) -> str:
 
 def _import(module: str, names: list[str]) -> str:
     """`from module import names`, wrapped as black wraps imports."""
+    names = import_order(names)
     line = f"from {module} import {', '.join(names)}"
     if text_width(line) <= LINE_LENGTH:
         return line
@@ -412,12 +448,17 @@ def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = F
         surface_text = render_surface(toolset)
     except SurfaceError as exc:
         raise RenderError(f"the advertised tools have no canonical JSON form: {exc}") from None
+    results = [str(tool.result_class) for tool in toolset.tools]
     context: dict[str, Any] = {
         "header": header,
         "marker": WRITING_MARKER,
         "requirements": ", ".join(RUNTIME_REQUIREMENTS),
         "toolset": toolset,
         "tools": [_view(tool) for tool in toolset.tools],
+        # Sorted as ruff's defaults want them (isort, RUF022), so a lint run leaves them alone.
+        "results_imported": import_order(["ToolError", *results]),
+        "results_all": all_order(["ToolError", *results]),
+        "package_all": all_order([*_PUBLIC_NAMES, *results]),
         "server_assignments": "\n".join(
             [
                 _assignment("SERVER_NAME", "str", toolset.server_name),

@@ -2,11 +2,11 @@
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import (
+    MISSING,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
-    MISSING,
     StrictFloat,
     StrictInt,
     StrictStr,
@@ -25,7 +25,9 @@ class Coordinates(BaseModel):
     lon: Annotated[_JsonNumber, Field(ge=-180.0, le=180.0)]
 
 
-City: TypeAlias = Annotated[StrictStr, Field(description='City name, e.g. "Paris"', min_length=1)]
+City: TypeAlias = Annotated[
+    StrictStr, Field(description='City name, e.g. "Paris"', min_length=1)
+]
 
 
 def _exact_int(value: Any) -> Any:

@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 from mcp import types
 
 if TYPE_CHECKING:
-    from . import models  # imported on first use: start-up does not wait for the models
+    # Used in the string annotations below; imported on first use, so start-up does not wait.
+    from . import models  # noqa: F401
 
 __all__ = [
-    "ToolError",
-    "GetForecastResult",
     "GetAlertsResult",
-    "RadarMapResult",
+    "GetForecastResult",
     "ListCitiesResult",
+    "RadarMapResult",
+    "ToolError",
 ]
 
 OutputT = TypeVar("OutputT")
@@ -84,10 +85,14 @@ class _Result:
     _is_error: bool
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        raise TypeError(f"{type(self).__name__} is built only through its factory methods")
+        raise TypeError(
+            f"{type(self).__name__} is built only through its factory methods"
+        )
 
     @classmethod
-    def _build(cls, content: tuple[dict[str, Any], ...], is_error: bool = False) -> Self:
+    def _build(
+        cls, content: tuple[dict[str, Any], ...], is_error: bool = False
+    ) -> Self:
         result = cls.__new__(cls)
         result._content = tuple(_clean_json(block) for block in content)
         result._is_error = is_error
@@ -164,12 +169,16 @@ class _ContentResult(_Result):
     @classmethod
     def image(cls, data: bytes, mime_type: str) -> Self:
         """One image block; `data` is the raw image, sent base64-encoded."""
-        return cls._build(({"type": "image", "data": _b64(data), "mimeType": mime_type},))
+        return cls._build(
+            ({"type": "image", "data": _b64(data), "mimeType": mime_type},)
+        )
 
     @classmethod
     def audio(cls, data: bytes, mime_type: str) -> Self:
         """One audio block; `data` is the raw audio, sent base64-encoded."""
-        return cls._build(({"type": "audio", "data": _b64(data), "mimeType": mime_type},))
+        return cls._build(
+            ({"type": "audio", "data": _b64(data), "mimeType": mime_type},)
+        )
 
     @classmethod
     def resource_link(
@@ -212,7 +221,9 @@ class _ContentResult(_Result):
             contents["text"] = text
         else:
             contents["blob"] = _b64(blob)
-        block = types.EmbeddedResource.model_validate({"type": "resource", "resource": contents})
+        block = types.EmbeddedResource.model_validate(
+            {"type": "resource", "resource": contents}
+        )
         return cls._build((_dump_block(block),))
 
     @classmethod

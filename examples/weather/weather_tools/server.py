@@ -38,9 +38,9 @@ if TYPE_CHECKING:
     from . import models, results
 
 __all__ = [
+    "INSTRUCTIONS",
     "SERVER_NAME",
     "SERVER_VERSION",
-    "INSTRUCTIONS",
     "Handlers",
     "ToolContext",
     "create_server",
@@ -133,7 +133,9 @@ class ToolContext:
             message = _clean(message)
         await self._ctx.session.report_progress(progress, total, message)
 
-    async def log(self, level: types.LoggingLevel, data: Any, *, logger: str | None = None) -> None:
+    async def log(
+        self, level: types.LoggingLevel, data: Any, *, logger: str | None = None
+    ) -> None:
         """Send a log message to the client, tied to this request.
 
         On 2026-07-28 connections it is delivered only if the request opted in at that level.
@@ -202,9 +204,9 @@ def _as_handler(tool: str, function: object) -> Handler:
             raise TypeError(
                 f"the handler for tool {tool!r} must take (args, ctx), not {signature}"
             ) from None
-    if inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
-        getattr(function, "__call__", None)
-    ):
+    # An instance whose __call__ is async counts as async too.
+    call = inspect.getattr_static(function, "__call__", None)
+    if inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(call):
         return cast(Handler, function)
     sync = cast(Callable[[Any, ToolContext], Any], function)
 
@@ -234,11 +236,13 @@ def _is_stub(exc: NotImplementedError, handler: object) -> bool:
 def _pointer(path: list[str | int]) -> str:
     if not path:
         return "(root)"
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+    return "".join(
+        "/" + str(part).replace("~", "~0").replace("/", "~1") for part in path
+    )
 
 
 def _describe(errors: Iterator[jsonschema_rs.ValidationError]) -> str:
-    import json  # noqa: PLC0415 - only a failed check needs it
+    import json  # only a failed check needs it
 
     lines = []
     for index, error in enumerate(errors):
@@ -262,7 +266,9 @@ def _describe(errors: Iterator[jsonschema_rs.ValidationError]) -> str:
 _VALIDATORS: dict[tuple[str, str], jsonschema_rs.Validator] = {}
 
 
-def _validator(spec: ToolSpec, which: str, schema: Mapping[str, Any]) -> jsonschema_rs.Validator:
+def _validator(
+    spec: ToolSpec, which: str, schema: Mapping[str, Any]
+) -> jsonschema_rs.Validator:
     """The compiled validator for one of a tool's schemas, in that schema's own dialect."""
     key = (spec.name, which)
     validator = _VALIDATORS.get(key)
@@ -301,7 +307,9 @@ class _Entry:
         self.handler: Handler | None = None
         self.timeout = spec.timeout if spec.timeout is not None else timeout
         self.structured = spec.output_class is not None
-        self.wraps = spec.wraps_output  # a non-object output: a plain value, not a model
+        self.wraps = (
+            spec.wraps_output
+        )  # a non-object output: a plain value, not a model
         self.input_validator: jsonschema_rs.Validator | None = None
         self.output_validator: jsonschema_rs.Validator | None = None
         # Resolved on the first call: importing the models is not part of start-up.
@@ -309,13 +317,17 @@ class _Entry:
         self.output_model: type[BaseModel] | None = None
 
     def _load_handler(self) -> Handler:
-        module = importlib.import_module(f"{__package__}.handlers.{self.spec.identifier}")
+        module = importlib.import_module(
+            f"{__package__}.handlers.{self.spec.identifier}"
+        )
         function = getattr(module, self.spec.identifier)
         handler = _as_handler(self.spec.name, function)
         self.function, self.handler = function, handler
         return handler
 
-    async def call(self, ctx: ServerRequestContext[Any, Any], arguments: Any) -> dict[str, Any]:
+    async def call(
+        self, ctx: ServerRequestContext[Any, Any], arguments: Any
+    ) -> dict[str, Any]:
         """Answer one tools/call; never raises (an escaping error would leak its text).
 
         Only a cancellation of this request goes on: whatever else a handler raises, even a
@@ -332,13 +344,17 @@ class _Entry:
             logger.exception("tool %r raised a BaseException", self.spec.name)
             return _error(f"internal error in tool {self.spec.name}")
 
-    async def _call(self, ctx: ServerRequestContext[Any, Any], arguments: Any) -> dict[str, Any]:
+    async def _call(
+        self, ctx: ServerRequestContext[Any, Any], arguments: Any
+    ) -> dict[str, Any]:
         spec = self.spec
         if arguments is None:
             arguments = {}
         validator = self.input_validator
         if validator is None:
-            validator = self.input_validator = _validator(spec, "input", spec.input_schema)
+            validator = self.input_validator = _validator(
+                spec, "input", spec.input_schema
+            )
         if not validator.is_valid(arguments):
             return _error(
                 f"invalid arguments for tool {spec.name}:\n"
@@ -378,15 +394,23 @@ class _Entry:
             logger.exception("tool %r raised", spec.name)
             return _error(f"internal error in tool {spec.name}")
         if self.structured:
-            return self._structured(result, ctx.protocol_version in MODERN_PROTOCOL_VERSIONS)
+            return self._structured(
+                result, ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+            )
         return self._content(result)
 
     def _structured(self, result: Any, modern: bool) -> dict[str, Any]:
         spec = self.spec
         extra: tuple[dict[str, Any], ...] = ()
-        if isinstance(result, _StructuredResult) and isinstance(result, spec.result_type):
+        if isinstance(result, _StructuredResult) and isinstance(
+            result, spec.result_type
+        ):
             if result._is_error:
-                return {"content": list(result._content), "isError": True, "resultType": "complete"}
+                return {
+                    "content": list(result._content),
+                    "isError": True,
+                    "resultType": "complete",
+                }
             output = result._output
             extra = result._content
         else:
@@ -395,14 +419,21 @@ class _Entry:
             # A plain value (list, str, number, ...): the output schema is the only judge.
             try:
                 payload = to_jsonable_python(output, by_alias=True, inf_nan_mode="null")
-            except Exception:
-                return self._bad_output(f": the handler returned {type(result).__name__}")
+            # Whatever a handler returned, the client gets an answer.
+            except Exception:  # noqa: BLE001
+                return self._bad_output(
+                    f": the handler returned {type(result).__name__}"
+                )
         else:
             output_model = self.output_model
             if output_model is None:
-                output_model = self.output_model = cast(type[BaseModel], spec.output_model)
+                output_model = self.output_model = cast(
+                    type[BaseModel], spec.output_model
+                )
             if not isinstance(output, output_model):
-                return self._bad_output(f": the handler returned {type(result).__name__}")
+                return self._bad_output(
+                    f": the handler returned {type(result).__name__}"
+                )
             payload = output.model_dump(mode="json", by_alias=True, warnings=False)
         try:
             text = to_json(payload)
@@ -429,16 +460,28 @@ class _Entry:
 
     def _content(self, result: Any) -> dict[str, Any]:
         if isinstance(result, str):
-            return {"content": [{"type": "text", "text": _clean(result)}], "resultType": "complete"}
-        if isinstance(result, _ContentResult) and isinstance(result, self.spec.result_type):
-            answer: dict[str, Any] = {"content": list(result._content), "resultType": "complete"}
+            return {
+                "content": [{"type": "text", "text": _clean(result)}],
+                "resultType": "complete",
+            }
+        if isinstance(result, _ContentResult) and isinstance(
+            result, self.spec.result_type
+        ):
+            answer: dict[str, Any] = {
+                "content": list(result._content),
+                "resultType": "complete",
+            }
             if result._is_error:
                 answer["isError"] = True
             return answer
         return self._bad_output(f": the handler returned {type(result).__name__}")
 
     def _bad_output(self, detail: str) -> dict[str, Any]:
-        logger.error("tool %r: output did not match the declared schema%s", self.spec.name, detail)
+        logger.error(
+            "tool %r: output did not match the declared schema%s",
+            self.spec.name,
+            detail,
+        )
         return _error(f"output did not match the declared schema{detail}")
 
 
@@ -462,14 +505,18 @@ def create_server(
         or not isinstance(timeout, int | float)
         or not 0 < timeout < float("inf")
     ):
-        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        raise ValueError(
+            f"timeout must be a positive number of seconds, not {timeout!r}"
+        )
     given: dict[object, object] = dict(cast(Mapping[object, object], handlers or {}))
     unknown = sorted(map(repr, set(given) - set(TOOLS)))
     if unknown:
         raise ValueError(f"handlers given for unknown tools: {', '.join(unknown)}")
     owned = sorted(_OWNED_OPTIONS & set(options))
     if owned:
-        raise TypeError(f"create_server() serves the tools itself; remove {', '.join(owned)}")
+        raise TypeError(
+            f"create_server() serves the tools itself; remove {', '.join(owned)}"
+        )
     entries = {name: _Entry(spec, timeout) for name, spec in TOOLS.items()}
     for name, function in given.items():
         entry = entries[cast(str, name)]
@@ -486,7 +533,8 @@ def create_server(
     }
     listings = {
         protocol: types.ListToolsResult(
-            tools=shown.get(protocol, list(TOOL_LIST)), _meta={DIGEST_META_KEY: dict(digests)}
+            tools=shown.get(protocol, list(TOOL_LIST)),
+            _meta={DIGEST_META_KEY: dict(digests)},
         )
         for protocol, digests in TOOL_DIGESTS.items()
     }
@@ -544,12 +592,20 @@ def _as_written(
         modern = version in MODERN_PROTOCOL_VERSIONS
         if ctx.method == "tools/list" and "tools" in result:
             if modern or version == HANDSHAKE_PROTOCOL:
-                return {**result, "tools": list(modern_tools if modern else legacy_tools)}
-        elif ctx.method == "tools/call" and modern and "structuredContent" not in result:
+                return {
+                    **result,
+                    "tools": list(modern_tools if modern else legacy_tools),
+                }
+        elif (
+            ctx.method == "tools/call" and modern and "structuredContent" not in result
+        ):
             name = ctx.params.get("name") if isinstance(ctx.params, Mapping) else None
             entry = entries.get(name) if isinstance(name, str) else None
             if entry is not None and entry.wraps and not result.get("isError"):
-                return {**result, "structuredContent": None}  # a null output, dropped as absent
+                return {
+                    **result,
+                    "structuredContent": None,
+                }  # a null output, dropped as absent
         return result
 
     return middleware

@@ -32,9 +32,11 @@ class ToolSpec:
     identifier: str  # the handler's module and function name
     input_class: str  # the input model's class name in models.py
     output_class: str | None  # a model class, or a type alias for a non-object output
-    result_type: type[results._StructuredResult[Any]] | type[results._ContentResult]
+    result_type: type[results._StructuredResult[Any] | results._ContentResult]
     input_schema: Mapping[str, Any]
-    output_schema: Mapping[str, Any] | None  # as written, as 2026-07-28 connections see it
+    output_schema: (
+        Mapping[str, Any] | None
+    )  # as written, as 2026-07-28 connections see it
     legacy_output_schema: Mapping[str, Any] | None  # as 2025-11-25 connections see it
     dialect: Literal["2020-12", "draft-07"]  # the input schema's
     output_dialect: Literal["2020-12", "draft-07"] | None
@@ -44,7 +46,10 @@ class ToolSpec:
     @property
     def wraps_output(self) -> bool:
         """True when the output is not a JSON object: 2025-11-25 gets `{"result": value}`."""
-        return self.output_schema is not None and self.output_schema.get("type") != "object"
+        return (
+            self.output_schema is not None
+            and self.output_schema.get("type") != "object"
+        )
 
     @property
     def legacy_wire(self) -> Mapping[str, Any]:
@@ -82,11 +87,21 @@ _INPUT_get_forecast: dict[str, Any] = {
     "properties": {
         "city": {"$ref": "#/$defs/City"},
         "days": {"type": "integer", "minimum": 1, "maximum": 14, "default": 3},
-        "units": {"type": "string", "enum": ["metric", "imperial"], "default": "metric"},
+        "units": {
+            "type": "string",
+            "enum": ["metric", "imperial"],
+            "default": "metric",
+        },
     },
     "required": ["city"],
     "additionalProperties": False,
-    "$defs": {"City": {"type": "string", "minLength": 1, "description": 'City name, e.g. "Paris"'}},
+    "$defs": {
+        "City": {
+            "type": "string",
+            "minLength": 1,
+            "description": 'City name, e.g. "Paris"',
+        },
+    },
 }
 _OUTPUT_get_forecast: dict[str, Any] | None = {
     "type": "object",
@@ -142,10 +157,20 @@ _INPUT_get_alerts: dict[str, Any] = {
     "type": "object",
     "properties": {
         "city": {"$ref": "#/$defs/City"},
-        "severity": {"type": "string", "enum": ["minor", "moderate", "severe"], "default": "minor"},
+        "severity": {
+            "type": "string",
+            "enum": ["minor", "moderate", "severe"],
+            "default": "minor",
+        },
     },
     "required": ["city"],
-    "$defs": {"City": {"type": "string", "minLength": 1, "description": 'City name, e.g. "Paris"'}},
+    "$defs": {
+        "City": {
+            "type": "string",
+            "minLength": 1,
+            "description": 'City name, e.g. "Paris"',
+        },
+    },
 }
 _OUTPUT_get_alerts: dict[str, Any] | None = {
     "type": "object",
@@ -157,7 +182,10 @@ _OUTPUT_get_alerts: dict[str, Any] | None = {
                 "properties": {
                     "id": {"type": "string", "format": "uuid"},
                     "headline": {"type": "string"},
-                    "severity": {"type": "string", "enum": ["minor", "moderate", "severe"]},
+                    "severity": {
+                        "type": "string",
+                        "enum": ["minor", "moderate", "severe"],
+                    },
                     "expires": {"type": "string", "format": "date-time"},
                 },
                 "required": ["id", "headline", "severity"],
@@ -175,7 +203,13 @@ _INPUT_radar_map: dict[str, Any] = {
         "zoom": {"type": "integer", "minimum": 1, "maximum": 5, "default": 2},
     },
     "required": ["city"],
-    "$defs": {"City": {"type": "string", "minLength": 1, "description": 'City name, e.g. "Paris"'}},
+    "$defs": {
+        "City": {
+            "type": "string",
+            "minLength": 1,
+            "description": 'City name, e.g. "Paris"',
+        },
+    },
 }
 _OUTPUT_radar_map: dict[str, Any] | None = None
 
@@ -187,13 +221,17 @@ _INPUT_list_cities: dict[str, Any] = {
 }
 _OUTPUT_list_cities: dict[str, Any] | None = {
     "type": "object",
-    "properties": {"cities": {"type": "array", "items": {"type": "string"}, "uniqueItems": True}},
+    "properties": {
+        "cities": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+    },
     "required": ["cities"],
 }
 
 
 def _wire(
-    fields: dict[str, Any], input_schema: dict[str, Any], output_schema: dict[str, Any] | None
+    fields: dict[str, Any],
+    input_schema: dict[str, Any],
+    output_schema: dict[str, Any] | None,
 ) -> dict[str, Any]:
     advertised = {**fields, "inputSchema": input_schema}
     if output_schema is not None:

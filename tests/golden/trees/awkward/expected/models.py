@@ -2,11 +2,11 @@
 from typing import Annotated, Any, Literal, TypeAlias, Union
 
 from pydantic import (
+    MISSING,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
-    MISSING,
     StrictBool,
     StrictFloat,
     StrictInt,
@@ -21,7 +21,7 @@ class Node(BaseModel):
         validate_by_name=True,
     )
     label: StrictStr
-    children: Union[list["Node"], MISSING] = MISSING
+    children: list["Node"] | MISSING = MISSING
 
 
 Node.model_rebuild()
@@ -43,8 +43,8 @@ class GetUserV2OutputNode(BaseModel):
         extra="allow",
         validate_by_name=True,
     )
-    label: Union[StrictStr, MISSING] = MISSING
-    kids: Union[list["GetUserV2OutputNode"], MISSING] = MISSING
+    label: StrictStr | MISSING = MISSING
+    kids: list["GetUserV2OutputNode"] | MISSING = MISSING
 
 
 GetUserV2InputZip: TypeAlias = Annotated[StrictStr, Field(pattern="^[0-9]{5}$")]

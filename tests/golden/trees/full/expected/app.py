@@ -17,7 +17,6 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import anyio
-
 from mcp.server import Server
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
@@ -91,7 +90,9 @@ def _security(
     for allowed in allowed_origins or ():
         origins += [allowed] if allowed.endswith(":*") else [allowed, f"{allowed}:*"]
     return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=origins,
     )
 
 
@@ -123,7 +124,9 @@ class _InFlight:
             try:
                 await send(message)
             finally:
-                if message["type"] == "http.response.body" and not message.get("more_body"):
+                if message["type"] == "http.response.body" and not message.get(
+                    "more_body"
+                ):
                     finish()
 
         _InFlight.count += 1
@@ -171,7 +174,12 @@ def _graceful(
 
 async def _health(request: Request) -> JSONResponse:
     return JSONResponse(
-        {"status": "ok", "name": SERVER_NAME, "version": SERVER_VERSION, "tools": len(TOOLS)}
+        {
+            "status": "ok",
+            "name": SERVER_NAME,
+            "version": SERVER_VERSION,
+            "tools": len(TOOLS),
+        }
     )
 
 
@@ -203,7 +211,9 @@ def create_app(
     if server is None:
         server = create_server(**server_options)
     elif server_options:
-        raise TypeError(f"create_app() got a server and server options: {sorted(server_options)}")
+        raise TypeError(
+            f"create_app() got a server and server options: {sorted(server_options)}"
+        )
     if token_verifier is not None and auth is None:
         # The SDK installs its bearer-token middleware only with AuthSettings; an issuer is
         # required by the model but unused without an authorization-server provider.

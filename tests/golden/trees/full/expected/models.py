@@ -13,7 +13,9 @@ from pydantic import (
 
 _JsonNumber: TypeAlias = StrictInt | StrictFloat
 
-City: TypeAlias = Annotated[StrictStr, Field(description='City name, e.g. "Paris"', min_length=1)]
+City: TypeAlias = Annotated[
+    StrictStr, Field(description='City name, e.g. "Paris"', min_length=1)
+]
 
 
 class Day(BaseModel):

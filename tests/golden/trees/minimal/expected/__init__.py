@@ -7,28 +7,29 @@ from __future__ import annotations
 
 import os as _os
 
-# `mcpstub generate` creates this file before it replaces any file of the package and removes it
-# after the last one: while it is there the files may be half old, half new, so refuse to load.
-if _os.path.exists(_os.path.join(_os.path.dirname(__file__), ".mcpstub-writing")):
-    raise ImportError(
-        f"{__name__}: a run of `mcpstub generate` did not finish writing this package "
-        "(or is still running); run `mcpstub generate` again"
+try:
+    from .app import create_app
+    from .results import (
+        PingResult,
+        ToolError,
     )
-
-from .app import create_app  # noqa: E402 - only once the package is known to be whole
-from .results import (  # noqa: E402
-    ToolError,
-    PingResult,
-)
-from .server import ToolContext, create_server  # noqa: E402
-from .tools import TOOLS, ToolSpec  # noqa: E402
+    from .server import ToolContext, create_server
+    from .tools import TOOLS, ToolSpec
+finally:
+    # `mcpstub generate` creates this file before it replaces any file of the package and
+    # removes it after the last one: while it is there the files may be half old, half new.
+    if _os.path.exists(_os.path.join(_os.path.dirname(__file__), ".mcpstub-writing")):
+        raise ImportError(
+            f"{__name__}: a run of `mcpstub generate` did not finish writing this package "
+            "(or is still running); run `mcpstub generate` again"
+        )
 
 __all__ = [
     "TOOLS",
+    "PingResult",
     "ToolContext",
     "ToolError",
     "ToolSpec",
     "create_app",
     "create_server",
-    "PingResult",
 ]

@@ -24,7 +24,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from .server import Handlers, _pointer, _validator, create_server
 from .tools import TOOLS, ToolSpec
 
-__all__ = ["assert_conforms", "connect", "conformance_problems"]
+__all__ = ["assert_conforms", "conformance_problems", "connect"]
 
 
 def connect(handlers: Handlers | None = None, **client_options: Any) -> Client:
@@ -33,12 +33,16 @@ def connect(handlers: Handlers | None = None, **client_options: Any) -> Client:
 
 
 def conformance_problems(
-    result: types.CallToolResult, tool: str | ToolSpec, protocol_version: str | None = None
+    result: types.CallToolResult,
+    tool: str | ToolSpec,
+    protocol_version: str | None = None,
 ) -> list[str]:
     """Every way `result` breaks the tool's advertised contract, each naming its path."""
     spec = TOOLS[tool] if isinstance(tool, str) else tool
     problems: list[str] = []
-    texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
+    texts = [
+        block.text for block in result.content if isinstance(block, types.TextContent)
+    ]
     if result.is_error:
         if result.structured_content is not None:
             problems.append("an isError result carries structuredContent")
@@ -47,7 +51,9 @@ def conformance_problems(
         return problems
     if spec.output_schema is None:
         if result.structured_content is not None:
-            problems.append("structuredContent from a tool that declares no outputSchema")
+            problems.append(
+                "structuredContent from a tool that declares no outputSchema"
+            )
         return problems
     payload = result.structured_content
     # A non-object output may be null: then "structuredContent": null is on the wire.
@@ -64,23 +70,34 @@ def conformance_problems(
             problems.append("the first text block is not JSON")
         else:
             if mirrored != payload:
-                problems.append("the first text block's JSON differs from structuredContent")
+                problems.append(
+                    "the first text block's JSON differs from structuredContent"
+                )
     return problems
 
 
-def _payload_problems(spec: ToolSpec, payload: Any, protocol_version: str | None) -> list[str]:
+def _payload_problems(
+    spec: ToolSpec, payload: Any, protocol_version: str | None
+) -> list[str]:
     """How structuredContent breaks the output schema of the given (or the likelier) generation."""
     forms = {"modern": spec.output_schema, "legacy": spec.legacy_output_schema}
     if protocol_version is not None:
-        chosen = ["modern" if protocol_version in MODERN_PROTOCOL_VERSIONS else "legacy"]
+        chosen = [
+            "modern" if protocol_version in MODERN_PROTOCOL_VERSIONS else "legacy"
+        ]
     elif spec.wraps_output and isinstance(payload, dict) and "result" in payload:
-        chosen = ["legacy", "modern"]  # either form may be meant: report the likelier one
+        chosen = [
+            "legacy",
+            "modern",
+        ]  # either form may be meant: report the likelier one
     else:
         chosen = ["modern", "legacy"] if spec.wraps_output else ["modern"]
     reports = []
     for form in chosen:
         schema = cast(Mapping[str, Any], forms[form])
-        validator = _validator(spec, "output" if form == "modern" else "legacy-output", schema)
+        validator = _validator(
+            spec, "output" if form == "modern" else "legacy-output", schema
+        )
         problems = [
             f"structuredContent at {_pointer(error.instance_path)}: {error.message}"
             for error in validator.iter_errors(payload)
@@ -95,7 +112,9 @@ def _payload_problems(spec: ToolSpec, payload: Any, protocol_version: str | None
 
 
 def assert_conforms(
-    result: types.CallToolResult, tool: str | ToolSpec, protocol_version: str | None = None
+    result: types.CallToolResult,
+    tool: str | ToolSpec,
+    protocol_version: str | None = None,
 ) -> None:
     """Fail with every problem, by path, unless `result` keeps the tool's advertised contract.
 

@@ -32,9 +32,11 @@ class ToolSpec:
     identifier: str  # the handler's module and function name
     input_class: str  # the input model's class name in models.py
     output_class: str | None  # a model class, or a type alias for a non-object output
-    result_type: type[results._StructuredResult[Any]] | type[results._ContentResult]
+    result_type: type[results._StructuredResult[Any] | results._ContentResult]
     input_schema: Mapping[str, Any]
-    output_schema: Mapping[str, Any] | None  # as written, as 2026-07-28 connections see it
+    output_schema: (
+        Mapping[str, Any] | None
+    )  # as written, as 2026-07-28 connections see it
     legacy_output_schema: Mapping[str, Any] | None  # as 2025-11-25 connections see it
     dialect: Literal["2020-12", "draft-07"]  # the input schema's
     output_dialect: Literal["2020-12", "draft-07"] | None
@@ -44,7 +46,10 @@ class ToolSpec:
     @property
     def wraps_output(self) -> bool:
         """True when the output is not a JSON object: 2025-11-25 gets `{"result": value}`."""
-        return self.output_schema is not None and self.output_schema.get("type") != "object"
+        return (
+            self.output_schema is not None
+            and self.output_schema.get("type") != "object"
+        )
 
     @property
     def legacy_wire(self) -> Mapping[str, Any]:
@@ -82,7 +87,9 @@ _OUTPUT_ping: dict[str, Any] | None = None
 
 
 def _wire(
-    fields: dict[str, Any], input_schema: dict[str, Any], output_schema: dict[str, Any] | None
+    fields: dict[str, Any],
+    input_schema: dict[str, Any],
+    output_schema: dict[str, Any] | None,
 ) -> dict[str, Any]:
     advertised = {**fields, "inputSchema": input_schema}
     if output_schema is not None:
@@ -117,6 +124,10 @@ TOOL_LIST: tuple[types.Tool, ...] = tuple(spec.tool for spec in TOOLS.values())
 # SHA-256 of each tool's wire object in RFC 8785 canonical JSON, by protocol generation: the
 # digests surface.json records, reported in the `_meta` of every tools/list answer.
 TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
-    "2026-07-28": {"ping": "50f729fba0aa51f78cf94c1ca23fd07f217375133d9c20b0764d808d56c61db9"},
-    "2025-11-25": {"ping": "50f729fba0aa51f78cf94c1ca23fd07f217375133d9c20b0764d808d56c61db9"},
+    "2026-07-28": {
+        "ping": "50f729fba0aa51f78cf94c1ca23fd07f217375133d9c20b0764d808d56c61db9",
+    },
+    "2025-11-25": {
+        "ping": "50f729fba0aa51f78cf94c1ca23fd07f217375133d9c20b0764d808d56c61db9",
+    },
 }

@@ -24,7 +24,9 @@ _SETTINGS_VARIABLE = "MCPSTUB_SERVE_SETTINGS"
 
 async def _serve_stdio(server: Server[Any]) -> None:
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        await server.run(
+            read_stream, write_stream, server.create_initialization_options()
+        )
 
 
 def app_from_environment() -> Starlette:
@@ -65,7 +67,9 @@ _HTTP_ONLY = {
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=f"python -m {__package__}", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {__package__}", description=__doc__
+    )
     parser.add_argument(
         "--http",
         metavar="HOST:PORT",
@@ -77,7 +81,11 @@ def _parser() -> argparse.ArgumentParser:
         help="no session state: any worker or replica answers any request",
     )
     parser.add_argument(
-        "--workers", type=int, default=1, metavar="N", help="worker processes (needs --stateless)"
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes (needs --stateless)",
     )
     parser.add_argument(
         "--allowed-host",
@@ -142,7 +150,9 @@ def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
             "or --allowed-host '*' to accept any"
         )
     if args.auth_token_env is not None and not os.environ.get(args.auth_token_env):
-        parser.error(f"--auth-token-env {args.auth_token_env}: that variable is not set or empty")
+        parser.error(
+            f"--auth-token-env {args.auth_token_env}: that variable is not set or empty"
+        )
     os.environ[_SETTINGS_VARIABLE] = json.dumps(
         {
             "stateless": args.stateless,
@@ -164,7 +174,11 @@ def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
     mode = " (stateless)" if args.stateless else ""
     workers = f", {args.workers} workers" if args.workers > 1 else ""
     url = f"http://{shown}:{port}/mcp"
-    print(f"serving MCP over streamable HTTP at {url}{mode}{workers}", file=sys.stderr, flush=True)
+    print(
+        f"serving MCP over streamable HTTP at {url}{mode}{workers}",
+        file=sys.stderr,
+        flush=True,
+    )
     config = uvicorn.Config(
         f"{__package__}.__main__:app_from_environment",
         factory=True,
@@ -186,7 +200,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.http is None:
-        given = [f"--{name}" for name, value in _HTTP_ONLY.items() if getattr(args, value)]
+        given = [
+            f"--{name}" for name, value in _HTTP_ONLY.items() if getattr(args, value)
+        ]
         if given:
             parser.error(f"{', '.join(given)} only apply with --http HOST:PORT")
     # Logs go to stderr: on stdio, stdout carries the protocol.

@@ -2,11 +2,11 @@
 from typing import Annotated, Any, TypeAlias
 
 from pydantic import (
+    MISSING,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
-    MISSING,
     StrictBool,
     StrictFloat,
     StrictInt,
@@ -89,7 +89,9 @@ class AnyTrueInput(BaseModel):
     )
 
 
-GreetOutput: TypeAlias = Annotated[StrictStr, Field(description="A greeting", min_length=1)]
+GreetOutput: TypeAlias = Annotated[
+    StrictStr, Field(description="A greeting", min_length=1)
+]
 
 RatioOutput: TypeAlias = Annotated[_JsonNumber, Field(ge=0.0, le=1.0)]
 
@@ -146,7 +148,9 @@ MixedOutput: TypeAlias = StrictStr | MixedOutputTool1 | Item | list[MixedOutputT
 
 PairsOutputCount: TypeAlias = _Integral
 
-PairsOutput: TypeAlias = Annotated[list[StrictStr | PairsOutputCount], Field(max_length=2)]
+PairsOutput: TypeAlias = Annotated[
+    list[StrictStr | PairsOutputCount], Field(max_length=2)
+]
 
 
 class PairsInput(BaseModel):

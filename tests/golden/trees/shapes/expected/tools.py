@@ -32,9 +32,11 @@ class ToolSpec:
     identifier: str  # the handler's module and function name
     input_class: str  # the input model's class name in models.py
     output_class: str | None  # a model class, or a type alias for a non-object output
-    result_type: type[results._StructuredResult[Any]] | type[results._ContentResult]
+    result_type: type[results._StructuredResult[Any] | results._ContentResult]
     input_schema: Mapping[str, Any]
-    output_schema: Mapping[str, Any] | None  # as written, as 2026-07-28 connections see it
+    output_schema: (
+        Mapping[str, Any] | None
+    )  # as written, as 2026-07-28 connections see it
     legacy_output_schema: Mapping[str, Any] | None  # as 2025-11-25 connections see it
     dialect: Literal["2020-12", "draft-07"]  # the input schema's
     output_dialect: Literal["2020-12", "draft-07"] | None
@@ -44,7 +46,10 @@ class ToolSpec:
     @property
     def wraps_output(self) -> bool:
         """True when the output is not a JSON object: 2025-11-25 gets `{"result": value}`."""
-        return self.output_schema is not None and self.output_schema.get("type") != "object"
+        return (
+            self.output_schema is not None
+            and self.output_schema.get("type") != "object"
+        )
 
     @property
     def legacy_wire(self) -> Mapping[str, Any]:
@@ -95,7 +100,9 @@ _OUTPUT_list_items: dict[str, Any] | None = {
 }
 _LEGACY_OUTPUT_list_items: dict[str, Any] = {
     "type": "object",
-    "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/Item"}, "maxItems": 100}},
+    "properties": {
+        "result": {"type": "array", "items": {"$ref": "#/$defs/Item"}, "maxItems": 100},
+    },
     "required": ["result"],
     "$defs": {
         "Item": {
@@ -119,7 +126,9 @@ _OUTPUT_greet: dict[str, Any] | None = {
 }
 _LEGACY_OUTPUT_greet: dict[str, Any] = {
     "type": "object",
-    "properties": {"result": {"type": "string", "minLength": 1, "description": "A greeting"}},
+    "properties": {
+        "result": {"type": "string", "minLength": 1, "description": "A greeting"},
+    },
     "required": ["result"],
 }
 
@@ -225,7 +234,10 @@ _OUTPUT_maybe_item: dict[str, Any] | None = {
 _LEGACY_OUTPUT_maybe_item: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "result": {"type": ["object", "null"], "properties": {"id": {"type": "integer"}}},
+        "result": {
+            "type": ["object", "null"],
+            "properties": {"id": {"type": "integer"}},
+        },
     },
     "required": ["result"],
 }
@@ -272,7 +284,9 @@ _OUTPUT_item: dict[str, Any] | None = {
 
 
 def _wire(
-    fields: dict[str, Any], input_schema: dict[str, Any], output_schema: dict[str, Any] | None
+    fields: dict[str, Any],
+    input_schema: dict[str, Any],
+    output_schema: dict[str, Any] | None,
 ) -> dict[str, Any]:
     advertised = {**fields, "inputSchema": input_schema}
     if output_schema is not None:

@@ -1,1 +1,1 @@
-"""Your tool handlers: one module per tool. mcpstub creates missing ones and never edits them."""
+"""Your tool handlers, one module per tool: mcpstub adds missing ones, never edits."""

@@ -6,4 +6,5 @@ from ..server import ToolContext
 
 
 async def class_(args: ClassInput, ctx: ToolContext) -> ClassOutput | ClassResult:
-    raise NotImplementedError  # the client gets an isError result: "class is not implemented yet"
+    # Until this is filled in, a call answers isError: "class is not implemented yet".
+    raise NotImplementedError

@@ -6,4 +6,5 @@ from ..server import ToolContext
 
 
 async def tree_walk(args: TreeWalkInput, ctx: ToolContext) -> TreeWalkResult | str:
-    raise NotImplementedError  # the client gets an isError result: "tree_walk is not implemented yet"
+    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    raise NotImplementedError

@@ -8,4 +8,5 @@ from ..server import ToolContext
 async def get_forecast(
     args: GetForecastInput, ctx: ToolContext
 ) -> GetForecastOutput | GetForecastResult:
-    raise NotImplementedError  # the client gets an isError result: "get_forecast is not implemented yet"
+    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    raise NotImplementedError

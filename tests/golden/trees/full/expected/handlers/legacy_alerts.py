@@ -5,5 +5,8 @@ from ..results import LegacyAlertsResult
 from ..server import ToolContext
 
 
-async def legacy_alerts(args: LegacyAlertsInput, ctx: ToolContext) -> LegacyAlertsResult | str:
-    raise NotImplementedError  # the client gets an isError result: "legacy_alerts is not implemented yet"
+async def legacy_alerts(
+    args: LegacyAlertsInput, ctx: ToolContext
+) -> LegacyAlertsResult | str:
+    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    raise NotImplementedError

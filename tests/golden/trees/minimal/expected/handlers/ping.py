@@ -6,4 +6,5 @@ from ..server import ToolContext
 
 
 async def ping(args: PingInput, ctx: ToolContext) -> PingResult | str:
-    raise NotImplementedError  # the client gets an isError result: "ping is not implemented yet"
+    # Until this is filled in, a call answers isError: "ping is not implemented yet".
+    raise NotImplementedError

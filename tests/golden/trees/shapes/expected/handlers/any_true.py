@@ -5,5 +5,8 @@ from ..results import AnyTrueResult
 from ..server import ToolContext
 
 
-async def any_true(args: AnyTrueInput, ctx: ToolContext) -> AnyTrueOutput | AnyTrueResult:
-    raise NotImplementedError  # the client gets an isError result: "any_true is not implemented yet"
+async def any_true(
+    args: AnyTrueInput, ctx: ToolContext
+) -> AnyTrueOutput | AnyTrueResult:
+    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    raise NotImplementedError

@@ -5,5 +5,8 @@ from ..results import AnythingResult
 from ..server import ToolContext
 
 
-async def anything(args: AnythingInput, ctx: ToolContext) -> AnythingOutput | AnythingResult:
-    raise NotImplementedError  # the client gets an isError result: "anything is not implemented yet"
+async def anything(
+    args: AnythingInput, ctx: ToolContext
+) -> AnythingOutput | AnythingResult:
+    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    raise NotImplementedError

@@ -6,4 +6,5 @@ from ..server import ToolContext
 
 
 async def count(args: CountInput, ctx: ToolContext) -> CountOutput | CountResult:
-    raise NotImplementedError  # the client gets an isError result: "count is not implemented yet"
+    # Until this is filled in, a call answers isError: "count is not implemented yet".
+    raise NotImplementedError

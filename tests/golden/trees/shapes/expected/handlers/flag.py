@@ -6,4 +6,5 @@ from ..server import ToolContext
 
 
 async def flag(args: FlagInput, ctx: ToolContext) -> FlagOutput | FlagResult:
-    raise NotImplementedError  # the client gets an isError result: "flag is not implemented yet"
+    # Until this is filled in, a call answers isError: "flag is not implemented yet".
+    raise NotImplementedError

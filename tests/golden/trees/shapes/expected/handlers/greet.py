@@ -6,4 +6,5 @@ from ..server import ToolContext
 
 
 async def greet(args: GreetInput, ctx: ToolContext) -> GreetOutput | GreetResult:
-    raise NotImplementedError  # the client gets an isError result: "greet is not implemented yet"
+    # Until this is filled in, a call answers isError: "greet is not implemented yet".
+    raise NotImplementedError

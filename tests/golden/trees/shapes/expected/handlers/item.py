@@ -6,4 +6,5 @@ from ..server import ToolContext
 
 
 async def item(args: ItemInput, ctx: ToolContext) -> ItemOutput | ItemResult:
-    raise NotImplementedError  # the client gets an isError result: "item is not implemented yet"
+    # Until this is filled in, a call answers isError: "item is not implemented yet".
+    raise NotImplementedError

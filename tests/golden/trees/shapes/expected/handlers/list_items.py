@@ -5,5 +5,8 @@ from ..results import ListItemsResult
 from ..server import ToolContext
 
 
-async def list_items(args: ListItemsInput, ctx: ToolContext) -> ListItemsOutput | ListItemsResult:
-    raise NotImplementedError  # the client gets an isError result: "list_items is not implemented yet"
+async def list_items(
+    args: ListItemsInput, ctx: ToolContext
+) -> ListItemsOutput | ListItemsResult:
+    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    raise NotImplementedError

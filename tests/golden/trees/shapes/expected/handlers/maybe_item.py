@@ -5,5 +5,8 @@ from ..results import MaybeItemResult
 from ..server import ToolContext
 
 
-async def maybe_item(args: MaybeItemInput, ctx: ToolContext) -> MaybeItemOutput | MaybeItemResult:
-    raise NotImplementedError  # the client gets an isError result: "maybe_item is not implemented yet"
+async def maybe_item(
+    args: MaybeItemInput, ctx: ToolContext
+) -> MaybeItemOutput | MaybeItemResult:
+    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    raise NotImplementedError

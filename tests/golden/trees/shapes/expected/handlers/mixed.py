@@ -6,4 +6,5 @@ from ..server import ToolContext
 
 
 async def mixed(args: MixedInput, ctx: ToolContext) -> MixedOutput | MixedResult:
-    raise NotImplementedError  # the client gets an isError result: "mixed is not implemented yet"
+    # Until this is filled in, a call answers isError: "mixed is not implemented yet".
+    raise NotImplementedError

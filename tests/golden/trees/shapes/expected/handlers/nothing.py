@@ -5,5 +5,8 @@ from ..results import NothingResult
 from ..server import ToolContext
 
 
-async def nothing(args: NothingInput, ctx: ToolContext) -> NothingOutput | NothingResult:
-    raise NotImplementedError  # the client gets an isError result: "nothing is not implemented yet"
+async def nothing(
+    args: NothingInput, ctx: ToolContext
+) -> NothingOutput | NothingResult:
+    # Until this is filled in, a call answers isError: "nothing is not implemented yet".
+    raise NotImplementedError

@@ -6,4 +6,5 @@ from ..server import ToolContext
 
 
 async def pairs(args: PairsInput, ctx: ToolContext) -> PairsOutput | PairsResult:
-    raise NotImplementedError  # the client gets an isError result: "pairs is not implemented yet"
+    # Until this is filled in, a call answers isError: "pairs is not implemented yet".
+    raise NotImplementedError

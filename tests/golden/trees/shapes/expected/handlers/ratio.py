@@ -6,4 +6,5 @@ from ..server import ToolContext
 
 
 async def ratio(args: RatioInput, ctx: ToolContext) -> RatioOutput | RatioResult:
-    raise NotImplementedError  # the client gets an isError result: "ratio is not implemented yet"
+    # Until this is filled in, a call answers isError: "ratio is not implemented yet".
+    raise NotImplementedError
