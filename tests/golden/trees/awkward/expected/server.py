@@ -53,10 +53,10 @@ INSTRUCTIONS: str | None = (
 )
 
 
-
 class _WritableText(logging.Filter):
     """Log records carry only text every handler can write: a handler's exception may hold lone
-    surrogates (file names), which would break a UTF-8 log file or a test runner's report."""
+    surrogates (file names), which would break a UTF-8 log file or a test runner's report.
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.exc_info and not record.exc_text:
