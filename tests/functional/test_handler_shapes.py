@@ -118,11 +118,11 @@ async def test_plain_def_handlers_run_off_the_event_loop(pkg: ModuleType, mode: 
         assert stub.is_error is True and _text(stub) == "echo is not implemented yet"
         # a slow sync handler does not hold the event loop: another call answers meanwhile
         async with anyio.create_task_group() as group:
-            group.start_soon(client.call_tool, "echo", {"text": "slow", "seconds": 1.5})
+            group.start_soon(client.call_tool, "echo", {"text": "slow", "seconds": 6})
             await anyio.sleep(0.2)
             started = time.monotonic()
             assert _text(await client.call_tool("echo", {"text": "quick"})) == "QUICK"
-            assert time.monotonic() - started < 1.0
+            assert time.monotonic() - started < 5
 
 
 @pytest.mark.anyio
@@ -133,9 +133,9 @@ async def test_a_sync_handler_past_its_time_limit_is_answered_at_once(pkg: Modul
 
     async with Client(pkg.create_server({"echo": echo}, timeout=0.3)) as client:
         started = time.monotonic()
-        result = await client.call_tool("echo", {"text": "x", "seconds": 2})
+        result = await client.call_tool("echo", {"text": "x", "seconds": 10})
     assert _text(result) == "tool echo timed out after 0.3 s"
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 8
 
 
 @pytest.mark.anyio
