@@ -565,10 +565,6 @@ def _generate(units: dict[str, dict[str, JSON]]) -> str:
     defs: dict[str, JSON] = {}
     for entries in units.values():
         defs.update(entries)
-    # datamodel-code-generator names classes in the order it reads them, and a nested class is
-    # named after its parent plus more: read longer names first and every name given here keeps
-    # it, while a nested class whose derived name is taken gets a suffix instead.
-    defs = dict(sorted(defs.items(), key=lambda item: -len(item[0])))
     document = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
     aliases = _field_names(defs)
     with warnings.catch_warnings():

@@ -14,6 +14,10 @@ from pydantic import (
 
 _JsonNumber: TypeAlias = StrictInt | StrictFloat
 
+City: TypeAlias = Annotated[
+    StrictStr, Field(description='City name, e.g. "Paris"', min_length=1)
+]
+
 
 class Coordinates(BaseModel):
     model_config = ConfigDict(
@@ -25,17 +29,23 @@ class Coordinates(BaseModel):
     lon: Annotated[_JsonNumber, Field(ge=-180.0, le=180.0)]
 
 
-City: TypeAlias = Annotated[
-    StrictStr, Field(description='City name, e.g. "Paris"', min_length=1)
-]
-
-
 def _exact_int(value: Any) -> Any:
     """JSON Schema counts an integer-valued number (1.0, 1e300) as an integer: the exact int."""
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 _Integral: TypeAlias = Annotated[StrictInt, BeforeValidator(_exact_int)]
+
+
+class GetForecastInput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="forbid",
+        validate_by_name=True,
+    )
+    city: City
+    days: Annotated[_Integral, Field(ge=1, le=14)] = 3
+    units: Literal["metric", "imperial"] = "metric"
 
 
 class GetForecastOutputDayWind(BaseModel):
@@ -61,6 +71,29 @@ class GetForecastOutputDay(BaseModel):
     wind: GetForecastOutputDayWind | MISSING = MISSING
 
 
+class GetForecastOutput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+    city: StrictStr
+    location: Coordinates
+    issued_at: StrictStr | MISSING = MISSING
+    days: list[GetForecastOutputDay]
+    advisory: StrictStr | None | MISSING = MISSING
+
+
+class GetAlertsInput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+    city: City
+    severity: Literal["minor", "moderate", "severe"] = "minor"
+
+
 class GetAlertsOutputAlert(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
@@ -82,47 +115,14 @@ class GetAlertsOutput(BaseModel):
     alerts: list[GetAlertsOutputAlert]
 
 
-class GetForecastOutput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-    city: StrictStr
-    location: Coordinates
-    issued_at: StrictStr | MISSING = MISSING
-    days: list[GetForecastOutputDay]
-    advisory: StrictStr | None | MISSING = MISSING
-
-
-class GetForecastInput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="forbid",
-        validate_by_name=True,
-    )
-    city: City
-    days: Annotated[_Integral, Field(ge=1, le=14)] = 3
-    units: Literal["metric", "imperial"] = "metric"
-
-
-class GetAlertsInput(BaseModel):
+class RadarMapInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
         extra="allow",
         validate_by_name=True,
     )
     city: City
-    severity: Literal["minor", "moderate", "severe"] = "minor"
-
-
-class ListCitiesOutput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-    cities: list[StrictStr]
+    zoom: Annotated[_Integral, Field(ge=1, le=5)] = 2
 
 
 class ListCitiesInput(BaseModel):
@@ -133,11 +133,10 @@ class ListCitiesInput(BaseModel):
     )
 
 
-class RadarMapInput(BaseModel):
+class ListCitiesOutput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
         extra="allow",
         validate_by_name=True,
     )
-    city: City
-    zoom: Annotated[_Integral, Field(ge=1, le=5)] = 2
+    cities: list[StrictStr]

@@ -37,39 +37,6 @@ _Integral: TypeAlias = Annotated[StrictInt, BeforeValidator(_exact_int)]
 _JsonNumber: TypeAlias = StrictInt | StrictFloat
 
 
-class GetUserV2OutputNode(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-    label: StrictStr | MISSING = MISSING
-    kids: list["GetUserV2OutputNode"] | MISSING = MISSING
-
-
-GetUserV2InputZip: TypeAlias = Annotated[StrictStr, Field(pattern="^[0-9]{5}$")]
-
-
-class GetUserV2Output(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-    name: StrictStr | None | MISSING = MISSING
-    tree: GetUserV2OutputNode | MISSING = MISSING
-
-
-class ClassOutput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-    schema_: Annotated[StrictStr | MISSING, Field(alias="schema")] = MISSING
-    copy_: Annotated[StrictStr | None | MISSING, Field(alias="copy")] = MISSING
-
-
 class ClassInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
@@ -85,24 +52,27 @@ class ClassInput(BaseModel):
     json_: Annotated[StrictStr | MISSING, Field(alias="json")] = MISSING
 
 
-class GetUserV2InputAddress(BaseModel):
+class ClassOutput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
         extra="allow",
         validate_by_name=True,
     )
-    street: StrictStr
-    zip: GetUserV2InputZip | MISSING = MISSING
+    schema_: Annotated[StrictStr | MISSING, Field(alias="schema")] = MISSING
+    copy_: Annotated[StrictStr | None | MISSING, Field(alias="copy")] = MISSING
 
 
-class GetUserV2Input(BaseModel):
+GetUserV2InputZip: TypeAlias = Annotated[StrictStr, Field(pattern="^[0-9]{5}$")]
+
+
+class GetUserV2OutputNode(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
-        extra="forbid",
+        extra="allow",
         validate_by_name=True,
     )
-    id: StrictStr
-    address: GetUserV2InputAddress | MISSING = MISSING
+    label: StrictStr | MISSING = MISSING
+    kids: list["GetUserV2OutputNode"] | MISSING = MISSING
 
 
 class TreeWalkInput(BaseModel):
@@ -113,6 +83,36 @@ class TreeWalkInput(BaseModel):
     )
     root: Node
     mode: Literal["depth", "breadth", 1, True] | None | MISSING = MISSING
+
+
+class GetUserV2InputAddress(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+    street: StrictStr
+    zip: GetUserV2InputZip | MISSING = MISSING
+
+
+class GetUserV2Output(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+    name: StrictStr | None | MISSING = MISSING
+    tree: GetUserV2OutputNode | MISSING = MISSING
+
+
+class GetUserV2Input(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="forbid",
+        validate_by_name=True,
+    )
+    id: StrictStr
+    address: GetUserV2InputAddress | MISSING = MISSING
 
 
 GetUserV2OutputNode.model_rebuild()

@@ -37,13 +37,14 @@ def _exact_int(value: Any) -> Any:
 _Integral: TypeAlias = Annotated[StrictInt, BeforeValidator(_exact_int)]
 
 
-class LegacyAlertsInput(BaseModel):
+class GetForecastInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
         extra="forbid",
         validate_by_name=True,
     )
-    state: Annotated[StrictStr, Field(pattern="^[A-Z]{2}$")]
+    city: City
+    days: Annotated[_Integral, Field(ge=1, le=14)] = 3
 
 
 class GetForecastOutput(BaseModel):
@@ -56,11 +57,10 @@ class GetForecastOutput(BaseModel):
     days: list[Day]
 
 
-class GetForecastInput(BaseModel):
+class LegacyAlertsInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
         extra="forbid",
         validate_by_name=True,
     )
-    city: City
-    days: Annotated[_Integral, Field(ge=1, le=14)] = 3
+    state: Annotated[StrictStr, Field(pattern="^[A-Z]{2}$")]

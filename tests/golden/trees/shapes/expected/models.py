@@ -34,10 +34,6 @@ class Item(BaseModel):
 
 _JsonNumber: TypeAlias = StrictInt | StrictFloat
 
-MixedOutputTool1: TypeAlias = _Integral
-
-MaybeItemOutput: TypeAlias = Any
-
 
 class ListItemsInput(BaseModel):
     model_config = ConfigDict(
@@ -48,54 +44,7 @@ class ListItemsInput(BaseModel):
     limit: Annotated[_Integral | MISSING, Field(ge=0)] = MISSING
 
 
-AnythingOutput: TypeAlias = Any
-
-
-class MaybeItemInput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-
-
-NothingOutput: TypeAlias = None
-
-
-class AnythingInput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-
-
-AnyTrueOutput: TypeAlias = Any
-
-
-class NothingInput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-
-
-class AnyTrueInput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
-
-
-GreetOutput: TypeAlias = Annotated[
-    StrictStr, Field(description="A greeting", min_length=1)
-]
-
-RatioOutput: TypeAlias = Annotated[_JsonNumber, Field(ge=0.0, le=1.0)]
-
-CountOutput: TypeAlias = Annotated[_Integral, Field(ge=0)]
+ListItemsOutput: TypeAlias = Annotated[list[Item], Field(max_length=100)]
 
 
 class GreetInput(BaseModel):
@@ -107,12 +56,20 @@ class GreetInput(BaseModel):
     name: StrictStr
 
 
+GreetOutput: TypeAlias = Annotated[
+    StrictStr, Field(description="A greeting", min_length=1)
+]
+
+
 class RatioInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
         extra="allow",
         validate_by_name=True,
     )
+
+
+RatioOutput: TypeAlias = Annotated[_JsonNumber, Field(ge=0.0, le=1.0)]
 
 
 class CountInput(BaseModel):
@@ -123,15 +80,7 @@ class CountInput(BaseModel):
     )
 
 
-FlagOutput: TypeAlias = StrictBool
-
-
-class MixedInput(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-    )
+CountOutput: TypeAlias = Annotated[_Integral, Field(ge=0)]
 
 
 class FlagInput(BaseModel):
@@ -142,15 +91,64 @@ class FlagInput(BaseModel):
     )
 
 
-ListItemsOutput: TypeAlias = Annotated[list[Item], Field(max_length=100)]
+FlagOutput: TypeAlias = StrictBool
+
+
+class NothingInput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+
+
+NothingOutput: TypeAlias = None
+
+
+class MixedInput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+
+
+MixedOutputTool1: TypeAlias = _Integral
+
+
+class AnythingInput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+
+
+AnythingOutput: TypeAlias = Any
+
+
+class AnyTrueInput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+
+
+AnyTrueOutput: TypeAlias = Any
+
+
+class MaybeItemInput(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+
+
+MaybeItemOutput: TypeAlias = Any
 
 MixedOutput: TypeAlias = StrictStr | MixedOutputTool1 | Item | list[MixedOutputTool1]
-
-PairsOutputCount: TypeAlias = _Integral
-
-PairsOutput: TypeAlias = Annotated[
-    list[StrictStr | PairsOutputCount], Field(max_length=2)
-]
 
 
 class PairsInput(BaseModel):
@@ -159,6 +157,9 @@ class PairsInput(BaseModel):
         extra="allow",
         validate_by_name=True,
     )
+
+
+PairsOutputCount: TypeAlias = _Integral
 
 
 class ItemInput(BaseModel):
@@ -170,3 +171,7 @@ class ItemInput(BaseModel):
 
 
 ItemOutput: TypeAlias = Item
+
+PairsOutput: TypeAlias = Annotated[
+    list[StrictStr | PairsOutputCount], Field(max_length=2)
+]
