@@ -490,7 +490,18 @@ def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = F
     ours[SURFACE_FILE] = surface_text
     if emit_tests:
         examples = _assignment("EXAMPLES", "list[dict[str, Any]]", _examples(toolset))
-        ours[CONTRACT_TESTS] = render("test_contract.py.jinja", examples_assignment=examples)
+        # Only tools that say they change nothing are called unless the user opts in.
+        safe = [
+            t.name
+            for t in toolset.tools
+            if (t.advertised.get("annotations") or {}).get("readOnlyHint") is True
+            and (t.advertised.get("annotations") or {}).get("destructiveHint") is not True
+        ]
+        ours[CONTRACT_TESTS] = render(
+            "test_contract.py.jinja",
+            examples_assignment=examples,
+            read_only_assignment=_assignment("READ_ONLY", "list[str]", safe),
+        )
     yours = {"handlers/__init__.py": render("handlers/__init__.py.jinja")}
     for view in context["tools"]:
         yours[f"handlers/{view.tool.identifier}.py"] = render("handlers/tool.py.jinja", t=view)
