@@ -219,8 +219,8 @@ def _wire_names(node: Any) -> set[str]:
     for item in node.body:
         if not isinstance(item, ast.AnnAssign) or not isinstance(item.target, ast.Name):
             continue
-        if item.target.id == "model_config":
-            continue
+        if item.target.id == "model_config" or item.target.id.startswith("__"):
+            continue  # pydantic's own attributes (`__pydantic_extra__` types the extra keys)
         alias = item.target.id
         for call in ast.walk(item):
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Field":
