@@ -139,6 +139,12 @@ def render_models(toolset: Toolset) -> ModelsResult:
     ]
     if values:
         source = _alias_values(source, values)
+    objects = [t.input_class for t in toolset.tools] + [
+        t.output_class
+        for t in toolset.tools
+        if t.output_class is not None and t.output_schema is not None and is_object_root(t.output_schema)
+    ]
+    source = _open_classes(source, objects)
     defined = {"".join(names) for names in _CLASS.findall(source)}
     diagnostics += _check_binding(source, units, toolset, where)
     for tool in toolset.tools:
@@ -756,4 +762,41 @@ def _alias_values(source: str, names: Sequence[str]) -> str:
         source = re.sub(r"\bRootModel,\s*|,\s*RootModel\b", "", source, count=1)
     from mcpstub.format import black_layout  # noqa: PLC0415 - format imports render
 
+    return black_layout(source)
+
+
+_OPEN_CLASS = """class {name}(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )"""
+
+
+def _open_classes(source: str, names: Sequence[str]) -> str:
+    """An object-rooted tool model that came out as a type alias of a plain type (an object with
+    only combinators, `oneOf` of `required` lists) becomes an open model class again: the server
+    validates arguments and outputs through model classes, and the schema stays the judge.
+    An alias of another class (a root `$ref` to a shared object) is kept."""
+    defined = {"".join(found) for found in _CLASS.findall(source)}
+    changed = False
+    for name in names:
+        match = re.search(rf"^{re.escape(name)}: TypeAlias = (.+)$", source, re.MULTILINE)
+        if match is None or (match[1].strip() in defined and match[1].strip() != name):
+            continue
+        source = source[: match.start()] + _OPEN_CLASS.format(name=name) + source[match.end() :]
+        changed = True
+    if not changed:
+        return source
+    from mcpstub.format import black_layout  # noqa: PLC0415 - format imports render
+    from mcpstub.model_source import add_imports  # noqa: PLC0415
+
+    source = add_imports(source, "pydantic", ["BaseModel", "ConfigDict"])
+    typing = re.search(r"^from typing import (\([^)]*\)|.*)\n", source, re.MULTILINE)
+    if typing is not None:  # drop what only the replaced aliases used
+        rest = source[: typing.start()] + source[typing.end() :]
+        names = [n.strip() for n in typing[1].strip("()").split(",") if n.strip()]
+        kept = [n for n in names if re.search(rf"\b{re.escape(n)}\b", rest)]
+        line = f"from typing import {', '.join(kept)}\n" if kept else ""
+        source = source[: typing.start()] + line + source[typing.end() :]
     return black_layout(source)

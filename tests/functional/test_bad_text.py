@@ -123,16 +123,6 @@ def pkg(root: Path) -> Iterator[ModuleType]:
         yield package
 
 
-@pytest.fixture(autouse=True)
-def _server_log_kept_out_of_reports() -> Iterator[None]:
-    # The server logs the handler's exception text, lone surrogates included: fine on stderr, but
-    # pytest-xdist cannot ship a captured log holding them from a worker.
-    log = logging.getLogger(f"{PACKAGE}.server")
-    log.disabled = True
-    yield
-    log.disabled = False
-
-
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -216,13 +206,22 @@ async def test_http(root: Path, mode: str) -> None:
 
 
 @pytest.mark.anyio
-async def test_the_server_log_carries_writable_text(
-    pkg: ModuleType, caplog: pytest.LogCaptureFixture
-) -> None:
-    async with Client(pkg.create_server()) as client:
-        await _every_path_answers(client)
-    logged = [r for r in caplog.records if r.name == f"{PACKAGE}.server"]
-    assert logged, "the handler's exception was logged"
-    text = caplog.text
+async def test_the_server_log_carries_writable_text(pkg: ModuleType) -> None:
+    written: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            written.append(self.format(record))
+
+    logger = logging.getLogger(f"{PACKAGE}.server")
+    keep = Keep(logging.ERROR)
+    logger.addHandler(keep)
+    try:
+        async with Client(pkg.create_server()) as client:
+            await _every_path_answers(client)
+    finally:
+        logger.removeHandler(keep)
+    assert written, "the handler's exception was logged"
+    text = "\n".join(written)
     text.encode("utf-8")  # a UTF-8 log file or a test runner's report can take it
     assert "RuntimeError: report-\\udcff\\udc80.txt" in text  # and the bad bytes stay visible
