@@ -123,11 +123,13 @@ def _wait_for(port: int, process: subprocess.Popen[str], seconds: float = 60) ->
 
 
 @contextmanager
-def _serving(root: Path, *flags: str, env: dict[str, str] | None = None) -> Iterator[int]:
+def _serving(
+    root: Path, *flags: str, env: dict[str, str] | None = None, package: str = PACKAGE
+) -> Iterator[int]:
     """`python -m PACKAGE --http 127.0.0.1:PORT FLAGS`, stopped afterwards; yields the port."""
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}", *flags],
+        [sys.executable, "-m", package, "--http", f"127.0.0.1:{port}", *flags],
         cwd=root,
         env=env or _env(root),
         stdout=subprocess.DEVNULL,
@@ -487,3 +489,43 @@ def test_the_container_command_serves_the_example_with_a_token(tmp_path: Path) -
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_the_example_as_two_replicas_with_a_token_behind_a_proxy(tmp_path: Path) -> None:
+    """The weather example as deployed: two stateless replicas, bearer token, 1,000 calls."""
+    example = ROOT / "examples" / "weather"
+    env = _env(example, MCP_TOKEN=TOKEN)
+    flags = ("--stateless", "--auth-token-env", "MCP_TOKEN")
+    failures: list[str] = []
+    with (
+        _serving(example, *flags, env=env, package="weather_tools") as first,
+        _serving(example, *flags, env=env, package="weather_tools") as second,
+        RoundRobinProxy([first, second]) as proxy,
+    ):
+        url = f"http://127.0.0.1:{proxy.port}/mcp"
+        assert _request(url, method="POST", body=_INITIALIZE, headers=_MCP_HEADERS)[0] == 401
+
+        async def load() -> None:
+            remaining = iter(range(1000))
+            http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"})
+            async with http, Client(streamable_http_client(url, http_client=http)) as client:
+                await client.list_tools()
+
+                async def worker() -> None:
+                    for _ in remaining:
+                        try:
+                            with anyio.fail_after(60):
+                                result = await client.call_tool("get_forecast", {"city": "Paris"})
+                        except Exception as exc:
+                            failures.append(f"{type(exc).__name__}: {exc}")
+                            continue
+                        if result.is_error or result.structured_content["city"] != "Paris":
+                            failures.append(f"bad result {result}")
+
+                async with anyio.create_task_group() as group:
+                    for _ in range(50):
+                        group.start_soon(worker)
+
+        anyio.run(load)
+    assert failures == []
+    assert min(proxy.connections[first], proxy.connections[second]) > 0, "both replicas served"
