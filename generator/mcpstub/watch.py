@@ -2,12 +2,14 @@
 
 `watch(run, sources)` calls `run()` once, then polls the files `sources()` names (size, modification
 time, inode: an editor that saves by renaming is seen too) and calls `run()` after each change, in
-this process, so imports and the model cache stay warm. Ctrl-C ends it with exit code 0.
+this process, so imports and the model cache stay warm. Ctrl-C (SIGINT) or SIGTERM ends it with
+exit code 0, even where the shell started it with SIGINT ignored (a background job).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -29,6 +31,10 @@ def _stamps(paths: list[Path]) -> dict[Path, _Stamp]:
     return {p: _stamp(p) for p in paths}
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def watch(
     run: Callable[[], object],
     sources: Callable[[], list[Path]],
@@ -36,6 +42,8 @@ def watch(
     first: Callable[[], object] | None = None,
 ) -> int:
     """Run (`first` the first time), then again on every change of the watched files, until Ctrl-C."""
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, _interrupt)
     try:
         seen = _stamps(sources())
         (first or run)()
