@@ -289,7 +289,8 @@ def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | No
             return stop
     emit_tests = bool(args.emit_tests or config.get("emit_tests", False))
     if not (args.check or args.diff or args.force):
-        current = is_current(path, out, emit_tests=emit_tests)
+        policy = config["policy"].fingerprint(path.resolve().parent)
+        current = is_current(path, out, emit_tests=emit_tests, policy=policy)
         if current is not None:
             _warn_orphans(out, current.orphans)
             print(f"{_shown(out)}: up to date (toolset unchanged since the last run)")

@@ -40,9 +40,12 @@ def generator_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def source_hash(paths: list[Path]) -> str:
-    """Hash of the generator (version, code, templates) and every source file's bytes."""
+def source_hash(paths: list[Path], policy: str = "") -> str:
+    """Hash of the generator (version, code, templates), every source file's bytes and the
+    check policy (`Policy.fingerprint`, empty for the defaults)."""
     digest = hashlib.sha256(f"mcpstub {generator_fingerprint()}\n".encode())
+    if policy:
+        digest.update(f"policy\n{len(policy)}\n{policy}".encode())
     for path in paths:
         data = path.read_bytes()
         digest.update(f"{path.name}\n{len(data)}\n".encode())
@@ -97,7 +100,9 @@ def _read_stamp(out: Path) -> dict[str, Any] | None:
     return data
 
 
-def is_current(toolset: Path, out: Path, *, emit_tests: bool = False) -> Current | None:
+def is_current(
+    toolset: Path, out: Path, *, emit_tests: bool = False, policy: str = ""
+) -> Current | None:
     """`Current` when a run would change nothing in `out`; None when a full run is needed."""
     stamp = _read_stamp(out)
     if stamp is None or (out / WRITING_MARKER).exists():
@@ -109,7 +114,8 @@ def is_current(toolset: Path, out: Path, *, emit_tests: bool = False) -> Current
     if not emit_tests and (out / CONTRACT_TESTS).exists():
         return None
     try:
-        if source_hash([toolset, *(toolset.parent / s for s in stamp["sources"])]) != stamp["source_hash"]:
+        paths = [toolset, *(toolset.parent / s for s in stamp["sources"])]
+        if source_hash(paths, policy) != stamp["source_hash"]:
             return None
         for rel, digest in files.items():
             if _file_hash((out / rel).read_bytes()) != digest:

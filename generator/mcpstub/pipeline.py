@@ -60,7 +60,8 @@ def check_toolset(path: Path, shown: str | None = None, policy: Policy | None = 
         return Checked(None, diagnostics, sources)
     base = path.resolve().parent
     relative = tuple(Path(os.path.relpath(f, base)).as_posix() for f in files)
-    toolset = replace(toolset, source_hash=source_hash(sources), sources=relative)
+    fingerprint = policy.fingerprint(base) if policy is not None else ""
+    toolset = replace(toolset, source_hash=source_hash(sources, fingerprint), sources=relative)
     return Checked(toolset, diagnostics, sources, doc)
 
 

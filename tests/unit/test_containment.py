@@ -101,3 +101,17 @@ def test_ref_root_from_pyproject(
     assert "[ref-outside]" in capsys.readouterr().err
     (project / "pyproject.toml").write_text('[tool.mcpstub]\nref_root = ".."\n', "utf-8")
     assert main(["validate"]) == 0
+
+
+def test_narrowing_the_ref_root_is_enforced_on_the_next_plain_run(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(project)
+    (project / "tools.yaml").write_text(toolset("../outside/secret.json#/$defs/S"), "utf-8")
+    (project / "pyproject.toml").write_text('[tool.mcpstub]\nref_root = ".."\n', "utf-8")
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    assert "up to date" in capsys.readouterr().out  # nothing changed: the shortcut holds
+    (project / "pyproject.toml").write_text("[tool.mcpstub]\n", "utf-8")
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 1  # not "up to date"
+    assert "[ref-outside]" in capsys.readouterr().err
