@@ -199,6 +199,8 @@ def _run(*args: str, root: Path, env: dict[str, str] | None = None) -> subproces
         (["--http", "127.0.0.1:8000", "--workers", "2"], "needs --stateless"),
         (["--http", "127.0.0.1:8000", "--workers", "0"], "positive"),
         (["--stateless"], "only apply with --http"),
+        (["--workers", "2"], "only apply with --http"),
+        (["--grace", "5"], "only apply with --http"),
         (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_UNSET_VARIABLE"], "not set"),
     ],
 )

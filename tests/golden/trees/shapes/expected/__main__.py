@@ -63,6 +63,9 @@ _HTTP_ONLY = {
     "allowed-host": "allowed_host",
     "allowed-origin": "allowed_origin",
     "auth-token-env": "auth_token_env",
+    "workers": "workers",
+    "max-body-bytes": "max_body_bytes",
+    "grace": "grace",
 }
 
 
@@ -201,7 +204,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.http is None:
         given = [
-            f"--{name}" for name, value in _HTTP_ONLY.items() if getattr(args, value)
+            f"--{name}"
+            for name, value in _HTTP_ONLY.items()
+            if getattr(args, value) != parser.get_default(value)
         ]
         if given:
             parser.error(f"{', '.join(given)} only apply with --http HOST:PORT")
