@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -116,7 +117,8 @@ def _wait_for(port: int, process: subprocess.Popen[str], seconds: float = 60) ->
             return
         except OSError:
             if process.poll() is not None:
-                raise AssertionError(f"the server exited: {process.communicate()[1]}") from None
+                _, err = process.communicate()
+                raise AssertionError(f"the server exited {process.returncode}: {err or ''}") from None
             if time.monotonic() > deadline:
                 raise AssertionError("the server did not start") from None
             time.sleep(0.05)
@@ -128,24 +130,30 @@ def _serving(
 ) -> Iterator[int]:
     """`python -m PACKAGE --http 127.0.0.1:PORT FLAGS`, stopped afterwards; yields the port."""
     port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", package, "--http", f"127.0.0.1:{port}", *flags],
-        cwd=root,
-        env=env or _env(root),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        _wait_for(port, process)
-        yield port
-    finally:
-        process.terminate()
+    # The server's log goes to a file, never a pipe nobody reads: a full pipe would stall it.
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", package, "--http", f"127.0.0.1:{port}", *flags],
+            cwd=root,
+            env=env or _env(root),
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            text=True,
+        )
         try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            try:
+                _wait_for(port, process)
+            except AssertionError as exc:
+                log.seek(0)
+                raise AssertionError(f"{exc}\n{log.read()[-4000:]}") from None
+            yield port
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def _request(
@@ -341,16 +349,33 @@ class RoundRobinProxy:
     def __exit__(self, *exc: object) -> None:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+        assert not self._thread.is_alive()
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
+        server: asyncio.Server | None = None
 
         async def start() -> None:
-            await asyncio.start_server(self._handle, "127.0.0.1", self.port)
+            nonlocal server
+            server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
             self._ready.set()
 
-        self._loop.run_until_complete(start())
-        self._loop.run_forever()
+        async def shut_down() -> None:
+            # Every connection task ends here, in this loop: none is left pending for the garbage
+            # collector to finish later at an arbitrary point in another test.
+            if server is not None:
+                server.close()
+            tasks = asyncio.all_tasks() - {asyncio.current_task()}
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        try:
+            self._loop.run_until_complete(start())
+            self._loop.run_forever()
+            self._loop.run_until_complete(shut_down())
+        finally:
+            self._loop.close()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         backend = next(self._turn)
