@@ -5,13 +5,17 @@ converts the node graph to dicts, lists and scalars under the YAML 1.2 core sche
 `2026-01-01` stay strings). Each value's and each mapping key's position is kept in a `Document`,
 keyed by its JSON path. Problems come back as diagnostics, never as exceptions: bad UTF-8, tabs,
 duplicate keys, an empty file, and alias bombs (expansion is bounded before it happens).
+
+JSON text that YAML would read as exactly the same data, without a diagnostic, takes a fast path:
+`json.loads` builds the data and the node graph is composed only when a position is asked for.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +75,21 @@ class Document:
     file: str  # as shown in diagnostics
     path: Path  # resolved path on disk
     data: Any = None
-    root: yaml.Node | None = None  # the composed node graph: positions are looked up on demand
     text: str = ""
+    _root: yaml.Node | None = field(default=None, repr=False)
+    _lazy: bool = field(default=False, repr=False)  # the node graph is composed on first use
+
+    @property
+    def root(self) -> yaml.Node | None:
+        """The composed node graph: positions are looked up on demand."""
+        if self._lazy:
+            self._lazy = False
+            self._root = _compose_quietly(self.text)
+        return self._root
+
+    @root.setter
+    def root(self, node: yaml.Node | None) -> None:
+        self._root, self._lazy = node, False
 
     def _walk(self, path: JsonPath) -> tuple[yaml.Node | None, yaml.Node | None, bool]:
         """The deepest node along `path`, the key node holding it, and whether it is the end."""
@@ -355,8 +372,84 @@ class _Converter:
         )
 
 
-def parse_document(file: str, path: Path, raw: bytes) -> tuple[Document, list[Diagnostic]]:
-    """Parse bytes already read from `path`; `file` is the name shown in diagnostics."""
+# The JSON fast path. JSON is YAML, but a YAML reader differs from `json.loads` on some JSON: it
+# refuses duplicate keys, nesting beyond MAX_DEPTH, tabs, surrogate escapes (even paired ones),
+# a key more than 1024 characters before its colon or on another line than it, and the characters
+# below (some it refuses, some it reads as line breaks); it reads `NaN` and `Infinity` as strings.
+# Text with any of these takes the YAML path, which reports each as it always has.
+_NOT_YAML_ALIKE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_JSON_START = re.compile(r"[ \r\n]*[\[{]")
+_MAX_FAST_KEY = 150  # characters; written with \uXXXX escapes and a space, well under 1024
+
+
+class _NotYamlAlike(Exception):
+    """The JSON text holds something the YAML path reads differently or reports."""
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs) or (pairs and max(map(len, result)) > _MAX_FAST_KEY):
+        raise _NotYamlAlike
+    return result
+
+
+def _json_constant(_name: str) -> Any:
+    raise _NotYamlAlike
+
+
+def _json_data(text: str) -> list[Any] | None:
+    """`[data]` when `text` is JSON that the YAML path reads as the same data, without a diagnostic."""
+    if (
+        _JSON_START.match(text) is None
+        or "\t" in text
+        or "\n:" in text
+        or "\r:" in text
+        or text.count(" :") != text.count('" :')  # at most one space between a key and its colon
+        or ("\x7f" in text if text.isascii() else _NOT_YAML_ALIKE.search(text) is not None)
+        or ("\\u" in text and _SURROGATE_ESCAPE.search(text) is not None)
+    ):
+        return None
+    try:
+        data = json.loads(text, object_pairs_hook=_json_object, parse_constant=_json_constant)
+    except (ValueError, RecursionError, _NotYamlAlike):  # ValueError: not JSON, or too many digits
+        return None
+    return [data] if _depth_within(data, MAX_DEPTH) else None
+
+
+def _depth_within(data: Any, limit: int) -> bool:
+    """True when lists and dicts nest at most `limit` deep."""
+    level = [data] if isinstance(data, dict | list) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return False
+        below = []
+        for value in level:
+            for item in value.values() if type(value) is dict else value:
+                if type(item) is dict or type(item) is list:
+                    below.append(item)
+        level = below
+    return True
+
+
+def _compose_quietly(text: str) -> yaml.Node | None:
+    """The node graph of text the fast path read (it composes without error); None if it fails."""
+    try:
+        node: yaml.Node | None = yaml.compose(text, Loader=_Loader)
+    except (yaml.YAMLError, RecursionError):  # pragma: no cover - the fast path excludes both
+        return None
+    return node
+
+
+def parse_document(
+    file: str, path: Path, raw: bytes, *, fast: bool = True
+) -> tuple[Document, list[Diagnostic]]:
+    """Parse bytes already read from `path`; `file` is the name shown in diagnostics.
+
+    `fast=False` reads JSON through the YAML path too (the fast path's results are the same).
+    """
     doc = Document(file=file, path=path)
     try:
         text = _decode(file, raw)
@@ -365,6 +458,10 @@ def parse_document(file: str, path: Path, raw: bytes) -> tuple[Document, list[Di
             not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()
         ):
             raise _LoadFailed(error("empty-file", "file is empty", Location(file, 1, 1)))
+        found = _json_data(text) if fast else None
+        if found is not None:
+            doc.data, doc._lazy = found[0], True
+            return doc, []
         try:
             _check_depth(file, text)
             node = yaml.compose(text, Loader=_Loader)

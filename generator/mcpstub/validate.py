@@ -15,7 +15,7 @@ import math
 import os
 import re
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -234,6 +234,19 @@ def _said(lint: Lint, where: JsonPath) -> bool:
     return where in lint.bad_types or where[:-1] in lint.bad_types
 
 
+class _LazyLoc:
+    """Where a value is written, looked up only when a diagnostic needs it (a clean JSON toolset
+    then never composes its YAML node graph)."""
+
+    def __init__(self, doc: Document, path: JsonPath) -> None:
+        self.doc, self.path = doc, path
+
+    @cached_property
+    def location(self) -> Location:
+        """The value's file:line:col."""
+        return self.doc.loc(self.path)
+
+
 class _Checker:
     """Collects diagnostics for one toolset document."""
 
@@ -301,7 +314,7 @@ class _Checker:
         if not isinstance(raw_tools, list):
             return []
         result: list[Tool] = []
-        names: dict[str, Location] = {}
+        names: dict[str, _LazyLoc] = {}
         identifiers: dict[str, str] = {}
         classes: dict[str, str] = {}
         shared_classes = {
@@ -314,7 +327,7 @@ class _Checker:
             name = raw["name"]
             ident, prefix = to_identifier(name), to_class_prefix(name)
             problem = self._name_problem(
-                name, doc.loc((*path, "name")), names, identifiers, classes, shared_classes
+                name, _LazyLoc(doc, (*path, "name")), names, identifiers, classes, shared_classes
             )
             if problem is not None:
                 self.diagnostics.append(problem)
@@ -327,8 +340,8 @@ class _Checker:
     @staticmethod
     def _name_problem(
         name: str,
-        name_loc: Location,
-        names: dict[str, Location],
+        name_loc: _LazyLoc,
+        names: dict[str, _LazyLoc],
         identifiers: dict[str, str],
         classes: dict[str, str],
         shared_classes: dict[str, str],
@@ -338,13 +351,15 @@ class _Checker:
             return error(
                 "invalid-tool-name",
                 f"tool name {name!r} is not valid",
-                name_loc,
+                name_loc.location,
                 "MCP tool names are 1-128 characters of A-Z a-z 0-9 _ - .",
             )
         if name in names:
             first = names[name]
             return error(
-                "duplicate-tool", f"tool {name!r} is defined twice (first at line {first.line})", name_loc
+                "duplicate-tool",
+                f"tool {name!r} is defined twice (first at line {first.location.line})",
+                name_loc.location,
             )
         names[name] = name_loc
         ident, prefix = to_identifier(name), to_class_prefix(name)
@@ -352,7 +367,7 @@ class _Checker:
             return error(
                 "name-collision",
                 f"tools {identifiers[ident]!r} and {name!r} both map to the Python name {ident!r}",
-                name_loc,
+                name_loc.location,
                 "rename one of the tools",
             )
         identifiers[ident] = name
@@ -363,7 +378,7 @@ class _Checker:
             return error(
                 "name-collision",
                 f"tool {name!r} needs the class name {clash!r}, already taken by {other}",
-                name_loc,
+                name_loc.location,
                 "rename the tool or the definition",
             )
         classes.update((c, f"tool {name!r}") for c in tool_classes)
@@ -387,17 +402,20 @@ class _Checker:
             return None
         before = len(self.diagnostics)
         self.diagnostics.extend(_meta_errors(doc, path, schema, dialect, self.policy))
-        root_error = error(
-            "root-not-object",
-            f"{where} must have `type: object` at its root",
-            doc.loc((*path, "type")) if "type" in schema else doc.key_loc(path),
-            "MCP tool arguments are always a JSON object; wrap other values in a property",
-        )
+
+        def root_error() -> Diagnostic:
+            return error(
+                "root-not-object",
+                f"{where} must have `type: object` at its root",
+                doc.loc((*path, "type")) if "type" in schema else doc.key_loc(path),
+                "MCP tool arguments are always a JSON object; wrap other values in a property",
+            )
+
         # Arguments are always an object; an output may be any JSON value (see shapes.py).
         is_input = path[-1] == "inputSchema"
         by_ref = "type" not in schema and isinstance(schema.get("$ref"), str)  # checked once bundled
         if is_input and schema.get("type") != "object" and not by_ref:
-            self.diagnostics.append(root_error)
+            self.diagnostics.append(root_error())
         errors_before = len(self.bundler.diagnostics)
         bundled, shared = self.bundler.bundle_schema(path, dialect)
         if (
@@ -411,7 +429,7 @@ class _Checker:
                 # MCP clients require `type: object` at the root; it says what the reference says.
                 bundled = {"type": "object", **bundled}
             elif is_input:
-                self.diagnostics.append(root_error)
+                self.diagnostics.append(root_error())
                 return None
         if not _all_finite(bundled):  # already reported as not-json
             return None
