@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -69,3 +70,104 @@ class Beside(Generic[A, T]):
                 value: T = pickle.loads(data)
                 return value
         return self._fn(self._arg)
+
+
+class Standby(Generic[A, T]):
+    """A forked child that runs `prepare()` at once, then `fn(arg)` when `give(arg)` sends one.
+
+    The child pays a slow start (imports) while this process does other work, before it knows
+    what to ask. Never given anything, it is stopped by `close()`. Where fork is unavailable or the
+    child fails, `result()` computes `fn(arg)` here instead.
+    """
+
+    def __init__(self, fn: Callable[[A], T], prepare: Callable[[], object]) -> None:
+        self._fn = fn
+        self._arg: A | None = None
+        self._given = False
+        self._pid = 0
+        self._read = self._write = -1
+        self._sender: threading.Thread | None = None
+        if not hasattr(os, "fork"):
+            return
+        ask_read, ask_write = os.pipe()
+        answer_read, answer_write = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (ask_read, ask_write, answer_read, answer_write):
+                os.close(fd)
+            return
+        if pid == 0:  # the child: prepare, wait for the argument, compute, send, leave
+            code = 1
+            try:
+                os.close(ask_write)
+                os.close(answer_read)
+                try:
+                    prepare()
+                except Exception:  # a failed warm-up only costs time later
+                    pass
+                with os.fdopen(ask_read, "rb") as pipe:
+                    request = pipe.read()
+                if request:
+                    data = pickle.dumps(fn(pickle.loads(request)), protocol=pickle.HIGHEST_PROTOCOL)
+                    with os.fdopen(answer_write, "wb") as pipe:
+                        pipe.write(data)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(ask_read)
+        os.close(answer_write)
+        self._pid, self._read, self._write = pid, answer_read, ask_write
+
+    def give(self, arg: A) -> None:
+        """Have the child compute `fn(arg)` (sent from a thread: the child may still be preparing)."""
+        self._arg, self._given = arg, True
+        if not self._pid:
+            return
+        data = pickle.dumps(arg, protocol=pickle.HIGHEST_PROTOCOL)
+        write = self._write
+        self._write = -1
+
+        def send() -> None:
+            try:
+                with os.fdopen(write, "wb") as pipe:
+                    pipe.write(data)
+            except OSError:
+                pass  # the child is gone: `result()` computes here
+
+        self._sender = threading.Thread(target=send, daemon=True)
+        self._sender.start()
+
+    def close(self) -> None:
+        """Stop and reap the child."""
+        if self._pid:
+            try:
+                os.kill(self._pid, signal.SIGKILL)
+                os.waitpid(self._pid, 0)
+            except OSError:
+                pass
+            os.close(self._read)
+            self._pid = 0
+        if self._write >= 0:
+            os.close(self._write)
+            self._write = -1
+        if self._sender is not None:
+            self._sender.join()
+            self._sender = None
+
+    def result(self) -> T:
+        """`fn(arg)` of the argument given: from the child, or computed here if it failed."""
+        if not self._given:
+            raise RuntimeError("result() before give()")
+        if self._pid:
+            with os.fdopen(self._read, "rb") as pipe:
+                data = pipe.read()
+            _, status = os.waitpid(self._pid, 0)
+            self._pid = 0
+            if self._sender is not None:
+                self._sender.join()
+                self._sender = None
+            if os.waitstatus_to_exitcode(status) == 0 and data:
+                value: T = pickle.loads(data)
+                return value
+        return self._fn(self._arg)  # type: ignore[arg-type]

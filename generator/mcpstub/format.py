@@ -11,48 +11,41 @@ A file that does not compile is a generator bug, never a user mistake: it is rai
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from mcpstub.layout import LINE_LENGTH
-from mcpstub.render import RenderedPackage, class_header, import_order, text_width
+from mcpstub.render import (
+    GeneratedCodeError,
+    RenderedPackage,
+    class_header,
+    compile_check,
+    import_order,
+    text_width,
+)
+
+__all__ = ["GeneratedCodeError", "format_files", "format_package"]
 
 if TYPE_CHECKING:
     from black.mode import Mode
 
 
-class GeneratedCodeError(Exception):
-    """mcpstub produced Python that does not compile: a bug in mcpstub."""
-
-    def __init__(self, path: str, text: str, cause: Exception) -> None:
-        super().__init__(
-            f"mcpstub bug: generated {path} does not compile ({cause}). "
-            "Please report it with the text below.\n"
-            f"----- {path} -----\n{text}"
-        )
-        self.path = path
-        self.text = text
-
-
-def format_files(files: Mapping[str, str]) -> dict[str, str]:
-    """Compile-check every `.py` file; return the files unchanged."""
+def format_files(files: Mapping[str, str], proven: Collection[str] = ()) -> dict[str, str]:
+    """Compile-check every `.py` file not already `proven` to compile; return the files unchanged."""
     for path, text in files.items():
-        if path.endswith(".py"):
-            _compile(path, text)
+        if path.endswith(".py") and path not in proven:
+            compile_check(path, text)
     return dict(files)
 
 
 def format_package(package: RenderedPackage) -> RenderedPackage:
     """`format_files` over both halves of a rendered package."""
-    return RenderedPackage(ours=format_files(package.ours), yours=format_files(package.yours))
-
-
-def _compile(path: str, text: str) -> None:
-    try:
-        compile(text, path, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as exc:
-        raise GeneratedCodeError(path, text, exc) from exc
+    return RenderedPackage(
+        ours=format_files(package.ours, package.proven),
+        yours=format_files(package.yours, package.proven),
+        proven=package.proven,
+    )
 
 
 @cache

@@ -27,7 +27,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from mcpstub.beside import Beside
+from mcpstub.beside import Beside, Standby
 from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool, Toolset
@@ -230,9 +230,16 @@ def _render_all(units: list[Toolset]) -> list[_Generated]:
 class PendingModels:
     """Models being generated; `result()` waits for them. `close()` abandons them."""
 
-    def __init__(self, toolset: Toolset, store: ModelCache | None) -> None:
+    def __init__(
+        self,
+        toolset: Toolset,
+        store: ModelCache | None,
+        standby: Standby[list[Toolset], list[_Generated]] | None = None,
+    ) -> None:
         self._toolset, self._store = toolset, store
         self._units = _units(toolset)
+        # Whether `result()` assembled the models from parsed statements (see there).
+        self.merged = False
         self._found: dict[str, _Generated] = {}
         missing: list[_Unit] = []
         for unit in self._units:
@@ -242,7 +249,8 @@ class PendingModels:
             elif unit.key not in {m.key for m in missing}:
                 missing.append(unit)
         weight = [max(1, len(u.toolset.tools)) for u in missing]
-        self._child: Beside[list[Toolset], list[_Generated]] | None = None
+        self._child: Beside[list[Toolset], list[_Generated]] | Standby[list[Toolset], list[_Generated]] | None
+        self._child = None
         self._child_units: list[_Unit] = []
         self._own_units = missing
         if missing and FORK:
@@ -256,7 +264,14 @@ class PendingModels:
                     cut += 1
                 cut = max(cut, 1)
             self._child_units, self._own_units = missing[:cut], missing[cut:]
-            self._child = Beside(_render_all, [u.toolset for u in self._child_units])
+            share = [u.toolset for u in self._child_units]
+            if standby is not None:
+                standby.give(share)
+                self._child, standby = standby, None
+            else:
+                self._child = Beside(_render_all, share)
+        if standby is not None:
+            standby.close()
 
     def close(self) -> None:
         """Stop the child, if any."""
@@ -281,7 +296,11 @@ class PendingModels:
         try:
             source = merge_parts(r.parts for r in results)
         except _Clash:
+            self.merged = False
             return render_models(self._toolset)
+        # Every part is a whole top-level statement parsed out of a generated module, and the
+        # imports are written from parsed names: the merged module compiles by construction.
+        self.merged = True
         diagnostics = list(dict.fromkeys(d for r in results for d in r.result.diagnostics))
         return ModelsResult(source, diagnostics)
 
@@ -291,9 +310,27 @@ def warm_up() -> None:
     render_models(Toolset("warm", None, None, {"Warm": {"type": "object", "properties": {"a": {}}}}, ()))
 
 
-def start_models(toolset: Toolset, store: ModelCache | None) -> PendingModels:
-    """Begin generating a toolset's models (reusing `store`'s entries); collect with `result()`."""
-    return PendingModels(toolset, store)
+def start_models(
+    toolset: Toolset,
+    store: ModelCache | None,
+    standby: Standby[list[Toolset], list[_Generated]] | None = None,
+) -> PendingModels:
+    """Begin generating a toolset's models (reusing `store`'s entries); collect with `result()`.
+
+    `standby` (from `standby_models`), if given, generates the child's share or is closed.
+    """
+    return PendingModels(toolset, store, standby)
+
+
+def standby_models() -> Standby[list[Toolset], list[_Generated]] | None:
+    """A child that imports the model generator now, while the toolset is read and checked.
+
+    None where it would not pay: without fork, or once this process has the generator imported
+    (a `--watch` session after its first run).
+    """
+    if not FORK or "datamodel_code_generator" in sys.modules:
+        return None
+    return Standby(_render_all, warm_up)
 
 
 def merge_sources(sources: Iterable[str]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, sort_diagnostics
 from mcpstub.fastpath import source_hash
@@ -16,6 +17,9 @@ from mcpstub.ir import Toolset
 from mcpstub.load import Document, load_document
 from mcpstub.policy import Policy
 from mcpstub.validate import check_document
+
+if TYPE_CHECKING:
+    from mcpstub.beside import Standby
 
 
 @dataclass(frozen=True)
@@ -65,30 +69,46 @@ def check_toolset(path: Path, shown: str | None = None, policy: Policy | None = 
     return Checked(toolset, diagnostics, sources, doc)
 
 
-def render(toolset: Toolset, *, emit_tests: bool = False, cache_dir: Path | None = None) -> Generated:
-    """Render a checked toolset into the files of its package (models reused from `cache_dir`)."""
+def render(
+    toolset: Toolset,
+    *,
+    emit_tests: bool = False,
+    cache_dir: Path | None = None,
+    source: Path | None = None,
+    standby: Standby[list[Toolset], Any] | None = None,
+) -> Generated:
+    """Render a checked toolset into the files of its package.
+
+    Models and the pieces made of each tool are reused from `cache_dir` (and from earlier runs in
+    this process) where their input is unchanged; `source`, the toolset's path, names its pieces.
+    `standby` (`modelcache.standby_models`) is a child ready to generate models, used or closed.
+    """
     from mcpstub.format import format_files  # noqa: PLC0415 - heavy imports, only when generating
+    from mcpstub.memo import ToolMemo  # noqa: PLC0415
     from mcpstub.modelcache import ModelCache, start_models  # noqa: PLC0415
     from mcpstub.render import RenderError, models_file, render_package  # noqa: PLC0415
 
     # The models are the long pole: part of them is generated in a child while this process
     # renders and compile-checks every other file, which does not depend on them.
-    pending = start_models(toolset, ModelCache(cache_dir) if cache_dir is not None else None)
+    pending = start_models(toolset, ModelCache(cache_dir) if cache_dir is not None else None, standby)
     try:
         try:
-            package = render_package(toolset, "", emit_tests=emit_tests)
+            memo = ToolMemo(cache_dir, source)
+            package = render_package(toolset, "", emit_tests=emit_tests, memo=memo)
         except RenderError as exc:
             problem = error("render-failed", str(exc), Location(toolset.source_name, 1, 1))
             return Generated({}, {}, [problem], toolset)
-        ours = format_files({k: v for k, v in package.ours.items() if k != "models.py"})
-        yours = format_files(package.yours)
+        ours = format_files({k: v for k, v in package.ours.items() if k != "models.py"}, package.proven)
+        yours = format_files(package.yours, package.proven)
         models = pending.result()
     finally:
         pending.close()
     diagnostics = sort_diagnostics(models.diagnostics)
     if has_errors(diagnostics):
         return Generated({}, {}, diagnostics, toolset)
-    ours.update(format_files({"models.py": models_file(toolset, models.source)}))
+    memo.save()
+    proven = {"models.py"} if pending.merged else set()
+    ours.update(format_files({"models.py": models_file(toolset, models.source)}, proven))
     ours = {name: ours[name] for name in package.ours}  # keep render's file order
     return Generated(ours, yours, diagnostics, toolset)
 
@@ -106,13 +126,23 @@ def generate(
     With `cache_dir`, models of unchanged groups of tools are read from there instead of being
     generated again; the files are the same either way.
     """
-    checked = check_toolset(path, shown, policy)
-    if checked.toolset is None:
-        return Generated({}, {}, checked.diagnostics)
+    from mcpstub.modelcache import standby_models  # noqa: PLC0415 - only when generating
+
+    # A child imports the model generator while this process reads and checks the toolset.
+    standby = standby_models()
     try:
-        rendered = render(checked.toolset, emit_tests=emit_tests, cache_dir=cache_dir)
-    except RecursionError:  # the loader bounds nesting; this is the last line of defence
-        where = Location(checked.toolset.source_name, 1, 1)
-        too_deep = error("too-deep", "the toolset nests too deeply to be generated", where)
-        return Generated({}, {}, sort_diagnostics([*checked.diagnostics, too_deep]))
+        checked = check_toolset(path, shown, policy)
+        if checked.toolset is None:
+            return Generated({}, {}, checked.diagnostics)
+        try:
+            rendered = render(
+                checked.toolset, emit_tests=emit_tests, cache_dir=cache_dir, source=path, standby=standby
+            )
+        except RecursionError:  # the loader bounds nesting; this is the last line of defence
+            where = Location(checked.toolset.source_name, 1, 1)
+            too_deep = error("too-deep", "the toolset nests too deeply to be generated", where)
+            return Generated({}, {}, sort_diagnostics([*checked.diagnostics, too_deep]))
+    finally:
+        if standby is not None:
+            standby.close()  # used by render, or not needed: a no-op, or the child is stopped
     return replace(rendered, diagnostics=sort_diagnostics([*checked.diagnostics, *rendered.diagnostics]))

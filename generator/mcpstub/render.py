@@ -15,7 +15,7 @@ import importlib.util
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -32,16 +32,22 @@ from mcpstub.layout import (
     SURFACE_FILE,
     WRITING_MARKER,
 )
+from mcpstub.memo import Piece, ToolMemo, tool_key
 from mcpstub.resources import resource_dir
 from mcpstub.shapes import is_object_root, legacy_output_schema
-from mcpstub.surface import SurfaceError, digests, render_surface
+from mcpstub.surface import (
+    PROTOCOLS,
+    SurfaceError,
+    render_surface_from,
+    tool_digest,
+    wire_text,
+    wire_tool,
+)
 
 # Keys of the advertised Tool that are rendered as separate schema literals.
 _SCHEMA_KEYS = ("inputSchema", "outputSchema")
 # Names the package's `__init__` exports beside the per-tool result classes.
-_PUBLIC_NAMES = frozenset(
-    {"create_server", "create_app", "TOOLS", "ToolError", "ToolContext", "ToolSpec"}
-)
+_PUBLIC_NAMES = frozenset({"create_server", "create_app", "TOOLS", "ToolError", "ToolContext", "ToolSpec"})
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 _UNSAFE_IN_COMMENT = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\x85]")
 
@@ -50,12 +56,38 @@ class RenderError(Exception):
     """The IR cannot be rendered: a generator bug or an input the earlier stages let through."""
 
 
+class GeneratedCodeError(Exception):
+    """mcpstub produced Python that does not compile: a bug in mcpstub."""
+
+    def __init__(self, path: str, text: str, cause: Exception) -> None:
+        super().__init__(
+            f"mcpstub bug: generated {path} does not compile ({cause}). "
+            "Please report it with the text below.\n"
+            f"----- {path} -----\n{text}"
+        )
+        self.path = path
+        self.text = text
+
+
+def compile_check(path: str, text: str) -> None:
+    """Raise `GeneratedCodeError` unless `text` compiles as the module `path`."""
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        raise GeneratedCodeError(path, text, exc) from exc
+
+
 @dataclass(frozen=True)
 class RenderedPackage:
-    """The generated package: "ours" files are rewritten every run, "yours" only created."""
+    """The generated package: "ours" files are rewritten every run, "yours" only created.
+
+    `proven` names the files already known to compile: made of pieces that each compiled, in a
+    frame that compiled with a stand-in statement for each piece.
+    """
 
     ours: dict[str, str]
     yours: dict[str, str]
+    proven: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -64,10 +96,9 @@ class _ToolView:
 
     tool: Tool
     name_literal: str
-    input_assignment: str
-    output_assignment: str
-    # The 2025-11-25 form of a non-object output schema; "" when the output goes out as it is.
-    legacy_output_assignment: str
+    # The schema literals of tools.py: input, output and, for a non-object output, the
+    # 2025-11-25 form of the output schema (`{result: ...}`).
+    assignments: str
     legacy_output_name: str
     advertised_literal: str
     dialect_literal: str
@@ -272,18 +303,18 @@ def _view(tool: Tool) -> _ToolView:
         base = "_ContentResult"
         returns = [tool.result_class, "str"]
     models_names: list[str] = [tool.input_class, *([output] if output is not None else [])]
+    assignments = [
+        _assignment(f"_INPUT_{tool.identifier}", "dict[str, Any]", tool.input_schema),
+        _assignment(f"_OUTPUT_{tool.identifier}", "dict[str, Any] | None", tool.output_schema),
+    ]
+    if wrapped and tool.output_schema is not None:
+        assignments.append(
+            _assignment(legacy_name, "dict[str, Any]", legacy_output_schema(tool.output_schema))
+        )
     return _ToolView(
         tool=tool,
         name_literal=to_literal(tool.name),
-        input_assignment=_assignment(f"_INPUT_{tool.identifier}", "dict[str, Any]", tool.input_schema),
-        output_assignment=_assignment(
-            f"_OUTPUT_{tool.identifier}", "dict[str, Any] | None", tool.output_schema
-        ),
-        legacy_output_assignment=(
-            _assignment(legacy_name, "dict[str, Any]", legacy_output_schema(tool.output_schema))
-            if wrapped and tool.output_schema is not None
-            else ""
-        ),
+        assignments="\n".join(assignments),
         legacy_output_name=legacy_name,
         advertised_literal=to_literal(rest, indent=16, used=16),
         dialect_literal=to_literal(tool.dialect),
@@ -439,22 +470,67 @@ def models_file(toolset: Toolset, models_source: str) -> str:
     return f"{header_lines(toolset)}\n{body}\n" if body else f"{header_lines(toolset)}\n"
 
 
-def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = False) -> RenderedPackage:
-    """Render every file of the generated package, laid out as black would."""
+# The stand-in for a tool's schema literals while tools.py's frame is compile-checked.
+_PLACE = "__mcpstub_piece__ = {}"
+_PLACE_LINE = re.compile(r"^__mcpstub_piece__ = ([0-9]+)$", re.MULTILINE)
+
+
+def _piece(tool: Tool, env: jinja2.Environment) -> Piece:
+    """What rendering makes of `tool` alone; each piece of Python in it compiled on its own."""
+    view = _view(tool)
+    stub = env.get_template("handlers/tool.py.jinja").render(t=view)
+    compile_check(f"handlers/{tool.identifier}.py", stub)
+    compile_check("tools.py", view.assignments)
+    wires = {protocol: wire_tool(tool, protocol) for protocol in PROTOCOLS}
+    return {
+        "view": {f.name: getattr(view, f.name) for f in fields(_ToolView) if f.name != "tool"},
+        "stub": stub,
+        "digest": {protocol: tool_digest(wire) for protocol, wire in wires.items()},
+        "surface": {protocol: wire_text(wire) for protocol, wire in wires.items()},
+    }
+
+
+def _pieces(toolset: Toolset, env: jinja2.Environment, memo: ToolMemo) -> list[Piece]:
+    pieces = []
+    for tool in toolset.tools:
+        key = tool_key(tool)
+        piece = memo.get(key)
+        if piece is None:
+            piece = _piece(tool, env)
+            memo.put(key, piece)
+        pieces.append(piece)
+    return pieces
+
+
+def render_package(
+    toolset: Toolset, models_source: str, *, emit_tests: bool = False, memo: ToolMemo | None = None
+) -> RenderedPackage:
+    """Render every file of the generated package, laid out as black would.
+
+    What depends on one tool alone is taken from `memo` when that tool is unchanged.
+    """
     _check_names(toolset)
     header = header_lines(toolset)
+    env = _environment()
     try:
-        tool_digests = digests(toolset)
-        surface_text = render_surface(toolset)
+        pieces = _pieces(toolset, env, memo if memo is not None else ToolMemo(None))
     except SurfaceError as exc:
         raise RenderError(f"the advertised tools have no canonical JSON form: {exc}") from None
+    views = [_ToolView(tool=tool, **piece["view"]) for tool, piece in zip(toolset.tools, pieces, strict=True)]
+    tool_digests = {
+        protocol: {
+            tool.name: piece["digest"][protocol] for tool, piece in zip(toolset.tools, pieces, strict=True)
+        }
+        for protocol in PROTOCOLS
+    }
+    surface_text = render_surface_from(toolset, [piece["surface"] for piece in pieces], tool_digests)
     results = [str(tool.result_class) for tool in toolset.tools]
     context: dict[str, Any] = {
         "header": header,
         "marker": WRITING_MARKER,
         "requirements": ", ".join(RUNTIME_REQUIREMENTS),
         "toolset": toolset,
-        "tools": [_view(tool) for tool in toolset.tools],
+        "tools": views,
         # Sorted as ruff's defaults want them (isort, RUF022), so a lint run leaves them alone.
         "results_imported": import_order(["ToolError", *results]),
         "results_all": all_order(["ToolError", *results]),
@@ -466,14 +542,18 @@ def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = F
                 _assignment("INSTRUCTIONS", "str | None", toolset.instructions),
             ]
         ),
-        "digests_assignment": _assignment(
-            "TOOL_DIGESTS", "Mapping[str, Mapping[str, str]]", tool_digests
-        ),
+        "digests_assignment": _assignment("TOOL_DIGESTS", "Mapping[str, Mapping[str, str]]", tool_digests),
     }
-    env = _environment()
 
     def render(template: str, **extra: Any) -> str:
         return env.get_template(template).render(**context, **extra)
+
+    # tools.py is checked as a frame with a stand-in for each tool's schema literals, each of
+    # which compiled on its own: the whole compiles, without compiling megabytes of literals.
+    places = [replace(view, assignments=_PLACE.format(n)) for n, view in enumerate(views)]
+    frame = env.get_template("tools.py.jinja").render({**context, "tools": places})
+    compile_check("tools.py", frame)
+    tools_text = _PLACE_LINE.sub(lambda m: views[int(m[1])].assignments, frame)
 
     ours = {
         "__init__.py": render("__init__.py.jinja"),
@@ -481,7 +561,7 @@ def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = F
         "app.py": render("app.py.jinja"),
         "models.py": models_file(toolset, models_source),
         "results.py": render("results.py.jinja"),
-        "tools.py": render("tools.py.jinja"),
+        "tools.py": tools_text,
         "server.py": render("server.py.jinja"),
         "testing.py": render("testing.py.jinja"),
     }
@@ -503,6 +583,7 @@ def render_package(toolset: Toolset, models_source: str, *, emit_tests: bool = F
             read_only_assignment=_assignment("READ_ONLY", "list[str]", safe),
         )
     yours = {"handlers/__init__.py": render("handlers/__init__.py.jinja")}
-    for view in context["tools"]:
-        yours[f"handlers/{view.tool.identifier}.py"] = render("handlers/tool.py.jinja", t=view)
-    return RenderedPackage(ours=ours, yours=yours)
+    for tool, piece in zip(toolset.tools, pieces, strict=True):
+        yours[f"handlers/{tool.identifier}.py"] = piece["stub"]
+    proven = frozenset(["tools.py", *(f"handlers/{tool.identifier}.py" for tool in toolset.tools)])
+    return RenderedPackage(ours=ours, yours=yours, proven=proven)

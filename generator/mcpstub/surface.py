@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import rfc8785
@@ -25,6 +27,13 @@ PROTOCOLS = ("2026-07-28", "2025-11-25")
 DIGEST_META_KEY = "io.mcpstub/sha256"
 # Integers JSON numbers (IEEE doubles) hold exactly; RFC 8785 writes larger ones as doubles.
 _SAFE_INTEGER = 2**53 - 1
+# What Python's own JSON writer cannot be trusted to write as RFC 8785 does: a character beyond
+# the BMP (RFC 8785 sorts keys by UTF-16 code units, Python by code points) anywhere.
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+# Outside strings: a fraction or exponent (a double, written the ECMAScript way) or an integer of
+# 16 digits or more (beyond 2**53 it is a double too).
+_STRING_OR_WORD = re.compile(r'"(?:[^"\\]|\\.)*"|true|false|null')
+_NOT_PLAIN_NUMBER = re.compile(r"[.eE]|[0-9]{16}")
 
 
 class SurfaceError(Exception):
@@ -60,6 +69,14 @@ def _doubles(value: Any) -> Any:
 def canonical_json(value: JSON) -> bytes:
     """RFC 8785 canonical JSON: sorted keys, no whitespace, UTF-8, ECMAScript number form."""
     try:
+        # Without doubles, big integers and characters beyond the BMP, Python's C writer spells
+        # exactly what RFC 8785 does (same escapes, same key order), many times faster.
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        if not _ASTRAL.search(text) and not _NOT_PLAIN_NUMBER.search(_STRING_OR_WORD.sub("", text)):
+            return text.encode("utf-8")
+    except (TypeError, ValueError):  # not JSON, or a lone surrogate: RFC 8785's writer says why
+        pass
+    try:
         return bytes(rfc8785.dumps(_doubles(value)))
     except (rfc8785.CanonicalizationError, UnicodeEncodeError, OverflowError, ValueError) as exc:
         raise SurfaceError(str(exc)) from None
@@ -83,9 +100,14 @@ def server_info(toolset: Toolset) -> dict[str, JSON]:
     return {"name": toolset.server_name, "version": toolset.server_version or ""}
 
 
-def surface(toolset: Toolset) -> dict[str, JSON]:
-    """The snapshot as data (see `render_surface`)."""
-    all_digests = digests(toolset)
+def surface(
+    toolset: Toolset,
+    tools: Mapping[str, Sequence[JSON]] | None = None,
+    all_digests: Mapping[str, Mapping[str, str]] | None = None,
+) -> dict[str, JSON]:
+    """The snapshot as data (see `render_surface`); `tools` and `all_digests` if already known."""
+    if all_digests is None:
+        all_digests = digests(toolset)
     data: dict[str, JSON] = {
         SURFACE_MARKER_KEY: f"mcpstub from {toolset.source_name}. DO NOT EDIT: it is rewritten on every run.",
         "format": SURFACE_FORMAT,
@@ -100,8 +122,12 @@ def surface(toolset: Toolset) -> dict[str, JSON]:
     }
     data["protocols"] = {
         protocol: {
-            "tools": [wire_tool(tool, protocol) for tool in toolset.tools],
-            "sha256": all_digests[protocol],
+            "tools": (
+                list(tools[protocol])
+                if tools is not None
+                else [wire_tool(tool, protocol) for tool in toolset.tools]
+            ),
+            "sha256": dict(all_digests[protocol]),
         }
         for protocol in PROTOCOLS
     }
@@ -112,3 +138,32 @@ def render_surface(toolset: Toolset) -> str:
     """The text of `surface.json`: two-space indented JSON, keys in a fixed order, UTF-8."""
     text = json.dumps(surface(toolset), indent=2, ensure_ascii=False, allow_nan=False)
     return text + "\n"
+
+
+# A tool's place in the skeleton `render_surface_from` fills: the string "\0<protocol>:<index>".
+_PLACE = re.compile(r'^( *)"\\u0000(\d+):(\d+)"(,?)$', re.MULTILINE)
+
+
+def wire_text(wire: dict[str, JSON]) -> str:
+    """A wire tool as `surface.json` writes it, as if at the top level (two-space indent)."""
+    return json.dumps(wire, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def render_surface_from(
+    toolset: Toolset,
+    texts: Sequence[Mapping[str, str]],
+    all_digests: Mapping[str, Mapping[str, str]],
+) -> str:
+    """`render_surface(toolset)` from each tool's `wire_text` by protocol, already made."""
+    places = {p: [f"\0{i}:{n}" for n in range(len(texts))] for i, p in enumerate(PROTOCOLS)}
+    skeleton = json.dumps(
+        surface(toolset, places, all_digests), indent=2, ensure_ascii=False, allow_nan=False
+    )
+
+    def fill(match: re.Match[str]) -> str:
+        indent, protocol, index, comma = match[1], PROTOCOLS[int(match[2])], int(match[3]), match[4]
+        return indent + texts[index][protocol].replace("\n", "\n" + indent) + comma
+
+    # Only a tool's place is an array element on a line of its own: the other strings of the
+    # skeleton are values of keys, so user text that looks like a place is never taken for one.
+    return _PLACE.sub(fill, skeleton) + "\n"

@@ -1,0 +1,257 @@
+"""Per-tool render pieces reused across runs: the files are those of a cold run, always."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import rfc8785
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcpstub import memo as memo_module
+from mcpstub.beside import Standby
+from mcpstub.memo import ToolMemo
+from mcpstub.pipeline import check_toolset, generate
+from mcpstub.render import render_package
+from mcpstub.surface import _doubles, canonical_json, render_surface, surface
+from tests.unit.test_modelcache import SHARED, edit, tools
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _write(folder: Path, doc: dict[str, Any]) -> Path:
+    path = folder / "tools.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_pieces_reused_over_random_edit_sequences_give_a_cold_runs_files(
+    tmp_path_factory: Any, data: Any
+) -> None:
+    folder = tmp_path_factory.mktemp("memo")
+    memo_module._LIVE.clear()
+    doc: dict[str, Any] = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "$defs": copy.deepcopy(SHARED),
+        "tools": data.draw(st.lists(tools, min_size=1, max_size=6, unique_by=lambda t: t["name"])),
+    }
+    for step in range(data.draw(st.integers(1, 4))):
+        path = _write(folder, doc)
+        cold = generate(path, "tools.json")
+        if step % 2:
+            memo_module._LIVE.clear()  # a new process: pieces come from the file
+        warm = generate(path, "tools.json", cache_dir=folder / "cache")
+        assert cold.ok, [d.format() for d in cold.diagnostics]
+        assert warm.ours == cold.ours
+        assert warm.yours == cold.yours
+        doc = data.draw(edit(doc))
+
+
+def _toolset(folder: Path, count: int = 4) -> Any:
+    doc = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "tools": [
+            {
+                "name": f"t{n}",
+                "description": f"tool {n}",
+                "inputSchema": {"type": "object", "properties": {"a": {"type": "integer"}}},
+            }
+            for n in range(count)
+        ],
+    }
+    checked = check_toolset(_write(folder, doc))
+    assert checked.toolset is not None
+    return doc, checked.toolset
+
+
+def test_only_changed_tools_are_rendered_again(tmp_path: Path) -> None:
+    memo_module._LIVE.clear()
+    doc, toolset = _toolset(tmp_path)
+    path = tmp_path / "tools.json"
+    first = ToolMemo(tmp_path / "cache", path)
+    expected = render_package(toolset, "", memo=first)
+    first.save()
+    assert first.hits == 0
+    memo_module._LIVE.clear()
+    second = ToolMemo(tmp_path / "cache", path)
+    assert render_package(toolset, "", memo=second) == expected
+    assert second.hits == 4
+    doc["tools"][2]["description"] = "changed"
+    changed = check_toolset(_write(tmp_path, doc)).toolset
+    third = ToolMemo(tmp_path / "cache", path)
+    package = render_package(changed, "", memo=third)
+    assert third.hits == 3
+    assert package == render_package(changed, "")
+    assert "changed" in package.ours["tools.py"]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda b: b[:-1] + bytes([b[-1] ^ 1]),  # a flipped bit
+        lambda b: b[: len(b) // 2],  # a torn write
+        lambda b: b"",  # an empty file
+        lambda b: b.replace(b"tool 1", b"tool 9"),  # edited content, stale hash
+        lambda b: b"mcpstub-render-memo 1 " + b"0" * 64 + b"\n\x00garbage",  # a wrong hash
+    ],
+)
+def test_a_damaged_memo_file_is_ignored_and_rewritten(tmp_path: Path, damage: Any) -> None:
+    memo_module._LIVE.clear()
+    _, toolset = _toolset(tmp_path)
+    path = tmp_path / "tools.json"
+    memo = ToolMemo(tmp_path / "cache", path)
+    expected = render_package(toolset, "", memo=memo)
+    memo.save()
+    [stored] = (tmp_path / "cache").rglob("*.bin")
+    stored.write_bytes(damage(stored.read_bytes()))
+    memo_module._LIVE.clear()
+    again = ToolMemo(tmp_path / "cache", path)
+    assert render_package(toolset, "", memo=again) == expected
+    assert again.hits == 0
+    again.save()
+    memo_module._LIVE.clear()
+    third = ToolMemo(tmp_path / "cache", path)
+    render_package(toolset, "", memo=third)
+    assert third.hits == 4, "the damaged file was not rewritten"
+
+
+def test_an_unwritable_memo_folder_costs_nothing_but_time(tmp_path: Path) -> None:
+    (tmp_path / "cache").write_text("a file where the folder would be")
+    _, toolset = _toolset(tmp_path)
+    memo = ToolMemo(tmp_path / "cache", tmp_path / "tools.json")
+    assert render_package(toolset, "", memo=memo) == render_package(toolset, "")
+    memo.save()  # no exception
+
+
+def test_no_cache_reuses_nothing_even_in_this_process(tmp_path: Path) -> None:
+    _, toolset = _toolset(tmp_path)
+    for _ in range(2):
+        memo = ToolMemo(None, tmp_path / "tools.json")
+        render_package(toolset, "", memo=memo)
+        memo.save()
+        assert memo.hits == 0
+
+
+# --- canonical JSON: the fast writer spells exactly what RFC 8785's does ----------------------------
+
+KEYS = st.text(st.characters(blacklist_categories=["Cs"]), max_size=4) | st.sampled_from(
+    ["a", "b", "\U0001f600", "\ue000", "\uffff", "A", "é", "\x7f", "\x1f", ""]
+)
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**60), 2**60)
+    | st.sampled_from([0, -1, 2**53 - 1, 2**53, 2**53 + 1, 10**15, 10**16, -(10**16)])
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([0.0, -0.0, 1.0, 1e21, 1e-7, 5e-324, 0.1, 123456789.0])
+    | st.text(st.characters(blacklist_categories=["Cs"]), max_size=8)
+    | st.sampled_from(["\x00", "\b\t\n\f\r", "\u2028", '"\\', "\U0001f600", "e", "1.5", "true"])
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(VALUES)
+def test_canonical_json_is_rfc_8785(value: Any) -> None:
+    assert canonical_json(value) == bytes(rfc8785.dumps(_doubles(value)))
+
+
+def test_canonical_json_spells_the_rfc_examples() -> None:
+    value = {"b": [1.0, 1e21, 1e-7, -0.0], "\U0001f600": 1, "\ue000": 2, "a": 2**53 + 1}
+    assert canonical_json(value) == bytes(rfc8785.dumps(_doubles(value)))
+    assert canonical_json({"z": 1, "a": [True, None, "é\n"]}) == '{"a":[true,null,"é\\n"],"z":1}'.encode()
+
+
+# --- surface.json assembled from per-tool texts ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "odd",
+    ["\x000:0", "\\u00000:0", '"\x000:1",', "\n", "\U0001f600", "  \x001:0"],
+)
+def test_surface_from_pieces_is_the_whole_dump_even_with_text_that_looks_like_a_place(
+    tmp_path: Path, odd: str
+) -> None:
+    doc = {
+        "mcpstub": 1,
+        "server": {"name": "s" + odd, "version": odd, "instructions": odd},
+        "tools": [
+            {
+                "name": "a",
+                "description": odd,
+                "inputSchema": {"type": "object", "properties": {odd: {"const": odd}}},
+            },
+            {
+                "name": "b",
+                "title": odd,
+                "inputSchema": {"type": "object", "enum": [{odd: [odd]}], "default": {}},
+            },
+        ],
+    }
+    checked = check_toolset(_write(tmp_path, doc))
+    toolset = checked.toolset
+    assert toolset is not None, [d.format() for d in checked.diagnostics]
+    whole = json.dumps(surface(toolset), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    assert render_surface(toolset) == whole
+    assert render_package(toolset, "").ours["surface.json"] == whole
+
+
+# --- the standby child -----------------------------------------------------------------------------
+
+
+def _pid(_: object) -> int:
+    return os.getpid()
+
+
+def _explode(message: str) -> None:
+    raise ValueError(message)
+
+
+def _bad_prepare() -> None:
+    raise RuntimeError("warm-up failed")
+
+
+def test_standby_computes_in_a_child_once_given() -> None:
+    standby = Standby(_pid, lambda: None)
+    standby.give(None)
+    assert standby.result() != os.getpid()
+    standby.close()  # after the result: nothing left to stop
+
+
+def test_standby_never_given_is_stopped_and_reaped() -> None:
+    standby = Standby(_pid, lambda: None)
+    pid = standby._pid
+    standby.close()
+    if pid:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_a_failing_standby_reruns_here_and_raises_the_real_error() -> None:
+    standby = Standby(_explode, _bad_prepare)
+    standby.give("boom")
+    with pytest.raises(ValueError, match="boom"):
+        standby.result()
+
+
+def test_a_large_argument_does_not_block_while_the_child_prepares() -> None:
+    import time  # noqa: PLC0415
+
+    standby = Standby(len, lambda: time.sleep(1))
+    started = time.perf_counter()
+    standby.give("x" * 5_000_000)  # far beyond a pipe's buffer
+    assert time.perf_counter() - started < 0.5
+    assert standby.result() == 5_000_000
