@@ -135,6 +135,7 @@ class Bundler:
     def over_budget(self) -> bool:
         """True once bundling has copied more than it may: later schemas are not bundled."""
         return self.copied_bytes > MAX_COPIED_BYTES
+
     _root: Path | None = field(default=None, init=False, repr=False)
 
     def bundle_schema(self, schema_path: JsonPath, dialect: str) -> tuple[dict[str, Any], frozenset[str]]:

@@ -100,9 +100,7 @@ def _read_stamp(out: Path) -> dict[str, Any] | None:
     return data
 
 
-def is_current(
-    toolset: Path, out: Path, *, emit_tests: bool = False, policy: str = ""
-) -> Current | None:
+def is_current(toolset: Path, out: Path, *, emit_tests: bool = False, policy: str = "") -> Current | None:
     """`Current` when a run would change nothing in `out`; None when a full run is needed."""
     stamp = _read_stamp(out)
     if stamp is None or (out / WRITING_MARKER).exists():

@@ -106,7 +106,7 @@ def source_from_listing(listing: Listing) -> Source:
 def _tool_list(data: Any, where: Location) -> list[dict[str, JSON]]:
     if not isinstance(data, list):
         raise SourceError(
-            "expected a tools/list answer: {\"tools\": [...]}, a JSON-RPC response holding one, "
+            'expected a tools/list answer: {"tools": [...]}, a JSON-RPC response holding one, '
             "a list of tools, or a surface.json",
             where,
         )
@@ -214,8 +214,10 @@ def _name_for(path: tuple[str | int, ...], schema: dict[str, JSON], taken: set[s
     """A definition name from the schema's title or the property that holds it."""
     title = schema.get("title")
     keywords = {*_ONE, *_LIST, *_MAP, "inputSchema", "outputSchema"}
-    words = title if isinstance(title, str) else next(
-        (p for p in reversed(path) if isinstance(p, str) and p not in keywords), "Shared"
+    words = (
+        title
+        if isinstance(title, str)
+        else next((p for p in reversed(path) if isinstance(p, str) and p not in keywords), "Shared")
     )
     base = _class_prefix(words) if any(c.isalnum() for c in words) else "Shared"
     if not _DEF_NAME.fullmatch(base):

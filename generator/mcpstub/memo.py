@@ -101,7 +101,7 @@ class ToolMemo:
             return
         old = self._load()
         _LIVE[str(self._path)] = self._new
-        if (self._new.keys() == old.keys() and self.hits == len(self._new)):
+        if self._new.keys() == old.keys() and self.hits == len(self._new):
             return
         body = marshal.dumps(self._new)
         data = _MAGIC + b" " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body

@@ -18,16 +18,17 @@ import ast
 import hashlib
 import json
 import os
+import struct
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
-from functools import cache
+from functools import cache, partial
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from mcpstub.beside import Beside, Standby
+from mcpstub.beside import Standby
 from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool, Toolset
@@ -41,6 +42,9 @@ GROUP_SPREAD = 8
 GROUP_MAX = 24
 # Below this many tools of missing groups a fork costs more than it saves.
 FORK_MIN_TOOLS = 12
+# This process, without the model generator imported, joins the child only while at least this
+# many units are left: fewer are not worth the imports.
+_OWN_MIN_UNITS = 3
 # Missing models are generated in a forked child (where fork exists); False: all in this process.
 FORK = hasattr(os, "fork")
 _MAGIC = "mcpstub-models-cache 2"
@@ -227,15 +231,69 @@ def _render_all(units: list[Toolset]) -> list[_Generated]:
     return out
 
 
+class _Claims:
+    """Items 0..n-1 of a list, claimed one at a time: by a forked child from the front, by this
+    process from the back, so neither waits for a share the other has not started."""
+
+    def __init__(self) -> None:
+        import mmap  # noqa: PLC0415
+        import multiprocessing  # noqa: PLC0415
+
+        self._lock = multiprocessing.get_context("fork").Lock()
+        self._ends = mmap.mmap(-1, 8)  # shared with children forked after this
+
+    def reset(self, count: int) -> None:
+        with self._lock:
+            struct.pack_into("ii", self._ends, 0, 0, count)
+
+    def front(self) -> int | None:
+        with self._lock:
+            first, end = struct.unpack_from("ii", self._ends)
+            if first >= end:
+                return None
+            struct.pack_into("ii", self._ends, 0, first + 1, end)
+            return int(first)
+
+    def back(self) -> int | None:
+        with self._lock:
+            first, end = struct.unpack_from("ii", self._ends)
+            if first >= end:
+                return None
+            struct.pack_into("ii", self._ends, 0, first, end - 1)
+            return int(end) - 1
+
+    def left(self) -> int:
+        with self._lock:
+            first, end = struct.unpack_from("ii", self._ends)
+            return int(end - first)
+
+
+def _render_front(claims: _Claims, units: list[Toolset]) -> dict[int, _Generated]:
+    """In the child: generate units from the front of the list until none is left unclaimed."""
+    out: dict[int, _Generated] = {}
+    while (index := claims.front()) is not None:
+        out[index] = _render_all([units[index]])[0]
+    return out
+
+
+class ModelHelper:
+    """A forked child that generates models beside this process, sharing one list of units."""
+
+    def __init__(self, prepare: Callable[[], object]) -> None:
+        self.claims = _Claims()
+        self.child: Standby[list[Toolset], dict[int, _Generated]] = Standby(
+            partial(_render_front, self.claims), prepare
+        )
+
+    def close(self) -> None:
+        """Stop the child (a no-op once its result is in)."""
+        self.child.close()
+
+
 class PendingModels:
     """Models being generated; `result()` waits for them. `close()` abandons them."""
 
-    def __init__(
-        self,
-        toolset: Toolset,
-        store: ModelCache | None,
-        standby: Standby[list[Toolset], list[_Generated]] | None = None,
-    ) -> None:
+    def __init__(self, toolset: Toolset, store: ModelCache | None, helper: ModelHelper | None = None) -> None:
         self._toolset, self._store = toolset, store
         self._units = _units(toolset)
         # Whether `result()` assembled the models from parsed statements (see there).
@@ -248,46 +306,53 @@ class PendingModels:
                 self._found[unit.key] = hit
             elif unit.key not in {m.key for m in missing}:
                 missing.append(unit)
-        weight = [max(1, len(u.toolset.tools)) for u in missing]
-        self._child: Beside[list[Toolset], list[_Generated]] | Standby[list[Toolset], list[_Generated]] | None
-        self._child = None
-        self._child_units: list[_Unit] = []
-        self._own_units = missing
-        if missing and FORK:
-            # The child takes a little over half (all of a small share): this process renders the
-            # other files meanwhile, and the child pays the model generator's first-call imports.
-            cut = len(missing)
-            if sum(weight) >= FORK_MIN_TOOLS and len(missing) > 1:
-                cut, total, half = 0, 0, sum(weight) * 0.55
-                while cut < len(missing) - 1 and total + weight[cut] <= half:
-                    total += weight[cut]
-                    cut += 1
-                cut = max(cut, 1)
-            self._child_units, self._own_units = missing[:cut], missing[cut:]
-            share = [u.toolset for u in self._child_units]
-            if standby is not None:
-                standby.give(share)
-                self._child, standby = standby, None
-            else:
-                self._child = Beside(_render_all, share)
-        if standby is not None:
-            standby.close()
+        self._missing = missing
+        weight = sum(max(1, len(u.toolset.tools)) for u in missing)
+        if missing and helper is None and FORK and weight >= FORK_MIN_TOOLS:
+            helper = ModelHelper(lambda: None)
+        if helper is not None and not missing:
+            helper.close()
+            helper = None
+        self._helper = helper
+        if helper is not None:
+            # The child (warm, or warming up) starts at the front now; this process joins from
+            # the back once it has rendered the other files.
+            helper.claims.reset(len(missing))
+            helper.child.give([u.toolset for u in missing])
 
     def close(self) -> None:
         """Stop the child, if any."""
-        if self._child is not None:
-            self._child.close()
-            self._child = None
+        if self._helper is not None:
+            self._helper.close()
+            self._helper = None
+
+    def _take_own(self) -> dict[int, _Generated]:
+        """Units this process generates while the child works from the other end."""
+        own: dict[int, _Generated] = {}
+        helper = self._helper
+        if helper is None:
+            return {i: g for i, g in enumerate(_render_all([u.toolset for u in self._missing]))}
+        # This process pays the model generator's imports only for a share worth it; a small
+        # one is left to the child, which has imported it already or is doing so.
+        while "datamodel_code_generator" in sys.modules or helper.claims.left() >= _OWN_MIN_UNITS:
+            index = helper.claims.back()
+            if index is None:
+                break
+            own[index] = _render_all([self._missing[index].toolset])[0]
+        return own
 
     def result(self) -> ModelsResult:
         """The models of the whole toolset, as one `render_models` call would name and order them."""
         done = dict(self._found)
-        own = _render_all([u.toolset for u in self._own_units])
-        fresh = list(zip(self._own_units, own, strict=True))
-        if self._child is not None:
-            theirs = self._child.result()
-            self._child = None
-            fresh += list(zip(self._child_units, theirs, strict=True))
+        generated = self._take_own()
+        if self._helper is not None:
+            generated.update(self._helper.child.result())
+            self._helper = None
+        # Units a failed child claimed but never sent are generated here.
+        for index, unit in enumerate(self._missing):
+            if index not in generated:
+                generated[index] = _render_all([unit.toolset])[0]
+        fresh = [(unit, generated[index]) for index, unit in enumerate(self._missing)]
         for unit, result in fresh:
             done[unit.key] = result
             if self._store is not None:
@@ -311,18 +376,16 @@ def warm_up() -> None:
 
 
 def start_models(
-    toolset: Toolset,
-    store: ModelCache | None,
-    standby: Standby[list[Toolset], list[_Generated]] | None = None,
+    toolset: Toolset, store: ModelCache | None, helper: ModelHelper | None = None
 ) -> PendingModels:
     """Begin generating a toolset's models (reusing `store`'s entries); collect with `result()`.
 
-    `standby` (from `standby_models`), if given, generates the child's share or is closed.
+    `helper` (from `standby_models`), if given, shares the work or is closed.
     """
-    return PendingModels(toolset, store, standby)
+    return PendingModels(toolset, store, helper)
 
 
-def standby_models() -> Standby[list[Toolset], list[_Generated]] | None:
+def standby_models() -> ModelHelper | None:
     """A child that imports the model generator now, while the toolset is read and checked.
 
     None where it would not pay: without fork, or once this process has the generator imported
@@ -330,7 +393,7 @@ def standby_models() -> Standby[list[Toolset], list[_Generated]] | None:
     """
     if not FORK or "datamodel_code_generator" in sys.modules:
         return None
-    return Standby(_render_all, warm_up)
+    return ModelHelper(warm_up)
 
 
 def merge_sources(sources: Iterable[str]) -> str:

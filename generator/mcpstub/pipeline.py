@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, sort_diagnostics
 from mcpstub.fastpath import source_hash
@@ -19,7 +19,7 @@ from mcpstub.policy import Policy
 from mcpstub.validate import check_document
 
 if TYPE_CHECKING:
-    from mcpstub.beside import Standby
+    from mcpstub.modelcache import ModelHelper
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def render(
     emit_tests: bool = False,
     cache_dir: Path | None = None,
     source: Path | None = None,
-    standby: Standby[list[Toolset], Any] | None = None,
+    standby: ModelHelper | None = None,
 ) -> Generated:
     """Render a checked toolset into the files of its package.
 

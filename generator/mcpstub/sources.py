@@ -89,9 +89,11 @@ def side_from_surface(path: Path, shown: str) -> Side:
         info = data.get("serverInfo")
         version = info.get("version") if isinstance(info, dict) else None
         version = version if isinstance(version, str) and version else None
-        tools_data = data["protocols"].get(PROTOCOL, {}).get("tools") if isinstance(
-            data["protocols"].get(PROTOCOL), dict
-        ) else None
+        tools_data = (
+            data["protocols"].get(PROTOCOL, {}).get("tools")
+            if isinstance(data["protocols"].get(PROTOCOL), dict)
+            else None
+        )
     else:
         base = ()
         tools_data = data
@@ -227,6 +229,4 @@ def load_source(spec: str, policy: Policy | None = None) -> Side:
         return load_side(spec, policy=policy)
     if is_revision(spec):
         return side_from_git(spec, policy)
-    raise SourceError(
-        f"{spec}: no such file, git revision (REV:path) or http(s) URL"
-    )
+    raise SourceError(f"{spec}: no such file, git revision (REV:path) or http(s) URL")

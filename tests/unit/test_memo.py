@@ -255,3 +255,76 @@ def test_a_large_argument_does_not_block_while_the_child_prepares() -> None:
     standby.give("x" * 5_000_000)  # far beyond a pipe's buffer
     assert time.perf_counter() - started < 0.5
     assert standby.result() == 5_000_000
+
+
+# --- models shared between this process and a child ------------------------------------------------
+
+
+def _claim_all_then_die(parent: int, claims: Any, units: list[Any]) -> dict[int, Any]:
+    """A child that takes every unit and is killed before sending anything (run here: nothing)."""
+    while claims.front() is not None:
+        pass
+    if os.getpid() != parent:
+        os.kill(os.getpid(), 9)
+    return {}
+
+
+def _in_this_process(toolset: Any) -> str:
+    from mcpstub import modelcache  # noqa: PLC0415
+
+    saved, modelcache.FORK = modelcache.FORK, False
+    try:
+        return modelcache.start_models(toolset, None).result().source
+    finally:
+        modelcache.FORK = saved
+
+
+def test_units_a_dead_child_claimed_are_generated_here(tmp_path: Path) -> None:
+    from functools import partial  # noqa: PLC0415
+
+    from mcpstub import modelcache  # noqa: PLC0415
+
+    doc = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "$defs": copy.deepcopy(SHARED),
+        "tools": [
+            {"name": f"t{n}", "inputSchema": {"type": "object", "properties": {f"p{n}": {"type": "string"}}}}
+            for n in range(30)
+        ],
+    }
+    toolset = check_toolset(_write(tmp_path, doc)).toolset
+    assert toolset is not None
+    expected = _in_this_process(toolset)
+    helper = modelcache.ModelHelper(lambda: None)
+    helper.child.close()
+    helper.child = Standby(partial(_claim_all_then_die, os.getpid(), helper.claims), lambda: None)
+    pending = modelcache.start_models(toolset, None, helper)
+    try:
+        assert pending.result().source == expected
+    finally:
+        pending.close()
+
+
+def test_child_and_this_process_share_the_units(tmp_path: Path) -> None:
+    from mcpstub import modelcache  # noqa: PLC0415
+
+    doc = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "tools": [
+            {
+                "name": f"tool{n}",
+                "inputSchema": {"type": "object", "properties": {f"p{n}": {"type": "integer"}}},
+            }
+            for n in range(60)
+        ],
+    }
+    toolset = check_toolset(_write(tmp_path, doc)).toolset
+    assert toolset is not None
+    modelcache.render_models(toolset)  # this process has the generator imported: it joins at once
+    pending = modelcache.start_models(toolset, None, modelcache.ModelHelper(lambda: None))
+    try:
+        assert pending.result().source == _in_this_process(toolset)
+    finally:
+        pending.close()
