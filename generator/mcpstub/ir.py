@@ -122,6 +122,9 @@ class Toolset:
     source_name: str = "tools.yaml"
     # Files the toolset references, relative to its folder (posix), also covered by source_hash.
     sources: tuple[str, ...] = ()
+    # When this is part of a larger toolset: the root class names of the rest (tool classes, shared
+    # definitions) that extend a root class name of this part; nested class names avoid them.
+    reserved_roots: frozenset[str] = frozenset()
 
 
 def make_tool_names(name: str) -> tuple[PythonIdentifier, ClassName]:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpstub.beside import Standby
+from mcpstub.classnames import extending, root_names
 from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool, Toolset
@@ -180,7 +181,11 @@ def _json_default(value: object) -> object:
 def _digest(toolset: Toolset) -> str:
     """The hash of a unit's input: every field `render_models` could read, in order."""
     digest = hashlib.sha256(_generator_key().encode())
-    head = {"source_name": toolset.source_name, "shared_defs": toolset.shared_defs}
+    head = {
+        "source_name": toolset.source_name,
+        "shared_defs": toolset.shared_defs,
+        "reserved_roots": toolset.reserved_roots,
+    }
     digest.update(json.dumps(head, default=_json_default, allow_nan=True).encode())
     for tool in toolset.tools:
         plain = {f.name: getattr(tool, f.name) for f in fields(Tool)}
@@ -210,11 +215,15 @@ def _units(toolset: Toolset) -> list[_Unit]:
     base = replace(
         toolset, server_name="", server_version=None, instructions=None, tools=(), source_hash="", sources=()
     )
-    units = [base]
+    # Each part knows the root class names of the rest that extend its own, so that it names its
+    # nested classes as the whole toolset would (see classnames).
+    roots = root_names(toolset) | toolset.reserved_roots
+    units = [replace(base, reserved_roots=extending(root_names(base), roots))]
     for group in split_groups([_schema_only(t) for t in toolset.tools]):
         used = set().union(*(t.shared_def_names for t in group))
         shared = {n: s for n, s in toolset.shared_defs.items() if n in used}
-        units.append(replace(base, tools=group, shared_defs=shared))
+        unit = replace(base, tools=group, shared_defs=shared)
+        units.append(replace(unit, reserved_roots=extending(root_names(unit), roots)))
     return [_Unit(_digest(u), u) for u in units]
 
 

@@ -20,6 +20,7 @@ from functools import cache
 from typing import Any
 from urllib.parse import unquote
 
+from mcpstub.classnames import Namer, root_names
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
 from mcpstub.layout import LINE_LENGTH
@@ -92,8 +93,9 @@ def render_models(toolset: Toolset) -> ModelsResult:
     diagnostics: list[Diagnostic] = []
     units: dict[str, dict[str, JSON]] = {}  # a shared def or a tool schema -> its `$defs` entries
     taken = set(toolset.shared_defs) | {n for t in toolset.tools for n in _class_names(t)}
+    namer = Namer(root_names(toolset) | toolset.reserved_roots)
     for name, schema in toolset.shared_defs.items():
-        units[name] = {name: _rewrite(schema, "", None, "", draft07=False)}
+        units[name] = namer.scope(name, {name: _rewrite(schema, "", None, "", draft07=False)}, taken)
         if _uses_unsupported(schema):
             units[name] = {name: {}}
             diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where))
@@ -105,7 +107,7 @@ def render_models(toolset: Toolset) -> ModelsResult:
                 diagnostics.append(error("models-class-clash", message, where, hint))
                 continue
             try:
-                units[class_name] = _hoist(tool, class_name, schema, toolset.shared_defs, taken)
+                units[class_name] = _hoist(tool, class_name, schema, toolset.shared_defs, taken, namer)
             except _Unsupported as exc:
                 units[class_name] = {class_name: _permissive(schema)}
                 diagnostics.append(_fallback_warning(f"tool {tool.name!r}", str(exc), where))
@@ -288,7 +290,12 @@ def _uses_unsupported(node: JSON) -> bool:
 
 
 def _hoist(
-    tool: Tool, class_name: str, schema: dict[str, JSON], shared: dict[str, JSON], taken: set[str]
+    tool: Tool,
+    class_name: str,
+    schema: dict[str, JSON],
+    shared: dict[str, JSON],
+    taken: set[str],
+    namer: Namer,
 ) -> dict[str, JSON]:
     """Turn one self-contained tool schema into `$defs` entries of the combined document."""
     if _uses_unsupported(schema):
@@ -305,7 +312,7 @@ def _hoist(
                 names[pointer] = key
                 skip.add(pointer)
                 continue
-        names[pointer] = _fresh(class_name + to_class_prefix("_".join(parts[1:])), taken)
+        names[pointer] = namer.fresh(class_name, class_name + to_class_prefix("_".join(parts[1:])), taken)
     root = _strip_root(schema)
     if root.get("type") == "object" and "$ref" in root:
         del root["type"]  # beside a root `$ref`, it only repeats what the (object) target says
@@ -334,17 +341,7 @@ def _hoist(
     if "" not in skip and set(root) == {"$ref"}:
         # A root that points at a shared class is that class: the tool's name is an alias of it.
         units[class_name] = {"$ref": f"#/$defs/{names[_pointer(root['$ref'])]}"}
-    return units
-
-
-def _fresh(name: str, taken: set[str]) -> str:
-    """A `$defs` key not used yet."""
-    candidate, n = name, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{name}{n}"
-    taken.add(candidate)
-    return candidate
+    return namer.scope(class_name, units, taken)
 
 
 def _strip_root(schema: dict[str, JSON]) -> dict[str, JSON]:

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from mcpstub.diagnostics import Severity
+from mcpstub.diagnostics import Location, Severity
 from mcpstub.ir import Tool, Toolset, make_tool_names
-from mcpstub.models import ModelsResult, render_models
+from mcpstub.models import ModelsResult, _check_binding, render_models
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "data" / "corpus" / "github.json"
@@ -706,13 +706,35 @@ def _wire(model: type[BaseModel]) -> set[str]:
     return {f.alias or n for n, f in model.model_fields.items()}
 
 
-def test_a_derived_class_name_that_takes_a_tool_name_is_an_error_not_a_misbinding() -> None:
+def test_a_derived_class_name_that_takes_a_tool_name_generates_bound_to_each_schema() -> None:
     nested = {"type": "object", "properties": {"a": {"type": "string"}}}
     foo = make_tool("foo", {"type": "object", "properties": {"input": nested}})
     foo_input = make_tool("foo_input", {"type": "object", "properties": {"b": {"type": "integer"}}})
     result = render_models(make_toolset(foo, foo_input))
-    assert [d.code for d in result.diagnostics] == ["models-binding"]
-    assert "foo_input" in result.diagnostics[0].message
+    assert result.diagnostics == []
+    module = load(result)
+    assert _wire(module.FooInputInput) == {"b"}
+    assert _wire(type(module.FooInput.model_validate({"input": {"a": "x"}}).input)) == {"a"}
+
+
+def test_the_binding_check_refuses_a_tool_bound_to_another_schemas_class() -> None:
+    # The last line of defence, given a module where a tool's name holds another schema's class.
+    foo_input = make_tool("foo_input", {"type": "object", "properties": {"b": {"type": "integer"}}})
+    alias = make_tool("alias", {"$ref": "#/$defs/Shared"})
+    toolset = make_toolset(foo_input, alias)
+    source = "class FooInputInput(BaseModel):\n    a: str\n\n\nAliasInput: TypeAlias = Other\n"
+    units = {
+        "FooInputInput": {"FooInputInput": foo_input.input_schema},
+        "AliasInput": {"AliasInput": {"$ref": "#/$defs/Shared"}},
+    }
+    where = Location("tools.yaml", 1, 1)
+    problems = _check_binding(source, units, toolset, where)
+    assert [d.code for d in problems] == ["models-binding", "models-binding"]
+    assert (
+        "foo_input" in problems[0].message and "does not have its schema's properties" in problems[0].message
+    )
+    assert "alias" in problems[1].message and "(Shared)" in problems[1].message
+    assert all(d.is_error for d in problems)
 
 
 _PARTS = st.sampled_from(["foo", "input", "output", "in", "put", "x", "item", "a", "result", "Input"])
@@ -751,10 +773,7 @@ def test_hostile_names_bind_every_tool_to_its_own_schema(
         output = {"type": "object", "properties": out_props} if with_output else None
         built.append((make_tool(name, schema, output), schema, output))
     result = render_models(make_toolset(*(t for t, _, _ in built), shared_defs=shared_defs))
-    errors = [d for d in result.diagnostics if d.is_error]
-    if errors:  # a clash is refused, never silently bound to another schema's class
-        assert {d.code for d in errors} == {"models-binding"}
-        return
+    assert [d.format() for d in result.diagnostics if d.is_error] == []
     module = load(result)
     for tool, schema, output in built:
         model = getattr(module, tool.input_class)

@@ -1,0 +1,198 @@
+"""Class names of the generated models: unique across the whole toolset by construction.
+
+datamodel-code-generator names a nested class after its parent class and the property it sits in
+(`FooInput` + `input` -> `FooInputInput`) and numbers a name already taken (`...1`), so two schemas
+of one toolset can want one name: a tool `foo` with an object property `input` and a tool
+`foo_input`. Every class it derives starts with the name of the root it comes from (a tool's input
+or output class, a shared definition), so two roots can only clash when one's name starts with the
+other's. Such a root is *exposed*, and this module names its nested classes itself: every object
+schema nested in it becomes a `$defs` entry named after the root and the path to it, but never
+starting with the name of another root (`FooInputNestedInput` when `FooInputInput` is a tool's), so
+it is nothing generated from another root. A merged `allOf`, which the generator would name without
+its parent, is named so in every root. The names depend only on the root's own schema and on the
+root names that extend it: a toolset generated in parts names each class as it would in one piece.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from mcpstub.ir import Toolset, to_class_prefix
+
+JSON = Any
+
+# Where the generator makes classes of nested schemas (it models no `not`, `if`, `contains`, ...).
+_ONE = frozenset({"additionalProperties", "items"})
+_MAP = frozenset({"properties"})
+_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+# Annotations of a hoisted schema that stay beside its `$ref`: they describe the field.
+_AT_REFERENCE = ("title", "description", "default", "examples", "deprecated")
+
+
+def _norm(name: str) -> str:
+    """A name as class names compare: case and separators do not count."""
+    return re.sub(r"[^0-9a-z]", "", name.casefold()) or name
+
+
+# What goes between a root's name and the rest of a nested class name that would start with
+# another root's name: each family is blocked only by a root whose rest is a prefix of the word.
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+_MARKERS = ("", *(f"{w}{k if k > 1 else ''}" for w in ("Nested", "Inner", "Sub", "Via") for k in range(1, 9)))
+
+
+def _crowd(marker: str, alive: set[str]) -> tuple[bool, int]:
+    """How badly a marker is taken: one of `alive` is it, and how many start with it."""
+    return marker in alive, sum(r.startswith(marker) for r in alive)
+
+
+def _free_marker(rests: list[str]) -> str:
+    """A marker that none of `rests` (normalised) is a prefix of, built one character at a time."""
+    marker, alive = "", set(rests)
+    while alive:
+        marker += min(_ALPHABET, key=lambda c: _crowd(marker + c, alive))
+        alive = {r for r in alive if r.startswith(marker) and r != marker}
+    return marker[:1].upper() + marker[1:]
+
+
+def _segment(key: str, name: str) -> str:
+    """What a map entry adds to a nested class name: a property's name, nothing for the others."""
+    return to_class_prefix(name) if key == "properties" else ""
+
+
+def _prefix(root: str) -> str:
+    """The class name the generator gives a root (`my_thing` -> `MyThing`)."""
+    return root if root[:1].isupper() and root.isalnum() else to_class_prefix(root)
+
+
+def root_names(toolset: Toolset) -> set[str]:
+    """The class names given, not derived: tool input and output classes, shared definitions."""
+    names = set(toolset.shared_defs)
+    for tool in toolset.tools:
+        names.add(tool.input_class)
+        if tool.output_class is not None:
+            names.add(tool.output_class)
+    return names
+
+
+def extending(part: Iterable[str], others: Iterable[str]) -> frozenset[str]:
+    """The names among `others` (not in `part`) that start with a name in `part`."""
+    own = set(part)
+    keys = {_norm(p) for p in own}
+    return frozenset(o for o in others if o not in own and any(_norm(o).startswith(k) for k in keys))
+
+
+def _merges(node: dict[str, JSON]) -> bool:
+    """True for an `allOf`, which the generator merges into a class or alias named without its parent."""
+    parts = node.get("allOf")
+    return isinstance(parts, list) and any(isinstance(p, dict) for p in parts)
+
+
+def _is_class(node: dict[str, JSON]) -> bool:
+    """True for a schema the generator makes a class of."""
+    props = node.get("properties")
+    return (isinstance(props, dict) and bool(props)) or _merges(node)
+
+
+class Namer:
+    """Names the nested classes of the roots of one toolset (or part of one)."""
+
+    def __init__(self, roots: Iterable[str]) -> None:
+        self._norms = {r: _norm(r) for r in roots}
+
+    def _extensions(self, root: str) -> list[str]:
+        """The normalised names of the other roots that start with (and are longer than) `root`."""
+        key = _norm(root)
+        return sorted(v for r, v in self._norms.items() if r != root and v != key and v.startswith(key))
+
+    def fresh(self, root: str, base: str, taken: set[str]) -> str:
+        """A name not taken for a class of `root` (`base` if free), starting with no longer root's name.
+
+        A name of `root`'s that starts with another root's is moved aside just after `root`'s own
+        name (`FooInputNestedInput`); numbers make it unique among `root`'s own classes.
+        """
+        extensions = self._extensions(root)
+        prefix = _prefix(root)
+        rest = base[len(prefix) :] if base.startswith(prefix) else base
+
+        def blocked(name: str) -> bool:
+            return any(_norm(name).startswith(e) for e in extensions)
+
+        key = _norm(root)
+        for marker in (*_MARKERS, _free_marker([e[len(key) :] for e in extensions])):
+            stem = prefix + marker + rest
+            if blocked(stem):
+                continue
+            candidate, n = stem, 1
+            while candidate in taken or blocked(candidate):
+                n += 1
+                candidate = f"{stem}{n}"
+            taken.add(candidate)
+            return candidate
+        # Only when every letter after the root's name starts another root's name: a name the
+        # generator may number; the binding check still refuses a tool bound to another's class.
+        candidate, n = base, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{base}{n}"
+        taken.add(candidate)
+        return candidate
+
+    def scope(self, root: str, entries: dict[str, JSON], taken: set[str]) -> dict[str, JSON]:
+        """`entries` (the `$defs` entries of one root) with nested classes hoisted under names of ours.
+
+        An exposed root has every nested class hoisted; any other root only its merged `allOf`s.
+        Hoisted entries come before the entry they were found in, as nested classes are generated.
+        """
+        exposed = bool(self._extensions(root))
+        prefix = _prefix(root)
+        out: dict[str, JSON] = {}
+        for key, schema in entries.items():
+            found: dict[str, JSON] = {}
+            base = key if key != root else prefix
+            body = self._walk(schema, root, base, found, taken, exposed, hoist=False)
+            out.update(found)
+            out[key] = body
+        return out
+
+    def _walk(
+        self,
+        node: JSON,
+        root: str,
+        base: str,
+        found: dict[str, JSON],
+        taken: set[str],
+        exposed: bool,
+        hoist: bool = True,
+    ) -> JSON:
+        """Copy a schema, replacing the classes to name by references to new `found` entries."""
+        if not isinstance(node, dict):
+            return node
+        if hoist and (_merges(node) or (exposed and _is_class(node))):
+            name = self.fresh(root, base, taken)
+            body = {k: v for k, v in node.items() if k not in _AT_REFERENCE}
+            inner: dict[str, JSON] = {}
+            inner_body = self._walk(body, root, name, inner, taken, exposed, hoist=False)
+            found.update(inner)
+            found[name] = inner_body
+            ref: dict[str, JSON] = {"$ref": f"#/$defs/{name}"}
+            ref.update((k, node[k]) for k in _AT_REFERENCE if k in node)
+            return ref
+        out: dict[str, JSON] = {}
+        for key, value in node.items():
+            if key in _ONE and isinstance(value, dict):
+                below = base + ("Item" if key == "items" else "")
+                out[key] = self._walk(value, root, below, found, taken, exposed)
+            elif key in _MAP and isinstance(value, dict):
+                out[key] = {
+                    name: self._walk(sub, root, base + _segment(key, name), found, taken, exposed)
+                    for name, sub in value.items()
+                }
+            elif key in _LIST and isinstance(value, list):
+                # The parts of a merged allOf are merged, not classes of their own.
+                part = key != "allOf" or not _merges(node)
+                out[key] = [self._walk(v, root, base, found, taken, exposed, part) for v in value]
+            else:
+                out[key] = value
+        return out
