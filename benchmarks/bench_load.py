@@ -4,7 +4,7 @@ For each shape, the toolset is written as JSON (indented, as tools export it) an
 style (as users write it); each is loaded and checked in this process `--runs` times. Prints the
 median and min-max of each stage, in milliseconds.
 
-    .venv/bin/python -m benchmarks.bench_load [--tools 500] [--runs 5] [--shapes mixed,deep]
+    .venv/bin/python -m benchmarks.bench_load [--tools 500] [--runs 5] [--shapes mixed,deep] [--formats json]
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=500)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--shapes", default=",".join(SHAPES))
+    parser.add_argument("--formats", default="json,yaml")
     args = parser.parse_args()
     print(f"{args.tools} tools, {args.runs} runs; ms: median (min-max)")
     print(f"{'shape':10} {'format':6} {'MB':>5} {'load':>18} {'check':>18} {'total':>18}")
@@ -64,6 +65,8 @@ def main() -> None:
                 "yaml": yaml.safe_dump(data, sort_keys=False, allow_unicode=True),
             }
             for kind, text in texts.items():
+                if kind not in args.formats.split(","):
+                    continue
                 path = Path(tmp) / f"{shape}.{kind}"
                 path.write_text(text, encoding="utf-8")
                 loads, checks = bench(path, args.runs)

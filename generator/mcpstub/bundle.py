@@ -9,10 +9,11 @@ the schema stay as written. Remote refs, unresolvable refs and cycles of bare re
 from __future__ import annotations
 
 import json
+import marshal
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -62,11 +63,17 @@ def iter_refs(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, str]
 
 def split_pointer(pointer: str) -> list[str] | None:
     """`/a/b~1c` -> ['a', 'b/c']; None if it is not a JSON pointer."""
+    parts = _split_pointer(pointer)
+    return None if parts is None else list(parts)
+
+
+@lru_cache(maxsize=4096)
+def _split_pointer(pointer: str) -> tuple[str, ...] | None:
     if pointer == "":
-        return []
+        return ()
     if not pointer.startswith("/"):
         return None
-    return [unquote(p).replace("~1", "/").replace("~0", "~") for p in pointer[1:].split("/")]
+    return tuple(unquote(p).replace("~1", "/").replace("~0", "~") for p in pointer[1:].split("/"))
 
 
 def resolve_pointer(data: Any, parts: list[str]) -> tuple[bool, Any, JsonPath]:
@@ -86,6 +93,12 @@ def resolve_pointer(data: Any, parts: list[str]) -> tuple[bool, Any, JsonPath]:
 
 def _encode(part: str) -> str:
     return part.replace("~", "~0").replace("/", "~1")
+
+
+@lru_cache(maxsize=4096)
+def _pointer(defs_key: str, name: str, rest: tuple[str, ...]) -> str:
+    """`#/$defs/NAME/rest...`, each part encoded."""
+    return "#/" + "/".join(_encode(p) for p in (defs_key, name, *rest))
 
 
 @dataclass
@@ -130,6 +143,16 @@ class Bundler:
     files: dict[Path, Document] = field(default_factory=dict)
     root: Path | None = None  # the folder file references may reach; None: the toolset's own
     copied_bytes: int = 0  # JSON text of the definitions copied into tool schemas so far
+    # each unit copied so far, by (id of its document, its path there): its JSON size, a
+    # marshalled copy, its refs
+    _units: dict[tuple[int, JsonPath], tuple[int, bytes, list[tuple[JsonPath, str]]]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    # refs already resolved, by (id of the document holding the ref, ref); valid while no file
+    # has been loaded since (a cycle through a file shows only once it is loaded)
+    _resolved: dict[tuple[int, str], tuple[Document, _Target, Any, int]] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     @property
     def over_budget(self) -> bool:
@@ -149,10 +172,12 @@ class Bundler:
         state = _State(
             original, schema_path, defs_key, set(own_defs) if isinstance(own_defs, dict) else set()
         )
-        queue: list[tuple[Document, JsonPath, Any]] = [(self.toolset, schema_path, result)]
+        queue: list[tuple[Document, JsonPath, Any, list[tuple[JsonPath, str]] | None]] = [
+            (self.toolset, schema_path, result, None)
+        ]
         while queue:
-            doc, base, node = queue.pop()
-            for ref_path, ref in list(iter_refs(node)):
+            doc, base, node, refs = queue.pop()
+            for ref_path, ref in refs if refs is not None else list(iter_refs(node)):
                 new_ref = self._rewrite(state, doc, base, ref_path, ref, queue)
                 if new_ref is not None and new_ref != ref:
                     _set(node, ref_path, new_ref)
@@ -167,10 +192,59 @@ class Bundler:
         base: JsonPath,
         ref_path: JsonPath,
         ref: str,
-        queue: list[tuple[Document, JsonPath, Any]],
+        queue: list[tuple[Document, JsonPath, Any, list[tuple[JsonPath, str]] | None]],
     ) -> str | None:
         root_schema = state.original if doc is self.toolset and base == state.schema_path else None
         loc = _Where(doc, (*base, *ref_path))  # looked up only if a diagnostic needs it
+        resolved = None if root_schema is not None else self._resolved.get((id(doc), ref))
+        if resolved is not None and resolved[3] == len(self.files):
+            target_doc, target, value = resolved[:3]
+        else:
+            found_target = self._resolve(doc, ref, root_schema, loc)
+            if found_target is None or isinstance(found_target, str):
+                return found_target
+            target_doc, target, value = found_target
+            if root_schema is None:  # the same ref from the same file resolves the same way again
+                self._resolved[(id(doc), ref)] = (*found_target, len(self.files))
+        key = (target_doc.path, target.unit)
+        name = state.names.get(key)
+        if name is not None:
+            return _pointer(state.defs_key, name, tuple(target.rest))
+        is_shared = target_doc is self.toolset and len(target.unit) == 2 and target.unit[0] == "$defs"
+        wanted = str(target.unit[-1]) if target.unit else Path(target_doc.path).stem
+        name = wanted
+        counter = 2
+        while name in state.taken:
+            name = f"{wanted}{counter}"
+            counter += 1
+        state.taken.add(name)
+        state.names[key] = name
+        if is_shared and name == wanted:
+            state.shared.add(name)
+        size, frozen, refs = self._unit((id(target_doc), target.unit), value)
+        self.copied_bytes += size
+        if self.copied_bytes > MAX_COPIED_BYTES:
+            self.diagnostics.append(
+                error(
+                    "expansion-too-large",
+                    f"bundling {ref!r} into every tool that uses it would copy more than "
+                    f"{MAX_COPIED_BYTES // 1_000_000} MB of definitions",
+                    loc.location,
+                    "a shared definition is copied into each tool schema that references it; "
+                    "make it smaller or reference it from fewer tools",
+                )
+            )
+            return None
+        copied = marshal.loads(frozen)
+        state.added[name] = copied
+        queue.append((target_doc, target.unit, copied, refs))
+        return _pointer(state.defs_key, name, tuple(target.rest))
+
+    def _resolve(
+        self, doc: Document, ref: str, root_schema: Any, loc: _Where
+    ) -> tuple[Document, _Target, Any] | str | None:
+        """Where `ref` (in `doc`) points: the document, unit and unit's value; `ref` itself when it
+        points inside the tool schema; None, with a diagnostic, when it points nowhere usable."""
         file_part, _, fragment = ref.partition("#")
         if _SCHEME.match(file_part):
             self.diagnostics.append(
@@ -226,39 +300,16 @@ class Bundler:
         if self._is_cycle(target_doc, target_doc.data, parts):
             self._cycle(ref, loc)
             return None
-        key = (target_doc.path, target.unit)
-        name = state.names.get(key)
-        if name is None:
-            is_shared = target_doc is self.toolset and len(target.unit) == 2 and target.unit[0] == "$defs"
-            wanted = str(target.unit[-1]) if target.unit else Path(target_doc.path).stem
-            name = wanted
-            counter = 2
-            while name in state.taken:
-                name = f"{wanted}{counter}"
-                counter += 1
-            state.taken.add(name)
-            state.names[key] = name
-            if is_shared and name == wanted:
-                state.shared.add(name)
-            text = json.dumps(value)
-            self.copied_bytes += len(text)
-            if self.copied_bytes > MAX_COPIED_BYTES:
-                self.diagnostics.append(
-                    error(
-                        "expansion-too-large",
-                        f"bundling {ref!r} into every tool that uses it would copy more than "
-                        f"{MAX_COPIED_BYTES // 1_000_000} MB of definitions",
-                        loc.location,
-                        "a shared definition is copied into each tool schema that references it; "
-                        "make it smaller or reference it from fewer tools",
-                    )
-                )
-                return None
-            copied = json.loads(text)
-            state.added[name] = copied
-            queue.append((target_doc, target.unit, copied))
-        pointer = "/".join(_encode(p) for p in [state.defs_key, name, *target.rest])
-        return "#/" + pointer
+        return target_doc, target, value
+
+    def _unit(self, key: tuple[int, JsonPath], value: Any) -> tuple[int, bytes, list[tuple[JsonPath, str]]]:
+        """What copying the unit at `key` (id of its document, its path there; holding `value`)
+        takes, worked out once per run."""
+        known = self._units.get(key)
+        if known is None:
+            known = (len(json.dumps(value)), marshal.dumps(value, _MARSHAL), list(iter_refs(value)))
+            self._units[key] = known
+        return known
 
     def _target(self, doc: Document, parts: list[str]) -> _Target:
         if len(parts) >= 2 and parts[0] in ("$defs", "definitions"):
@@ -360,9 +411,13 @@ def _get(data: Any, path: JsonPath) -> Any:
     return data
 
 
+# marshal format 2 keeps no references: a copy shares no list or dict, even where the data did
+_MARSHAL = 2
+
+
 def _copy(value: Any) -> Any:
     """A deep copy of JSON data (several times faster than copy.deepcopy)."""
-    return json.loads(json.dumps(value))
+    return marshal.loads(marshal.dumps(value, _MARSHAL))
 
 
 def _set(data: Any, path: JsonPath, value: Any) -> None:

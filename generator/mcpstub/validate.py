@@ -155,8 +155,8 @@ def _timeout(value: Any) -> float | None:
     return None
 
 
-def _non_json_numbers(doc: Document) -> Iterator[Diagnostic]:
-    if _all_finite(doc.data):  # the common case, checked at C speed; the walk below names paths
+def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
+    if finite:  # the common case, checked at C speed; the walk below names paths
         return
     stack: list[tuple[JsonPath, Any]] = [((), doc.data)]
     while stack:
@@ -255,6 +255,15 @@ class _Checker:
         self.policy = policy
         self.diagnostics: list[Diagnostic] = []
         self.bundler = Bundler(doc, self._load_file, root=policy.ref_root)
+        self._validators: dict[int, tuple[Any, Any]] = {}  # by id of a checked schema: it, compiled
+        self._finite_docs: dict[int, bool] = {}  # by id of a loaded document: holds no inf or nan
+
+    def _finite(self, doc: Document) -> bool:
+        """True when no number in `doc` is inf or nan (then no schema bundled from it holds one)."""
+        known = self._finite_docs.get(id(doc))
+        if known is None:
+            known = self._finite_docs[id(doc)] = _all_finite(doc.data)
+        return known
 
     def _load_file(self, path: Path) -> tuple[Document | None, list[Diagnostic]]:
         relative = os.path.relpath(path, self.doc.path.parent.resolve())
@@ -283,7 +292,7 @@ class _Checker:
             )
             return None
         self.diagnostics.extend(_format_errors(doc))
-        self.diagnostics.extend(_non_json_numbers(doc))
+        self.diagnostics.extend(_non_json_numbers(doc, self._finite(doc)))
         for name, value in (
             (doc.data.get("$defs") or {}).items() if isinstance(doc.data.get("$defs"), dict) else ()
         ):
@@ -431,10 +440,11 @@ class _Checker:
             elif is_input:
                 self.diagnostics.append(root_error())
                 return None
-        if not _all_finite(bundled):  # already reported as not-json
+        finite = self._finite(doc) and all(self._finite(f) for f in self.bundler.files.values())
+        if not finite and not _all_finite(bundled):  # already reported as not-json
             return None
         try:
-            _validator(bundled)
+            self._validators[id(bundled)] = (bundled, _validator(bundled))
         except Exception as exc:  # jsonschema-rs reports any schema it cannot compile this way
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             self.diagnostics.append(
@@ -516,7 +526,9 @@ class _Checker:
         return found
 
     def _check_instance(self, path: JsonPath, instance: Any, schema: Any, which: str) -> None:
-        for err in _validator(schema).iter_errors(instance):
+        compiled = self._validators.get(id(schema))
+        validator = compiled[1] if compiled is not None else _validator(schema)
+        for err in validator.iter_errors(instance):
             where = (*path, *err.instance_path)
             self.diagnostics.append(
                 error(
