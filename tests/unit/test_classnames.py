@@ -156,8 +156,12 @@ HOSTILE: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {
         [tool("foo_input", obj(b=I, input=obj(z=I))), tool("foo", obj(input=obj(a=S), b=obj(c=S)))],
         {},
     ),
-    "three levels spell another tool": (
-        [tool("a", obj(b=obj(c=obj(d=S)))), tool("a_input_b_c", obj(e=I)), tool("a_input_b", obj(f=I))],
+    "three levels spell another tool and its nested class": (
+        [
+            tool("a", obj(b=obj(input=obj(c=obj(d=S))))),
+            tool("a_input_b", obj(c=obj(e=I))),
+            tool("a_b", obj(f=I)),
+        ],
         {},
     ),
     "camel and snake spellings": (

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from mcpstub import modelcache
 from mcpstub.cli import main
 from mcpstub.ir import Toolset
-from mcpstub.modelcache import ModelCache, merge_sources, split_groups, start_models
+from mcpstub.modelcache import ModelCache, merge_sources, split_groups, split_source, start_models
 from mcpstub.models import render_models
 from mcpstub.pipeline import check_toolset, generate
 
@@ -329,3 +329,76 @@ def test_no_cache_flag_is_accepted_in_process(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(tmp_path / "c"))
     assert main(["generate", "tools.json", "--out", "pkg", "--no-cache"]) == 0
     assert not (tmp_path / "c").exists()
+
+
+# Names whose class names start with one another's (`foo`, `foo_input`, `foo_input_bar`) and nested
+# objects under properties named like the rest of them, beside shared definitions named so too.
+CLASH_WORDS = st.sampled_from(["foo", "input", "output", "bar", "nested"])
+clash_names = st.lists(CLASH_WORDS, min_size=1, max_size=3).map("_".join)
+
+
+@st.composite
+def clash_tool(draw: st.DrawFn) -> dict[str, Any]:
+    def nested(depth: int) -> dict[str, Any]:
+        props: dict[str, Any] = {}
+        for name in draw(st.lists(clash_names, min_size=1, max_size=2, unique=True)):
+            kind = draw(
+                st.sampled_from(["leaf", "object", "array", "any", "shared"] if depth < 2 else ["leaf"])
+            )
+            if kind == "object":
+                props[name] = nested(depth + 1)
+            elif kind == "array":
+                props[name] = {"type": "array", "items": nested(depth + 1)}
+            elif kind == "any":
+                props[name] = {"anyOf": [nested(depth + 1), {"type": "null"}]}
+            elif kind == "shared":
+                props[name] = {"$ref": f"#/$defs/{draw(st.sampled_from(sorted(CLASH_SHARED)))}"}
+            else:
+                props[name] = {"type": "integer"}
+        return {"type": "object", "properties": props}
+
+    entry: dict[str, Any] = {"name": draw(clash_names), "inputSchema": nested(0)}
+    if draw(st.booleans()):
+        entry["outputSchema"] = nested(0)
+    return entry
+
+
+CLASH_SHARED: dict[str, Any] = {
+    "FooInputBar": {"type": "object", "properties": {"input": {"type": "object", "properties": {"q": {}}}}},
+    "Foo": {"type": "object", "properties": {"input": {"type": "object", "properties": {"r": {}}}}},
+    "BarOutputNested": {"type": "object", "properties": {"s": {"type": "string"}}},
+}
+
+
+def _definitions(source: str) -> dict[tuple[str, ...], str]:
+    return {names: text for kind, names, text in split_source(source) if kind in {"class", "alias"}}
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_clashing_class_names_are_the_same_cached_grouped_and_in_one_call(
+    tmp_path_factory: Any, data: Any
+) -> None:
+    folder = tmp_path_factory.mktemp("clash")
+    store = ModelCache(folder / "cache")
+    listed = data.draw(st.lists(clash_tool(), min_size=2, max_size=6, unique_by=lambda t: t["name"]))
+    doc: dict[str, Any] = {"mcpstub": 1, "server": {"name": "s"}, "$defs": CLASH_SHARED, "tools": listed}
+    path = folder / "tools.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    checked_result = check_toolset(path)
+    if checked_result.toolset is None:  # two tool names that are one Python name: refused, located
+        assert {d.code for d in checked_result.diagnostics if d.is_error} == {"name-collision"}
+        return
+    toolset = checked_result.toolset
+    whole = render_models(toolset)
+    assert [d.format() for d in whole.diagnostics if d.is_error] == []
+    with small_groups():
+        modelcache.FORK = False
+        cold = start_models(toolset, None).result()
+        modelcache.FORK = True
+        warm = start_models(toolset, store).result()
+        again = start_models(toolset, store).result()
+    assert warm.source == cold.source == again.source
+    assert warm.diagnostics == cold.diagnostics == again.diagnostics
+    # However the tools are grouped, each class has one name and one text.
+    assert _definitions(cold.source) == _definitions(whole.source)
