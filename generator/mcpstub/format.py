@@ -16,6 +16,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from mcpstub.layout import LINE_LENGTH
+from mcpstub.memo import ToolMemo
 from mcpstub.render import (
     GeneratedCodeError,
     RenderedPackage,
@@ -31,11 +32,16 @@ if TYPE_CHECKING:
     from black.mode import Mode
 
 
-def format_files(files: Mapping[str, str], proven: Collection[str] = ()) -> dict[str, str]:
-    """Compile-check every `.py` file not already `proven` to compile; return the files unchanged."""
+def format_files(
+    files: Mapping[str, str], proven: Collection[str] = (), memo: ToolMemo | None = None
+) -> dict[str, str]:
+    """Compile-check every `.py` file not `proven` to compile (nor known to `memo`); return them."""
     for path, text in files.items():
         if path.endswith(".py") and path not in proven:
-            compile_check(path, text)
+            if memo is not None:
+                memo.compile_check(path, text)
+            else:
+                compile_check(path, text)
     return dict(files)
 
 

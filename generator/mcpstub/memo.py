@@ -5,7 +5,8 @@ surface entries) is a pure function of the `Tool` and of mcpstub's own code. `To
 those pieces under a hash of both, in this process (a `--watch` session) and in one file per
 toolset in the cache folder (a plain run), so an edit re-renders only the tools it touched. A
 piece is stored only after the Python in it compiled on its own, so a reused piece needs no
-compile check either. The file is written whole and renamed into place: concurrent runs see
+compile check either; nor does a generated file whose exact text compiled in an earlier run. The
+file is written whole and renamed into place: concurrent runs see
 whole files, last writer wins, and an unreadable or altered file is ignored (a cold render).
 """
 
@@ -15,6 +16,7 @@ import hashlib
 import json
 import marshal
 import os
+import sys
 import tempfile
 from dataclasses import fields
 from pathlib import Path
@@ -23,9 +25,9 @@ from typing import Any
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool
 
-_MAGIC = b"mcpstub-render-memo 1"
-# Pieces kept in this process between runs (a `--watch` session): the last run's, by memo file.
-_LIVE: dict[str, dict[str, dict[str, Any]]] = {}
+_MAGIC = b"mcpstub-render-memo 2"
+# What is kept in this process between runs (a `--watch` session): the last run's, by memo file.
+_LIVE: dict[str, dict[str, Any]] = {}
 
 Piece = dict[str, Any]
 
@@ -51,23 +53,27 @@ def tool_key(tool: Tool) -> str:
 
 
 class ToolMemo:
-    """Rendered pieces by tool key: from this process, else from `folder` (None: none reused)."""
+    """Rendered pieces by tool key, and texts known to compile: from this process, else from
+    `folder` (None: nothing is reused)."""
 
     def __init__(self, folder: Path | None, source: Path | None = None) -> None:
-        where = str(source.resolve()) if source is not None else ""
-        self._id = hashlib.sha256(where.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-        self._path = folder / "render-v1" / f"{self._id}.bin" if folder is not None else None
-        self._old: dict[str, Piece] | None = None
-        self._new: dict[str, Piece] = {}
+        # One file per toolset and Python (whether a text compiles is the interpreter's say).
+        where = f"{source.resolve() if source is not None else ''}\0{sys.version}\0{generator_fingerprint()}"
+        name = hashlib.sha256(where.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        self._path = folder / "render-v2" / f"{name}.bin" if folder is not None else None
+        self._old: dict[str, Any] | None = None
+        self._pieces: dict[str, Piece] = {}
+        self._compiled: set[str] = set()
         self.hits = 0
+        self._changed = False
 
-    def _load(self) -> dict[str, Piece]:
+    def _load(self) -> dict[str, Any]:
         if self._old is None:
             # Without a folder nothing is reused (`--no-cache`): a cold render.
             self._old = (_LIVE.get(str(self._path)) or self._read() or {}) if self._path is not None else {}
         return self._old
 
-    def _read(self) -> dict[str, Piece] | None:
+    def _read(self) -> dict[str, Any] | None:
         if self._path is None:
             return None
         try:
@@ -78,32 +84,46 @@ class ToolMemo:
         if head != _MAGIC + b" " + hashlib.sha256(body).hexdigest().encode():
             return None
         try:
-            pieces = marshal.loads(body)
+            stored = marshal.loads(body)
         except (ValueError, EOFError, TypeError):
             return None
-        return pieces if isinstance(pieces, dict) else None
+        if not isinstance(stored, dict) or not isinstance(stored.get("pieces"), dict):
+            return None
+        if not isinstance(stored.get("compiled"), frozenset):
+            return None
+        return stored
 
     def get(self, key: str) -> Piece | None:
         """The pieces stored for `key`, or None."""
-        piece = self._load().get(key)
+        piece: Piece | None = self._load().get("pieces", {}).get(key)
         if piece is not None:
             self.hits += 1
-            self._new[key] = piece
+            self._pieces[key] = piece
         return piece
 
     def put(self, key: str, piece: Piece) -> None:
         """Keep `piece` for this run's save."""
-        self._new[key] = piece
+        self._pieces[key] = piece
+        self._changed = True
+
+    def compile_check(self, path: str, text: str) -> None:
+        """`render.compile_check`, skipped for a text that compiled before."""
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        if digest not in self._load().get("compiled", frozenset()):
+            _compile_check(path, text)
+            self._changed = True
+        self._compiled.add(digest)
 
     def save(self) -> None:
-        """Keep this run's pieces (only those: tools gone are forgotten) for the next run."""
+        """Keep this run's pieces and texts (only those: what is gone is forgotten)."""
         if self._path is None:
             return
         old = self._load()
-        _LIVE[str(self._path)] = self._new
-        if self._new.keys() == old.keys() and self.hits == len(self._new):
+        stored = {"pieces": self._pieces, "compiled": frozenset(self._compiled)}
+        _LIVE[str(self._path)] = stored
+        if not self._changed and old.get("pieces", {}).keys() == self._pieces.keys():
             return
-        body = marshal.dumps(self._new)
+        body = marshal.dumps(stored)
         data = _MAGIC + b" " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
@@ -117,3 +137,9 @@ class ToolMemo:
                 raise
         except OSError:
             return  # a cache that cannot be written costs the next run time, nothing else
+
+
+def _compile_check(path: str, text: str) -> None:
+    from mcpstub.render import compile_check  # noqa: PLC0415 - render imports this module
+
+    compile_check(path, text)

@@ -98,17 +98,17 @@ def render(
         except RenderError as exc:
             problem = error("render-failed", str(exc), Location(toolset.source_name, 1, 1))
             return Generated({}, {}, [problem], toolset)
-        ours = format_files({k: v for k, v in package.ours.items() if k != "models.py"}, package.proven)
-        yours = format_files(package.yours, package.proven)
+        ours = format_files({k: v for k, v in package.ours.items() if k != "models.py"}, package.proven, memo)
+        yours = format_files(package.yours, package.proven, memo)
         models = pending.result()
     finally:
         pending.close()
     diagnostics = sort_diagnostics(models.diagnostics)
     if has_errors(diagnostics):
         return Generated({}, {}, diagnostics, toolset)
-    memo.save()
     proven = {"models.py"} if pending.merged else set()
-    ours.update(format_files({"models.py": models_file(toolset, models.source)}, proven))
+    ours.update(format_files({"models.py": models_file(toolset, models.source)}, proven, memo))
+    memo.save()
     ours = {name: ours[name] for name in package.ours}  # keep render's file order
     return Generated(ours, yours, diagnostics, toolset)
 

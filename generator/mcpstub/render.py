@@ -475,12 +475,12 @@ _PLACE = "__mcpstub_piece__ = {}"
 _PLACE_LINE = re.compile(r"^__mcpstub_piece__ = ([0-9]+)$", re.MULTILINE)
 
 
-def _piece(tool: Tool, env: jinja2.Environment) -> Piece:
+def _piece(tool: Tool, env: jinja2.Environment, memo: ToolMemo) -> Piece:
     """What rendering makes of `tool` alone; each piece of Python in it compiled on its own."""
     view = _view(tool)
     stub = env.get_template("handlers/tool.py.jinja").render(t=view)
-    compile_check(f"handlers/{tool.identifier}.py", stub)
-    compile_check("tools.py", view.assignments)
+    memo.compile_check(f"handlers/{tool.identifier}.py", stub)
+    memo.compile_check("tools.py", view.assignments)
     wires = {protocol: wire_tool(tool, protocol) for protocol in PROTOCOLS}
     return {
         "view": {f.name: getattr(view, f.name) for f in fields(_ToolView) if f.name != "tool"},
@@ -496,7 +496,7 @@ def _pieces(toolset: Toolset, env: jinja2.Environment, memo: ToolMemo) -> list[P
         key = tool_key(tool)
         piece = memo.get(key)
         if piece is None:
-            piece = _piece(tool, env)
+            piece = _piece(tool, env, memo)
             memo.put(key, piece)
         pieces.append(piece)
     return pieces
@@ -512,8 +512,9 @@ def render_package(
     _check_names(toolset)
     header = header_lines(toolset)
     env = _environment()
+    memo = memo if memo is not None else ToolMemo(None)
     try:
-        pieces = _pieces(toolset, env, memo if memo is not None else ToolMemo(None))
+        pieces = _pieces(toolset, env, memo)
     except SurfaceError as exc:
         raise RenderError(f"the advertised tools have no canonical JSON form: {exc}") from None
     views = [_ToolView(tool=tool, **piece["view"]) for tool, piece in zip(toolset.tools, pieces, strict=True)]
@@ -552,7 +553,7 @@ def render_package(
     # which compiled on its own: the whole compiles, without compiling megabytes of literals.
     places = [replace(view, assignments=_PLACE.format(n)) for n, view in enumerate(views)]
     frame = env.get_template("tools.py.jinja").render({**context, "tools": places})
-    compile_check("tools.py", frame)
+    memo.compile_check("tools.py", frame)
     tools_text = _PLACE_LINE.sub(lambda m: views[int(m[1])].assignments, frame)
 
     ours = {

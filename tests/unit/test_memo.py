@@ -101,7 +101,7 @@ def test_only_changed_tools_are_rendered_again(tmp_path: Path) -> None:
         lambda b: b[: len(b) // 2],  # a torn write
         lambda b: b"",  # an empty file
         lambda b: b.replace(b"tool 1", b"tool 9"),  # edited content, stale hash
-        lambda b: b"mcpstub-render-memo 1 " + b"0" * 64 + b"\n\x00garbage",  # a wrong hash
+        lambda b: b"mcpstub-render-memo 2 " + b"0" * 64 + b"\n\x00garbage",  # a wrong hash
     ],
 )
 def test_a_damaged_memo_file_is_ignored_and_rewritten(tmp_path: Path, damage: Any) -> None:
@@ -328,3 +328,24 @@ def test_child_and_this_process_share_the_units(tmp_path: Path) -> None:
         assert pending.result().source == _in_this_process(toolset)
     finally:
         pending.close()
+
+
+def test_a_text_is_compiled_once_and_a_broken_one_is_still_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpstub import render  # noqa: PLC0415
+
+    memo_module._LIVE.clear()
+    compiled: list[str] = []
+    real = render.compile_check
+    monkeypatch.setattr(render, "compile_check", lambda path, text: (compiled.append(path), real(path, text)))
+    first = ToolMemo(tmp_path / "cache", tmp_path / "tools.json")
+    first.compile_check("a.py", "x = 1\n")
+    first.save()
+    memo_module._LIVE.clear()
+    second = ToolMemo(tmp_path / "cache", tmp_path / "tools.json")
+    second.compile_check("a.py", "x = 1\n")
+    assert compiled == ["a.py"]
+    with pytest.raises(render.GeneratedCodeError):
+        second.compile_check("b.py", "x = (\n")
+    assert compiled == ["a.py", "b.py"]
