@@ -13,7 +13,6 @@ whole files, last writer wins, and an unreadable or altered file is ignored (a c
 from __future__ import annotations
 
 import hashlib
-import json
 import marshal
 import os
 import sys
@@ -33,23 +32,28 @@ Piece = dict[str, Any]
 
 
 def _plain(value: object) -> object:
+    """A field's value with only the exact built-in types marshal writes, in a fixed order."""
+    if isinstance(value, str):
+        return str(value)  # names are `str` subclasses
     if isinstance(value, frozenset | set):
-        return sorted(value)
+        return ("set", *sorted(value))
+    if isinstance(value, tuple):
+        return tuple(_plain(item) for item in value)
     if hasattr(value, "__dataclass_fields__"):
-        return {f.name: getattr(value, f.name) for f in fields(value)}  # type: ignore[arg-type]
-    raise TypeError(f"{type(value).__name__} in a tool")
+        return ("dataclass", *(_plain(getattr(value, f.name)) for f in fields(value)))  # type: ignore[arg-type]
+    return value
 
 
 def tool_key(tool: Tool) -> str:
     """Hash of every field of `tool` (in order, types kept apart) and of mcpstub's code."""
-    digest = hashlib.sha256(generator_fingerprint().encode())
-    for f in fields(Tool):
-        value = getattr(tool, f.name)
-        # JSON keeps 1, 1.0 and true apart and every container's order, which is part of the
-        # output; values come from JSON documents, so there are no tuples to tell from lists.
-        text = json.dumps(value, default=_plain, ensure_ascii=False, allow_nan=True)
-        digest.update(f"\0{f.name}\0".encode() + text.encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
+    # marshal (version 2: no back-references, so equal values give equal bytes) writes the
+    # values as they are, types and order included, at C speed. Schemas hold only JSON types.
+    values = tuple(_plain(getattr(tool, f.name)) for f in fields(Tool))
+    try:
+        data = marshal.dumps(values, 2)
+    except ValueError:  # something marshal cannot write: the slower, just as exact repr
+        data = repr(values).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(generator_fingerprint().encode() + b"\0" + data).hexdigest()
 
 
 class ToolMemo:
