@@ -50,7 +50,7 @@ def tool_key(tool: Tool) -> str:
     # values as they are, types and order included, at C speed. Schemas hold only JSON types.
     values = tuple(_plain(getattr(tool, f.name)) for f in fields(Tool))
     try:
-        data = marshal.dumps(values, 2)
+        data = marshal.dumps(values, 2)  # type: ignore[arg-type]
     except ValueError:  # something marshal cannot write: the slower, just as exact repr
         data = repr(values).encode("utf-8", "surrogatepass")
     return hashlib.sha256(generator_fingerprint().encode() + b"\0" + data).hexdigest()
