@@ -15,8 +15,10 @@ root names that extend it: a toolset generated in parts names each class as it w
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 from mcpstub.ir import Toolset, to_class_prefix
@@ -31,9 +33,13 @@ _LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _AT_REFERENCE = ("title", "description", "default", "examples", "deprecated")
 
 
+_NOT_ALNUM = re.compile(r"[^0-9a-z]")
+
+
+@cache
 def _norm(name: str) -> str:
     """A name as class names compare: case and separators do not count."""
-    return re.sub(r"[^0-9a-z]", "", name.casefold()) or name
+    return _NOT_ALNUM.sub("", name.casefold()) or name
 
 
 # What goes between a root's name and the rest of a nested class name that would start with
@@ -76,11 +82,29 @@ def root_names(toolset: Toolset) -> set[str]:
     return names
 
 
+class RootIndex:
+    """Root class names, sorted by their normalised form for prefix lookups."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self._sorted = sorted((_norm(n), n) for n in set(names))
+        self._keys = [k for k, _ in self._sorted]
+
+    def extending(self, part: Iterable[str]) -> frozenset[str]:
+        """The names (not in `part`) that start with a name in `part`."""
+        own = set(part)
+        found: set[str] = set()
+        for key in {_norm(p) for p in own}:
+            # Every name starting with `key` sorts from `key` on, before `key` + the last character.
+            at = bisect.bisect_left(self._keys, key)
+            while at < len(self._keys) and self._keys[at].startswith(key):
+                found.add(self._sorted[at][1])
+                at += 1
+        return frozenset(found - own)
+
+
 def extending(part: Iterable[str], others: Iterable[str]) -> frozenset[str]:
     """The names among `others` (not in `part`) that start with a name in `part`."""
-    own = set(part)
-    keys = {_norm(p) for p in own}
-    return frozenset(o for o in others if o not in own and any(_norm(o).startswith(k) for k in keys))
+    return RootIndex(others).extending(part)
 
 
 def _merges(node: dict[str, JSON]) -> bool:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpstub.beside import Standby
-from mcpstub.classnames import extending, root_names
+from mcpstub.classnames import RootIndex, root_names
 from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool, Toolset
@@ -217,13 +217,13 @@ def _units(toolset: Toolset) -> list[_Unit]:
     )
     # Each part knows the root class names of the rest that extend its own, so that it names its
     # nested classes as the whole toolset would (see classnames).
-    roots = root_names(toolset) | toolset.reserved_roots
-    units = [replace(base, reserved_roots=extending(root_names(base), roots))]
+    roots = RootIndex(root_names(toolset) | toolset.reserved_roots)
+    units = [replace(base, reserved_roots=roots.extending(root_names(base)))]
     for group in split_groups([_schema_only(t) for t in toolset.tools]):
         used = set().union(*(t.shared_def_names for t in group))
         shared = {n: s for n, s in toolset.shared_defs.items() if n in used}
         unit = replace(base, tools=group, shared_defs=shared)
-        units.append(replace(unit, reserved_roots=extending(root_names(unit), roots)))
+        units.append(replace(unit, reserved_roots=roots.extending(root_names(unit))))
     return [_Unit(_digest(u), u) for u in units]
 
 
