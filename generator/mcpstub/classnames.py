@@ -197,7 +197,9 @@ class Namer:
             name = self.fresh(root, base, taken)
             body = {k: v for k, v in node.items() if k not in _AT_REFERENCE}
             inner: dict[str, JSON] = {}
-            inner_body = self._walk(body, root, name, inner, taken, exposed, hoist=False)
+            # Inside a merged allOf the generator names classes without their parents too.
+            named = exposed or _merges(node)
+            inner_body = self._walk(body, root, name, inner, taken, named, hoist=False)
             found.update(inner)
             found[name] = inner_body
             ref: dict[str, JSON] = {"$ref": f"#/$defs/{name}"}
@@ -206,8 +208,8 @@ class Namer:
         out: dict[str, JSON] = {}
         for key, value in node.items():
             if key in _ONE and isinstance(value, dict):
-                below = base + ("Item" if key == "items" else "")
-                out[key] = self._walk(value, root, below, found, taken, exposed)
+                inner_base = base + ("Item" if key == "items" else "")
+                out[key] = self._walk(value, root, inner_base, found, taken, exposed)
             elif key in _MAP and isinstance(value, dict):
                 out[key] = {
                     name: self._walk(sub, root, base + _segment(key, name), found, taken, exposed)

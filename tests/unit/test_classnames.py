@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from mcpstub import modelcache
-from mcpstub.classnames import Namer, extending
+from mcpstub.classnames import Namer, extending, root_names
 from mcpstub.ir import Toolset
 from mcpstub.modelcache import split_source, start_models
 from mcpstub.models import render_models
@@ -78,7 +78,10 @@ def assert_bound(value: Any, schema: Any, instance: Any, where: str) -> None:
     """`value` (parsed from `instance`) is made of the classes generated from `schema`."""
     if not isinstance(schema, dict):
         return
-    if "anyOf" in schema:
+    if "allOf" in schema:  # objects only: the merged class has every part's properties
+        merged = {k: v for part in schema["allOf"] for k, v in part["properties"].items()}
+        assert_bound(value, {"type": "object", "properties": merged}, instance, where)
+    elif "anyOf" in schema:
         branches = [b for b in schema["anyOf"] if b.get("type") == "object"]
         branch = next(b for b in branches if set(b["properties"]) == set(instance))
         assert_bound(value, branch, instance, where)
@@ -107,6 +110,8 @@ def inline(schema: Any, defs: dict[str, Any]) -> Any:
 
 def instance_of(schema: dict[str, Any], seed: int = 0) -> Any:
     """A value of a schema made of `obj`, `arr`, anyOf of objects, strings and integers."""
+    if "allOf" in schema:
+        return {k: v for part in schema["allOf"] for k, v in instance_of(part, seed).items()}
     if "anyOf" in schema:
         return instance_of(schema["anyOf"][seed % len(schema["anyOf"])], seed)
     kind = schema.get("type")
@@ -125,6 +130,10 @@ def assert_generates_and_binds(
     assert [d.format() for d in result.diagnostics if d.is_error] == []
     # Grouped, each tool generated on its own, every class has the same name and text.
     assert definitions(grouped(toolset)) == definitions(result.source)
+    # Every class is named after the root it belongs to: a tool's class or a shared definition.
+    roots = tuple(root_names(toolset))
+    for names in definitions(result.source):
+        assert all(n.startswith(roots) or n.startswith("_") for n in names), names
     module = load(result)
     for entry, ir in zip(tools, toolset.tools, strict=True):
         for raw, name in (
@@ -208,6 +217,13 @@ HOSTILE: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {
             tool("three", obj(z={"$ref": "#/$defs/Zzz"})),
         ],
         {"Zzz": obj(k=S)},
+    ),
+    "classes inside merged allOfs": (
+        [
+            tool("one", obj(m={"allOf": [obj(z=obj(a=S)), obj(w=S)]}), obj(o={"allOf": [obj(z=obj(c=S))]})),
+            tool("two", obj(m={"allOf": [obj(z=obj(b=I), y=arr(obj(d=I)))]})),
+        ],
+        {},
     ),
     "nested names that are the marker words": (
         [
