@@ -123,12 +123,20 @@ class Namer:
     """Names the nested classes of the roots of one toolset (or part of one)."""
 
     def __init__(self, roots: Iterable[str]) -> None:
-        self._norms = {r: _norm(r) for r in roots}
+        self._keys = sorted({_norm(r) for r in roots})
+        self._found: dict[str, list[str]] = {}
 
     def _extensions(self, root: str) -> list[str]:
         """The normalised names of the other roots that start with (and are longer than) `root`."""
         key = _norm(root)
-        return sorted(v for r, v in self._norms.items() if r != root and v != key and v.startswith(key))
+        if key not in self._found:
+            # Every name starting with `key` sorts from `key` on, in one run.
+            at = bisect.bisect_right(self._keys, key)
+            end = at
+            while end < len(self._keys) and self._keys[end].startswith(key):
+                end += 1
+            self._found[key] = self._keys[at:end]
+        return self._found[key]
 
     def fresh(self, root: str, base: str, taken: set[str]) -> str:
         """A name not taken for a class of `root` (`base` if free), starting with no longer root's name.
