@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpstub.fastpath import generator_fingerprint
-from mcpstub.ir import Tool
+from mcpstub.ir import ClassName, Example, PythonIdentifier, Tool
 
 _MAGIC = b"mcpstub-render-memo 2"
 # What is kept in this process between runs (a `--watch` session): the last run's, by memo file.
@@ -67,6 +67,7 @@ class ToolMemo:
         self._path = folder / "render-v2" / f"{name}.bin" if folder is not None else None
         self._old: dict[str, Any] | None = None
         self._pieces: dict[str, Piece] = {}
+        self._checked: dict[str, tuple[Any, ...]] = {}
         self._compiled: set[str] = set()
         self.hits = 0
         self._changed = False
@@ -93,7 +94,7 @@ class ToolMemo:
             return None
         if not isinstance(stored, dict) or not isinstance(stored.get("pieces"), dict):
             return None
-        if not isinstance(stored.get("compiled"), frozenset):
+        if not isinstance(stored.get("compiled"), frozenset) or not isinstance(stored.get("checked"), dict):
             return None
         return stored
 
@@ -110,6 +111,24 @@ class ToolMemo:
         self._pieces[key] = piece
         self._changed = True
 
+    def checked(self, key: str) -> tuple[Tool, int] | None:
+        """A tool that checked clean before from exactly this input, and the bytes its bundling
+        copied; None when unknown."""
+        plain = self._load().get("checked", {}).get(key)
+        if plain is None:
+            return None
+        try:
+            tool, copied = _tool_from_plain(plain[0]), plain[1]
+        except (TypeError, ValueError, IndexError):
+            return None
+        self._checked[key] = plain
+        return tool, copied
+
+    def check_passed(self, key: str, tool: Tool, copied: int) -> None:
+        """Remember that the input under `key` checked clean into `tool`."""
+        self._checked[key] = (_tool_to_plain(tool), copied)
+        self._changed = True
+
     def compile_check(self, path: str, text: str) -> None:
         """`render.compile_check`, skipped for a text that compiled before."""
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -123,7 +142,7 @@ class ToolMemo:
         if self._path is None:
             return
         old = self._load()
-        stored = {"pieces": self._pieces, "compiled": frozenset(self._compiled)}
+        stored = {"pieces": self._pieces, "checked": self._checked, "compiled": frozenset(self._compiled)}
         _LIVE[str(self._path)] = stored
         if not self._changed and old.get("pieces", {}).keys() == self._pieces.keys():
             return
@@ -147,3 +166,51 @@ def _compile_check(path: str, text: str) -> None:
     from mcpstub.render import compile_check  # noqa: PLC0415 - render imports this module
 
     compile_check(path, text)
+
+
+def _tool_to_plain(tool: Tool) -> tuple[Any, ...]:
+    """A checked tool as marshal writes it: built-in types only."""
+    return tuple(
+        (
+            tuple((e.input, e.output, e.has_output) for e in value)
+            if f.name == "examples"
+            else str(value)
+            if isinstance(value, str)
+            else value
+        )
+        for f in fields(Tool)
+        for value in (getattr(tool, f.name),)
+    )
+
+
+_NAME_TYPES: dict[str, Any] = {
+    "identifier": PythonIdentifier,
+    "class_prefix": ClassName,
+    "input_class": ClassName,
+    "output_class": ClassName,
+    "result_class": ClassName,
+}
+
+
+def _tool_from_plain(plain: tuple[Any, ...]) -> Tool:
+    values: dict[str, Any] = {}
+    for f, stored in zip(fields(Tool), plain, strict=True):
+        if f.name == "examples":
+            values[f.name] = tuple(Example(*e) for e in stored)
+        elif f.name in _NAME_TYPES and stored is not None:
+            values[f.name] = _NAME_TYPES[f.name](stored)
+        else:
+            values[f.name] = stored
+    return Tool(**values)
+
+
+def check_key(raw: object, shared: bytes, policy: str) -> str | None:
+    """The key of a tool's check: its entry as written, the shared definitions, the policy and
+    mcpstub's code; None when the entry is not plain data."""
+    try:
+        data = marshal.dumps(raw, 2)  # type: ignore[arg-type]
+    except ValueError:
+        return None
+    digest = hashlib.sha256(f"check\0{generator_fingerprint()}\0{policy}\0".encode())
+    digest.update(shared + b"\0" + data)
+    return digest.hexdigest()

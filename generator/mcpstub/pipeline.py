@@ -15,6 +15,7 @@ from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, sort_di
 from mcpstub.fastpath import source_hash
 from mcpstub.ir import Toolset
 from mcpstub.load import Document, load_document
+from mcpstub.memo import ToolMemo
 from mcpstub.policy import Policy
 from mcpstub.validate import check_document
 
@@ -52,12 +53,14 @@ class Generated:
         return not has_errors(self.diagnostics)
 
 
-def check_toolset(path: Path, shown: str | None = None, policy: Policy | None = None) -> Checked:
-    """Load and validate a toolset file."""
+def check_toolset(
+    path: Path, shown: str | None = None, policy: Policy | None = None, memo: ToolMemo | None = None
+) -> Checked:
+    """Load and validate a toolset file (tools `memo` saw check clean are taken from it)."""
     doc, diagnostics = load_document(path, shown)
     if has_errors(diagnostics):
         return Checked(None, sort_diagnostics(diagnostics), [path])
-    toolset, more, files = check_document(doc, policy)
+    toolset, more, files = check_document(doc, policy, memo)
     diagnostics = sort_diagnostics([*diagnostics, *more])
     sources = [path, *files]
     if toolset is None or has_errors(diagnostics):
@@ -76,15 +79,16 @@ def render(
     cache_dir: Path | None = None,
     source: Path | None = None,
     standby: ModelHelper | None = None,
+    memo: ToolMemo | None = None,
 ) -> Generated:
     """Render a checked toolset into the files of its package.
 
     Models and the pieces made of each tool are reused from `cache_dir` (and from earlier runs in
     this process) where their input is unchanged; `source`, the toolset's path, names its pieces.
-    `standby` (`modelcache.standby_models`) is a child ready to generate models, used or closed.
+    `standby` (`modelcache.standby_models`) is a child ready to generate models, used or closed;
+    `memo`, if given, is the one the check used.
     """
     from mcpstub.format import format_files  # noqa: PLC0415 - heavy imports, only when generating
-    from mcpstub.memo import ToolMemo  # noqa: PLC0415
     from mcpstub.modelcache import ModelCache, start_models  # noqa: PLC0415
     from mcpstub.render import RenderError, models_file, render_package  # noqa: PLC0415
 
@@ -93,7 +97,7 @@ def render(
     pending = start_models(toolset, ModelCache(cache_dir) if cache_dir is not None else None, standby)
     try:
         try:
-            memo = ToolMemo(cache_dir, source)
+            memo = memo if memo is not None else ToolMemo(cache_dir, source)
             package = render_package(toolset, "", emit_tests=emit_tests, memo=memo)
         except RenderError as exc:
             problem = error("render-failed", str(exc), Location(toolset.source_name, 1, 1))
@@ -130,13 +134,19 @@ def generate(
 
     # A child imports the model generator while this process reads and checks the toolset.
     standby = standby_models()
+    memo = ToolMemo(cache_dir, path)
     try:
-        checked = check_toolset(path, shown, policy)
+        checked = check_toolset(path, shown, policy, memo)
         if checked.toolset is None:
             return Generated({}, {}, checked.diagnostics)
         try:
             rendered = render(
-                checked.toolset, emit_tests=emit_tests, cache_dir=cache_dir, source=path, standby=standby
+                checked.toolset,
+                emit_tests=emit_tests,
+                cache_dir=cache_dir,
+                source=path,
+                standby=standby,
+                memo=memo,
             )
         except RecursionError:  # the loader bounds nesting; this is the last line of defence
             where = Location(checked.toolset.source_name, 1, 1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import marshal
 import math
 import os
 import re
@@ -30,6 +31,7 @@ from mcpstub.errortext import describe_error
 from mcpstub.ir import ClassName, Dialect, Example, Tool, Toolset, to_class_prefix, to_identifier
 from mcpstub.keywords import Lint, lint_schema
 from mcpstub.load import Document, JsonPath, load_document
+from mcpstub.memo import ToolMemo, check_key
 from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
 from mcpstub.toolrules import check_tool_entry
@@ -250,9 +252,12 @@ class _LazyLoc:
 class _Checker:
     """Collects diagnostics for one toolset document."""
 
-    def __init__(self, doc: Document, policy: Policy) -> None:
+    def __init__(self, doc: Document, policy: Policy, memo: ToolMemo | None = None) -> None:
         self.doc = doc
         self.policy = policy
+        self.memo = memo  # tools that checked clean in earlier runs, by their input
+        self._shared: bytes | None = None  # the shared definitions, marshalled once
+        self._policy_text = ""
         self.diagnostics: list[Diagnostic] = []
         self.bundler = Bundler(doc, self._load_file, root=policy.ref_root)
         self._validators: dict[int, tuple[Any, Any]] = {}  # by id of a checked schema: it, compiled
@@ -340,11 +345,38 @@ class _Checker:
             )
             if problem is not None:
                 self.diagnostics.append(problem)
+            before, bundled_before = len(self.diagnostics), len(self.bundler.diagnostics)
+            copied_before = self.bundler.copied_bytes
             self.diagnostics.extend(check_tool_entry(doc, path, raw, name_ok=problem is None))
+            key = self._memo_key(raw) if problem is None and not self.bundler.over_budget else None
+            hit = self.memo.checked(key) if key is not None and self.memo is not None else None
+            if hit is not None and len(self.diagnostics) == before:
+                known, copied = hit  # checked clean from this very input before: no diagnostics
+                self.bundler.copied_bytes += copied
+                result.append(known)
+                continue
             tool = self._tool(path, raw, ident, prefix)  # schemas are checked even when the name is bad
             if tool is not None and problem is None:
                 result.append(tool)
+                clean = len(self.diagnostics) == before and len(self.bundler.diagnostics) == bundled_before
+                # Only a tool that reaches no other file: its check depends on this document alone.
+                if key is not None and self.memo is not None and clean and not self.bundler.files:
+                    self.memo.check_passed(key, tool, self.bundler.copied_bytes - copied_before)
         return result
+
+    def _memo_key(self, raw: dict[str, Any]) -> str | None:
+        """The key of a tool's check in the memo: its entry, the shared definitions, the policy."""
+        if self.memo is None:
+            return None
+        if self._shared is None:
+            try:
+                self._shared = marshal.dumps(self.doc.data.get("$defs"), 2)
+            except ValueError:
+                self._shared = b""
+            self._policy_text = self.policy.fingerprint(self.doc.path.parent)
+        if not self._shared and self.doc.data.get("$defs") is not None:
+            return None
+        return check_key(raw, self._shared, self._policy_text)
 
     @staticmethod
     def _name_problem(
@@ -559,10 +591,13 @@ def _validator(schema: dict[str, Any]) -> Any:
 
 
 def check_document(
-    doc: Document, policy: Policy | None = None
+    doc: Document, policy: Policy | None = None, memo: ToolMemo | None = None
 ) -> tuple[Toolset | None, list[Diagnostic], list[Path]]:
-    """Check a loaded toolset: (the Toolset or None on error, diagnostics, referenced files)."""
-    checker = _Checker(doc, policy or Policy())
+    """Check a loaded toolset: (the Toolset or None on error, diagnostics, referenced files).
+
+    A tool `memo` knows to have checked clean from the same input is taken from it.
+    """
+    checker = _Checker(doc, policy or Policy(), memo)
     try:
         toolset = checker.run()
     except RecursionError:  # the loader bounds nesting; this is the last line of defence

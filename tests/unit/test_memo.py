@@ -349,3 +349,97 @@ def test_a_text_is_compiled_once_and_a_broken_one_is_still_caught(
     with pytest.raises(render.GeneratedCodeError):
         second.compile_check("b.py", "x = (\n")
     assert compiled == ["a.py", "b.py"]
+
+
+# --- checks reused from the memo ------------------------------------------------------------------
+
+
+def _big(properties: int) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {f"p{i}": {"type": "string", "description": "d" * 80} for i in range(properties)},
+    }
+
+
+def test_reused_checks_still_count_toward_the_expansion_bound(tmp_path: Path) -> None:
+    memo_module._LIVE.clear()
+    ref = {"type": "object", "properties": {"x": {"$ref": "#/$defs/Big"}}}
+    doc: dict[str, Any] = {"mcpstub": 1, "server": {"name": "s"}, "$defs": {"Big": _big(2000)}}
+    doc["tools"] = [{"name": f"t{i}", "inputSchema": ref} for i in range(20)]
+    path = _write(tmp_path, doc)
+    assert generate(path, "tools.json", cache_dir=tmp_path / "cache").ok  # 20 tools fit, and are remembered
+    doc["tools"] = [{"name": f"t{i}", "inputSchema": ref} for i in range(400)]
+    _write(tmp_path, doc)
+    memo_module._LIVE.clear()
+    warm = generate(path, "tools.json", cache_dir=tmp_path / "cache")
+    cold = generate(path, "tools.json")
+    assert not cold.ok
+    assert [d.format() for d in warm.diagnostics] == [d.format() for d in cold.diagnostics]
+    assert any(d.code == "expansion-too-large" for d in warm.diagnostics)
+
+
+def test_a_tool_with_a_warning_warns_on_every_run(tmp_path: Path) -> None:
+    memo_module._LIVE.clear()
+    doc = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "tools": [
+            {
+                "name": "a",
+                "inputSchema": {"type": "object", "properties": {"p": {"type": "string", "minLenght": 1}}},
+            },
+            {"name": "b", "inputSchema": {"type": "object"}},
+        ],
+    }
+    path = _write(tmp_path, doc)
+    for _ in range(3):
+        result = generate(path, "tools.json", cache_dir=tmp_path / "cache")
+        assert result.ok
+        assert [d.code for d in result.diagnostics] == ["unknown-keyword"], [
+            d.format() for d in result.diagnostics
+        ]
+
+
+def test_a_changed_referenced_file_is_seen_although_the_tool_entry_is_unchanged(tmp_path: Path) -> None:
+    memo_module._LIVE.clear()
+    (tmp_path / "point.json").write_text(
+        json.dumps({"type": "object", "properties": {"x": {"type": "integer"}}})
+    )
+    doc = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "tools": [
+            {"name": "a", "inputSchema": {"type": "object", "properties": {"p": {"$ref": "point.json"}}}}
+        ],
+    }
+    path = _write(tmp_path, doc)
+    first = generate(path, "tools.json", cache_dir=tmp_path / "cache")
+    assert first.ok, [d.format() for d in first.diagnostics]
+    (tmp_path / "point.json").write_text(
+        json.dumps({"type": "object", "properties": {"y": {"type": "string"}}})
+    )
+    again = generate(path, "tools.json", cache_dir=tmp_path / "cache")
+    assert again.ok
+    assert again.ours == generate(path, "tools.json").ours
+    assert "'y'" in again.ours["tools.py"] or '"y"' in again.ours["tools.py"]
+
+
+def test_clean_checks_are_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpstub import validate  # noqa: PLC0415
+
+    memo_module._LIVE.clear()
+    _, _ = _toolset(tmp_path, 6)
+    path = tmp_path / "tools.json"
+    expected = generate(path, "tools.json")
+    assert generate(path, "tools.json", cache_dir=tmp_path / "cache").ours == expected.ours
+    checked: list[str] = []
+    real = validate._Checker._tool
+    monkeypatch.setattr(
+        validate._Checker,
+        "_tool",
+        lambda self, path, raw, *rest: (checked.append(raw["name"]), real(self, path, raw, *rest))[1],
+    )
+    memo_module._LIVE.clear()
+    again = generate(path, "tools.json", cache_dir=tmp_path / "cache")
+    assert again.ours == expected.ours
+    assert checked == []
