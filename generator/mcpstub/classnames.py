@@ -113,6 +113,14 @@ def _merges(node: dict[str, JSON]) -> bool:
     return isinstance(parts, list) and any(isinstance(p, dict) for p in parts)
 
 
+_MERGED = 2
+
+
+def _is_object(node: dict[str, JSON]) -> bool:
+    """True for a schema of objects only."""
+    return node.get("type") == "object"
+
+
 def _is_class(node: dict[str, JSON]) -> bool:
     """True for a schema the generator makes a class of."""
     props = node.get("properties")
@@ -177,7 +185,7 @@ class Namer:
         An exposed root has every nested class hoisted; any other root only its merged `allOf`s.
         Hoisted entries come before the entry they were found in, as nested classes are generated.
         """
-        exposed = bool(self._extensions(root))
+        exposed = int(bool(self._extensions(root)))
         prefix = _prefix(root)
         out: dict[str, JSON] = {}
         for key, schema in entries.items():
@@ -195,18 +203,24 @@ class Namer:
         base: str,
         found: dict[str, JSON],
         taken: set[str],
-        exposed: bool,
+        exposed: int,
         hoist: bool = True,
     ) -> JSON:
-        """Copy a schema, replacing the classes to name by references to new `found` entries."""
+        """Copy a schema, replacing the classes to name by references to new `found` entries.
+
+        `exposed`: 0 names merged allOfs only; 1 every class too; `_MERGED` (below a merged allOf,
+        where same-named properties of its parts are merged into classes) every object too.
+        """
         if not isinstance(node, dict):
             return node
-        if hoist and (_merges(node) or (exposed and _is_class(node))):
+        if hoist and (
+            _merges(node) or (exposed and _is_class(node)) or (exposed == _MERGED and _is_object(node))
+        ):
             name = self.fresh(root, base, taken)
             body = {k: v for k, v in node.items() if k not in _AT_REFERENCE}
             inner: dict[str, JSON] = {}
             # Inside a merged allOf the generator names classes without their parents too.
-            named = exposed or _merges(node)
+            named = _MERGED if _merges(node) or exposed == _MERGED else exposed
             inner_body = self._walk(body, root, name, inner, taken, named, hoist=False)
             found.update(inner)
             found[name] = inner_body

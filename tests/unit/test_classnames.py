@@ -222,6 +222,18 @@ HOSTILE: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {
         [
             tool("one", obj(m={"allOf": [obj(z=obj(a=S)), obj(w=S)]}), obj(o={"allOf": [obj(z=obj(c=S))]})),
             tool("two", obj(m={"allOf": [obj(z=obj(b=I), y=arr(obj(d=I)))]})),
+            # One property in two parts: a map in one, an object in the other, merged into one class.
+            tool(
+                "three",
+                obj(
+                    m={
+                        "allOf": [
+                            obj(z={"type": "object", "additionalProperties": I}),
+                            obj(z=obj(f=I)),
+                        ]
+                    }
+                ),
+            ),
         ],
         {},
     ),
