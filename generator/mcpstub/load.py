@@ -12,14 +12,18 @@ JSON text that YAML would read as exactly the same data, without a diagnostic, t
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml.composer import ComposerError
 
 from mcpstub.diagnostics import Diagnostic, Location, error
 
@@ -55,6 +59,9 @@ _INT16 = re.compile(r"^0x[0-9a-fA-F]+$")
 _FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
 _INF = re.compile(r"^[-+]?(?:\.inf|\.Inf|\.INF)$")
 _NAN = re.compile(r"^(?:\.nan|\.NaN|\.NAN)$")
+
+# The first characters of everything the core schema resolves to null, a boolean or a number.
+_RESOLVED_START = frozenset("~nNtTfF-+.0123456789")
 
 _TAG_STR = "tag:yaml.org,2002:str"
 _TAG_MAP = "tag:yaml.org,2002:map"
@@ -180,22 +187,140 @@ def _tab_at(text: str, loc: Location) -> bool:
     return "\t" in indent
 
 
-def _check_depth(file: str, text: str) -> None:
-    """Refuse deep nesting before composing: libyaml's composer recurses on the C stack."""
-    depth = 0
-    for event in yaml.parse(text, Loader=_Loader):
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise _LoadFailed(
-                    error(
-                        "yaml-too-deep",
-                        f"document nests deeper than {MAX_DEPTH} levels",
-                        _mark_loc(file, event.start_mark),
+def _too_deep(file: str, mark: Any) -> _LoadFailed:
+    return _LoadFailed(
+        error("yaml-too-deep", f"document nests deeper than {MAX_DEPTH} levels", _mark_loc(file, mark))
+    )
+
+
+def _compose(file: str, text: str) -> tuple[yaml.Node | None, bool]:
+    """The node graph of the single document in `text`, as `yaml.compose` builds it, and whether
+    it holds an alias.
+
+    One pass over libyaml's events, with no recursion (libyaml's own composer recurses on the C
+    stack): nesting deeper than MAX_DEPTH is refused where it starts. A problem the composer finds
+    (an undefined alias, a duplicate anchor, a second document) is raised only once the whole text
+    has parsed, so a syntax error or deep nesting anywhere is what gets reported, as before.
+    """
+    loader = _Loader(text)
+    scalar_event, alias_event, document_start = yaml.ScalarEvent, yaml.AliasEvent, yaml.DocumentStartEvent
+    mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
+    mapping_end, sequence_end, stream_end = yaml.MappingEndEvent, yaml.SequenceEndEvent, yaml.StreamEndEvent
+    scalar_node, mapping_node, sequence_node = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode
+    try:
+        next_event = loader.get_event
+        anchors: dict[str, yaml.Node] = {}
+        stack: list[yaml.Node] = []  # the open collections, innermost last
+        keys: list[yaml.Node | None] = []  # per open collection: a mapping's key waiting for its value
+        root: yaml.Node | None = None
+        documents, depth, aliased = 0, 0, False
+        failed: yaml.YAMLError | None = None
+        while True:
+            event = next_event()
+            kind = type(event)
+            node: yaml.Node
+            if kind is scalar_event:
+                if failed is not None:
+                    continue
+                tag = event.tag
+                if tag is None or tag == "!":
+                    tag = _TAG_PLAIN if event.implicit[0] else _TAG_STR
+                node = scalar_node(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+            elif kind is mapping_start or kind is sequence_start:
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _too_deep(file, event.start_mark)
+                if failed is not None:
+                    continue
+                tag = event.tag
+                if kind is mapping_start:
+                    node = mapping_node(
+                        _TAG_MAP if tag is None or tag == "!" else tag,
+                        [],
+                        event.start_mark,
+                        None,
+                        flow_style=event.flow_style,
                     )
-                )
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
+                else:
+                    node = sequence_node(
+                        _TAG_SEQ if tag is None or tag == "!" else tag,
+                        [],
+                        event.start_mark,
+                        None,
+                        flow_style=event.flow_style,
+                    )
+            elif kind is mapping_end or kind is sequence_end:
+                depth -= 1
+                if failed is None:
+                    stack.pop().end_mark = event.end_mark
+                    keys.pop()
+                continue
+            elif kind is alias_event:
+                if failed is not None:
+                    continue
+                target = anchors.get(event.anchor)
+                if target is None:
+                    failed = ComposerError(None, None, "found undefined alias", event.start_mark)
+                    continue
+                aliased = True
+                _attach(stack, keys, target)
+                continue
+            elif kind is document_start:
+                documents += 1
+                if documents > 1 and failed is None and root is not None:
+                    failed = ComposerError(
+                        "expected a single document in the stream",
+                        root.start_mark,
+                        "but found another document",
+                        event.start_mark,
+                    )
+                continue
+            elif kind is stream_end:
+                break
+            else:  # the stream's start, a document's end
+                continue
+            anchor = event.anchor
+            if anchor is not None:
+                if anchor in anchors:
+                    failed = ComposerError(
+                        "found duplicate anchor; first occurrence",
+                        anchors[anchor].start_mark,
+                        "second occurrence",
+                        event.start_mark,
+                    )
+                    continue
+                anchors[anchor] = node
+            if not stack:
+                root = node
+            else:  # _attach, inline: this runs for every node
+                parent = stack[-1]
+                if type(parent) is sequence_node:
+                    parent.value.append(node)
+                elif keys[-1] is None:
+                    keys[-1] = node
+                else:
+                    parent.value.append((keys[-1], node))
+                    keys[-1] = None
+            if kind is not scalar_event:
+                stack.append(node)
+                keys.append(None)
+    finally:
+        loader.dispose()
+    if failed is not None:
+        raise failed
+    return root, aliased
+
+
+def _attach(stack: list[yaml.Node], keys: list[yaml.Node | None], node: yaml.Node) -> None:
+    """Add `node` to the innermost open collection (as a key, or as the value of the last key)."""
+    parent = stack[-1]
+    if type(parent) is yaml.SequenceNode:
+        parent.value.append(node)
+    elif keys[-1] is None:
+        keys[-1] = node
+    else:
+        parent.value.append((keys[-1], node))
+        keys[-1] = None
 
 
 def _check_expansion(file: str, root: yaml.Node) -> None:
@@ -274,6 +399,8 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     """Resolve a scalar with the YAML 1.2 core schema (no `yes`/`no` booleans, no dates)."""
     value: str = node.value
     if node.style or node.tag == _TAG_STR:  # quoted, block, or plainly a string
+        return value
+    if value and value[0] not in _RESOLVED_START:  # most plain text: no pattern below can match
         return value
     if _NULL.match(value):
         return None
@@ -443,6 +570,19 @@ def _compose_quietly(text: str) -> yaml.Node | None:
     return node
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cycle collector: loading and checking build many small objects that hold no
+    cycles, which it would otherwise traverse again and again (half the time of a large file)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse_document(
     file: str, path: Path, raw: bytes, *, fast: bool = True
 ) -> tuple[Document, list[Diagnostic]]:
@@ -450,6 +590,11 @@ def parse_document(
 
     `fast=False` reads JSON through the YAML path too (the fast path's results are the same).
     """
+    with gc_paused():
+        return _parse(file, path, raw, fast=fast)
+
+
+def _parse(file: str, path: Path, raw: bytes, *, fast: bool) -> tuple[Document, list[Diagnostic]]:
     doc = Document(file=file, path=path)
     try:
         text = _decode(file, raw)
@@ -463,13 +608,13 @@ def parse_document(
             doc.data, doc._lazy = found[0], True
             return doc, []
         try:
-            _check_depth(file, text)
-            node = yaml.compose(text, Loader=_Loader)
+            node, aliased = _compose(file, text)
         except yaml.YAMLError as exc:
             raise _LoadFailed(_yaml_error(file, text, exc)) from None
         if node is None or (isinstance(node, yaml.ScalarNode) and node.value == "" and not node.style):
             raise _LoadFailed(error("empty-file", "file holds no document", Location(file, 1, 1)))
-        _check_expansion(file, node)
+        if aliased:  # without aliases, nothing is reused and the nesting is already bounded
+            _check_expansion(file, node)
         converter = _Converter(doc)
         doc.root = node
         doc.data = converter.convert(node)

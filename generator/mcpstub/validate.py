@@ -30,7 +30,7 @@ from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.errortext import describe_error
 from mcpstub.ir import ClassName, Dialect, Example, Tool, Toolset, to_class_prefix, to_identifier
 from mcpstub.keywords import Lint, lint_schema
-from mcpstub.load import Document, JsonPath, load_document
+from mcpstub.load import Document, JsonPath, gc_paused, load_document
 from mcpstub.memo import ToolMemo, check_key
 from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
@@ -599,7 +599,8 @@ def check_document(
     """
     checker = _Checker(doc, policy or Policy(), memo)
     try:
-        toolset = checker.run()
+        with gc_paused():
+            toolset = checker.run()
     except RecursionError:  # the loader bounds nesting; this is the last line of defence
         checker.diagnostics.append(
             error("too-deep", "the toolset nests too deeply to be checked", doc.loc(()))
