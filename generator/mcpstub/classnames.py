@@ -116,6 +116,35 @@ def _merges(node: dict[str, JSON]) -> bool:
 _MERGED = 2
 
 
+def _combined(node: dict[str, JSON]) -> dict[str, JSON]:
+    """A merged allOf whose parts declare each property once: the generator merges two
+    declarations of one property into a class it names after the property alone, so a property
+    several parts declare is declared by the first as the allOf of them all (the same constraint)."""
+    parts = node["allOf"]
+    owners: dict[str, list[int]] = {}
+    for i, part in enumerate(parts):
+        if isinstance(part, dict) and isinstance(part.get("properties"), dict):
+            for name in part["properties"]:
+                owners.setdefault(name, []).append(i)
+    shared = {name: where for name, where in owners.items() if len(where) > 1}
+    if not shared:
+        return node
+    new_parts = []
+    for i, part in enumerate(parts):
+        if not any(i in where for where in shared.values()):
+            new_parts.append(part)
+            continue
+        props = {}
+        for name, sub in part["properties"].items():
+            where = shared.get(name)
+            if where is None:
+                props[name] = sub
+            elif where[0] == i:
+                props[name] = {"allOf": [parts[j]["properties"][name] for j in where]}
+        new_parts.append({**part, "properties": props})
+    return {**node, "allOf": new_parts}
+
+
 def _is_object(node: dict[str, JSON]) -> bool:
     """True for a schema of objects only."""
     return node.get("type") == "object"
@@ -218,6 +247,8 @@ class Namer:
         ):
             name = self.fresh(root, base, taken)
             body = {k: v for k, v in node.items() if k not in _AT_REFERENCE}
+            if _merges(body):
+                body = _combined(body)
             inner: dict[str, JSON] = {}
             # Inside a merged allOf the generator names classes without their parents too.
             named = _MERGED if _merges(node) or exposed == _MERGED else exposed

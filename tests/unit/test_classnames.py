@@ -79,8 +79,12 @@ def assert_bound(value: Any, schema: Any, instance: Any, where: str) -> None:
     if not isinstance(schema, dict):
         return
     if "allOf" in schema:  # objects only: the merged class has every part's properties
-        merged = {k: v for part in schema["allOf"] for k, v in part["properties"].items()}
-        assert_bound(value, {"type": "object", "properties": merged}, instance, where)
+        merged: dict[str, list[Any]] = {}
+        for part in schema["allOf"]:
+            for k, v in part.get("properties", {}).items():
+                merged.setdefault(k, []).append(v)
+        props = {k: v[0] if len(v) == 1 else {"allOf": v} for k, v in merged.items()}
+        assert_bound(value, {"type": "object", "properties": props}, instance, where)
     elif "anyOf" in schema:
         branches = [b for b in schema["anyOf"] if b.get("type") == "object"]
         branch = next(b for b in branches if set(b["properties"]) == set(instance))
@@ -108,10 +112,18 @@ def inline(schema: Any, defs: dict[str, Any]) -> Any:
     return schema
 
 
+def deep_merge(values: list[Any]) -> Any:
+    """One object with the members of all, objects under one name merged too."""
+    if not all(isinstance(v, dict) for v in values):
+        return values[-1]
+    keys = dict.fromkeys(k for v in values for k in v)
+    return {k: deep_merge([v[k] for v in values if k in v]) for k in keys}
+
+
 def instance_of(schema: dict[str, Any], seed: int = 0) -> Any:
     """A value of a schema made of `obj`, `arr`, anyOf of objects, strings and integers."""
     if "allOf" in schema:
-        return {k: v for part in schema["allOf"] for k, v in instance_of(part, seed).items()}
+        return deep_merge([instance_of(part, seed) for part in schema["allOf"]])
     if "anyOf" in schema:
         return instance_of(schema["anyOf"][seed % len(schema["anyOf"])], seed)
     kind = schema.get("type")
@@ -236,6 +248,13 @@ HOSTILE: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {
             ),
         ],
         {},
+    ),
+    "one property declared by two merged parts": (
+        [
+            tool("one", obj(m={"allOf": [obj(z=obj(a=S)), obj(z=obj(b=I), w=S)]})),
+            tool("two", obj(m={"allOf": [obj(z=obj(c=S)), obj(z=obj(d=I))]}), obj(z=S)),
+        ],
+        {"Z": obj(k=S)},
     ),
     "nested names that are the marker words": (
         [
