@@ -44,11 +44,16 @@ def _plain(value: object) -> object:
     return value
 
 
+def tool_plain(tool: Tool) -> tuple[object, ...]:
+    """Every field of `tool`, in order, as exact built-in types marshal writes."""
+    return tuple(_plain(getattr(tool, f.name)) for f in fields(Tool))
+
+
 def tool_key(tool: Tool) -> str:
     """Hash of every field of `tool` (in order, types kept apart) and of mcpstub's code."""
     # marshal (version 2: no back-references, so equal values give equal bytes) writes the
     # values as they are, types and order included, at C speed. Schemas hold only JSON types.
-    values = tuple(_plain(getattr(tool, f.name)) for f in fields(Tool))
+    values = tool_plain(tool)
     try:
         data = marshal.dumps(values, 2)  # type: ignore[arg-type]
     except ValueError:  # something marshal cannot write: the slower, just as exact repr

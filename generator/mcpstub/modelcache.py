@@ -17,12 +17,13 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import marshal
 import os
 import struct
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from functools import cache, partial
 from importlib.metadata import version
 from pathlib import Path
@@ -34,6 +35,7 @@ from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool, Toolset
 from mcpstub.layout import LINE_LENGTH
+from mcpstub.memo import tool_plain
 from mcpstub.models import ModelsResult, render_models
 from mcpstub.render import import_order
 
@@ -48,7 +50,7 @@ FORK_MIN_TOOLS = 12
 _OWN_MIN_UNITS = 3
 # Missing models are generated in a forked child (where fork exists); False: all in this process.
 FORK = hasattr(os, "fork")
-_MAGIC = "mcpstub-models-cache 2"
+_MAGIC = "mcpstub-models-cache 3"
 
 
 class _Clash(Exception):
@@ -181,15 +183,15 @@ def _json_default(value: object) -> object:
 def _digest(toolset: Toolset) -> str:
     """The hash of a unit's input: every field `render_models` could read, in order."""
     digest = hashlib.sha256(_generator_key().encode())
-    head = {
-        "source_name": toolset.source_name,
-        "shared_defs": toolset.shared_defs,
-        "reserved_roots": toolset.reserved_roots,
-    }
-    digest.update(json.dumps(head, default=_json_default, allow_nan=True).encode())
-    for tool in toolset.tools:
-        plain = {f.name: getattr(tool, f.name) for f in fields(Tool)}
-        digest.update(b"\0" + json.dumps(plain, default=_json_default, allow_nan=True).encode())
+    # marshal (version 2: no back-references) keeps types and order; a value it cannot write
+    # is hashed as JSON, as exact for what a toolset holds.
+    head = (toolset.source_name, toolset.shared_defs, tuple(sorted(toolset.reserved_roots)))
+    for value in (head, *(tool_plain(tool) for tool in toolset.tools)):
+        try:
+            data = marshal.dumps(value, 2)  # type: ignore[arg-type]
+        except ValueError:
+            data = json.dumps(value, default=_json_default, allow_nan=True).encode("utf-8", "surrogatepass")
+        digest.update(b"\0" + data)
     return digest.hexdigest()
 
 
@@ -317,7 +319,9 @@ class PendingModels:
                 missing.append(unit)
         self._missing = missing
         weight = sum(max(1, len(u.toolset.tools)) for u in missing)
-        if missing and helper is None and FORK and weight >= FORK_MIN_TOOLS:
+        # A child of its own pays only for two units or more: with one, this process (which has
+        # the generator imported, or no standby would be missing) waits for it anyway.
+        if len(missing) > 1 and helper is None and FORK and weight >= FORK_MIN_TOOLS:
             helper = ModelHelper(lambda: None)
         if helper is not None and not missing:
             helper.close()
