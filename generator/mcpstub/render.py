@@ -110,6 +110,8 @@ class _ToolView:
     stub_imports: str
     stub_signature: str
     stub_comment: str
+    digests_literal: str = ""  # the tool's wire digests by protocol generation
+    entry: str = ""  # its entry in tools.py's TOOLS (`tool_entry.py.jinja`)
 
 
 def to_literal(
@@ -470,22 +472,30 @@ def models_file(toolset: Toolset, models_source: str) -> str:
     return f"{header_lines(toolset)}\n{body}\n" if body else f"{header_lines(toolset)}\n"
 
 
-# The stand-in for a tool's schema literals while tools.py's frame is compile-checked.
+# Stand-ins for a tool's schema literals (statements) and its TOOLS entry (a dict item) while
+# tools.py's frame is compile-checked; each piece put back in their place compiled on its own.
 _PLACE = "__mcpstub_piece__ = {}"
-_PLACE_LINE = re.compile(r"^__mcpstub_piece__ = ([0-9]+)$", re.MULTILINE)
+_ENTRY = "        __mcpstub_entry__: {},"
+_PLACE_LINE = re.compile(
+    r"^(?:__mcpstub_piece__ = ([0-9]+)|        __mcpstub_entry__: ([0-9]+),)$", re.MULTILINE
+)
 
 
 def _piece(tool: Tool, env: jinja2.Environment, memo: ToolMemo) -> Piece:
     """What rendering makes of `tool` alone; each piece of Python in it compiled on its own."""
     view = _view(tool)
+    wires = {protocol: wire_tool(tool, protocol) for protocol in PROTOCOLS}
+    digests = {protocol: tool_digest(wire) for protocol, wire in wires.items()}
+    view = replace(view, digests_literal=to_literal(digests, indent=12, used=len("            digests=")))
+    view = replace(view, entry=env.get_template("tool_entry.py.jinja").render(t=view).rstrip("\n"))
     stub = env.get_template("handlers/tool.py.jinja").render(t=view)
     memo.compile_check(f"handlers/{tool.identifier}.py", stub)
     memo.compile_check("tools.py", view.assignments)
-    wires = {protocol: wire_tool(tool, protocol) for protocol in PROTOCOLS}
+    memo.compile_check("tools.py", f"_ = {{\n{view.entry}\n}}\n")
     return {
         "view": {f.name: getattr(view, f.name) for f in fields(_ToolView) if f.name != "tool"},
         "stub": stub,
-        "digest": {protocol: tool_digest(wire) for protocol, wire in wires.items()},
+        "digest": digests,
         "surface": {protocol: wire_text(wire) for protocol, wire in wires.items()},
     }
 
@@ -543,7 +553,7 @@ def render_package(
                 _assignment("INSTRUCTIONS", "str | None", toolset.instructions),
             ]
         ),
-        "digests_assignment": _assignment("TOOL_DIGESTS", "Mapping[str, Mapping[str, str]]", tool_digests),
+        "protocols_literal": to_literal(list(PROTOCOLS)),
     }
 
     def render(template: str, **extra: Any) -> str:
@@ -551,10 +561,14 @@ def render_package(
 
     # tools.py is checked as a frame with a stand-in for each tool's schema literals, each of
     # which compiled on its own: the whole compiles, without compiling megabytes of literals.
-    places = [replace(view, assignments=_PLACE.format(n)) for n, view in enumerate(views)]
+    places = [
+        replace(view, assignments=_PLACE.format(n), entry=_ENTRY.format(n)) for n, view in enumerate(views)
+    ]
     frame = env.get_template("tools.py.jinja").render({**context, "tools": places})
     memo.compile_check("tools.py", frame)
-    tools_text = _PLACE_LINE.sub(lambda m: views[int(m[1])].assignments, frame)
+    tools_text = _PLACE_LINE.sub(
+        lambda m: views[int(m[1])].assignments if m[1] is not None else views[int(m[2])].entry, frame
+    )
 
     ours = {
         "__init__.py": render("__init__.py.jinja"),

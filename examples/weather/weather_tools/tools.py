@@ -41,6 +41,7 @@ class ToolSpec:
     dialect: Literal["2020-12", "draft-07"]  # the input schema's
     output_dialect: Literal["2020-12", "draft-07"] | None
     wire: Mapping[str, Any]  # the Tool object of tools/list on 2026-07-28, as written
+    digests: Mapping[str, str]  # SHA-256 of the wire object (RFC 8785) by protocol
     timeout: float | None = None  # seconds a call may run (the toolset's `timeout`)
 
     @property
@@ -262,6 +263,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_get_forecast,
                 _OUTPUT_get_forecast,
             ),
+            digests={
+                "2026-07-28": "765db4429838ffb1b4e147e77877f82552745fbf5fd74205260a8cb31197d2f6",
+                "2025-11-25": "765db4429838ffb1b4e147e77877f82552745fbf5fd74205260a8cb31197d2f6",
+            },
         ),
         "get_alerts": ToolSpec(
             name="get_alerts",
@@ -284,6 +289,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_get_alerts,
                 _OUTPUT_get_alerts,
             ),
+            digests={
+                "2026-07-28": "60282252d0d6ab31663ae2c42677db53352e8e3d8131634256a9815188f5be9d",
+                "2025-11-25": "60282252d0d6ab31663ae2c42677db53352e8e3d8131634256a9815188f5be9d",
+            },
         ),
         "radar_map": ToolSpec(
             name="radar_map",
@@ -305,6 +314,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_radar_map,
                 _OUTPUT_radar_map,
             ),
+            digests={
+                "2026-07-28": "f0fa57550e2b989fe2e61609764b16617ce9d1eb08e23fd63b753a42fd192fb2",
+                "2025-11-25": "f0fa57550e2b989fe2e61609764b16617ce9d1eb08e23fd63b753a42fd192fb2",
+            },
         ),
         "list_cities": ToolSpec(
             name="list_cities",
@@ -327,6 +340,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_list_cities,
                 _OUTPUT_list_cities,
             ),
+            digests={
+                "2026-07-28": "0d24bfdbecf23cbb54bb15835580d72d294c0ebded4a53b8158e82f588546df2",
+                "2025-11-25": "0d24bfdbecf23cbb54bb15835580d72d294c0ebded4a53b8158e82f588546df2",
+            },
         ),
     }
 )
@@ -336,16 +353,6 @@ TOOL_LIST: tuple[types.Tool, ...] = tuple(spec.tool for spec in TOOLS.values())
 # SHA-256 of each tool's wire object in RFC 8785 canonical JSON, by protocol generation: the
 # digests surface.json records, reported in the `_meta` of every tools/list answer.
 TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
-    "2026-07-28": {
-        "get_forecast": "765db4429838ffb1b4e147e77877f82552745fbf5fd74205260a8cb31197d2f6",
-        "get_alerts": "60282252d0d6ab31663ae2c42677db53352e8e3d8131634256a9815188f5be9d",
-        "radar_map": "f0fa57550e2b989fe2e61609764b16617ce9d1eb08e23fd63b753a42fd192fb2",
-        "list_cities": "0d24bfdbecf23cbb54bb15835580d72d294c0ebded4a53b8158e82f588546df2",
-    },
-    "2025-11-25": {
-        "get_forecast": "765db4429838ffb1b4e147e77877f82552745fbf5fd74205260a8cb31197d2f6",
-        "get_alerts": "60282252d0d6ab31663ae2c42677db53352e8e3d8131634256a9815188f5be9d",
-        "radar_map": "f0fa57550e2b989fe2e61609764b16617ce9d1eb08e23fd63b753a42fd192fb2",
-        "list_cities": "0d24bfdbecf23cbb54bb15835580d72d294c0ebded4a53b8158e82f588546df2",
-    },
+    protocol: {name: spec.digests[protocol] for name, spec in TOOLS.items()}
+    for protocol in ["2026-07-28", "2025-11-25"]
 }

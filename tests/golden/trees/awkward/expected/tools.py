@@ -41,6 +41,7 @@ class ToolSpec:
     dialect: Literal["2020-12", "draft-07"]  # the input schema's
     output_dialect: Literal["2020-12", "draft-07"] | None
     wire: Mapping[str, Any]  # the Tool object of tools/list on 2026-07-28, as written
+    digests: Mapping[str, str]  # SHA-256 of the wire object (RFC 8785) by protocol
     timeout: float | None = None  # seconds a call may run (the toolset's `timeout`)
 
     @property
@@ -194,6 +195,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_class_,
                 _OUTPUT_class_,
             ),
+            digests={
+                "2026-07-28": "a83087bf7c55346729ac41897ec4acc852f37f3cc188fe057235902c06c99a13",
+                "2025-11-25": "a83087bf7c55346729ac41897ec4acc852f37f3cc188fe057235902c06c99a13",
+            },
         ),
         "get-user.v2": ToolSpec(
             name="get-user.v2",
@@ -215,6 +220,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_get_user_v2,
                 _OUTPUT_get_user_v2,
             ),
+            digests={
+                "2026-07-28": "138f62683dc191ddc95517b030996178b19ff2cbcc51a5eb9d9ae39582da14cf",
+                "2025-11-25": "138f62683dc191ddc95517b030996178b19ff2cbcc51a5eb9d9ae39582da14cf",
+            },
         ),
         "tree_walk": ToolSpec(
             name="tree_walk",
@@ -235,6 +244,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_tree_walk,
                 _OUTPUT_tree_walk,
             ),
+            digests={
+                "2026-07-28": "812680a073dbe82fbf7110d1c014a53ed794aa0c213f175a69120187bf39a67e",
+                "2025-11-25": "812680a073dbe82fbf7110d1c014a53ed794aa0c213f175a69120187bf39a67e",
+            },
         ),
     }
 )
@@ -244,14 +257,6 @@ TOOL_LIST: tuple[types.Tool, ...] = tuple(spec.tool for spec in TOOLS.values())
 # SHA-256 of each tool's wire object in RFC 8785 canonical JSON, by protocol generation: the
 # digests surface.json records, reported in the `_meta` of every tools/list answer.
 TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
-    "2026-07-28": {
-        "class": "a83087bf7c55346729ac41897ec4acc852f37f3cc188fe057235902c06c99a13",
-        "get-user.v2": "138f62683dc191ddc95517b030996178b19ff2cbcc51a5eb9d9ae39582da14cf",
-        "tree_walk": "812680a073dbe82fbf7110d1c014a53ed794aa0c213f175a69120187bf39a67e",
-    },
-    "2025-11-25": {
-        "class": "a83087bf7c55346729ac41897ec4acc852f37f3cc188fe057235902c06c99a13",
-        "get-user.v2": "138f62683dc191ddc95517b030996178b19ff2cbcc51a5eb9d9ae39582da14cf",
-        "tree_walk": "812680a073dbe82fbf7110d1c014a53ed794aa0c213f175a69120187bf39a67e",
-    },
+    protocol: {name: spec.digests[protocol] for name, spec in TOOLS.items()}
+    for protocol in ["2026-07-28", "2025-11-25"]
 }

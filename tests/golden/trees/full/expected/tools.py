@@ -41,6 +41,7 @@ class ToolSpec:
     dialect: Literal["2020-12", "draft-07"]  # the input schema's
     output_dialect: Literal["2020-12", "draft-07"] | None
     wire: Mapping[str, Any]  # the Tool object of tools/list on 2026-07-28, as written
+    digests: Mapping[str, str]  # SHA-256 of the wire object (RFC 8785) by protocol
     timeout: float | None = None  # seconds a call may run (the toolset's `timeout`)
 
     @property
@@ -174,6 +175,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_get_forecast,
                 _OUTPUT_get_forecast,
             ),
+            digests={
+                "2026-07-28": "ddea7af491969c18d3252d03040dfc46c29ea296326cec92e3b15fbcee674903",
+                "2025-11-25": "ddea7af491969c18d3252d03040dfc46c29ea296326cec92e3b15fbcee674903",
+            },
         ),
         "legacy_alerts": ToolSpec(
             name="legacy_alerts",
@@ -194,6 +199,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_legacy_alerts,
                 _OUTPUT_legacy_alerts,
             ),
+            digests={
+                "2026-07-28": "5c06bbf1b3d3257b19f43ddc345ff77de78277af4f3755dc20a49a849db191e2",
+                "2025-11-25": "5c06bbf1b3d3257b19f43ddc345ff77de78277af4f3755dc20a49a849db191e2",
+            },
         ),
     }
 )
@@ -203,12 +212,6 @@ TOOL_LIST: tuple[types.Tool, ...] = tuple(spec.tool for spec in TOOLS.values())
 # SHA-256 of each tool's wire object in RFC 8785 canonical JSON, by protocol generation: the
 # digests surface.json records, reported in the `_meta` of every tools/list answer.
 TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
-    "2026-07-28": {
-        "get_forecast": "ddea7af491969c18d3252d03040dfc46c29ea296326cec92e3b15fbcee674903",
-        "legacy_alerts": "5c06bbf1b3d3257b19f43ddc345ff77de78277af4f3755dc20a49a849db191e2",
-    },
-    "2025-11-25": {
-        "get_forecast": "ddea7af491969c18d3252d03040dfc46c29ea296326cec92e3b15fbcee674903",
-        "legacy_alerts": "5c06bbf1b3d3257b19f43ddc345ff77de78277af4f3755dc20a49a849db191e2",
-    },
+    protocol: {name: spec.digests[protocol] for name, spec in TOOLS.items()}
+    for protocol in ["2026-07-28", "2025-11-25"]
 }

@@ -41,6 +41,7 @@ class ToolSpec:
     dialect: Literal["2020-12", "draft-07"]  # the input schema's
     output_dialect: Literal["2020-12", "draft-07"] | None
     wire: Mapping[str, Any]  # the Tool object of tools/list on 2026-07-28, as written
+    digests: Mapping[str, str]  # SHA-256 of the wire object (RFC 8785) by protocol
     timeout: float | None = None  # seconds a call may run (the toolset's `timeout`)
 
     @property
@@ -115,6 +116,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_ping,
                 _OUTPUT_ping,
             ),
+            digests={
+                "2026-07-28": "50f729fba0aa51f78cf94c1ca23fd07f217375133d9c20b0764d808d56c61db9",
+                "2025-11-25": "50f729fba0aa51f78cf94c1ca23fd07f217375133d9c20b0764d808d56c61db9",
+            },
         ),
     }
 )
@@ -124,10 +129,6 @@ TOOL_LIST: tuple[types.Tool, ...] = tuple(spec.tool for spec in TOOLS.values())
 # SHA-256 of each tool's wire object in RFC 8785 canonical JSON, by protocol generation: the
 # digests surface.json records, reported in the `_meta` of every tools/list answer.
 TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
-    "2026-07-28": {
-        "ping": "50f729fba0aa51f78cf94c1ca23fd07f217375133d9c20b0764d808d56c61db9",
-    },
-    "2025-11-25": {
-        "ping": "50f729fba0aa51f78cf94c1ca23fd07f217375133d9c20b0764d808d56c61db9",
-    },
+    protocol: {name: spec.digests[protocol] for name, spec in TOOLS.items()}
+    for protocol in ["2026-07-28", "2025-11-25"]
 }

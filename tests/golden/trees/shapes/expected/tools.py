@@ -41,6 +41,7 @@ class ToolSpec:
     dialect: Literal["2020-12", "draft-07"]  # the input schema's
     output_dialect: Literal["2020-12", "draft-07"] | None
     wire: Mapping[str, Any]  # the Tool object of tools/list on 2026-07-28, as written
+    digests: Mapping[str, str]  # SHA-256 of the wire object (RFC 8785) by protocol
     timeout: float | None = None  # seconds a call may run (the toolset's `timeout`)
 
     @property
@@ -312,6 +313,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_list_items,
                 _OUTPUT_list_items,
             ),
+            digests={
+                "2026-07-28": "547bd5ec31c9811950cb93db2967f33d82643a0e90a5f2aff055d145f4b03e92",
+                "2025-11-25": "076698b9688349e8a07209080d1572244d20484ca74d0576c436d0fb637ef74e",
+            },
         ),
         "greet": ToolSpec(
             name="greet",
@@ -329,6 +334,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_greet,
                 _OUTPUT_greet,
             ),
+            digests={
+                "2026-07-28": "83de7c2039f6f4d007a0a7196882e9806c49c5bb52d987d4b81022a45662c96c",
+                "2025-11-25": "77e25546029f8e0f28b2c1145fc3d6ca1661c1feec3235501c28ce7412f63237",
+            },
         ),
         "ratio": ToolSpec(
             name="ratio",
@@ -346,6 +355,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_ratio,
                 _OUTPUT_ratio,
             ),
+            digests={
+                "2026-07-28": "1b93f6679cdec2a42fed84155f72555bb9b986df41e5cfc797e39ac52bf937b5",
+                "2025-11-25": "92d4561c2be03d73789048498104f7f65de84db5fcfbea61f626c19c75b1e6a3",
+            },
         ),
         "count": ToolSpec(
             name="count",
@@ -363,6 +376,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_count,
                 _OUTPUT_count,
             ),
+            digests={
+                "2026-07-28": "50bd71345a5f97ceab4eabefa2a732b49884aca0f457bc0352395bec6cd74d16",
+                "2025-11-25": "00049af15a5bfd6ead67cba06e1dba853d2ec355e01069241ad844b5ac6088ff",
+            },
         ),
         "flag": ToolSpec(
             name="flag",
@@ -380,6 +397,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_flag,
                 _OUTPUT_flag,
             ),
+            digests={
+                "2026-07-28": "860c6cba29e70933408f5f3abe19de35091bea8e0f4bbe83f50848df0bd24624",
+                "2025-11-25": "4e85114188378f319645f90146c41b7a86326753cd35f859001342a22b67daad",
+            },
         ),
         "nothing": ToolSpec(
             name="nothing",
@@ -397,6 +418,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_nothing,
                 _OUTPUT_nothing,
             ),
+            digests={
+                "2026-07-28": "9321152c4eacb420394a9a69024f7a2d3f47fc791f39e6070e0c58662a702b68",
+                "2025-11-25": "8d670bd6e907646e19b94518fcc111b6ec22ede3be52387e541f494faac370eb",
+            },
         ),
         "mixed": ToolSpec(
             name="mixed",
@@ -414,6 +439,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_mixed,
                 _OUTPUT_mixed,
             ),
+            digests={
+                "2026-07-28": "505e05ba84901878308ea5d67535e2f0b643e5ca087fa187e2f69672e4b2db64",
+                "2025-11-25": "6b01d2e6b07642200c105c284b9770354490974839b3f850ba593419b9bc9588",
+            },
         ),
         "anything": ToolSpec(
             name="anything",
@@ -431,6 +460,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_anything,
                 _OUTPUT_anything,
             ),
+            digests={
+                "2026-07-28": "ccf7ca236f1623f576a3fa024a3f1f46f6b5aa4e4d82af227ff91fcf7c36f51b",
+                "2025-11-25": "8b229eeec7ac8500d76265ba07e81d9d2e008b6306a1c02111025386be8cad45",
+            },
         ),
         "any_true": ToolSpec(
             name="any_true",
@@ -451,6 +484,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_any_true,
                 _OUTPUT_any_true,
             ),
+            digests={
+                "2026-07-28": "b01f01c531e0362ef5e2393240ee7d35c4b6b586258ebd6071c2c2059eab454e",
+                "2025-11-25": "54fb3f42a224731cdb11ca015bc054633eda7bc406d001a11441bfb3f04b51e5",
+            },
         ),
         "maybe_item": ToolSpec(
             name="maybe_item",
@@ -468,6 +505,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_maybe_item,
                 _OUTPUT_maybe_item,
             ),
+            digests={
+                "2026-07-28": "630d611edbaaa66f4121f91daa1162bc92c247fa6ac3554d08ab692b9d32e57e",
+                "2025-11-25": "9bf817af631293b970633942cf0373e50050fb79d8d323100ff9d579c00ebef7",
+            },
         ),
         "pairs": ToolSpec(
             name="pairs",
@@ -488,6 +529,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_pairs,
                 _OUTPUT_pairs,
             ),
+            digests={
+                "2026-07-28": "b63731c22aa771e3ee9cc227ba694d86e56da4f0e055be118de34f1666c92bee",
+                "2025-11-25": "d7f8a4d7b9471864fa89573fd95b8c390d321a1d2a041383b313976a0c8a0e21",
+            },
         ),
         "item": ToolSpec(
             name="item",
@@ -508,6 +553,10 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
                 _INPUT_item,
                 _OUTPUT_item,
             ),
+            digests={
+                "2026-07-28": "a42854b4c51bf7c4f4f0601f6f61c6b8388bd3b4a226dc767e4b442f11472a08",
+                "2025-11-25": "a42854b4c51bf7c4f4f0601f6f61c6b8388bd3b4a226dc767e4b442f11472a08",
+            },
         ),
     }
 )
@@ -517,32 +566,6 @@ TOOL_LIST: tuple[types.Tool, ...] = tuple(spec.tool for spec in TOOLS.values())
 # SHA-256 of each tool's wire object in RFC 8785 canonical JSON, by protocol generation: the
 # digests surface.json records, reported in the `_meta` of every tools/list answer.
 TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
-    "2026-07-28": {
-        "list_items": "547bd5ec31c9811950cb93db2967f33d82643a0e90a5f2aff055d145f4b03e92",
-        "greet": "83de7c2039f6f4d007a0a7196882e9806c49c5bb52d987d4b81022a45662c96c",
-        "ratio": "1b93f6679cdec2a42fed84155f72555bb9b986df41e5cfc797e39ac52bf937b5",
-        "count": "50bd71345a5f97ceab4eabefa2a732b49884aca0f457bc0352395bec6cd74d16",
-        "flag": "860c6cba29e70933408f5f3abe19de35091bea8e0f4bbe83f50848df0bd24624",
-        "nothing": "9321152c4eacb420394a9a69024f7a2d3f47fc791f39e6070e0c58662a702b68",
-        "mixed": "505e05ba84901878308ea5d67535e2f0b643e5ca087fa187e2f69672e4b2db64",
-        "anything": "ccf7ca236f1623f576a3fa024a3f1f46f6b5aa4e4d82af227ff91fcf7c36f51b",
-        "any_true": "b01f01c531e0362ef5e2393240ee7d35c4b6b586258ebd6071c2c2059eab454e",
-        "maybe_item": "630d611edbaaa66f4121f91daa1162bc92c247fa6ac3554d08ab692b9d32e57e",
-        "pairs": "b63731c22aa771e3ee9cc227ba694d86e56da4f0e055be118de34f1666c92bee",
-        "item": "a42854b4c51bf7c4f4f0601f6f61c6b8388bd3b4a226dc767e4b442f11472a08",
-    },
-    "2025-11-25": {
-        "list_items": "076698b9688349e8a07209080d1572244d20484ca74d0576c436d0fb637ef74e",
-        "greet": "77e25546029f8e0f28b2c1145fc3d6ca1661c1feec3235501c28ce7412f63237",
-        "ratio": "92d4561c2be03d73789048498104f7f65de84db5fcfbea61f626c19c75b1e6a3",
-        "count": "00049af15a5bfd6ead67cba06e1dba853d2ec355e01069241ad844b5ac6088ff",
-        "flag": "4e85114188378f319645f90146c41b7a86326753cd35f859001342a22b67daad",
-        "nothing": "8d670bd6e907646e19b94518fcc111b6ec22ede3be52387e541f494faac370eb",
-        "mixed": "6b01d2e6b07642200c105c284b9770354490974839b3f850ba593419b9bc9588",
-        "anything": "8b229eeec7ac8500d76265ba07e81d9d2e008b6306a1c02111025386be8cad45",
-        "any_true": "54fb3f42a224731cdb11ca015bc054633eda7bc406d001a11441bfb3f04b51e5",
-        "maybe_item": "9bf817af631293b970633942cf0373e50050fb79d8d323100ff9d579c00ebef7",
-        "pairs": "d7f8a4d7b9471864fa89573fd95b8c390d321a1d2a041383b313976a0c8a0e21",
-        "item": "a42854b4c51bf7c4f4f0601f6f61c6b8388bd3b4a226dc767e4b442f11472a08",
-    },
+    protocol: {name: spec.digests[protocol] for name, spec in TOOLS.items()}
+    for protocol in ["2026-07-28", "2025-11-25"]
 }
