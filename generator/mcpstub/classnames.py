@@ -67,9 +67,17 @@ def _segment(key: str, name: str) -> str:
     return to_class_prefix(name) if key == "properties" else ""
 
 
-def _prefix(root: str) -> str:
-    """The class name the generator gives a root (`my_thing` -> `MyThing`)."""
-    return root if root[:1].isupper() and root.isalnum() else to_class_prefix(root)
+def class_name(root: str) -> str:
+    """The class name the generator gives a `$defs` key (`my_thing` -> `MyThing`, `_x` -> `FieldX`)."""
+    if root[:1].isupper() and root.isalnum():
+        return root
+    head = "Field" if root[:1] == "_" or root[:1].isdigit() else ""
+    return head + "".join(w[:1].upper() + w[1:] for w in re.split(r"[_-]+", root) if w)
+
+
+def _root_key(root: str) -> str:
+    """A root as class names compare: its class name, normalised."""
+    return _norm(class_name(root))
 
 
 def root_names(toolset: Toolset) -> set[str]:
@@ -86,14 +94,14 @@ class RootIndex:
     """Root class names, sorted by their normalised form for prefix lookups."""
 
     def __init__(self, names: Iterable[str]) -> None:
-        self._sorted = sorted((_norm(n), n) for n in set(names))
+        self._sorted = sorted((_root_key(n), n) for n in set(names))
         self._keys = [k for k, _ in self._sorted]
 
     def extending(self, part: Iterable[str]) -> frozenset[str]:
         """The names (not in `part`) that start with a name in `part`."""
         own = set(part)
         found: set[str] = set()
-        for key in {_norm(p) for p in own}:
+        for key in {_root_key(p) for p in own}:
             # Every name starting with `key` sorts from `key` on, before `key` + the last character.
             at = bisect.bisect_left(self._keys, key)
             while at < len(self._keys) and self._keys[at].startswith(key):
@@ -160,12 +168,12 @@ class Namer:
     """Names the nested classes of the roots of one toolset (or part of one)."""
 
     def __init__(self, roots: Iterable[str]) -> None:
-        self._keys = sorted({_norm(r) for r in roots})
+        self._keys = sorted({_root_key(r) for r in roots})
         self._found: dict[str, list[str]] = {}
 
     def _extensions(self, root: str) -> list[str]:
         """The normalised names of the other roots that start with (and are longer than) `root`."""
-        key = _norm(root)
+        key = _root_key(root)
         if key not in self._found:
             # Every name starting with `key` sorts from `key` on, in one run.
             at = bisect.bisect_right(self._keys, key)
@@ -182,13 +190,13 @@ class Namer:
         name (`FooInputNestedInput`); numbers make it unique among `root`'s own classes.
         """
         extensions = self._extensions(root)
-        prefix = _prefix(root)
+        prefix = class_name(root)
         rest = base[len(prefix) :] if base.startswith(prefix) else base
 
         def blocked(name: str) -> bool:
             return any(_norm(name).startswith(e) for e in extensions)
 
-        key = _norm(root)
+        key = _root_key(root)
         for marker in (*_MARKERS, _free_marker([e[len(key) :] for e in extensions])):
             stem = prefix + marker + rest
             if blocked(stem):
@@ -215,7 +223,7 @@ class Namer:
         Hoisted entries come before the entry they were found in, as nested classes are generated.
         """
         exposed = int(bool(self._extensions(root)))
-        prefix = _prefix(root)
+        prefix = class_name(root)
         out: dict[str, JSON] = {}
         for key, schema in entries.items():
             found: dict[str, JSON] = {}

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
 
 from mcpstub.bundle import Bundler, resolve_pointer, split_pointer
+from mcpstub.classnames import class_name
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.errortext import describe_error
 from mcpstub.ir import ClassName, Dialect, Example, Tool, Toolset, to_class_prefix, to_identifier
@@ -298,9 +299,22 @@ class _Checker:
             return None
         self.diagnostics.extend(_format_errors(doc))
         self.diagnostics.extend(_non_json_numbers(doc, self._finite(doc)))
+        def_classes: dict[str, str] = {}
         for name, value in (
             (doc.data.get("$defs") or {}).items() if isinstance(doc.data.get("$defs"), dict) else ()
         ):
+            if isinstance(name, str):
+                taken = def_classes.setdefault(class_name(name), name)
+                if taken != name:
+                    self.diagnostics.append(
+                        error(
+                            "name-collision",
+                            f"shared definitions {taken!r} and {name!r} both map to the class name"
+                            f" {class_name(name)!r}",
+                            doc.loc(("$defs", name)),
+                            "rename one of the definitions",
+                        )
+                    )
             if not isinstance(value, dict | bool):
                 continue  # the format check reports it
             dialect = schema_dialect(value) or "2020-12"
@@ -331,9 +345,7 @@ class _Checker:
         names: dict[str, _LazyLoc] = {}
         identifiers: dict[str, str] = {}
         classes: dict[str, str] = {}
-        shared_classes = {
-            str(to_class_prefix(n)): n for n in (doc.data.get("$defs") or {}) if isinstance(n, str)
-        }
+        shared_classes = {class_name(n): n for n in (doc.data.get("$defs") or {}) if isinstance(n, str)}
         for index, raw in enumerate(raw_tools):
             path: JsonPath = ("tools", index)
             if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from mcpstub import modelcache
-from mcpstub.classnames import Namer, extending, root_names
+from mcpstub.classnames import Namer, class_name, extending, root_names
 from mcpstub.ir import Toolset
 from mcpstub.modelcache import split_source, start_models
 from mcpstub.models import render_models
@@ -143,7 +143,7 @@ def assert_generates_and_binds(
     # Grouped, each tool generated on its own, every class has the same name and text.
     assert definitions(grouped(toolset)) == definitions(result.source)
     # Every class is named after the root it belongs to: a tool's class or a shared definition.
-    roots = tuple(root_names(toolset))
+    roots = tuple(class_name(r) for r in root_names(toolset))
     for names in definitions(result.source):
         assert all(n.startswith(roots) or n.startswith("_") for n in names), names
     module = load(result)
@@ -164,7 +164,7 @@ def assert_generates_and_binds(
     for name, schema in (defs or {}).items():
         if schema.get("type") == "object":
             value = instance_of(schema)
-            assert_bound(getattr(module, name).model_validate(value), schema, value, name)
+            assert_bound(getattr(module, class_name(name)).model_validate(value), schema, value, name)
     return module
 
 
@@ -196,6 +196,10 @@ HOSTILE: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {
     "a shared definition whose nested class is a tool's class": (
         [tool("foo", obj(a=S)), tool("thing", obj(t={"$ref": "#/$defs/Foo"}))],
         {"Foo": obj(input=obj(q=S))},
+    ),
+    "a shared definition whose class name is not its key": (
+        [tool("field_x", obj(y=obj(b=I))), tool("t", obj(u={"$ref": "#/$defs/_x"}))],
+        {"_x": obj(input_y=obj(a=S))},
     ),
     "arrays and anyOf branches of objects": (
         [
@@ -270,7 +274,10 @@ HOSTILE: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {
 @pytest.mark.parametrize("case", list(HOSTILE))
 def test_hostile_shapes_generate_each_tool_bound_to_its_own_schema(tmp_path: Path, case: str) -> None:
     tools, defs = HOSTILE[case]
-    assert_generates_and_binds(tmp_path, tools, defs)
+    module = assert_generates_and_binds(tmp_path, tools, defs)
+    # No class was renamed by the model generator (`Name1` beside `Name`): every name was free.
+    names = {n for n, v in vars(module).items() if isinstance(v, type) and v.__module__ == module.__name__}
+    assert not [n for n in names if n.endswith("1") and n[:-1] in names]
 
 
 def test_a_nested_class_that_would_take_a_tool_class_is_named_apart(tmp_path: Path) -> None:
