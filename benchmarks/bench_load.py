@@ -59,7 +59,7 @@ def main() -> None:
     print(f"{'shape':10} {'format':6} {'MB':>5} {'load':>18} {'check':>18} {'total':>18}")
     with tempfile.TemporaryDirectory() as tmp:
         for shape in args.shapes.split(","):
-            data = build_shaped(shape, args.tools)
+            data = json.loads(json.dumps(build_shaped(shape, args.tools)))  # shares nothing: no YAML aliases
             texts = {
                 "json": json.dumps(data, indent=1) + "\n",
                 "yaml": yaml.safe_dump(data, sort_keys=False, allow_unicode=True),

@@ -311,6 +311,129 @@ def _compose(file: str, text: str) -> tuple[yaml.Node | None, bool]:
     return root, aliased
 
 
+class _NotPlain(Exception):
+    """The document uses an anchor, alias, tag, non-scalar or merge key, or several documents."""
+
+
+def _build(file: str, text: str) -> tuple[Any, list[Diagnostic]] | None:
+    """The data and diagnostics of a plain YAML document (a mapping or sequence at the top, no
+    anchors, aliases, tags, complex or merge keys: what a toolset is), read straight from libyaml's
+    events with no node graph; None for any other document, which `_compose` reads instead.
+
+    What it reports is what `_Converter` reports on the composed graph, in the same order: a
+    duplicate key (its value skipped, and whatever is inside it), a number with too many digits.
+    """
+    loader = _Loader(text)
+    scalar_event, mapping_start, sequence_start = (
+        yaml.ScalarEvent,
+        yaml.MappingStartEvent,
+        yaml.SequenceStartEvent,
+    )
+    mapping_end, sequence_end = yaml.MappingEndEvent, yaml.SequenceEndEvent
+    diagnostics: list[Diagnostic] = []
+    # per open collection: [the dict or list (None when skipped), whether it is a mapping, the key
+    # waiting for its value, where each of its keys was first written]
+    stack: list[list[Any]] = []
+    root: Any = None
+    depth = 0
+    resolved: dict[str, Any] = {}  # plain scalar text -> its value (repeats are common)
+    try:
+        next_event = loader.get_event
+        next_event()  # the stream's start
+        if type(next_event()) is not yaml.DocumentStartEvent:
+            return None
+        while True:
+            event = next_event()
+            kind = type(event)
+            if kind is mapping_end or kind is sequence_end:
+                depth -= 1
+                stack.pop()
+                if not stack:
+                    break
+                continue
+            if event.anchor is not None or event.tag is not None:  # (an alias has an anchor)
+                raise _NotPlain
+            frame = stack[-1] if stack else None
+            if frame is not None and frame[1] and frame[2] is _NO_KEY:
+                # a mapping's key: a plain string, never `<<`, reported when written twice
+                if kind is not scalar_event:
+                    raise _NotPlain
+                key = event.value
+                if key == "<<" and not event.style:
+                    raise _NotPlain
+                seen = frame[3]
+                if key in seen:
+                    if frame[0] is not None:
+                        prev = _mark_loc(file, seen[key])
+                        first = f"first defined at line {prev.line}, column {prev.col}"
+                        diagnostics.append(
+                            error(
+                                "duplicate-key",
+                                f"duplicate key {key!r} ({first})",
+                                _mark_loc(file, event.start_mark),
+                                "YAML would silently keep only the last one; remove or rename one of them",
+                            )
+                        )
+                    frame[2] = _SKIP
+                else:
+                    seen[key] = event.start_mark
+                    frame[2] = key
+                continue
+            skipped = frame is not None and (frame[0] is None or frame[2] is _SKIP)
+            if kind is scalar_event:
+                if skipped:
+                    value = None
+                elif event.style or not event.implicit[0]:
+                    value = event.value
+                else:
+                    text_value = event.value
+                    value = resolved.get(text_value, _NO_KEY)
+                    if value is _NO_KEY:
+                        try:
+                            value = _plain_scalar(text_value)
+                        except ValueError:  # an integer beyond Python's digit limit for str -> int
+                            diagnostics.append(
+                                error(
+                                    "number-too-large",
+                                    "number has too many digits",
+                                    _mark_loc(file, event.start_mark),
+                                )
+                            )
+                            value = None
+                        else:
+                            resolved[text_value] = value
+                if frame is None:
+                    return None  # a scalar document: `_compose` tells an empty one apart
+            elif kind is mapping_start or kind is sequence_start:
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _too_deep(file, event.start_mark)
+                is_map = kind is mapping_start
+                value = None if skipped else ({} if is_map else [])
+                stack.append([value, is_map, _NO_KEY, {}])
+            else:  # an alias, a second document, or anything else
+                raise _NotPlain
+            if frame is None:
+                root = value
+            elif frame[1]:
+                if not skipped:
+                    frame[0][frame[2]] = value
+                frame[2] = _NO_KEY
+            elif not skipped:
+                frame[0].append(value)
+        if type(next_event()) is not yaml.DocumentEndEvent or type(next_event()) is not yaml.StreamEndEvent:
+            return None  # another document follows
+    except _NotPlain:
+        return None
+    finally:
+        loader.dispose()
+    return root, diagnostics
+
+
+_NO_KEY = object()  # a mapping waits for its next key
+_SKIP = object()  # a mapping's key was written twice: its value is skipped
+
+
 def _attach(stack: list[yaml.Node], keys: list[yaml.Node | None], node: yaml.Node) -> None:
     """Add `node` to the innermost open collection (as a key, or as the value of the last key)."""
     parent = stack[-1]
@@ -400,6 +523,11 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     value: str = node.value
     if node.style or node.tag == _TAG_STR:  # quoted, block, or plainly a string
         return value
+    return _plain_scalar(value)
+
+
+def _plain_scalar(value: str) -> Any:
+    """A plain scalar's value under the YAML 1.2 core schema."""
     if value and value[0] not in _RESOLVED_START:  # most plain text: no pattern below can match
         return value
     if _NULL.match(value):
@@ -608,6 +736,10 @@ def _parse(file: str, path: Path, raw: bytes, *, fast: bool) -> tuple[Document, 
             doc.data, doc._lazy = found[0], True
             return doc, []
         try:
+            built = _build(file, text)
+            if built is not None:
+                doc.data, doc._lazy = built[0], True
+                return doc, built[1]
             node, aliased = _compose(file, text)
         except yaml.YAMLError as exc:
             raise _LoadFailed(_yaml_error(file, text, exc)) from None
