@@ -485,7 +485,13 @@ def _piece(tool: Tool, env: jinja2.Environment, memo: ToolMemo) -> Piece:
     """What rendering makes of `tool` alone; each piece of Python in it compiled on its own."""
     view = _view(tool)
     wires = {protocol: wire_tool(tool, protocol) for protocol in PROTOCOLS}
-    digests = {protocol: tool_digest(wire) for protocol, wire in wires.items()}
+    # The generations see the same object unless the output is not an object: digest and
+    # write it once then.
+    texts: dict[str, tuple[str, str]] = {}
+    for protocol, wire in wires.items():
+        same = next((p for p in texts if _same_object(wires[p], wire)), None)
+        texts[protocol] = texts[same] if same is not None else (tool_digest(wire), wire_text(wire))
+    digests = {protocol: digest for protocol, (digest, _) in texts.items()}
     view = replace(view, digests_literal=to_literal(digests, indent=12, used=len("            digests=")))
     view = replace(view, entry=env.get_template("tool_entry.py.jinja").render(t=view).rstrip("\n"))
     stub = env.get_template("handlers/tool.py.jinja").render(t=view)
@@ -496,8 +502,13 @@ def _piece(tool: Tool, env: jinja2.Environment, memo: ToolMemo) -> Piece:
         "view": {f.name: getattr(view, f.name) for f in fields(_ToolView) if f.name != "tool"},
         "stub": stub,
         "digest": digests,
-        "surface": {protocol: wire_text(wire) for protocol, wire in wires.items()},
+        "surface": {protocol: text for protocol, (_, text) in texts.items()},
     }
+
+
+def _same_object(a: dict[str, JSON], b: dict[str, JSON]) -> bool:
+    """True when two wire objects hold the very same values under the same keys, in order."""
+    return list(a) == list(b) and all(a[key] is b[key] for key in a)
 
 
 def _pieces(toolset: Toolset, env: jinja2.Environment, memo: ToolMemo) -> list[Piece]:
