@@ -67,6 +67,16 @@ def _segment(key: str, name: str) -> str:
     return to_class_prefix(name) if key == "properties" else ""
 
 
+# Names models.py imports: the generator calls a definition of one of these names `<name>Model`
+# when the module needs the import (and the name itself otherwise).
+IMPORTED = frozenset(
+    {
+        "Annotated", "Any", "BaseModel", "BeforeValidator", "ConfigDict", "Field", "Literal",
+        "MISSING", "RootModel", "StrictBool", "StrictFloat", "StrictInt", "StrictStr", "TypeAlias",
+    }
+)  # fmt: skip
+
+
 def class_name(root: str) -> str:
     """The class name the generator gives a `$defs` key (`my_thing` -> `MyThing`, `_x` -> `FieldX`)."""
     if root[:1].isupper() and root.isalnum():

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
 
 from mcpstub.bundle import Bundler, resolve_pointer, split_pointer
-from mcpstub.classnames import class_name
+from mcpstub.classnames import IMPORTED, class_name
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.errortext import describe_error
 from mcpstub.ir import ClassName, Dialect, Example, Tool, Toolset, to_class_prefix, to_identifier
@@ -304,13 +304,18 @@ class _Checker:
             (doc.data.get("$defs") or {}).items() if isinstance(doc.data.get("$defs"), dict) else ()
         ):
             if isinstance(name, str):
-                taken = def_classes.setdefault(class_name(name), name)
-                if taken != name:
+                # A name models.py imports may become `<name>Model`: both are the definition's.
+                spelled = class_name(name)
+                clash = ""
+                for candidate in (spelled, spelled + "Model") if spelled in IMPORTED else (spelled,):
+                    taken = def_classes.setdefault(candidate, name)
+                    clash = clash or (candidate if taken != name else "")
+                if clash:
                     self.diagnostics.append(
                         error(
                             "name-collision",
-                            f"shared definitions {taken!r} and {name!r} both map to the class name"
-                            f" {class_name(name)!r}",
+                            f"shared definitions {def_classes[clash]!r} and {name!r} both map to the class"
+                            f" name {clash!r}",
                             doc.loc(("$defs", name)),
                             "rename one of the definitions",
                         )

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from mcpstub import modelcache
-from mcpstub.classnames import Namer, class_name, extending, root_names
+from mcpstub.classnames import IMPORTED, Namer, class_name, extending, root_names
 from mcpstub.ir import Toolset
 from mcpstub.modelcache import split_source, start_models
 from mcpstub.models import render_models
@@ -143,7 +143,7 @@ def assert_generates_and_binds(
     # Grouped, each tool generated on its own, every class has the same name and text.
     assert definitions(grouped(toolset)) == definitions(result.source)
     # Every class is named after the root it belongs to: a tool's class or a shared definition.
-    roots = tuple(class_name(r) for r in root_names(toolset))
+    roots = tuple(class_name(r) for r in root_names(toolset))  # `<name>Model` starts with `<name>`
     for names in definitions(result.source):
         assert all(n.startswith(roots) or n.startswith("_") for n in names), names
     module = load(result)
@@ -164,7 +164,9 @@ def assert_generates_and_binds(
     for name, schema in (defs or {}).items():
         if schema.get("type") == "object":
             value = instance_of(schema)
-            assert_bound(getattr(module, class_name(name)).model_validate(value), schema, value, name)
+            spelled = class_name(name)
+            model = getattr(module, spelled + "Model" if spelled in IMPORTED else spelled)
+            assert_bound(model.model_validate(value), schema, value, name)
     return module
 
 
@@ -200,6 +202,13 @@ HOSTILE: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {
     "a shared definition whose class name is not its key": (
         [tool("field_x", obj(y=obj(b=I))), tool("t", obj(u={"$ref": "#/$defs/_x"}))],
         {"_x": obj(input_y=obj(a=S))},
+    ),
+    "shared definitions named like what models.py imports": (
+        [
+            tool("t", obj(s={"$ref": "#/$defs/StrictStr"}, b={"$ref": "#/$defs/BaseModel"}, **{"class": S})),
+            tool("base_model_model", obj(input=obj(c=I))),
+        ],
+        {"StrictStr": obj(a=S), "BaseModel": obj(input=obj(b=I))},
     ),
     "arrays and anyOf branches of objects": (
         [
