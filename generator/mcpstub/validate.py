@@ -370,8 +370,11 @@ class _Checker:
             if hit is not None and len(self.diagnostics) == before:
                 known, copied = hit  # checked clean from this very input before: no diagnostics
                 self.bundler.copied_bytes += copied
-                result.append(known)
-                continue
+                if not self.bundler.over_budget:
+                    result.append(known)
+                    continue
+                # Its copies cross the expansion bound here: checked again, to report where.
+                self.bundler.copied_bytes -= copied
             tool = self._tool(path, raw, ident, prefix)  # schemas are checked even when the name is bad
             if tool is not None and problem is None:
                 result.append(tool)

@@ -1,0 +1,60 @@
+"""Attacks on the promise that a run reusing cached work writes what a cold run writes.
+
+Each test edits a toolset (or the cache, or the run) in a way reuse could get wrong, then compares
+the cached run with a cold one: same files byte for byte, same diagnostics, same success.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpstub import bundle
+from mcpstub import memo as memo_module
+from mcpstub.pipeline import generate
+
+
+def _write(folder: Path, doc: dict[str, Any], name: str = "tools.json") -> Path:
+    path = folder / name
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def _formatted(result: Any) -> list[str]:
+    return [d.format() for d in result.diagnostics]
+
+
+def _same_as_cold(path: Path, cache: Path, **options: Any) -> Any:
+    """The cached run, after asserting it equals a cold run (files, diagnostics, outcome)."""
+    warm = generate(path, path.name, cache_dir=cache, **options)
+    cold = generate(path, path.name, **options)
+    assert _formatted(warm) == _formatted(cold)
+    assert warm.ok == cold.ok
+    assert warm.ours == cold.ours
+    assert warm.yours == cold.yours
+    return warm
+
+
+def test_reused_checks_that_cross_the_expansion_bound_are_refused_as_cold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The bound is crossed while adding up tools whose checks are reused: the cold run refuses
+    # the toolset there, so must the cached one.
+    monkeypatch.setattr(bundle, "MAX_COPIED_BYTES", 20_000)
+    memo_module._LIVE.clear()
+    big = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(60)}}
+    ref = {"type": "object", "properties": {"x": {"$ref": "#/$defs/Big"}}}
+    doc: dict[str, Any] = {"mcpstub": 1, "server": {"name": "s"}, "$defs": {"Big": big}}
+    doc["tools"] = [{"name": f"t{i}", "inputSchema": ref} for i in range(8)]
+    path = _write(tmp_path, doc)
+    assert _same_as_cold(path, tmp_path / "cache").ok  # 8 copies fit, and their checks are kept
+    doc["tools"] = [{"name": f"n{i}", "inputSchema": ref} for i in range(6)] + doc["tools"]
+    _write(tmp_path, doc)
+    for fresh_process in (False, True):
+        if fresh_process:
+            memo_module._LIVE.clear()
+        warm = _same_as_cold(path, tmp_path / "cache")
+        assert [d.code for d in warm.diagnostics] == ["expansion-too-large"]
