@@ -298,7 +298,7 @@ def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | No
     from mcpstub.fastpath import stamp_text  # noqa: PLC0415
     from mcpstub.format import GeneratedCodeError  # noqa: PLC0415
     from mcpstub.pipeline import generate  # noqa: PLC0415
-    from mcpstub.write import apply, plan  # noqa: PLC0415
+    from mcpstub.write import locked  # noqa: PLC0415
 
     try:
         generated = generate(
@@ -321,7 +321,17 @@ def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | No
     modules = {str(t.identifier) for t in toolset.tools}
     stamp = stamp_text(toolset.source_hash, toolset.sources, generated.ours, generated.yours)
     ours = {**generated.ours, STAMP_FILE: stamp}
-    p = plan(out, ours, generated.yours, modules, optional=(CONTRACT_TESTS,))
+    with locked(out, writing=not (args.check or args.diff)):
+        return _write_package(args, out, ours, generated.yours, modules)
+
+
+def _write_package(
+    args: argparse.Namespace, out: Path, ours: dict[str, str], yours: dict[str, str], modules: set[str]
+) -> int:
+    """Plan and apply (or, with --check/--diff, report) the files of one generation."""
+    from mcpstub.write import apply, plan  # noqa: PLC0415
+
+    p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS,))
     _warn_orphans(out, p.orphans)
     if p.foreign:
         for rel in p.foreign:
@@ -349,7 +359,7 @@ def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | No
     written = len([rel for rel in p.stale if rel not in p.removals])
     print(
         f"{_shown(out)}: {written} generated file{'s' * (written != 1)} written, "
-        f"{len(generated.ours) - written} unchanged, {len(p.created_yours)} handler stub"
+        f"{len(ours) - 1 - written} unchanged, {len(p.created_yours)} handler stub"
         f"{'s' * (len(p.created_yours) != 1)} created"
     )
     return EXIT_OK

@@ -10,6 +10,8 @@ A kill cannot be rolled back, so it must not go unnoticed: `apply` creates `layo
 before it replaces the first file and removes it after the last, and the generated `__init__.py`
 (always replaced first) refuses to load while the marker exists. The next run sees the marker and
 the staged files a killed run left behind (`Plan.leftovers`), removes them and finishes the tree.
+Runs writing one folder at once take turns (`locked`), so none mistakes another's staged files for
+a killed run's.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -147,6 +151,31 @@ def _leftovers(out: Path, folders: set[str]) -> list[str]:
             continue
         found += sorted((Path(folder) / n).as_posix() for n in names if _STAGED.fullmatch(n))
     return found
+
+
+@contextmanager
+def locked(out: Path, *, writing: bool = True) -> Iterator[None]:
+    """Hold the output folder's lock from planning to the last file written (shared when only
+    reading): two runs on one folder take turns instead of removing each other's staged files.
+    Where advisory locks do not exist (Windows) runs on one folder must not overlap."""
+    try:
+        import fcntl  # noqa: PLC0415 - POSIX only
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    fd = -1
+    try:
+        if writing:
+            out.mkdir(parents=True, exist_ok=True)
+        fd = os.open(out, os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_EX if writing else fcntl.LOCK_SH)
+    except OSError:  # a folder not there yet (nothing to read), or one we cannot lock
+        pass
+    try:
+        yield
+    finally:
+        if fd >= 0:
+            os.close(fd)  # releases the lock
 
 
 def _stage(target: Path, data: bytes) -> Path:

@@ -7,6 +7,9 @@ the cached run with a cold one: same files byte for byte, same diagnostics, same
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -58,3 +61,54 @@ def test_reused_checks_that_cross_the_expansion_bound_are_refused_as_cold(
             memo_module._LIVE.clear()
         warm = _same_as_cold(path, tmp_path / "cache")
         assert [d.code for d in warm.diagnostics] == ["expansion-too-large"]
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+# The CLI on a slow disk: each staged file takes a while, so two runs' writes overlap.
+_SLOW_CLI = (
+    "import sys, time; from mcpstub import write; stage = write._stage; "
+    "write._stage = lambda *a: (time.sleep(0.03), stage(*a))[1]; "
+    "from mcpstub.cli import main; sys.argv[0] = 'mcpstub'; sys.exit(main())"
+)
+
+
+def _cli(*args: str, cache: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "MCPSTUB_CACHE_DIR": str(cache)}
+    return subprocess.Popen(
+        [sys.executable, "-c", _SLOW_CLI, *args],
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+
+
+def test_concurrent_runs_into_one_folder_both_succeed_with_the_cold_files(tmp_path: Path) -> None:
+    # Each run must not take the other's staged files for those of a killed run.
+    doc = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "tools": [
+            {"name": f"t{i}", "inputSchema": {"type": "object", "properties": {"a": {"type": "integer"}}}}
+            for i in range(20)
+        ],
+    }
+    path = _write(tmp_path, doc)
+    cold = _cli("generate", str(path), "--out", str(tmp_path / "cold"), "--no-cache", cache=tmp_path / "c0")
+    assert cold.wait() == 0, cold.communicate()[0]
+    for attempt in range(3):
+        out = tmp_path / f"pkg{attempt}"
+        runs = [
+            _cli("generate", str(path), "--out", str(out), "--force", cache=tmp_path / "cache")
+            for _ in range(2)
+        ]
+        for run in runs:
+            text = run.communicate()[0]
+            assert run.returncode == 0, text
+            assert "Traceback" not in text
+        assert _tree(out) == _tree(tmp_path / "cold")
