@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from benchmarks.bench_generate import BARE, capture_call
 from benchmarks.common import MCPSTUB, PYTHON, WORK, env, fresh_dir
 from benchmarks.toolset import build_shaped, edit_tools
@@ -45,11 +47,22 @@ def spread(values: list[float]) -> dict[str, float]:
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
+def _write(toolset: Path, doc: dict[str, Any]) -> None:
+    """JSON for `tools.json`; YAML block style, as people write it, for `tools.yaml`."""
+    if toolset.suffix == ".yaml":
+        text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+    else:
+        text = json.dumps(doc, indent=1) + "\n"
+    toolset.write_text(text, encoding="utf-8")
+
+
 def bench_shape(shape: str, n: int, reps: int, edits: int) -> dict[str, Any]:
-    folder = fresh_dir(WORK / f"shape-{shape}-{n}")
-    toolset = folder / "tools.json"
-    doc = build_shaped(shape, n)
-    toolset.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    """`shape` is one of `toolset.SHAPES`, written as JSON; `SHAPE+yaml` writes it as YAML."""
+    base, _, written = shape.partition("+")
+    folder = fresh_dir(WORK / f"shape-{base}-{written or 'json'}-{n}")
+    toolset = folder / ("tools.yaml" if written == "yaml" else "tools.json")
+    doc = build_shaped(base, n)
+    _write(toolset, doc)
     capture_call(toolset, folder / "call.pickle")
     bare_script = WORK / "bare_dmcg.py"
     bare_script.write_text(BARE, encoding="utf-8")
@@ -74,7 +87,7 @@ def bench_shape(shape: str, n: int, reps: int, edits: int) -> dict[str, Any]:
         for count, times in ((1, one), (10, ten)):
             chosen = [(rep * 37 + k * 53 + count) % n for k in range(count)]
             edited = edit_tools(doc, chosen, rep * 100 + count)
-            toolset.write_text(json.dumps(edited, indent=1) + "\n", encoding="utf-8")
+            _write(toolset, edited)
             t, _ = run(gen, folder, cache, f"edit{count}")
             times.append(t)
     row = {

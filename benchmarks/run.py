@@ -29,6 +29,7 @@ FASTMCP_REQUIREMENTS = BENCH / "requirements-fastmcp.txt"
 GENERATE_PLAN = [
     *((shape, n, 3 if n == 100 else 2, 3) for n in (100, 500) for shape in SHAPES if shape != "corpus"),
     ("corpus", 117, 3, 3),
+    ("mixed+yaml", 500, 2, 3),  # the same tools written in YAML block style, as people write them
 ]
 SECTIONS = ("generate", "noop", "calls", "startup", "http", "workers", "diff")
 
