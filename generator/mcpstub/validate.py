@@ -303,7 +303,17 @@ class _Checker:
         for name, value in (
             (doc.data.get("$defs") or {}).items() if isinstance(doc.data.get("$defs"), dict) else ()
         ):
-            if isinstance(name, str):
+            if isinstance(name, str) and "." in name:
+                # The model generator reads a dotted name as module.Class: no class of this module.
+                self.diagnostics.append(
+                    error(
+                        "invalid-def-name",
+                        f"shared definition name {name!r} cannot name a model class (it holds '.')",
+                        doc.loc(("$defs", name)),
+                        "rename the definition without '.' (and the references to it)",
+                    )
+                )
+            elif isinstance(name, str):
                 # A name models.py imports may become `<name>Model`: both are the definition's.
                 spelled = class_name(name)
                 clash = ""
