@@ -194,18 +194,28 @@ def _warn_orphans(out: Path, orphans: list[str]) -> None:
         print(f"{_shown(out / rel)}: warning: handler has no tool in the toolset (orphaned)", file=sys.stderr)
 
 
-def _cache_dir(args: argparse.Namespace, config: dict[str, Any]) -> Path | None:
-    """Where model generation results are kept: MCPSTUB_CACHE_DIR, `cache_dir`, or the user cache."""
+def _cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> Path | None:
+    """Where model generation results are kept: MCPSTUB_CACHE_DIR, `cache_dir`, or the user cache;
+    never in the package written to `out`."""
     if args.no_cache:
         return None
     if os.environ.get("MCPSTUB_CACHE_DIR"):
-        return Path(os.environ["MCPSTUB_CACHE_DIR"])
-    if "cache_dir" in config:
+        folder, said = Path(os.environ["MCPSTUB_CACHE_DIR"]), "MCPSTUB_CACHE_DIR"
+    elif "cache_dir" in config:
         _, root = _config(Path.cwd())
-        return root / str(config["cache_dir"])
-    from mcpstub.modelcache import default_cache_dir  # noqa: PLC0415
+        folder, said = root / str(config["cache_dir"]), "cache_dir in [tool.mcpstub]"
+    else:
+        from mcpstub.modelcache import default_cache_dir  # noqa: PLC0415
 
-    return default_cache_dir()
+        folder, said = default_cache_dir(), "the user cache folder"
+    inside, package = folder.resolve(), out.resolve()
+    if inside == package or package in inside.parents:
+        raise UsageError(
+            f"the cache folder {_shown(folder)} ({said}) is inside the output folder {_shown(out)}\n"
+            "  hint: keep the cache out of the package (it is not generated code): point it elsewhere,"
+            " or pass --no-cache"
+        )
+    return folder
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -306,7 +316,7 @@ def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | No
             _shown(path),
             emit_tests=emit_tests,
             policy=config["policy"],
-            cache_dir=_cache_dir(args, config),
+            cache_dir=_cache_dir(args, config, out),
         )
     except GeneratedCodeError as exc:
         print(f"mcpstub: internal error: {exc}", file=sys.stderr)

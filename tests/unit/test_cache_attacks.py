@@ -17,6 +17,7 @@ import pytest
 
 from mcpstub import bundle
 from mcpstub import memo as memo_module
+from mcpstub.cli import main
 from mcpstub.pipeline import generate
 
 
@@ -112,3 +113,26 @@ def test_concurrent_runs_into_one_folder_both_succeed_with_the_cold_files(tmp_pa
             assert run.returncode == 0, text
             assert "Traceback" not in text
         assert _tree(out) == _tree(tmp_path / "cold")
+
+
+@pytest.mark.parametrize("where", ["env", "config"])
+def test_a_cache_folder_inside_the_package_is_refused(
+    where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The cache is not generated code: a run would put it in the package a cold run writes.
+    monkeypatch.chdir(tmp_path)
+    doc = {"mcpstub": 1, "server": {"name": "s"}, "tools": [{"name": "t", "inputSchema": {"type": "object"}}]}
+    _write(tmp_path, doc)
+    if where == "env":
+        monkeypatch.setenv("MCPSTUB_CACHE_DIR", "pkg/handlers")
+    else:
+        monkeypatch.delenv("MCPSTUB_CACHE_DIR", raising=False)
+        (tmp_path / "pyproject.toml").write_text('[tool.mcpstub]\ncache_dir = "pkg"\n', encoding="utf-8")
+    assert main(["generate", "tools.json", "--out", "pkg"]) == 2
+    err = capsys.readouterr().err
+    assert "cache folder" in err and "inside the output folder pkg" in err and "Traceback" not in err
+    assert not (tmp_path / "pkg").exists()
+    assert main(["generate", "tools.json", "--out", "pkg", "--no-cache"]) == 0
+    monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["generate", "tools.json", "--out", "pkg", "--force"]) == 0
+    assert sorted(p.name for p in (tmp_path / "pkg").iterdir() if p.is_dir()) == ["handlers"]
