@@ -10,6 +10,7 @@ from __future__ import annotations
 import keyword
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Literal
 
 JSON = Any
@@ -38,6 +39,7 @@ def split_words(name: str) -> list[str]:
     return _WORD.findall(re.sub(r"[^A-Za-z0-9]+", " ", name))
 
 
+@cache
 def to_identifier(name: str) -> PythonIdentifier:
     """`get-User.v2` -> `get_user_v2`; keywords and reserved names get a `_` suffix."""
     words = [w.lower() for w in split_words(name)]
@@ -49,6 +51,7 @@ def to_identifier(name: str) -> PythonIdentifier:
     return PythonIdentifier(text)
 
 
+@cache
 def to_class_prefix(name: str) -> ClassName:
     """`get_forecast` -> `GetForecast`."""
     words = split_words(name)

@@ -17,9 +17,10 @@ import marshal
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import ClassName, Example, PythonIdentifier, Tool
@@ -27,8 +28,15 @@ from mcpstub.ir import ClassName, Example, PythonIdentifier, Tool
 _MAGIC = b"mcpstub-render-memo 2"
 # What is kept in this process between runs (a `--watch` session): the last run's, by memo file.
 _LIVE: dict[str, dict[str, Any]] = {}
+# Within this process, the same `Tool` object for the same checked input, and what is derived
+# from a `Tool` object alone, by its id (the object is held, so the id stays its own): a
+# `--watch` session skips even rebuilding and rehashing the tools an edit did not touch.
+_TOOLS: dict[str, Tool] = {}
+_DERIVED: dict[tuple[int, str], tuple[Tool, Any]] = {}
+_KEEP = 100_000  # entries kept before the oldest half is dropped
 
 Piece = dict[str, Any]
+T = TypeVar("T")
 
 
 def _plain(value: object) -> object:
@@ -49,8 +57,26 @@ def tool_plain(tool: Tool) -> tuple[object, ...]:
     return tuple(_plain(getattr(tool, f.name)) for f in fields(Tool))
 
 
+def derived(tool: Tool, what: str, make: Callable[[Tool], T]) -> T:
+    """`make(tool)`, computed once per `Tool` object in this process."""
+    hit = _DERIVED.get((id(tool), what))
+    if hit is not None and hit[0] is tool:
+        value: T = hit[1]
+        return value
+    value = make(tool)
+    if len(_DERIVED) >= _KEEP:
+        for old in list(_DERIVED)[: _KEEP // 2]:
+            del _DERIVED[old]
+    _DERIVED[(id(tool), what)] = (tool, value)
+    return value
+
+
 def tool_key(tool: Tool) -> str:
     """Hash of every field of `tool` (in order, types kept apart) and of mcpstub's code."""
+    return derived(tool, "key", _tool_key)
+
+
+def _tool_key(tool: Tool) -> str:
     # marshal (version 2: no back-references, so equal values give equal bytes) writes the
     # values as they are, types and order included, at C speed. Schemas hold only JSON types.
     values = tool_plain(tool)
@@ -73,6 +99,7 @@ class ToolMemo:
         self._old: dict[str, Any] | None = None
         self._pieces: dict[str, Piece] = {}
         self._checked: dict[str, tuple[Any, ...]] = {}
+        self._tools: dict[str, Tool] = {}  # this run's checked tools, by key
         self._compiled: set[str] = set()
         self.hits = 0
         self._changed = False
@@ -122,16 +149,21 @@ class ToolMemo:
         plain = self._load().get("checked", {}).get(key)
         if plain is None:
             return None
+        tool = _TOOLS.get(key)
         try:
-            tool, copied = _tool_from_plain(plain[0]), plain[1]
+            if tool is None:
+                tool = _tool_from_plain(plain[0])
+            copied = int(plain[1])
         except (TypeError, ValueError, IndexError):
             return None
         self._checked[key] = plain
+        self._tools[key] = tool
         return tool, copied
 
     def check_passed(self, key: str, tool: Tool, copied: int) -> None:
         """Remember that the input under `key` checked clean into `tool`."""
         self._checked[key] = (_tool_to_plain(tool), copied)
+        self._tools[key] = tool
         self._changed = True
 
     def compile_check(self, path: str, text: str) -> None:
@@ -149,6 +181,8 @@ class ToolMemo:
         old = self._load()
         stored = {"pieces": self._pieces, "checked": self._checked, "compiled": frozenset(self._compiled)}
         _LIVE[str(self._path)] = stored
+        _TOOLS.clear()
+        _TOOLS.update(self._tools)
         if not self._changed and old.get("pieces", {}).keys() == self._pieces.keys():
             return
         body = marshal.dumps(stored)

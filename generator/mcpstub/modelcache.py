@@ -35,7 +35,7 @@ from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool, Toolset
 from mcpstub.layout import LINE_LENGTH
-from mcpstub.memo import tool_plain
+from mcpstub.memo import derived, tool_plain
 from mcpstub.models import ModelsResult, render_models
 from mcpstub.render import import_order
 
@@ -180,17 +180,22 @@ def _json_default(value: object) -> object:
     return repr(value)
 
 
+def _marshal(value: object) -> bytes:
+    """marshal (version 2: no back-references) keeps types and order; a value it cannot write is
+    written as JSON, as exact for what a toolset holds."""
+    plain = tool_plain(value) if isinstance(value, Tool) else value
+    try:
+        return marshal.dumps(plain, 2)  # type: ignore[arg-type]
+    except ValueError:
+        return json.dumps(plain, default=_json_default, allow_nan=True).encode("utf-8", "surrogatepass")
+
+
 def _digest(toolset: Toolset) -> str:
     """The hash of a unit's input: every field `render_models` could read, in order."""
     digest = hashlib.sha256(_generator_key().encode())
-    # marshal (version 2: no back-references) keeps types and order; a value it cannot write
-    # is hashed as JSON, as exact for what a toolset holds.
     head = (toolset.source_name, toolset.shared_defs, tuple(sorted(toolset.reserved_roots)))
-    for value in (head, *(tool_plain(tool) for tool in toolset.tools)):
-        try:
-            data = marshal.dumps(value, 2)  # type: ignore[arg-type]
-        except ValueError:
-            data = json.dumps(value, default=_json_default, allow_nan=True).encode("utf-8", "surrogatepass")
+    for value in (head, *toolset.tools):
+        data = derived(value, "models", _marshal) if isinstance(value, Tool) else _marshal(value)
         digest.update(b"\0" + data)
     return digest.hexdigest()
 
@@ -231,7 +236,7 @@ def _units(toolset: Toolset) -> list[_Unit]:
 
 def _schema_only(tool: Tool) -> Tool:
     """A tool as its models see it: names and schemas, without what only the other files show."""
-    return replace(tool, advertised={}, examples=(), timeout=None)
+    return derived(tool, "schema-only", lambda t: replace(t, advertised={}, examples=(), timeout=None))
 
 
 def _render_all(units: list[Toolset]) -> list[_Generated]:
