@@ -19,6 +19,8 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import fields
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,6 +39,20 @@ _KEEP = 100_000  # entries kept before the oldest half is dropped
 
 Piece = dict[str, Any]
 T = TypeVar("T")
+
+
+@cache
+def environment_key() -> str:
+    """What besides mcpstub's code shapes the generated text: the interpreter (its Unicode data
+    measures line widths when black is absent), black (whose width table is read) and the model
+    generator with the pydantic it runs on. A cache shared by several environments keeps them apart."""
+    parts = [sys.version]
+    for name in ("black", "datamodel-code-generator", "pydantic"):
+        try:
+            parts.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            parts.append(f"{name} absent")
+    return "\n".join(parts)
 
 
 def _plain(value: object) -> object:
@@ -92,8 +108,9 @@ class ToolMemo:
     `folder` (None: nothing is reused)."""
 
     def __init__(self, folder: Path | None, source: Path | None = None) -> None:
-        # One file per toolset and Python (whether a text compiles is the interpreter's say).
-        where = f"{source.resolve() if source is not None else ''}\0{sys.version}\0{generator_fingerprint()}"
+        # One file per toolset and environment (whether a text compiles is the interpreter's say).
+        origin = source.resolve() if source is not None else ""
+        where = f"{origin}\0{environment_key()}\0{generator_fingerprint()}"
         name = hashlib.sha256(where.encode("utf-8", "surrogatepass")).hexdigest()[:32]
         self._path = folder / "render-v2" / f"{name}.bin" if folder is not None else None
         self._old: dict[str, Any] | None = None

@@ -25,7 +25,6 @@ import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, partial
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool, Toolset
 from mcpstub.layout import LINE_LENGTH
-from mcpstub.memo import derived, tool_plain
+from mcpstub.memo import derived, environment_key, tool_plain
 from mcpstub.models import ModelsResult, render_models
 from mcpstub.render import import_order
 
@@ -59,8 +58,8 @@ class _Clash(Exception):
 
 @cache
 def _generator_key() -> str:
-    """What, besides a group's input, decides its models: mcpstub's code and the model generator."""
-    return f"{generator_fingerprint()}\ndatamodel-code-generator {version('datamodel-code-generator')}"
+    """What, besides a group's input, decides its models: mcpstub's code and its environment."""
+    return f"{generator_fingerprint()}\n{environment_key()}"
 
 
 def default_cache_dir() -> Path:

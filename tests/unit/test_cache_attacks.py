@@ -136,3 +136,52 @@ def test_a_cache_folder_inside_the_package_is_refused(
     monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(tmp_path / "cache"))
     assert main(["generate", "tools.json", "--out", "pkg", "--force"]) == 0
     assert sorted(p.name for p in (tmp_path / "pkg").iterdir() if p.is_dir()) == ["handlers"]
+
+
+def test_work_cached_under_another_environment_is_not_reused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Line widths come from black's width table (or the interpreter's Unicode data): a cache
+    # shared by environments with another black or Python must not hand one's text to the other.
+    from mcpstub import modelcache, pipeline  # noqa: PLC0415
+
+    doc = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "tools": [
+            {"name": f"t{i}", "inputSchema": {"type": "object", "properties": {"a": {"type": "integer"}}}}
+            for i in range(3)
+        ],
+    }
+    path = _write(tmp_path, doc)
+    memo_module._LIVE.clear()
+    assert _same_as_cold(path, tmp_path / "cache").ok
+    found: list[bool] = []
+    memos: list[memo_module.ToolMemo] = []
+    real_get, real_memo = modelcache.ModelCache.get, memo_module.ToolMemo
+    monkeypatch.setattr(
+        modelcache.ModelCache, "get", lambda self, key: found.append(real_get(self, key) is not None) or None
+    )
+    monkeypatch.setattr(pipeline, "ToolMemo", lambda *args: memos.append(real_memo(*args)) or memos[-1])
+
+    def reused() -> tuple[int, int]:
+        found.clear()
+        memos.clear()
+        memo_module._LIVE.clear()
+        generate(path, path.name, cache_dir=tmp_path / "cache")
+        return memos[0].hits, sum(found)
+
+    assert reused() == (3, len(found))  # the same environment reuses every tool's pieces and models
+    real_version = memo_module.version
+    for name in ("black", "pydantic"):
+        monkeypatch.setattr(
+            memo_module, "version", lambda n, name=name: "0.0" if n == name else real_version(n)
+        )
+        memo_module.environment_key.cache_clear()
+        modelcache._generator_key.cache_clear()
+        try:
+            assert reused() == (0, 0)
+        finally:
+            monkeypatch.setattr(memo_module, "version", real_version)
+            memo_module.environment_key.cache_clear()
+            modelcache._generator_key.cache_clear()
