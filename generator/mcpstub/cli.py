@@ -240,9 +240,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     def first_run() -> None:
-        from mcpstub.modelcache import warm_up  # noqa: PLC0415
+        from mcpstub.modelcache import remember, warm_up  # noqa: PLC0415
 
         warm_up()  # later runs fork their model work from a process that has the imports done
+        remember()  # and find the models of unchanged groups in memory
         run()
 
     return watch(run, lambda: watched["files"], first=first_run)

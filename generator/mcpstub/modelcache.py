@@ -24,7 +24,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,27 @@ def default_cache_dir() -> Path:
     return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "mcpstub"
 
 
+# Entries read or written in this process, by key, once `remember()` is called (a `--watch`
+# session): entries are named by the hash of their input, so a remembered one is never stale.
+_REMEMBERED: dict[str, _Generated] | None = None
+_REMEMBER_MAX = 4096
+
+
+def remember() -> None:
+    """Keep the entries this process reads or writes in memory too (for `--watch`)."""
+    global _REMEMBERED  # noqa: PLW0603 - one switch for the process
+    if _REMEMBERED is None:
+        _REMEMBERED = {}
+
+
+def _remember(key: str, generated: _Generated) -> None:
+    if _REMEMBERED is None:
+        return
+    if len(_REMEMBERED) >= _REMEMBER_MAX:
+        _REMEMBERED.clear()
+    _REMEMBERED[key] = generated
+
+
 class ModelCache:
     """Group models on disk, one file per input hash; unreadable or altered entries are misses.
 
@@ -89,6 +110,14 @@ class ModelCache:
 
     def get(self, key: str) -> _Generated | None:
         """The stored result for `key`, or None when absent, unreadable or corrupted."""
+        if _REMEMBERED is not None and key in _REMEMBERED:
+            return _REMEMBERED[key]
+        found = self._read(key)
+        if found is not None:
+            _remember(key, found)
+        return found
+
+    def _read(self, key: str) -> _Generated | None:
         try:
             data = self._path(key).read_bytes()
         except OSError:
@@ -108,6 +137,7 @@ class ModelCache:
 
     def put(self, key: str, generated: _Generated) -> None:
         """Store a result; a cache that cannot be written is silently skipped."""
+        _remember(key, generated)
         result = generated.result
         entry = {
             "key": key,
@@ -199,14 +229,23 @@ def _digest(toolset: Toolset) -> str:
     return digest.hexdigest()
 
 
+@lru_cache(maxsize=65536)
+def _closes_group_at(name: str, spread: int) -> bool:
+    return int.from_bytes(hashlib.sha256(name.encode("utf-8", "surrogatepass")).digest()[:4]) % spread == 0
+
+
+def _closes_group(name: str) -> bool:
+    """Whether a tool of this name ends its group (one in GROUP_SPREAD, by a hash of the name)."""
+    return _closes_group_at(name, GROUP_SPREAD)
+
+
 def split_groups(tools: Sequence[Tool]) -> list[tuple[Tool, ...]]:
     """Consecutive groups of tools, with boundaries set by the tools' names (content-defined)."""
     groups: list[tuple[Tool, ...]] = []
     current: list[Tool] = []
     for tool in tools:
         current.append(tool)
-        mark = int.from_bytes(hashlib.sha256(tool.name.encode("utf-8", "surrogatepass")).digest()[:4])
-        if mark % GROUP_SPREAD == 0 or len(current) >= GROUP_MAX:
+        if _closes_group(tool.name) or len(current) >= GROUP_MAX:
             groups.append(tuple(current))
             current = []
     if current:
