@@ -287,14 +287,21 @@ def _render_all(units: list[Toolset]) -> list[_Generated]:
 
 class _Claims:
     """Items 0..n-1 of a list, claimed one at a time: by a forked child from the front, by this
-    process from the back, so neither waits for a share the other has not started."""
+    process from the back, so neither waits for a share the other has not started.
+
+    The lock is a POSIX record lock on a temporary file: held per process and released when its
+    holder dies, so a child killed while claiming (by the OOM killer, say) cannot hang this one.
+    """
 
     def __init__(self) -> None:
         import mmap  # noqa: PLC0415
-        import multiprocessing  # noqa: PLC0415
 
-        self._lock = multiprocessing.get_context("fork").Lock()
         self._ends = mmap.mmap(-1, 8)  # shared with children forked after this
+        self._file = tempfile.TemporaryFile()  # held as long as the claims are
+
+    @property
+    def _lock(self) -> _RecordLock:
+        return _RecordLock(self._file.fileno())
 
     def reset(self, count: int) -> None:
         with self._lock:
@@ -320,6 +327,23 @@ class _Claims:
         with self._lock:
             first, end = struct.unpack_from("ii", self._ends)
             return int(end - first)
+
+
+class _RecordLock:
+    """`with` holds an exclusive record lock on the file `fd` (POSIX: per process, not inherited)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def __enter__(self) -> None:
+        import fcntl  # noqa: PLC0415 - claims exist only where fork does
+
+        fcntl.lockf(self._fd, fcntl.LOCK_EX)
+
+    def __exit__(self, *_: object) -> None:
+        import fcntl  # noqa: PLC0415
+
+        fcntl.lockf(self._fd, fcntl.LOCK_UN)
 
 
 def _render_front(claims: _Claims, units: list[Toolset]) -> dict[int, _Generated]:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -185,3 +187,23 @@ def test_work_cached_under_another_environment_is_not_reused(
             monkeypatch.setattr(memo_module, "version", real_version)
             memo_module.environment_key.cache_clear()
             modelcache._generator_key.cache_clear()
+
+
+def test_a_child_killed_while_claiming_does_not_hang_the_run() -> None:
+    # The child generating models may die at any point (the OOM killer picks the largest
+    # process): even holding the claims' lock, the run must go on without it.
+    from mcpstub.modelcache import _Claims  # noqa: PLC0415
+
+    claims = _Claims()
+    claims.reset(3)
+    pid = os.fork()
+    if pid == 0:  # the child: takes the lock and dies holding it
+        lock = claims._lock
+        lock.__enter__()
+        os.kill(os.getpid(), signal.SIGKILL)
+    os.waitpid(pid, 0)
+    taken: list[int | None] = []
+    worker = threading.Thread(target=lambda: taken.append(claims.back()), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert taken == [2], "claiming hangs on the lock a dead child held"
