@@ -43,11 +43,12 @@ T = TypeVar("T")
 
 @cache
 def environment_key() -> str:
-    """What besides mcpstub's code shapes the generated text: the interpreter (its Unicode data
-    measures line widths when black is absent), black (whose width table is read) and the model
-    generator with the pydantic it runs on. A cache shared by several environments keeps them apart."""
+    """What besides mcpstub's code shapes the generated text and the checks: the interpreter (its
+    Unicode data measures line widths when black is absent), black (whose width table is read), the
+    model generator with the pydantic it runs on, and the schema validators that judge schemas and
+    examples. A cache shared by several environments keeps them apart."""
     parts = [sys.version]
-    for name in ("black", "datamodel-code-generator", "pydantic"):
+    for name in ("black", "datamodel-code-generator", "pydantic", "jsonschema-rs", "jsonschema"):
         try:
             parts.append(f"{name} {version(name)}")
         except PackageNotFoundError:

@@ -144,7 +144,8 @@ def test_work_cached_under_another_environment_is_not_reused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Line widths come from black's width table (or the interpreter's Unicode data): a cache
-    # shared by environments with another black or Python must not hand one's text to the other.
+    # shared by environments with another black or Python must not hand one's text to the other,
+    # nor a check another jsonschema-rs passed.
     from mcpstub import modelcache, pipeline  # noqa: PLC0415
 
     doc = {
@@ -175,7 +176,7 @@ def test_work_cached_under_another_environment_is_not_reused(
 
     assert reused() == (3, len(found))  # the same environment reuses every tool's pieces and models
     real_version = memo_module.version
-    for name in ("black", "pydantic"):
+    for name in ("black", "pydantic", "jsonschema-rs"):
         monkeypatch.setattr(
             memo_module, "version", lambda n, name=name: "0.0" if n == name else real_version(n)
         )
