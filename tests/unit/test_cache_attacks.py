@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -208,3 +209,88 @@ def test_a_child_killed_while_claiming_does_not_hang_the_run() -> None:
     worker.start()
     worker.join(timeout=10)
     assert taken == [2], "claiming hangs on the lock a dead child held"
+
+
+def _edits() -> list[tuple[str, Callable[[dict[str, Any]], None]]]:
+    """Edits a cache keyed loosely would mistake for no change, each applied to the last."""
+
+    def props(doc: dict[str, Any], index: int = 0) -> dict[str, Any]:
+        result: dict[str, Any] = doc["tools"][index]["inputSchema"]["properties"]
+        return result
+
+    def reorder(doc: dict[str, Any]) -> None:
+        tool = doc["tools"][0]
+        tool["inputSchema"]["properties"] = dict(reversed(list(props(doc).items())))
+        doc["tools"][0] = dict(reversed(list(tool.items())))
+
+    def value(number: object, zero: object) -> Callable[[dict[str, Any]], None]:
+        def change(doc: dict[str, Any]) -> None:
+            props(doc)["a"]["default"] = number
+            props(doc, 1)["c"]["minimum"] = zero
+            doc["$defs"]["P"]["properties"]["x"]["default"] = number
+
+        return change
+
+    def swap_names(doc: dict[str, Any]) -> None:
+        doc["tools"][0]["name"], doc["tools"][1]["name"] = doc["tools"][1]["name"], doc["tools"][0]["name"]
+
+    def definition_inward(doc: dict[str, Any]) -> None:
+        shared = doc.pop("$defs")
+        for tool in doc["tools"]:
+            if "p" in tool["inputSchema"]["properties"]:
+                tool["inputSchema"]["$defs"] = shared
+
+    def definition_outward(doc: dict[str, Any]) -> None:
+        for tool in doc["tools"]:
+            if "$defs" in tool["inputSchema"]:
+                doc["$defs"] = tool["inputSchema"].pop("$defs")
+
+    def misspell(on: bool) -> Callable[[dict[str, Any]], None]:
+        def change(doc: dict[str, Any]) -> None:
+            if on:
+                props(doc)["a"]["minLenght"] = 1
+            else:
+                props(doc)["a"].pop("minLenght", None)
+
+        return change
+
+    return [
+        ("key order", reorder),
+        ("1.0 and -0.0", value(1.0, -0.0)),
+        ("1 and 0.0", value(1, 0.0)),
+        ("swapped names", swap_names),
+        ("definition into the tool", definition_inward),
+        ("definition back", definition_outward),
+        ("a warning", misspell(True)),
+        ("fixed", misspell(False)),
+        ("the warning again", misspell(True)),
+    ]
+
+
+def test_edits_that_look_alike_give_a_cold_runs_files(tmp_path: Path) -> None:
+    doc: dict[str, Any] = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "$defs": {"P": {"type": "object", "properties": {"x": {"type": "number", "default": 1}}}},
+        "tools": [
+            {
+                "name": "alpha",
+                "description": "caf\u00e9",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"a": {"type": "number", "default": 1}, "p": {"$ref": "#/$defs/P"}},
+                },
+                "outputSchema": {"type": "object", "properties": {"r": {"type": "number"}}},
+            },
+            {"name": "beta", "inputSchema": {"type": "object", "properties": {"c": {"type": "number"}}}},
+        ],
+    }
+    memo_module._LIVE.clear()
+    path = _write(tmp_path, doc)
+    _same_as_cold(path, tmp_path / "cache")
+    for step, (what, edit) in enumerate(_edits()):
+        edit(doc)
+        _write(tmp_path, doc)
+        if step % 2:
+            memo_module._LIVE.clear()  # a new process: what is reused comes from the files
+        assert _same_as_cold(path, tmp_path / "cache").ok, what
