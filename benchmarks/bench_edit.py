@@ -27,20 +27,43 @@ from benchmarks.toolset import build_shaped, edit_tools
 CPU: dict[str, list[float]] = {}  # CPU seconds (user + system, children included) of every run, by label
 
 
+def _peak_kb(pid: int) -> int:
+    """VmHWM (peak resident set, kB) of a live process and of its live children (Linux /proc)."""
+    peak = 0
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                peak = int(line.split()[1])
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except (OSError, ValueError):
+        return peak
+    return max([peak, *(_peak_kb(int(c)) for c in children)])
+
+
 def run(argv: list[str], cwd: Path, extra: dict[str, str], label: str = "") -> tuple[float, float]:
-    """Run a fresh process; its wall time (s) and the peak RSS of its largest process (MB)."""
+    """Run a fresh process; its wall time (s) and the peak RSS of its largest process (MB).
+
+    The peak is each process's own VmHWM, read while it runs (it only grows): `ru_maxrss` would
+    count the resident pages of this benchmark process, which the child shares until it execs.
+    """
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv, cwd=cwd, env={**env(), **extra}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
-    _, status, usage = os.wait4(proc.pid, 0)
+    peak_kb = 0
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        peak_kb = max(peak_kb, _peak_kb(proc.pid))
+        time.sleep(0.005)
     elapsed = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     CPU.setdefault(label, []).append(usage.ru_utime + usage.ru_stime)
     err = proc.stderr.read().decode() if proc.stderr else ""
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}):\n{err[-3000:]}")
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, peak_kb / 1024
 
 
 def spread(values: list[float]) -> dict[str, float]:
