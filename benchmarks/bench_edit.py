@@ -104,7 +104,7 @@ def bench_shape(shape: str, n: int, reps: int, edits: int) -> dict[str, Any]:
             theirs.append(b)
             ratios.append(a / b)
             rss.append(peak)
-    run(gen, folder, cache)  # fills the model cache
+    run([*gen, "--force"], folder, cache)  # fills the cache (without --force: "up to date", nothing filled)
     one, ten = [], []
     for rep in range(edits):
         for count, times in ((1, one), (10, ten)):

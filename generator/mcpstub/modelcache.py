@@ -42,8 +42,6 @@ from mcpstub.render import import_order
 GROUP_SPREAD = 8
 # No group is longer than this, whatever the hashes say.
 GROUP_MAX = 24
-# Groups grow up to this many times longer when shared definitions outweigh the tools (`_scale`).
-SHARED_SCALE_MAX = 8
 # Below this many tools of missing groups a fork costs more than it saves.
 FORK_MIN_TOOLS = 12
 # This process, without the model generator imported, joins the child only while at least this
@@ -236,17 +234,18 @@ def _closes_group_at(name: str, spread: int) -> bool:
     return int.from_bytes(hashlib.sha256(name.encode("utf-8", "surrogatepass")).digest()[:4]) % spread == 0
 
 
-def split_groups(tools: Sequence[Tool], scale: int = 1) -> list[tuple[Tool, ...]]:
-    """Consecutive groups of tools, with boundaries set by the tools' names (content-defined).
+def _closes_group(name: str) -> bool:
+    """Whether a tool of this name ends its group (one in GROUP_SPREAD, by a hash of the name)."""
+    return _closes_group_at(name, GROUP_SPREAD)
 
-    `scale` (a power of two) makes groups that many times longer: its boundaries are a subset of
-    the unscaled ones, so a change of scale merges groups rather than moving every boundary.
-    """
+
+def split_groups(tools: Sequence[Tool]) -> list[tuple[Tool, ...]]:
+    """Consecutive groups of tools, with boundaries set by the tools' names (content-defined)."""
     groups: list[tuple[Tool, ...]] = []
     current: list[Tool] = []
     for tool in tools:
         current.append(tool)
-        if _closes_group_at(tool.name, GROUP_SPREAD * scale) or len(current) >= GROUP_MAX * scale:
+        if _closes_group(tool.name) or len(current) >= GROUP_MAX:
             groups.append(tuple(current))
             current = []
     if current:
@@ -265,30 +264,12 @@ def _units(toolset: Toolset) -> list[_Unit]:
     # nested classes as the whole toolset would (see classnames).
     roots = RootIndex(root_names(toolset) | toolset.reserved_roots)
     units = [replace(base, reserved_roots=roots.extending(root_names(base)))]
-    tools = [_schema_only(t) for t in toolset.tools]
-    for group in split_groups(tools, _scale(toolset, tools)):
+    for group in split_groups([_schema_only(t) for t in toolset.tools]):
         used = set().union(*(t.shared_def_names for t in group))
         shared = {n: s for n, s in toolset.shared_defs.items() if n in used}
         unit = replace(base, tools=group, shared_defs=shared)
         units.append(replace(unit, reserved_roots=roots.extending(root_names(unit))))
     return [_Unit(_digest(u), u) for u in units]
-
-
-def _scale(toolset: Toolset, tools: Sequence[Tool]) -> int:
-    """How many times longer than usual groups should be, for the shared definitions' sake.
-
-    Each group is generated with the shared definitions its tools use. Where a tool uses more of
-    them than a group holds tools (many definitions reused everywhere), usual groups would
-    generate them over and over: groups grow (by powers of two) until they hold about as many
-    tools as a tool uses definitions.
-    """
-    if SHARED_SCALE_MAX <= 1 or not toolset.shared_defs or not tools:
-        return 1
-    used = sum(len(t.shared_def_names) for t in tools) / len(tools)
-    scale = 1
-    while scale < SHARED_SCALE_MAX and GROUP_SPREAD * scale < used:
-        scale *= 2
-    return scale
 
 
 def _schema_only(tool: Tool) -> Tool:

@@ -44,7 +44,6 @@ def test_close_reaps_an_unwanted_child() -> None:
 def test_parallel_and_sequential_generation_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     source = ROOT / "examples" / "weather" / "tools.yaml"
     monkeypatch.setattr(modelcache, "GROUP_MAX", 1)  # one group per tool: work for both processes
-    monkeypatch.setattr(modelcache, "SHARED_SCALE_MAX", 1)
     monkeypatch.setattr(modelcache, "FORK", False)
     sequential = pipeline.generate(source)
     monkeypatch.setattr(modelcache, "FORK", True)

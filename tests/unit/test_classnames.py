@@ -58,13 +58,11 @@ def checked(folder: Path, tools: list[dict[str, Any]], defs: dict[str, Any] | No
 def grouped(toolset: Toolset) -> str:
     """The models as the cache builds them: one tool per group, merged."""
     saved = modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK
-    saved_scale, modelcache.SHARED_SCALE_MAX = modelcache.SHARED_SCALE_MAX, 1
     modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK = 1, 1, False
     try:
         return start_models(toolset, None).result().source
     finally:
         modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK = saved
-        modelcache.SHARED_SCALE_MAX = saved_scale
 
 
 def definitions(source: str) -> dict[tuple[str, ...], str]:

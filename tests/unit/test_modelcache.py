@@ -111,14 +111,11 @@ def edit(draw: st.DrawFn, doc: dict[str, Any]) -> dict[str, Any]:
 def small_groups() -> Iterator[None]:
     """Many groups, and a fork for even a few tools, so that small toolsets exercise the merge."""
     saved = modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS, modelcache.FORK
-    saved_scale = modelcache.SHARED_SCALE_MAX
     modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS = 2, 3, 2
-    modelcache.SHARED_SCALE_MAX = 1
     try:
         yield
     finally:
         modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS, modelcache.FORK = saved
-        modelcache.SHARED_SCALE_MAX = saved_scale
 
 
 def checked(folder: Path, doc: dict[str, Any]) -> Toolset:
@@ -405,51 +402,3 @@ def test_clashing_class_names_are_the_same_cached_grouped_and_in_one_call(
     assert warm.diagnostics == cold.diagnostics == again.diagnostics
     # However the tools are grouped, each class has one name and one text.
     assert _definitions(cold.source) == _definitions(whole.source)
-
-
-def test_groups_grow_where_shared_definitions_outweigh_the_tools(tmp_path: Path) -> None:
-    big = {
-        f"D{i}": {
-            "type": "object",
-            "properties": {f"p{j}": {"type": "string", "description": "x" * 40} for j in range(12)},
-        }
-        for i in range(20)
-    }
-    uses = {"type": "object", "properties": {f"d{i}": {"$ref": f"#/$defs/D{i}"} for i in range(20)}}
-    light = {"type": "object", "properties": {"q": {"type": "integer"}}}
-    heavy_doc = {
-        "mcpstub": 1,
-        "server": {"name": "s"},
-        "$defs": big,
-        "tools": [tool_entry(f"t{i}", uses) for i in range(64)],
-    }
-    light_doc = {
-        "mcpstub": 1,
-        "server": {"name": "s"},
-        "$defs": big,
-        "tools": [tool_entry(f"t{i}", light) for i in range(64)],
-    }
-    heavy, plain = checked(tmp_path, heavy_doc), checked(tmp_path, light_doc)
-    heavy_tools = [modelcache._schema_only(t) for t in heavy.tools]
-    scale = modelcache._scale(heavy, heavy_tools)
-    assert scale > 1
-    assert modelcache._scale(plain, [modelcache._schema_only(t) for t in plain.tools]) == 1
-
-    # Longer groups end where unscaled ones do: a change of scale merges groups, it moves no boundary.
-    def ends(groups: list[Any]) -> set[str]:
-        return {g[-1].name for g in groups}
-
-    scaled, unscaled = split_groups(heavy_tools, scale), split_groups(heavy_tools)
-    assert len(scaled) < len(unscaled)
-    assert ends(scaled) - {heavy_tools[-1].name} <= ends(unscaled)
-    # And the models are what they would be in one process without a cache.
-    saved, modelcache.FORK = modelcache.FORK, False
-    try:
-        cold = start_models(heavy, None).result().source
-    finally:
-        modelcache.FORK = saved
-    assert start_models(heavy, ModelCache(tmp_path / "cache")).result().source == cold
-
-
-def tool_entry(name: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "inputSchema": schema}
