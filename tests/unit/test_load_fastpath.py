@@ -269,13 +269,20 @@ def _check_both_ways(toolset: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[li
     return fast.diagnostics, bool(taken) and taken[0]
 
 
-@pytest.mark.parametrize("case", GOLDEN_ERRORS + GOLDEN_TREES, ids=lambda p: f"{p.parent.name}-{p.name}")
+# The goldens whose YAML holds data JSON can write (the others are YAML syntax or tag cases).
+AS_JSON = [c for c in GOLDEN_ERRORS + GOLDEN_TREES if _yaml_data(c / "tools.yaml") is not None]
+
+
+def test_most_goldens_can_be_written_as_json() -> None:
+    assert len(AS_JSON) >= len(GOLDEN_ERRORS + GOLDEN_TREES) - 12, "the JSON comparison lost its cases"
+
+
+@pytest.mark.parametrize("case", AS_JSON, ids=lambda p: f"{p.parent.name}-{p.name}")
 def test_golden_toolsets_as_json_check_the_same(
     case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = _yaml_data(case / "tools.yaml")
-    if data is None:
-        pytest.skip("not JSON data")
+    assert data is not None
     for other in case.iterdir():
         if other.is_file() and other.name != "tools.yaml":
             shutil.copy(other, tmp_path / other.name)
