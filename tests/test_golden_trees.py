@@ -39,4 +39,3 @@ def test_golden_tree_passes_mypy_strict(tmp_path: Path, case: str) -> None:
         cwd=tmp_path, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-

@@ -119,9 +119,12 @@ def test_check_breaking_refuses_to_write_until_the_major_version_moves(
     err = capsys.readouterr().err
     assert "refusing to write" in err and "find" in err and "bump server.version" in err
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # nothing written
-    assert cli.main(
-        ["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD", "--allow-breaking"]
-    ) == 0
+    assert (
+        cli.main(
+            ["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD", "--allow-breaking"]
+        )
+        == 0
+    )
     assert "limit" in (out / "tools.py").read_text("utf-8").split("_INPUT_find", 1)[1].split("\n\n")[0]
     toolset.write_text(
         TOOLSET.replace("required: [name]", "required: [name, limit]").replace("1.0.0", "2.0.0"), "utf-8"

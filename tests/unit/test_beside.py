@@ -8,37 +8,55 @@ from pathlib import Path
 import pytest
 
 from mcpstub import modelcache, pipeline
-from mcpstub.beside import Beside
+from mcpstub.beside import Standby
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def square(n: int) -> int:
-    return n * n
-
-
-def pid_of_worker(_: object) -> int:
+def _pid(_: object) -> int:
     return os.getpid()
 
 
-def explode(message: str) -> None:
+def _explode(message: str) -> None:
     raise ValueError(message)
 
 
-def test_result_comes_from_a_child_process() -> None:
-    assert Beside(square, 7).result() == 49
-    assert Beside(pid_of_worker, None).result() != os.getpid()
+def _bad_prepare() -> None:
+    raise RuntimeError("warm-up failed")
 
 
-def test_a_failing_child_reruns_here_and_raises_the_real_error() -> None:
+def test_standby_computes_in_a_child_once_given() -> None:
+    standby = Standby(_pid, lambda: None)
+    standby.give(None)
+    assert standby.result() != os.getpid()
+    standby.close()  # after the result: nothing left to stop
+
+
+def test_standby_never_given_is_stopped_and_reaped() -> None:
+    standby = Standby(_pid, lambda: None)
+    pid = standby._pid
+    standby.close()
+    standby.close()  # idempotent
+    if pid:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_a_failing_standby_reruns_here_and_raises_the_real_error() -> None:
+    standby = Standby(_explode, _bad_prepare)
+    standby.give("boom")
     with pytest.raises(ValueError, match="boom"):
-        Beside(explode, "boom").result()
+        standby.result()
 
 
-def test_close_reaps_an_unwanted_child() -> None:
-    pending = Beside(square, 3)
-    pending.close()
-    pending.close()  # idempotent
+def test_a_large_argument_does_not_block_while_the_child_prepares() -> None:
+    import time  # noqa: PLC0415
+
+    standby = Standby(len, lambda: time.sleep(1))
+    started = time.perf_counter()
+    standby.give("x" * 5_000_000)  # far beyond a pipe's buffer
+    assert time.perf_counter() - started < 0.5
+    assert standby.result() == 5_000_000
 
 
 def test_parallel_and_sequential_generation_agree(monkeypatch: pytest.MonkeyPatch) -> None:

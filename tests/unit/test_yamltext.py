@@ -65,8 +65,10 @@ json_values = st.recursive(
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
     | st.lists(st.sampled_from(TRICKY), max_size=3).map("".join),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=10) | st.sampled_from(TRICKY), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text(max_size=10) | st.sampled_from(TRICKY), children, max_size=4)
+    ),
     max_leaves=25,
 )
 
