@@ -10,8 +10,10 @@ Every failure is a `LiveError` with one line to show the user.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,6 +23,8 @@ from mcpstub.surface import DIGEST_META_KEY
 # How long connecting and listing may take, and how many pages a listing may have.
 TIMEOUT_SECONDS = 60.0
 MAX_PAGES = 1000
+# The SDK's loggers: what they report (with tracebacks) is kept and told in one line instead.
+SDK_LOGGERS = ("mcp", "client")
 
 
 class LiveError(Exception):
@@ -167,17 +171,50 @@ def read_live(
                     )
                 return listing
 
-        try:
-            return anyio.run(run)
-        except LiveError:
-            raise
-        except TimeoutError:
-            raise LiveError(f"{source}: no tool listing within {TIMEOUT_SECONDS:.0f} s") from None
-        except Exception as exc:  # the SDK raises many kinds; the user needs one line, not a traceback
-            errlog.seek(0)
-            said = [line.strip() for line in errlog.read().splitlines() if line.strip()]
-            why = f"; the server said: {said[-1][:300]}" if said else ""
-            raise LiveError(f"{source}: {_describe(exc)}{why}") from None
+        with _sdk_logs_kept() as logged:
+            try:
+                return anyio.run(run)
+            except LiveError:
+                raise
+            except TimeoutError:
+                raise LiveError(f"{source}: no tool listing within {TIMEOUT_SECONDS:.0f} s") from None
+            except Exception as exc:  # the SDK raises many kinds; the user needs one line, not a traceback
+                errlog.seek(0)
+                said = [line.strip() for line in errlog.read().splitlines() if line.strip()]
+                why = f"; the server said: {said[-1][:300]}" if said else ""
+                if any(m.startswith("Failed to parse JSONRPC") for m in logged):
+                    why += "; it wrote what is not JSON-RPC to stdout (a stdio server logs to stderr)"
+                elif logged and logged[0]:
+                    why += f"; the client said: {logged[0][:300]}"
+                raise LiveError(f"{source}: {_describe(exc)}{why}") from None
+
+
+class _Kept(logging.Handler):
+    """Keeps the messages of log records (warnings and worse), without their tracebacks."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage().strip())
+
+
+@contextmanager
+def _sdk_logs_kept() -> Iterator[list[str]]:
+    """While reading, the SDK's log records go to a list, not to stderr as tracebacks."""
+    kept = _Kept()
+    loggers = [logging.getLogger(name) for name in SDK_LOGGERS]
+    saved = [logger.propagate for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(kept)
+        logger.propagate = False
+    try:
+        yield kept.messages
+    finally:
+        for logger, propagate in zip(loggers, saved, strict=True):
+            logger.removeHandler(kept)
+            logger.propagate = propagate
 
 
 def _describe(exc: BaseException) -> str:

@@ -217,3 +217,35 @@ def test_a_live_http_server_is_a_side(repo: Path, served: str, capsys: pytest.Ca
     assert cli.main(["diff", served, "next.yaml", "--format", "json", "--fail-on", "info"]) == 1
     found = findings(capsys)
     assert [(f["tool"], f["severity"]) for f in found] == [("find", "info")]
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("echo hello", "not JSON-RPC"),  # a banner on stdout: the SDK logs a traceback for it
+        (f"{sys.executable} -c 'import sys; sys.exit(3)'", "Connection closed"),
+        (f"{sys.executable} -c 'import sys; sys.exit(\"no token\")'", "the server said: no token"),
+        ("/nonexistent/server --stdio", "No such file"),
+        ("'unterminated", "No closing quotation"),
+    ],
+)
+def test_a_server_command_that_fails_is_one_line_exit_2(
+    repo: Path, capsys: pytest.CaptureFixture[str], command: str, said: str
+) -> None:
+    assert cli.main(["diff", "--server-command", command, "api/tools.yaml"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"mcpstub: error: server command {command!r}")
+    assert said in captured.err and "Traceback" not in captured.err
+    assert len(captured.err.splitlines()) == 1
+
+
+def test_a_server_writing_junk_to_stdout_gives_no_traceback(repo: Path) -> None:
+    # Outside pytest's log capture: the SDK's log record with its traceback must not reach stderr.
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpstub", "diff", "--server-command", "echo hello", "api/tools.yaml"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and "not JSON-RPC" in done.stderr
+    assert len(done.stderr.splitlines()) == 1
