@@ -10,6 +10,7 @@ A file that does not compile is a generator bug, never a user mistake: it is rai
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Collection, Mapping
 from functools import cache
@@ -183,19 +184,126 @@ def black_layout(source: str) -> str:
         elif (field := _FIELD.match(line)) and i + 1 < len(lines) and lines[i + 1].strip() == ")":
             # `name: T = (\n value\n)` with a first line too long: black splits T instead
             indent, name, annotation = field.groups()
+            whole = _split_annotated(indent, name, f"{annotation} = {lines[i].strip()}")
             tokens = _tokens(annotation)
             split = _split_line(indent + "    " + annotation, tokens) if tokens is not None else None
-            if split is not None:
-                out += [f"{indent}{name}: (", *split, f"{indent}) = {lines[i].strip()}"]
+            if whole is not None or split is not None:
+                out += whole or [f"{indent}{name}: (", *(split or []), f"{indent}) = {lines[i].strip()}"]
                 i += 2
                 continue  # three balanced lines: the depth stays
             out.append(line)
+        elif not depth and (annotated := _ANNOTATED.match(line)):
+            split = _split_annotated(*annotated.groups())
+            out.extend(split if split is not None else [line])
         else:
             out.append(line)
         if any(bracket in line for bracket in "()[]{}"):
             code = _STRING.sub('""', line) if "'" in line or '"' in line else line
             depth += sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
-    return "\n".join(out)
+    return _black_statements("\n".join(out))
+
+
+# A line black cannot shorten: one string literal, maybe a keyword's value, maybe a comma.
+_LONE_STRING = re.compile(
+    r'(?:\w+=)?[rRbBuU]?(?:"{3}(?:[^\\]|\\.)*?"{3}|"(?:[^"\\]|\\.)*"|' + r"'(?:[^'\\]|\\.)*'),?"
+)
+_COMPOUND = (
+    ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.If, ast.For, ast.While, ast.With, ast.Try
+)
+
+
+def _black_statements(source: str) -> str:
+    """Statements still holding a line too long, laid out by black itself.
+
+    The layout above covers what generated code usually holds; a statement it leaves too long
+    (a long name before a long annotation or default) is one black may lay out in ways of its
+    own, so black (installed with datamodel-code-generator) formats that statement alone, at its
+    own indentation. Nothing else pays for importing black.
+    """
+    lines = source.split("\n")
+    long_lines = [
+        number
+        for number, line in enumerate(lines, 1)
+        if text_width(line) > LINE_LENGTH and not _LONE_STRING.fullmatch(line.strip())
+    ]
+    if not long_lines:
+        return source
+    try:
+        tree = ast.parse(source)
+        import black  # noqa: PLC0415
+    except (SyntaxError, ImportError):
+        return source
+    spans = sorted(
+        {
+            (node.lineno, node.end_lineno or node.lineno, node.col_offset)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.stmt) and not isinstance(node, _COMPOUND)
+            for number in long_lines
+            if node.lineno <= number <= (node.end_lineno or node.lineno)
+        },
+        reverse=True,
+    )
+    for first, last, column in spans:
+        depth = column // 4
+        wrapper = "".join("    " * level + "class _:\n" for level in range(depth))
+        text = wrapper + "\n".join(lines[first - 1 : last]) + "\n"
+        formatted = black.format_str(text, mode=black_mode()).rstrip("\n").split("\n")[depth:]
+        lines[first - 1 : last] = formatted
+    return "\n".join(lines)
+
+
+_ANNOTATED = re.compile(r"^( *)(\w+): (.+)$")
+# A default black leaves after the closing bracket: a name, a number, a string, `[]` or `{}`.
+_ATOM = re.compile(r'[\w.+-]+|\[\]|\{\}|"(?:[^"\\]|\\.)*"')
+
+
+def _top_level_equals(text: str) -> int:
+    """Where ` = ` stands outside brackets and strings in `text`, or -1."""
+    depth, quote = 0, ""
+    for index, char in enumerate(text):
+        if quote:
+            if char == quote and text[index - 1] != "\\":
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif not depth and text.startswith(" = ", index):
+            return index
+    return -1
+
+
+def _split_annotated(indent: str, name: str, rest: str) -> list[str] | None:
+    """`name: T[...]`, `name: T[...] = atom` or `name: TypeAlias = T[...]`, too long: split
+    inside the last bracket as black does, or None when black would lay it out otherwise."""
+    equals = _top_level_equals(rest)
+    annotation, default = (rest, None) if equals < 0 else (rest[:equals], rest[equals + 3 :])
+    if annotation == "TypeAlias" and default is not None:
+        prefix, value, trailing = f"{name}: TypeAlias = ", default, ""
+    elif default is None or _ATOM.fullmatch(default):
+        prefix, value, trailing = f"{name}: ", annotation, "" if default is None else f" = {default}"
+    else:
+        return None
+    tokens = _tokens(value)
+    if tokens is None:
+        return None
+    try:
+        items, _ = _parse(tokens, 0, None)
+    except ValueError:
+        return None
+    if len(items) != 1 or _flat_item(items[0]) != value or any(not operand for operand in items[0]):
+        return None  # spacing this parser does not reproduce
+    if len(items[0]) > 1:  # a union: black puts it in parentheses of its own
+        lines = [f"{indent}{prefix}(", *_lay(items[0], indent + "    ", ""), f"{indent}){trailing}"]
+    elif isinstance(items[0][0][-1], str):
+        return None
+    else:
+        lines = _lay_operand(items[0][0], indent, prefix, trailing)
+    if text_width(lines[0]) > LINE_LENGTH or text_width(lines[-1]) > LINE_LENGTH:
+        return None  # black then parenthesises the annotation or the default
+    return lines
 
 
 def _quotes(match: re.Match[str]) -> str:

@@ -140,12 +140,88 @@ def _corpus(folder: Path) -> Path:
     return _written(json.dumps(toolset, ensure_ascii=False))(folder)  # JSON is YAML
 
 
+# Names long enough that black lays out whole statements differently (a parenthesised annotation,
+# `TypeAlias` on a line of its own, a default wrapped in parentheses): every kind of default and
+# every shape of annotation behind a long property, shared definition and tool name.
+_LONG = "a_really_long_property_name_that_goes_on_and_on_and_on_for_quite_a_while_longer"
+
+
+def _long_names(folder: Path) -> Path:
+    enum = ["value_" + "x" * 100, "short", 'with space and "quote"', "ünïcödé" * 12]
+    properties: dict[str, object] = {
+        _LONG: {"$ref": "#/$defs/VeryLongSharedDefinitionNameThatKeepsGoingAndGoingForeverAndEver"},
+        _LONG + "2": {"type": "array", "items": {"type": "string", "enum": enum}, "default": enum * 2},
+        _LONG + "3": {"type": "object", "default": {"k" * 50: ["v" * 60, {"n": 1e300}], "z": None}},
+        _LONG + "4": {"$ref": "#/$defs/Lim"},
+        _LONG + "5": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}], "default": 30},
+        _LONG + "6": {"type": "number", "default": 123456789012345678901234567890.5, "minimum": -1e308},
+        _LONG + "7": {"type": "integer", "default": 10**40, "maximum": 10**50},
+        _LONG + "8": {"$ref": "#/$defs/LongPattern", "default": "alt1"},
+        _LONG + "9": {"type": "string", "const": "c" * 120, "default": "c" * 120},
+        _LONG + "10": {"type": ["string", "null"], "default": None},
+        _LONG + "11": {"$ref": "#/$defs/Obj", "default": {_LONG: "q"}},
+        _LONG + "12": {"type": "boolean", "default": True, "description": "d" * 100},
+    }
+    toolset = {
+        "mcpstub": 1,
+        "server": {"name": "long"},
+        "$defs": {
+            "VeryLongSharedDefinitionNameThatKeepsGoingAndGoingForeverAndEver": {
+                "type": "string", "enum": enum, "default": enum[0]
+            },
+            "LongPattern": {"type": "string", "pattern": "^(" + "|".join(f"alt{i}" for i in range(40)) + ")$"},
+            "Lim": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}], "default": 30},
+            "Obj": {"type": "object", "properties": {_LONG: {"type": "string", "default": "d" * 200}}},
+        },
+        "tools": [
+            {
+                "name": name,
+                "inputSchema": {"type": "object", "properties": properties},
+                "outputSchema": {"type": "object", "properties": {_LONG: {"$ref": "#/$defs/Obj"}}},
+            }
+            for name in ["t_" + "very_long_tool_name_" * 3 + "end", "x" * 64, "a", "get-" + "y" * 59]
+        ],
+    }
+    return _written(json.dumps(toolset, ensure_ascii=False))(folder)
+
+
+def _wide_enums(folder: Path) -> Path:
+    """Enums too wide for a line, in every place a model holds one (shared, inline, optional, listed)."""
+    wide = {"type": "string", "enum": [f"value_{i}" for i in range(40)]}
+    properties = {
+        "required_enum": wide,
+        "optional_enum": wide,
+        "defaulted": {**wide, "default": "value_3"},
+        "listed": {"type": "array", "items": wide, "default": []},
+        "nullable": {"anyOf": [wide, {"type": "null"}], "default": None},
+        "shared": {"$ref": "#/$defs/Wide"},
+        "shared_optional": {"anyOf": [{"$ref": "#/$defs/Wide"}, {"type": "integer"}]},
+        "pattern": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[a-z]{1,20}-[0-9]{1,8}$"},
+    }
+    toolset = {
+        "mcpstub": 1,
+        "server": {"name": "enums"},
+        "$defs": {"Wide": wide, "WideInt": {"enum": list(range(1000, 1040))}},
+        "tools": [
+            {
+                "name": f"enum_tool_{i}",
+                "inputSchema": {"type": "object", "properties": properties, "required": ["required_enum"]},
+                "outputSchema": {"type": "object", "properties": {"w": {"$ref": "#/$defs/WideInt"}, **properties}},
+            }
+            for i in range(3)
+        ],
+    }
+    return _written(json.dumps(toolset))(folder)
+
+
 CASES: dict[str, Callable[[Path], Path]] = {
     "weather": lambda _: ROOT / "examples" / "weather" / "tools.yaml",
     "full": lambda _: ROOT / "schemas" / "examples" / "full.yaml",
     **{p.stem: (lambda _, p=p: p) for p in sorted((ROOT / "tests" / "data").glob("*.yaml"))},
     "adversarial": _written(textwrap.dedent(ADVERSARIAL)),
     "github-corpus": _corpus,
+    "long-names": _long_names,
+    "wide-enums": _wide_enums,
 }
 
 
