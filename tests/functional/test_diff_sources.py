@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree as ET
 
 import pytest
 
@@ -249,3 +250,78 @@ def test_a_server_writing_junk_to_stdout_gives_no_traceback(repo: Path) -> None:
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and "not JSON-RPC" in done.stderr
     assert len(done.stderr.splitlines()) == 1
+
+
+def _answer(description: str, maximum: int) -> dict[str, Any]:
+    limit = {"type": "integer", "maximum": maximum}
+    tool = {
+        "name": "find",
+        "description": description,
+        "inputSchema": {"type": "object", "properties": {"limit": limit}},
+    }
+    return {"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool]}}
+
+
+def test_a_saved_answer_with_escaped_astral_characters_is_read_and_located(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # json.dumps escapes 🚀 as the surrogate pair \ud83d\ude80 (as many clients save answers); a
+    # backslash written before "ud83d" is text, not an escape.
+    description = "Find 🚀 items 🚀 (not an escape: \\ud83d\\ude80)"
+    saved = repo / "answer.json"
+    text = json.dumps(_answer(description, 10))
+    assert "\\ud83d\\ude80" in text and "\n" not in text
+    saved.write_text(text, "utf-8")
+    old = {"mcpstub": 1, "server": {"name": "s"}, **_answer(description, 20)["result"]}
+    (repo / "old.yaml").write_text(json.dumps(old, ensure_ascii=False), "utf-8")
+    capsys.readouterr()
+    assert cli.main(["diff", "old.yaml", str(saved), "--format", "json", "--no-version-check"]) == 1
+    found = findings(capsys)
+    assert [(f["rule"], f["path"]) for f in found if f["severity"] == "breaking"] == [
+        ("input-constraint-tightened", "/inputSchema/properties/limit/maximum")
+    ]
+    assert not any(f["rule"] == "description-changed" for f in found)
+    location = next(f["location"] for f in found if f["rule"] == "input-constraint-tightened")
+    assert location["line"] == 1 and text[location["col"] - 1 :].startswith('"maximum": 10')
+
+
+def test_control_characters_from_a_source_never_reach_the_report(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hostile = "\x1b[31mred\u202e\x00"
+
+    def answer(extra: dict[str, Any]) -> str:
+        prop = {"type": "string", **extra}
+        tool = {
+            "name": hostile,
+            "description": "d\x07",
+            "inputSchema": {"type": "object", "properties": {"k\x02": prop}},
+        }
+        return json.dumps({"tools": [tool]})
+
+    (repo / "old.json").write_text(answer({}), "utf-8")
+    (repo / "new.json").write_text(answer({"maxLength": 3}), "utf-8")
+    capsys.readouterr()
+    for fmt in ("text", "github", "junit"):
+        assert cli.main(["diff", "old.json", "new.json", "--format", fmt]) == 1
+        out = capsys.readouterr().out
+        assert all(ch.isprintable() or ch == "\n" for ch in out), fmt
+        assert "\\x1b[31mred\\u202e\\x00" in out and "/properties/k\\x02/maxLength" in out, fmt
+        if fmt == "junit":
+            suite = ET.fromstring(out.split("\n", 1)[1]).find("testsuite")
+            assert suite is not None and suite.get("failures") == "2"
+    assert cli.main(["diff", "old.json", "new.json", "--format", "json"]) == 1
+    assert {f["tool"] for f in findings(capsys)} == {"", hostile}  # JSON keeps the value itself
+
+
+def test_a_cut_snapshot_is_a_usage_error_naming_where(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    released = generated(repo, TOOLSET, "shop_cut") / "surface.json"
+    text = released.read_text("utf-8")
+    cut = repo / "cut.json"
+    cut.write_text(text[: len(text) // 2], "utf-8")
+    capsys.readouterr()
+    assert cli.main(["diff", "cut.json", "shop_cut.yaml"]) == 2
+    err = capsys.readouterr().err
+    line = text[: len(text) // 2].count("\n") + 1
+    assert err.startswith(f"mcpstub: error: cut.json:{line}:") and "not JSON" in err
+    assert "toolset" in err and len(err.splitlines()) == 1

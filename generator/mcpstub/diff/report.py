@@ -16,6 +16,27 @@ FORMATS = ("text", "json", "github", "junit")
 _SCHEMA_PREFIX = {"input": "/inputSchema", "output": "/outputSchema"}
 
 
+def visible(text: str) -> str:
+    """Text with every character that does not print escaped (`\\x1b`, `\\u202e`).
+
+    Names and pointers come from the sources (a server's tool and property names): a control
+    character would move a terminal's cursor, reorder the line (bidi overrides) or make the XML
+    of a JUnit report ill-formed, so none reaches the output as itself.
+    """
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(
+                f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+            )
+    return "".join(out)
+
+
 def _where(finding: Finding) -> str:
     """`tool 'x' input /properties/a`: the schema-relative pointer for schema findings."""
     if not finding.tool:
@@ -45,7 +66,7 @@ def render_text(findings: list[Finding]) -> str:
     for f in findings:
         loc = f.location
         prefix = f"{loc.file}:{loc.line}:{loc.col}: " if loc is not None else ""
-        lines.append(f"{prefix}{f.severity}: {_line(f)} [{f.rule}]")
+        lines.append(visible(f"{prefix}{f.severity}: {_line(f)} [{f.rule}]"))
     counts = {s: sum(f.severity == s for f in findings) for s in ("breaking", "warning", "info")}
     if findings:
         lines.append(", ".join(f"{n} {s}" for s, n in counts.items()))
@@ -75,9 +96,9 @@ def render_github(findings: list[Finding]) -> str:
         props = []
         if f.location is not None:
             loc = f.location
-            props += [f"file={_escape_property(loc.file)}", f"line={loc.line}", f"col={loc.col}"]
+            props += [f"file={_escape_property(visible(loc.file))}", f"line={loc.line}", f"col={loc.col}"]
         props.append(f"title={_escape_property(f'{f.severity} [{f.rule}]')}")
-        lines.append(f"::{level[f.severity]} {','.join(props)}::{_escape_data(_line(f))}")
+        lines.append(f"::{level[f.severity]} {','.join(props)}::{_escape_data(visible(_line(f)))}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -93,13 +114,17 @@ def render_junit(findings: list[Finding]) -> str:
     )
     for f in findings:
         case = ET.SubElement(
-            suite, "testcase", classname=f.tool or "server", name=f"{f.rule} {f.path or '/'}"
+            suite,
+            "testcase",
+            classname=visible(f.tool or "server"),
+            name=visible(f"{f.rule} {f.path or '/'}"),
         )
         body = _line(f)
         if f.location is not None:
             body = f"{f.location.file}:{f.location.line}:{f.location.col}: {body}"
+        body = visible(body)
         if f.severity == "breaking":
-            ET.SubElement(case, "failure", message=f.message, type=f.rule).text = body
+            ET.SubElement(case, "failure", message=visible(f.message), type=f.rule).text = body
         else:
             ET.SubElement(case, "system-out").text = f"{f.severity}: {body}"
     suites = ET.Element("testsuites")
