@@ -4,7 +4,8 @@
 `models.render_models(toolset)` would give, built another way: the shared definitions are generated
 once on their own, the tools in groups (a tool closes its group when a hash of its name says so, so
 an edit moves at most one boundary), each group by `render_models` on a toolset of its tools and the
-shared definitions they use. The group sources are merged statement by statement: identical
+shared definitions they use; a shared class the tools only name is a stand-in there, and what only it
+reaches is left out, so that each shared class is generated in full once. The group sources are merged statement by statement: identical
 definitions collapse, a name defined twice with different bodies makes the whole toolset generate in
 one call instead. A group's output depends only on its own input, so it is stored on disk under the
 hash of that input and of the generator, and half the missing groups are generated in a forked child
@@ -49,7 +50,9 @@ FORK_MIN_TOOLS = 12
 _OWN_MIN_UNITS = 3
 # Missing models are generated in a forked child (where fork exists); False: all in this process.
 FORK = hasattr(os, "fork")
-_MAGIC = "mcpstub-models-cache 3"
+# Groups generate the shared classes their tools only name as stand-ins (see models._stand_ins).
+STAND_INS = True
+_MAGIC = "mcpstub-models-cache 4"
 
 
 class _Clash(Exception):
@@ -222,7 +225,8 @@ def _marshal(value: object) -> bytes:
 def _digest(toolset: Toolset) -> str:
     """The hash of a unit's input: every field `render_models` could read, in order."""
     digest = hashlib.sha256(_generator_key().encode())
-    head = (toolset.source_name, toolset.shared_defs, tuple(sorted(toolset.reserved_roots)))
+    roots = tuple(sorted(toolset.reserved_roots))
+    head = (toolset.source_name, toolset.shared_defs, roots, toolset.stand_ins)
     for value in (head, *toolset.tools):
         data = derived(value, "models", _marshal) if isinstance(value, Tool) else _marshal(value)
         digest.update(b"\0" + data)
@@ -267,7 +271,7 @@ def _units(toolset: Toolset) -> list[_Unit]:
     for group in split_groups([_schema_only(t) for t in toolset.tools]):
         used = set().union(*(t.shared_def_names for t in group))
         shared = {n: s for n, s in toolset.shared_defs.items() if n in used}
-        unit = replace(base, tools=group, shared_defs=shared)
+        unit = replace(base, tools=group, shared_defs=shared, stand_ins=STAND_INS)
         units.append(replace(unit, reserved_roots=roots.extending(root_names(unit))))
     return [_Unit(_digest(u), u) for u in units]
 
@@ -281,7 +285,28 @@ def _render_all(units: list[Toolset]) -> list[_Generated]:
     out = []
     for unit in units:
         result = render_models(unit)
-        out.append(_Generated(result, split_source(result.source)))
+        parts = split_source(result.source)
+        if result.stand_ins:
+            parts = _without(parts, set(result.stand_ins))
+        out.append(_Generated(result, parts))
+    return out
+
+
+def _without(parts: list[_Part], names: set[str]) -> list[_Part]:
+    """The statements that do not define the named classes, with the imports they use.
+
+    What the dropped statements used comes from the generation that defines them for real.
+    """
+    kept = [p for p in parts if p[0] in {"from", "import"} or names.isdisjoint(p[1])]
+    used: set[str] = set()
+    for kind, _, text in kept:
+        if kind not in {"from", "import"}:
+            used.update(n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name))
+    out: list[_Part] = []
+    for kind, imported, text in kept:
+        bound = tuple(n for n in imported if kind != "from" or n.rpartition(" as ")[2] in used)
+        if kind != "from" or bound:
+            out.append((kind, bound, text))
     return out
 
 

@@ -10,6 +10,7 @@ permissive model and a warning, so one odd tool never blocks the rest.
 from __future__ import annotations
 
 import itertools
+import json
 import keyword
 import re
 import unicodedata
@@ -81,6 +82,9 @@ class ModelsResult:
 
     source: str
     diagnostics: list[Diagnostic]
+    # Shared definitions generated as stand-ins (`Toolset.stand_ins`): their statements in
+    # `source` are not theirs and are to be dropped, with the imports only they use.
+    stand_ins: tuple[str, ...] = ()
 
 
 class _Unsupported(Exception):
@@ -113,8 +117,12 @@ def render_models(toolset: Toolset) -> ModelsResult:
                 diagnostics.append(_fallback_warning(f"tool {tool.name!r}", str(exc), where))
     if not units:  # a toolset with no tools yet: nothing to model
         return ModelsResult("", diagnostics)
+    stand_ins: tuple[str, ...] = ()
+    wire: frozenset[str] = frozenset()
+    if toolset.stand_ins and toolset.shared_defs:
+        units, stand_ins, wire = _stand_ins(units, set(toolset.shared_defs))
     try:
-        source = _generate(units)
+        source = _generate(units, wire)
     except Exception:
         source = None
     if source is None:
@@ -129,7 +137,7 @@ def render_models(toolset: Toolset) -> ModelsResult:
             units[name] = {name: _permissive(units[name].get(name, {}))}
             diagnostics.append(_fallback_warning(f"tool {owners[name]!r} ({name})", "", where))
         try:
-            source = _generate(units)
+            source = _generate(units, wire)
         except Exception as exc:
             message = f"cannot generate models: {exc}"
             return ModelsResult("", [*diagnostics, error("models-failed", message, where)])
@@ -155,7 +163,86 @@ def render_models(toolset: Toolset) -> ModelsResult:
                 message = f"tool {tool.name!r}: class {class_name} is missing from the models"
                 hint = "rename the tool or the shared definition that clashes with it"
                 diagnostics.append(error("models-missing-class", message, where, hint))
-    return ModelsResult(source, diagnostics)
+    return ModelsResult(source, diagnostics, stand_ins)
+
+
+# Where a `$ref` to a shared class renders as the class's name alone, whatever the class holds.
+_NAME_ONLY_CHILDREN = (
+    "/properties/", "/items", "/prefixItems/", "/additionalProperties", "/anyOf/", "/oneOf/"
+)  # fmt: skip
+# Keywords beside such a `$ref` that do not change how it renders.
+_NAME_ONLY_SIBLINGS = frozenset({"$ref", "title", "description", "$comment", "examples", "deprecated"})
+# Keywords that could make a shared object definition anything but a plain class.
+_NOT_PLAIN_CLASS = _ANY_KEYWORDS | {"$ref", "enum", "const", "default", "nullable", "discriminator"}
+
+
+def _stand_ins(
+    units: dict[str, dict[str, JSON]], shared: set[str]
+) -> tuple[dict[str, dict[str, JSON]], tuple[str, ...], frozenset[str]]:
+    """Replace the shared classes that the tools only name by stand-ins, and drop those unreached.
+
+    A shared definition that is a plain object class, reached only through `$ref`s that render as
+    its name (a property, an item, a union member; no default, no `allOf`, no discriminator on the
+    way), is generated as a one-field class of the same name: what refers to it comes out the
+    same, and its own statements (dropped by the caller) come from the generation of the shared
+    definitions. What only such a class reaches is not generated at all. The property names of
+    what is left out stay in the document's name set, so that field names are chosen as before.
+    """
+    real: set[str] = set()
+    named: set[str] = set()
+    pending = [n for n in units if n not in shared]
+    while pending:
+        for key, name_only in _shared_refs(units[pending.pop()], shared):
+            target = units.get(key, {}).get(key)
+            if name_only and _plain_class(target):
+                named.add(key)
+            elif key not in real:
+                real.add(key)
+                pending.append(key)
+    stand_ins = named - real
+    wire: set[str] = set()
+    kept: dict[str, dict[str, JSON]] = {}
+    for name, entries in units.items():
+        if name not in shared or name in real:
+            kept[name] = entries
+            continue
+        _property_names(entries, wire)
+        if name in stand_ins:
+            properties = entries[name]["properties"]
+            kept[name] = {name: {"type": "object", "properties": {next(iter(properties)): {}}}}
+    return kept, tuple(sorted(stand_ins)), frozenset(wire)
+
+
+def _plain_class(schema: JSON) -> bool:
+    """Whether a (rewritten) shared definition is sure to be a class of its own."""
+    return (
+        isinstance(schema, dict)
+        and schema.get("type") == "object"
+        and isinstance(schema.get("properties"), dict)
+        and bool(schema["properties"])
+        and _NOT_PLAIN_CLASS.isdisjoint(schema)
+    )
+
+
+def _shared_refs(entries: dict[str, JSON], shared: set[str]) -> Iterator[tuple[str, bool]]:
+    """(shared name, whether the reference renders as the name alone) for every `$ref` to a shared
+    definition in a unit's entries."""
+
+    def walk(node: JSON, name_only: bool) -> Iterator[tuple[str, bool]]:
+        if not isinstance(node, dict):
+            return
+        name_only = name_only and "default" not in node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and (key := _unescape(ref[8:])) in shared:
+            yield key, name_only and _NAME_ONLY_SIBLINGS.issuperset(node)
+        for suffix, sub in _children(node):
+            yield from walk(sub, name_only and suffix.startswith(_NAME_ONLY_CHILDREN))
+
+    discriminated = '"discriminator"' in json.dumps(entries)
+    for schema in entries.values():
+        # A root that is a reference is an alias of the class: never a stand-in.
+        aliased = isinstance(schema, dict) and "$ref" in schema
+        yield from walk(schema, not (discriminated or aliased))
 
 
 def _check_binding(
@@ -555,8 +642,9 @@ def _find_failing(names: list[str], attempt: Callable[[list[str]], None]) -> lis
     return []
 
 
-def _generate(units: dict[str, dict[str, JSON]]) -> str:
-    """Run datamodel-code-generator once on the combined document."""
+def _generate(units: dict[str, dict[str, JSON]], wire: frozenset[str] = frozenset()) -> str:
+    """Run datamodel-code-generator once on the combined document (`wire`: property names of
+    definitions left out, which field names must still avoid)."""
     from datamodel_code_generator import LiteralType, generate  # noqa: PLC0415
     from datamodel_code_generator.enums import (  # noqa: PLC0415
         DataModelType,
@@ -569,7 +657,7 @@ def _generate(units: dict[str, dict[str, JSON]]) -> str:
     for entries in units.values():
         defs.update(entries)
     document = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
-    aliases = _field_names(defs)
+    aliases = _field_names(defs, wire)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result: Any = generate(
@@ -620,7 +708,7 @@ def _property_names(node: JSON, found: set[str]) -> None:
             _property_names(value, found)
 
 
-def _field_names(defs: dict[str, JSON]) -> dict[str, str]:
+def _field_names(defs: dict[str, JSON], extra: frozenset[str] = frozenset()) -> dict[str, str]:
     """A distinct field name for each property name that is not one as it stands.
 
     Python parses identifiers in NFKC form (the ligature `\ufb01le` is `file`), so such a
@@ -628,7 +716,7 @@ def _field_names(defs: dict[str, JSON]) -> dict[str, str]:
     name as its alias. A chosen name is no property name anywhere in the document nor a pydantic
     attribute: two names that normalise alike stay two fields, and no wire name means two fields.
     """
-    wire: set[str] = set()
+    wire: set[str] = set(extra)
     _property_names(defs, wire)
     taken = wire | _model_attributes()
     chosen: dict[str, str] = {}

@@ -402,3 +402,107 @@ def test_clashing_class_names_are_the_same_cached_grouped_and_in_one_call(
     assert warm.diagnostics == cold.diagnostics == again.diagnostics
     # However the tools are grouped, each class has one name and one text.
     assert _definitions(cold.source) == _definitions(whole.source)
+
+
+# Shared definitions of every kind, and every place a tool can refer to one: a stand-in must
+# never change what the tools' classes say.
+STAND_IN_SHARED: dict[str, Any] = {
+    "Plain": {"type": "object", "properties": {"id": {"type": "string"}, "class": {"type": "integer"}}},
+    "Parented": {
+        "type": "object",
+        "properties": {"parent": {"$ref": "#/$defs/Plain"}, "at": {"$ref": "#/$defs/Mode"}},
+        "required": ["parent"],
+    },
+    "Tree": {
+        "type": "object",
+        "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}, "v": {"type": "number"}},
+    },
+    "Nested": {
+        "type": "object",
+        "properties": {"inner": {"type": "object", "properties": {"a-b": {"type": "boolean"}}}},
+        "additionalProperties": False,
+    },
+    "Defaulted": {"type": "object", "properties": {"n": {"type": "integer"}}, "default": {"n": 1}},
+    "Nullable": {"type": ["object", "null"], "properties": {"x": {"type": "string"}}},
+    "Mode": {"type": "string", "enum": ["fast", "slow"]},
+    "Count": {"type": "integer", "minimum": 1},
+    "Pair": {"type": "array", "items": {"$ref": "#/$defs/Plain"}, "maxItems": 2},
+    "Either": {"anyOf": [{"$ref": "#/$defs/Plain"}, {"$ref": "#/$defs/Tree"}]},
+    "Merged": {"allOf": [{"$ref": "#/$defs/Plain"}, {"properties": {"extra": {"type": "string"}}}]},
+    "Open": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Plain"}},
+}
+
+
+def _placed(draw: st.DrawFn, name: str) -> dict[str, Any]:
+    """A schema that refers to a shared definition in one of the ways a tool can."""
+    ref = {"$ref": f"#/$defs/{name}"}
+    return draw(
+        st.sampled_from(
+            [
+                ref,
+                {**ref, "description": "with a note"},
+                {"type": "array", "items": ref},
+                {"anyOf": [ref, {"type": "null"}]},
+                {"oneOf": [ref, {"type": "string"}]},
+                {"allOf": [ref]},
+                {"allOf": [ref, {"properties": {"more": {"type": "integer"}}}]},
+                {"type": "object", "additionalProperties": ref},
+                {"type": "object", "properties": {"deep": ref}, "required": ["deep"]},
+                {"type": "array", "prefixItems": [ref, {"type": "integer"}]},
+                {"anyOf": [ref, {"type": "null"}], "default": None},
+                {**ref, "default": {"id": "x"}},
+                {"not": ref},
+            ]
+        )
+    )
+
+
+@st.composite
+def stand_in_tool(draw: st.DrawFn) -> dict[str, Any]:
+    def schema() -> dict[str, Any]:
+        chosen = st.lists(st.sampled_from(["a", "b", "class", "c-d", "json"]), max_size=3, unique=True)
+        props = {prop: _placed(draw, draw(st.sampled_from(sorted(STAND_IN_SHARED)))) for prop in draw(chosen)}
+        return {"type": "object", "properties": props, "required": sorted(props)[:1]}
+
+    entry: dict[str, Any] = {"name": draw(names), "inputSchema": schema()}
+    if draw(st.booleans()):
+        entry["outputSchema"] = schema()
+    elif draw(st.booleans()):  # an output that is a shared class itself
+        entry["outputSchema"] = {"$ref": f"#/$defs/{draw(st.sampled_from(['Plain', 'Parented', 'Tree']))}"}
+    return entry
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_stand_ins_for_shared_classes_change_no_byte(tmp_path_factory: Any, data: Any) -> None:
+    folder = tmp_path_factory.mktemp("standins")
+    listed = data.draw(st.lists(stand_in_tool(), min_size=1, max_size=6, unique_by=lambda t: t["name"]))
+    doc = {"mcpstub": 1, "server": {"name": "s"}, "$defs": STAND_IN_SHARED, "tools": listed}
+    path = folder / "tools.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    checked_result = check_toolset(path)
+    if checked_result.toolset is None:  # two tool names that are one Python name: refused
+        assert {d.code for d in checked_result.diagnostics if d.is_error} == {"name-collision"}
+        return
+    toolset = checked_result.toolset
+    saved = modelcache.STAND_INS
+    try:
+        with small_groups():
+            modelcache.FORK = False
+            modelcache.STAND_INS = False
+            whole = start_models(toolset, None).result()
+            modelcache.STAND_INS = True
+            standing = start_models(toolset, None).result()
+    finally:
+        modelcache.STAND_INS = saved
+    # A group's classes may come in another order (the generator sorts them by what they refer
+    # to); every statement is the same, and the module still runs.
+    assert _statements(standing.source) == _statements(whole.source)
+    assert standing.diagnostics == whole.diagnostics
+    exec(compile(standing.source, "models.py", "exec"), {})
+
+
+def _statements(source: str) -> tuple[list[Any], dict[tuple[str, ...], str], set[str]]:
+    parts = split_source(source)
+    imports = [(kind, names, text) for kind, names, text in parts if kind in {"from", "import"}]
+    return imports, _definitions(source), {text for kind, _, text in parts if kind == "other"}
