@@ -12,6 +12,8 @@ schema's dialect (`$schema`) at its root, hoists `$defs`/`definitions` there and
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
 from mcpstub.ir import JSON
 
 # The property that carries the value inside the 2025-11-25 wrapper.
@@ -83,7 +85,8 @@ def _moved(ref: str) -> str:
         return f"#/properties/{RESULT_KEY}"
     if not ref.startswith("#/"):
         return ref  # not a pointer into this document (bundling leaves none such)
-    first = ref[2:].split("/", 1)[0]
+    # A fragment is percent-decoded before it is read as a JSON pointer: `#/%24defs/X` is `$defs`.
+    first = unquote(ref[2:].split("/", 1)[0])
     if first in _DEFS_KEYS:
         return ref  # hoisted with the definitions
     return f"#/properties/{RESULT_KEY}/{ref[2:]}"

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import jsonschema_rs
 import pytest
 
@@ -101,3 +102,34 @@ def test_wrapper_hoists_definitions_and_repoints_refs() -> None:
 )
 def test_everything_but_a_plain_object_root_is_wrapped(schema: dict[str, Any]) -> None:
     assert legacy_output_schema(schema)["properties"] == {"result": schema}
+
+
+@pytest.mark.parametrize(
+    ("schema", "good", "bad"),
+    [
+        ({"type": "array", "items": {"$ref": "#/%24defs/P"}, "$defs": {"P": {"minimum": 5}}}, [5], [1]),
+        ({"type": "array", "items": {"$ref": "#/%24def%73/P"}, "$defs": {"P": {"minimum": 5}}}, [5], [1]),
+        (
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "array",
+                "items": {"$ref": "#/%64efinitions/P"},
+                "definitions": {"P": {"minimum": 5}},
+            },
+            [5],
+            [1],
+        ),
+        (
+            {"type": "array", "prefixItems": [{"type": "string"}], "items": {"$ref": "#/prefix%49tems/0"}},
+            ["a"],
+            [1],
+        ),
+    ],
+)
+def test_percent_encoded_pointers_are_repointed_as_decoded(schema: Any, good: Any, bad: Any) -> None:
+    """A fragment is percent-decoded before it is read as a pointer (RFC 6901 section 6)."""
+    wrapper = legacy_output_schema(schema)
+    for make in (jsonschema_rs.validator_for, lambda s: jsonschema.validators.validator_for(s)(s)):
+        assert make(schema).is_valid(good) and not make(schema).is_valid(bad)
+        assert make(wrapper).is_valid({"result": good}), wrapper
+        assert not make(wrapper).is_valid({"result": bad}), wrapper
