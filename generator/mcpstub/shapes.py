@@ -6,12 +6,14 @@ MCP 2026-07-28 lets `outputSchema` be any JSON Schema and `structuredContent` an
 when its root is an object, else the wrapper `{type: object, properties: {result: S},
 required: [result]}`, whose `structuredContent` is `{"result": value}`. The wrapper keeps the
 schema's dialect (`$schema`) at its root, hoists `$defs`/`definitions` there and re-points every
-`$ref` into the schema (a schema with its own `$id` is nested whole instead), so it validates
+`$ref` into the schema (a schema with its own `$id` is nested whole instead; in draft-07 an `$id`
+beside `$ref` is ignored, like every sibling of `$ref`, and starts nothing), so it validates
 `{"result": v}` exactly when the schema validates `v`. A pure function of the bundled (self-contained) schema.
 """
 
 from __future__ import annotations
 
+import re
 from urllib.parse import unquote
 
 from mcpstub.ir import JSON
@@ -19,6 +21,7 @@ from mcpstub.ir import JSON
 # The property that carries the value inside the 2025-11-25 wrapper.
 RESULT_KEY = "result"
 _DEFS_KEYS = ("$defs", "definitions")
+_DRAFT7 = re.compile(r"^https?://json-schema\.org/draft-07/schema#?$")
 # Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
 _ONE = frozenset(
     {
@@ -41,42 +44,49 @@ def legacy_output_schema(schema: dict[str, JSON]) -> dict[str, JSON]:
     """The output schema as 2025-11-25 connections see it (the schema itself for object roots)."""
     if is_object_root(schema):
         return schema
+    dialect = schema.get("$schema")
+    draft7 = isinstance(dialect, str) and bool(_DRAFT7.match(dialect))
     wrapper: dict[str, JSON] = {"$schema": schema["$schema"]} if "$schema" in schema else {}
     wrapper["type"] = "object"
-    if "$id" in schema:
+    if _own_resource(schema, draft7):
         # A schema with a base URI is a resource of its own: nested whole, its refs still resolve.
         wrapper["properties"] = {RESULT_KEY: {k: v for k, v in schema.items() if k != "$schema"}}
         wrapper["required"] = [RESULT_KEY]
         return wrapper
-    inner = {k: _rebase(v, k) for k, v in schema.items() if k not in ("$schema", *_DEFS_KEYS)}
+    inner = {k: _rebase(v, k, draft7) for k, v in schema.items() if k not in ("$schema", *_DEFS_KEYS)}
     wrapper["properties"] = {RESULT_KEY: inner}
     wrapper["required"] = [RESULT_KEY]
     for key in _DEFS_KEYS:
         if isinstance(schema.get(key), dict):
-            wrapper[key] = {name: _rebase_schema(sub) for name, sub in schema[key].items()}
+            wrapper[key] = {name: _rebase_schema(sub, draft7) for name, sub in schema[key].items()}
         elif key in schema:
             wrapper[key] = schema[key]
     return wrapper
 
 
-def _rebase(value: JSON, key: str) -> JSON:
+def _own_resource(schema: dict[str, JSON], draft7: bool) -> bool:
+    """True when the schema's `$id` starts a resource, against which its `#...` refs resolve."""
+    return "$id" in schema and not (draft7 and "$ref" in schema)
+
+
+def _rebase(value: JSON, key: str, draft7: bool) -> JSON:
     """One keyword's value of the wrapped schema's root, with its refs re-pointed."""
     if key == "$ref" and isinstance(value, str):
         return _moved(value)
     if key in _ONE and isinstance(value, dict | bool):
-        return _rebase_schema(value)
+        return _rebase_schema(value, draft7)
     if key in _LIST and isinstance(value, list):
-        return [_rebase_schema(item) for item in value]
+        return [_rebase_schema(item, draft7) for item in value]
     if key in _MAP and isinstance(value, dict):
-        return {name: _rebase_schema(item) for name, item in value.items()}
+        return {name: _rebase_schema(item, draft7) for name, item in value.items()}
     return value
 
 
-def _rebase_schema(schema: JSON) -> JSON:
+def _rebase_schema(schema: JSON, draft7: bool) -> JSON:
     """A subschema with every `$ref` into the old root re-pointed below `properties/result`."""
-    if not isinstance(schema, dict) or "$id" in schema:
+    if not isinstance(schema, dict) or _own_resource(schema, draft7):
         return schema  # a nested `$id` starts a resource of its own: its refs stay as they are
-    return {key: _rebase(value, key) for key, value in schema.items()}
+    return {key: _rebase(value, key, draft7) for key, value in schema.items()}
 
 
 def _moved(ref: str) -> str:

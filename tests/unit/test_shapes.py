@@ -133,3 +133,55 @@ def test_percent_encoded_pointers_are_repointed_as_decoded(schema: Any, good: An
         assert make(schema).is_valid(good) and not make(schema).is_valid(bad)
         assert make(wrapper).is_valid({"result": good}), wrapper
         assert not make(wrapper).is_valid({"result": bad}), wrapper
+
+
+D7 = "http://json-schema.org/draft-07/schema#"
+
+
+@pytest.mark.parametrize(
+    ("schema", "good", "bad"),
+    [
+        (
+            {
+                "$schema": D7,
+                "$id": "https://example.com/y",
+                "$ref": "#/definitions/X",
+                "definitions": {"X": {"minimum": 3}},
+            },
+            4,
+            1,
+        ),
+        (
+            {
+                "$schema": D7,
+                "anyOf": [
+                    {"type": "array", "items": {"minimum": 3}},
+                    {"$id": "https://example.com/i", "$ref": "#/anyOf/0", "description": "ignored $id"},
+                ],
+            },
+            [4],
+            [1],
+        ),
+        (
+            {
+                "type": "array",
+                "items": {
+                    "$id": "https://example.com/i",
+                    "$ref": "#/$defs/X",
+                    "$defs": {"X": {"minimum": 3}},
+                },
+            },
+            [4],
+            [1],
+        ),
+    ],
+)
+def test_an_id_beside_a_ref_starts_a_resource_only_where_the_dialect_says_so(
+    schema: Any, good: Any, bad: Any
+) -> None:
+    """In draft-07 every sibling of `$ref`, `$id` included, is ignored; in 2020-12 `$id` counts."""
+    wrapper = legacy_output_schema(schema)
+    for make in (jsonschema_rs.validator_for, lambda s: jsonschema.validators.validator_for(s)(s)):
+        assert make(schema).is_valid(good) and not make(schema).is_valid(bad)
+        assert make(wrapper).is_valid({"result": good}), wrapper
+        assert not make(wrapper).is_valid({"result": bad}), wrapper
