@@ -76,6 +76,9 @@ _TYPE_ALIASES = {
 # Keywords that describe a schema: a mapping holding one of them is probably a schema itself.
 _SCHEMA_MARKERS = frozenset({"type", "$ref", "properties", "items", "enum", "const", "anyOf", "oneOf",
                              "allOf", "format", "description"})  # fmt: skip
+# Keywords that take null silently: a flow-map comma that leaves one of them without a value
+# changes the schema instead of failing its meta-schema check.
+_NULL_ALLOWED = frozenset({"default", "const"})
 _HINT_UNKNOWN = (
     "no validator reads it, and it is advertised as written; "
     "name vendor keywords with an `x-` prefix or list them in vendor_keywords"
@@ -91,12 +94,50 @@ class Lint:
     bad_types: set[JsonPath] = field(default_factory=set)
 
 
+# Names other schema languages (or habit) use for a keyword, folded as `_folded` folds them.
+_KEYWORD_ALIASES = {
+    "regex": "pattern", "regexp": "pattern", "min": "minimum", "max": "maximum", "desc": "description",
+    "unique": "uniqueItems", "minlen": "minLength", "maxlen": "maxLength", "props": "properties",
+    "values": "enum", "choices": "enum", "oneof": "oneOf", "anyof": "anyOf", "allof": "allOf",
+    "minsize": "minItems", "maxsize": "maxItems", "example": "examples",
+}  # fmt: skip
+# Keywords of one dialect that the other does not have, and what to write there instead.
+_OTHER_DIALECT = {
+    "additionalItems": "in 2020-12, `items` is what follows `prefixItems`",
+    "dependencies": "in 2020-12, `dependentRequired` or `dependentSchemas`",
+}
+
+
+def _folded(key: str) -> str:
+    """`additional_properties`, `Additional-Properties`, `$ref`, `ref` -> one spelling."""
+    return key.lower().replace("_", "").replace("-", "").lstrip("$")
+
+
 def _did_you_mean(key: str, known: Iterable[str]) -> str | None:
     lowered = {k.lower(): k for k in known}
     if key.lower() in lowered:
         return lowered[key.lower()]
+    folded = {_folded(k): k for k in lowered.values()}
+    if _folded(key) in folded:
+        return folded[_folded(key)]
+    alias = _KEYWORD_ALIASES.get(_folded(key))
+    if alias in lowered.values():
+        return alias
     close = difflib.get_close_matches(key, sorted(lowered.values()), n=1, cutoff=0.75)
     return close[0] if close else None
+
+
+def comma_hint(node: dict[str, Any], key: str) -> str | None:
+    """The YAML flow-map trap, when `key` holds no value and follows a text: `{description: a, b}`
+    is `{description: a, b: null}`. The hint quotes the text as it was meant."""
+    if node.get(key, "") is not None:
+        return None
+    keys = list(node)
+    before = keys[keys.index(key) - 1] if keys.index(key) > 0 else None
+    if before is None or not isinstance(node[before], str):
+        return None
+    text = f"{node[before]}, {key}".replace('"', '\\"')
+    return f'it has no value: a comma ends a value inside {{...}}; quote the text: {before}: "{text}"'
 
 
 def _looks_like_schema(value: Any, known: frozenset[str]) -> bool:
@@ -107,14 +148,42 @@ def _dialect_name(known: frozenset[str]) -> str:
     return "draft-07" if known is KNOWN_DRAFT_07 else "2020-12"
 
 
+def invalid_value_hint(schema: Any, path: JsonPath, value: Any) -> str | None:
+    """A hint for a keyword whose value the meta-schema refuses (`path` is inside `schema`):
+    a value lost to a flow-map comma, or a form of an older draft."""
+    if not path or not isinstance(path[-1], str):
+        return None
+    parent = schema
+    for part in path[:-1]:
+        try:
+            parent = parent[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    key = path[-1]
+    if not isinstance(parent, dict):
+        return None
+    if value is None:
+        return comma_hint(parent, key)
+    if key == "required" and isinstance(value, bool):
+        return "`required: true` on a property is draft-03: list the name in its object's `required`"
+    if key in {"exclusiveMinimum", "exclusiveMaximum"} and isinstance(value, bool):
+        bound = "minimum" if key == "exclusiveMinimum" else "maximum"
+        return f"a boolean {key} is draft-04: write the excluded bound itself, `{key}: N`, without `{bound}`"
+    return None
+
+
 def _unknown_hint(node: dict[str, Any], key: str, value: Any, known: frozenset[str]) -> str:
     if value is None:
-        keys = list(node)
-        before = keys[keys.index(key) - 1] if keys.index(key) > 0 else None
-        if before is not None and isinstance(node[before], str):
-            text = f"{node[before]}, {key}".replace('"', '\\"')
-            return f'it has no value: a comma ends a value inside {{...}}; quote the text: {before}: "{text}"'
-        return "it has no value; if it belongs to the text before it, quote that text"
+        lost = "it has no value; if it belongs to the text before it, quote that text"
+        return comma_hint(node, key) or lost
+    other = KNOWN_2020_12 if known is KNOWN_DRAFT_07 else KNOWN_DRAFT_07
+    if key in other and key not in known:
+        this, that = _dialect_name(known), _dialect_name(other)
+        said = "the schema's $schema says draft-07" if this == "draft-07" else "no $schema names draft-07"
+        instead = _OTHER_DIALECT.get(key)
+        return f"{key!r} is a {that} keyword, and this schema is {this} ({said})" + (
+            f"; {instead}" if instead else ""
+        )
     close = _did_you_mean(key, known)
     if _looks_like_schema(value, known) and (close is None or close not in _ONE):
         if "properties" in node:
@@ -124,6 +193,8 @@ def _unknown_hint(node: dict[str, Any], key: str, value: Any, known: frozenset[s
         return f"did you mean {close!r}?"
     if key == "nullable":
         return "`nullable` is OpenAPI 3.0; in JSON Schema write `type: [T, 'null']`"
+    if _folded(key) in {"optional", "nullable", "isrequired"}:
+        return "a property is optional unless its name is listed in its object's `required`"
     return _HINT_UNKNOWN
 
 
@@ -167,6 +238,16 @@ def lint_schema(
                     found.patterns.append(value)
                 elif key == "type":
                     _check_type(doc, (*where, key), value, found)
+                elif value is None and key in _NULL_ALLOWED and (hint := comma_hint(node, key)):
+                    if doc.holds_nothing((*where, key)):  # `{description: a, default}`, not `default: null`
+                        found.diagnostics.append(
+                            warning(
+                                "missing-value",
+                                f"{key!r} in {_describe(where)} has no value, so it is null",
+                                doc.key_loc((*where, key)),
+                                hint,
+                            )
+                        )
             elif not (key.startswith("x-") or key in vendor):
                 found.diagnostics.append(
                     warning(

@@ -118,6 +118,18 @@ class Document:
         node, _, _ = self._walk(path)
         return _mark_loc(self.file, node.start_mark) if node is not None else Location(self.file, 1, 1)
 
+    def holds_nothing(self, path: JsonPath) -> bool:
+        """True when the value at `path` is not written at all, in a `{...}` mapping: `{a: b, c}`."""
+        node, key_node, complete = self._walk(path)
+        return (
+            complete
+            and key_node is not None
+            and isinstance(node, yaml.ScalarNode)
+            and node.value == ""
+            and node.start_mark.index == node.end_mark.index
+            and key_node.end_mark.index == node.start_mark.index
+        )
+
     def key_loc(self, path: JsonPath) -> Location:
         """Where the mapping key holding `path` starts (falls back to the value)."""
         node, key_node, complete = self._walk(path)

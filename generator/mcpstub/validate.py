@@ -30,7 +30,7 @@ from mcpstub.classnames import IMPORTED, class_name
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.errortext import describe_error
 from mcpstub.ir import ClassName, Dialect, Example, Tool, Toolset, to_class_prefix, to_identifier
-from mcpstub.keywords import Lint, lint_schema
+from mcpstub.keywords import KNOWN_2020_12, Lint, comma_hint, invalid_value_hint, lint_schema
 from mcpstub.load import Document, JsonPath, gc_paused, load_document
 from mcpstub.memo import ToolMemo, check_key
 from mcpstub.policy import Policy
@@ -74,7 +74,7 @@ def describe_path(path: JsonPath) -> str:
     return text or "toolset"
 
 
-def _did_you_mean(key: str, allowed: list[str]) -> str | None:
+def _did_you_mean(key: str, allowed: list[str]) -> str:
     lowered = {a.lower(): a for a in allowed}
     if key.lower() in lowered:
         return f"did you mean {lowered[key.lower()]!r}?"
@@ -82,6 +82,17 @@ def _did_you_mean(key: str, allowed: list[str]) -> str | None:
     if close:
         return f"did you mean {close[0]!r}?"
     return f"allowed keys: {', '.join(allowed)}"
+
+
+def _unknown_key_hint(path: JsonPath, node: dict[str, Any], key: str, allowed: list[str]) -> str | None:
+    """A flow-map comma that cut a text, a close key, or a schema keyword outside its schema."""
+    comma = comma_hint(node, key)
+    if comma is not None:
+        return comma
+    hint = _did_you_mean(key, allowed)
+    if not hint.startswith("allowed") or len(path) != 2 or path[0] != "tools" or key not in KNOWN_2020_12:
+        return hint
+    return f"{key!r} is a schema keyword: indent it under `inputSchema` (or `outputSchema`)"
 
 
 @cache
@@ -112,7 +123,7 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
                     "unknown-key",
                     f"unknown key {key!r} in {where}",
                     doc.key_loc((*path, key)),
-                    _did_you_mean(key, allowed),
+                    _unknown_key_hint(path, err.instance, key, allowed),
                 )
     elif kind == "required":
         missing = re.findall(r"'([^']*)' is a required property", err.message)
@@ -229,6 +240,7 @@ def _meta_errors(
             "invalid-schema",
             f"{describe_path(where)} is not a valid {dialect} schema: {err.message}",
             doc.loc(where),
+            invalid_value_hint(schema, tuple(err.absolute_path), err.instance),
         )
 
 

@@ -238,3 +238,126 @@ def test_referenced_files_are_linted_in_their_own_file(tmp_path: Path) -> None:
     )
     [d] = checked.diagnostics
     assert (d.location.file, d.location.line, d.code) == ("common.yaml", 2, "unknown-keyword")
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [
+        ("any_of", "anyOf"),
+        ("additional_properties", "additionalProperties"),
+        ("Min-Length", "minLength"),
+        ("ref", "$ref"),
+        ("regex", "pattern"),
+        ("min", "minimum"),
+        ("max", "maximum"),
+        ("desc", "description"),
+        ("unique", "uniqueItems"),
+        ("choices", "enum"),
+        ("itmes", "items"),
+        ("defualt", "default"),
+    ],
+)
+def test_other_spellings_of_a_keyword_are_named(tmp_path: Path, written: str, meant: str) -> None:
+    checked = check(tmp_path, f"tools:\n  - name: a\n    inputSchema: {{type: object, {written}: 1}}\n")
+    [d] = checked.diagnostics
+    assert (d.code, d.hint) == ("unknown-keyword", f"did you mean {meant!r}?")
+
+
+def test_optional_says_how_properties_become_optional(tmp_path: Path) -> None:
+    checked = check(tmp_path, "tools:\n  - name: a\n    inputSchema: {type: object, optional: true}\n")
+    [d] = checked.diagnostics
+    assert d.hint is not None and "listed in its object's `required`" in d.hint
+
+
+def test_a_keyword_of_the_other_dialect_says_so(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: old
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              prefixItems: []
+          - name: new
+            inputSchema: {type: object, additionalItems: false}
+        """,
+    )
+    hints = [d.hint or "" for d in checked.diagnostics]
+    assert len(hints) == 2
+    assert hints[0].startswith("'prefixItems' is a 2020-12 keyword, and this schema is draft-07")
+    assert hints[1].startswith("'additionalItems' is a draft-07 keyword, and this schema is 2020-12")
+    assert "`items` is what follows `prefixItems`" in hints[1]
+
+
+def test_a_comma_that_leaves_default_or_const_without_a_value(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                a: {type: string, description: Name of the file, default}
+                b: {description: The one value, const}
+                c: {type: [string, "null"], description: Name, default: null}
+                d: {type: [string, "null"], description: Name, default: }
+                e:
+                  description: Name
+                  default:
+        """,
+    )
+    assert checked.ok  # a null default is allowed, so this is a warning
+    assert [(d.code, d.location.line, d.location.col) for d in checked.diagnostics] == [
+        ("missing-value", 8, 58),
+        ("missing-value", 9, 41),
+    ]
+    assert checked.diagnostics[0].hint is not None
+    assert 'description: "Name of the file, default"' in checked.diagnostics[0].hint
+
+
+def test_refused_values_of_older_drafts_and_lost_values_get_hints(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                x: {type: integer, minimum: 0, exclusiveMinimum: true}
+                y: {type: string, required: true}
+                z: {type: string, description: Old, deprecated}
+        """,
+    )
+    assert not checked.ok
+    found = {d.location.line: (d.code, d.hint or "") for d in checked.diagnostics}
+    assert found[8][0] == "invalid-schema" and "draft-04" in found[8][1]
+    assert found[9][0] == "invalid-schema" and "list the name in its object's `required`" in found[9][1]
+    assert found[10][0] == "invalid-schema" and 'description: "Old, deprecated"' in found[10][1]
+
+
+def test_commas_and_schema_keywords_outside_schemas(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - {name: a, description: Reads a file, then returns it, inputSchema: {type: object}}
+          - name: b
+            inputSchema:
+              type: object
+              properties: {path: {type: string}}
+            required: [path]
+        """,
+    )
+    hints = [(d.code, d.location.line, d.hint or "") for d in checked.diagnostics]
+    assert hints == [
+        (
+            "unknown-key",
+            4,
+            "it has no value: a comma ends a value inside {...}; "
+            'quote the text: description: "Reads a file, then returns it"',
+        ),
+        ("unknown-key", 9, "'required' is a schema keyword: indent it under `inputSchema` (or `outputSchema`)"),  # noqa: E501
+    ]
