@@ -4,13 +4,13 @@
 `models.render_models(toolset)` would give, built another way: the shared definitions are generated
 once on their own, the tools in groups (a tool closes its group when a hash of its name says so, so
 an edit moves at most one boundary), each group by `render_models` on a toolset of its tools and the
-shared definitions they use; a shared class the tools only name is a stand-in there, and what only it
-reaches is left out, so that each shared class is generated in full once. The group sources are merged statement by statement: identical
-definitions collapse, a name defined twice with different bodies makes the whole toolset generate in
-one call instead. A group's output depends only on its own input, so it is stored on disk under the
-hash of that input and of the generator, and half the missing groups are generated in a forked child
-while this process renders the other files: with the cache, without it, or split across processes,
-the bytes are the same.
+shared definitions they use; a shared class the tools only name is a stand-in there, and what only
+it reaches is left out, so that each shared class is generated in full once. The group sources are
+merged statement by statement: identical definitions collapse, a name defined twice with different
+bodies makes the whole toolset generate in one call instead. A group's output depends only on its
+own input, so it is stored on disk under the hash of that input and of the generator, and half the
+missing groups are generated in a forked child while this process renders the other files: with the
+cache, without it, or split across processes, the bytes are the same.
 """
 
 from __future__ import annotations
@@ -295,16 +295,28 @@ def _render_all(units: list[Toolset]) -> list[_Generated]:
 def _without(parts: list[_Part], names: set[str]) -> list[_Part]:
     """The statements that do not define the named classes, with the imports they use.
 
-    What the dropped statements used comes from the generation that defines them for real.
+    What the dropped statements used comes from the generation that defines them for real. Only
+    names the dropped statements use can have become unused, so only those are looked for.
     """
-    kept = [p for p in parts if p[0] in {"from", "import"} or names.isdisjoint(p[1])]
+    kept: list[_Part] = []
+    dropped: set[str] = set()
+    for part in parts:
+        kind, defined, text = part
+        if kind in {"from", "import"} or names.isdisjoint(defined):
+            kept.append(part)
+        else:
+            dropped.update(n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name))
     used: set[str] = set()
     for kind, _, text in kept:
-        if kind not in {"from", "import"}:
-            used.update(n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name))
+        wanted = dropped - used
+        if not wanted:
+            break
+        if kind not in {"from", "import"} and any(w in text for w in wanted):
+            used.update(n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name) and n.id in wanted)
+    unused = dropped - used
     out: list[_Part] = []
     for kind, imported, text in kept:
-        bound = tuple(n for n in imported if kind != "from" or n.rpartition(" as ")[2] in used)
+        bound = tuple(n for n in imported if kind != "from" or n.rpartition(" as ")[2] not in unused)
         if kind != "from" or bound:
             out.append((kind, bound, text))
     return out

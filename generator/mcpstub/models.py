@@ -183,7 +183,7 @@ def _stand_ins(
 
     A shared definition that is a plain object class, reached only through `$ref`s that render as
     its name (a property, an item, a union member; no default, no `allOf`, no discriminator on the
-    way), is generated as a one-field class of the same name: what refers to it comes out the
+    way), is generated as an empty class of the same name: what refers to it comes out the
     same, and its own statements (dropped by the caller) come from the generation of the shared
     definitions. What only such a class reaches is not generated at all. The property names of
     what is left out stay in the document's name set, so that field names are chosen as before.
@@ -208,8 +208,7 @@ def _stand_ins(
             continue
         _property_names(entries, wire)
         if name in stand_ins:
-            properties = entries[name]["properties"]
-            kept[name] = {name: {"type": "object", "properties": {next(iter(properties)): {}}}}
+            kept[name] = {name: {"type": "object", "properties": {}}}
     return kept, tuple(sorted(stand_ins)), frozenset(wire)
 
 
