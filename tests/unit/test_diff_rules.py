@@ -427,3 +427,67 @@ def test_malformed_sides_never_raise() -> None:
             old = Side("1", {"t": {"name": "t", "inputSchema": a, "outputSchema": b}})
             new = Side("x", {"t": {"name": "t", "inputSchema": b, "outputSchema": a}})
             diff_sides(old, new, DiffOptions(search=False))
+
+
+# Undecided rewrites whose counterexample is a value one of the schemas names: random drawing
+# seldom meets it ("root" among all strings), the values named at the node are tried first.
+NAMED_BREAKS: list[tuple[str, Any, Any, Any]] = [
+    (
+        "not-enum-grows",
+        obj({"v": {"type": "string", "not": {"enum": ["admin"]}}}),
+        obj({"v": {"type": "string", "not": {"enum": ["admin", "root"]}}}),
+        {"v": "root"},
+    ),
+    (
+        "not-const-moves",
+        obj({"v": {"type": "string", "not": {"const": "admin"}}}),
+        obj({"v": {"type": "string", "not": {"const": "x-legacy-mode"}}}),
+        {"v": "x-legacy-mode"},
+    ),
+    (
+        "if-then-tightens",
+        {**obj({"kind": S, "n": I}), "if": obj({"kind": {"const": "bulk"}}, ("kind",)),
+         "then": obj({"n": {"minimum": 1000}})},
+        {**obj({"kind": S, "n": I}), "if": obj({"kind": {"const": "bulk"}}, ("kind",)),
+         "then": obj({"n": {"minimum": 5000}})},
+        None,  # some {"kind": "bulk", "n": 1000..4999}
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "looser", "stricter", "witness"), NAMED_BREAKS, ids=[p[0] for p in NAMED_BREAKS]
+)
+def test_undecided_rewrite_finds_the_named_value(name: str, looser: Any, stricter: Any, witness: Any) -> None:
+    # No time to draw instances at all: the named values alone settle it.
+    for opts in ({}, {"search_budget_seconds": 0}):
+        [found] = [
+            f for f in run_input(looser, stricter, check_version=False, **opts) if f.severity == "breaking"
+        ]
+        assert found.rule == "input-narrowed" and found.has_counterexample, (found, opts)
+        if witness is not None:
+            assert found.counterexample == witness
+        else:
+            assert found.counterexample["kind"] == "bulk" and 1000 <= found.counterexample["n"] < 5000
+        # As an output, the change breaks only where the new schema lets a value out it refused.
+        out = [
+            f for f in run_output(looser, stricter, check_version=False, **opts) if f.severity == "breaking"
+        ]
+        if name == "not-const-moves":
+            assert [(f.rule, f.counterexample) for f in out] == [("output-widened", {"v": "admin"})]
+        else:
+            assert not out
+
+
+def test_the_search_time_of_one_diff_is_bounded() -> None:
+    # A loosened `not` has no counterexample: each such change would draw for its own time; a
+    # diff's searches share one budget, and past it the changes are warnings that say so.
+    old = obj({"v": {"type": "string", "not": {"enum": ["admin", "root"]}}})
+    new = obj({"v": {"type": "string", "not": {"enum": ["admin"]}}})
+    tools_old = {f"t{i}": {"name": f"t{i}", "inputSchema": old} for i in range(3)}
+    tools_new = {f"t{i}": {"name": f"t{i}", "inputSchema": new} for i in range(3)}
+    found = diff_sides(
+        Side("1.0.0", tools_old), Side("1.0.0", tools_new), DiffOptions(search_budget_seconds=0)
+    )
+    assert [(f.rule, f.severity) for f in found] == [("input-undecided", "warning")] * 3
+    assert all("search time (0 s of CPU) is spent" in f.message for f in found)

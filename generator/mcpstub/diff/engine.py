@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Any
 
 from mcpstub.diff.compare import Reason, Subset, show
 from mcpstub.diff.model import JSON, DiffOptions, Direction, Finding, Severity, Side
-from mcpstub.diff.search import Searcher
+from mcpstub.diff.search import Outcome, Searcher
 
 # Reason kind -> (rule when an input gets stricter, rule when an output gets looser).
 KIND_RULES = {
@@ -52,8 +53,13 @@ def _canon(value: JSON) -> str:
 class _Tool:
     """Findings for one tool present on both sides."""
 
-    def __init__(self, name: str, old: dict[str, Any], new: dict[str, Any], side: Side, options: DiffOptions):
+    def __init__(
+        self, name: str, old: dict[str, Any], new: dict[str, Any], side: Side, options: DiffOptions,
+        budget: list[float] | None = None,
+    ) -> None:  # fmt: skip
         self.name, self.old, self.new, self.side, self.options = name, old, new, side, options
+        # CPU seconds the counterexample search has left in this diff (shared by every tool).
+        self.budget = budget if budget is not None else [options.search_budget_seconds]
         self.findings: list[Finding] = []
 
     def finding(
@@ -171,7 +177,7 @@ class _Tool:
         )
         for reason in undecided:
             rule = KIND_RULES[reason.kind][rule_index]
-            outcome = searcher.find(reason) if searcher is not None else None
+            outcome = self._search(searcher, reason)
             if outcome is not None and outcome.found:
                 self.finding(
                     rule,
@@ -188,6 +194,27 @@ class _Tool:
                     UNDECIDED_RULES[rule_index], "warning", direction, f"/{key}{reason.path}",
                     f"rules could not decide ({reason.message}); {note}",
                 )  # fmt: skip
+
+    def _search(self, searcher: Searcher | None, reason: Reason) -> Outcome | None:
+        """The search for one reason, within what is left of the diff's search time."""
+        if searcher is None:
+            return None
+        left = self.budget[0]
+        if left <= 0:  # only the values the schemas name are tried (cheap)
+            searcher.seconds = self.options.search_seconds
+            outcome = searcher.find(reason, draw=False)
+            spent = self.options.search_budget_seconds
+            note = (
+                f"{outcome.note}; instances were not drawn: this diff's search time "
+                f"({spent:g} s of CPU) is spent"
+            )
+            return outcome if outcome.found else Outcome(False, note=note)
+        searcher.seconds = min(self.options.search_seconds, left)
+        start = time.process_time()
+        try:
+            return searcher.find(reason)
+        finally:
+            self.budget[0] = left - (time.process_time() - start)
 
 
 def _parse_version(text: str | None) -> tuple[int, int, int] | None:
@@ -233,6 +260,7 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
     """Every difference between OLD and NEW, breaking ones first within each tool."""
     options = options or DiffOptions()
     findings: list[Finding] = []
+    budget = [options.search_budget_seconds]
     added = {n: t for n, t in new.tools.items() if n not in old.tools}
     for name, tool in old.tools.items():
         if name not in new.tools:
@@ -246,7 +274,7 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
                 Finding(name, "tool-added", "info", "tool", "", f"tool {name!r} added", new.locate(name, ""))
             )
             continue
-        findings.extend(_Tool(name, old.tools[name], tool, new, options).run())
+        findings.extend(_Tool(name, old.tools[name], tool, new, options, budget).run())
     findings = [f for f in findings if not _ignored(f, options)]
     if options.check_version and any(f.severity == "breaking" for f in findings):
         version = _version_finding(old, new)

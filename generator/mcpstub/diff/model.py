@@ -56,6 +56,7 @@ class DiffOptions:
     search: bool = True
     max_examples: int = 300
     search_seconds: float = 10.0  # CPU time per undecided change (wall time varies with load)
+    search_budget_seconds: float = 20.0  # CPU time for every search of one diff together
     ignore: tuple[Ignore, ...] = field(default_factory=tuple)
 
 

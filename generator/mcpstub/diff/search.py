@@ -5,10 +5,17 @@ examples and time, derandomized: the same schemas give the same answer) and keep
 accepts and B refuses, both judged by jsonschema-rs in each schema's own dialect (ECMA-262
 patterns, formats checked as the generated server checks them). A candidate must also be refused
 at the node the rules could not decide, so the finding is attributed to the right place.
+
+Before drawing, the values both schemas name at that node are tried (each `const` and `enum`
+value, a bound and its neighbours, a string of each length limit, objects made of them): the
+value a `not`, `if` or `anyOf` rewrite turns on is usually one of them, and random drawing seldom
+meets it.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -118,10 +125,8 @@ class Searcher:
             return _NOTHING
         return _NOTHING
 
-    def find(self, reason: Reason) -> Outcome:
-        """An instance of A, refused by B at the reason's node."""
-        if not search_available():
-            return Outcome(False, note=MISSING_HINT)
+    def find(self, reason: Reason, draw: bool = True) -> Outcome:
+        """An instance of A, refused by B at the reason's node; `draw=False` tries named values only."""
         roots = self._roots
         if roots is None:
             return Outcome(False, note="a schema could not be compiled for the search")
@@ -139,13 +144,25 @@ class Searcher:
             return in_a(instance) and not in_b(instance) and refused_here(instance)
 
         deadline = time.process_time() + self.seconds
+        named = self._named_values(reason, a_node, counterexample, deadline)
+        if named is not _NOTHING:
+            return Outcome(True, named)
+        if not draw:
+            return Outcome(False, note="no counterexample among the values the schemas name")
+        if not search_available():
+            return Outcome(False, note=MISSING_HINT)
         try:
-            # First the node alone, planted into a small instance of A: far cheaper to draw.
+            # Then the node alone, planted into a small instance of A: far cheaper to draw.
             planted = self._planted_search(reason, a_node, counterexample, deadline)
             if planted is not _NOTHING:
                 return Outcome(True, planted)
-            # Then whole instances (slower to draw): contexts the planted search does not reach.
-            found = _run_find(self._strategy, counterexample, max(self.max_examples // 3, 1), deadline)
+            # Then whole instances (slower to draw): contexts the planted search does not reach
+            # (at the root, the planted search already drew whole instances).
+            found = (
+                _run_find(self._strategy, counterexample, max(self.max_examples // 3, 1), deadline)
+                if reason.ipath
+                else _NOTHING
+            )
         except _OutOfTime:
             return Outcome(False, note=f"no counterexample within {self.seconds:g} s of CPU time")
         except Exception as exc:  # hypothesis-jsonschema refuses some schemas outright
@@ -155,8 +172,127 @@ class Searcher:
             return Outcome(False, note=f"no counterexample in {self.max_examples} instances")
         return Outcome(True, found)
 
+    def _named_values(
+        self, reason: Reason, a_node: JSON, accept: Callable[[JSON], bool], deadline: float
+    ) -> Any:
+        """The first value named in either schema at the node that is a counterexample in place."""
+        if "**" in reason.ipath:
+            return _NOTHING
+        b_node = self.b.lookup(reason.b_ptr)[1]
+        values = _named(a_node, b_node)
+        if not values:
+            return _NOTHING
+        bases: list[JSON] = [None]
+        if reason.ipath and search_available():
+            try:
+                bases = self._base or [None]
+            except Exception:  # no instance of A to plant into: plant into nothing
+                bases = [None]
+        for base in bases:
+            for value in values:
+                if time.process_time() > deadline:
+                    return _NOTHING
+                instance = _planted(base, reason.ipath, value) if reason.ipath else value
+                try:
+                    if accept(instance):
+                        return instance
+                except Exception:  # a value the validators cannot take
+                    continue
+        return _NOTHING
+
 
 _NOTHING = object()
+_MAX_NAMED = 400  # values tried before any drawing, at most
+_NUMBER_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+_LENGTHS = ("minLength", "maxLength")
+_COUNTS = ("minItems", "maxItems")
+
+
+def _literal_values(node: JSON, found: list[JSON], depth: int = 0) -> None:
+    """Values a schema names (const, enum, default, examples, bounds and their neighbours)."""
+    if depth > 12 or len(found) > _MAX_NAMED or not isinstance(node, dict):
+        return
+    if "const" in node:
+        found.append(node["const"])
+    for key in ("enum", "examples"):
+        if isinstance(node.get(key), list):
+            found.extend(node[key][:50])
+    if "default" in node:
+        found.append(node["default"])
+    for key in _NUMBER_BOUNDS:
+        value = node.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) < 1e15:
+            found.extend([value, value - 1, value + 1, value / 2, value * 2, value + 0.5])
+    for key in _LENGTHS:
+        value = node.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 1000:
+            found.extend("a" * n for n in (value - 1, value, value + 1) if n >= 0)
+    for key in _COUNTS:
+        value = node.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100:
+            found.extend([None] * n for n in (value - 1, value, value + 1) if n >= 0)
+    for key, value in node.items():
+        if key in ("const", "enum", "examples", "default"):
+            continue
+        if isinstance(value, dict):
+            _literal_values(value, found, depth + 1)
+        elif isinstance(value, list):
+            for item in value:
+                _literal_values(item, found, depth + 1)
+
+
+def _property_values(nodes: list[JSON]) -> dict[str, list[JSON]]:
+    """Per property name (of the nodes and their if/then/else/not/anyOf parts), the named values."""
+    per_name: dict[str, list[JSON]] = {}
+
+    def walk(node: JSON, depth: int) -> None:
+        if depth > 4 or not isinstance(node, dict):
+            return
+        if isinstance(node.get("properties"), dict):
+            for name, sub in node["properties"].items():
+                values: list[JSON] = []
+                _literal_values(sub, values)
+                per_name.setdefault(name, []).extend(values)
+        for key in ("if", "then", "else", "not"):
+            walk(node.get(key), depth + 1)
+        for key in ("allOf", "anyOf", "oneOf"):
+            if isinstance(node.get(key), list):
+                for part in node[key]:
+                    walk(part, depth + 1)
+
+    for node in nodes:
+        walk(node, 0)
+    return {name: _unique(values)[:12] for name, values in per_name.items() if values}
+
+
+def _unique(values: list[JSON]) -> list[JSON]:
+    seen: set[str] = set()
+    result = []
+    for value in values:
+        try:
+            key = json.dumps(value, sort_keys=True) + type(value).__name__
+        except (TypeError, ValueError):
+            continue
+        if key not in seen:
+            seen.add(key)
+            result.append(value)
+    return result
+
+
+def _named(a_node: JSON, b_node: JSON) -> list[JSON]:
+    """Candidate instances for the node: the values both schemas name, and objects made of them."""
+    values: list[JSON] = []
+    for node in (a_node, b_node):
+        _literal_values(node, values)
+    per_name = _property_values([a_node, b_node])
+    if per_name:
+        names = sorted(per_name)
+        values.extend({name: value} for name in names for value in per_name[name])
+        combos = itertools.islice(itertools.product(*(per_name[n] for n in names)), _MAX_NAMED)
+        values.extend(dict(zip(names, combo, strict=True)) for combo in combos)
+    return _unique(values)[: 2 * _MAX_NAMED]
+
+
 SHRINK_SECONDS = 1.0  # CPU seconds a found counterexample is made smaller for, at most
 
 
