@@ -210,6 +210,11 @@ def _run(*args: str, root: Path, env: dict[str, str] | None = None) -> subproces
         (["--workers", "2"], "only apply with --http"),
         (["--grace", "5"], "only apply with --http"),
         (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_UNSET_VARIABLE"], "not set"),
+        (["--http", "127.0.0.1:8000", "--max-body-bytes", "0"], "--max-body-bytes takes a positive"),
+        (["--http", "127.0.0.1:8000", "--grace", "-1"], "--grace takes"),
+        (["--http", "127.0.0.1:8000", "--grace", "nan"], "--grace takes"),
+        (["--http", "127.0.0.1:8000", "--grace", "inf"], "--grace takes"),
+        (["--http", "0.0.0.0:8000", "--allowed-host", ""], "non-empty"),
     ],
 )
 def test_unsafe_or_malformed_serving_options_are_usage_errors(

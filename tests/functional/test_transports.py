@@ -110,7 +110,21 @@ async def test_streamable_http(http_url: str) -> None:
     assert invalid.is_error is True and "/text" in invalid.content[0].text  # type: ignore[union-attr]
 
 
-BAD_ADDRESSES = ["nowhere", "8000", ":8000", "127.0.0.1:", "127.0.0.1:99999", "h:\uff18\uff10"]
+BAD_ADDRESSES = [
+    "nowhere",
+    "8000",
+    ":8000",
+    "127.0.0.1:",
+    "127.0.0.1:99999",
+    "h:\uff18\uff10",
+    "::1:8000",  # IPv6 without brackets: is 8000 the port or part of the address?
+    "127.0.0.1:8000:1",
+    "[127.0.0.1]:8000",  # brackets hold IPv6 addresses only
+    "[localhost]:8000",
+    "[]:8000",
+    "[[::1]]:8000",
+    "[::1:8000",
+]
 
 
 @pytest.mark.parametrize("address", BAD_ADDRESSES)
@@ -134,6 +148,44 @@ def test_http_says_where_it_listens(root: Path) -> None:
             time.sleep(0.05)
         log = server.stderr()
     assert f"serving MCP over streamable HTTP at {server.url}" in log
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback here")
+@pytest.mark.anyio
+async def test_an_ipv6_address_in_brackets_is_served(root: Path) -> None:
+    with socket.socket(socket.AF_INET6) as probe:
+        probe.bind(("::1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", PACKAGE, "--http", f"[::1]:{port}"],
+        env=_env(root),
+        cwd=root,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("::1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.05)
+        async with Client(f"http://[::1]:{port}/mcp") as client:
+            result = await client.call_tool("echo", {"text": "hi"})
+        _check(result)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 def test_an_address_in_use_is_a_clear_error(root: Path) -> None:

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import logging
+import math
 import os
 import signal
 import sys
@@ -52,6 +54,12 @@ def _address(text: str) -> tuple[str, int] | None:
     host, colon, port = text.rpartition(":")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
+        try:  # brackets hold an IPv6 address, and only brackets do
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return None
+    elif any(c in host for c in ":[]"):
+        return None
     if not (colon and host and port.isascii() and port.isdigit()) or int(port) > 65535:
         return None
     return host, int(port)
@@ -138,10 +146,19 @@ def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
 
     address = _address(args.http)
     if address is None:
-        parser.error(f"--http takes HOST:PORT (e.g. 127.0.0.1:8000), not {args.http!r}")
+        parser.error(
+            "--http takes HOST:PORT (e.g. 127.0.0.1:8000, or [::1]:8000 for IPv6), "
+            f"not {args.http!r}"
+        )
     host, port = address
     if args.workers < 1:
         parser.error("--workers takes a positive number")
+    if args.max_body_bytes < 1:
+        parser.error("--max-body-bytes takes a positive number of bytes")
+    if not (0 <= args.grace < math.inf):
+        parser.error("--grace takes a number of seconds, 0 or more")
+    if "" in (args.allowed_host or ()) or "" in (args.allowed_origin or ()):
+        parser.error("--allowed-host and --allowed-origin take a non-empty value")
     if args.workers > 1 and not args.stateless:
         parser.error(
             "--workers above 1 needs --stateless: a session's requests may reach any worker"
