@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import logging
@@ -316,6 +317,48 @@ async def test_only_the_stub_says_not_implemented(
     assert answers[2] == "get_forecast is not implemented yet"
     assert sum(isinstance(r.exc_info[1], NotImplementedError) for r in caplog.records if r.exc_info) == 2
 
+
+@pytest.mark.anyio
+async def test_the_stub_behind_a_decorator_partial_or_object_still_says_not_implemented(
+    pkg: ModuleType, mode: str
+) -> None:
+    def logged(handler: Any) -> Any:
+        @functools.wraps(handler)
+        async def wrapper(args: Any, ctx: Any) -> Any:
+            return await handler(args, ctx)
+
+        return wrapper
+
+    @logged
+    async def decorated(args: Any, ctx: Any) -> Any:
+        raise NotImplementedError
+
+    async def with_setting(args: Any, ctx: Any, setting: int) -> Any:
+        raise NotImplementedError
+
+    class Handler:
+        async def __call__(self, args: Any, ctx: Any) -> Any:
+            raise NotImplementedError
+
+        async def method(self, args: Any, ctx: Any) -> Any:
+            raise NotImplementedError
+
+    def sync_stub(args: Any, ctx: Any) -> Any:
+        raise NotImplementedError
+
+    handlers = [decorated, functools.partial(with_setting, setting=1), Handler(), Handler().method, sync_stub]
+    for handler in handlers:
+        async with Client(pkg.create_server({"get_forecast": handler}), mode=mode) as client:
+            result = await client.call_tool("get_forecast", {"city": "Paris"})
+        assert _assert_error(result) == "get_forecast is not implemented yet", handler
+
+    @logged
+    async def deep_behind_decorator(args: Any, ctx: Any) -> Any:
+        return dict.fromkeys([]).__class__.__missing__  # AttributeError: a failure, not a stub
+
+    async with Client(pkg.create_server({"get_forecast": deep_behind_decorator}), mode=mode) as client:
+        result = await client.call_tool("get_forecast", {"city": "Paris"})
+    assert _assert_error(result) == "internal error in tool get_forecast"
 
 # --- content-only tools, results, context ------------------------------------------------------
 

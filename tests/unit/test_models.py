@@ -614,7 +614,6 @@ def test_generation_is_deterministic() -> None:
     assert len(outputs) == 1
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason="corpus not available")
 def test_github_corpus_generates_in_one_call() -> None:
     corpus = json.loads(CORPUS.read_text())
     tools = [make_tool(t["name"], t["inputSchema"]) for t in corpus]

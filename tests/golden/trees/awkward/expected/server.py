@@ -231,7 +231,18 @@ def _is_stub(exc: NotImplementedError, handler: object) -> bool:
         return False
     while trace.tb_next is not None:
         trace = trace.tb_next
-    return trace.tb_frame.f_code is getattr(handler, "__code__", None)
+    # The handler itself, behind decorators (functools.wraps), partial() or a __call__ method.
+    seen: list[object] = []
+    while handler is not None and len(seen) < 32:
+        seen.append(handler)
+        code = getattr(handler, "__code__", None)
+        if code is None and not inspect.isroutine(handler):
+            code = getattr(getattr(type(handler), "__call__", None), "__code__", None)
+        if code is trace.tb_frame.f_code:
+            return True
+        inner = getattr(handler, "__wrapped__", None)
+        handler = inner if inner is not None else getattr(handler, "func", None)
+    return False
 
 
 def _pointer(path: list[str | int]) -> str:
