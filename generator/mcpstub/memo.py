@@ -24,6 +24,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mcpstub.cachefiles import read_entry
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import ClassName, Example, PythonIdentifier, Tool
 
@@ -131,9 +132,8 @@ class ToolMemo:
     def _read(self) -> dict[str, Any] | None:
         if self._path is None:
             return None
-        try:
-            data = self._path.read_bytes()
-        except OSError:
+        data = read_entry(self._path)
+        if data is None:
             return None
         head, _, body = data.partition(b"\n")
         if head != _MAGIC + b" " + hashlib.sha256(body).hexdigest().encode():

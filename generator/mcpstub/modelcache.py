@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpstub.beside import Standby
+from mcpstub.cachefiles import read_entry
 from mcpstub.classnames import RootIndex, root_names
 from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
@@ -121,9 +122,8 @@ class ModelCache:
         return found
 
     def _read(self, key: str) -> _Generated | None:
-        try:
-            data = self._path(key).read_bytes()
-        except OSError:
+        data = read_entry(self._path(key))
+        if data is None:
             return None
         head, _, body = data.partition(b"\n")
         if head != f"{_MAGIC} {hashlib.sha256(body).hexdigest()}".encode():

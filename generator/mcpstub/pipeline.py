@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mcpstub.cachefiles import prune
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, sort_diagnostics
 from mcpstub.fastpath import source_hash
 from mcpstub.ir import Toolset
@@ -113,6 +114,8 @@ def render(
     proven = {"models.py"} if pending.merged else set()
     ours.update(format_files({"models.py": models_file(toolset, models.source)}, proven, memo))
     memo.save()
+    if cache_dir is not None:
+        prune(cache_dir)
     ours = {name: ours[name] for name in package.ours}  # keep render's file order
     return Generated(ours, yours, diagnostics, toolset)
 

@@ -294,3 +294,80 @@ def test_edits_that_look_alike_give_a_cold_runs_files(tmp_path: Path) -> None:
         if step % 2:
             memo_module._LIVE.clear()  # a new process: what is reused comes from the files
         assert _same_as_cold(path, tmp_path / "cache").ok, what
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted(p for p in cache.rglob("*") if p.is_file() and p.name != ".pruned")
+
+
+def test_entries_replaced_by_a_fifo_a_device_or_a_link_are_misses_not_hangs(tmp_path: Path) -> None:
+    # Whatever sits at an entry's path, the run neither blocks on it nor reads without end: it is
+    # a miss, and the files are a cold run's.
+    doc = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "tools": [{"name": f"t{i}", "inputSchema": {"type": "object"}} for i in range(20)],
+    }
+    path = _write(tmp_path, doc)
+    cache = tmp_path / "cache"
+    assert generate(path, path.name, cache_dir=cache).ok
+    entries = _entries(cache)
+    assert {e.parent.parent.name for e in entries} >= {"models-v2"} and any(
+        e.suffix == ".bin" for e in entries
+    )
+    outside = tmp_path / "outside.bin"
+    outside.write_bytes(b"not an entry")
+    for i, entry in enumerate(entries):
+        entry.unlink()
+        if i % 3 == 0:
+            os.mkfifo(entry)
+        elif i % 3 == 1:
+            entry.symlink_to("/dev/zero")
+        else:
+            entry.symlink_to(outside)
+    done: list[Any] = []
+    worker = threading.Thread(target=lambda: done.append(_same_as_cold(path, cache)), daemon=True)
+    worker.start()
+    worker.join(120)
+    assert not worker.is_alive(), "a planted entry made the run hang"
+    assert done and done[0].ok
+
+
+def test_unused_entries_are_pruned_by_age_and_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpstub import cachefiles  # noqa: PLC0415
+
+    tools = [
+        {"name": f"t{i}", "inputSchema": {"type": "object", "properties": {"p": {"type": "integer"}}}}
+        for i in range(30)
+    ]
+    path = _write(tmp_path, {"mcpstub": 1, "server": {"name": "s"}, "tools": tools})
+    cache = tmp_path / "cache"
+    assert generate(path, path.name, cache_dir=cache).ok
+    live = _entries(cache)
+    # Entries of a toolset gone for two months, and a leftover temporary file.
+    stale = [cache / "models-v2" / "ab" / f"ab{i}.json" for i in range(3)] + [cache / "render-v2" / ".tmp-x"]
+    for entry in stale:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        entry.write_bytes(b"old")
+        os.utime(entry, (1, 1))
+    # Pruning runs at most once a day: the first run stamped the folder, so nothing goes yet.
+    assert generate(path, path.name, cache_dir=cache).ok
+    assert all(e.exists() for e in stale)
+    os.utime(cache / ".pruned", (1, 1))
+    warm = _same_as_cold(path, cache)
+    assert warm.ok
+    assert not any(e.exists() for e in stale)
+    assert _entries(cache) == live  # what the toolset uses stays
+    # Past the size limit, the entries used longest ago go first, until the rest fits.
+    ages = {e: 1_000_000 + i for i, e in enumerate(live)}
+    for entry, when in ages.items():
+        os.utime(entry, (when, when))
+    sizes = sorted(e.stat().st_size for e in live)
+    monkeypatch.setattr(cachefiles, "MAX_AGE", 10**12)
+    monkeypatch.setattr(cachefiles, "MAX_BYTES", sum(sizes) - 1)
+    assert cachefiles.prune(cache, now=2_000_000_000) == 1
+    assert _entries(cache) == live[:0] + [e for e in live if e != min(ages, key=ages.__getitem__)]
+    # A used entry is touched, so it counts as recent.
+    old = min(_entries(cache), key=lambda e: e.stat().st_mtime)
+    assert cachefiles.read_entry(old) is not None
+    assert old.stat().st_mtime > 1_500_000_000

@@ -68,7 +68,8 @@ def tool(name: str, props: dict[str, int], output: int | None) -> dict[str, Any]
     return entry
 
 
-names = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
+# No "_": names unique as written are then unique as Python names ("a" and "a_" are both "a").
+names = st.from_regex(r"[a-z][a-z0-9]{0,8}", fullmatch=True)
 props = st.dictionaries(
     st.sampled_from(["q", "n", "where", "mode", "tree", "items", "nest", "pick"]),
     st.integers(0, len(PROPERTIES) - 1),

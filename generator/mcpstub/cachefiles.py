@@ -1,0 +1,94 @@
+"""Files of the cache folder: read only when they are plain files, kept while used, pruned when not.
+
+An entry is read through a descriptor opened without following a symbolic link and without
+blocking, and only if it is a regular file: a FIFO, a device or a link planted at an entry's path is
+a miss, never a hang or an endless read. An entry read is touched (at most once a day), so its
+modification time says when it was last used; `prune` removes entries unused for `MAX_AGE` and,
+past `MAX_BYTES` in all, the longest unused first. It runs at most once per `PRUNE_EVERY`, after a
+run that used the cache, and never fails the run: the cache is safe to delete at any time.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+# Entries not used for this long are removed.
+MAX_AGE = 30 * 86400
+# Past this size in all, the entries used longest ago are removed first.
+MAX_BYTES = 512 * 1024 * 1024
+# How often a run looks for entries to remove.
+PRUNE_EVERY = 86400
+# An entry used is touched when its time is older than this.
+_TOUCH_AFTER = 86400
+# The folders holding entries (one file per entry, any depth).
+ENTRY_FOLDERS = ("models-v2", "render-v2")
+_STAMP = ".pruned"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+def read_entry(path: Path) -> bytes | None:
+    """The bytes of a cache entry, or None when it is missing, unreadable or not a regular file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read()
+        if time.time() - info.st_mtime > _TOUCH_AFTER:
+            try:
+                os.utime(fd if os.utime in os.supports_fd else path)
+            except OSError:
+                pass
+        return data
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def prune(folder: Path, now: float | None = None) -> int:
+    """Remove unused entries under `folder` (at most once per `PRUNE_EVERY`); the count removed."""
+    now = time.time() if now is None else now
+    stamp = folder / _STAMP
+    try:
+        if now - stamp.stat().st_mtime < PRUNE_EVERY:
+            return 0
+    except OSError:
+        pass
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp.touch()
+        os.utime(stamp, (now, now))
+    except OSError:
+        return 0
+    entries: list[tuple[float, int, str]] = []
+    for name in ENTRY_FOLDERS:
+        for root, _, files in os.walk(folder / name):
+            for file in files:
+                path = os.path.join(root, file)
+                try:
+                    info = os.lstat(path)
+                except OSError:
+                    continue
+                entries.append((info.st_mtime, info.st_size, path))
+    entries.sort()
+    total = sum(size for _, size, _ in entries)
+    removed = 0
+    for mtime, size, path in entries:
+        if now - mtime <= MAX_AGE and total <= MAX_BYTES:
+            break
+        try:
+            os.unlink(path)
+        except OSError:
+            continue
+        total -= size
+        removed += 1
+    return removed
