@@ -491,3 +491,11 @@ def test_the_search_time_of_one_diff_is_bounded() -> None:
     )
     assert [(f.rule, f.severity) for f in found] == [("input-undecided", "warning")] * 3
     assert all("search time (0 s of CPU) is spent" in f.message for f in found)
+
+
+def test_an_undecided_change_points_at_the_keyword_that_changed() -> None:
+    _, looser, stricter, _ = NAMED_BREAKS[2]  # only `then` differs, `if` is the same
+    [found] = [f for f in run_input(looser, stricter, check_version=False) if f.severity == "breaking"]
+    assert (found.path, found.message.split(":")[0]) == ("/inputSchema/then", "then changed")
+    [found] = [f for f in run_output(stricter, looser, check_version=False) if f.severity == "breaking"]
+    assert (found.path, found.message.split(":")[0]) == ("/outputSchema/then", "then changed")

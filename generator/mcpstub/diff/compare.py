@@ -639,12 +639,20 @@ class Subset:
             if same:
                 continue
             if in_b:
+                # Name (and point at, when NEW has it) the first keyword of the group that changed.
+                new_keys = in_b if self._input else in_a
+                changed = [
+                    k
+                    for k in group
+                    if (k in in_a) != (k in in_b)
+                    or (k in in_b and not self.equal(a[k], f"{ap}/{k}", b[k], f"{bp}/{k}"))
+                ] or [group[0]]
                 self.undecided(
                     ap,
                     bp,
                     ip,
-                    f"{group[0]} changed: the rules cannot compare it",
-                    f"/{in_b[0]}" if self._input else "",
+                    f"{changed[0]} changed: the rules cannot compare it",
+                    f"/{changed[0]}" if changed[0] in new_keys else "",
                 )
             exact = False  # A's own extra constraint may rule out what the rules would call a break
         return exact
