@@ -242,6 +242,8 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
     """`REV:path` (git's meaning: from the repository root, or from here with `./`)."""
     here = (cwd or Path.cwd()).resolve()
     rev, _, path = spec.partition(":")
+    if not rev or rev.startswith("-"):  # git would read it as an option
+        raise SourceError(f"{spec}: not a git revision (REV:path; REV cannot start with '-')")
     top = Path(_git(["rev-parse", "--show-toplevel"], here)).resolve()
     if path.startswith(("./", "../")):
         relative = os.path.normpath(os.path.join(os.path.relpath(here, top), path))

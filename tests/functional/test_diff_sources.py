@@ -106,6 +106,14 @@ def test_a_missing_revision_or_file_is_a_usage_error(repo: Path, capsys: pytest.
     assert cli.main(["diff", "no-such-rev:api/tools.yaml", "api/tools.yaml"]) == 2
     err = capsys.readouterr().err
     assert "no such file, git revision" in err and "Traceback" not in err
+    # A revision that git would take for an option never reaches git.
+    out = repo / "api" / "shop_tools"
+    for rev in ("-h", "--output=x"):
+        assert cli.main(["generate", "api/tools.yaml", "--out", str(out), f"--check-breaking={rev}"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"mcpstub: error: --check-breaking: {rev}:./api/tools.yaml: not a git revision")
+        assert "REV cannot start with '-'" in err and len(err.splitlines()) == 1
+        assert not out.exists() and not (repo / "x").exists()
 
 
 def test_check_breaking_refuses_to_write_until_the_major_version_moves(
