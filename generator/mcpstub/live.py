@@ -12,8 +12,8 @@ from __future__ import annotations
 import ipaddress
 import logging
 import shlex
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -149,7 +149,7 @@ def read_live(
             source = url
 
             def connect() -> Any:
-                return url
+                return _loopback_transport(url)
 
         elif server is not None:
             source = "in-process server"
@@ -187,6 +187,21 @@ def read_live(
                 elif logged and logged[0]:
                     why += f"; the client said: {logged[0][:300]}"
                 raise LiveError(f"{source}: {_describe(exc)}{why}") from None
+
+
+@asynccontextmanager
+async def _loopback_transport(url: str) -> AsyncIterator[Any]:
+    """Streamable HTTP straight to the URL: proxy settings of the environment are not used (a
+    proxy would carry the request away from the loopback the URL names)."""
+    import httpx2  # noqa: PLC0415 - the SDK's HTTP client, only when a URL is read
+    from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
+
+    timeout = httpx2.Timeout(30.0, read=TIMEOUT_SECONDS)
+    async with (
+        httpx2.AsyncClient(trust_env=False, timeout=timeout) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
+        yield streams
 
 
 class _Kept(logging.Handler):

@@ -333,3 +333,19 @@ def test_a_cut_snapshot_is_a_usage_error_naming_where(repo: Path, capsys: pytest
     line = text[: len(text) // 2].count("\n") + 1
     assert err.startswith(f"mcpstub: error: cut.json:{line}:") and "not JSON" in err
     assert "toolset" in err and len(err.splitlines()) == 1
+
+
+def test_a_loopback_url_is_read_directly_whatever_the_proxy_settings(
+    repo: Path, served: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A proxy from the environment would carry the request off the loopback the URL names.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        nowhere = f"http://127.0.0.1:{probe.getsockname()[1]}"  # nothing listens there
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, nowhere)
+    capsys.readouterr()
+    assert cli.main(["diff", served, "shop_http.yaml", "--format", "json"]) == 0
+    assert findings(capsys) == []
