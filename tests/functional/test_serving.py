@@ -331,6 +331,72 @@ def test_sigterm_lets_in_flight_calls_finish_then_exits_0(root: Path) -> None:
             process.wait()
 
 
+# -- create_app inside a larger app, under uvicorn ----------------------------------------------
+
+OUTER_APP = f"""\
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Mount, Route
+
+from {PACKAGE} import create_app
+
+mcp_app = create_app(stateless=True)
+
+
+async def home(request):
+    return PlainTextResponse("the larger app")
+
+
+routes = [Route("/", home), Mount("/tools", app=mcp_app)]
+app = Starlette(routes=routes, lifespan=lambda app: mcp_app.router.lifespan_context(mcp_app))
+forgetful = Starlette(routes=routes)  # mounted without the MCP app's lifespan
+"""
+
+
+@contextmanager
+def _uvicorn(root: Path, target: str) -> Iterator[int]:
+    port = _free_port()
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", target, "--host", "127.0.0.1", "--port", str(port)],
+            cwd=root, env=_env(root), stdout=subprocess.DEVNULL, stderr=log, text=True,
+        )  # fmt: skip
+        try:
+            _wait_for(port, process)
+            yield port
+        finally:
+            process.terminate()
+            process.wait(timeout=20)
+
+
+def test_create_app_mounted_in_a_larger_app_under_uvicorn(root: Path) -> None:
+    (root / "outer_app.py").write_text(OUTER_APP, "utf-8")
+    with _uvicorn(root, "outer_app:app") as port:
+        assert _request(f"http://127.0.0.1:{port}/") == (200, b"the larger app")
+        status, body = _request(f"http://127.0.0.1:{port}/tools/healthz")
+        assert status == 200 and json.loads(body)["name"] == "serving-server"
+
+        async def calls() -> list[Any]:
+            results = []
+            for mode in ("auto", "legacy"):
+                async with Client(f"http://127.0.0.1:{port}/tools/mcp", mode=mode) as client:
+                    results.append(await client.call_tool("echo", {"text": mode}))
+            return results
+
+        for mode, result in zip(("auto", "legacy"), anyio.run(calls), strict=True):
+            assert not result.is_error and result.structured_content["text"] == mode
+
+
+def test_create_app_mounted_without_its_lifespan_says_how_to_mount_it(root: Path) -> None:
+    (root / "outer_app.py").write_text(OUTER_APP, "utf-8")
+    with _uvicorn(root, "outer_app:forgetful") as port:
+        status, body = _request(
+            f"http://127.0.0.1:{port}/tools/mcp", method="POST", body=_INITIALIZE, headers=_MCP_HEADERS
+        )
+    assert status == 500
+    assert b"lifespan=lambda app: mcp_app.router.lifespan_context(mcp_app)" in body
+
+
 # -- horizontal scaling: stateless replicas behind a round-robin proxy --------------------------
 
 

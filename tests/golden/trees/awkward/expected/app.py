@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import logging
 import signal
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -23,7 +24,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -31,6 +32,8 @@ from .server import SERVER_NAME, SERVER_VERSION, create_server
 from .tools import TOOLS
 
 __all__ = ["StaticTokenVerifier", "create_app", "is_loopback"]
+
+logger = logging.getLogger(__name__)
 
 # Request bodies above this many bytes are refused (413) unless create_app is told otherwise.
 MAX_REQUEST_BODY_SIZE = 4 * 1024 * 1024
@@ -96,6 +99,20 @@ def _security(
     )
 
 
+# What a request gets when the app's lifespan (which starts the SDK's session manager) never ran.
+NOT_STARTED = (
+    "the MCP app's lifespan is not running: serve it with lifespan events on, and when it is "
+    "mounted in another app, give that app its lifespan: Starlette(routes=[Mount('/tools', "
+    "app=mcp_app)], lifespan=lambda app: mcp_app.router.lifespan_context(mcp_app))"
+)
+
+
+class _Lifespan:
+    """Whether one app's lifespan is running: the SDK serves requests only inside it."""
+
+    running = False
+
+
 class _InFlight:
     """Counts the POST responses still being sent (tool calls among them), for a graceful stop.
 
@@ -105,10 +122,15 @@ class _InFlight:
 
     count = 0
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, lifespan: _Lifespan) -> None:
         self.app = app
+        self.lifespan = lifespan
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self.lifespan.running:
+            logger.error("%s", NOT_STARTED)
+            await PlainTextResponse(NOT_STARTED, status_code=500)(scope, receive, send)
+            return
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
@@ -145,6 +167,7 @@ def _stopping() -> bool:
 
 def _graceful(
     inner: Callable[[Starlette], AbstractAsyncContextManager[Any]],
+    state: _Lifespan,
 ) -> Callable[[Starlette], AbstractAsyncContextManager[Any]]:
     """Wrap the app's lifespan: on SIGTERM, close event streams only once no call is under way.
 
@@ -164,9 +187,13 @@ def _graceful(
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[Any]:
         AppStatus.should_exit = False
-        async with inner(app) as state, anyio.create_task_group() as group:
+        async with inner(app) as inner_state, anyio.create_task_group() as group:
             group.start_soon(drain)
-            yield state
+            state.running = True
+            try:
+                yield inner_state
+            finally:
+                state.running = False
             group.cancel_scope.cancel()
 
     return lifespan
@@ -232,6 +259,7 @@ def create_app(
         token_verifier=token_verifier,
         custom_starlette_routes=routes,
     )
-    app.router.lifespan_context = _graceful(app.router.lifespan_context)
-    app.add_middleware(_InFlight)
+    lifespan = _Lifespan()
+    app.router.lifespan_context = _graceful(app.router.lifespan_context, lifespan)
+    app.add_middleware(_InFlight, lifespan=lifespan)
     return app
