@@ -147,13 +147,18 @@ def _serving(
                 log.seek(0)
                 raise AssertionError(f"{exc}\n{log.read()[-4000:]}") from None
             yield port
+            process.terminate()  # SIGTERM: every server here stops cleanly
+            code = process.wait(timeout=30)
+            log.seek(0)
+            assert code == 0, f"after SIGTERM the server exited {code}\n{log.read()[-4000:]}"
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
 
 
 def _request(
