@@ -192,6 +192,8 @@ def _fix_command(args: argparse.Namespace) -> str:
 def _warn_orphans(out: Path, orphans: list[str]) -> None:
     for rel in orphans:
         print(f"{_shown(out / rel)}: warning: handler has no tool in the toolset (orphaned)", file=sys.stderr)
+        print("  hint: delete it; a helper module of yours is never reported if its name starts with '_'",
+              file=sys.stderr)  # fmt: skip
 
 
 def _cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> Path | None:
