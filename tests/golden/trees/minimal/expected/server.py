@@ -232,8 +232,8 @@ def _is_stub(exc: NotImplementedError, handler: object) -> bool:
     while handler is not None and len(seen) < 32:
         seen.append(handler)
         code = getattr(handler, "__code__", None)
-        if code is None and not inspect.isroutine(handler):
-            code = getattr(getattr(type(handler), "__call__", None), "__code__", None)
+        if code is None and callable(handler) and not inspect.isroutine(handler):
+            code = getattr(handler.__call__, "__code__", None)
         if code is trace.tb_frame.f_code:
             return True
         inner = getattr(handler, "__wrapped__", None)
