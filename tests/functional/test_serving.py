@@ -215,6 +215,8 @@ def _run(*args: str, root: Path, env: dict[str, str] | None = None) -> subproces
         (["--workers", "2"], "only apply with --http"),
         (["--grace", "5"], "only apply with --http"),
         (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_UNSET_VARIABLE"], "not set"),
+        (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_NEWLINE_TOKEN"], "printable ASCII"),
+        (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_UNICODE_TOKEN"], "printable ASCII"),
         (["--http", "127.0.0.1:8000", "--max-body-bytes", "0"], "--max-body-bytes takes a positive"),
         (["--http", "127.0.0.1:8000", "--grace", "-1"], "--grace takes"),
         (["--http", "127.0.0.1:8000", "--grace", "nan"], "--grace takes"),
@@ -225,7 +227,8 @@ def _run(*args: str, root: Path, env: dict[str, str] | None = None) -> subproces
 def test_unsafe_or_malformed_serving_options_are_usage_errors(
     root: Path, args: list[str], expected: str
 ) -> None:
-    result = _run(*args, root=root)
+    env = _env(root, MCPSTUB_NEWLINE_TOKEN="s3cret\n", MCPSTUB_UNICODE_TOKEN="s\u00e9cret")
+    result = _run(*args, root=root, env=env)
     assert result.returncode == 2, result.stderr
     assert expected in result.stderr
     assert "Traceback" not in result.stderr

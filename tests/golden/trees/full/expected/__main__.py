@@ -183,7 +183,10 @@ def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
             "max_body": args.max_body_bytes,
         }
     )
-    app_from_environment()  # a configuration error stops here, before any worker starts
+    try:
+        app_from_environment()  # a configuration error stops here, before any worker starts
+    except ValueError as exc:
+        parser.error(str(exc))
     try:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         listener = socket.create_server((host, port), family=family)

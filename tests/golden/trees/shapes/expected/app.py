@@ -56,6 +56,12 @@ class StaticTokenVerifier:
     def __init__(self, token: str, *, client_id: str = "static-token") -> None:
         if not token:
             raise ValueError("the bearer token is empty")
+        if not all("!" <= c <= "~" for c in token):
+            # A header carries no more: a space, newline or non-ASCII letter could never match.
+            raise ValueError(
+                "the bearer token has a character a client cannot send in an Authorization "
+                "header (whitespace, a line break or non-ASCII): use printable ASCII only"
+            )
         self._token = token.encode()
         self._client_id = client_id
 
