@@ -282,6 +282,29 @@ def test_host_header_is_checked(root: Path) -> None:
         assert _request(url, method="POST", body=_INITIALIZE, headers=hostile_origin)[0] == 403
 
 
+def test_any_host_still_checks_the_origins_given(root: Path) -> None:
+    """'*' switches the Host check off, not the Origin check the same command line asks for."""
+    flags = ("--allowed-host", "*", "--allowed-origin", "https://app.example")
+    with _serving(root, *flags) as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        for host in ("evil.example", "10.1.2.3:8000", "mcp.test"):
+            headers = {**_MCP_HEADERS, "Host": host}
+            assert _request(url, method="POST", body=_INITIALIZE, headers=headers)[0] == 200
+        for origin, status in [
+            ("https://app.example", 200),
+            ("https://app.example:8443", 200),
+            ("http://evil.example", 403),
+            ("https://app.example.evil.example", 403),
+            ("null", 403),
+        ]:
+            headers = {**_MCP_HEADERS, "Origin": origin}
+            assert _request(url, method="POST", body=_INITIALIZE, headers=headers)[0] == status, origin
+    with _serving(root, "--allowed-host", "*") as port:  # no origins given: none checked
+        url = f"http://127.0.0.1:{port}/mcp"
+        headers = {**_MCP_HEADERS, "Host": "evil.example", "Origin": "http://evil.example"}
+        assert _request(url, method="POST", body=_INITIALIZE, headers=headers)[0] == 200
+
+
 def test_the_default_loopback_server_refuses_foreign_hosts(root: Path) -> None:
     with _serving(root) as port:
         url = f"http://127.0.0.1:{port}/mcp"

@@ -23,6 +23,7 @@ from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
@@ -76,7 +77,8 @@ def _security(
     host: str,
     allowed_hosts: Sequence[str] | None,
     allowed_origins: Sequence[str] | None,
-) -> TransportSecuritySettings:
+) -> tuple[TransportSecuritySettings, list[str] | None]:
+    """The SDK's Host and Origin checks, and the origins to check apart (None: no such check)."""
     if allowed_hosts is None:
         if not is_loopback(host):
             raise ValueError(
@@ -90,19 +92,42 @@ def _security(
             "http://localhost",
             "http://[::1]",
         ]
-    if list(allowed_hosts) == ["*"]:
-        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    origins: list[str] = []
+    for allowed in allowed_origins or ():  # a bare origin also allows it with any port
+        origins += [allowed] if allowed.endswith(":*") else [allowed, f"{allowed}:*"]
+    if "*" in allowed_hosts:
+        # The SDK checks Host and Origin together or not at all: given origins are checked apart.
+        off = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        return off, origins if allowed_origins else None
     hosts: list[str] = []
     for allowed in allowed_hosts:  # a bare host also allows it with any port
         hosts += [allowed] if allowed.endswith(":*") else [allowed, f"{allowed}:*"]
-    origins: list[str] = []
-    for allowed in allowed_origins or ():
-        origins += [allowed] if allowed.endswith(":*") else [allowed, f"{allowed}:*"]
-    return TransportSecuritySettings(
+    settings = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=hosts,
         allowed_origins=origins,
     )
+    return settings, None
+
+
+class _OriginCheck:
+    """403 for a request whose Origin is not allowed (when any Host is)."""
+
+    def __init__(self, app: ASGIApp, allowed: Sequence[str]) -> None:
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        origin = Headers(scope=scope).get("origin") if scope["type"] == "http" else None
+        if origin and not any(
+            origin == allowed
+            or (allowed.endswith(":*") and origin.startswith(allowed[:-1]))
+            for allowed in self.allowed
+        ):
+            response = PlainTextResponse("Invalid Origin header", status_code=403)
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 # What a request gets when the app's lifespan (which starts the SDK's session manager) never ran.
@@ -253,13 +278,14 @@ def create_app(
         auth = AuthSettings.model_validate(
             {"issuer_url": "http://127.0.0.1", "resource_server_url": None}
         )
+    security, origins = _security(host, allowed_hosts, allowed_origins)
     routes = [Route(health_path, _health, methods=["GET"])] if health_path else []
     app = server.streamable_http_app(
         streamable_http_path=path,
         json_response=json_response,
         stateless_http=stateless,
         max_request_body_size=max_request_body_size,
-        transport_security=_security(host, allowed_hosts, allowed_origins),
+        transport_security=security,
         host=host,
         auth=auth,
         token_verifier=token_verifier,
@@ -267,5 +293,7 @@ def create_app(
     )
     lifespan = _Lifespan()
     app.router.lifespan_context = _graceful(app.router.lifespan_context, lifespan)
+    if origins is not None:
+        app.add_middleware(_OriginCheck, allowed=origins)
     app.add_middleware(_InFlight, lifespan=lifespan)
     return app
