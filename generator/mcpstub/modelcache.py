@@ -41,9 +41,9 @@ from mcpstub.models import ModelsResult, render_models
 from mcpstub.render import import_order
 
 # One tool in GROUP_SPREAD, on average, closes its group: groups of about this many tools.
-GROUP_SPREAD = 8
+GROUP_SPREAD = 3
 # No group is longer than this, whatever the hashes say.
-GROUP_MAX = 24
+GROUP_MAX = 6
 # Below this many tools of missing groups a fork costs more than it saves.
 FORK_MIN_TOOLS = 12
 # This process, without the model generator imported, joins the child only while at least this

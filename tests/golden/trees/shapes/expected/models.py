@@ -32,9 +32,6 @@ class Item(BaseModel):
     name: StrictStr | MISSING = MISSING
 
 
-_JsonNumber: TypeAlias = StrictInt | StrictFloat
-
-
 class ListItemsInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
@@ -45,6 +42,8 @@ class ListItemsInput(BaseModel):
 
 
 ListItemsOutput: TypeAlias = Annotated[list[Item], Field(max_length=100)]
+
+_JsonNumber: TypeAlias = StrictInt | StrictFloat
 
 
 class GreetInput(BaseModel):
@@ -137,6 +136,8 @@ class AnyTrueInput(BaseModel):
 
 AnyTrueOutput: TypeAlias = Any
 
+MixedOutput: TypeAlias = StrictStr | MixedOutputTool1 | Item | list[MixedOutputTool1]
+
 
 class MaybeItemInput(BaseModel):
     model_config = ConfigDict(
@@ -147,8 +148,6 @@ class MaybeItemInput(BaseModel):
 
 
 MaybeItemOutput: TypeAlias = Any
-
-MixedOutput: TypeAlias = StrictStr | MixedOutputTool1 | Item | list[MixedOutputTool1]
 
 
 class PairsInput(BaseModel):
