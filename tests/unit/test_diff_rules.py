@@ -499,3 +499,47 @@ def test_an_undecided_change_points_at_the_keyword_that_changed() -> None:
     assert (found.path, found.message.split(":")[0]) == ("/inputSchema/then", "then changed")
     [found] = [f for f in run_output(stricter, looser, check_version=False) if f.severity == "breaking"]
     assert (found.path, found.message.split(":")[0]) == ("/outputSchema/then", "then changed")
+
+
+# A keyword whose value is a map or list of schemas, equal as text on both sides, still changes
+# when what it holds changes: a definition behind the same `$ref`, a pattern property's schema,
+# the names a dependentRequired asks for.
+SAME_TEXT_CHANGED: list[tuple[str, Any, Any, Any]] = [
+    (
+        "anyOf-ref-target",
+        {"$defs": {"Id": I}, **obj({"id": {"anyOf": [{"$ref": "#/$defs/Id"}, S]}})},
+        {"$defs": {"Id": {**I, "minimum": 0}}, **obj({"id": {"anyOf": [{"$ref": "#/$defs/Id"}, S]}})},
+        {"id": -1},
+    ),
+    (
+        "allOf-ref-target",
+        {"$defs": {"Id": I}, **obj({"id": {"allOf": [{"$ref": "#/$defs/Id"}]}})},
+        {"$defs": {"Id": {**I, "minimum": 0}}, **obj({"id": {"allOf": [{"$ref": "#/$defs/Id"}]}})},
+        {"id": -1},
+    ),
+    (
+        "pattern-property-schema",
+        {"type": "object", "patternProperties": {"^x_": {"type": ["string", "integer"]}}},
+        {"type": "object", "patternProperties": {"^x_": S}},
+        None,
+    ),
+    (
+        "dependent-required-names",
+        {"type": "object", "dependentRequired": {"a": ["b"]}},
+        {"type": "object", "dependentRequired": {"a": ["b", "c"]}},
+        None,
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "looser", "stricter", "witness"), SAME_TEXT_CHANGED, ids=[p[0] for p in SAME_TEXT_CHANGED]
+)
+def test_a_change_inside_a_keyword_written_the_same_is_seen(
+    name: str, looser: Any, stricter: Any, witness: Any
+) -> None:
+    found = [f for f in run_input(looser, stricter, check_version=False) if f.severity == "breaking"]
+    assert found, name
+    if witness is not None and found[0].has_counterexample:
+        assert found[0].counterexample == witness
+    assert not breaking(run_output(looser, stricter, check_version=False))

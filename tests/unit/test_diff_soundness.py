@@ -106,6 +106,9 @@ def _nodes(schema: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
             found += _nodes(sub, (*path, "properties", name))
         for i, sub in enumerate(schema.get("anyOf") or []):
             found += _nodes(sub, (*path, "anyOf", i))
+        for key in ("$defs", "patternProperties"):  # a definition both sides refer to by one name
+            for name, sub in (schema.get(key) or {}).items():
+                found += _nodes(sub, (*path, key, name))
     return found
 
 
@@ -125,7 +128,7 @@ def mutated(draw: st.DrawFn, schema: dict[str, Any]) -> dict[str, Any]:
         edit = draw(
             st.sampled_from(
                 ["bound", "drop", "type", "enum", "required", "additional", "format", "pattern", "nullable",
-                 "ref", "anyof", "const", "property"]
+                 "ref", "anyof", "const", "property", "pattern-property", "dependent"]
             )
         )  # fmt: skip
         if edit == "bound":
@@ -200,6 +203,12 @@ def mutated(draw: st.DrawFn, schema: dict[str, Any]) -> dict[str, Any]:
             node["const"] = draw(st.sampled_from(["a", 1, 2, None]))
         elif edit == "property":
             node.setdefault("properties", {})[draw(st.sampled_from(NAMES))] = draw(leaf(2))
+        elif edit == "pattern-property":
+            node.setdefault("patternProperties", {})[draw(st.sampled_from(["^a", "b$"]))] = draw(leaf(2))
+        elif edit == "dependent":
+            node["dependentRequired"] = {
+                draw(st.sampled_from(NAMES)): draw(st.lists(st.sampled_from(NAMES), max_size=2, unique=True))
+            }
     return new
 
 
@@ -266,6 +275,8 @@ def _instances(a: dict[str, Any], b: dict[str, Any], seed: int) -> list[Any]:
 @given(st.data())
 def test_compatible_means_no_counterexample(data: st.DataObject) -> None:
     a = data.draw(object_schema())
+    if data.draw(st.booleans()):  # both sides may then hold definitions, anyOf, patternProperties
+        a = data.draw(mutated(a))
     b = data.draw(mutated(a))
     if data.draw(st.booleans()):
         a, b = b, a

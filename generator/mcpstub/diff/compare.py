@@ -370,37 +370,46 @@ class Subset:
         keys = self.a.keywords(x)
         if keys != self.b.keywords(y):
             return False
-        for key in keys:
-            xv, yv = x[key], y[key]
-            if key == "$ref":
-                if not (isinstance(xv, str) and isinstance(yv, str)):
-                    return False
-                fx, tx = self.a.lookup(xv.partition("#")[2])
-                fy, ty = self.b.lookup(yv.partition("#")[2])
-                if not (fx and fy and self.equal(tx, xv.partition("#")[2], ty, yv.partition("#")[2], seen)):
-                    return False
-            elif key in _ONE or (key == "items" and isinstance(xv, dict | bool)):
-                if not self.equal(xv, f"{xp}/{key}", yv, f"{yp}/{key}", seen):
-                    return False
-            elif key in _LIST or key == "items":
-                if not (isinstance(xv, list) and isinstance(yv, list) and len(xv) == len(yv)):
-                    return False
-                for i, (xi, yi) in enumerate(zip(xv, yv, strict=True)):
-                    if not self.equal(xi, f"{xp}/{key}/{i}", yi, f"{yp}/{key}/{i}", seen):
-                        return False
-            elif key in _MAP:
-                if not (isinstance(xv, dict) and isinstance(yv, dict) and set(xv) == set(yv)):
-                    return False
-                for name in xv:
-                    p = f"/{key}/{encode(name)}"
-                    if not self.equal(xv[name], xp + p, yv[name], yp + p, seen):
-                        return False
-            elif key in ("required", "type") and isinstance(xv, list) and isinstance(yv, list):
-                if sorted(map(_canon, xv)) != sorted(map(_canon, yv)):
-                    return False
-            elif _canon(xv) != _canon(yv):
+        return all(self._equal_key(key, x[key], xp, y[key], yp, seen) for key in keys)
+
+    def equal_keyword(self, key: str, xv: JSON, xp: str, yv: JSON, yp: str) -> bool:
+        """Same meaning of one keyword's values, in the nodes at `xp` (A) and `yp` (B).
+
+        A keyword's value is not a schema (a map of them, a list of them, names): compared as one,
+        any map would look like a schema without keywords, equal to every other.
+        """
+        return self._equal_key(key, xv, xp, yv, yp, set())
+
+    def _equal_key(self, key: str, xv: JSON, xp: str, yv: JSON, yp: str, seen: set[tuple[str, str]]) -> bool:
+        if key == "$ref":
+            if not (isinstance(xv, str) and isinstance(yv, str)):
                 return False
-        return True
+            fx, tx = self.a.lookup(xv.partition("#")[2])
+            fy, ty = self.b.lookup(yv.partition("#")[2])
+            return fx and fy and self.equal(tx, xv.partition("#")[2], ty, yv.partition("#")[2], seen)
+        if key in _ONE or (key == "items" and isinstance(xv, dict | bool)):
+            return self.equal(xv, f"{xp}/{key}", yv, f"{yp}/{key}", seen)
+        if key in _LIST or key == "items":
+            if not (isinstance(xv, list) and isinstance(yv, list) and len(xv) == len(yv)):
+                return False
+            return all(
+                self.equal(xi, f"{xp}/{key}/{i}", yi, f"{yp}/{key}/{i}", seen)
+                for i, (xi, yi) in enumerate(zip(xv, yv, strict=True))
+            )
+        if key in _MAP or key == "dependencies":
+            if not (isinstance(xv, dict) and isinstance(yv, dict) and set(xv) == set(yv)):
+                return False
+            for name in xv:
+                p = f"/{key}/{encode(name)}"
+                if isinstance(xv[name], list) or isinstance(yv[name], list):  # draft-07 names
+                    if _canon(xv[name]) != _canon(yv[name]):
+                        return False
+                elif not self.equal(xv[name], xp + p, yv[name], yp + p, seen):
+                    return False
+            return True
+        if key in ("required", "type") and isinstance(xv, list) and isinstance(yv, list):
+            return sorted(map(_canon, xv)) == sorted(map(_canon, yv))
+        return _canon(xv) == _canon(yv)
 
     # -- the walk ------------------------------------------------------------------------------
 
@@ -504,7 +513,7 @@ class Subset:
         rest, members = self._conjuncts(self.b, b, bp)
         if not members:
             return b
-        if "allOf" in a and "allOf" in b and self.equal(a["allOf"], ap + "/allOf", b["allOf"], bp + "/allOf"):
+        if "allOf" in a and "allOf" in b and self.equal_keyword("allOf", a["allOf"], ap, b["allOf"], bp):
             members = [m for m in members if not m[1].startswith(bp + "/allOf/")]
         for member, mp in members:
             self.check(a, ap, member, mp, ip, exact)
@@ -534,7 +543,7 @@ class Subset:
             branches = a.get(kw)
             if not isinstance(branches, list):
                 continue
-            if isinstance(b.get(kw), list) and self.equal(branches, ap + "/" + kw, b[kw], bp + "/" + kw):
+            if isinstance(b.get(kw), list) and self.equal_keyword(kw, branches, ap, b[kw], bp):
                 continue
             rest = {k: v for k, v in a.items() if k != kw}
             resolved = [self.a.resolve(br, f"{ap}/{kw}/{i}") for i, br in enumerate(branches)]
@@ -561,7 +570,7 @@ class Subset:
             if not isinstance(branches, list):
                 continue
             b = {k: v for k, v in b.items() if k != kw}
-            if isinstance(a.get(kw), list) and self.equal(a[kw], ap + "/" + kw, branches, bp + "/" + kw):
+            if isinstance(a.get(kw), list) and self.equal_keyword(kw, a[kw], ap, branches, bp):
                 continue
             resolved = [self.b.resolve(br, f"{bp}/{kw}/{i}") for i, br in enumerate(branches)]
             alone = kw == "anyOf" or self._disjoint(self.b, [r for r, _ in resolved])
@@ -633,9 +642,7 @@ class Subset:
             in_a = [k for k in group if k in a and k in self.a.active]
             if not in_a and not in_b:
                 continue
-            same = set(in_a) == set(in_b) and all(
-                self.equal(a[k], f"{ap}/{k}", b[k], f"{bp}/{k}") for k in in_b
-            )
+            same = set(in_a) == set(in_b) and all(self.equal_keyword(k, a[k], ap, b[k], bp) for k in in_b)
             if same:
                 continue
             if in_b:
@@ -645,7 +652,7 @@ class Subset:
                     k
                     for k in group
                     if (k in in_a) != (k in in_b)
-                    or (k in in_b and not self.equal(a[k], f"{ap}/{k}", b[k], f"{bp}/{k}"))
+                    or (k in in_b and not self.equal_keyword(k, a[k], ap, b[k], bp))
                 ] or [group[0]]
                 self.undecided(
                     ap,
@@ -905,11 +912,7 @@ class Subset:
         a_pat, b_pat = a.get("patternProperties"), b.get("patternProperties")
         names_exact = exact
         if a_pat or b_pat:
-            if not (
-                a_pat
-                and b_pat
-                and self.equal(a_pat, ap + "/patternProperties", b_pat, bp + "/patternProperties")
-            ):
+            if not (a_pat and b_pat and self.equal_keyword("patternProperties", a_pat, ap, b_pat, bp)):
                 if b_pat:
                     self.undecided(
                         ap,

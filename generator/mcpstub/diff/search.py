@@ -290,7 +290,33 @@ def _named(a_node: JSON, b_node: JSON) -> list[JSON]:
         values.extend({name: value} for name in names for value in per_name[name])
         combos = itertools.islice(itertools.product(*(per_name[n] for n in names)), _MAX_NAMED)
         values.extend(dict(zip(names, combo, strict=True)) for combo in combos)
+    # Objects that have some of the names the schemas ask for (required, dependentRequired,
+    # dependencies) and lack others: which names appear is what those keywords judge.
+    asked = sorted(_asked_names(a_node) | _asked_names(b_node))[:12]
+    if asked:
+        sample = {n: (per_name.get(n) or [None])[0] for n in asked}
+        values.append(sample)
+        values.extend({n: v for n, v in sample.items() if n != left_out} for left_out in asked)
+        values.extend({n: sample[n]} for n in asked)
     return _unique(values)[: 2 * _MAX_NAMED]
+
+
+def _asked_names(node: JSON) -> set[str]:
+    """Property names a node's required, dependentRequired or dependencies keywords mention."""
+    found: set[str] = set()
+    if not isinstance(node, dict):
+        return found
+    if isinstance(node.get("required"), list):
+        found.update(n for n in node["required"] if isinstance(n, str))
+    for key in ("dependentRequired", "dependencies", "dependentSchemas"):
+        if isinstance(node.get(key), dict):
+            for name, value in node[key].items():
+                found.add(name)
+                if isinstance(value, list):
+                    found.update(n for n in value if isinstance(n, str))
+                else:
+                    found |= _asked_names(value)
+    return found
 
 
 SHRINK_SECONDS = 1.0  # CPU seconds a found counterexample is made smaller for, at most
