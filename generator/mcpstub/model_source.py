@@ -231,7 +231,55 @@ def exact_numbers(source: str) -> str:
     for helper in used:
         for module, names in _HELPER_IMPORTS[helper].items():
             text = add_imports(text, module, names)
-    return _insert_after_imports(text, "\n\n\n".join(_NUMBER_HELPERS[h] for h in used))
+    text = _insert_after_imports(text, "\n\n\n".join(_NUMBER_HELPERS[h] for h in used))
+    return _integral_defaults(text) if "_Integral" in used else text
+
+
+# Names under which a float may stand: a default of a type without them is an integer.
+_FLOAT_NAMES = frozenset({"_JsonNumber", "StrictFloat", "float", "Any", "object"})
+
+
+def _integral_defaults(source: str) -> str:
+    """`x: _Integral = 2.0` -> `x: _Integral = 2`: JSON Schema counts 2.0 as an integer, and
+    mypy --strict refuses a float where only integers are typed (through aliases too)."""
+    tree = ast.parse(source)
+    aliases: dict[str, ast.expr] = {}
+    for node in tree.body:
+        for expr in _type_expressions(node):
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                aliases[node.target.id] = expr
+
+    def may_be_float(expr: ast.expr, seen: frozenset[str]) -> bool:
+        for name in _type_names(expr):
+            if name.id in _FLOAT_NAMES:
+                return True
+            known = name.id in aliases and name.id not in seen
+            if known and may_be_float(aliases[name.id], seen | {name.id}):
+                return True
+        return False
+
+    spots: list[tuple[int, int, int, str]] = []
+    for cls in tree.body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for stmt in cls.body:
+            if not isinstance(stmt, ast.AnnAssign) or stmt.value is None or isinstance(stmt.value, ast.Call):
+                continue
+            if may_be_float(stmt.annotation, frozenset()):
+                continue
+            for const in ast.walk(stmt.value):
+                if not isinstance(const, ast.Constant) or const.lineno != const.end_lineno:
+                    continue
+                if isinstance(const.value, float) and const.value.is_integer():
+                    end = const.end_col_offset or 0
+                    spots.append((const.lineno, const.col_offset, end, str(int(const.value))))
+    if not spots:
+        return source
+    lines = source.split("\n")
+    for line, start, end, new in sorted(spots, reverse=True):
+        raw = lines[line - 1].encode()  # ast offsets count UTF-8 bytes
+        lines[line - 1] = (raw[:start] + new.encode() + raw[end:]).decode()
+    return "\n".join(lines)
 
 
 def _type_expressions(node: ast.stmt) -> list[ast.expr]:

@@ -30,6 +30,7 @@ $defs:
     properties: {x: {type: number}, y: {type: number}}
     required: [x]
   Tags: {type: array, items: {type: string}}
+  Count: {type: integer, minimum: 0, default: 1.0}
 tools:
   - name: list_dir
     inputSchema:
@@ -51,6 +52,11 @@ tools:
         tags: {$ref: "#/$defs/Tags", default: [a]}
         nums: {type: array, items: {type: integer}, default: [1, 2]}
         maybe_point: {anyOf: [{$ref: "#/$defs/Point"}, {type: "null"}], default: null}
+        whole: {type: integer, default: 2.0}
+        count: {$ref: "#/$defs/Count"}
+        ints: {type: array, items: {type: integer}, default: [1.0, 2]}
+        either: {type: [integer, string], default: 3.0}
+        number: {type: number, default: 4.0}
       required: [city]
     outputSchema:
       type: object
@@ -120,6 +126,11 @@ def test_scalars_and_enums_are_plain_types_with_their_constraints(pkg: ModuleTyp
     assert args.limit == 30 and args.page == 30 and args.note is None and args.tags == ["a"]
     assert args.origin == models.Point(x=1.5) and args.corners == [models.Point(x=0, y=0)]
     assert args.opts == {"verbose": False} and args.maybe_point is None
+    # An integer written 2.0 is the integer 2 (JSON Schema counts it so); a number stays a float.
+    assert [(v, type(v)) for v in (args.whole, args.count, args.either, args.number)] == [
+        (2, int), (1, int), (3, int), (4.0, float)
+    ]
+    assert args.ints == [1, 2] and all(type(v) is int for v in args.ints)
     # Defaults are fresh values, not one object shared between calls.
     assert models.ListDirInput(city="x").origin is not args.origin
     for bad in ({"city": ""}, {"city": "x", "kind": "link"}, {"city": "x", "size": -1}):
