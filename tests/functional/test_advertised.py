@@ -114,3 +114,20 @@ def test_typescript_client_receives_the_tools_as_written(generated: tuple[Path, 
     answer = json.loads(done.stdout)
     assert answer["wireTools"] == expected_wire(toolset, legacy=True)
     assert [tool["name"] for tool in answer["tools"]] == ["search", "stat"]  # its models accept them
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-03-26", "2024-11-05"])
+async def test_older_protocol_versions_get_the_2025_11_25_objects_their_digests_describe(
+    generated: tuple[Path, ModuleType, Toolset], version: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client of an earlier version is shown the 2025-11-25 tool objects whole, so the digest
+    the answer carries is the digest of what it received (annotation extension keys included)."""
+    _, pkg, toolset = generated
+    monkeypatch.setattr("mcp.client.session.LATEST_HANDSHAKE_VERSION", version)
+    async with Client(pkg.create_server(), mode="legacy") as client:
+        assert client.protocol_version == version
+        answer = await client.session.send_request(types.ListToolsRequest(), TypeAdapter(dict[str, Any]))
+    assert answer["tools"] == expected_wire(toolset, legacy=True)
+    digests = {name: spec.digests["2025-11-25"] for name, spec in pkg.TOOLS.items()}
+    assert answer["_meta"]["io.mcpstub/sha256"] == digests

@@ -600,11 +600,8 @@ def _as_written(
         version = ctx.protocol_version
         modern = version in MODERN_PROTOCOL_VERSIONS
         if ctx.method == "tools/list" and "tools" in result:
-            if modern or version == HANDSHAKE_PROTOCOL:
-                return {
-                    **result,
-                    "tools": list(modern_tools if modern else legacy_tools),
-                }
+            # Versions before 2025-11-25 get its objects whole, as their digests describe them.
+            return {**result, "tools": list(modern_tools if modern else legacy_tools)}
         elif (
             ctx.method == "tools/call" and modern and "structuredContent" not in result
         ):
