@@ -8,9 +8,10 @@ shared definitions they use; a shared class the tools only name is a stand-in th
 it reaches is left out, so that each shared class is generated in full once. The group sources are
 merged statement by statement: identical definitions collapse, a name defined twice with different
 bodies makes the whole toolset generate in one call instead. A group's output depends only on its
-own input, so it is stored on disk under the hash of that input and of the generator, and half the
-missing groups are generated in a forked child while this process renders the other files: with the
-cache, without it, or split across processes, the bytes are the same.
+own input, so it is stored on disk under the hash of that input and of the generator, and the
+missing groups are generated in a forked child (which forks itself once warm, one copy per spare
+core) while this process renders the other files: with the cache, without it, or split across
+processes, the bytes are the same.
 """
 
 from __future__ import annotations
@@ -46,9 +47,8 @@ GROUP_SPREAD = 3
 GROUP_MAX = 6
 # Below this many tools of missing groups a fork costs more than it saves.
 FORK_MIN_TOOLS = 12
-# This process, without the model generator imported, joins the child only while at least this
-# many units are left: fewer are not worth the imports.
-_OWN_MIN_UNITS = 3
+# The child forks at most this many copies of itself to share the units (one per spare core).
+_MAX_FORKS = 7
 # Missing models are generated in a forked child (where fork exists); False: all in this process.
 FORK = hasattr(os, "fork")
 # Groups generate the shared classes their tools only name as stand-ins (see models._stand_ins).
@@ -383,12 +383,39 @@ class _RecordLock:
         fcntl.lockf(self._fd, fcntl.LOCK_UN)
 
 
-def _render_front(claims: _Claims, units: list[Toolset]) -> dict[int, _Generated]:
-    """In the child: generate units from the front of the list until none is left unclaimed."""
+def _claim_front(claims: _Claims, units: list[Toolset], _: object = None) -> dict[int, _Generated]:
+    """Generate units from the front of the list until none is left unclaimed."""
     out: dict[int, _Generated] = {}
     while (index := claims.front()) is not None:
         out[index] = _render_all([units[index]])[0]
     return out
+
+
+def _render_front(claims: _Claims, units: list[Toolset]) -> dict[int, _Generated]:
+    """In the child, once the generator is imported: generate units from the front of the list,
+    with a fork of itself per spare core claiming from the same list (forked warm, they pay no
+    imports). A fork that fails leaves its claimed units to the parent, which generates them."""
+    spare = min(_cores() - 1, claims.left() - 1, _MAX_FORKS) if FORK else 0
+    forks = [Standby(partial(_claim_front, claims, units), _nothing) for _ in range(max(0, spare))]
+    for fork in forks:
+        fork.give(None)
+    out = _claim_front(claims, units)
+    for fork in forks:
+        out.update(fork.result())
+    return out
+
+
+def _nothing() -> None:
+    """A fork's preparation: none, it starts warm."""
+
+
+@cache
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
 
 
 class ModelHelper:
@@ -432,8 +459,8 @@ class PendingModels:
             helper = None
         self._helper = helper
         if helper is not None:
-            # The child (warm, or warming up) starts at the front now; this process joins from
-            # the back once it has rendered the other files.
+            # The child (warm, or warming up) starts at the front now, with forks of itself once
+            # warm; this process joins from the back if it has the generator imported.
             helper.claims.reset(len(missing))
             helper.child.give([u.toolset for u in missing])
 
@@ -449,9 +476,10 @@ class PendingModels:
         helper = self._helper
         if helper is None:
             return {i: g for i, g in enumerate(_render_all([u.toolset for u in self._missing]))}
-        # This process pays the model generator's imports only for a share worth it; a small
-        # one is left to the child, which has imported it already or is doing so.
-        while "datamodel_code_generator" in sys.modules or helper.claims.left() >= _OWN_MIN_UNITS:
+        # This process joins only if it has the model generator imported already: the child and
+        # its forks use every core once the child has imported it, so importing it here too
+        # would only take a core from them.
+        while "datamodel_code_generator" in sys.modules:
             index = helper.claims.back()
             if index is None:
                 break

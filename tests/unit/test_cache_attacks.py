@@ -371,3 +371,44 @@ def test_unused_entries_are_pruned_by_age_and_size(tmp_path: Path, monkeypatch: 
     old = min(_entries(cache), key=lambda e: e.stat().st_mtime)
     assert cachefiles.read_entry(old) is not None
     assert old.stat().st_mtime > 1_500_000_000
+
+
+def test_a_fork_of_the_child_killed_after_claiming_leaves_its_units_to_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The child forks a warm copy of itself per spare core. One killed after claiming a group must
+    # neither hang the run nor lose that group: the files are a cold run's.
+    from mcpstub import modelcache  # noqa: PLC0415
+
+    doc = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "tools": [
+            {"name": f"t{i}", "inputSchema": {"type": "object", "properties": {f"p{i}": {"type": "integer"}}}}
+            for i in range(40)
+        ],
+    }
+    path = _write(tmp_path, doc)
+    cold = generate(path, path.name)
+    top = os.getpid()
+    render_all = modelcache._render_all
+    killed = tmp_path / "killed"
+
+    def dying(units: Any) -> Any:
+        if os.getppid() != top and os.getpid() != top:  # a fork of the child: die holding a claim
+            killed.touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return render_all(units)
+
+    monkeypatch.setattr(modelcache, "_cores", lambda: 2)
+    monkeypatch.setattr(modelcache, "GROUP_SPREAD", 2)
+    monkeypatch.setattr(modelcache, "_render_all", dying)
+    modelcache._closes_group_at.cache_clear()
+    done: list[Any] = []
+    worker = threading.Thread(target=lambda: done.append(generate(path, path.name)), daemon=True)
+    worker.start()
+    worker.join(120)
+    modelcache._closes_group_at.cache_clear()
+    assert not worker.is_alive(), "a killed fork made the run hang"
+    assert killed.exists(), "no fork of the child claimed a group"
+    assert done[0].ok and done[0].ours == cold.ours
