@@ -117,6 +117,7 @@ def render_models(toolset: Toolset) -> ModelsResult:
                 diagnostics.append(_fallback_warning(f"tool {tool.name!r}", str(exc), where))
     if not units:  # a toolset with no tools yet: nothing to model
         return ModelsResult("", diagnostics)
+    units = _defaults_at_uses(units)
     stand_ins: tuple[str, ...] = ()
     wire: frozenset[str] = frozenset()
     if toolset.stand_ins and toolset.shared_defs:
@@ -164,6 +165,61 @@ def render_models(toolset: Toolset) -> ModelsResult:
                 hint = "rename the tool or the shared definition that clashes with it"
                 diagnostics.append(error("models-missing-class", message, where, hint))
     return ModelsResult(source, diagnostics, stand_ins)
+
+
+# Keywords whose values are data, not schemas.
+_DATA_KEYWORDS = frozenset({"default", "const", "enum", "examples", "example"})
+
+
+def _defaults_at_uses(units: dict[str, dict[str, JSON]]) -> dict[str, dict[str, JSON]]:
+    """A definition of a scalar, enum or array with a `default` of its own: the model generator
+    would make the type alias, or every field using it, optional (`City | None`), so handlers
+    would check for a None the schema never lets through. The default moves to the properties
+    that use a scalar or enum definition (which it filled in before), and leaves an array's."""
+    moved: dict[str, JSON] = {}
+    stripped: set[str] = set()
+    for entries in units.values():
+        for key, schema in entries.items():
+            if not isinstance(schema, dict) or "default" not in schema or "$ref" in schema:
+                continue
+            kind = schema.get("type")
+            kinds = set(kind) if isinstance(kind, list) else {kind}
+            if "object" in kinds or _OBJECT_KEYWORDS & schema.keys():
+                continue  # a class: its fields are what it holds
+            stripped.add(key)
+            if "array" not in kinds and not _ARRAY_KEYWORDS & schema.keys():
+                moved[key] = schema["default"]
+    if not stripped:
+        return units
+    return {
+        unit: {
+            key: _with_moved_defaults(
+                {k: v for k, v in schema.items() if k != "default"} if key in stripped else schema, moved
+            )
+            for key, schema in entries.items()
+        }
+        for unit, entries in units.items()
+    }
+
+
+def _with_moved_defaults(node: JSON, moved: dict[str, JSON]) -> JSON:
+    if isinstance(node, list):
+        return [_with_moved_defaults(item, moved) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: v if k in _DATA_KEYWORDS else _with_moved_defaults(v, moved) for k, v in node.items()}
+    properties = out.get("properties")
+    if isinstance(properties, dict):
+        out["properties"] = {
+            name: {**prop, "default": moved[target]}
+            if isinstance(prop, dict)
+            and "default" not in prop
+            and isinstance(ref := prop.get("$ref"), str)
+            and (target := ref.removeprefix("#/$defs/")) in moved
+            else prop
+            for name, prop in properties.items()
+        }
+    return out
 
 
 # Where a `$ref` to a shared class renders as the class's name alone, whatever the class holds.

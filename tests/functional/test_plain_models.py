@@ -31,6 +31,8 @@ $defs:
     required: [x]
   Tags: {type: array, items: {type: string}}
   Count: {type: integer, minimum: 0, default: 1.0}
+  Town: {type: string, minLength: 1, default: Oslo}
+  Labels: {type: array, items: {type: string}, default: [x]}
 tools:
   - name: list_dir
     inputSchema:
@@ -57,6 +59,8 @@ tools:
         ints: {type: array, items: {type: integer}, default: [1.0, 2]}
         either: {type: [integer, string], default: 3.0}
         number: {type: number, default: 4.0}
+        town: {$ref: "#/$defs/Town"}
+        labels: {$ref: "#/$defs/Labels"}
       required: [city]
     outputSchema:
       type: object
@@ -80,7 +84,7 @@ from ..server import ToolContext
 
 async def list_dir(args: ListDirInput, ctx: ToolContext) -> ListDirOutput | ListDirResult:
     kind: EntryType = "dir" if args.kind == "file" else "file"
-    city: str = args.city.upper()
+    city: str = args.city.upper() if args.town.lower() else ""  # a defaulted Town is a str
     size: int = args.size + 1
     echo = args.model_dump(mode="json", by_alias=True)
     return ListDirOutput(city=city, kind=kind, size=size, tags=[*args.tags, "b"], echo=echo)
@@ -131,6 +135,13 @@ def test_scalars_and_enums_are_plain_types_with_their_constraints(pkg: ModuleTyp
         (2, int), (1, int), (3, int), (4.0, float)
     ]
     assert args.ints == [1, 2] and all(type(v) is int for v in args.ints)
+    # A definition's own default fills the field in; neither the field nor the alias takes None.
+    assert args.town == "Oslo" and models.Town is not None
+    assert "None" not in str(models.ListDirInput.model_fields["town"].annotation)
+    assert "None" not in str(models.Labels)
+    for bad in ({"city": "x", "town": None}, {"city": "x", "labels": None}):
+        with pytest.raises(ValueError):
+            models.ListDirInput.model_validate(bad)
     # Defaults are fresh values, not one object shared between calls.
     assert models.ListDirInput(city="x").origin is not args.origin
     for bad in ({"city": ""}, {"city": "x", "kind": "link"}, {"city": "x", "size": -1}):
