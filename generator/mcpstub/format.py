@@ -160,6 +160,13 @@ def _bracketed(source: str, start: int) -> tuple[int | None, list[str]]:
 
 def black_layout(source: str) -> str:
     """Python text with black's string quotes, and long bracketed lines split as black would."""
+    try:
+        return _black_layout(source)
+    finally:
+        _FLAT.clear()
+
+
+def _black_layout(source: str) -> str:
     if "'" in source or "\\" in source:
         source = _STRING.sub(_quotes, source)
     if "e+" in source:
@@ -384,17 +391,29 @@ def _glues(token: str) -> bool:
     return token[-1].isalnum() or token[-1] in "_.="
 
 
+# The flat text of the parsed pieces of a line, by id (each entry keeps its piece alive, so an id
+# is never reused while it is there): laying a line out asks for the same pieces' text at every
+# level, so without it a deep line costs its depth times over. Emptied after each `black_layout`.
+_FLAT: dict[int, tuple[object, str]] = {}
+
+
 def _flat_item(item: list[list[_Atom]]) -> str:
-    return " | ".join("".join(_flat_atom(a) for a in operand) for operand in item)
+    known = _FLAT.get(id(item))
+    if known is None:
+        text = " | ".join("".join(_flat_atom(a) for a in operand) for operand in item)
+        known = _FLAT[id(item)] = (item, text)
+    return known[1]
 
 
 def _flat_atom(atom: _Atom) -> str:
     if isinstance(atom, str):
         return atom
-    opening: str = atom[0]
-    closing: str = atom[2]
-    inner = [i for i in atom[1] if i != [[]]]
-    return opening + ", ".join(_flat_item(i) for i in inner) + closing
+    known = _FLAT.get(id(atom))
+    if known is None:
+        inner = [i for i in atom[1] if i != [[]]]
+        text = atom[0] + ", ".join(_flat_item(i) for i in inner) + atom[2]
+        known = _FLAT[id(atom)] = (atom, text)
+    return known[1]
 
 
 def _split_line(line: str, tokens: list[str]) -> list[str] | None:
