@@ -58,6 +58,14 @@ def check_url(url: str) -> None:
             raise LiveError(f"{url}: only servers on the loopback (127.0.0.1, ::1, localhost) are read")
 
 
+def shown_url(url: str) -> str:
+    """The URL as messages and written files name it: without a user name or password in it."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
 def command_args(command: str) -> list[str]:
     """A `--server-command` string split as a POSIX shell would (no shell runs it)."""
     try:
@@ -146,7 +154,7 @@ def read_live(
 
         elif url is not None:
             check_url(url)
-            source = url
+            source = shown_url(url)
 
             def connect() -> Any:
                 return _loopback_transport(url)

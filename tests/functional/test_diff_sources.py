@@ -349,3 +349,15 @@ def test_a_loopback_url_is_read_directly_whatever_the_proxy_settings(
     capsys.readouterr()
     assert cli.main(["diff", served, "shop_http.yaml", "--format", "json"]) == 0
     assert findings(capsys) == []
+
+
+def test_a_password_in_a_url_is_never_shown(
+    repo: Path, served: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with_secret = served.replace("http://", "http://reader:s3cret@")
+    capsys.readouterr()
+    assert cli.main(["import", with_secret, "-o", str(repo / "imported.yaml")]) == 0
+    assert cli.main(["diff", with_secret.replace("/mcp", "/nowhere"), "shop_http.yaml"]) == 2
+    shown = capsys.readouterr()
+    assert "s3cret" not in shown.out + shown.err and "reader" not in shown.out + shown.err
+    assert served in shown.out and "s3cret" not in (repo / "imported.yaml").read_text("utf-8")
