@@ -321,10 +321,11 @@ def test_request_body_limit(root: Path) -> None:
         assert _request(url, method="POST", body=body.encode(), headers=_MCP_HEADERS)[0] == 413
 
 
-def test_sigterm_lets_in_flight_calls_finish_then_exits_0(root: Path) -> None:
+@pytest.mark.parametrize("flags", [[], ["--stateless", "--workers", "2"]], ids=["one process", "two workers"])
+def test_sigterm_lets_in_flight_calls_finish_then_exits_0(root: Path, flags: list[str]) -> None:
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}", "--grace", "20"],
+        [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}", "--grace", "20", *flags],
         cwd=root,
         env=_env(root),
         stdout=subprocess.DEVNULL,
