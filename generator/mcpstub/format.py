@@ -86,6 +86,10 @@ _STRING = re.compile(r"""(?<![\w"'])[rRbBuUfFtT]*("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\
 _ESCAPED = {q: re.compile(rf"([^\\]|^)\\((?:\\\\)*){q}") for q in "'\""}
 _UNESCAPED = {q: re.compile(rf"(([^\\]|^)(\\\\)*){q}") for q in "'\""}
 _TOKEN = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[\[\](){},|]|[^\s\[\](){},|"']+)""")
+# A line made of such tokens only, and nothing else (atomic: no backtracking, however long).
+_TOKENS = re.compile(
+    r"""(?:\s*+(?>"(?:[^"\\]|\\.)*+"|'(?:[^'\\]|\\.)*+'|[\[\](){},|]|[^\s\[\](){},|"']++))*+\s*+"""
+)
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
 _CLASS = re.compile(r"^class (\w+)\((\w+)\):$")
 _FIELD = re.compile(r"^( +)(\w+): (.+) = \($")
@@ -341,15 +345,9 @@ def _sub_twice(pattern: re.Pattern[str], replacement: str, text: str) -> str:
 def _tokens(line: str) -> list[str] | None:
     """The tokens of one line of code, or None when the line is not simple enough to split."""
     text = line.strip()
-    tokens = []
-    position = 0
-    while position < len(text):
-        match = _TOKEN.match(text, position)
-        if match is None:
-            return None
-        tokens.append(match[1])
-        position = match.end()
-    return tokens
+    if _TOKENS.fullmatch(text) is None:
+        return None
+    return _TOKEN.findall(text)
 
 
 # A parsed line: items separated by `|` (operands); each operand a list of atoms: str or group.

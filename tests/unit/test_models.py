@@ -568,11 +568,11 @@ def test_a_schema_that_breaks_the_generator_falls_back(monkeypatch: pytest.Monke
 
     real = models._generate
 
-    def flaky(units: dict[str, dict[str, Any]]) -> str:
+    def flaky(units: dict[str, dict[str, Any]], wire: frozenset[str] = frozenset()) -> str:
         if any("Broken" in key for entries in units.values() for key in entries):
             if any("x-explode" in json.dumps(e) for e in units.values()):
                 raise RuntimeError("boom")
-        return real(units)
+        return real(units, wire)
 
     monkeypatch.setattr(models, "_generate", flaky)
     broken = make_tool("broken", {"type": "object", "properties": {"a": {"type": "string", "x-explode": 1}}})
