@@ -128,6 +128,8 @@ class Toolset:
     # When this is part of a larger toolset: the root class names of the rest (tool classes, shared
     # definitions) that extend a root class name of this part; nested class names avoid them.
     reserved_roots: frozenset[str] = frozenset()
+    # serverInfo fields beyond name and version, as written: title, description, websiteUrl, icons.
+    server_info: dict[str, JSON] = field(default_factory=dict)
     # When this is part of a larger toolset whose shared definitions are generated elsewhere: a
     # shared definition its tools only point at may be generated as a stand-in (see models).
     stand_ins: bool = False

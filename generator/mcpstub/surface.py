@@ -97,7 +97,12 @@ def digests(toolset: Toolset) -> dict[str, dict[str, str]]:
 
 def server_info(toolset: Toolset) -> dict[str, JSON]:
     """The `serverInfo` the generated server reports in its initialize answer."""
-    return {"name": toolset.server_name, "version": toolset.server_version or ""}
+    info: dict[str, JSON] = {"name": toolset.server_name}
+    if "title" in toolset.server_info:
+        info["title"] = toolset.server_info["title"]
+    info["version"] = toolset.server_version or ""
+    info.update((k, v) for k, v in toolset.server_info.items() if k != "title")
+    return info
 
 
 def surface(

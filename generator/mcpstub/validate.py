@@ -223,6 +223,10 @@ def _meta_validator(dialect: Dialect) -> Any:
     return cls(cls.META_SCHEMA, format_checker=formats)
 
 
+# serverInfo fields a toolset's `server` may set, besides name and version, in the order sent.
+_SERVER_INFO = ("title", "description", "websiteUrl", "icons")
+
+
 def _meta_errors(
     doc: Document, path: JsonPath, schema: Any, dialect: Dialect, policy: Policy
 ) -> Iterator[Diagnostic]:
@@ -359,6 +363,7 @@ class _Checker:
             server_version=server.get("version"),
             instructions=server.get("instructions"),
             shared_defs=shared,
+            server_info={key: server[key] for key in _SERVER_INFO if key in server},
             tools=tuple(tools),
             source_name=Path(doc.file).name,
         )

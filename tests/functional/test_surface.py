@@ -28,7 +28,13 @@ KEY = "io.mcpstub/sha256"
 
 TOOLSET = """\
 mcpstub: 1
-server: {name: pin-me, version: 2.0.0}
+server:
+  name: pin-me
+  version: 2.0.0
+  title: Pin "me"
+  description: What the server is for.
+  websiteUrl: https://example.com/pin
+  icons: [{src: "https://example.com/s.png", mimeType: image/png, sizes: [48x48]}]
 tools:
   - name: big
     title: "Ünïcode \\u2028 title"
@@ -80,7 +86,15 @@ def test_snapshot_is_what_each_generation_lists(pinned: tuple[Path, dict[str, An
     assert listing.tools == recorded["tools"]  # value for value, raw JSON as it came over the wire
     assert listing.digests == recorded["sha256"]
     assert {t["name"]: recompute(t) for t in listing.tools} == recorded["sha256"]
-    assert listing.server_info == {"name": "pin-me", "version": "2.0.0"} == snapshot["serverInfo"]
+    # Every serverInfo field the toolset sets reaches the client, as surface.json records it.
+    assert listing.server_info == snapshot["serverInfo"] == {
+        "name": "pin-me",
+        "title": 'Pin "me"',
+        "version": "2.0.0",
+        "description": "What the server is for.",
+        "websiteUrl": "https://example.com/pin",
+        "icons": [{"src": "https://example.com/s.png", "mimeType": "image/png", "sizes": ["48x48"]}],
+    }
 
 
 def _digests(tmp_path: Path, text: str) -> dict[str, str]:

@@ -49,6 +49,17 @@ __all__ = [
 SERVER_NAME: str = "weather"
 SERVER_VERSION: str = "1.2.0"
 INSTRUCTIONS: str | None = "Forecasts and alerts for cities."
+SERVER_TITLE: str | None = "Weather"
+SERVER_DESCRIPTION: str | None = "Forecasts and alerts."
+SERVER_WEBSITE_URL: str | None = "https://example.com/weather"
+SERVER_ICONS: list[dict[str, Any]] = [
+    {
+        "src": "https://example.com/icon.png",
+        "mimeType": "image/png",
+        "sizes": ["48x48"],
+        "theme": "light",
+    },
+]
 
 
 class _WritableText(logging.Filter):
@@ -569,6 +580,10 @@ def create_server(
 
     options.setdefault("version", SERVER_VERSION)
     options.setdefault("instructions", INSTRUCTIONS)
+    options.setdefault("title", SERVER_TITLE)
+    options.setdefault("description", SERVER_DESCRIPTION)
+    options.setdefault("website_url", SERVER_WEBSITE_URL)
+    options.setdefault("icons", [types.Icon.model_validate(i) for i in SERVER_ICONS] or None)
     options.setdefault("get_tool_input_schema", get_tool_input_schema)
     name = options.pop("name", SERVER_NAME)
     # The runner accepts a wire dict as a handler result; returning one skips a model round trip.

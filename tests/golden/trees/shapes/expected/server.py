@@ -49,6 +49,10 @@ __all__ = [
 SERVER_NAME: str = "shapes"
 SERVER_VERSION: str = ""
 INSTRUCTIONS: str | None = None
+SERVER_TITLE: str | None = None
+SERVER_DESCRIPTION: str | None = None
+SERVER_WEBSITE_URL: str | None = None
+SERVER_ICONS: list[dict[str, Any]] = []
 
 
 class _WritableText(logging.Filter):
@@ -579,6 +583,10 @@ def create_server(
 
     options.setdefault("version", SERVER_VERSION)
     options.setdefault("instructions", INSTRUCTIONS)
+    options.setdefault("title", SERVER_TITLE)
+    options.setdefault("description", SERVER_DESCRIPTION)
+    options.setdefault("website_url", SERVER_WEBSITE_URL)
+    options.setdefault("icons", [types.Icon.model_validate(i) for i in SERVER_ICONS] or None)
     options.setdefault("get_tool_input_schema", get_tool_input_schema)
     name = options.pop("name", SERVER_NAME)
     # The runner accepts a wire dict as a handler result; returning one skips a model round trip.
