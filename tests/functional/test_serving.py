@@ -211,6 +211,7 @@ def _run(*args: str, root: Path, env: dict[str, str] | None = None) -> subproces
         (["--http", "[::]:8000"], "--allowed-host"),
         (["--http", "127.0.0.1:8000", "--workers", "2"], "needs --stateless"),
         (["--http", "127.0.0.1:8000", "--workers", "0"], "positive"),
+        (["--http", "127.0.0.1:8000", "--stateless", "--workers", "100000"], "at most 64"),
         (["--stateless"], "only apply with --http"),
         (["--workers", "2"], "only apply with --http"),
         (["--grace", "5"], "only apply with --http"),

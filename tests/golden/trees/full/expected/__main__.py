@@ -22,6 +22,8 @@ from .server import create_server
 
 # How `--http` settings reach the app in each worker process.
 _SETTINGS_VARIABLE = "MCPSTUB_SERVE_SETTINGS"
+# More worker processes than this is a typo, not a deployment: each is a whole server.
+_MAX_WORKERS = 64
 
 
 async def _serve_stdio(server: Server[Any]) -> None:
@@ -153,6 +155,8 @@ def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
     host, port = address
     if args.workers < 1:
         parser.error("--workers takes a positive number")
+    if args.workers > _MAX_WORKERS:
+        parser.error(f"--workers takes at most {_MAX_WORKERS} (one process each)")
     if args.max_body_bytes < 1:
         parser.error("--max-body-bytes takes a positive number of bytes")
     if not (0 <= args.grace < math.inf):
