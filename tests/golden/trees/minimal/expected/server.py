@@ -575,7 +575,9 @@ def create_server(
     options.setdefault("title", SERVER_TITLE)
     options.setdefault("description", SERVER_DESCRIPTION)
     options.setdefault("website_url", SERVER_WEBSITE_URL)
-    options.setdefault("icons", [types.Icon.model_validate(i) for i in SERVER_ICONS] or None)
+    options.setdefault(
+        "icons", [types.Icon.model_validate(i) for i in SERVER_ICONS] or None
+    )
     options.setdefault("get_tool_input_schema", get_tool_input_schema)
     name = options.pop("name", SERVER_NAME)
     # The runner accepts a wire dict as a handler result; returning one skips a model round trip.
