@@ -543,3 +543,51 @@ def test_a_change_inside_a_keyword_written_the_same_is_seen(
     if witness is not None and found[0].has_counterexample:
         assert found[0].counterexample == witness
     assert not breaking(run_output(looser, stricter, check_version=False))
+
+
+# A name a pattern matches escapes additionalProperties, and a declared property is judged by the
+# patterns too: patterns decide which of each side's keywords judge a name.
+XI = {"^x": I}
+
+
+def po(**keywords: Any) -> dict[str, Any]:
+    return {"type": "object", **keywords}
+
+
+PATTERN_PAIRS: list[tuple[str, Any, Any, bool]] = [
+    (
+        "pattern-dropped-open-name-now-additional",
+        po(additionalProperties={"const": "a"}, patternProperties={"^a": {"type": "number"}}),
+        po(additionalProperties={"const": "a"}),
+        True,
+    ),
+    (
+        "declared-name-the-old-pattern-judged",
+        po(additionalProperties=S, patternProperties=XI),
+        po(properties={"x1": S}, additionalProperties=S, patternProperties=XI),
+        True,
+    ),
+    (
+        "closed-object-declared-name-the-pattern-judged",
+        po(additionalProperties=False, patternProperties=XI),
+        po(properties={"x1": S}, additionalProperties=False, patternProperties=XI),
+        True,
+    ),
+    (
+        "same-patterns-looser-property",
+        po(properties={"a": S}, patternProperties=XI, additionalProperties=False),
+        po(properties={"a": {"type": ["string", "null"]}}, patternProperties=XI, additionalProperties=False),
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "old", "new", "breaks"), PATTERN_PAIRS, ids=[p[0] for p in PATTERN_PAIRS])
+def test_pattern_properties_decide_which_keywords_judge_a_name(
+    name: str, old: Any, new: Any, breaks: bool
+) -> None:
+    found = [f for f in run_input(old, new, check_version=False) if f.severity != "info"]
+    if breaks:
+        assert [f for f in found if f.severity == "breaking" and f.has_counterexample], found
+    else:
+        assert found == []

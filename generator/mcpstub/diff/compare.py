@@ -911,16 +911,23 @@ class Subset:
         a_add, b_add = a.get("additionalProperties"), b.get("additionalProperties")
         a_pat, b_pat = a.get("patternProperties"), b.get("patternProperties")
         names_exact = exact
+        a_pat = a_pat if isinstance(a_pat, dict) and "patternProperties" in self.a.active else {}
+        b_pat = b_pat if isinstance(b_pat, dict) and "patternProperties" in self.b.active else {}
+        pats_equal = not a_pat and not b_pat
         if a_pat or b_pat:
-            if not (a_pat and b_pat and self.equal_keyword("patternProperties", a_pat, ap, b_pat, bp)):
-                if b_pat:
-                    self.undecided(
-                        ap,
-                        bp,
-                        ip,
-                        "patternProperties changed: the rules cannot compare it",
-                        "/patternProperties" if self._input else "",
-                    )
+            pats_equal = bool(
+                a_pat and b_pat and self.equal_keyword("patternProperties", a_pat, ap, b_pat, bp)
+            )
+            # A name a pattern matches escapes additionalProperties: changed patterns change which
+            # names each side's other keywords judge. Undecided wherever B judges any name.
+            if not pats_equal and (b_pat or b_add is not None or b_props):
+                self.undecided(
+                    ap,
+                    bp,
+                    ip,
+                    "patternProperties changed: the rules cannot compare it",
+                    "/patternProperties" if (b_pat if self._input else a_pat) else "",
+                )
             names_exact = False
         for name in sorted(b_req - a_req):
             if self._input:
@@ -936,15 +943,31 @@ class Subset:
             if saturated and name not in a_req:
                 continue
             seg = f"/properties/{encode(name)}"
+            matched: list[str] = []  # A's patterns that match an undeclared name: its schema there
             if name in a_props:
                 a_s, a_sp = a_props[name], ap + seg
             else:
-                a_s, a_sp = (
-                    ({} if a_add is None else a_add),
-                    ap + ("/additionalProperties" if a_add is not None else seg),
-                )
+                found = _matching(a_pat, name)
+                if found is None:
+                    self.undecided(ap, bp, (*ip, name), "a pattern of patternProperties cannot be read")
+                    continue
+                matched = found
+                if matched:
+                    first = ap + "/patternProperties/" + encode(matched[0])
+                    a_s, a_sp = (
+                        (a_pat[matched[0]], first)
+                        if len(matched) == 1
+                        else (_Virtual({"allOf": [a_pat[m] for m in matched]}), first)
+                    )
+                else:
+                    a_s, a_sp = (
+                        ({} if a_add is None else a_add),
+                        ap + ("/additionalProperties" if a_add is not None else seg),
+                    )
             if name in b_props:
                 b_s, b_sp = b_props[name], bp + seg
+            elif pats_equal and b_pat and _matching(b_pat, name) != []:
+                continue  # the same patterns judge the name on both sides; B's additional does not
             elif b_add is not None:
                 b_s, b_sp = b_add, bp + "/additionalProperties"
             else:
@@ -969,7 +992,7 @@ class Subset:
                     seg,
                 )
                 continue
-            if name in b_props and name not in a_props and a_add is None:
+            if name in b_props and name not in a_props and a_add is None and not matched:
                 if b_resolved is True or (isinstance(b_resolved, dict) and not self.b.keywords(b_resolved)):
                     continue
                 message = (
@@ -1026,6 +1049,18 @@ class Subset:
         ):
             probe["maxProperties"] = len(a_props)
         self._bound(probe, ap, b, bp, ip, exact, ("minProperties", "maxProperties", None, None), True)
+
+
+def _matching(patterns: dict[str, Any], name: str) -> list[str] | None:
+    """The patterns (ECMA-262, as validators read them) that match a name; None if one cannot be read."""
+    found = []
+    for pattern in patterns:
+        try:
+            if jsonschema_rs.is_valid({"pattern": pattern}, name):
+                found.append(pattern)
+        except Exception:  # not a regular expression the validator reads
+            return None
+    return found
 
 
 def _expand(types: set[str]) -> set[str]:
