@@ -148,6 +148,8 @@ class Context:
             return lambda _: True
         if node is False:
             return lambda _: False
+        if not isinstance(node, dict):  # a pointer into a merged node, which has no place of its own
+            return None
         if not isinstance(node, _Virtual):
             found, real = self.lookup(ptr)
             if found and real is node and self._validators is not None:
