@@ -591,3 +591,30 @@ def test_pattern_properties_decide_which_keywords_judge_a_name(
         assert [f for f in found if f.severity == "breaking" and f.has_counterexample], found
     else:
         assert found == []
+
+
+def test_malformed_sides_never_raise_with_the_search_on() -> None:
+    odd: list[Any] = [
+        *WEIRD,
+        {"type": "object", "patternProperties": {"((": {}}},
+        {
+            "anyOf": [{"type": "object", "additionalProperties": S}, {"type": "null"}],
+            "additionalProperties": {"minLength": 2},
+        },
+        {"not": {"$ref": "#/nowhere"}},
+        {"if": 5, "then": [], "else": "x"},
+        {"dependentRequired": {"a": "b"}},
+        {"dependencies": {"a": 3}},
+        # An anyOf branch merged with its siblings: a reason there has no pointer of its own.
+        {
+            "anyOf": [{"type": "object"}, {"type": "null"}],
+            "additionalProperties": {"type": "string", "pattern": "^a"},
+        },
+        {"type": ["object", "null"], "additionalProperties": {"type": "string", "pattern": "^b"}},
+    ]
+    quick = DiffOptions(max_examples=10, search_seconds=0.2, search_budget_seconds=1)
+    for a in odd:
+        for b in odd:
+            old = Side("1", {"t": {"name": "t", "inputSchema": a, "outputSchema": b}})
+            new = Side("x", {"t": {"name": "t", "inputSchema": b, "outputSchema": a}})
+            diff_sides(old, new, quick)
