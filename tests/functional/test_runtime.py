@@ -416,6 +416,34 @@ async def test_handlers_report_progress(pkg: ModuleType, mode: str) -> None:
     assert updates == [(1, 2, "halfway")]
 
 
+@pytest.mark.anyio
+async def test_the_server_declares_logging_and_honours_the_level_a_session_sets(pkg: ModuleType) -> None:
+    # Handlers send log messages, so a 2025-11-25 server must declare logging; a client that sets
+    # its level gets only messages at that level or above.
+    received: list[tuple[str, Any]] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        received.append((params.level, params.data))
+
+    async def handler(args: Any, ctx: Any) -> Any:
+        await ctx.debug("debug")
+        await ctx.info("info")
+        await ctx.log("error", {"at": "error"})
+        return _forecast(pkg, args.city)
+
+    server = pkg.create_server({"get_forecast": handler})
+    async with Client(server, mode="legacy", logging_callback=on_log) as client:
+        assert client.server_capabilities is not None and client.server_capabilities.logging is not None
+        await client.call_tool("get_forecast", {"city": "Paris"})
+        everything = list(received)
+        received.clear()
+        await client.set_logging_level("warning")
+        await client.call_tool("get_forecast", {"city": "Paris"})
+        above = list(received)
+    assert everything == [("debug", "debug"), ("info", "info"), ("error", {"at": "error"})]
+    assert above == [("error", {"at": "error"})]
+
+
 def test_create_server_checks_its_arguments(pkg: ModuleType) -> None:
     with pytest.raises(ValueError, match="no_such_tool"):
         pkg.create_server({"no_such_tool": lambda args, ctx: None})

@@ -17,6 +17,7 @@ import importlib
 import inspect
 import logging
 import warnings
+import weakref
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
@@ -107,6 +108,18 @@ _OWNED_OPTIONS = frozenset({"on_list_tools", "on_call_tool"})
 DIGEST_META_KEY = "io.mcpstub/sha256"
 # Connections of any version other than the 2026-07-28 one are shown the 2025-11-25 objects.
 HANDSHAKE_PROTOCOL = "2025-11-25"
+# MCP's log levels, least severe first, and the level each session asked for (logging/setLevel).
+_LOG_LEVELS: tuple[types.LoggingLevel, ...] = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+_SESSION_LEVELS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
 
 class ToolContext:
@@ -150,8 +163,11 @@ class ToolContext:
     ) -> None:
         """Send a log message to the client, tied to this request.
 
-        On 2026-07-28 connections it is delivered only if the request opted in at that level.
+        On 2026-07-28 connections it is delivered only if the request opted in at that level;
+        on older ones, if it is at least the level the session set (logging/setLevel), if any.
         """
+        if _LOG_LEVELS.index(level) < _SESSION_LEVELS.get(_connection(self._ctx), 0):
+            return
         # MCP 2026-07-28 deprecates the logging capability; the SDK warns on every call.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
@@ -590,16 +606,34 @@ def create_server(
         "icons", [types.Icon.model_validate(i) for i in SERVER_ICONS] or None
     )
     options.setdefault("get_tool_input_schema", get_tool_input_schema)
+    # Handlers send log messages (`ToolContext.log`), so the server declares logging and honours
+    # the level a client sets for its session.
+    options.setdefault("on_set_logging_level", _set_logging_level)
     name = options.pop("name", SERVER_NAME)
     # The runner accepts a wire dict as a handler result; returning one skips a model round trip.
-    server: Server[Any] = Server(
-        name,
-        on_list_tools=on_list_tools,
-        on_call_tool=cast(Any, on_call_tool),
-        **options,
-    )
+    with warnings.catch_warnings():
+        # The SDK warns that 2026-07-28 deprecates logging/setLevel; 2025-11-25 clients use it.
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        server: Server[Any] = Server(
+            name,
+            on_list_tools=on_list_tools,
+            on_call_tool=cast(Any, on_call_tool),
+            **options,
+        )
     server.middleware.append(_as_written(entries, modern_tools, legacy_tools))
     return server
+
+
+async def _set_logging_level(
+    ctx: ServerRequestContext[Any, Any], params: types.SetLevelRequestParams
+) -> types.EmptyResult:
+    _SESSION_LEVELS[_connection(ctx)] = _LOG_LEVELS.index(params.level)
+    return types.EmptyResult()
+
+
+def _connection(ctx: ServerRequestContext[Any, Any]) -> Any:
+    """What lives as long as the client's connection: the SDK's per-request session wraps it."""
+    return getattr(ctx.session, "_connection", ctx.session)
 
 
 def _as_written(
