@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +23,6 @@ from tests.functional.helpers import write_package
 HERE = Path(__file__).resolve().parent
 SHAPES = HERE.parent / "golden" / "trees" / "shapes" / "tools.yaml"
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
 # Per tool: (a value its schema allows, a value it refuses), as Python source for the handler.
 HANDLER_VALUES = {

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -100,7 +99,6 @@ async def test_python_client_receives_the_tools_as_written(
     assert [tool.name for tool in parsed.tools] == ["search", "stat"]
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_typescript_client_receives_the_tools_as_written(generated: tuple[Path, ModuleType, Toolset]) -> None:
     root, _, toolset = generated
     if not (EXTERNAL / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
