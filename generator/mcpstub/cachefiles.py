@@ -1,17 +1,21 @@
 """Files of the cache folder: read only when they are plain files, kept while used, pruned when not.
 
-An entry is read through a descriptor opened without following a symbolic link and without
-blocking, and only if it is a regular file: a FIFO, a device or a link planted at an entry's path is
-a miss, never a hang or an endless read. An entry read is touched (at most once a day), so its
-modification time says when it was last used; `prune` removes entries unused for `MAX_AGE` and,
-past `MAX_BYTES` in all, the longest unused first. It runs at most once per `PRUNE_EVERY`, after a
-run that used the cache, and never fails the run: the cache is safe to delete at any time.
+An entry is a line `MAGIC SHA256` and a body: written to a temporary file and renamed into place, so
+readers only ever see whole files; one whose header does not match its body is a miss. An entry is
+read through a descriptor opened without following a symbolic link and without blocking, and only if
+it is a regular file: a FIFO, a device or a link planted at an entry's path is a miss, never a hang
+or an endless read. An entry read is touched (at most once a day), so its modification time says
+when it was last used; `prune` removes entries unused for `MAX_AGE` and, past `MAX_BYTES` in all,
+the longest unused first. It runs at most once per `PRUNE_EVERY`, after a run that used the cache,
+and never fails the run: the cache is safe to delete at any time.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,15 +27,48 @@ MAX_BYTES = 512 * 1024 * 1024
 PRUNE_EVERY = 86400
 # An entry used is touched when its time is older than this.
 _TOUCH_AFTER = 86400
-# The folders holding entries (one file per entry, any depth).
-ENTRY_FOLDERS = ("models-v2", "render-v2")
+# The folders holding entries (one file per entry, any depth): models by group, render memos.
+MODELS_FOLDER = "models-v2"
+RENDER_FOLDER = "render-v2"
+ENTRY_FOLDERS = (MODELS_FOLDER, RENDER_FOLDER)
 _STAMP = ".pruned"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
-def read_entry(path: Path) -> bytes | None:
-    """The bytes of a cache entry, or None when it is missing, unreadable or not a regular file."""
+def read_entry(path: Path, magic: bytes) -> bytes | None:
+    """The body of a cache entry written with `magic`, or None when it is missing, unreadable,
+    not a regular file, of another kind or altered."""
+    data = _read_file(path)
+    if data is None:
+        return None
+    head, _, body = data.partition(b"\n")
+    if head != _header(magic, body):
+        return None
+    return body
+
+
+def write_entry(path: Path, magic: bytes, body: bytes) -> None:
+    """Store an entry whole; a cache that cannot be written is skipped (it costs time, nothing else)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(_header(magic, body) + b"\n" + body)
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass
+
+
+def _header(magic: bytes, body: bytes) -> bytes:
+    return magic + b" " + hashlib.sha256(body).hexdigest().encode()
+
+
+def _read_file(path: Path) -> bytes | None:
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | getattr(os, "O_BINARY", 0))
     except OSError:

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import fields
 from functools import cache
@@ -24,7 +22,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mcpstub.cachefiles import read_entry
+from mcpstub.cachefiles import RENDER_FOLDER, read_entry, write_entry
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import ClassName, Example, PythonIdentifier, Tool
 
@@ -114,7 +112,7 @@ class ToolMemo:
         origin = source.resolve() if source is not None else ""
         where = f"{origin}\0{environment_key()}\0{generator_fingerprint()}"
         name = hashlib.sha256(where.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-        self._path = folder / "render-v2" / f"{name}.bin" if folder is not None else None
+        self._path = folder / RENDER_FOLDER / f"{name}.bin" if folder is not None else None
         self._old: dict[str, Any] | None = None
         self._pieces: dict[str, Piece] = {}
         self._checked: dict[str, tuple[Any, ...]] = {}
@@ -132,11 +130,8 @@ class ToolMemo:
     def _read(self) -> dict[str, Any] | None:
         if self._path is None:
             return None
-        data = read_entry(self._path)
-        if data is None:
-            return None
-        head, _, body = data.partition(b"\n")
-        if head != _MAGIC + b" " + hashlib.sha256(body).hexdigest().encode():
+        body = read_entry(self._path, _MAGIC)
+        if body is None:
             return None
         try:
             stored = marshal.loads(body)
@@ -203,20 +198,7 @@ class ToolMemo:
         _TOOLS.update(self._tools)
         if not self._changed and old.get("pieces", {}).keys() == self._pieces.keys():
             return
-        body = marshal.dumps(stored)
-        data = _MAGIC + b" " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
-        try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(dir=self._path.parent, prefix=".tmp-")
-            try:
-                with os.fdopen(handle, "wb") as out:
-                    out.write(data)
-                os.replace(temp, self._path)
-            except BaseException:
-                Path(temp).unlink(missing_ok=True)
-                raise
-        except OSError:
-            return  # a cache that cannot be written costs the next run time, nothing else
+        write_entry(self._path, _MAGIC, marshal.dumps(stored))
 
 
 def _compile_check(path: str, text: str) -> None:

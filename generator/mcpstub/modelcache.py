@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpstub.beside import Standby
-from mcpstub.cachefiles import read_entry
+from mcpstub.cachefiles import MODELS_FOLDER, read_entry, write_entry
 from mcpstub.classnames import RootIndex, root_names
 from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
@@ -53,7 +53,7 @@ _MAX_FORKS = 7
 FORK = hasattr(os, "fork")
 # Groups generate the shared classes their tools only name as stand-ins (see models._stand_ins).
 STAND_INS = True
-_MAGIC = "mcpstub-models-cache 4"
+_MAGIC = b"mcpstub-models-cache 4"
 
 
 class _Clash(Exception):
@@ -107,7 +107,7 @@ class ModelCache:
     """
 
     def __init__(self, folder: Path) -> None:
-        self.folder = folder / "models-v2"
+        self.folder = folder / MODELS_FOLDER
 
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
@@ -122,11 +122,8 @@ class ModelCache:
         return found
 
     def _read(self, key: str) -> _Generated | None:
-        data = read_entry(self._path(key))
-        if data is None:
-            return None
-        head, _, body = data.partition(b"\n")
-        if head != f"{_MAGIC} {hashlib.sha256(body).hexdigest()}".encode():
+        body = read_entry(self._path(key), _MAGIC)
+        if body is None:
             return None
         try:
             entry = json.loads(body)
@@ -148,21 +145,7 @@ class ModelCache:
             "diagnostics": [_plain(d) for d in result.diagnostics],
             "parts": generated.parts,
         }
-        body = json.dumps(entry, ensure_ascii=False).encode("utf-8")
-        data = f"{_MAGIC} {hashlib.sha256(body).hexdigest()}\n".encode() + body
-        path = self._path(key)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            try:
-                with os.fdopen(handle, "wb") as out:
-                    out.write(data)
-                os.replace(temp, path)
-            except BaseException:
-                Path(temp).unlink(missing_ok=True)
-                raise
-        except OSError:
-            pass
+        write_entry(self._path(key), _MAGIC, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
 
 
 def _plain(d: Diagnostic) -> dict[str, Any]:

@@ -10,7 +10,6 @@ permissive model and a warning, so one odd tool never blocks the rest.
 from __future__ import annotations
 
 import itertools
-import json
 import keyword
 import re
 import unicodedata
@@ -286,18 +285,17 @@ def _shared_refs(entries: dict[str, JSON], shared: set[str]) -> Iterator[tuple[s
     def walk(node: JSON, name_only: bool) -> Iterator[tuple[str, bool]]:
         if not isinstance(node, dict):
             return
-        name_only = name_only and "default" not in node
+        # Below a default or a discriminator, a reference renders from what its class holds.
+        name_only = name_only and "default" not in node and "discriminator" not in node
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/") and (key := _unescape(ref[8:])) in shared:
             yield key, name_only and _NAME_ONLY_SIBLINGS.issuperset(node)
         for suffix, sub in _children(node):
             yield from walk(sub, name_only and suffix.startswith(_NAME_ONLY_CHILDREN))
 
-    discriminated = '"discriminator"' in json.dumps(entries)
     for schema in entries.values():
         # A root that is a reference is an alias of the class: never a stand-in.
-        aliased = isinstance(schema, dict) and "$ref" in schema
-        yield from walk(schema, not (discriminated or aliased))
+        yield from walk(schema, not (isinstance(schema, dict) and "$ref" in schema))
 
 
 def _check_binding(

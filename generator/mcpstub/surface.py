@@ -96,7 +96,8 @@ def digests(toolset: Toolset) -> dict[str, dict[str, str]]:
 
 
 def server_info(toolset: Toolset) -> dict[str, JSON]:
-    """The `serverInfo` the generated server reports in its initialize answer."""
+    """The `serverInfo` the generated server reports in its initialize answer, keys in the order
+    the SDK sends them (name, title, version, description, websiteUrl, icons)."""
     info: dict[str, JSON] = {"name": toolset.server_name}
     if "title" in toolset.server_info:
         info["title"] = toolset.server_info["title"]

@@ -369,7 +369,7 @@ def test_unused_entries_are_pruned_by_age_and_size(tmp_path: Path, monkeypatch: 
     assert _entries(cache) == live[:0] + [e for e in live if e != min(ages, key=ages.__getitem__)]
     # A used entry is touched, so it counts as recent.
     old = min(_entries(cache), key=lambda e: e.stat().st_mtime)
-    assert cachefiles.read_entry(old) is not None
+    assert cachefiles._read_file(old) is not None
     assert old.stat().st_mtime > 1_500_000_000
 
 

@@ -453,6 +453,7 @@ def _placed(draw: st.DrawFn, name: str) -> dict[str, Any]:
                 {"anyOf": [ref, {"type": "null"}], "default": None},
                 {**ref, "default": {"id": "x"}},
                 {"not": ref},
+                {"oneOf": [ref, {"$ref": "#/$defs/Tree"}], "discriminator": {"propertyName": "id"}},
             ]
         )
     )
