@@ -100,7 +100,7 @@ _OWNED_OPTIONS = frozenset({"on_list_tools", "on_call_tool"})
 DIGEST_META_KEY = "io.mcpstub/sha256"
 # Connections of any version other than the 2026-07-28 one are shown the 2025-11-25 objects.
 HANDSHAKE_PROTOCOL = "2025-11-25"
-# MCP's log levels, least severe first, and the level each session asked for (logging/setLevel).
+# MCP's log levels, least severe first, and the level each connection asked for (logging/setLevel).
 _LOG_LEVELS: tuple[types.LoggingLevel, ...] = (
     "debug",
     "info",
@@ -111,7 +111,7 @@ _LOG_LEVELS: tuple[types.LoggingLevel, ...] = (
     "alert",
     "emergency",
 )
-_SESSION_LEVELS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+_CONNECTION_LEVELS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
 
 class ToolContext:
@@ -156,9 +156,9 @@ class ToolContext:
         """Send a log message to the client, tied to this request.
 
         On 2026-07-28 connections it is delivered only if the request opted in at that level;
-        on older ones, if it is at least the level the session set (logging/setLevel), if any.
+        on older ones, if it is at least the level the connection set (logging/setLevel), if any.
         """
-        if _LOG_LEVELS.index(level) < _SESSION_LEVELS.get(_connection(self._ctx), 0):
+        if _LOG_LEVELS.index(level) < _CONNECTION_LEVELS.get(_connection(self._ctx), 0):
             return
         # MCP 2026-07-28 deprecates the logging capability; the SDK warns on every call.
         with warnings.catch_warnings():
@@ -599,7 +599,7 @@ def create_server(
     )
     options.setdefault("get_tool_input_schema", get_tool_input_schema)
     # Handlers send log messages (`ToolContext.log`), so the server declares logging and honours
-    # the level a client sets for its session.
+    # the level a client sets for its connection.
     options.setdefault("on_set_logging_level", _set_logging_level)
     name = options.pop("name", SERVER_NAME)
     # The runner accepts a wire dict as a handler result; returning one skips a model round trip.
@@ -619,7 +619,7 @@ def create_server(
 async def _set_logging_level(
     ctx: ServerRequestContext[Any, Any], params: types.SetLevelRequestParams
 ) -> types.EmptyResult:
-    _SESSION_LEVELS[_connection(ctx)] = _LOG_LEVELS.index(params.level)
+    _CONNECTION_LEVELS[_connection(ctx)] = _LOG_LEVELS.index(params.level)
     return types.EmptyResult()
 
 
