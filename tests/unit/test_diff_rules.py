@@ -8,6 +8,7 @@ must give no breaking finding at all.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -491,6 +492,52 @@ def test_the_search_time_of_one_diff_is_bounded() -> None:
     )
     assert [(f.rule, f.severity) for f in found] == [("input-undecided", "warning")] * 3
     assert all("search time (0 s of CPU) is spent" in f.message for f in found)
+
+
+def test_a_spent_search_budget_bounds_the_whole_diff() -> None:
+    # Many tools, each with a nested undecided change inside an object that takes work to draw
+    # an instance of: once the (tiny) budget is spent, nothing more is drawn for any tool, not
+    # even the instance a named value would be planted into.
+    inner = {"type": "string", "not": {"enum": ["admin", "root"]}}
+    deps = {"dependentRequired": {"a": ["b", "c"]}}
+    old = obj({"a": I, "b": I, "c": I, "v": inner}, ("a", "v"), **deps)
+    new = obj({"a": I, "b": I, "c": I, "v": {**inner, "not": {"enum": ["admin"]}}}, ("a", "v"), **deps)
+    count = 150
+    tools_old = {f"t{i}": {"name": f"t{i}", "inputSchema": old} for i in range(count)}
+    tools_new = {f"t{i}": {"name": f"t{i}", "inputSchema": new} for i in range(count)}
+    options = DiffOptions(search_budget_seconds=0.3, search_seconds=10)
+    start = time.process_time()
+    found = diff_sides(Side("1.0.0", tools_old), Side("1.0.0", tools_new), options)
+    spent = time.process_time() - start
+    assert [(f.rule, f.severity) for f in found] == [("input-undecided", "warning")] * count
+    assert sum("search time (0.3 s of CPU) is spent" in f.message for f in found) >= count - 2
+    assert spent < 3, spent  # the budget, one search's overshoot and the rules, not a draw per tool
+
+
+def test_a_node_is_searched_when_no_instance_of_the_old_schema_can_be_drawn() -> None:
+    # A recursive definition: no whole instance of A can be drawn (hypothesis-jsonschema refuses
+    # recursive references), but the changed node alone can, planted into nothing.
+    tree = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/tree"}}}}
+
+    def schema(pattern: str) -> dict[str, Any]:
+        return {
+            "$defs": {"tree": tree},
+            **obj({"t": {"$ref": "#/$defs/tree"}, "v": {**S, "pattern": pattern}}),
+        }
+
+    [found] = [f for f in run_input(schema("^[a-z]+$"), schema("^[a-y]+$"), check_version=False)]
+    assert (found.severity, found.path, found.has_counterexample) == (
+        "breaking",
+        "/inputSchema/properties/v/pattern",
+        True,
+    )
+    assert "z" in found.counterexample["v"]
+    # At the root too: the root alone, with no instance to plant into, is still drawn.
+    root_old, root_new = {**S, "pattern": "^[a-z]+$"}, {**S, "pattern": "^[a-y]+$"}
+    [found] = run_input(
+        {"$defs": {"tree": tree}, **root_old}, {"$defs": {"tree": tree}, **root_new}, check_version=False
+    )
+    assert found.severity == "breaking" and "z" in found.counterexample
 
 
 def test_an_undecided_change_points_at_the_keyword_that_changed() -> None:

@@ -55,11 +55,11 @@ class _Tool:
 
     def __init__(
         self, name: str, old: dict[str, Any], new: dict[str, Any], side: Side, options: DiffOptions,
-        budget: list[float] | None = None,
+        budget: list[float],
     ) -> None:  # fmt: skip
         self.name, self.old, self.new, self.side, self.options = name, old, new, side, options
         # CPU seconds the counterexample search has left in this diff (shared by every tool).
-        self.budget = budget if budget is not None else [options.search_budget_seconds]
+        self.budget = budget
         self.findings: list[Finding] = []
 
     def finding(
@@ -200,7 +200,7 @@ class _Tool:
         if searcher is None:
             return None
         left = self.budget[0]
-        if left <= 0:  # only the values the schemas name are tried (cheap)
+        if left <= 0:  # only the values the schemas name are tried (cheap); nothing is drawn
             searcher.seconds = self.options.search_seconds
             outcome = searcher.find(reason, draw=False)
             spent = self.options.search_budget_seconds

@@ -79,6 +79,7 @@ class Searcher:
     def __init__(self, a_root: JSON, b_root: JSON, max_examples: int, seconds: float) -> None:
         self.a, self.b = Context(a_root), Context(b_root)
         self.max_examples, self.seconds = max_examples, seconds
+        self._base: list[JSON] | None = None  # see `_bases`
 
     @cached_property
     def _roots(self) -> tuple[Callable[[JSON], bool], Callable[[JSON], bool]] | None:
@@ -95,14 +96,22 @@ class Searcher:
 
         return from_schema(self.a.root)
 
-    @cached_property
-    def _base(self) -> list[JSON]:
-        """One small instance of A to plant generated parts into (none when A yields none)."""
-        roots = self._roots
-        if roots is None:
-            return []
-        found = _run_find(self._strategy, roots[0], 50, time.process_time() + self.seconds, shrink=False)
-        return [found] if found is not _NOTHING else []
+    def _bases(self, deadline: float, draw: bool = True) -> list[JSON]:
+        """Instances of A to plant generated parts into: one small one, drawn once within the
+        caller's deadline and only when drawing is allowed; `[None]` (parts planted into
+        nothing) when there is none, or none may be drawn."""
+        if self._base is None:
+            roots = self._roots
+            if not draw or roots is None or not search_available():
+                return [None]
+            try:
+                found = _run_find(self._strategy, roots[0], 50, deadline, shrink=False)
+            except _OutOfTime:
+                return [None]  # not kept: a later search with time left may draw it
+            except Exception:  # hypothesis-jsonschema refuses A (a recursive $ref, say)
+                found = _NOTHING
+            self._base = [found] if found is not _NOTHING else [None]
+        return self._base
 
     def _planted_search(
         self, reason: Reason, a_node: JSON, accept: Callable[[JSON], bool], deadline: float
@@ -112,7 +121,7 @@ class Searcher:
         from hypothesis_jsonschema import from_schema  # noqa: PLC0415
 
         try:
-            for base in self._base:
+            for base in self._bases(deadline) if reason.ipath else [None]:
                 plant = from_schema(_standalone(self.a.root, a_node)).map(
                     partial(_planted, base, reason.ipath)
                 )
@@ -144,7 +153,7 @@ class Searcher:
             return in_a(instance) and not in_b(instance) and refused_here(instance)
 
         deadline = time.process_time() + self.seconds
-        named = self._named_values(reason, a_node, counterexample, deadline)
+        named = self._named_values(reason, a_node, counterexample, deadline, draw)
         if named is not _NOTHING:
             return Outcome(True, named)
         if not draw:
@@ -157,10 +166,10 @@ class Searcher:
             if planted is not _NOTHING:
                 return Outcome(True, planted)
             # Then whole instances (slower to draw): contexts the planted search does not reach
-            # (at the root, the planted search already drew whole instances).
+            # (where the node is the root, the planted search already drew whole instances).
             found = (
                 _run_find(self._strategy, counterexample, max(self.max_examples // 3, 1), deadline)
-                if reason.ipath
+                if reason.ipath or a_node is not self.a.root
                 else _NOTHING
             )
         except _OutOfTime:
@@ -173,22 +182,17 @@ class Searcher:
         return Outcome(True, found)
 
     def _named_values(
-        self, reason: Reason, a_node: JSON, accept: Callable[[JSON], bool], deadline: float
+        self, reason: Reason, a_node: JSON, accept: Callable[[JSON], bool], deadline: float, draw: bool
     ) -> Any:
-        """The first value named in either schema at the node that is a counterexample in place."""
+        """The first value named in either schema at the node that is a counterexample in place
+        (planted into an instance of A, drawn only when `draw` allows)."""
         if "**" in reason.ipath:
             return _NOTHING
         b_node = self.b.lookup(reason.b_ptr)[1]
         values = _named(a_node, b_node)
         if not values:
             return _NOTHING
-        bases: list[JSON] = [None]
-        if reason.ipath and search_available():
-            try:
-                bases = self._base or [None]
-            except Exception:  # no instance of A to plant into: plant into nothing
-                bases = [None]
-        for base in bases:
+        for base in self._bases(deadline, draw) if reason.ipath else [None]:
             for value in values:
                 if time.process_time() > deadline:
                     return _NOTHING
