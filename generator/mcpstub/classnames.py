@@ -67,14 +67,34 @@ def _segment(key: str, name: str) -> str:
     return to_class_prefix(name) if key == "properties" else ""
 
 
-# Names models.py imports: the generator calls a definition of one of these names `<name>Model`
-# when the module needs the import (and the name itself otherwise).
+# Every name models.py can import (from typing, typing_extensions, pydantic, annotated_types: what
+# the model generator may use with the options models.py gives it, and what mcpstub's rewrites add).
+# A definition whose class would take one of these names is generated as `<name>Model`, always, so
+# its name never depends on what else the module needs; validation refuses a second definition
+# spelled `<name>Model`. A root that such a name extends has its nested classes named by `Namer`.
 IMPORTED = frozenset(
     {
-        "Annotated", "Any", "BaseModel", "BeforeValidator", "ConfigDict", "Field", "Literal",
-        "MISSING", "RootModel", "StrictBool", "StrictFloat", "StrictInt", "StrictStr", "TypeAlias",
+        # typing and typing_extensions
+        "Annotated", "Any", "ClassVar", "Dict", "FrozenSet", "List", "Literal", "Mapping",
+        "Optional", "Sequence", "Set", "SupportsIndex", "Tuple", "TypeAlias", "TypeAliasType",
+        "Union",
+        # pydantic and annotated_types
+        "AliasChoices", "AnyUrl", "AwareDatetime", "BaseModel", "BeforeValidator", "ConfigDict",
+        "EmailStr", "EncodedBytes", "Field", "FutureDate", "FutureDatetime", "MISSING",
+        "MultipleOf", "NaiveDatetime", "NegativeFloat", "NegativeInt", "NonNegativeFloat",
+        "NonNegativeInt", "NonPositiveFloat", "NonPositiveInt", "PastDate", "PastDatetime",
+        "PositiveFloat", "PositiveInt", "RootModel", "SecretStr", "SerializeAsAny", "StrictBool",
+        "StrictBytes", "StrictFloat", "StrictInt", "StrictStr", "StringConstraints", "TypeAdapter",
+        "ValidationInfo", "ValidatorFunctionWrapHandler",
     }
 )  # fmt: skip
+
+
+def imported_free(name: str) -> str:
+    """The `$defs` key a definition is generated under: `<class name>Model` for a class name that
+    models.py imports, the key itself otherwise."""
+    spelled = class_name(name)
+    return spelled + "Model" if spelled in IMPORTED else name
 
 
 def class_name(root: str) -> str:

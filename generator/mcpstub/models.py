@@ -20,7 +20,7 @@ from functools import cache
 from typing import Any
 from urllib.parse import unquote
 
-from mcpstub.classnames import Namer, root_names
+from mcpstub.classnames import IMPORTED, Namer, imported_free, root_names
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
 from mcpstub.layout import LINE_LENGTH
@@ -95,8 +95,12 @@ def render_models(toolset: Toolset) -> ModelsResult:
     where = Location(toolset.source_name, 1, 1)
     diagnostics: list[Diagnostic] = []
     units: dict[str, dict[str, JSON]] = {}  # a shared def or a tool schema -> its `$defs` entries
+    # A definition named like an import of models.py is generated as `<name>Model`, and no nested
+    # class takes an imported name: the imported names are roots too (see classnames.Namer).
+    renamed = {n: imported_free(n) for n in toolset.shared_defs if imported_free(n) != n}
     taken = set(toolset.shared_defs) | {n for t in toolset.tools for n in _class_names(t)}
-    namer = Namer(root_names(toolset) | toolset.reserved_roots)
+    taken |= IMPORTED | set(renamed.values())
+    namer = Namer(root_names(toolset) | toolset.reserved_roots | IMPORTED | set(renamed.values()))
     for name, schema in toolset.shared_defs.items():
         units[name] = namer.scope(name, {name: _rewrite(schema, "", None, "", draft07=False)}, taken)
         if _uses_unsupported(schema):
@@ -121,13 +125,16 @@ def render_models(toolset: Toolset) -> ModelsResult:
     wire: frozenset[str] = frozenset()
     if toolset.stand_ins and toolset.shared_defs:
         units, stand_ins, wire = _stand_ins(units, set(toolset.shared_defs))
+    if renamed:
+        units = _renamed(units, renamed)
+        stand_ins = tuple(sorted(renamed.get(n, n) for n in stand_ins))
     try:
         source = _generate(units, wire)
     except Exception:
         source = None
     if source is None:
         # Rare path: find the culprits, first among shared defs, then among tool schemas.
-        shared = [n for n in toolset.shared_defs if n in units]
+        shared = [k for n in toolset.shared_defs if (k := renamed.get(n, n)) in units]
         for name in _find_failing(shared, lambda names: _only(units, names, stub=shared)):
             units[name] = {name: {}}
             diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where))
@@ -168,6 +175,28 @@ def render_models(toolset: Toolset) -> ModelsResult:
 
 # Keywords whose values are data, not schemas.
 _DATA_KEYWORDS = frozenset({"default", "const", "enum", "examples", "example"})
+
+
+def _renamed(units: dict[str, dict[str, JSON]], renamed: dict[str, str]) -> dict[str, dict[str, JSON]]:
+    """The units with the `$defs` keys in `renamed` replaced, and every `$ref` to them."""
+
+    def walk(node: JSON) -> JSON:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {k: v if k in _DATA_KEYWORDS else walk(v) for k, v in node.items()}
+        ref = out.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            key = _unescape(unquote(ref[8:]))
+            if key in renamed:
+                out["$ref"] = f"#/$defs/{_escape(renamed[key])}"
+        return out
+
+    return {
+        renamed.get(unit, unit): {renamed.get(key, key): walk(schema) for key, schema in entries.items()}
+        for unit, entries in units.items()
+    }
 
 
 def _defaults_at_uses(units: dict[str, dict[str, JSON]]) -> dict[str, dict[str, JSON]]:

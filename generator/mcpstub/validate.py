@@ -330,7 +330,7 @@ class _Checker:
                     )
                 )
             elif isinstance(name, str):
-                # A name models.py imports may become `<name>Model`: both are the definition's.
+                # A name models.py imports is generated as `<name>Model`: both are the definition's.
                 spelled = class_name(name)
                 clash = ""
                 for candidate in (spelled, spelled + "Model") if spelled in IMPORTED else (spelled,):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from mcpstub import modelcache
-from mcpstub.classnames import IMPORTED, Namer, class_name, extending, root_names
+from mcpstub.classnames import IMPORTED, Namer, class_name, extending, imported_free, root_names
 from mcpstub.ir import Toolset
 from mcpstub.modelcache import split_source, start_models
 from mcpstub.models import render_models
@@ -366,3 +366,55 @@ def test_random_clashing_names_generate_bound_and_identically_grouped(
         assert {d.code for d in result.diagnostics if d.is_error} <= {"name-collision"}
         return
     assert_generates_and_binds(folder, doc_tools, defs)
+
+
+# A recursive nullable definition: its alias needs `Optional`/`Union` (forward references).
+NULLABLE_JSON = {"anyOf": [S, {"type": "null"}, arr({"$ref": "#/$defs/Json"})]}
+
+
+def imported_names_toolset(names: list[str]) -> dict[str, Any]:
+    """A toolset where each name models.py imports is a shared definition, a nested class (a
+    definition named like its head with a property spelling the rest), a tool and a property,
+    beside a recursive nullable definition."""
+    defs: dict[str, Any] = {"Json": NULLABLE_JSON}
+    for name in names:
+        defs.setdefault(name, obj(required=False))["properties"]["v"] = I
+        for i in range(1, len(name)):
+            if name[i].isupper():  # `TypeAlias`: a definition `Type` with a property `alias`
+                head = defs.setdefault(name[:i], obj(required=False))
+                head["properties"][name[i].lower() + name[i + 1 :]] = obj(w=I)
+    properties = {f"d_{d}": {"$ref": f"#/$defs/{d}"} for d in defs}
+    properties.update({name: S for name in names})
+    tools = [tool("t", obj(required=False, **properties), obj(required=False, **properties))]
+    tools += [tool(name, obj(**{name: {"$ref": f"#/$defs/{name}"}})) for name in names]
+    return {"mcpstub": 1, "server": {"name": "s"}, "$defs": defs, "tools": tools}
+
+
+@pytest.mark.parametrize("name", sorted(IMPORTED))
+def test_a_definition_named_like_an_import_of_models_py_generates_a_module_that_imports(
+    name: str, tmp_path: Path
+) -> None:
+    doc = imported_names_toolset([name])
+    toolset = checked(tmp_path, doc["tools"], doc["$defs"])
+    result = render_models(toolset)
+    assert [d.format() for d in result.diagnostics if d.is_error] == []
+    defined = {n for names in definitions(result.source) for n in names}
+    assert IMPORTED.isdisjoint(defined), sorted(IMPORTED & defined)
+    assert definitions(grouped(toolset)) == definitions(result.source)  # the same names in groups
+    module = load(result)
+    for key, schema in doc["$defs"].items():
+        if key == "Json":
+            continue
+        model = getattr(module, class_name(imported_free(key)))
+        assert model.__module__ == module.__name__, key
+        assert wire(model) == set(schema["properties"]), key
+    assert imported_free(name) == class_name(name) + "Model"
+    value: dict[str, Any] = {f"d_{name}": {"v": 1}, "d_Json": ["a", None, [None, ["b"]]], name: "x"}
+    for key in doc["$defs"]:
+        if key not in {name, "Json"}:
+            value[f"d_{key}"] = {p: {"w": 2} for p in doc["$defs"][key]["properties"] if p != "v"}
+    for cls in ("TInput", "TOutput"):
+        parsed = getattr(module, cls).model_validate(value)
+        assert parsed.model_dump(mode="json", by_alias=True, exclude_unset=True) == value
+        field = next(f for f, info in type(parsed).model_fields.items() if (info.alias or f) == f"d_{name}")
+        assert type(getattr(parsed, field)).__name__ == class_name(name) + "Model"
