@@ -21,6 +21,7 @@ from typing import Any
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import to_class_prefix
 from mcpstub.live import Listing
+from mcpstub.load import read_text
 from mcpstub.yamltext import dump_yaml
 
 JSON = Any
@@ -63,12 +64,9 @@ def _reject_constant(name: str) -> Any:
 
 def read_listing_file(path: Path, shown: str) -> Source:
     """A saved tools/list answer, JSON-RPC response, list of tools, or surface snapshot."""
-    try:
-        text = path.read_text("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SourceError(f"not UTF-8 text ({exc.reason})", Location(shown, 1, 1)) from None
-    except OSError as exc:
-        raise SourceError(f"cannot read the file: {exc.strerror}", Location(shown, 1, 1)) from None
+    text, problems = read_text(path, shown)  # as a toolset is read (a byte order mark, bad UTF-8)
+    if text is None:
+        raise SourceError(problems[0].message, problems[0].location)
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:

@@ -12,13 +12,14 @@ JSON text that YAML would read as exactly the same data, without a diagnostic, t
 
 from __future__ import annotations
 
+import bisect
 import gc
 import json
 import math
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,8 @@ class Document:
     text: str = ""
     _root: yaml.Node | None = field(default=None, repr=False)
     _lazy: bool = field(default=False, repr=False)  # the node graph is composed on first use
+    # line -> columns of `text` just after each surrogate pair `_astral` rewrote (2 shorter each)
+    _moves: dict[int, list[int]] = field(default_factory=dict, repr=False)
 
     @property
     def root(self) -> yaml.Node | None:
@@ -116,7 +119,18 @@ class Document:
     def loc(self, path: JsonPath) -> Location:
         """Where the value at `path` starts, or its nearest located ancestor."""
         node, _, _ = self._walk(path)
-        return _mark_loc(self.file, node.start_mark) if node is not None else Location(self.file, 1, 1)
+        return (
+            self.written(_mark_loc(self.file, node.start_mark))
+            if node is not None
+            else Location(self.file, 1, 1)
+        )
+
+    def written(self, location: Location) -> Location:
+        """A location in `text` as a location in the file (where surrogate pairs were rewritten)."""
+        moves = self._moves.get(location.line) if self._moves else None
+        if not moves or location.file != self.file:
+            return location
+        return replace(location, col=location.col + 2 * sum(1 for col in moves if col <= location.col))
 
     def holds_nothing(self, path: JsonPath) -> bool:
         """True when the value at `path` is not written at all, in a `{...}` mapping: `{a: b, c}`."""
@@ -134,8 +148,12 @@ class Document:
         """Where the mapping key holding `path` starts (falls back to the value)."""
         node, key_node, complete = self._walk(path)
         if complete and key_node is not None:
-            return _mark_loc(self.file, key_node.start_mark)
-        return _mark_loc(self.file, node.start_mark) if node is not None else Location(self.file, 1, 1)
+            return self.written(_mark_loc(self.file, key_node.start_mark))
+        return (
+            self.written(_mark_loc(self.file, node.start_mark))
+            if node is not None
+            else Location(self.file, 1, 1)
+        )
 
 
 def _is_key(node: yaml.Node, name: str) -> bool:
@@ -639,8 +657,45 @@ class _Converter:
         )
 
 
+# A character beyond the BMP escaped as JSON writes it by default (`json.dumps`, ensure_ascii): a
+# UTF-16 surrogate pair, `\ud83d\ude00`. JSON reads it as one character; a YAML reader refuses it,
+# so in JSON text it is rewritten as YAML's own escape of the same character (`\U0001F600`, 2
+# characters shorter) before reading. The backslash must not be escaped itself (`\\ud83d` is a
+# backslash and text). A lone surrogate stays as written: the YAML reader reports where it is.
+_SURROGATE_PAIR = re.compile(
+    r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE
+)
+
+
+_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _astral(text: str, path: Path) -> tuple[str, dict[int, list[int]]]:
+    """`text` with the surrogate pairs of JSON text rewritten for YAML, and where (see Document)."""
+    if "\\u" not in text or _JSON_START.match(text) is None or _SURROGATE_PAIR.search(text) is None:
+        return text, {}
+    if path.suffix.lower() != ".json":  # JSON by its content: a YAML scalar may hold `\u` as text
+        try:
+            json.loads(text)
+        except (ValueError, RecursionError):
+            return text, {}
+    starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]  # where each line starts, as YAML counts
+    parts: list[str] = []
+    moves: dict[int, list[int]] = {}
+    at = 0
+    for match in _SURROGATE_PAIR.finditer(text):
+        line = bisect.bisect_right(starts, match.start())
+        high, low = int(match[2], 16) - 0xD800, int(match[3], 16) - 0xDC00
+        parts += [text[at : match.start()], f"{match[1]}\\U{0x10000 + (high << 10) + low:08X}"]
+        cols = moves.setdefault(line, [])
+        # The rewritten text's column just after the escape (1-based), on this line.
+        cols.append(match.end() - starts[line - 1] + 1 - 2 * (len(cols) + 1))
+        at = match.end()
+    return "".join(parts) + text[at:], moves
+
+
 # The JSON fast path. JSON is YAML, but a YAML reader differs from `json.loads` on some JSON: it
-# refuses duplicate keys, nesting beyond MAX_DEPTH, tabs, surrogate escapes (even paired ones),
+# refuses duplicate keys, nesting beyond MAX_DEPTH, tabs, lone surrogate escapes (pairs: `_astral`),
 # a key more than 1024 characters before its colon or on another line than it, and the characters
 # below (some it refuses, some it reads as line breaks); it reads `NaN` and `Infinity` as strings.
 # Text with any of these takes the YAML path, which reports each as it always has.
@@ -674,7 +729,7 @@ def _json_data(text: str) -> list[Any] | None:
         or "\r:" in text
         or text.count(" :") != text.count('" :')  # at most one space between a key and its colon
         or ("\x7f" in text if text.isascii() else _NOT_YAML_ALIKE.search(text) is not None)
-        or ("\\u" in text and _SURROGATE_ESCAPE.search(text) is not None)
+        or ("\\u" in text and _SURROGATE_ESCAPE.search(_SURROGATE_PAIR.sub("", text)) is not None)
     ):
         return None
     try:
@@ -736,14 +791,23 @@ def parse_document(
 
 def _parse(file: str, path: Path, raw: bytes, *, fast: bool) -> tuple[Document, list[Diagnostic]]:
     doc = Document(file=file, path=path)
+    doc, diagnostics = _parse_into(doc, raw, fast=fast)
+    if doc._moves:
+        diagnostics = [replace(d, location=doc.written(d.location)) for d in diagnostics]
+    return doc, diagnostics
+
+
+def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, list[Diagnostic]]:
+    file = doc.file
     try:
-        text = _decode(file, raw)
+        source = _decode(file, raw)
+        text, doc._moves = _astral(source, doc.path)
         doc.text = text
         if not text.strip() or all(
             not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()
         ):
             raise _LoadFailed(error("empty-file", "file is empty", Location(file, 1, 1)))
-        found = _json_data(text) if fast else None
+        found = _json_data(source) if fast else None
         if found is not None:
             doc.data, doc._lazy = found[0], True
             return doc, []
@@ -769,14 +833,30 @@ def _parse(file: str, path: Path, raw: bytes, *, fast: bool) -> tuple[Document, 
         return doc, [error("yaml-too-deep", "document nests too deeply", Location(file, 1, 1))]
 
 
+def _read(path: Path, shown: str) -> bytes | Diagnostic:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or exc.__class__.__name__
+        return error("file-unreadable", f"cannot read file: {reason}", Location(shown, 1, 1))
+
+
+def read_text(path: Path, file: str | None = None) -> tuple[str | None, list[Diagnostic]]:
+    """A file's text as every reader takes it (UTF-8, a byte order mark dropped), or why not."""
+    shown = file if file is not None else str(path)
+    raw = _read(path, shown)
+    if isinstance(raw, Diagnostic):
+        return None, [raw]
+    try:
+        return _decode(shown, raw), []
+    except _LoadFailed as failed:
+        return None, [failed.diagnostic]
+
+
 def load_document(path: Path, file: str | None = None) -> tuple[Document, list[Diagnostic]]:
     """Read and parse `path`; unreadable files become a diagnostic."""
     shown = file if file is not None else str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        reason = exc.strerror or exc.__class__.__name__
-        return Document(file=shown, path=path), [
-            error("file-unreadable", f"cannot read file: {reason}", Location(shown, 1, 1))
-        ]
+    raw = _read(path, shown)
+    if isinstance(raw, Diagnostic):
+        return Document(file=shown, path=path), [raw]
     return parse_document(shown, path, raw)

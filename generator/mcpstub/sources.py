@@ -10,9 +10,7 @@ toolset to other files resolve inside the same revision. Every failure is a `Sou
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -21,7 +19,7 @@ from typing import Any
 from mcpstub.diagnostics import Diagnostic, Location
 from mcpstub.diff.command import SourceError, load_side
 from mcpstub.diff.model import Side
-from mcpstub.load import Document, JsonPath, parse_document
+from mcpstub.load import Document, JsonPath, load_document
 from mcpstub.policy import Policy
 
 # The generation whose Tool objects a surface or a live server is compared by: schemas as written.
@@ -51,64 +49,6 @@ def _pointer_path(data: Any, pointer: str, start: JsonPath) -> JsonPath:
     return tuple(path)
 
 
-# A character beyond the BMP escaped as JSON writes it by default (`json.dumps`, ensure_ascii): a
-# UTF-16 surrogate pair, `\ud83d\ude00`. JSON reads it as one character; a YAML reader refuses it,
-# so it is rewritten as YAML's own escape of the same character (`\U0001F600`) before reading.
-# The backslash must not be escaped itself (`\\ud83d` is a backslash and text).
-_SURROGATE_PAIR = re.compile(
-    r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE
-)
-
-
-def _pair_as_yaml(match: re.Match[str]) -> str:
-    high, low = int(match[2], 16) - 0xD800, int(match[3], 16) - 0xDC00
-    return f"{match[1]}\\U{0x10000 + (high << 10) + low:08X}"
-
-
-class _Columns:
-    """Maps columns of the rewritten text back to the file's: each pair rewritten is 2 shorter."""
-
-    def __init__(self) -> None:
-        self.moves: dict[int, list[int]] = {}  # line -> rewritten columns where 2 were taken out
-
-    def original(self, location: Location) -> Location:
-        moves = self.moves.get(location.line)
-        if not moves:
-            return location
-        shift = 2 * sum(1 for col in moves if col <= location.col)
-        return Location(location.file, location.line, location.col + shift)
-
-
-def _read_json_text(path: Path, shown: str) -> tuple[Document, list[Diagnostic], _Columns]:
-    """A saved JSON answer as a document (every JSON escape read as JSON reads it)."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SourceError(f"{shown}: cannot read the file: {exc.strerror or type(exc).__name__}") from None
-    columns = _Columns()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = ""  # the loader names the byte
-    if "\\u" in text:
-        parts, at, line, line_start, taken = [], 0, 1, 0, 0
-        for match in _SURROGATE_PAIR.finditer(text):
-            newlines = text.count("\n", at, match.start())
-            if newlines:
-                line += newlines
-                line_start, taken = text.rindex("\n", 0, match.start()) + 1, 0
-            replacement = _pair_as_yaml(match)
-            parts += [text[at : match.start()], replacement]
-            # The rewritten text's column just after the escape (1-based), on this line.
-            columns.moves.setdefault(line, []).append(match.end() - line_start + 1 - 2 * (taken + 1))
-            taken += 1
-            at = match.end()
-        if parts:
-            raw = ("".join(parts) + text[at:]).encode("utf-8")
-    doc, diagnostics = parse_document(shown, path, raw)
-    return doc, list(diagnostics), columns
-
-
 def _listing_kind(data: Any) -> str | None:
     """`surface`, `listing` (a saved tools/list answer) or None (a toolset, or something else)."""
     if isinstance(data, dict) and isinstance(data.get("protocols"), dict) and "serverInfo" in data:
@@ -134,12 +74,12 @@ def _tools_by_name(tools: Any, shown: str) -> dict[str, dict[str, Any]]:
     return result
 
 
-def side_from_surface(path: Path, shown: str) -> Side:
-    """A surface snapshot (or a saved tools/list answer): its 2026-07-28 Tool objects, located."""
-    doc, diagnostics, columns = _read_json_text(path, shown)
-    if any(d.is_error for d in diagnostics):
-        first = diagnostics[0].format() if diagnostics else f"{shown}: cannot be read"
-        raise SourceError(first)
+def side_from_surface(doc: Document, diagnostics: list[Diagnostic]) -> Side:
+    """A loaded surface snapshot (or saved tools/list answer): its 2026-07-28 Tool objects, located."""
+    shown = doc.file
+    errors = [d for d in diagnostics if d.is_error]
+    if errors:
+        raise SourceError(errors[0].format())
     data = doc.data
     version: str | None = None
     base: JsonPath
@@ -167,7 +107,7 @@ def side_from_surface(path: Path, shown: str) -> Side:
         if tool == "" or tool not in index:
             return None
         start: JsonPath = (*base, index[tool])
-        return columns.original(_where(doc, _pointer_path(tools[tool], pointer, start)))
+        return _where(doc, _pointer_path(tools[tool], pointer, start))
 
     return Side(version, tools, locate)
 
@@ -262,17 +202,33 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         target = root / relative
         if not target.is_file():
             raise SourceError(f"{spec}: not a file in that revision")
-        try:
-            data = json.loads(target.read_text("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            data = None
-        if _listing_kind(data) is not None:
-            return side_from_surface(target, spec)
+        listing = _listing(target, spec)
+        if listing is not None:
+            return listing
         if policy is not None and policy.ref_root is not None:
             ref_root = Path(policy.ref_root).resolve()
             inside = ref_root == top or top in ref_root.parents
             policy = Policy(policy.vendor_keywords, root / ref_root.relative_to(top) if inside else None)
         return load_side(str(target), shown=spec, policy=policy)
+
+
+def _listing(path: Path, shown: str) -> Side | None:
+    """The side of a surface snapshot or saved tools/list answer; None for anything else (a toolset).
+
+    The file is read as every toolset is (`load_document`: a byte order mark, located errors); a
+    `.json` file that cannot be read at all is no toolset either, so it is refused here.
+    """
+    doc, diagnostics = load_document(path, shown)
+    if _listing_kind(doc.data) is not None:
+        return side_from_surface(doc, diagnostics)
+    failed = next((d for d in diagnostics if d.is_error), None)
+    if doc.data is None and failed is not None and path.suffix.lower() == ".json":
+        where, why = failed.location, failed.message.removeprefix("invalid YAML: ")
+        raise SourceError(
+            f"{where.file}:{where.line}:{where.col}: not JSON ({why}), so neither a toolset, "
+            "a surface snapshot nor a saved tools/list answer"
+        )
+    return None
 
 
 def load_source(spec: str, policy: Policy | None = None) -> Side:
@@ -281,20 +237,8 @@ def load_source(spec: str, policy: Policy | None = None) -> Side:
         return side_from_live(url=spec)
     path = Path(spec)
     if path.is_file():
-        try:
-            data = json.loads(path.read_text("utf-8"))
-        except json.JSONDecodeError as exc:
-            if path.suffix.lower() == ".json":  # a cut or broken snapshot or answer, not a toolset
-                raise SourceError(
-                    f"{spec}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}), so neither a toolset, "
-                    "a surface snapshot nor a saved tools/list answer"
-                ) from None
-            data = None
-        except (ValueError, UnicodeDecodeError, OSError):
-            data = None
-        if _listing_kind(data) is not None:
-            return side_from_surface(path, spec)
-        return load_side(spec, policy=policy)
+        listing = _listing(path, spec)
+        return listing if listing is not None else load_side(spec, policy=policy)
     if is_revision(spec):
         return side_from_git(spec, policy)
     raise SourceError(f"{spec}: no such file, git revision (REV:path) or http(s) URL")

@@ -17,6 +17,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from mcpstub import cli
+from mcpstub.pipeline import check_toolset
 
 COMMON = """\
 $defs:
@@ -330,8 +331,10 @@ def test_a_cut_snapshot_is_a_usage_error_naming_where(repo: Path, capsys: pytest
     capsys.readouterr()
     assert cli.main(["diff", "cut.json", "shop_cut.yaml"]) == 2
     err = capsys.readouterr().err
-    line = text[: len(text) // 2].count("\n") + 1
-    assert err.startswith(f"mcpstub: error: cut.json:{line}:") and "not JSON" in err
+    # Located where `mcpstub validate` locates it (the file is read the same way).
+    where = check_toolset(cut, "cut.json").diagnostics[0].location
+    assert where.line >= text[: len(text) // 2].count("\n") + 1
+    assert err.startswith(f"mcpstub: error: cut.json:{where.line}:{where.col}: not JSON")
     assert "toolset" in err and len(err.splitlines()) == 1
 
 
@@ -361,3 +364,53 @@ def test_a_password_in_a_url_is_never_shown(
     shown = capsys.readouterr()
     assert "s3cret" not in shown.out + shown.err and "reader" not in shown.out + shown.err
     assert served in shown.out and "s3cret" not in (repo / "imported.yaml").read_text("utf-8")
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+def test_a_byte_order_mark_is_read_alike_by_diff_validate_generate_and_import(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Editors on Windows save UTF-8 with a byte order mark: every command reads such a file, YAML
+    # or JSON, toolset, snapshot, saved answer or a file in a git revision, as it reads one without.
+    (repo / "common.yaml").write_bytes(BOM + COMMON.encode())
+    yaml_text = TOOLSET
+    as_json = json.dumps(check_toolset(repo / "api" / "tools.yaml").document.data, indent=2)  # type: ignore[union-attr]
+    tighter = TOOLSET.replace("maximum: 50", "maximum: 40")
+    (repo / "new.yaml").write_bytes(BOM + tighter.encode())
+    for name, text in (("bom.yaml", yaml_text), ("bom.json", as_json)):
+        target = repo / name
+        target.write_bytes(BOM + text.encode())
+        capsys.readouterr()
+        assert cli.main(["validate", str(target)]) == 0, capsys.readouterr().err
+        capsys.readouterr()
+        assert cli.main(["diff", str(target), "new.yaml", "--format", "json", "--no-version-check"]) == 1, (
+            capsys.readouterr().err
+        )
+        assert [f["rule"] for f in findings(capsys) if f["severity"] == "breaking"] == [
+            "input-constraint-tightened"
+        ]
+        assert cli.main(["generate", str(target), "--out", str(repo / f"out_{target.suffix[1:]}")]) == 0
+        capsys.readouterr()
+        snapshot = repo / f"out_{target.suffix[1:]}" / "surface.json"
+        snapshot.write_bytes(BOM + snapshot.read_bytes())
+        assert cli.main(["diff", str(snapshot), "new.yaml", "--format", "json", "--no-version-check"]) == 1
+        assert [f["rule"] for f in findings(capsys) if f["severity"] == "breaking"] == [
+            "input-constraint-tightened"
+        ]
+    answer = repo / "answer.json"
+    answer.write_bytes(BOM + json.dumps(_answer("Find 🚀", 10)).encode())
+    assert cli.main(["import", str(answer), "-o", str(repo / "imported.yaml")]) == 0, capsys.readouterr().err
+    assert "Find 🚀" in (repo / "imported.yaml").read_text("utf-8")
+    # In a git revision too: the snapshot and the JSON toolset, as committed.
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "bom")
+    for spec in ("HEAD:out_json/surface.json", "HEAD:bom.json"):
+        capsys.readouterr()
+        assert cli.main(["diff", spec, "new.yaml", "--format", "json", "--no-version-check"]) == 1, (
+            capsys.readouterr().err
+        )
+        assert [f["rule"] for f in findings(capsys) if f["severity"] == "breaking"] == [
+            "input-constraint-tightened"
+        ]

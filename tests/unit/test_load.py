@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from mcpstub.diagnostics import Location
 from mcpstub.load import MAX_DEPTH, load_document, parse_document
+from mcpstub.pipeline import check_toolset
 
 
 def parse(text: str | bytes) -> tuple[object, list[tuple[str, int, int]], object]:
@@ -200,3 +202,69 @@ def test_integer_beyond_the_digit_limit_is_a_diagnostic() -> None:
     data, diagnostics, _ = parse("a: " + "9" * 5000 + "\nb: " + "9" * 4000 + "\n")
     assert diagnostics == [("number-too-large", 1, 4)]
     assert data == {"a": None, "b": int("9" * 4000)}
+
+
+# --- JSON surrogate pairs ------------------------------------------------------------------------
+
+PAIR = "\\ud83d\\ude80"  # 🚀 as json.dumps writes it (ensure_ascii)
+
+
+def _at(text: str, needle: str, nth: int = 1) -> tuple[int, int]:
+    """Line and column (1-based, as YAML counts: CRLF is one break) of the nth `needle`."""
+    index = -1
+    for _ in range(nth):
+        index = text.index(needle, index + 1)
+    before = text[:index].replace("\r\n", "\n")
+    return before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_json_surrogate_pairs_read_as_json_reads_them_and_locations_stay_right(eol: str) -> None:
+    text = (
+        f'{{"x": "{PAIR}{PAIR}", "d": "{PAIR}", "d": 1,{eol}'
+        f' "y": ["{PAIR}", "\\\\ud83d\\\\ude80", "{PAIR}", 5], "z": "\\ud83d"}}'
+    )
+    lone = text.replace(', "d": 1', "")
+    for name in ("t.json", "t.yaml"):  # JSON by content too, not only by name
+        # Each located where it is written, past every escape before it on its line.
+        _, diagnostics = parse_document(name, Path(name), text.replace(', "z": "\\ud83d"', "").encode())
+        assert [(d.code, d.location.line, d.location.col) for d in diagnostics] == [
+            ("duplicate-key", *_at(text, '"d"', 2))
+        ], name
+        # A lone surrogate stays an error, where YAML points (at the code after `\u`).
+        _, diagnostics = parse_document(name, Path(name), lone.encode())
+        assert [(d.code, d.location.line, d.location.col) for d in diagnostics] == [
+            ("yaml-syntax", *_at(lone, 'd83d"}'))
+        ], name
+    fine = text.replace(', "z": "\\ud83d"', "").replace(', "d": 1', "")
+    for fast in (True, False):
+        doc, diagnostics = parse_document("t.json", Path("t.json"), fine.encode(), fast=fast)
+        assert diagnostics == []
+        assert doc.data == json.loads(fine) and doc.data["y"][1] == "\\ud83d\\ude80"
+        assert (doc.loc(("y", 3)).line, doc.loc(("y", 3)).col) == _at(fine, "5]")
+        assert (doc.key_loc(("d",)).line, doc.key_loc(("d",)).col) == _at(fine, '"d"')
+
+
+def test_a_yaml_scalar_holding_a_pair_as_text_is_not_rewritten(tmp_path: Path) -> None:
+    # Single-quoted and plain YAML scalars take a backslash as text: only JSON gets the rewrite.
+    text = f"{{a: '{PAIR}', b: {PAIR}}}"
+    doc, diagnostics = parse_document("t.yaml", Path("t.yaml"), text.encode())
+    assert diagnostics == [] and doc.data == {"a": PAIR, "b": PAIR}
+
+
+def test_a_json_toolset_with_surrogate_pairs_validates(tmp_path: Path) -> None:
+    toolset = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "tools": [{"name": "go", "description": "Go 🚀", "inputSchema": {"type": "object"}}],
+    }
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(toolset), "utf-8")
+    assert PAIR in path.read_text("utf-8")
+    checked = check_toolset(path)
+    assert checked.toolset is not None, checked.diagnostics
+    assert checked.toolset.tools[0].advertised["description"] == "Go 🚀"
+    bad = json.dumps({**toolset, "tools": [{"name": "go 🚀", "inputSchema": {"type": "object"}}]})
+    path.write_text(bad, "utf-8")
+    [problem] = [d for d in check_toolset(path).diagnostics if d.is_error]
+    assert (problem.location.line, problem.location.col) == _at(bad, '"go ')

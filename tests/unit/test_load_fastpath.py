@@ -93,7 +93,7 @@ HOSTILE = [
     '{"a": 1e400, "b": -1e400, "c": -0, "d": -0.0, "e": 1E+2, "f": 0.5e-3}',
     '{"a": ' + "9" * 5000 + "}",  # beyond Python's digit limit: a diagnostic, not a crash
     '{"a": ' + "9" * 4000 + "}",
-    '{"a": "\\ud83d\\ude00", "b": 1}',  # a surrogate pair: YAML refuses the escape
+    '{"a": "\\ud83d\\ude00", "b": 1}',  # a surrogate pair: rewritten as YAML escapes it
     '{"a": "\\ud800"}',  # a lone surrogate
     '{"a": "\\udc00x"}',
     '{"a": "x\\/y\\b\\f\\n\\r\\t\\"\\\\\\u0000\\u001f\\u007f\\u0085\\u2028\\ufeff\\uffff"}',
