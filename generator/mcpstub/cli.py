@@ -407,7 +407,7 @@ def _schema_uri() -> str:
 def cmd_import(args: argparse.Namespace) -> int:
     """Write a toolset that advertises what a server (or a saved tools/list answer) advertises."""
     from mcpstub import importer  # noqa: PLC0415
-    from mcpstub.live import LiveError, read_live  # noqa: PLC0415
+    from mcpstub.live import LiveError, is_url, read_live  # noqa: PLC0415
 
     given = [s for s in (args.source, args.server_command) if s is not None]
     if len(given) != 1:
@@ -418,7 +418,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     if not target.parent.is_dir():
         raise UsageError(f"folder {_shown(target.parent)} does not exist")
     try:
-        if args.server_command is not None or args.source.startswith(("http://", "https://")):
+        if args.server_command is not None or is_url(args.source):
             listing = read_live(command=args.server_command, url=None if args.server_command else args.source)
             source = importer.source_from_listing(listing)
         else:
@@ -570,7 +570,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.func(args)
         return code
     except UsageError as exc:
-        print(f"mcpstub: error: {exc}", file=sys.stderr)
+        from mcpstub.live import shown_url  # noqa: PLC0415
+
+        print(f"mcpstub: error: {shown_url(str(exc))}", file=sys.stderr)  # a URL's password stays unsaid
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import re
 import shlex
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from mcpstub.surface import DIGEST_META_KEY
 
@@ -28,7 +29,11 @@ SDK_LOGGERS = ("mcp", "client")
 
 
 class LiveError(Exception):
-    """The server could not be reached or answered something that is not a tool listing."""
+    """The server could not be reached or answered something that is not a tool listing (the
+    message shows no URL's user name or password)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(shown_url(message))
 
 
 @dataclass(frozen=True)
@@ -43,27 +48,51 @@ class Listing:
     source: str = ""
 
 
+def is_url(spec: str) -> bool:
+    """True when a source is written as a URL (`scheme://...`, any scheme, any case)."""
+    return _SCHEME.match(spec) is not None
+
+
 def check_url(url: str) -> None:
     """Only http(s) URLs on the loopback are allowed: the check never reaches out."""
-    parts = urlsplit(url)
-    if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise LiveError(f"{url}: not an http(s) URL")
-    host = parts.hostname
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError as exc:  # `http://[::1`, say
+        raise LiveError(f"{shown_url(url)}: not a valid URL ({exc})") from None
+    if parts.scheme not in {"http", "https"} or not host:
+        raise LiveError(f"{shown_url(url)}: not an http(s) URL")
     if host != "localhost":
         try:
             loopback = ipaddress.ip_address(host).is_loopback
         except ValueError:
             loopback = False
         if not loopback:
-            raise LiveError(f"{url}: only servers on the loopback (127.0.0.1, ::1, localhost) are read")
+            raise LiveError(
+                f"{shown_url(url)}: only servers on the loopback (127.0.0.1, ::1, localhost) are read"
+            )
 
 
-def shown_url(url: str) -> str:
-    """The URL as messages and written files name it: without a user name or password in it."""
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+def shown_url(text: str) -> str:
+    """Text as messages and written files show it: every URL in it without a user name or password."""
+    return _USERINFO.sub(r"\1", text)
+
+
+def _scrubbed(text: str, url: str) -> str:
+    """A message about `url` with no trace of its password, wherever the client put it."""
+    text = shown_url(text)
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        password = None
+    for secret in {password, unquote(password)} if password else ():
+        text = text.replace(secret, "***")
+    return text
+
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+# A scheme, its slashes, then user information up to the last `@` before the host ends.
+_USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*:/+)[^/?#\s]*@")
 
 
 def command_args(command: str) -> list[str]:
@@ -194,7 +223,8 @@ def read_live(
                     why += "; it wrote what is not JSON-RPC to stdout (a stdio server logs to stderr)"
                 elif logged and logged[0]:
                     why += f"; the client said: {logged[0][:300]}"
-                raise LiveError(f"{source}: {_describe(exc)}{why}") from None
+                message = f"{source}: {_describe(exc)}{why}"
+                raise LiveError(_scrubbed(message, url) if url is not None else message) from None
 
 
 @asynccontextmanager

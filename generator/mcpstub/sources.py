@@ -233,7 +233,9 @@ def _listing(path: Path, shown: str) -> Side | None:
 
 def load_source(spec: str, policy: Policy | None = None) -> Side:
     """Any source, told apart by its form: URL, file (snapshot, listing or toolset), or REV:path."""
-    if spec.startswith(("http://", "https://")):
+    from mcpstub.live import is_url  # noqa: PLC0415
+
+    if is_url(spec):  # any scheme: check_url refuses what is not http(s) on the loopback
         return side_from_live(url=spec)
     path = Path(spec)
     if path.is_file():

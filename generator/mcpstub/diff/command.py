@@ -81,7 +81,9 @@ def run(
         old = load(old_spec)
         new = load(new_spec)
     except SourceError as exc:
-        print(f"mcpstub: error: {exc}", file=sys.stderr)
+        from mcpstub.live import shown_url  # noqa: PLC0415
+
+        print(f"mcpstub: error: {shown_url(str(exc))}", file=sys.stderr)  # a URL's password stays unsaid
         return EXIT_USAGE
     findings = diff_sides(old, new, options)
     sys.stdout.write(RENDERERS[fmt](findings))

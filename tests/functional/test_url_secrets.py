@@ -1,0 +1,98 @@
+"""A URL's password never reaches a message: every error path of diff and import, with credentials."""
+
+from __future__ import annotations
+
+import http.server
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mcpstub import cli
+from mcpstub.live import LiveError, read_live, shown_url
+
+TOOLSET = "mcpstub: 1\nserver: {name: s}\ntools:\n  - {name: t, inputSchema: {type: object}}\n"
+
+
+class _Refusing(http.server.BaseHTTPRequestHandler):
+    """Answers every request with an error status (the client's error names the URL)."""
+
+    def do_GET(self) -> None:
+        self.send_error(404)
+
+    def do_POST(self) -> None:
+        self.send_error(500, "no")
+
+    def do_DELETE(self) -> None:
+        self.send_error(404)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+@pytest.fixture
+def refusing() -> Iterator[int]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield int(server.server_address[1])
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _urls(port: int) -> list[str]:
+    closed = _closed_port()
+    return [
+        "http://user:secret@example.com/mcp",  # not the loopback
+        "HTTP://user:secret@example.com/mcp",  # a scheme in capitals
+        "ftp://user:secret@127.0.0.1/mcp",  # not http(s)
+        "http://user:secret@[::1/mcp",  # not a valid URL
+        "http://user:secret@localhost:99999/mcp",  # a port out of range
+        f"http://user:secret@127.0.0.1:{closed}/mcp",  # nothing listening
+        f"http://user:x%40secret@127.0.0.1:{closed}/mcp",  # an escaped `@` in the password
+        f"http://user:x@secret@127.0.0.1:{closed}/mcp",  # a bare one
+        f"http://user:secret@127.0.0.1:{port}/mcp",  # an error status (the client names the URL)
+        f"http://user:secret@127.0.0.1:{port}",
+        "http:/user:secret@127.0.0.1/mcp",  # one slash: read as a file name
+    ]
+
+
+def test_no_error_of_diff_or_import_shows_a_url_password(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], refusing: int
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("tools.yaml").write_text(TOOLSET, "utf-8")
+    for url in _urls(refusing):
+        for argv in (
+            ["diff", url, "tools.yaml"],
+            ["diff", "tools.yaml", url],
+            ["diff", url, url, "--format", "json"],
+            ["import", url, "-o", "imported.yaml"],
+        ):
+            code = cli.main(argv)
+            out, err = capsys.readouterr()
+            assert code != 0, (argv, out, err)
+            assert "secret" not in out + err, (argv, out, err)
+            assert err.strip() and "Traceback" not in err, (argv, err)
+            assert not Path("imported.yaml").exists()
+
+
+def test_live_errors_never_carry_the_password(refusing: int) -> None:
+    for url in _urls(refusing):
+        if not url.lower().startswith("http"):
+            continue
+        with pytest.raises(LiveError) as caught:
+            read_live(url=url)
+        assert "secret" not in str(caught.value), url
+    assert shown_url("see http://a:b@h/x and https://c@h2") == "see http://h/x and https://h2"
+    assert shown_url("http://h/x?mail=a@b") == "http://h/x?mail=a@b"  # `@` past the host is no password
