@@ -98,21 +98,40 @@ _NUMBER = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|(?<![\w.])(\d
 
 
 _FROM_IMPORT = re.compile(r"^from ([\w.]+) import (\(\n(?:    \w+,\n)+\)|[\w, ]+)$", re.M)
-_UNION = re.compile(r"(?<![\w.])Union\[")
-_UNION_IMPORT = re.compile(r"^(from typing import .*?)(\bUnion, |, Union\b)", re.M)
+# `Union[` or `Optional[` in code; a string or a comment (a description, an enum value) is matched
+# first, so that nothing in one is taken for code.
+_SUBSCRIPT = re.compile(
+    r"""("{3}[\s\S]*?"{3}|'{3}[\s\S]*?'{3}|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|#[^\n]*)"""
+    r"|(?<![\w.])(Union|Optional)\["
+)
+_TYPING_NAMES = re.compile(r"^from typing import (\([^)]*\)|.*)\n", re.M)
 
 
 def ruff_layout(source: str) -> str:
     """What ruff's default rules want of datamodel-code-generator's output, before `black_layout`.
 
-    Names of each `from m import ...` in isort's order (I001), and `Union[A, B]` written `A | B`
-    (UP007) where that also works at run time: no member is a bare string (a forward reference).
+    Names of each `from m import ...` in isort's order (I001), `Union[A, B]` written `A | B`
+    (UP007) and `Optional[A]` written `A | None` (UP045) where that also works at run time: no
+    member is a bare string (a forward reference); `Optional[Union[A, "B"]]` is `Union[A, "B", None]`.
     """
-    if "Union[" in source:
-        source = _unions(source)
-        if not _UNION.search(source.split("\n\n", 1)[-1]):
-            source = _UNION_IMPORT.sub(r"\1", source, count=1)
+    if "Union[" in source or "Optional[" in source:
+        source = _optionals(_unions(source))
+        body = source.split("\n\n", 1)[-1]
+        unused = {"Union", "Optional"} - {m[2] for m in _SUBSCRIPT.finditer(body) if m[2]}
+        if unused:
+            source = _TYPING_NAMES.sub(lambda m: _without_names(m, unused), source, count=1)
     return _FROM_IMPORT.sub(_sorted_import, source)
+
+
+def _without_names(match: re.Match[str], names: set[str]) -> str:
+    """The `from typing import` statement without `names` (nothing when none is left)."""
+    kept = [n.strip() for n in match[1].strip("()").split(",") if n.strip() and n.strip() not in names]
+    if not kept:
+        return ""
+    line = f"from typing import {', '.join(kept)}"
+    if len(line) <= LINE_LENGTH:
+        return line + "\n"
+    return "from typing import (\n" + "".join(f"    {n},\n" for n in kept) + ")\n"
 
 
 def _sorted_import(match: re.Match[str]) -> str:
@@ -126,13 +145,33 @@ def _sorted_import(match: re.Match[str]) -> str:
 def _unions(source: str) -> str:
     out: list[str] = []
     position = 0
-    for match in _UNION.finditer(source):
-        if match.start() < position:
-            continue  # inside a Union already rewritten
+    for match in _SUBSCRIPT.finditer(source):
+        if match[2] != "Union" or match.start() < position:
+            continue  # a string, an Optional, or inside a Union already rewritten
         end, members = _bracketed(source, match.end())
         if end is None or any(m[:1] in {"'", '"'} for m in members) or len(members) < 2:
             continue
         out += [source[position : match.start()], " | ".join(_unions(m) for m in members)]
+        position = end
+    return "".join(out) + source[position:]
+
+
+def _optionals(source: str) -> str:
+    out: list[str] = []
+    position = 0
+    for match in _SUBSCRIPT.finditer(source):
+        if match[2] != "Optional" or match.start() < position:
+            continue
+        end, members = _bracketed(source, match.end())
+        if end is None or len(members) != 1 or members[0][:1] in {"'", '"'}:
+            continue  # `Optional["X"]`: a forward reference cannot take `|`
+        inner = _optionals(members[0])
+        union = _SUBSCRIPT.match(inner)
+        if union is not None and union[2] == "Union" and _bracketed(inner, union.end())[0] == len(inner):
+            text = f"{inner[:-1]}, None]"  # `Union` still there: a member is a forward reference
+        else:
+            text = f"{inner} | None"
+        out += [source[position : match.start()], text]
         position = end
     return "".join(out) + source[position:]
 

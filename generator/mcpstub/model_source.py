@@ -5,7 +5,8 @@ names what is defined above it, so a scalar or enum definition is a plain annota
 `Literal` that handlers fill with plain values (and the package needs no typing_extensions);
 recursive aliases keep `TypeAliasType`, which evaluates lazily. `factory_defaults` turns a default
 holding a JSON object (`x: Model = {"a": 1}`, which mypy --strict refuses) into a default factory
-that pydantic validates into the model, as it validated the literal before.
+that pydantic validates into the model, as it validated the literal before. `typed_containers`
+gives a bare `list` or `dict` its item types (`Any`), as mypy --strict wants.
 Each returns the text laid out as datamodel-code-generator lays it out; long lines are left for
 `format.black_layout` to split.
 """
@@ -208,6 +209,32 @@ _HELPER_IMPORTS = {
     "_Integral": {"typing": ("Annotated", "Any", "TypeAlias"), "pydantic": ("BeforeValidator", "StrictInt")},
     "_JsonNumber": {"typing": ("TypeAlias",), "pydantic": ("StrictFloat", "StrictInt")},
 }
+
+
+_BARE = {"list": "list[Any]", "dict": "dict[str, Any]"}
+
+
+def typed_containers(source: str) -> str:
+    """A bare `list` or `dict` in a type (the model generator's recursive array of arrays) ->
+    `list[Any]`, `dict[str, Any]`: as loose, and what mypy --strict accepts; the validator judges."""
+    if not re.search(r"(?<![\w.])(?:list|dict)(?![\w\[])", source):
+        return source
+    tree = ast.parse(source)
+    spots: list[tuple[int, int, int, str]] = []  # (line, start, end, new text)
+    for node in tree.body:
+        for expr in _type_expressions(node):
+            heads = {id(s.value) for s in ast.walk(expr) if isinstance(s, ast.Subscript)}
+            for name in _type_names(expr):
+                if name.id in _BARE and id(name) not in heads:
+                    end = name.end_col_offset or name.col_offset + len(name.id)
+                    spots.append((name.lineno, name.col_offset, end, _BARE[name.id]))
+    if not spots:
+        return source
+    lines = source.split("\n")
+    for line, start, end, new in sorted(spots, reverse=True):
+        raw = lines[line - 1].encode()  # ast offsets count UTF-8 bytes
+        lines[line - 1] = (raw[:start] + new.encode() + raw[end:]).decode()
+    return add_imports("\n".join(lines), "typing", ["Any"])
 
 
 def exact_numbers(source: str) -> str:

@@ -24,7 +24,7 @@ from mcpstub.classnames import IMPORTED, Namer, imported_free, root_names
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
 from mcpstub.layout import LINE_LENGTH
-from mcpstub.model_source import exact_numbers, factory_defaults, plain_aliases
+from mcpstub.model_source import exact_numbers, factory_defaults, plain_aliases, typed_containers
 from mcpstub.shapes import is_object_root
 
 # Keywords whose value is one schema, a map of schemas, or a list of schemas.
@@ -622,7 +622,24 @@ def _rewrite(
     if (is_object or "properties" in out) and _OPEN_KEYS.isdisjoint(out):
         out["additionalProperties"] = True
     _widen(out, typed)
+    _null_apart(out)
     return out
+
+
+def _null_apart(out: dict[str, JSON]) -> None:
+    """`type: [array, null]` (or another list with null) around a reference: as `anyOf` of the
+    other types and null, in place. The model generator drops the null of such a recursive type
+    list (`list`, refusing null), but not of the `anyOf`."""
+    kind = out.get("type")
+    if not (isinstance(kind, list) and "null" in kind and len(kind) > 1 and "'$ref'" in repr(out)):
+        return
+    rest = [t for t in kind if t != "null"]
+    branch = {k: v for k, v in out.items() if k not in _ANNOTATION_KEYWORDS}
+    branch["type"] = rest[0] if len(rest) == 1 else rest
+    kept = {k: v for k, v in out.items() if k in _ANNOTATION_KEYWORDS}
+    out.clear()
+    out.update(kept)
+    out["anyOf"] = [branch, {"type": "null"}]
 
 
 def _loosen(out: dict[str, JSON], draft07: bool) -> None:
@@ -869,7 +886,8 @@ def _postprocess(source: str) -> str:
             out += ["    model_config = ConfigDict(", "        defer_build=True,", "    )"]
     from mcpstub.format import black_layout, ruff_layout  # noqa: PLC0415 - format imports render
 
-    return black_layout(ruff_layout(factory_defaults(exact_numbers(plain_aliases("\n".join(out))))))
+    source = typed_containers(plain_aliases("\n".join(out)))
+    return black_layout(ruff_layout(factory_defaults(exact_numbers(source))))
 
 
 def _with_missing(match: re.Match[str]) -> str:

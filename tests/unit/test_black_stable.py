@@ -214,6 +214,59 @@ def _wide_enums(folder: Path) -> Path:
     return _written(json.dumps(toolset))(folder)
 
 
+def _recursion(folder: Path) -> Path:
+    """Recursive definitions of every shape: nullable (`anyOf` with null, a type list with null),
+    arrays of arrays, maps, mutual recursion, objects, a tuple, a tool's own root, an output."""
+    null = {"type": "null"}
+
+    def ref(name: str) -> dict[str, str]:
+        return {"$ref": f"#/$defs/{name}"}
+
+    defs = {
+        "Json": {"anyOf": [{"type": "string"}, null, {"type": "array", "items": ref("Json")}]},
+        "NullList": {"type": ["array", "null"], "items": ref("NullList")},
+        "NullOnly": {"anyOf": [null, {"type": "array", "items": ref("NullOnly")}]},
+        "Value": {"anyOf": [null, {"type": "boolean"}, {"type": "number"}, {"type": "string"},
+                            {"type": "array", "items": ref("Value")},
+                            {"type": "object", "additionalProperties": ref("Value")}]},
+        "Node": {"type": "object", "properties": {"next": {"anyOf": [ref("Node"), null]},
+                                                  "kids": {"type": "array", "items": ref("Node")}}},
+        "NodeOrNull": {"anyOf": [ref("Node"), null]},
+        "Map": {"type": ["object", "null"], "additionalProperties": ref("Map")},
+        "A": {"anyOf": [null, {"type": "array", "items": ref("B")}]},
+        "B": {"anyOf": [{"type": "integer"}, {"type": "array", "items": ref("A")}]},
+        "Grid": {"type": "array", "items": {"type": "array", "items": ref("Grid")}},
+        "Deep": {"type": "array", "items": {"type": ["array", "null"], "items": {"anyOf": [null, ref("Deep")]}}},
+        "Pair": {"type": "array", "prefixItems": [{"type": "string"}, {"anyOf": [ref("Pair"), null]}]},
+        "Choice": {"oneOf": [null, {"type": "object", "properties": {"v": ref("Choice")}, "required": ["v"]}]},
+        "Enumish": {"anyOf": [{"enum": ["a", None]}, {"type": "array", "items": ref("Enumish")}]},
+        "Union": {"type": "object", "properties": {"u": {"anyOf": [ref("Union"), null, ref("Json")]}}},
+    }
+    properties: dict[str, object] = {name.lower(): ref(name) for name in defs}
+    properties["inline"] = {"anyOf": [null, ref("Json")]}
+    properties["defaulted"] = {"anyOf": [null, ref("Json")], "default": None}
+    toolset = {
+        "mcpstub": 1,
+        "server": {"name": "recursion"},
+        "$defs": defs,
+        "tools": [
+            {"name": "all", "inputSchema": {"type": "object", "properties": properties},
+             "outputSchema": {"type": "object", "properties": properties}},
+            {"name": "value", "inputSchema": {"type": "object"}, "outputSchema": ref("Json")},
+            {"name": "own", "inputSchema": {"type": "object", "properties": {
+                "self": {"$ref": "#"}, "more": {"type": ["null", "array"], "items": {"$ref": "#"}}}}},
+        ],
+    }  # fmt: skip
+    return _written(json.dumps(toolset))(folder)
+
+
+def _imported_names(folder: Path) -> Path:
+    from mcpstub.classnames import IMPORTED  # noqa: PLC0415
+    from tests.unit.test_classnames import imported_names_toolset  # noqa: PLC0415
+
+    return _written(json.dumps(imported_names_toolset(sorted(IMPORTED))))(folder)
+
+
 CASES: dict[str, Callable[[Path], Path]] = {
     "weather": lambda _: ROOT / "examples" / "weather" / "tools.yaml",
     "full": lambda _: ROOT / "schemas" / "examples" / "full.yaml",
@@ -222,6 +275,8 @@ CASES: dict[str, Callable[[Path], Path]] = {
     "github-corpus": _corpus,
     "long-names": _long_names,
     "wide-enums": _wide_enums,
+    "recursion": _recursion,
+    "imported-names": _imported_names,
 }
 
 

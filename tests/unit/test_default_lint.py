@@ -1,10 +1,12 @@
-"""Generated packages pass black and ruff with those tools' default settings.
+"""Generated packages pass black, ruff and mypy --strict with those tools' default settings.
 
 A repository-wide `black --check .` or `ruff check .` with no configuration must leave generated
 files alone, so the generator never fights a project's formatter or linter. Every case of the
 black-stability test (the example, the format's examples, the vendored toolsets, an adversarial
 toolset, the GitHub server's 117 tools) is written into a folder with no configuration above it and
-checked with the pinned black and ruff run as their defaults (`ruff check --isolated`).
+checked with the pinned black and ruff run as their defaults (`ruff check --isolated`), and with
+`mypy --strict` (recursive definitions of every shape, definitions named like what models.py
+imports, and the rest).
 """
 
 from __future__ import annotations
@@ -51,3 +53,9 @@ def test_generated_packages_pass_default_black_and_ruff(tmp_path: Path) -> None:
         cwd=root, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert ruff.returncode == 0, ruff.stdout[-4000:] + ruff.stderr[-2000:]
+    mypy = subprocess.run(
+        [BIN / "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / ".mypy"),
+         *sorted(p.name for p in root.iterdir())],
+        cwd=root, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert mypy.returncode == 0, mypy.stdout[-4000:] + mypy.stderr[-2000:]

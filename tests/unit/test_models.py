@@ -785,3 +785,68 @@ def test_hostile_names_bind_every_tool_to_its_own_schema(
             assert _wire(getattr(module, str(tool.output_class))) == set(output["properties"])
     for name, schema in shared_defs.items():
         assert _wire(getattr(module, name)) == set(schema["properties"])
+
+
+RECURSIVE_VALUES: dict[str, list[Any]] = {
+    "json": [None, "a", ["a", None, [None, ["b"]]]],
+    "nulllist": [None, [], [None, [None, []]]],
+    "nullonly": [None, [None, [[]]]],
+    "value": [None, {"x": [1, 2.5, None, {"y": True, "z": "s"}]}],
+    "node": [{"next": {"next": None}, "kids": [{}, {"kids": []}]}],
+    "nodeornull": [None, {"next": None}],
+    "map": [None, {"a": None, "b": {"c": None, "d": {}}}],
+    "a": [None, [1, [None, [2, []]]]],
+    "b": [3, [None, [4]]],
+    "grid": [[], [[]], [[[], [[]]]]],
+    "deep": [[None, [None, [[None]]]]],
+    "pair": [["a", ["b", None]]],
+    "choice": [None, {"v": {"v": None}}],
+    "enumish": ["a", None, ["a", [None]]],
+    "union": [{"u": None}, {"u": {"u": ["a", None]}}],
+    "inline": [None, ["a"]],
+    "defaulted": [None, [None]],
+}
+
+
+def test_recursive_definitions_of_every_shape_take_every_value_their_schema_takes(tmp_path: Path) -> None:
+    """Null, nested lists and maps, mutual recursion: as the schema says (a recursive type list
+    with null used to refuse null)."""
+    import jsonschema_rs  # noqa: PLC0415
+
+    from mcpstub.pipeline import check_toolset  # noqa: PLC0415
+    from tests.unit.test_black_stable import CASES  # noqa: PLC0415
+
+    toolset = check_toolset(CASES["recursion"](tmp_path)).toolset
+    assert toolset is not None
+    result = render_models(toolset)
+    assert [d.format() for d in result.diagnostics] == []
+    module = load(result)
+    tool = next(t for t in toolset.tools if t.name == "all")
+    validator = jsonschema_rs.Draft202012Validator(tool.input_schema)
+    assert set(RECURSIVE_VALUES) == set(tool.input_schema["properties"])
+    for name, values in RECURSIVE_VALUES.items():
+        for value in values:
+            assert validator.is_valid({name: value}), (name, value)
+            for cls in (module.AllInput, module.AllOutput):
+                assert round_trip(cls, {name: value}) == {name: value} | (
+                    {"defaulted": None} if name != "defaulted" else {}
+                ), (name, value)
+
+
+def test_type_names_inside_strings_are_text_not_types() -> None:
+    """`Union[...]`/`Optional[...]` in an enum value, a default or a description stay as written."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string", "enum": ["Union[a, b]", "Optional[x]"], "default": "Union[a, b]",
+                  "description": "Union[int, str] or Optional[int] # Union[q, r]"},
+            "j": {"$ref": "#/$defs/J"},
+        },
+    }  # fmt: skip
+    items = {"$ref": "#/$defs/J"}
+    shared = {"J": {"anyOf": [{"type": "string"}, {"type": "null"}, {"type": "array", "items": items}]}}
+    tool = make_tool("t", {**schema, "$defs": shared}, shared=("J",))
+    module = load(render_models(make_toolset(tool, shared_defs=shared)))
+    assert module.TInput.model_fields["a"].description == "Union[int, str] or Optional[int] # Union[q, r]"
+    for value in ("Union[a, b]", "Optional[x]"):
+        assert round_trip(module.TInput, {"a": value, "j": [None]}) == {"a": value, "j": [None]}
