@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import marshal
 import math
 import re
 import unicodedata
@@ -120,7 +121,7 @@ def to_literal(
     indent: int | None = None,
     used: int = 0,
     tail: int = 1,
-    _cache: dict[int, str] | None = None,
+    _cache: dict[int, str | None] | None = None,
 ) -> str:
     """A Python expression that evaluates to the JSON value (dicts keep their key order).
 
@@ -128,27 +129,70 @@ def to_literal(
     out one item per line with a trailing comma (which also keeps black from joining it again);
     `used` is how many columns the line holds before the literal and `tail` how many after it.
     """
-    cache: dict[int, str] = {} if _cache is None else _cache  # flat text of each container, by id
-    flat = _flat_literal(value, cache)
     if indent is None or not value or not isinstance(value, dict | list | tuple):
-        return flat
-    if used + text_width(flat) + tail <= LINE_LENGTH:
+        return _flat_literal(value)
+    # Flat text of each container by id, None once it is known to be longer than a line: a large
+    # value is never written flat, so only as much of it is spelled as a line can hold.
+    cache: dict[int, str | None] = {} if _cache is None else _cache
+    room = LINE_LENGTH - used - tail
+    flat = _flat_within(value, cache)
+    if flat is not None and text_width(flat) <= room:
         return flat
     inner = " " * (indent + 4)
     lines = []
     if isinstance(value, dict):
         for key, item in value.items():
-            key_text = _flat_literal(key) + ": "
+            key_text = _key_literal(key)
             used = len(inner) + text_width(key_text)
-            lines.append(
-                f"{inner}{key_text}{to_literal(item, indent=indent + 4, used=used, _cache=cache)},\n"
-            )
+            if key in _DEFINITIONS and isinstance(item, dict):
+                text = _definitions_literal(item, indent + 4, used, cache)
+            else:
+                text = to_literal(item, indent=indent + 4, used=used, _cache=cache)
+            lines.append(f"{inner}{key_text}{text},\n")
         opening, closing = "{", "}"
     else:
         for item in value:
             lines.append(f"{inner}{to_literal(item, indent=indent + 4, used=len(inner), _cache=cache)},\n")
         opening, closing = "[", "]"
     return opening + "\n" + "".join(lines) + " " * indent + closing
+
+
+# Keys whose value maps names to schemas: bundling copies the same definitions into every tool
+# that uses them, so each one's text is made once per place and reused (`_definitions_literal`).
+_DEFINITIONS = frozenset(("$defs", "definitions"))
+_LAID_OUT: dict[tuple[bytes, int, int], str] = {}
+_LAID_OUT_MAX = 20_000  # texts kept before the oldest half is dropped
+
+
+def _definitions_literal(defs: dict[str, JSON], indent: int, used: int, cache: dict[int, str | None]) -> str:
+    """`to_literal(defs, ...)` with the text of each definition reused from an equal one before."""
+    room = LINE_LENGTH - used - 1
+    flat = _flat_within(defs, cache)
+    if flat is not None and text_width(flat) <= room:
+        return flat
+    inner = " " * (indent + 4)
+    lines = []
+    for key, item in defs.items():
+        key_text = _key_literal(key)
+        item_used = len(inner) + text_width(key_text)
+        text = None
+        try:
+            # marshal keeps types and order apart (1, 1.0 and True; key order): equal bytes,
+            # equal value, equal text.
+            memo_key = (marshal.dumps(item, 2), indent + 4, item_used)
+        except ValueError:  # not plain data: laid out as it comes
+            memo_key = None
+        if memo_key is not None:
+            text = _LAID_OUT.get(memo_key)
+        if text is None:
+            text = to_literal(item, indent=indent + 4, used=item_used, _cache=cache)
+            if memo_key is not None:
+                if len(_LAID_OUT) >= _LAID_OUT_MAX:
+                    for old in list(_LAID_OUT)[: _LAID_OUT_MAX // 2]:
+                        del _LAID_OUT[old]
+                _LAID_OUT[memo_key] = text
+        lines.append(f"{inner}{key_text}{text},\n")
+    return "{\n" + "".join(lines) + " " * indent + "}"
 
 
 _ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -210,6 +254,56 @@ def _flat_container(
             items.append(f"{_string_literal(key)}: {_flat_literal(item, cache)}")
         return "{" + ", ".join(items) + "}"
     return "[" + ", ".join(_flat_literal(item, cache) for item in value) + "]"
+
+
+def _key_literal(key: object) -> str:
+    if not isinstance(key, str):
+        raise RenderError(f"JSON object key {key!r} is not a string")
+    return _string_literal(key) + ": "
+
+
+def _flat_within(value: JSON, cache: dict[int, str | None]) -> str | None:
+    """`_flat_literal(value)` if it is at most a line long, else None (spelling no more of a
+    container than a line holds); containers' answers are kept in `cache` by id."""
+    if not isinstance(value, dict | list | tuple):
+        if isinstance(value, str) and len(value) > LINE_LENGTH:
+            return None  # its literal is longer still
+        text = _flat_literal(value)
+        return text if len(text) <= LINE_LENGTH else None
+    if id(value) in cache:
+        return cache[id(value)]
+    parts: list[str] = []
+    total = 2
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise RenderError(f"JSON object key {key!r} is not a string")
+            item_text = _flat_within(item, cache)
+            if item_text is None:
+                break
+            parts.append(f"{_string_literal(key)}: {item_text}")
+            total += len(parts[-1]) + 2
+            if total > LINE_LENGTH + 2:
+                break
+        else:
+            flat = "{" + ", ".join(parts) + "}"
+            cache[id(value)] = flat
+            return flat
+    else:
+        for item in value:
+            item_text = _flat_within(item, cache)
+            if item_text is None:
+                break
+            parts.append(item_text)
+            total += len(item_text) + 2
+            if total > LINE_LENGTH + 2:
+                break
+        else:
+            flat = "[" + ", ".join(parts) + "]"
+            cache[id(value)] = flat
+            return flat
+    cache[id(value)] = None
+    return None
 
 
 def text_width(text: str) -> int:

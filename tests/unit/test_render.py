@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpstub.format import GeneratedCodeError, format_files, format_package
 from mcpstub.ir import Tool, Toolset, make_tool_names
@@ -15,6 +17,7 @@ from mcpstub.render import (
     RenderError,
     render_package,
     templates_dir,
+    text_width,
     to_literal,
 )
 
@@ -241,3 +244,51 @@ def test_the_sdk_tool_model_carries_every_format_key_value_for_value() -> None:
                 by_alias=True, mode="json", exclude_none=True
             )
             assert dumped == tool.advertised
+
+
+def _plain_layout(value: Any, indent: int, used: int, tail: int = 1) -> str:
+    """The layout rule spelled out directly: flat if it fits, else one item per line."""
+    flat = to_literal(value)
+    if not value or not isinstance(value, dict | list) or used + text_width(flat) + tail <= 88:
+        return flat
+    inner = " " * (indent + 4)
+    if isinstance(value, dict):
+        lines = []
+        for k, v in value.items():
+            head = f"{inner}{to_literal(k)}: "
+            lines.append(f"{head}{_plain_layout(v, indent + 4, text_width(head))},\n")
+        return "{\n" + "".join(lines) + " " * indent + "}"
+    lines = [f"{inner}{_plain_layout(v, indent + 4, len(inner))},\n" for v in value]
+    return "[\n" + "".join(lines) + " " * indent + "]"
+
+
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+_TEXT = st.sampled_from(["", "a", "type", "long " * 12, "宽字符" * 8, NASTY, "x" * 90])
+_JSON = st.recursive(
+    _SCALARS | _TEXT,
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(_TEXT | st.sampled_from(["$defs", "definitions"]), inner, max_size=5)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    shared=_JSON,
+    others=st.lists(_JSON, max_size=3),
+    used=st.integers(0, 100),
+    key=st.sampled_from(["$defs", "definitions", "properties"]),
+)
+def test_laid_out_literals_are_the_plain_layout_also_when_definitions_repeat(
+    shared: Any, others: list[Any], used: int, key: str
+) -> None:
+    # The same definition copied into several schemas (as bundling does), at several depths and
+    # after other text: each text is the one the plain rule gives, and evaluates to the value.
+    schemas = [{key: {"A": shared, "Bb": other, "Ccccccccccccccc": shared}} for other in [*others, shared]]
+    nested = {"x": schemas, key: {"deep": {key: {"A": shared}}}}
+    for value in [*schemas, nested, shared]:
+        text = to_literal(value, indent=0, used=used)
+        assert text == _plain_layout(value, 0, used)
+        assert eval(text, {"__builtins__": {}}) == value
