@@ -113,6 +113,8 @@ class _ToolView:
     stub_comment: str
     digests_literal: str = ""  # the tool's wire digests by protocol generation
     entry: str = ""  # its entry in tools.py's TOOLS (`tool_entry.py.jinja`)
+    # Definitions' texts inside `assignments` (`to_literal`'s `_parts`): compiled once each.
+    literal_parts: tuple[str, ...] = ()
 
 
 def to_literal(
@@ -122,12 +124,14 @@ def to_literal(
     used: int = 0,
     tail: int = 1,
     _cache: dict[int, str | None] | None = None,
+    _parts: list[str] | None = None,
 ) -> str:
     """A Python expression that evaluates to the JSON value (dicts keep their key order).
 
     The text is what black would write. With `indent`, a container too wide for its line is laid
     out one item per line with a trailing comma (which also keeps black from joining it again);
     `used` is how many columns the line holds before the literal and `tail` how many after it.
+    `_parts` collects the multi-line texts of definitions (`_definitions_literal`) in the result.
     """
     if indent is None or not value or not isinstance(value, dict | list | tuple):
         return _flat_literal(value)
@@ -145,14 +149,15 @@ def to_literal(
             key_text = _key_literal(key)
             used = len(inner) + text_width(key_text)
             if key in _DEFINITIONS and isinstance(item, dict):
-                text = _definitions_literal(item, indent + 4, used, cache)
+                text = _definitions_literal(item, indent + 4, used, cache, _parts)
             else:
-                text = to_literal(item, indent=indent + 4, used=used, _cache=cache)
+                text = to_literal(item, indent=indent + 4, used=used, _cache=cache, _parts=_parts)
             lines.append(f"{inner}{key_text}{text},\n")
         opening, closing = "{", "}"
     else:
         for item in value:
-            lines.append(f"{inner}{to_literal(item, indent=indent + 4, used=len(inner), _cache=cache)},\n")
+            text = to_literal(item, indent=indent + 4, used=len(inner), _cache=cache, _parts=_parts)
+            lines.append(f"{inner}{text},\n")
         opening, closing = "[", "]"
     return opening + "\n" + "".join(lines) + " " * indent + closing
 
@@ -164,7 +169,9 @@ _LAID_OUT: dict[tuple[bytes, int, int], str] = {}
 _LAID_OUT_MAX = 20_000  # texts kept before the oldest half is dropped
 
 
-def _definitions_literal(defs: dict[str, JSON], indent: int, used: int, cache: dict[int, str | None]) -> str:
+def _definitions_literal(
+    defs: dict[str, JSON], indent: int, used: int, cache: dict[int, str | None], parts: list[str] | None
+) -> str:
     """`to_literal(defs, ...)` with the text of each definition reused from an equal one before."""
     room = LINE_LENGTH - used - 1
     flat = _flat_within(defs, cache)
@@ -185,12 +192,14 @@ def _definitions_literal(defs: dict[str, JSON], indent: int, used: int, cache: d
         if memo_key is not None:
             text = _LAID_OUT.get(memo_key)
         if text is None:
-            text = to_literal(item, indent=indent + 4, used=item_used, _cache=cache)
+            text = to_literal(item, indent=indent + 4, used=item_used, _cache=cache, _parts=parts)
             if memo_key is not None:
                 if len(_LAID_OUT) >= _LAID_OUT_MAX:
                     for old in list(_LAID_OUT)[: _LAID_OUT_MAX // 2]:
                         del _LAID_OUT[old]
                 _LAID_OUT[memo_key] = text
+        if parts is not None and "\n" in text:
+            parts.append(text)
         lines.append(f"{inner}{key_text}{text},\n")
     return "{\n" + "".join(lines) + " " * indent + "}"
 
@@ -399,18 +408,19 @@ def _view(tool: Tool) -> _ToolView:
         base = "_ContentResult"
         returns = [tool.result_class, "str"]
     models_names: list[str] = [tool.input_class, *([output] if output is not None else [])]
+    parts: list[str] = []
     assignments = [
-        _assignment(f"_INPUT_{tool.identifier}", "dict[str, Any]", tool.input_schema),
-        _assignment(f"_OUTPUT_{tool.identifier}", "dict[str, Any] | None", tool.output_schema),
+        _assignment(f"_INPUT_{tool.identifier}", "dict[str, Any]", tool.input_schema, parts),
+        _assignment(f"_OUTPUT_{tool.identifier}", "dict[str, Any] | None", tool.output_schema, parts),
     ]
     if wrapped and tool.output_schema is not None:
-        assignments.append(
-            _assignment(legacy_name, "dict[str, Any]", legacy_output_schema(tool.output_schema))
-        )
+        legacy = legacy_output_schema(tool.output_schema)
+        assignments.append(_assignment(legacy_name, "dict[str, Any]", legacy, parts))
     return _ToolView(
         tool=tool,
         name_literal=to_literal(tool.name),
         assignments="\n".join(assignments),
+        literal_parts=tuple(parts),
         legacy_output_name=legacy_name,
         advertised_literal=to_literal(rest, indent=16, used=16),
         dialect_literal=to_literal(tool.dialect),
@@ -472,17 +482,18 @@ def _stub_comment(tool: Tool) -> str:
     return '    # Until this is filled in, a call answers isError: "... is not implemented yet".'
 
 
-def _assignment(target: str, annotation: str, value: JSON) -> str:
-    """`target: annotation = literal` at module level, laid out as black would."""
+def _assignment(target: str, annotation: str, value: JSON, parts: list[str] | None = None) -> str:
+    """`target: annotation = literal` at module level, laid out as black would (`parts`: see
+    `to_literal`)."""
     head = f"{target}: {annotation} = "
-    literal = to_literal(value, indent=0, used=text_width(head), tail=0)
+    literal = to_literal(value, indent=0, used=text_width(head), tail=0, _parts=parts)
     if text_width(head + literal.split("\n", 1)[0]) <= LINE_LENGTH:
         return head + literal
     if "\n" not in literal and text_width(head + "(") <= LINE_LENGTH:
         # A scalar too long for the line: black wraps it in parentheses, even if still too long.
         return f"{head}(\n    {literal}\n)"
     # A first line too long even so: black splits the annotation instead, and explodes the value.
-    literal = to_literal(value, indent=0, used=LINE_LENGTH, tail=0)
+    literal = to_literal(value, indent=0, used=LINE_LENGTH, tail=0, _parts=parts)
     subscript = re.fullmatch(r"(\w+\[)(.*)\]", annotation)
     if subscript and " | " not in annotation:
         # A bare subscript splits inside its brackets, unless only parentheses make it fit.
@@ -590,14 +601,38 @@ def _piece(tool: Tool, env: jinja2.Environment, memo: ToolMemo) -> Piece:
     view = replace(view, entry=env.get_template("tool_entry.py.jinja").render(t=view).rstrip("\n"))
     stub = env.get_template("handlers/tool.py.jinja").render(t=view)
     memo.compile_check(f"handlers/{tool.identifier}.py", stub)
-    memo.compile_check("tools.py", view.assignments)
+    _compile_assignments(view, memo)
     memo.compile_check("tools.py", f"_ = {{\n{view.entry}\n}}\n")
     return {
-        "view": {f.name: getattr(view, f.name) for f in fields(_ToolView) if f.name != "tool"},
+        "view": {f.name: getattr(view, f.name) for f in fields(_ToolView) if f.name not in _NOT_KEPT},
         "stub": stub,
         "digest": digests,
         "surface": {protocol: text for protocol, (_, text) in texts.items()},
     }
+
+
+_NOT_KEPT = frozenset(("tool", "literal_parts"))
+# Definitions' literals known to compile in this process (a definition copied into many tools is
+# compiled once, not once per tool).
+_COMPILED_PARTS: set[str] = set()
+
+
+def _compile_assignments(view: _ToolView, memo: ToolMemo) -> None:
+    """Compile-check a tool's schema assignments, each definition's literal on its own.
+
+    A definition's text is a whole bracketed literal spanning lines (strings never hold a line
+    break), so where it occurs it is a complete expression: with it compiled once and `{}` in
+    its place, the rest compiles exactly when the whole does.
+    """
+    text = view.assignments
+    for part in sorted(set(view.literal_parts), key=len, reverse=True):
+        if part not in _COMPILED_PARTS:
+            compile_check("tools.py", f"_ = {part}\n")
+            if len(_COMPILED_PARTS) >= _LAID_OUT_MAX:
+                _COMPILED_PARTS.clear()
+            _COMPILED_PARTS.add(part)
+        text = text.replace(part, "{}")
+    memo.compile_check("tools.py", text)
 
 
 def _same_object(a: dict[str, JSON], b: dict[str, JSON]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mcpstub import render
 from mcpstub.format import GeneratedCodeError, format_files, format_package
 from mcpstub.ir import Tool, Toolset, make_tool_names
 from mcpstub.render import (
@@ -292,3 +294,30 @@ def test_laid_out_literals_are_the_plain_layout_also_when_definitions_repeat(
         text = to_literal(value, indent=0, used=used)
         assert text == _plain_layout(value, 0, used)
         assert eval(text, {"__builtins__": {}}) == value
+
+
+def _sharing_toolset() -> Toolset:
+    big = {"type": "object", "properties": {f"field_{i}": {"type": "string"} for i in range(8)}}
+    schema = {"type": "object", "properties": {"x": {"$ref": "#/$defs/Big"}}, "$defs": {"Big": big}}
+    return make_toolset(make_tool("one", schema), make_tool("two", json.loads(json.dumps(schema))))
+
+
+class _Broken(dict[Any, str]):
+    def get(self, key: Any, default: Any = None) -> str:
+        return "{\n    1 +\n}"
+
+
+def test_a_definition_text_that_does_not_compile_is_caught_even_when_shared(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Definitions' texts are compiled once each and stand as `{}` in the rest: a broken one must
+    # still fail the run, naming tools.py, not slip through in its stand-in's place.
+    monkeypatch.setattr(render, "_COMPILED_PARTS", set())
+    toolset = _sharing_toolset()
+    good = render_package(toolset, MODELS).ours["tools.py"]
+    assert good.count('"field_7": {"type": "string"}') == 2
+    monkeypatch.setattr(render, "_LAID_OUT", _Broken())
+    monkeypatch.setattr(render, "_COMPILED_PARTS", set())
+    with pytest.raises(GeneratedCodeError) as caught:
+        render_package(toolset, MODELS)
+    assert caught.value.path == "tools.py" and "1 +" in caught.value.text
