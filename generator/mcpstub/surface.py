@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import re
+import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -68,14 +70,26 @@ def _doubles(value: Any) -> Any:
 
 def canonical_json(value: JSON) -> bytes:
     """RFC 8785 canonical JSON: sorted keys, no whitespace, UTF-8, ECMAScript number form."""
+    text = _plain_canonical(value)
+    if text is not None:
+        return text.encode("utf-8")
+    return _rfc8785(value)
+
+
+def _plain_canonical(value: JSON) -> str | None:
+    """Canonical JSON by Python's C writer, or None where it would not spell what RFC 8785 does."""
     try:
         # Without doubles, big integers and characters beyond the BMP, Python's C writer spells
         # exactly what RFC 8785 does (same escapes, same key order), many times faster.
         text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
         if not _ASTRAL.search(text) and not _NOT_PLAIN_NUMBER.search(_STRING_OR_WORD.sub("", text)):
-            return text.encode("utf-8")
+            return text
     except (TypeError, ValueError):  # not JSON, or a lone surrogate: RFC 8785's writer says why
         pass
+    return None
+
+
+def _rfc8785(value: JSON) -> bytes:
     try:
         return bytes(rfc8785.dumps(_doubles(value)))
     except (rfc8785.CanonicalizationError, UnicodeEncodeError, OverflowError, ValueError) as exc:
@@ -84,7 +98,87 @@ def canonical_json(value: JSON) -> bytes:
 
 def tool_digest(wire: dict[str, JSON]) -> str:
     """SHA-256 (hex) of a tool's canonical wire object."""
+    apart = _definitions_apart(wire)
+    if apart is not None:  # each definition's text made once, however many tools copy it
+        skeleton, definitions = apart
+        text = _plain_canonical(skeleton)
+        if text is not None:
+            parts = [_definition_text("canonical", item, _plain_canonical) for item in definitions]
+            joined = _put_back(text, parts)
+            if joined is not None:
+                return hashlib.sha256(joined.encode("utf-8")).hexdigest()
     return hashlib.sha256(canonical_json(wire)).hexdigest()
+
+
+# Bundling copies a shared definition into every tool schema that uses it: the texts of a wire
+# object are made with each definition of its schemas' `$defs` (or `definitions`) standing as a
+# placeholder string, then each placeholder is replaced by that definition's text, made once per
+# distinct definition. The placeholder holds a per-process secret, so no user text is taken for
+# one; a text in which the placeholders do not each appear exactly once is made whole instead.
+_SECRET = secrets.token_hex(16)
+_PLACEHOLDER = re.compile(r'"\\u0000' + _SECRET + r':([0-9]+)"')
+_DEFINITION_TEXTS: dict[tuple[str, bytes], str | None] = {}
+_TEXTS_MAX = 20_000  # texts kept before the oldest half is dropped
+# Where a definition's value sits in a wire object: tool > schema > `$defs` > name.
+_DEFINITION_DEPTH = 3
+
+
+def _definitions_apart(wire: dict[str, JSON]) -> tuple[dict[str, JSON], list[JSON]] | None:
+    """`wire` with the definitions of its schemas as placeholders, and those definitions in
+    order; None when it has none worth setting apart."""
+    definitions: list[JSON] = []
+    skeleton = dict(wire)
+    for key in ("inputSchema", "outputSchema"):
+        schema = skeleton.get(key)
+        if not isinstance(schema, dict):
+            continue
+        for defs_key in ("$defs", "definitions"):
+            mapping = schema.get(defs_key)
+            if not isinstance(mapping, dict):
+                continue
+            schema = skeleton[key] = dict(schema)
+            places: dict[str, JSON] = {}
+            for name, item in mapping.items():
+                if isinstance(item, dict) and item:
+                    places[name] = f"\0{_SECRET}:{len(definitions)}"
+                    definitions.append(item)
+                else:
+                    places[name] = item
+            schema[defs_key] = places
+    return (skeleton, definitions) if definitions else None
+
+
+def _definition_text(kind: str, item: JSON, make: Any) -> str | None:
+    try:
+        key = (kind, marshal.dumps(item, 2))  # equal bytes: equal value, types and order kept
+    except ValueError:
+        return make(item)  # type: ignore[no-any-return]
+    if key not in _DEFINITION_TEXTS:
+        if len(_DEFINITION_TEXTS) >= _TEXTS_MAX:
+            for old in list(_DEFINITION_TEXTS)[: _TEXTS_MAX // 2]:
+                del _DEFINITION_TEXTS[old]
+        _DEFINITION_TEXTS[key] = make(item)
+    return _DEFINITION_TEXTS[key]
+
+
+def _put_back(text: str, parts: list[str | None]) -> str | None:
+    """`text` with placeholder i replaced by `parts[i]`; None unless each appears exactly once
+    and every part has a text."""
+    pieces: list[str] = []
+    seen: list[int] = []
+    start = 0
+    for match in _PLACEHOLDER.finditer(text):
+        index = int(match[1])
+        part = parts[index] if index < len(parts) else None
+        if part is None:
+            return None
+        pieces += [text[start : match.start()], part]
+        seen.append(index)
+        start = match.end()
+    if sorted(seen) != list(range(len(parts))):
+        return None
+    pieces.append(text[start:])
+    return "".join(pieces)
 
 
 def digests(toolset: Toolset) -> dict[str, dict[str, str]]:
@@ -152,7 +246,24 @@ _PLACE = re.compile(r'^( *)"\\u0000(\d+):(\d+)"(,?)$', re.MULTILINE)
 
 def wire_text(wire: dict[str, JSON]) -> str:
     """A wire tool as `surface.json` writes it, as if at the top level (two-space indent)."""
-    return json.dumps(wire, indent=2, ensure_ascii=False, allow_nan=False)
+    apart = _definitions_apart(wire)
+    if apart is not None:  # each definition's text made once, however many tools copy it
+        skeleton, definitions = apart
+        text = _indented(skeleton)
+        parts = [_definition_text("indented", item, _nested) for item in definitions]
+        joined = _put_back(text, parts)
+        if joined is not None:
+            return joined
+    return _indented(wire)
+
+
+def _indented(value: JSON) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def _nested(value: JSON) -> str:
+    """`value` as `_indented` writes it where a definition's value sits in a wire object."""
+    return _indented(value).replace("\n", "\n" + "  " * _DEFINITION_DEPTH)
 
 
 def render_surface_from(

@@ -1,0 +1,81 @@
+"""A wire tool's texts (its surface.json entry and its digest) are made with each bundled
+definition's text made once: they must be exactly the texts made of the whole object."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcpstub import surface
+from mcpstub.surface import tool_digest, wire_text
+
+
+def whole_text(wire: dict[str, Any]) -> str:
+    return json.dumps(wire, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def whole_digest(wire: dict[str, Any]) -> str:
+    def doubles(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: doubles(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [doubles(v) for v in value]
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53 - 1:
+            return float(value)
+        return value
+
+    return hashlib.sha256(rfc8785.dumps(doubles(wire))).hexdigest()
+
+
+_KEYS = st.sampled_from(["type", "a", "é", "𝄞", "\x00", "$defs", "definitions", "z", "Z", "\u2028"])
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6)
+)
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=25,
+)
+_DEFINITION = st.dictionaries(_KEYS, _JSON, max_size=4)
+
+
+@st.composite
+def wires(draw: st.DrawFn) -> dict[str, Any]:
+    shared = draw(st.lists(_DEFINITION, min_size=1, max_size=3))
+    wire: dict[str, Any] = {"name": draw(st.text(max_size=8)), "description": draw(st.text(max_size=8))}
+    for key in draw(st.lists(st.sampled_from(["inputSchema", "outputSchema"]), unique=True, min_size=1)):
+        defs_key = draw(st.sampled_from(["$defs", "definitions"]))
+        names = draw(st.lists(st.text(max_size=5), unique=True, max_size=5))
+        mapping = {name: draw(st.sampled_from(shared) | _JSON) for name in names}
+        wire[key] = {"type": "object", **draw(st.dictionaries(_KEYS, _JSON, max_size=2)), defs_key: mapping}
+    return wire
+
+
+@settings(max_examples=200, deadline=None)
+@given(many=st.lists(wires(), min_size=1, max_size=4))
+def test_texts_made_by_definition_are_the_whole_objects_texts(many: list[dict[str, Any]]) -> None:
+    for wire in [*many, *many]:  # the second time, every definition's text is a reused one
+        assert wire_text(wire) == whole_text(wire)
+        assert tool_digest(wire) == whole_digest(wire)
+
+
+def test_user_text_spelling_a_placeholder_is_not_taken_for_one() -> None:
+    # Even text that knows this process's secret is written as it is.
+    fake = f"\0{surface._SECRET}:0"
+    definition = {"type": "object", "properties": {"p": {"const": fake}}}
+    for wire in (
+        {"name": fake, "inputSchema": {"$defs": {"A": definition}}},
+        {"name": "t", "inputSchema": {"$defs": {"A": definition, fake: {"x": fake}}}},
+        {"name": "t", "description": fake, "inputSchema": {"$defs": {"A": definition}}},
+    ):
+        assert wire_text(wire) == whole_text(wire)
+        assert tool_digest(wire) == whole_digest(wire)
