@@ -26,7 +26,7 @@ from mcpstub.cachefiles import RENDER_FOLDER, read_entry, write_entry
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import ClassName, Example, PythonIdentifier, Tool
 
-_MAGIC = b"mcpstub-render-memo 2"
+_MAGIC = b"mcpstub-render-memo 3"
 # What is kept in this process between runs (a `--watch` session): the last run's, by memo file.
 _LIVE: dict[str, dict[str, Any]] = {}
 # Within this process, the same `Tool` object for the same checked input, and what is derived

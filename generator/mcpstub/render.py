@@ -41,7 +41,7 @@ from mcpstub.surface import (
     SurfaceError,
     render_surface_from,
     tool_digest,
-    wire_text,
+    wire_chunks,
     wire_tool,
 )
 
@@ -592,10 +592,10 @@ def _piece(tool: Tool, env: jinja2.Environment, memo: ToolMemo) -> Piece:
     wires = {protocol: wire_tool(tool, protocol) for protocol in PROTOCOLS}
     # The generations see the same object unless the output is not an object: digest and
     # write it once then.
-    texts: dict[str, tuple[str, str]] = {}
+    texts: dict[str, tuple[str, tuple[str, ...]]] = {}
     for protocol, wire in wires.items():
         same = next((p for p in texts if _same_object(wires[p], wire)), None)
-        texts[protocol] = texts[same] if same is not None else (tool_digest(wire), wire_text(wire))
+        texts[protocol] = texts[same] if same is not None else (tool_digest(wire), wire_chunks(wire))
     digests = {protocol: digest for protocol, (digest, _) in texts.items()}
     view = replace(view, digests_literal=to_literal(digests, indent=12, used=len("            digests=")))
     view = replace(view, entry=env.get_template("tool_entry.py.jinja").render(t=view).rstrip("\n"))
@@ -604,7 +604,10 @@ def _piece(tool: Tool, env: jinja2.Environment, memo: ToolMemo) -> Piece:
     _compile_assignments(view, memo)
     memo.compile_check("tools.py", f"_ = {{\n{view.entry}\n}}\n")
     return {
-        "view": {f.name: getattr(view, f.name) for f in fields(_ToolView) if f.name not in _NOT_KEPT},
+        "view": {
+            **{f.name: getattr(view, f.name) for f in fields(_ToolView) if f.name not in _NOT_KEPT},
+            "assignments": _chunks(view.assignments, view.literal_parts),
+        },
         "stub": stub,
         "digest": digests,
         "surface": {protocol: text for protocol, (_, text) in texts.items()},
@@ -612,6 +615,23 @@ def _piece(tool: Tool, env: jinja2.Environment, memo: ToolMemo) -> Piece:
 
 
 _NOT_KEPT = frozenset(("tool", "literal_parts"))
+
+
+def _chunks(text: str, parts: tuple[str, ...]) -> tuple[str, ...]:
+    """`text` cut around the definitions' texts it holds, in order: those chunks are the same
+    objects in every tool's piece, so a memo stores each once."""
+    chunks: list[str] = []
+    start = 0
+    for part in parts:
+        at = text.find(part, start)
+        if at < 0:  # inside one already cut out (a definition within a definition)
+            continue
+        chunks += [text[start:at], part]
+        start = at + len(part)
+    chunks.append(text[start:])
+    return tuple(chunks)
+
+
 # Definitions' literals known to compile in this process (a definition copied into many tools is
 # compiled once, not once per tool).
 _COMPILED_PARTS: set[str] = set()
@@ -667,7 +687,10 @@ def render_package(
         pieces = _pieces(toolset, env, memo)
     except SurfaceError as exc:
         raise RenderError(f"the advertised tools have no canonical JSON form: {exc}") from None
-    views = [_ToolView(tool=tool, **piece["view"]) for tool, piece in zip(toolset.tools, pieces, strict=True)]
+    views = [
+        _ToolView(tool=tool, **{**piece["view"], "assignments": "".join(piece["view"]["assignments"])})
+        for tool, piece in zip(toolset.tools, pieces, strict=True)
+    ]
     tool_digests = {
         protocol: {
             tool.name: piece["digest"][protocol] for tool, piece in zip(toolset.tools, pieces, strict=True)

@@ -104,9 +104,9 @@ def tool_digest(wire: dict[str, JSON]) -> str:
         text = _plain_canonical(skeleton)
         if text is not None:
             parts = [_definition_text("canonical", item, _plain_canonical) for item in definitions]
-            joined = _put_back(text, parts)
-            if joined is not None:
-                return hashlib.sha256(joined.encode("utf-8")).hexdigest()
+            chunks = _put_back(text, parts)
+            if chunks is not None:
+                return hashlib.sha256("".join(chunks).encode("utf-8")).hexdigest()
     return hashlib.sha256(canonical_json(wire)).hexdigest()
 
 
@@ -161,9 +161,9 @@ def _definition_text(kind: str, item: JSON, make: Any) -> str | None:
     return _DEFINITION_TEXTS[key]
 
 
-def _put_back(text: str, parts: list[str | None]) -> str | None:
-    """`text` with placeholder i replaced by `parts[i]`; None unless each appears exactly once
-    and every part has a text."""
+def _put_back(text: str, parts: list[str | None]) -> tuple[str, ...] | None:
+    """`text` with placeholder i replaced by `parts[i]`, as the chunks that make it up; None
+    unless each placeholder appears exactly once and every part has a text."""
     pieces: list[str] = []
     seen: list[int] = []
     start = 0
@@ -178,7 +178,7 @@ def _put_back(text: str, parts: list[str | None]) -> str | None:
     if sorted(seen) != list(range(len(parts))):
         return None
     pieces.append(text[start:])
-    return "".join(pieces)
+    return tuple(pieces)
 
 
 def digests(toolset: Toolset) -> dict[str, dict[str, str]]:
@@ -246,15 +246,21 @@ _PLACE = re.compile(r'^( *)"\\u0000(\d+):(\d+)"(,?)$', re.MULTILINE)
 
 def wire_text(wire: dict[str, JSON]) -> str:
     """A wire tool as `surface.json` writes it, as if at the top level (two-space indent)."""
+    return "".join(wire_chunks(wire))
+
+
+def wire_chunks(wire: dict[str, JSON]) -> tuple[str, ...]:
+    """`wire_text(wire)` in consecutive chunks: a definition's text is one chunk, the very same
+    string object for every tool that copies the definition (kept once wherever it is stored)."""
     apart = _definitions_apart(wire)
     if apart is not None:  # each definition's text made once, however many tools copy it
         skeleton, definitions = apart
         text = _indented(skeleton)
         parts = [_definition_text("indented", item, _nested) for item in definitions]
-        joined = _put_back(text, parts)
-        if joined is not None:
-            return joined
-    return _indented(wire)
+        chunks = _put_back(text, parts)
+        if chunks is not None:
+            return chunks
+    return (_indented(wire),)
 
 
 def _indented(value: JSON) -> str:
@@ -268,18 +274,26 @@ def _nested(value: JSON) -> str:
 
 def render_surface_from(
     toolset: Toolset,
-    texts: Sequence[Mapping[str, str]],
+    texts: Sequence[Mapping[str, Sequence[str]]],
     all_digests: Mapping[str, Mapping[str, str]],
 ) -> str:
-    """`render_surface(toolset)` from each tool's `wire_text` by protocol, already made."""
+    """`render_surface(toolset)` from each tool's `wire_chunks` by protocol, already made."""
     places = {p: [f"\0{i}:{n}" for n in range(len(texts))] for i, p in enumerate(PROTOCOLS)}
     skeleton = json.dumps(
         surface(toolset, places, all_digests), indent=2, ensure_ascii=False, allow_nan=False
     )
 
+    indented: dict[tuple[str, str], str] = {}  # a chunk many tools share is indented once
+
+    def shifted(chunk: str, indent: str) -> str:
+        key = (chunk, indent)
+        if key not in indented:
+            indented[key] = chunk.replace("\n", "\n" + indent)
+        return indented[key]
+
     def fill(match: re.Match[str]) -> str:
         indent, protocol, index, comma = match[1], PROTOCOLS[int(match[2])], int(match[3]), match[4]
-        return indent + texts[index][protocol].replace("\n", "\n" + indent) + comma
+        return indent + "".join(shifted(chunk, indent) for chunk in texts[index][protocol]) + comma
 
     # Only a tool's place is an array element on a line of its own: the other strings of the
     # skeleton are values of keys, so user text that looks like a place is never taken for one.
