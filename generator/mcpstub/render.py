@@ -717,7 +717,7 @@ def render_package(
                 _assignment("SERVER_TITLE", "str | None", toolset.server_info.get("title")),
                 _assignment("SERVER_DESCRIPTION", "str | None", toolset.server_info.get("description")),
                 _assignment("SERVER_WEBSITE_URL", "str | None", toolset.server_info.get("websiteUrl")),
-                _assignment("SERVER_ICONS", "list[dict[str, Any]]", toolset.server_info.get("icons", [])),
+                _assignment("SERVER_ICONS", "list[dict[str, Any]] | None", toolset.server_info.get("icons")),
             ]
         ),
         "protocols_literal": to_literal(list(PROTOCOLS)),

@@ -179,3 +179,31 @@ def test_typescript_client_recomputes_the_reported_digests(pinned: tuple[Path, d
     answer = json.loads(done.stdout)
     assert answer["reported"] == snapshot["protocols"]["2026-07-28"]["sha256"]
     assert answer["computed"] == answer["reported"]
+
+
+SERVER_BLOCKS = {
+    "empty icons": "  version: 1.0.0\n  icons: []\n",
+    "empty strings": '  version: 1.0.0\n  title: ""\n  description: ""\n',
+    "no version": "  title: T\n",
+    "empty version": '  version: ""\n',
+    "bare icon": "  version: 1.0.0\n  icons: [{src: 'data:image/png;base64,AA=='}]\n",
+    "icon with empty lists": "  version: 1.0.0\n  icons: [{src: 'https://e.com/i.png', sizes: []}]\n",
+    "empty instructions": '  version: 1.0.0\n  instructions: ""\n',
+}
+
+
+@pytest.mark.parametrize("case", list(SERVER_BLOCKS))
+@pytest.mark.parametrize("mode", ["2026-07-28", "legacy"])
+def test_server_info_a_client_receives_is_what_surface_json_records(
+    tmp_path: Path, case: str, mode: str
+) -> None:
+    """Empty lists and strings included: the snapshot and the initialize answer agree field for field."""
+    tools = "tools:\n  - name: t\n    inputSchema: {type: object}\n"
+    text = f"mcpstub: 1\nserver:\n  name: edge\n{SERVER_BLOCKS[case]}{tools}"
+    package = f"fx_surface_edge_{list(SERVER_BLOCKS).index(case)}_{mode[:4]}"
+    folder, _ = write_package(tmp_path, package, text)
+    snapshot = json.loads((folder / "surface.json").read_text("utf-8"))
+    with imported(tmp_path, package) as pkg:
+        listing = read_live(server=pkg.create_server(), mode=mode)
+    assert listing.server_info == snapshot["serverInfo"]
+    assert listing.instructions == snapshot.get("instructions")

@@ -53,7 +53,7 @@ INSTRUCTIONS: str | None = None
 SERVER_TITLE: str | None = None
 SERVER_DESCRIPTION: str | None = None
 SERVER_WEBSITE_URL: str | None = None
-SERVER_ICONS: list[dict[str, Any]] = []
+SERVER_ICONS: list[dict[str, Any]] | None = None
 
 
 class _WritableText(logging.Filter):
@@ -591,9 +591,9 @@ def create_server(
     options.setdefault("title", SERVER_TITLE)
     options.setdefault("description", SERVER_DESCRIPTION)
     options.setdefault("website_url", SERVER_WEBSITE_URL)
-    options.setdefault(
-        "icons", [types.Icon.model_validate(i) for i in SERVER_ICONS] or None
-    )
+    if SERVER_ICONS is not None:  # an empty list is sent, as the snapshot records it
+        icons = [types.Icon.model_validate(i) for i in SERVER_ICONS]
+        options.setdefault("icons", icons)
     options.setdefault("get_tool_input_schema", get_tool_input_schema)
     # Handlers send log messages (`ToolContext.log`), so the server declares logging and honours
     # the level a client sets for its connection.
