@@ -35,6 +35,11 @@ _LIVE: dict[str, dict[str, Any]] = {}
 _TOOLS: dict[str, Tool] = {}
 _DERIVED: dict[tuple[int, str], tuple[Tool, Any]] = {}
 _KEEP = 100_000  # entries kept before the oldest half is dropped
+# What is derived from a checked tool and kept with it in the memo file, so that a tool taken
+# from there is not hashed again: its key here, and the hash of what its models are made from.
+TOOL_KEY = "key"
+MODELS_DIGEST = "models-digest"
+_KEPT_WITH_TOOL = (TOOL_KEY, MODELS_DIGEST)
 
 Piece = dict[str, Any]
 T = TypeVar("T")
@@ -89,7 +94,7 @@ def derived(tool: Tool, what: str, make: Callable[[Tool], T]) -> T:
 
 def tool_key(tool: Tool) -> str:
     """Hash of every field of `tool` (in order, types kept apart) and of mcpstub's code."""
-    return derived(tool, "key", _tool_key)
+    return derived(tool, TOOL_KEY, _tool_key)
 
 
 def _tool_key(tool: Tool) -> str:
@@ -167,8 +172,12 @@ class ToolMemo:
             if tool is None:
                 tool = _tool_from_plain(plain[0])
             copied = int(plain[1])
+            known = plain[2] if len(plain) > 2 and isinstance(plain[2], dict) else {}
         except (TypeError, ValueError, IndexError):
             return None
+        for name in _KEPT_WITH_TOOL:
+            if isinstance(known.get(name), str) and (id(tool), name) not in _DERIVED:
+                _DERIVED[(id(tool), name)] = (tool, known[name])
         self._checked[key] = plain
         self._tools[key] = tool
         return tool, copied
@@ -192,6 +201,13 @@ class ToolMemo:
         if self._path is None:
             return
         old = self._load()
+        for key, tool in self._tools.items():
+            hits = {name: _DERIVED.get((id(tool), name)) for name in _KEPT_WITH_TOOL}
+            known = {name: hit[1] for name, hit in hits.items() if hit is not None and hit[0] is tool}
+            plain = self._checked[key]
+            if len(plain) < 3 or plain[2] != known:
+                self._checked[key] = (plain[0], plain[1], known)
+                self._changed = True
         stored = {"pieces": self._pieces, "checked": self._checked, "compiled": frozenset(self._compiled)}
         _LIVE[str(self._path)] = stored
         _TOOLS.clear()

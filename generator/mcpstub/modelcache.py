@@ -37,7 +37,7 @@ from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool, Toolset
 from mcpstub.layout import LINE_LENGTH
-from mcpstub.memo import derived, environment_key, tool_plain
+from mcpstub.memo import MODELS_DIGEST, derived, environment_key, tool_plain
 from mcpstub.models import ModelsResult, render_models
 from mcpstub.render import import_order
 
@@ -205,15 +205,20 @@ def _marshal(value: object) -> bytes:
         return json.dumps(plain, default=_json_default, allow_nan=True).encode("utf-8", "surrogatepass")
 
 
-def _digest(toolset: Toolset) -> str:
-    """The hash of a unit's input: every field `render_models` could read, in order."""
+def _digest(toolset: Toolset, tools: Sequence[Tool]) -> str:
+    """The hash of a unit's input: every field `render_models` could read, in order (`tools`
+    are the ones the unit's tools were made from)."""
     digest = hashlib.sha256(_generator_key().encode())
     roots = tuple(sorted(toolset.reserved_roots))
-    head = (toolset.source_name, toolset.shared_defs, roots, toolset.stand_ins)
-    for value in (head, *toolset.tools):
-        data = derived(value, "models", _marshal) if isinstance(value, Tool) else _marshal(value)
-        digest.update(b"\0" + data)
+    digest.update(b"\0" + _marshal((toolset.source_name, toolset.shared_defs, roots, toolset.stand_ins)))
+    for tool in tools:
+        digest.update(b"\0" + _tool_digest(tool).encode())
     return digest.hexdigest()
+
+
+def _tool_digest(tool: Tool) -> str:
+    """The hash of what a tool gives its unit (kept with the checked tool by the render memo)."""
+    return derived(tool, MODELS_DIGEST, lambda t: hashlib.sha256(_marshal(_schema_only(t))).hexdigest())
 
 
 @lru_cache(maxsize=65536)
@@ -250,13 +255,16 @@ def _units(toolset: Toolset) -> list[_Unit]:
     # Each part knows the root class names of the rest that extend its own, so that it names its
     # nested classes as the whole toolset would (see classnames).
     roots = RootIndex(root_names(toolset) | toolset.reserved_roots)
-    units = [replace(base, reserved_roots=roots.extending(root_names(base)))]
-    for group in split_groups([_schema_only(t) for t in toolset.tools]):
+    first = replace(base, reserved_roots=roots.extending(root_names(base)))
+    units = [_Unit(_digest(first, ()), first)]
+    for group in split_groups(toolset.tools):
         used = set().union(*(t.shared_def_names for t in group))
         shared = {n: s for n, s in toolset.shared_defs.items() if n in used}
-        unit = replace(base, tools=group, shared_defs=shared, stand_ins=STAND_INS)
-        units.append(replace(unit, reserved_roots=roots.extending(root_names(unit))))
-    return [_Unit(_digest(u), u) for u in units]
+        tools = tuple(_schema_only(t) for t in group)
+        unit = replace(base, tools=tools, shared_defs=shared, stand_ins=STAND_INS)
+        unit = replace(unit, reserved_roots=roots.extending(root_names(unit)))
+        units.append(_Unit(_digest(unit, group), unit))
+    return units
 
 
 def _schema_only(tool: Tool) -> Tool:

@@ -101,7 +101,7 @@ def test_only_changed_tools_are_rendered_again(tmp_path: Path) -> None:
         lambda b: b[: len(b) // 2],  # a torn write
         lambda b: b"",  # an empty file
         lambda b: b.replace(b"tool 1", b"tool 9"),  # edited content, stale hash
-        lambda b: b"mcpstub-render-memo 2 " + b"0" * 64 + b"\n\x00garbage",  # a wrong hash
+        lambda b: memo_module._MAGIC + b" " + b"0" * 64 + b"\n\x00garbage",  # a wrong hash
     ],
 )
 def test_a_damaged_memo_file_is_ignored_and_rewritten(tmp_path: Path, damage: Any) -> None:
@@ -395,3 +395,31 @@ def test_clean_checks_are_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     again = generate(path, "tools.json", cache_dir=tmp_path / "cache")
     assert again.ours == expected.ours
     assert checked == []
+
+
+def test_a_tool_taken_from_the_memo_is_not_hashed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its key and the hash its models are made from are kept with it: a new process hashes
+    # only the tool an edit changed, and the files are still a cold run's.
+    from mcpstub import modelcache  # noqa: PLC0415
+
+    doc, _ = _toolset(tmp_path, 6)
+    path = tmp_path / "tools.json"
+    cache = tmp_path / "cache"
+    generate(path, "tools.json", cache_dir=cache)
+    doc["tools"][3]["inputSchema"]["properties"]["added"] = {"type": "integer"}
+    _write(tmp_path, doc)
+    hashed: list[str] = []
+    real_key, real_marshal = memo_module._tool_key, modelcache._marshal
+    monkeypatch.setattr(memo_module, "_tool_key", lambda t: (hashed.append(t.name), real_key(t))[1])
+    monkeypatch.setattr(
+        modelcache,
+        "_marshal",
+        lambda v: (hashed.append(v.name) if isinstance(v, memo_module.Tool) else None, real_marshal(v))[1],
+    )
+    for table in (memo_module._LIVE, memo_module._TOOLS, memo_module._DERIVED):
+        table.clear()  # a new process
+    again = generate(path, "tools.json", cache_dir=cache)
+    assert sorted(hashed) == [doc["tools"][3]["name"]] * 2
+    assert again.ours == generate(path, "tools.json").ours
