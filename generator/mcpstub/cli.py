@@ -192,7 +192,8 @@ def _fix_command(args: argparse.Namespace) -> str:
 def _warn_orphans(out: Path, orphans: list[str]) -> None:
     for rel in orphans:
         print(f"{_shown(out / rel)}: warning: handler has no tool in the toolset (orphaned)", file=sys.stderr)
-        print("  hint: delete it; a helper module of yours is never reported if its name starts with '_'",
+    if orphans:  # the hint once, however many there are
+        print("  hint: delete each; a helper module of yours is never reported if its name starts with '_'",
               file=sys.stderr)  # fmt: skip
 
 

@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
-from mcpstub.ir import to_class_prefix
+from mcpstub.ir import SERVER_INFO_KEYS, to_class_prefix
 from mcpstub.live import Listing
 from mcpstub.load import read_text
 from mcpstub.yamltext import dump_yaml
 
 JSON = Any
 # Keys a toolset's `server` section takes from the source's serverInfo, in this order.
-_SERVER_KEYS = ("name", "version", "title", "description", "websiteUrl", "icons")
+_SERVER_KEYS = ("name", "version", *SERVER_INFO_KEYS)
 _DEF_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 # Schema keywords whose value is one subschema, a list of them, or a map of name -> subschema.
 _ONE = ("additionalProperties", "additionalItems", "items", "contains", "not", "if", "then", "else",

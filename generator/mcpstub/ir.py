@@ -63,6 +63,10 @@ def to_class_prefix(name: str) -> ClassName:
     return ClassName(text)
 
 
+# serverInfo fields a toolset's `server` may set besides name and version, in the order sent.
+SERVER_INFO_KEYS = ("title", "description", "websiteUrl", "icons")
+
+
 @dataclass(frozen=True)
 class Example:
     """One `examples` entry: an input and, optionally, the output it produces."""
@@ -128,7 +132,7 @@ class Toolset:
     # When this is part of a larger toolset: the root class names of the rest (tool classes, shared
     # definitions) that extend a root class name of this part; nested class names avoid them.
     reserved_roots: frozenset[str] = frozenset()
-    # serverInfo fields beyond name and version, as written: title, description, websiteUrl, icons.
+    # serverInfo fields beyond name and version (SERVER_INFO_KEYS), as written.
     server_info: dict[str, JSON] = field(default_factory=dict)
     # When this is part of a larger toolset whose shared definitions are generated elsewhere: a
     # shared definition its tools only point at may be generated as a stand-in (see models).

@@ -98,7 +98,7 @@ class Lint:
 _KEYWORD_ALIASES = {
     "regex": "pattern", "regexp": "pattern", "min": "minimum", "max": "maximum", "desc": "description",
     "unique": "uniqueItems", "minlen": "minLength", "maxlen": "maxLength", "props": "properties",
-    "values": "enum", "choices": "enum", "oneof": "oneOf", "anyof": "anyOf", "allof": "allOf",
+    "values": "enum", "choices": "enum",
     "minsize": "minItems", "maxsize": "maxItems", "example": "examples",
 }  # fmt: skip
 # Keywords of one dialect that the other does not have, and what to write there instead.

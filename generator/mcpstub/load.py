@@ -345,7 +345,7 @@ class _NotPlain(Exception):
     """The document uses an anchor, alias, tag, non-scalar or merge key, or several documents."""
 
 
-def _build(file: str, text: str) -> tuple[Any, list[Diagnostic]] | None:
+def _build(doc: Document, text: str) -> tuple[Any, list[Diagnostic]] | None:
     """The data and diagnostics of a plain YAML document (a mapping or sequence at the top, no
     anchors, aliases, tags, complex or merge keys: what a toolset is), read straight from libyaml's
     events with no node graph; None for any other document, which `_compose` reads instead.
@@ -353,6 +353,7 @@ def _build(file: str, text: str) -> tuple[Any, list[Diagnostic]] | None:
     What it reports is what `_Converter` reports on the composed graph, in the same order: a
     duplicate key (its value skipped, and whatever is inside it), a number with too many digits.
     """
+    file = doc.file
     loader = _Loader(text)
     scalar_event, mapping_start, sequence_start = (
         yaml.ScalarEvent,
@@ -394,16 +395,7 @@ def _build(file: str, text: str) -> tuple[Any, list[Diagnostic]] | None:
                 seen = frame[3]
                 if key in seen:
                     if frame[0] is not None:
-                        prev = _mark_loc(file, seen[key])
-                        first = f"first defined at line {prev.line}, column {prev.col}"
-                        diagnostics.append(
-                            error(
-                                "duplicate-key",
-                                f"duplicate key {key!r} ({first})",
-                                _mark_loc(file, event.start_mark),
-                                "YAML would silently keep only the last one; remove or rename one of them",
-                            )
-                        )
+                        diagnostics.append(_duplicate_key(doc, key, seen[key], event.start_mark))
                     frame[2] = _SKIP
                 else:
                     seen[key] = event.start_mark
@@ -422,13 +414,7 @@ def _build(file: str, text: str) -> tuple[Any, list[Diagnostic]] | None:
                         try:
                             value = _plain_scalar(text_value)
                         except ValueError:  # an integer beyond Python's digit limit for str -> int
-                            diagnostics.append(
-                                error(
-                                    "number-too-large",
-                                    "number has too many digits",
-                                    _mark_loc(file, event.start_mark),
-                                )
-                            )
+                            diagnostics.append(_too_many_digits(file, event.start_mark))
                             value = None
                         else:
                             resolved[text_value] = value
@@ -458,6 +444,23 @@ def _build(file: str, text: str) -> tuple[Any, list[Diagnostic]] | None:
     finally:
         loader.dispose()
     return root, diagnostics
+
+
+def _duplicate_key(doc: Document, key: str, first: Any, again: Any) -> Diagnostic:
+    """A mapping key written again (`first` and `again` are where, as marks; the message names
+    the first in the file as written, the location is mapped with every other, in `_parse`)."""
+    prev = doc.written(_mark_loc(doc.file, first))
+    return error(
+        "duplicate-key",
+        f"duplicate key {key!r} (first defined at line {prev.line}, column {prev.col})",
+        _mark_loc(doc.file, again),
+        "YAML would silently keep only the last one; remove or rename one of them",
+    )
+
+
+def _too_many_digits(file: str, mark: Any) -> Diagnostic:
+    """An integer beyond Python's digit limit for str -> int."""
+    return error("number-too-large", "number has too many digits", _mark_loc(file, mark))
 
 
 _NO_KEY = object()  # a mapping waits for its next key
@@ -595,9 +598,7 @@ class _Converter:
             try:
                 return _scalar(node)
             except ValueError:  # an integer beyond Python's digit limit for str -> int
-                self.diagnostics.append(
-                    error("number-too-large", "number has too many digits", self._loc(node))
-                )
+                self.diagnostics.append(_too_many_digits(self.doc.file, node.start_mark))
                 return None
         if isinstance(node, yaml.SequenceNode):
             if node.tag != _TAG_SEQ:
@@ -628,14 +629,8 @@ class _Converter:
                     continue
                 key = key_node.value
                 if key in first_seen:
-                    prev = self._loc(first_seen[key])
                     self.diagnostics.append(
-                        error(
-                            "duplicate-key",
-                            f"duplicate key {key!r} (first defined at line {prev.line}, column {prev.col})",
-                            self._loc(key_node),
-                            "YAML would silently keep only the last one; remove or rename one of them",
-                        )
+                        _duplicate_key(self.doc, key, first_seen[key].start_mark, key_node.start_mark)
                     )
                     continue
                 first_seen[key] = key_node
@@ -812,7 +807,7 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
             doc.data, doc._lazy = found[0], True
             return doc, []
         try:
-            built = _build(file, text)
+            built = _build(doc, text)
             if built is not None:
                 doc.data, doc._lazy = built[0], True
                 return doc, built[1]

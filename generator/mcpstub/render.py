@@ -220,11 +220,16 @@ def _string_literal(text: str) -> str:
             out.append("\\" + char)
         elif char.isprintable():
             out.append(char)
-        else:  # as repr() writes it, in lowercase hex as black wants
-            code = ord(char)
-            width = 2 if code < 0x100 else 4 if code < 0x10000 else 8
-            out.append(f"\\{'x' if width == 2 else 'u' if width == 4 else 'U'}{code:0{width}x}")
+        else:
+            out.append(char_escape(char))
     return quote + "".join(out) + quote
+
+
+def char_escape(char: str) -> str:
+    """A character as repr() escapes it (`\\x1b`, `\\u202e`, `\\U000e0001`), in lowercase hex."""
+    code = ord(char)
+    width = 2 if code < 0x100 else 4 if code < 0x10000 else 8
+    return f"\\{'x' if width == 2 else 'u' if width == 4 else 'U'}{code:0{width}x}"
 
 
 def _flat_literal(value: JSON, cache: dict[int, str] | None = None) -> str:
@@ -414,7 +419,7 @@ def _view(tool: Tool) -> _ToolView:
         _assignment(f"_OUTPUT_{tool.identifier}", "dict[str, Any] | None", tool.output_schema, parts),
     ]
     if wrapped and tool.output_schema is not None:
-        legacy = legacy_output_schema(tool.output_schema)
+        legacy = legacy_output_schema(tool.output_schema, tool.output_dialect)
         assignments.append(_assignment(legacy_name, "dict[str, Any]", legacy, parts))
     return _ToolView(
         tool=tool,

@@ -2,7 +2,7 @@
 
 MCP 2026-07-28 lets `outputSchema` be any JSON Schema and `structuredContent` any JSON value;
 2025-11-25 clients require both to be objects. `is_object_root(schema)` says which a schema is;
-`legacy_output_schema(schema)` returns what 2025-11-25 connections are shown: the schema itself
+`legacy_output_schema(schema, dialect)` returns what 2025-11-25 connections are shown: the schema itself
 when its root is an object, else the wrapper `{type: object, properties: {result: S},
 required: [result]}`, whose `structuredContent` is `{"result": value}`. The wrapper keeps the
 schema's dialect (`$schema`) at its root, hoists `$defs`/`definitions` there and re-points every
@@ -13,15 +13,13 @@ beside `$ref` is ignored, like every sibling of `$ref`, and starts nothing), so 
 
 from __future__ import annotations
 
-import re
 from urllib.parse import unquote
 
-from mcpstub.ir import JSON
+from mcpstub.ir import JSON, Dialect
 
 # The property that carries the value inside the 2025-11-25 wrapper.
 RESULT_KEY = "result"
 _DEFS_KEYS = ("$defs", "definitions")
-_DRAFT7 = re.compile(r"^https?://json-schema\.org/draft-07/schema#?$")
 # Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
 _ONE = frozenset(
     {
@@ -40,12 +38,12 @@ def is_object_root(schema: JSON) -> bool:
     return isinstance(schema, dict) and schema.get("type") == "object"
 
 
-def legacy_output_schema(schema: dict[str, JSON]) -> dict[str, JSON]:
-    """The output schema as 2025-11-25 connections see it (the schema itself for object roots)."""
+def legacy_output_schema(schema: dict[str, JSON], dialect: Dialect | None) -> dict[str, JSON]:
+    """The output schema as 2025-11-25 connections see it (the schema itself for object roots);
+    `dialect` is the schema's own (`Tool.output_dialect`)."""
     if is_object_root(schema):
         return schema
-    dialect = schema.get("$schema")
-    draft7 = isinstance(dialect, str) and bool(_DRAFT7.match(dialect))
+    draft7 = dialect == "draft-07"
     wrapper: dict[str, JSON] = {"$schema": schema["$schema"]} if "$schema" in schema else {}
     wrapper["type"] = "object"
     if _own_resource(schema, draft7):

@@ -29,7 +29,16 @@ from mcpstub.bundle import Bundler, resolve_pointer, split_pointer
 from mcpstub.classnames import IMPORTED, class_name
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.errortext import describe_error
-from mcpstub.ir import ClassName, Dialect, Example, Tool, Toolset, to_class_prefix, to_identifier
+from mcpstub.ir import (
+    SERVER_INFO_KEYS,
+    ClassName,
+    Dialect,
+    Example,
+    Tool,
+    Toolset,
+    to_class_prefix,
+    to_identifier,
+)
 from mcpstub.keywords import KNOWN_2020_12, Lint, comma_hint, invalid_value_hint, lint_schema
 from mcpstub.load import Document, JsonPath, gc_paused, load_document
 from mcpstub.memo import ToolMemo, check_key
@@ -223,10 +232,6 @@ def _meta_validator(dialect: Dialect) -> Any:
     return cls(cls.META_SCHEMA, format_checker=formats)
 
 
-# serverInfo fields a toolset's `server` may set, besides name and version, in the order sent.
-_SERVER_INFO = ("title", "description", "websiteUrl", "icons")
-
-
 def _meta_errors(
     doc: Document, path: JsonPath, schema: Any, dialect: Dialect, policy: Policy
 ) -> Iterator[Diagnostic]:
@@ -363,7 +368,7 @@ class _Checker:
             server_version=server.get("version"),
             instructions=server.get("instructions"),
             shared_defs=shared,
-            server_info={key: server[key] for key in _SERVER_INFO if key in server},
+            server_info={key: server[key] for key in SERVER_INFO_KEYS if key in server},
             tools=tuple(tools),
             source_name=Path(doc.file).name,
         )

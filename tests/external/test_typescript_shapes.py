@@ -90,7 +90,8 @@ def shapes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, dict[st
 def test_typescript_client_is_shown_the_wrapped_form(shapes: tuple[Path, Any, dict[str, Any]]) -> None:
     _, toolset, answer = shapes
     for tool, wire, parsed in zip(toolset.tools, answer["wireTools"], answer["tools"], strict=True):
-        expected = {**tool.advertised, "outputSchema": legacy_output_schema(tool.output_schema)}
+        legacy = legacy_output_schema(tool.output_schema, tool.output_dialect)
+        expected = {**tool.advertised, "outputSchema": legacy}
         assert wire == expected, tool.name
         assert parsed["outputSchema"] == expected["outputSchema"], tool.name
 

@@ -73,7 +73,7 @@ def expected_wire(toolset: Toolset, legacy: bool) -> list[dict[str, Any]]:
     for tool in toolset.tools:
         wire = dict(tool.advertised)
         if legacy and tool.output_schema is not None and not is_object_root(tool.output_schema):
-            wire["outputSchema"] = legacy_output_schema(tool.output_schema)
+            wire["outputSchema"] = legacy_output_schema(tool.output_schema, tool.output_dialect)
         tools.append(wire)
     return tools
 

@@ -140,7 +140,7 @@ async def test_each_generation_is_shown_its_form_of_every_tool(
     for tool, advertised in zip(toolset.tools, wire, strict=True):
         expected = dict(tool.advertised)
         if mode == "legacy":
-            expected["outputSchema"] = legacy_output_schema(tool.output_schema or {})
+            expected["outputSchema"] = legacy_output_schema(tool.output_schema or {}, tool.output_dialect)
             assert expected["outputSchema"]["type"] == "object"
         assert advertised == expected, tool.name
         spec = pkg.TOOLS[tool.name]

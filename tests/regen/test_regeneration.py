@@ -105,7 +105,9 @@ def test_add_rename_remove_change_keep_user_code(tmp_path: Path) -> None:
     assert code == 0
     assert "handlers/beta.py" in err and "orphaned" in err
     write_toolset(toolset, {"beta_two": (1, 0), "gamma": (2, 2)})  # remove
-    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    code, _, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 0
+    assert err.count("(orphaned)") == 2 and err.count("hint: delete") == 1  # one hint for all
     before = (out / "models.py").read_text()
     write_toolset(toolset, {"beta_two": (2, 1), "gamma": (2, 2)})  # change a schema
     assert run("generate", str(toolset), "--out", str(out))[0] == 0

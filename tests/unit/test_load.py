@@ -231,6 +231,7 @@ def test_json_surrogate_pairs_read_as_json_reads_them_and_locations_stay_right(e
         assert [(d.code, d.location.line, d.location.col) for d in diagnostics] == [
             ("duplicate-key", *_at(text, '"d"', 2))
         ], name
+        assert "first defined at line {}, column {})".format(*_at(text, '"d"')) in diagnostics[0].message
         # A lone surrogate stays an error, where YAML points (at the code after `\u`).
         _, diagnostics = parse_document(name, Path(name), lone.encode())
         assert [(d.code, d.location.line, d.location.col) for d in diagnostics] == [

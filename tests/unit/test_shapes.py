@@ -11,6 +11,7 @@ import jsonschema_rs
 import pytest
 
 from mcpstub.shapes import is_object_root, legacy_output_schema
+from mcpstub.validate import schema_dialect
 
 JSTS = Path(__file__).resolve().parents[1] / "data" / "jsts"
 DIALECTS = {
@@ -44,7 +45,7 @@ def test_wrapper_agrees_with_the_schema_on_the_test_suite(validator: Any, schema
         plain = validator(schema, validate_formats=False, offline=True)
     except Exception:
         pytest.skip("the schema does not compile offline")
-    wrapper = legacy_output_schema(schema)
+    wrapper = legacy_output_schema(schema, schema_dialect(schema))
     if is_object_root(schema):
         assert wrapper is schema
         return
@@ -59,7 +60,7 @@ def test_wrapper_agrees_with_the_schema_on_the_test_suite(validator: Any, schema
 
 def test_object_roots_are_not_wrapped() -> None:
     schema = {"type": "object", "properties": {"a": {"type": "array"}}}
-    assert legacy_output_schema(schema) is schema
+    assert legacy_output_schema(schema, schema_dialect(schema)) is schema
 
 
 def test_wrapper_hoists_definitions_and_repoints_refs() -> None:
@@ -73,7 +74,7 @@ def test_wrapper_hoists_definitions_and_repoints_refs() -> None:
         "description": "items",
         "const": {"$ref": "#/items"},
     }
-    assert legacy_output_schema(schema) == {
+    assert legacy_output_schema(schema, schema_dialect(schema)) == {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
         "properties": {
@@ -101,7 +102,7 @@ def test_wrapper_hoists_definitions_and_repoints_refs() -> None:
     ],
 )
 def test_everything_but_a_plain_object_root_is_wrapped(schema: dict[str, Any]) -> None:
-    assert legacy_output_schema(schema)["properties"] == {"result": schema}
+    assert legacy_output_schema(schema, schema_dialect(schema))["properties"] == {"result": schema}
 
 
 @pytest.mark.parametrize(
@@ -128,7 +129,7 @@ def test_everything_but_a_plain_object_root_is_wrapped(schema: dict[str, Any]) -
 )
 def test_percent_encoded_pointers_are_repointed_as_decoded(schema: Any, good: Any, bad: Any) -> None:
     """A fragment is percent-decoded before it is read as a pointer (RFC 6901 section 6)."""
-    wrapper = legacy_output_schema(schema)
+    wrapper = legacy_output_schema(schema, schema_dialect(schema))
     for make in (jsonschema_rs.validator_for, lambda s: jsonschema.validators.validator_for(s)(s)):
         assert make(schema).is_valid(good) and not make(schema).is_valid(bad)
         assert make(wrapper).is_valid({"result": good}), wrapper
@@ -180,7 +181,7 @@ def test_an_id_beside_a_ref_starts_a_resource_only_where_the_dialect_says_so(
     schema: Any, good: Any, bad: Any
 ) -> None:
     """In draft-07 every sibling of `$ref`, `$id` included, is ignored; in 2020-12 `$id` counts."""
-    wrapper = legacy_output_schema(schema)
+    wrapper = legacy_output_schema(schema, schema_dialect(schema))
     for make in (jsonschema_rs.validator_for, lambda s: jsonschema.validators.validator_for(s)(s)):
         assert make(schema).is_valid(good) and not make(schema).is_valid(bad)
         assert make(wrapper).is_valid({"result": good}), wrapper

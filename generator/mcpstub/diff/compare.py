@@ -644,18 +644,17 @@ class Subset:
             in_a = [k for k in group if k in a and k in self.a.active]
             if not in_a and not in_b:
                 continue
-            same = set(in_a) == set(in_b) and all(self.equal_keyword(k, a[k], ap, b[k], bp) for k in in_b)
-            if same:
+            # The keywords of the group that changed: added, removed, or with another meaning.
+            changed = [
+                k
+                for k in group
+                if (k in in_a) != (k in in_b) or (k in in_b and not self.equal_keyword(k, a[k], ap, b[k], bp))
+            ]
+            if not changed:
                 continue
             if in_b:
                 # Name (and point at, when NEW has it) the first keyword of the group that changed.
                 new_keys = in_b if self._input else in_a
-                changed = [
-                    k
-                    for k in group
-                    if (k in in_a) != (k in in_b)
-                    or (k in in_b and not self.equal_keyword(k, a[k], ap, b[k], bp))
-                ] or [group[0]]
                 self.undecided(
                     ap,
                     bp,

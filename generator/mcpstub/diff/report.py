@@ -25,16 +25,9 @@ def visible(text: str) -> str:
     """
     if text.isprintable():
         return text
-    out = []
-    for ch in text:
-        if ch.isprintable():
-            out.append(ch)
-        else:
-            code = ord(ch)
-            out.append(
-                f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-            )
-    return "".join(out)
+    from mcpstub.render import char_escape  # noqa: PLC0415 - only for text that does not print
+
+    return "".join(ch if ch.isprintable() else char_escape(ch) for ch in text)
 
 
 def _where(finding: Finding) -> str:
