@@ -176,7 +176,7 @@ def read_live(
 
             args = command_args(command)
             params = StdioServerParameters(command=args[0], args=args[1:], env=dict(os.environ), cwd=cwd)
-            source = f"server command {command!r}"
+            source = shown_url(f"server command {command!r}")  # no URL in it shows its password
 
             def connect() -> Any:  # the server's stderr is kept, to name why it stopped
                 return stdio_client(params, errlog=errlog)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,3 +97,27 @@ def test_live_errors_never_carry_the_password(refusing: int) -> None:
         assert "secret" not in str(caught.value), url
     assert shown_url("see http://a:b@h/x and https://c@h2") == "see http://h/x and https://h2"
     assert shown_url("http://h/x?mail=a@b") == "http://h/x?mail=a@b"  # `@` past the host is no password
+
+
+def test_a_server_command_holding_a_url_never_shows_its_password(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "weather"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", str(example))
+    Path("tools.yaml").write_text(TOOLSET, "utf-8")
+    python = sys.executable
+    working = f"env UPSTREAM=http://user:secret@127.0.0.1:9/x {python} -m weather_tools"
+    failing = f"{python} -c 'import sys; sys.exit(\"cannot reach http://user:secret@127.0.0.1:9/x\")'"
+    assert cli.main(["import", "--server-command", working, "-o", "imported.yaml"]) == 0
+    assert cli.main(["diff", "--server-command", working, "tools.yaml"]) == 1
+    out, err = capsys.readouterr()
+    assert "wrote imported.yaml" in out and "secret" not in out + err, (out, err)
+    for argv in (
+        ["import", "--server-command", failing, "-o", "failed.yaml"],
+        ["diff", "--server-command", failing, "tools.yaml"],
+        ["diff", "tools.yaml", "--new-server-command", failing],
+    ):
+        assert cli.main(argv) != 0
+        out, err = capsys.readouterr()
+        assert "cannot reach http://127.0.0.1:9/x" in err and "secret" not in out + err, (argv, err)
