@@ -361,7 +361,7 @@ def _write_package(
     if args.check or args.diff:
         if p.stale or p.created_yours or p.leftovers:
             for rel in sorted([*p.stale, *p.created_yours]):
-                state = "obsolete" if rel in p.removals else "missing" if p.old.get(rel) is None else "stale"
+                state = "obsolete" if rel in p.removals else "missing" if rel not in p.existing else "stale"
                 print(f"{_shown(out / rel)}: {state}", file=sys.stderr)
             for rel in p.leftovers:
                 print(f"{_shown(out / rel)}: left by an interrupted run", file=sys.stderr)

@@ -42,7 +42,9 @@ class Plan:
 
     out: Path
     changes: dict[str, str] = field(default_factory=dict)  # relative path -> new text
-    old: dict[str, str | None] = field(default_factory=dict)  # relative path -> text on disk
+    # Relative paths of `changes` and `removals` that are on disk; their text is read again when
+    # a diff needs it (a large package is not held twice in memory).
+    existing: set[str] = field(default_factory=set)
     foreign: list[str] = field(default_factory=list)  # "ours" paths holding a hand-written file
     orphans: list[str] = field(default_factory=list)  # handler modules with no tool
     created_yours: list[str] = field(default_factory=list)
@@ -67,7 +69,8 @@ class Plan:
         prefix = f"{base.strip('/')}/" if base.strip("/") not in {"", "."} else ""
         chunks: list[str] = []
         for rel in sorted({*self.removals, *self.changes} - {STAMP_FILE}):
-            chunks.extend(_unified(self.old.get(rel), self.changes.get(rel), prefix + rel))
+            old = _read(self.out / rel) if rel in self.existing else None
+            chunks.extend(_unified(old, self.changes.get(rel), prefix + rel))
         return "".join(chunks)
 
 
@@ -113,7 +116,7 @@ def plan(
         current = _read(out / rel)
         if rel not in ours and current is not None and is_generated(current):
             result.removals.append(rel)
-            result.old[rel] = current
+            result.existing.add(rel)
     for rel, text in ours.items():
         current = _read(out / rel)
         if current is not None and not is_generated(current):
@@ -121,11 +124,11 @@ def plan(
             continue
         if current != text:
             result.changes[rel] = text
-            result.old[rel] = current
+            if current is not None:
+                result.existing.add(rel)
     for rel, text in yours.items():
         if not (out / rel).exists():
             result.changes[rel] = text
-            result.old[rel] = None
             result.created_yours.append(rel)
     handlers = out / "handlers"
     if handlers.is_dir():
@@ -189,7 +192,7 @@ def _stage(target: Path, data: bytes) -> Path:
     except FileNotFoundError:
         mode = None
     while True:
-        tmp = target.parent / f".{target.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+        tmp = _temp_name(target)
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
@@ -206,6 +209,40 @@ def _stage(target: Path, data: bytes) -> Path:
     return tmp
 
 
+def _temp_name(target: Path) -> Path:
+    """A free name beside `target` that a later run recognizes as left over (`_leftovers`)."""
+    return target.parent / f".{target.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+
+
+def _keep(target: Path) -> Path | bytes | None:
+    """What `target` holds now, to put back if the run fails: a second name for the file (no
+    copy of its bytes) or, where links are not possible, its bytes; None if there is no file."""
+    for _ in range(100):
+        backup = _temp_name(target)
+        try:
+            os.link(target, backup, follow_symlinks=False)
+            return backup
+        except FileNotFoundError:
+            return None
+        except FileExistsError:
+            continue
+        except OSError:
+            break
+    try:
+        return target.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _put_back(target: Path, before: Path | bytes | None) -> None:
+    if before is None:
+        target.unlink(missing_ok=True)
+    elif isinstance(before, Path):
+        os.replace(before, target)
+    else:
+        os.replace(_stage(target, before), target)
+
+
 def apply(p: Plan) -> None:
     """Replace every changed file, all or nothing; remove what an interrupted run left."""
     if not (p.changes or p.removals or p.leftovers):
@@ -217,34 +254,34 @@ def apply(p: Plan) -> None:
         if rel != WRITING_MARKER:
             (p.out / rel).unlink(missing_ok=True)
     staged: list[tuple[Path, Path]] = []
-    done: list[tuple[Path, bytes | None]] = []
-    previous: dict[Path, bytes | None] = {}
+    done: list[tuple[Path, Path | bytes | None]] = []
+    previous: dict[Path, Path | bytes | None] = {}
     # `__init__.py` first: from then on the package checks the marker before it loads anything.
     order = sorted(p.changes, key=lambda rel: (rel != "__init__.py", rel))
     try:
         for rel in order:
             target = p.out / rel
-            try:
-                previous[target] = target.read_bytes()
-            except FileNotFoundError:
-                previous[target] = None
+            previous[target] = _keep(target)
             staged.append((_stage(target, p.changes[rel].encode("utf-8")), target))
         for tmp, target in staged:
             os.replace(tmp, target)
-            done.append((target, previous[target]))
+            done.append((target, previous.pop(target)))
         for rel in p.removals:
             target = p.out / rel
-            data = target.read_bytes()
-            target.unlink()
-            done.append((target, data))
+            backup = _temp_name(target)
+            os.replace(target, backup)
+            done.append((target, backup))
     except BaseException:
         for target, before in reversed(done):
-            if before is None:
-                target.unlink(missing_ok=True)
-            else:
-                os.replace(_stage(target, before), target)
+            _put_back(target, before)
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)
+        for before in previous.values():
+            if isinstance(before, Path):
+                before.unlink(missing_ok=True)
         marker.unlink()
         raise
+    for _, before in done:
+        if isinstance(before, Path):
+            before.unlink(missing_ok=True)
     marker.unlink()

@@ -163,3 +163,41 @@ def test_the_marker_exists_exactly_while_files_are_replaced(
     apply(plan(out, second, {}, set()))
     assert seen == [("__init__.py", True), ("a.py", True), ("z.py", True)]  # __init__.py first
     assert not (out / ".mcpstub-writing").exists()
+
+
+@pytest.mark.parametrize("links", [True, False])
+@pytest.mark.parametrize("fail_at", range(1, 7))
+def test_a_failure_at_any_step_puts_every_file_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail_at: int, links: bool
+) -> None:
+    # The files a run replaces are kept by a second name (or, where the file system has no
+    # links, by their bytes) until the run is done; a removed one too.
+    out = tmp_path / "pkg"
+    first = {"a.py": ours("A = 1\n"), "b.py": ours("B = 1\n"), "old.py": ours("OLD\n")}
+    apply(plan(out, first, {}, set()))
+    before = tree(out)
+    real_replace = os.replace
+    calls = {"n": 0}
+
+    def flaky_replace(src: str, dst: str) -> None:
+        calls["n"] += 1
+        if calls["n"] == fail_at:
+            raise OSError("disk full")
+        real_replace(src, dst)
+
+    def no_links(*_: object, **__: object) -> None:
+        raise OSError("links are not supported here")
+
+    monkeypatch.setattr(write.os, "replace", flaky_replace)
+    if not links:
+        monkeypatch.setattr(write.os, "link", no_links)
+    second = {"a.py": ours("A = 2\n"), "b.py": ours("B = 2\n"), "new.py": ours("N\n")}
+    steps = plan(out, second, {}, set(), optional=("old.py",))
+    assert steps.removals == ["old.py"] and steps.existing == {"a.py", "b.py", "old.py"}
+    if fail_at > 4:  # three files replaced, one removed: nothing failed
+        apply(steps)
+        assert tree(out) == {rel: text for rel, text in second.items()}
+        return
+    with pytest.raises(OSError, match="disk full"):
+        apply(steps)
+    assert tree(out) == before  # every file as it was, no temporary file left behind
