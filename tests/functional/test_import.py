@@ -206,3 +206,17 @@ def test_a_server_that_cannot_start_is_a_usage_error(
     assert "the server said: no config file" in err
     assert cli.main(["import", "http://192.0.2.1/mcp", "-o", str(tmp_path / "t.yaml")]) == 2
     assert "loopback" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("port", ["٣٠٠٠", "+80", "99999", "0", "8_0", "0x50", " 80", "\uff18\uff10"])
+@pytest.mark.parametrize("command", ["import", "diff"])
+def test_a_url_port_is_digits_0_to_9_from_1_to_65535(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], port: str, command: str
+) -> None:
+    """HTTP clients take other digits or a sign as a port (and connect somewhere): a usage error."""
+    url = f"http://127.0.0.1:{port}/mcp"
+    args = ["import", url, "-o", str(tmp_path / "t.yaml")] if command == "import" else ["diff", url, url]
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert "the port must be a number from 1 to 65535, in digits 0-9" in err, err
+    assert "Traceback" not in err and not (tmp_path / "t.yaml").exists()

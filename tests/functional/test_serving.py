@@ -219,9 +219,18 @@ def _run(*args: str, root: Path, env: dict[str, str] | None = None) -> subproces
         (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_NEWLINE_TOKEN"], "printable ASCII"),
         (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_UNICODE_TOKEN"], "printable ASCII"),
         (["--http", "127.0.0.1:8000", "--max-body-bytes", "0"], "--max-body-bytes takes a positive"),
-        (["--http", "127.0.0.1:8000", "--grace", "-1"], "--grace takes"),
-        (["--http", "127.0.0.1:8000", "--grace", "nan"], "--grace takes"),
-        (["--http", "127.0.0.1:8000", "--grace", "inf"], "--grace takes"),
+        (["--http", "127.0.0.1:8000", "--grace", "-1"], "--grace: takes seconds"),
+        (["--http", "127.0.0.1:8000", "--grace", "nan"], "--grace: takes seconds"),
+        (["--http", "127.0.0.1:8000", "--grace", "inf"], "--grace: takes seconds"),
+        (["--http", "127.0.0.1:8000", "--grace", "9" * 400], "--grace takes"),
+        # int() and float() read other digits, signs, spaces and `_`: only digits 0-9 are numbers.
+        *(
+            (["--http", "127.0.0.1:8000", "--stateless", option, value], f"{option}: takes")
+            for option in ("--workers", "--max-body-bytes", "--grace")
+            for value in ("٣", "+3", " 3", "3_0", "\uff13", "1e3", "0x10", "")
+        ),
+        (["--http", "127.0.0.1:٣٠٠٠"], "--http takes HOST:PORT"),
+        (["--http", "127.0.0.1:+80"], "--http takes HOST:PORT"),
         (["--http", "0.0.0.0:8000", "--allowed-host", ""], "non-empty"),
     ],
 )

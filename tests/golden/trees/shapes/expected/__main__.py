@@ -67,6 +67,23 @@ def _address(text: str) -> tuple[str, int] | None:
     return host, int(port)
 
 
+def _whole_number(text: str) -> int:
+    """A number written in digits 0-9 (int() would also take `٣`, `+3`, ` 3`, `3_000`)."""
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"takes a number in digits 0-9, not {text!r}")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    """Seconds in digits 0-9 with an optional decimal point: `30`, `2.5`."""
+    digits = text.replace(".", "", 1)
+    if not (digits.isascii() and digits.isdigit()):
+        raise argparse.ArgumentTypeError(
+            f"takes seconds in digits 0-9 (e.g. 30 or 2.5), not {text!r}"
+        )
+    return float(text)
+
+
 # Options that only mean something with --http, by flag name and attribute.
 _HTTP_ONLY = {
     "stateless": "stateless",
@@ -95,7 +112,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--workers",
-        type=int,
+        type=_whole_number,
         default=1,
         metavar="N",
         help="worker processes (needs --stateless)",
@@ -119,14 +136,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--max-body-bytes",
-        type=int,
+        type=_whole_number,
         default=4 * 1024 * 1024,
         metavar="N",
         help="refuse request bodies larger than this (default 4 MiB)",
     )
     parser.add_argument(
         "--grace",
-        type=float,
+        type=_seconds,
         default=30.0,
         metavar="SECONDS",
         help="on SIGTERM, let in-flight calls finish for this long (default 30)",
