@@ -103,6 +103,34 @@ def _read(path: Path) -> str | None:
         return path.read_bytes().decode("utf-8", "replace")
 
 
+_HEAD = 4096  # bytes read to tell a generated file (its header) from a hand-written one
+_BLOCK = 1 << 20  # bytes compared at a time
+
+
+def _on_disk(path: Path, text: str) -> tuple[str | None, bool]:
+    """The start of the file at `path` (None if there is none) and whether it holds exactly
+    `text`, read a block at a time: a large file is never held in memory beside its new text."""
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return None, False
+    with handle:
+        first = handle.read(_HEAD)
+        head = first.decode("utf-8", "replace")
+        data = None if text.isascii() else text.encode("utf-8")  # ASCII: a character is a byte
+        size = len(text) if data is None else len(data)
+        if os.fstat(handle.fileno()).st_size != size:
+            return head, False
+        at, block = 0, first
+        while block:
+            end = at + len(block)
+            expected = text[at:end].encode("ascii") if data is None else data[at:end]
+            if block != expected:
+                return head, False
+            at, block = end, handle.read(_BLOCK)
+        return head, at == size
+
+
 def plan(
     out: Path,
     ours: dict[str, str],
@@ -113,16 +141,16 @@ def plan(
     """Compare rendered files with what is on disk; `optional` ours paths not rendered are removed."""
     result = Plan(out)
     for rel in optional:
-        current = _read(out / rel)
+        current, _ = _on_disk(out / rel, "")
         if rel not in ours and current is not None and is_generated(current):
             result.removals.append(rel)
             result.existing.add(rel)
     for rel, text in ours.items():
-        current = _read(out / rel)
+        current, same = _on_disk(out / rel, text)
         if current is not None and not is_generated(current):
             result.foreign.append(rel)
             continue
-        if current != text:
+        if not same:
             result.changes[rel] = text
             if current is not None:
                 result.existing.add(rel)

@@ -7,6 +7,8 @@ import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mcpstub import write
 from mcpstub.write import apply, plan
@@ -201,3 +203,32 @@ def test_a_failure_at_any_step_puts_every_file_back(
     with pytest.raises(OSError, match="disk full"):
         apply(steps)
     assert tree(out) == before  # every file as it was, no temporary file left behind
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    text=st.text(st.sampled_from("ab\n é🌧\x00"), max_size=40),
+    edit=st.sampled_from(["same", "flip", "cut", "extend", "missing"]),
+    at=st.integers(0, 60),
+    block=st.integers(1, 7),
+)
+def test_a_file_is_unchanged_exactly_when_its_bytes_are_the_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, edit: str, at: int, block: int
+) -> None:
+    # Compared a block at a time (tiny blocks here, so that every boundary is crossed).
+    monkeypatch.setattr(write, "_HEAD", block)
+    monkeypatch.setattr(write, "_BLOCK", block)
+    path = tmp_path / "f.py"
+    path.unlink(missing_ok=True)
+    data = text.encode("utf-8")
+    if edit == "flip" and data:
+        data = data[: at % len(data)] + bytes([data[at % len(data)] ^ 1]) + data[at % len(data) + 1 :]
+    elif edit == "cut":
+        data = data[: at % (len(data) + 1)]
+    elif edit == "extend":
+        data += b"x"
+    if edit != "missing":
+        path.write_bytes(data)
+    head, same = write._on_disk(path, text)
+    assert same == (edit != "missing" and data == text.encode("utf-8"))
+    assert head == (None if edit == "missing" else data[:block].decode("utf-8", "replace"))
