@@ -538,6 +538,9 @@ class _Checker:
         return bundled, shared, dialect
 
     def _tool(self, path: JsonPath, raw: dict[str, Any], ident: str, prefix: ClassName) -> Tool | None:
+        # Compiled schemas serve this tool's examples only: an earlier tool's are let go, which
+        # bounds what checking a large toolset holds in memory.
+        self._validators.clear()
         checked_in = self._schema((*path, "inputSchema"), raw.get("inputSchema"))
         checked_out: tuple[dict[str, Any], frozenset[str], Dialect] | None = None
         if raw.get("outputSchema") is True:
