@@ -14,6 +14,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -43,9 +44,16 @@ def _peak_kb(pid: int) -> int:
 def run(argv: list[str], cwd: Path, extra: dict[str, str], label: str = "") -> tuple[float, float]:
     """Run a fresh process; its wall time (s) and the peak RSS of its largest process (MB).
 
-    The peak is each process's own VmHWM, read while it runs (it only grows): `ru_maxrss` would
-    count the resident pages of this benchmark process, which the child shares until it execs.
+    The peak is each process's own VmHWM, read while it runs (it only grows), and mcpstub's own
+    as it ends (`peak_probe`): `ru_maxrss` would count the resident pages of this benchmark
+    process, which the child shares until it execs.
     """
+    probe = None
+    if argv[0] == MCPSTUB:  # the process reports its own peak as it ends (`peak_probe`)
+        handle, name = tempfile.mkstemp(prefix="peak-", dir=cwd)
+        os.close(handle)
+        probe = Path(name)
+        argv = [PYTHON, "-m", "benchmarks.peak_probe", str(probe), *argv[1:]]  # env() adds ROOT
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv, cwd=cwd, env={**env(), **extra}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -58,6 +66,10 @@ def run(argv: list[str], cwd: Path, extra: dict[str, str], label: str = "") -> t
         peak_kb = max(peak_kb, _peak_kb(proc.pid))
         time.sleep(0.005)
     elapsed = time.perf_counter() - start
+    if probe is not None:
+        reported = probe.read_text().strip()
+        probe.unlink()
+        peak_kb = max(peak_kb, int(reported or 0))
     proc.returncode = os.waitstatus_to_exitcode(status)
     CPU.setdefault(label, []).append(usage.ru_utime + usage.ru_stime)
     err = proc.stderr.read().decode() if proc.stderr else ""

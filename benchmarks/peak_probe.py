@@ -1,0 +1,33 @@
+"""Run `mcpstub ARGS...` in this process and write its peak resident set (VmHWM, kB) to a file.
+
+`python -m benchmarks.peak_probe OUT ARGS...`. A process's own peak can be read only while it
+lives; polling from outside misses what it allocates in its last milliseconds (writing the
+package), so the process reports it itself, on its way out.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def _peak_kb() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+def main() -> None:
+    out = Path(sys.argv[1])
+    sys.argv = ["mcpstub", *sys.argv[2:]]
+    from mcpstub.cli import main as mcpstub_main  # noqa: PLC0415 - after argv is set
+
+    try:
+        mcpstub_main()
+    finally:
+        out.write_text(str(_peak_kb()))
+
+
+if __name__ == "__main__":
+    main()
