@@ -127,10 +127,13 @@ def _did_you_mean(key: str, known: Iterable[str]) -> str | None:
     return close[0] if close else None
 
 
-def comma_hint(node: dict[str, Any], key: str) -> str | None:
-    """The YAML flow-map trap, when `key` holds no value and follows a text: `{description: a, b}`
-    is `{description: a, b: null}`. The hint quotes the text as it was meant."""
-    if node.get(key, "") is not None:
+def comma_hint(doc: Document, path: JsonPath, node: dict[str, Any]) -> str | None:
+    """The YAML flow-map trap, when the key at `path` (in `node`, the mapping's data) is written
+    without a value right after unquoted text in a `{...}` mapping: `{description: a, b}` is
+    `{description: a, b: null}`. The hint quotes the text as it was meant. Never for a block
+    mapping, a quoted text or a key written with a `:`, where no comma cut anything."""
+    key = path[-1] if path else None
+    if not isinstance(key, str) or node.get(key, "") is not None or not doc.cut_by_comma(path):
         return None
     keys = list(node)
     before = keys[keys.index(key) - 1] if keys.index(key) > 0 else None
@@ -148,9 +151,9 @@ def _dialect_name(known: frozenset[str]) -> str:
     return "draft-07" if known is KNOWN_DRAFT_07 else "2020-12"
 
 
-def invalid_value_hint(schema: Any, path: JsonPath, value: Any) -> str | None:
-    """A hint for a keyword whose value the meta-schema refuses (`path` is inside `schema`):
-    a value lost to a flow-map comma, or a form of an older draft."""
+def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath, value: Any) -> str | None:
+    """A hint for a keyword whose value the meta-schema refuses (`path` is inside `schema`, which
+    is at `at` in `doc`): a value lost to a flow-map comma, or a form of an older draft."""
     if not path or not isinstance(path[-1], str):
         return None
     parent = schema
@@ -163,7 +166,7 @@ def invalid_value_hint(schema: Any, path: JsonPath, value: Any) -> str | None:
     if not isinstance(parent, dict):
         return None
     if value is None:
-        return comma_hint(parent, key)
+        return comma_hint(doc, (*at, *path), parent)
     if key == "required" and isinstance(value, bool):
         return "`required: true` on a property is draft-03: list the name in its object's `required`"
     if key in {"exclusiveMinimum", "exclusiveMaximum"} and isinstance(value, bool):
@@ -172,10 +175,12 @@ def invalid_value_hint(schema: Any, path: JsonPath, value: Any) -> str | None:
     return None
 
 
-def _unknown_hint(node: dict[str, Any], key: str, value: Any, known: frozenset[str]) -> str:
-    if value is None:
-        lost = "it has no value; if it belongs to the text before it, quote that text"
-        return comma_hint(node, key) or lost
+def _unknown_hint(
+    doc: Document, path: JsonPath, node: dict[str, Any], value: Any, known: frozenset[str]
+) -> str:
+    key = str(path[-1])
+    if value is None and (comma := comma_hint(doc, path, node)):
+        return comma
     other = KNOWN_2020_12 if known is KNOWN_DRAFT_07 else KNOWN_DRAFT_07
     if key in other and key not in known:
         this, that = _dialect_name(known), _dialect_name(other)
@@ -238,23 +243,23 @@ def lint_schema(
                     found.patterns.append(value)
                 elif key == "type":
                     _check_type(doc, (*where, key), value, found)
-                elif value is None and key in _NULL_ALLOWED and (hint := comma_hint(node, key)):
-                    if doc.holds_nothing((*where, key)):  # `{description: a, default}`, not `default: null`
-                        found.diagnostics.append(
-                            warning(
-                                "missing-value",
-                                f"{key!r} in {_describe(where)} has no value, so it is null",
-                                doc.key_loc((*where, key)),
-                                hint,
-                            )
+                elif value is None and key in _NULL_ALLOWED and doc.holds_nothing((*where, key)):
+                    # `{description: a, default}`, not `default: null`
+                    found.diagnostics.append(
+                        warning(
+                            "missing-value",
+                            f"{key!r} in {_describe(where)} has no value, so it is null",
+                            doc.key_loc((*where, key)),
+                            comma_hint(doc, (*where, key), node) or f"write `{key}: VALUE`, or leave it out",
                         )
+                    )
             elif not (key.startswith("x-") or key in vendor):
                 found.diagnostics.append(
                     warning(
                         "unknown-keyword",
                         f"unknown {_dialect_name(known)} keyword {key!r} in {_describe(where)}",
                         doc.key_loc((*where, key)),
-                        _unknown_hint(node, key, value, known),
+                        _unknown_hint(doc, (*where, key), node, value, known),
                     )
                 )
     return found

@@ -133,16 +133,34 @@ class Document:
         return replace(location, col=location.col + 2 * sum(1 for col in moves if col <= location.col))
 
     def holds_nothing(self, path: JsonPath) -> bool:
-        """True when the value at `path` is not written at all, in a `{...}` mapping: `{a: b, c}`."""
-        node, key_node, complete = self._walk(path)
-        return (
-            complete
-            and key_node is not None
-            and isinstance(node, yaml.ScalarNode)
-            and node.value == ""
-            and node.start_mark.index == node.end_mark.index
-            and key_node.end_mark.index == node.start_mark.index
-        )
+        """True when the key at `path` is written without a value (no `:`) in a `{...}` mapping:
+        `{a: b, c}`, `{a: b, c }`. Spaces, line breaks and comments may follow it."""
+        return self._bare_key(path)[0]
+
+    def cut_by_comma(self, path: JsonPath) -> bool:
+        """True when the key at `path` is written without a value in a `{...}` mapping right after
+        an entry whose value is unquoted text: `{description: a, b}`, where the comma ended the
+        text and made `b` a key (quotes would have kept the comma in the text)."""
+        bare, before = self._bare_key(path)
+        return bare and isinstance(before, yaml.ScalarNode) and not before.style  # '' from libyaml: plain
+
+    def _bare_key(self, path: JsonPath) -> tuple[bool, yaml.Node | None]:
+        """Whether the key at `path` is written without a value in a `{...}` mapping, and the
+        value node of the entry before it (None for the first entry)."""
+        parent, _, complete = self._walk(path[:-1])
+        key = path[-1] if path else None
+        flow = complete and isinstance(parent, yaml.MappingNode) and parent.flow_style
+        if not (flow and isinstance(parent, yaml.MappingNode) and isinstance(key, str)):
+            return False, None
+        at = next((i for i, (k, _) in enumerate(parent.value) if _is_key(k, key)), None)
+        if at is None:
+            return False, None
+        key_node, node = parent.value[at]
+        if not (isinstance(node, yaml.ScalarNode) and node.value == "" and not node.style):
+            return False, None
+        if _FLOW_ENTRY_END.match(self.text, key_node.end_mark.index) is None:
+            return False, None  # `c: ` has a value, written empty
+        return True, parent.value[at - 1][1] if at else None
 
     def key_loc(self, path: JsonPath) -> Location:
         """Where the mapping key holding `path` starts (falls back to the value)."""
@@ -154,6 +172,10 @@ class Document:
             if node is not None
             else Location(self.file, 1, 1)
         )
+
+
+# What may follow a key written without a value in a `{...}` mapping: the end of the entry.
+_FLOW_ENTRY_END = re.compile(r"(?:\s|#[^\n]*)*[,}]")
 
 
 def _is_key(node: yaml.Node, name: str) -> bool:

@@ -93,9 +93,11 @@ def _did_you_mean(key: str, allowed: list[str]) -> str:
     return f"allowed keys: {', '.join(allowed)}"
 
 
-def _unknown_key_hint(path: JsonPath, node: dict[str, Any], key: str, allowed: list[str]) -> str | None:
+def _unknown_key_hint(
+    doc: Document, path: JsonPath, node: dict[str, Any], key: str, allowed: list[str]
+) -> str | None:
     """A flow-map comma that cut a text, a close key, or a schema keyword outside its schema."""
-    comma = comma_hint(node, key)
+    comma = comma_hint(doc, (*path, key), node)
     if comma is not None:
         return comma
     hint = _did_you_mean(key, allowed)
@@ -132,7 +134,7 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
                     "unknown-key",
                     f"unknown key {key!r} in {where}",
                     doc.key_loc((*path, key)),
-                    _unknown_key_hint(path, err.instance, key, allowed),
+                    _unknown_key_hint(doc, path, err.instance, key, allowed),
                 )
     elif kind == "required":
         missing = re.findall(r"'([^']*)' is a required property", err.message)
@@ -249,7 +251,7 @@ def _meta_errors(
             "invalid-schema",
             f"{describe_path(where)} is not a valid {dialect} schema: {err.message}",
             doc.loc(where),
-            invalid_value_hint(schema, tuple(err.absolute_path), err.instance),
+            invalid_value_hint(doc, path, schema, tuple(err.absolute_path), err.instance),
         )
 
 

@@ -361,3 +361,62 @@ def test_commas_and_schema_keywords_outside_schemas(tmp_path: Path) -> None:
         ),
         ("unknown-key", 9, "'required' is a schema keyword: indent it under `inputSchema` (or `outputSchema`)"),  # noqa: E501
     ]
+
+
+COMMA = "a comma ends a value inside {...}"
+# (where the toolset text goes, the text): every place a hint reads a key written without a value.
+_FLOW_CUTS = {
+    "space before the brace": ("prop", "{type: string, description: a b, default }", "a b, default"),
+    "spaces around": ("prop", "{type: string, description: a b ,   default   }", "a b, default"),
+    "a comment, a line break": ("prop", "{type: string, description: a b, default # c\n }", "a b, default"),
+    "const last": ("prop", "{description: One value, const }", "One value, const"),
+    "an unknown keyword": ("prop", "{type: string, description: Reads it, then writes }", "Reads it, then writes"),  # noqa: E501
+    "a refused value": ("prop", "{type: string, description: Short, minLength }", "Short, minLength"),
+    "a tool key": ("tool", "{name: a, description: Reads it, then writes , inputSchema: {type: object}}",
+                   "Reads it, then writes"),
+    "a server key": ("server", "{name: s, description: Tools, and more }", "Tools, and more"),
+}  # fmt: skip
+_NO_CUTS = {
+    "block default": ("prop", "\n  type: string\n  description: a b\n  default:\n"),
+    "block unknown key": ("prop", "\n  type: string\n  description: a b\n  writes:\n"),
+    "block refused value": ("prop", "\n  type: string\n  description: a b\n  minLength:\n"),
+    "block tool key": ("tool", "\n  name: a\n  description: It\n  writes:\n  inputSchema: {type: object}\n"),
+    "block server key": ("server", "\n  name: s\n  description: Tools\n  more:\n"),
+    "quoted text": ("prop", '{type: string, description: "a b", writes}'),
+    "a colon": ("prop", "{type: string, description: a b, minLength: }"),
+    "first key": ("prop", "{writes, type: string, description: a b}"),
+}  # fmt: skip
+
+
+def _placed(where: str, text: str) -> str:
+    """A toolset with `text` as a property's schema, a tool entry or the server block."""
+    indented = text.replace("\n", "\n" + " " * 8)
+    prop = indented if where == "prop" else "{type: string}"
+    tool = indented.replace(" " * 8, " " * 4) if where == "tool" else None
+    server = text if where == "server" else "{name: s}"
+    entry = (
+        f"  - {tool}\n" if tool is not None and not tool.startswith("\n")
+        else f"  -{tool}\n" if tool is not None
+        else f"  - name: a\n    inputSchema:\n      type: object\n      properties:\n        p: {prop}\n"
+    )  # fmt: skip
+    return f"mcpstub: 1\nserver: {server}\ntools:\n{entry}"
+
+
+@pytest.mark.parametrize("case", list(_FLOW_CUTS))
+def test_the_comma_hint_is_given_where_a_flow_mapping_comma_cut_a_text(tmp_path: Path, case: str) -> None:
+    where, text, meant = _FLOW_CUTS[case]
+    path = tmp_path / "tools.yaml"
+    path.write_text(_placed(where, text), "utf-8")
+    hints = [d.hint or "" for d in check_toolset(path, "tools.yaml").diagnostics]
+    assert any(COMMA in h and f'"{meant}"' in h for h in hints), (path.read_text("utf-8"), hints)
+
+
+@pytest.mark.parametrize("case", list(_NO_CUTS))
+def test_no_comma_hint_where_no_comma_cut_anything(tmp_path: Path, case: str) -> None:
+    where, text = _NO_CUTS[case]
+    path = tmp_path / "tools.yaml"
+    path.write_text(_placed(where, text), "utf-8")
+    checked = check_toolset(path, "tools.yaml")
+    assert checked.diagnostics or case == "block default"  # each (but a block `default:`) is reported
+    hints = [d.hint or "" for d in checked.diagnostics]
+    assert not any("comma" in h for h in hints), (path.read_text("utf-8"), hints)
