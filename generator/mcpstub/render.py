@@ -33,7 +33,7 @@ from mcpstub.layout import (
     SURFACE_FILE,
     WRITING_MARKER,
 )
-from mcpstub.memo import Piece, ToolMemo, tool_key
+from mcpstub.memo import Piece, TextCache, ToolMemo, tool_key
 from mcpstub.resources import resource_dir
 from mcpstub.shapes import is_object_root, legacy_output_schema
 from mcpstub.surface import (
@@ -165,8 +165,7 @@ def to_literal(
 # Keys whose value maps names to schemas: bundling copies the same definitions into every tool
 # that uses them, so each one's text is made once per place and reused (`_definitions_literal`).
 _DEFINITIONS = frozenset(("$defs", "definitions"))
-_LAID_OUT: dict[tuple[bytes, int, int], str] = {}
-_LAID_OUT_MAX = 20_000  # texts kept before the oldest half is dropped
+_LAID_OUT = TextCache()  # by (a definition as marshal writes it, indent, columns used)
 
 
 def _definitions_literal(
@@ -194,10 +193,7 @@ def _definitions_literal(
         if text is None:
             text = to_literal(item, indent=indent + 4, used=item_used, _cache=cache, _parts=parts)
             if memo_key is not None:
-                if len(_LAID_OUT) >= _LAID_OUT_MAX:
-                    for old in list(_LAID_OUT)[: _LAID_OUT_MAX // 2]:
-                        del _LAID_OUT[old]
-                _LAID_OUT[memo_key] = text
+                _LAID_OUT.put(memo_key, text)
         if parts is not None and "\n" in text:
             parts.append(text)
         lines.append(f"{inner}{key_text}{text},\n")
@@ -639,7 +635,7 @@ def _chunks(text: str, parts: tuple[str, ...]) -> tuple[str, ...]:
 
 # Definitions' literals known to compile in this process (a definition copied into many tools is
 # compiled once, not once per tool).
-_COMPILED_PARTS: set[str] = set()
+_COMPILED_PARTS = TextCache()
 
 
 def _compile_assignments(view: _ToolView, memo: ToolMemo) -> None:
@@ -651,11 +647,9 @@ def _compile_assignments(view: _ToolView, memo: ToolMemo) -> None:
     """
     text = view.assignments
     for part in sorted(set(view.literal_parts), key=len, reverse=True):
-        if part not in _COMPILED_PARTS:
+        if _COMPILED_PARTS.get((part,)) is None:
             compile_check("tools.py", f"_ = {part}\n")
-            if len(_COMPILED_PARTS) >= _LAID_OUT_MAX:
-                _COMPILED_PARTS.clear()
-            _COMPILED_PARTS.add(part)
+            _COMPILED_PARTS.put((part,), "")
         text = text.replace(part, "{}")
     memo.compile_check("tools.py", text)
 

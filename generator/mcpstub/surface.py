@@ -21,6 +21,7 @@ import rfc8785
 
 from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import SURFACE_FORMAT, SURFACE_MARKER_KEY
+from mcpstub.memo import TextCache
 from mcpstub.shapes import is_object_root, legacy_output_schema
 
 # Protocol generations a generated server speaks, newest first.
@@ -117,8 +118,7 @@ def tool_digest(wire: dict[str, JSON]) -> str:
 # one; a text in which the placeholders do not each appear exactly once is made whole instead.
 _SECRET = secrets.token_hex(16)
 _PLACEHOLDER = re.compile(r'"\\u0000' + _SECRET + r':([0-9]+)"')
-_DEFINITION_TEXTS: dict[tuple[str, bytes], str | None] = {}
-_TEXTS_MAX = 20_000  # texts kept before the oldest half is dropped
+_DEFINITION_TEXTS = TextCache()  # by (kind of text, the definition as marshal writes it)
 # Where a definition's value sits in a wire object: tool > schema > `$defs` > name.
 _DEFINITION_DEPTH = 3
 
@@ -153,12 +153,11 @@ def _definition_text(kind: str, item: JSON, make: Any) -> str | None:
         key = (kind, marshal.dumps(item, 2))  # equal bytes: equal value, types and order kept
     except ValueError:
         return make(item)  # type: ignore[no-any-return]
-    if key not in _DEFINITION_TEXTS:
-        if len(_DEFINITION_TEXTS) >= _TEXTS_MAX:
-            for old in list(_DEFINITION_TEXTS)[: _TEXTS_MAX // 2]:
-                del _DEFINITION_TEXTS[old]
-        _DEFINITION_TEXTS[key] = make(item)
-    return _DEFINITION_TEXTS[key]
+    known = _DEFINITION_TEXTS.get(key)
+    if known is not None:
+        return known
+    text = make(item)
+    return text if text is None else _DEFINITION_TEXTS.put(key, text)
 
 
 def _put_back(text: str, parts: list[str | None]) -> tuple[str, ...] | None:

@@ -423,3 +423,16 @@ def test_a_tool_taken_from_the_memo_is_not_hashed_again(
     again = generate(path, "tools.json", cache_dir=cache)
     assert sorted(hashed) == [doc["tools"][3]["name"]] * 2
     assert again.ours == generate(path, "tools.json").ours
+
+
+def test_texts_kept_in_this_process_stay_within_their_bound() -> None:
+    # A long --watch session sees definition after definition: what is kept stays bounded, and
+    # what is found is what was put.
+    texts = memo_module.TextCache(limit=1_000)
+    for i in range(500):
+        key = ("kind", f"definition {i}".encode())
+        assert texts.put(key, "x" * (i % 50)) == "x" * (i % 50)
+        assert texts.get(key) == "x" * (i % 50)
+        kept = sum(len(t) + len(k[1]) + len(k[0]) for k, t in texts._texts.items())
+        assert kept == texts._size <= 1_000
+    assert texts.get(("kind", b"never put")) is None

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from mcpstub import render
 from mcpstub.format import GeneratedCodeError, format_files, format_package
 from mcpstub.ir import Tool, Toolset, make_tool_names
+from mcpstub.memo import TextCache
 from mcpstub.render import (
     HEADER_PREFIX,
     RenderError,
@@ -302,8 +303,8 @@ def _sharing_toolset() -> Toolset:
     return make_toolset(make_tool("one", schema), make_tool("two", json.loads(json.dumps(schema))))
 
 
-class _Broken(dict[Any, str]):
-    def get(self, key: Any, default: Any = None) -> str:
+class _Broken(TextCache):
+    def get(self, key: tuple[object, ...]) -> str:
         return "{\n    1 +\n}"
 
 
@@ -312,12 +313,12 @@ def test_a_definition_text_that_does_not_compile_is_caught_even_when_shared(
 ) -> None:
     # Definitions' texts are compiled once each and stand as `{}` in the rest: a broken one must
     # still fail the run, naming tools.py, not slip through in its stand-in's place.
-    monkeypatch.setattr(render, "_COMPILED_PARTS", set())
+    monkeypatch.setattr(render, "_COMPILED_PARTS", TextCache())
     toolset = _sharing_toolset()
     good = render_package(toolset, MODELS).ours["tools.py"]
     assert good.count('"field_7": {"type": "string"}') == 2
     monkeypatch.setattr(render, "_LAID_OUT", _Broken())
-    monkeypatch.setattr(render, "_COMPILED_PARTS", set())
+    monkeypatch.setattr(render, "_COMPILED_PARTS", TextCache())
     with pytest.raises(GeneratedCodeError) as caught:
         render_package(toolset, MODELS)
     assert caught.value.path == "tools.py" and "1 +" in caught.value.text
