@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import keyword
+import marshal
 import re
 import unicodedata
 import warnings
@@ -452,10 +453,40 @@ def _permissive(schema: JSON) -> JSON:
 def _uses_unsupported(node: JSON) -> bool:
     """True when a schema uses a keyword that would be misread."""
     if isinstance(node, dict):
-        return not _UNSUPPORTED_KEYS.isdisjoint(node) or any(_uses_unsupported(v) for v in node.values())
+        if not _UNSUPPORTED_KEYS.isdisjoint(node):
+            return True
+        return any(
+            not _UNSUPPORTED_KEYS.isdisjoint(value) or any(map(_definition_uses_unsupported, value.values()))
+            if key in _DEFS_KEYS and isinstance(value, dict)
+            else _uses_unsupported(value)
+            for key, value in node.items()
+        )
     if isinstance(node, list):
         return any(_uses_unsupported(v) for v in node)
     return False
+
+
+# Bundling copies a shared definition into every tool schema that uses it: what is read from a
+# definition alone is found once per distinct definition (by its content, as marshal writes it:
+# types and order kept) instead of once per copy.
+_BY_DEFINITION: dict[tuple[str, bytes], Any] = {}
+_BY_DEFINITION_MAX = 50_000  # entries kept before all are dropped
+
+
+def _by_definition(what: str, node: JSON, make: Callable[[JSON], Any]) -> Any:
+    try:
+        key = (what, marshal.dumps(node, 2))
+    except ValueError:  # not plain data
+        return make(node)
+    if key not in _BY_DEFINITION:
+        if len(_BY_DEFINITION) >= _BY_DEFINITION_MAX:
+            _BY_DEFINITION.clear()
+        _BY_DEFINITION[key] = make(node)
+    return _BY_DEFINITION[key]
+
+
+def _definition_uses_unsupported(node: JSON) -> bool:
+    return bool(_by_definition("unsupported", node, _uses_unsupported))
 
 
 def _hoist(
@@ -567,8 +598,33 @@ def _ref_targets(node: JSON) -> Iterator[str]:
         if target.endswith(("/properties", "/$defs", "/definitions")):
             raise _Unsupported(f"$ref target #{target} is not a schema")
         yield target
-    for _, sub in _children(node):
-        yield from _ref_targets(sub)
+    for suffix, sub in _children(node):
+        if isinstance(sub, dict) and suffix.startswith(_DEFINITION_PREFIXES) and suffix.count("/") == 2:
+            yield from _definition_targets(sub)
+        else:
+            yield from _ref_targets(sub)
+
+
+_DEFINITION_PREFIXES = tuple(f"/{key}/" for key in _DEFS_KEYS)
+
+
+def _definition_targets(node: JSON) -> Iterator[str]:
+    """`_ref_targets` of a definition (refs are absolute: the same wherever the copy sits): the
+    same pointers, then the same refusal at the same point."""
+    found, refused = _by_definition("targets", node, _targets_and_refusal)
+    yield from found
+    if refused is not None:
+        raise _Unsupported(refused)
+
+
+def _targets_and_refusal(node: JSON) -> tuple[tuple[str, ...], str | None]:
+    found: list[str] = []
+    try:
+        for target in _ref_targets(node):
+            found.append(target)
+    except _Unsupported as exc:
+        return tuple(found), str(exc)
+    return tuple(found), None
 
 
 def _rewrite(

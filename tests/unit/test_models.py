@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from mcpstub import models as models_module
 from mcpstub.diagnostics import Location, Severity
 from mcpstub.ir import Tool, Toolset, make_tool_names
 from mcpstub.models import ModelsResult, _check_binding, render_models
@@ -850,3 +851,66 @@ def test_type_names_inside_strings_are_text_not_types() -> None:
     assert module.TInput.model_fields["a"].description == "Union[int, str] or Optional[int] # Union[q, r]"
     for value in ("Union[a, b]", "Optional[x]"):
         assert round_trip(module.TInput, {"a": value, "j": [None]}) == {"a": value, "j": [None]}
+
+
+_REFS = st.sampled_from(
+    ["#/$defs/A", "#/$defs/B", "#/definitions/A", "#/$defs", "#/properties", "#/$defs/A/properties/x"]
+)
+_NODE = st.recursive(
+    st.fixed_dictionaries(
+        {}, optional={"type": st.just("object"), "$ref": _REFS, "$dynamicRef": st.just("#x")}
+    ),
+    lambda inner: st.fixed_dictionaries(
+        {},
+        optional={
+            "properties": st.dictionaries(st.sampled_from(["x", "a/b", "~"]), inner, max_size=2),
+            "items": inner,
+            "anyOf": st.lists(inner, max_size=2),
+            "$defs": st.dictionaries(st.sampled_from(["A", "B", "$dynamicRef", "a/b"]), inner, max_size=2),
+            "definitions": st.dictionaries(st.sampled_from(["A", "C"]), inner, max_size=2),
+        },
+    ),
+    max_leaves=12,
+)
+
+
+def _plain_targets(node: Any) -> Any:
+    """Every `$ref` target, walking every copy (the rule spelled out directly)."""
+    if not isinstance(node, dict):
+        return
+    if "$ref" in node:
+        target = models_module._pointer(node["$ref"])
+        if target.endswith(("/properties", "/$defs", "/definitions")):
+            raise models_module._Unsupported(f"$ref target #{target} is not a schema")
+        yield target
+    for _, sub in models_module._children(node):
+        yield from _plain_targets(sub)
+
+
+def _plain_unsupported(node: Any) -> bool:
+    if isinstance(node, dict):
+        keys = models_module._UNSUPPORTED_KEYS
+        return not keys.isdisjoint(node) or any(_plain_unsupported(v) for v in node.values())
+    return isinstance(node, list) and any(_plain_unsupported(v) for v in node)
+
+
+def _read(schema: Any, targets: Any, unsupported: Any) -> tuple[list[str], str | None, bool]:
+    found: list[str] = []
+    try:
+        for target in targets(schema):
+            found.append(target)
+        refused = None
+    except models_module._Unsupported as exc:
+        refused = str(exc)
+    return found, refused, unsupported(schema)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(schemas=st.lists(_NODE, min_size=1, max_size=4))
+def test_what_is_read_from_definitions_once_is_what_each_copy_gives(schemas: list[Any]) -> None:
+    # Definitions are read once per distinct content: the targets (in order), the refusal at the
+    # same point and the unsupported keywords must be those a walk of every copy finds.
+    expected = [_read(schema, _plain_targets, _plain_unsupported) for schema in schemas]
+    for _ in range(2):  # the second time, from what was kept
+        got = [_read(s, models_module._ref_targets, models_module._uses_unsupported) for s in schemas]
+        assert got == expected
