@@ -267,6 +267,27 @@ def _imported_names(folder: Path) -> Path:
     return _written(json.dumps(imported_names_toolset(sorted(IMPORTED))))(folder)
 
 
+def _package_names(folder: Path) -> Path:
+    """Tools, and properties holding objects, named like what the generated modules import or
+    define (a handler named `annotations` beside `from __future__ import annotations`)."""
+    names = [
+        "annotations", "ToolContext", "TYPE_CHECKING", "types", "base64", "importlib", "os", "Any",
+        "models", "results", "server", "tools", "ToolError", "OutputT", "ToolSpec", "typing",
+        "warnings", "json", "Self", "ClassVar", "Generic", "TypeVar", "_clean", "Mapping", "Callable",
+        "Awaitable", "MISSING", "logging", "anyio", "Optional", "TypeAliasType",
+    ]  # fmt: skip
+    obj = {"type": "object", "properties": {"x": {"type": "string"}}}
+    tools = [
+        {
+            "name": name,
+            "inputSchema": {"type": "object", "properties": {name: obj}},
+            "outputSchema": {"type": "object", "properties": {name: {"type": "string"}, "o": obj}},
+        }
+        for name in names
+    ]
+    return _written(json.dumps({"mcpstub": 1, "server": {"name": "names"}, "tools": tools}))(folder)
+
+
 CASES: dict[str, Callable[[Path], Path]] = {
     "weather": lambda _: ROOT / "examples" / "weather" / "tools.yaml",
     "full": lambda _: ROOT / "schemas" / "examples" / "full.yaml",
@@ -277,6 +298,7 @@ CASES: dict[str, Callable[[Path], Path]] = {
     "wide-enums": _wide_enums,
     "recursion": _recursion,
     "imported-names": _imported_names,
+    "package-names": _package_names,
 }
 
 
