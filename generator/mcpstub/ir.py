@@ -16,8 +16,11 @@ from typing import Any, Literal
 JSON = Any
 Dialect = Literal["2020-12", "draft-07"]
 
-# Names a handler module or function must not take: they would shadow what the package imports.
-_RESERVED_IDENTIFIERS = frozenset({"handlers", "models", "results", "tools", "server", "testing"})
+# Names a handler module or function must not take: they would shadow what the package imports
+# or exports (a tool named `create_server` has the handler `create_server_`).
+_RESERVED_IDENTIFIERS = frozenset(
+    {"handlers", "models", "results", "tools", "server", "testing", "create_server", "create_app"}
+)
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")
 
 

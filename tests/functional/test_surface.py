@@ -207,3 +207,15 @@ def test_server_info_a_client_receives_is_what_surface_json_records(
         listing = read_live(server=pkg.create_server(), mode=mode)
     assert listing.server_info == snapshot["serverInfo"]
     assert listing.instructions == snapshot.get("instructions")
+
+
+def test_tools_named_like_what_the_package_imports_or_exports_are_all_served(tmp_path: Path) -> None:
+    from tests.unit.test_black_stable import CASES  # noqa: PLC0415
+
+    text = CASES["package-names"](tmp_path).read_text("utf-8")
+    names = [tool["name"] for tool in json.loads(text)["tools"]]
+    write_package(tmp_path, "fx_surface_names", text)
+    with imported(tmp_path, "fx_surface_names") as pkg:
+        listing = read_live(server=pkg.create_server(), mode="2026-07-28")
+        assert sorted(pkg.TOOLS) == sorted(names)
+    assert sorted(t["name"] for t in listing.tools) == sorted(names)

@@ -274,7 +274,8 @@ def _package_names(folder: Path) -> Path:
         "annotations", "ToolContext", "TYPE_CHECKING", "types", "base64", "importlib", "os", "Any",
         "models", "results", "server", "tools", "ToolError", "OutputT", "ToolSpec", "typing",
         "warnings", "json", "Self", "ClassVar", "Generic", "TypeVar", "_clean", "Mapping", "Callable",
-        "Awaitable", "MISSING", "logging", "anyio", "Optional", "TypeAliasType",
+        "Awaitable", "MISSING", "logging", "anyio", "Optional", "TypeAliasType", "create_server",
+        "create_app", "app", "testing",
     ]  # fmt: skip
     obj = {"type": "object", "properties": {"x": {"type": "string"}}}
     tools = [
