@@ -181,8 +181,8 @@ class Bundler:
                 new_ref = self._rewrite(state, doc, base, ref_path, ref, queue)
                 if new_ref is not None and new_ref != ref:
                     _set(node, ref_path, new_ref)
-        if state.added:
-            result.setdefault(defs_key, {}).update(state.added)
+        if state.added and isinstance(result.setdefault(defs_key, {}), dict):
+            result[defs_key].update(state.added)  # (not an object: the meta-schema check says so)
         return result, frozenset(state.shared)
 
     def _rewrite(

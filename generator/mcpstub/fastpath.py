@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -48,7 +49,7 @@ def source_hash(paths: list[Path], policy: str = "") -> str:
         digest.update(f"policy\n{len(policy)}\n{policy}".encode())
     for path in paths:
         data = path.read_bytes()
-        digest.update(f"{path.name}\n{len(data)}\n".encode())
+        digest.update(os.fsencode(path.name) + f"\n{len(data)}\n".encode())
         digest.update(data)
     return digest.hexdigest()[:32]
 

@@ -50,7 +50,9 @@ _SCHEMA_KEYS = ("inputSchema", "outputSchema")
 # Names the package's `__init__` exports beside the per-tool result classes.
 _PUBLIC_NAMES = frozenset({"create_server", "create_app", "TOOLS", "ToolError", "ToolContext", "ToolSpec"})
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-_UNSAFE_IN_COMMENT = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\x85]")
+# Characters a header comment cannot hold: control characters, line breaks and, from a file name
+# that is not UTF-8, lone surrogates (which no file can be written with).
+_UNSAFE_IN_COMMENT = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\x85\ud800-\udfff]")
 
 
 class RenderError(Exception):
@@ -125,13 +127,15 @@ def to_literal(
     tail: int = 1,
     _cache: dict[int, str | None] | None = None,
     _parts: list[str] | None = None,
+    _definitions: bool = False,
 ) -> str:
     """A Python expression that evaluates to the JSON value (dicts keep their key order).
 
     The text is what black would write. With `indent`, a container too wide for its line is laid
     out one item per line with a trailing comma (which also keeps black from joining it again);
     `used` is how many columns the line holds before the literal and `tail` how many after it.
-    `_parts` collects the multi-line texts of definitions (`_definitions_literal`) in the result.
+    `_parts` collects the multi-line texts of definitions (`_definition_literal`) in the result;
+    `_definitions` says `value` maps names to definitions.
     """
     if indent is None or not value or not isinstance(value, dict | list | tuple):
         return _flat_literal(value)
@@ -148,10 +152,18 @@ def to_literal(
         for key, item in value.items():
             key_text = _key_literal(key)
             used = len(inner) + text_width(key_text)
-            if key in _DEFINITIONS and isinstance(item, dict):
-                text = _definitions_literal(item, indent + 4, used, cache, _parts)
+            if _definitions:
+                text = _definition_literal(item, indent + 4, used, cache, _parts)
             else:
-                text = to_literal(item, indent=indent + 4, used=used, _cache=cache, _parts=_parts)
+                holds_definitions = key in _DEFINITIONS and isinstance(item, dict)
+                text = to_literal(
+                    item,
+                    indent=indent + 4,
+                    used=used,
+                    _cache=cache,
+                    _parts=_parts,
+                    _definitions=holds_definitions,
+                )
             lines.append(f"{inner}{key_text}{text},\n")
         opening, closing = "{", "}"
     else:
@@ -163,41 +175,30 @@ def to_literal(
 
 
 # Keys whose value maps names to schemas: bundling copies the same definitions into every tool
-# that uses them, so each one's text is made once per place and reused (`_definitions_literal`).
+# that uses them, so each one's text is made once per place and reused (`_definition_literal`).
 _DEFINITIONS = frozenset(("$defs", "definitions"))
 _LAID_OUT = TextCache()  # by (a definition as marshal writes it, indent, columns used)
 
 
-def _definitions_literal(
-    defs: dict[str, JSON], indent: int, used: int, cache: dict[int, str | None], parts: list[str] | None
+def _definition_literal(
+    item: JSON, indent: int, used: int, cache: dict[int, str | None], parts: list[str] | None
 ) -> str:
-    """`to_literal(defs, ...)` with the text of each definition reused from an equal one before."""
-    room = LINE_LENGTH - used - 1
-    flat = _flat_within(defs, cache)
-    if flat is not None and text_width(flat) <= room:
-        return flat
-    inner = " " * (indent + 4)
-    lines = []
-    for key, item in defs.items():
-        key_text = _key_literal(key)
-        item_used = len(inner) + text_width(key_text)
-        text = None
-        try:
-            # marshal keeps types and order apart (1, 1.0 and True; key order): equal bytes,
-            # equal value, equal text.
-            memo_key = (marshal.dumps(item, 2), indent + 4, item_used)
-        except ValueError:  # not plain data: laid out as it comes
-            memo_key = None
-        if memo_key is not None:
-            text = _LAID_OUT.get(memo_key)
-        if text is None:
-            text = to_literal(item, indent=indent + 4, used=item_used, _cache=cache, _parts=parts)
-            if memo_key is not None:
-                _LAID_OUT.put(memo_key, text)
-        if parts is not None and "\n" in text:
-            parts.append(text)
-        lines.append(f"{inner}{key_text}{text},\n")
-    return "{\n" + "".join(lines) + " " * indent + "}"
+    """`to_literal(item, ...)` for a definition: the text of an equal one laid out at the same
+    place before, if any; a text spanning lines is added to `parts`."""
+    try:
+        # marshal keeps types and order apart (1, 1.0 and True; key order): equal bytes, equal
+        # value, equal text.
+        key: tuple[object, ...] | None = (marshal.dumps(item, 2), indent, used)
+    except ValueError:  # not plain data: laid out as it comes
+        key = None
+    text = _LAID_OUT.get(key) if key is not None else None
+    if text is None:
+        text = to_literal(item, indent=indent, used=used, _cache=cache, _parts=parts)
+        if key is not None:
+            _LAID_OUT.put(key, text)
+    if parts is not None and "\n" in text:
+        parts.append(text)
+    return text
 
 
 _ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -228,12 +229,7 @@ def char_escape(char: str) -> str:
     return f"\\{'x' if width == 2 else 'u' if width == 4 else 'U'}{code:0{width}x}"
 
 
-def _flat_literal(value: JSON, cache: dict[int, str] | None = None) -> str:
-    if cache is not None and isinstance(value, dict | list | tuple):
-        hit = cache.get(id(value))
-        if hit is None:
-            hit = cache[id(value)] = _flat_container(value, cache)
-        return hit
+def _flat_literal(value: JSON) -> str:
     if value is None:
         return "None"
     if value is True:
@@ -248,22 +244,13 @@ def _flat_literal(value: JSON, cache: dict[int, str] | None = None) -> str:
         if not math.isfinite(value):
             raise RenderError(f"{value!r} is not a JSON number")
         return repr(float(value)).replace("e+", "e")  # black writes 1e300, not 1e+300
-    if isinstance(value, dict | list | tuple):
-        return _flat_container(value, cache)
-    raise RenderError(f"{type(value).__name__} value {value!r} is not JSON")
-
-
-def _flat_container(
-    value: dict[str, JSON] | list[JSON] | tuple[JSON, ...], cache: dict[int, str] | None
-) -> str:
     if isinstance(value, dict):
-        items = []
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise RenderError(f"JSON object key {key!r} is not a string")
-            items.append(f"{_string_literal(key)}: {_flat_literal(item, cache)}")
-        return "{" + ", ".join(items) + "}"
-    return "[" + ", ".join(_flat_literal(item, cache) for item in value) + "]"
+        return (
+            "{" + ", ".join(f"{_key_literal(key)}{_flat_literal(item)}" for key, item in value.items()) + "}"
+        )
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_flat_literal(item) for item in value) + "]"
+    raise RenderError(f"{type(value).__name__} value {value!r} is not JSON")
 
 
 def _key_literal(key: object) -> str:
@@ -286,12 +273,11 @@ def _flat_within(value: JSON, cache: dict[int, str | None]) -> str | None:
     total = 2
     if isinstance(value, dict):
         for key, item in value.items():
-            if not isinstance(key, str):
-                raise RenderError(f"JSON object key {key!r} is not a string")
+            key_text = _key_literal(key)
             item_text = _flat_within(item, cache)
             if item_text is None:
                 break
-            parts.append(f"{_string_literal(key)}: {item_text}")
+            parts.append(key_text + item_text)
             total += len(parts[-1]) + 2
             if total > LINE_LENGTH + 2:
                 break
@@ -360,7 +346,9 @@ def header_lines(toolset: Toolset) -> str:
     the stamp file (`layout.STAMP_FILE`) records what the run was made from.
     """
     if _UNSAFE_IN_COMMENT.search(toolset.source_name):
-        raise RenderError(f"toolset source name {toolset.source_name!r} contains a control character")
+        raise RenderError(
+            f"toolset source name {toolset.source_name!r} contains a control character or is not UTF-8"
+        )
     return f"{HEADER_PREFIX} from {toolset.source_name}. DO NOT EDIT: it is rewritten on every run."
 
 
@@ -487,8 +475,11 @@ def _assignment(target: str, annotation: str, value: JSON, parts: list[str] | No
     """`target: annotation = literal` at module level, laid out as black would (`parts`: see
     `to_literal`)."""
     head = f"{target}: {annotation} = "
-    literal = to_literal(value, indent=0, used=text_width(head), tail=0, _parts=parts)
+    found: list[str] = []
+    literal = to_literal(value, indent=0, used=text_width(head), tail=0, _parts=found)
     if text_width(head + literal.split("\n", 1)[0]) <= LINE_LENGTH:
+        if parts is not None:
+            parts += found
         return head + literal
     if "\n" not in literal and text_width(head + "(") <= LINE_LENGTH:
         # A scalar too long for the line: black wraps it in parentheses, even if still too long.
@@ -625,7 +616,7 @@ def _chunks(text: str, parts: tuple[str, ...]) -> tuple[str, ...]:
     start = 0
     for part in parts:
         at = text.find(part, start)
-        if at < 0:  # inside one already cut out (a definition within a definition)
+        if at < 0:  # a definition holding one already cut out (found first): left in its chunks
             continue
         chunks += [text[start:at], part]
         start = at + len(part)

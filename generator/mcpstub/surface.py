@@ -14,7 +14,7 @@ import json
 import marshal
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import rfc8785
@@ -83,6 +83,7 @@ def _plain_canonical(value: JSON) -> str | None:
         # Without doubles, big integers and characters beyond the BMP, Python's C writer spells
         # exactly what RFC 8785 does (same escapes, same key order), many times faster.
         text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")  # a lone surrogate has no UTF-8 form: RFC 8785's writer says so
         if not _ASTRAL.search(text) and not _NOT_PLAIN_NUMBER.search(_STRING_OR_WORD.sub("", text)):
             return text
     except (TypeError, ValueError):  # not JSON, or a lone surrogate: RFC 8785's writer says why
@@ -99,15 +100,9 @@ def _rfc8785(value: JSON) -> bytes:
 
 def tool_digest(wire: dict[str, JSON]) -> str:
     """SHA-256 (hex) of a tool's canonical wire object."""
-    apart = _definitions_apart(wire)
-    if apart is not None:  # each definition's text made once, however many tools copy it
-        skeleton, definitions = apart
-        text = _plain_canonical(skeleton)
-        if text is not None:
-            parts = [_definition_text("canonical", item, _plain_canonical) for item in definitions]
-            chunks = _put_back(text, parts)
-            if chunks is not None:
-                return hashlib.sha256("".join(chunks).encode("utf-8")).hexdigest()
+    chunks = _by_definition(wire, "canonical", _plain_canonical, _plain_canonical)
+    if chunks is not None:
+        return hashlib.sha256("".join(chunks).encode("utf-8")).hexdigest()
     return hashlib.sha256(canonical_json(wire)).hexdigest()
 
 
@@ -121,6 +116,24 @@ _PLACEHOLDER = re.compile(r'"\\u0000' + _SECRET + r':([0-9]+)"')
 _DEFINITION_TEXTS = TextCache()  # by (kind of text, the definition as marshal writes it)
 # Where a definition's value sits in a wire object: tool > schema > `$defs` > name.
 _DEFINITION_DEPTH = 3
+
+
+def _by_definition(
+    wire: dict[str, JSON],
+    kind: str,
+    whole: Callable[[JSON], str | None],
+    part: Callable[[JSON], str | None],
+) -> tuple[str, ...] | None:
+    """The `kind` text of `wire` in chunks, `whole` making the skeleton's text and `part` each
+    definition's (once per distinct one); None when it cannot be made so."""
+    apart = _definitions_apart(wire)
+    if apart is None:
+        return None
+    skeleton, definitions = apart
+    text = whole(skeleton)
+    if text is None:
+        return None
+    return _put_back(text, [_definition_text(kind, item, part) for item in definitions])
 
 
 def _definitions_apart(wire: dict[str, JSON]) -> tuple[dict[str, JSON], list[JSON]] | None:
@@ -148,11 +161,11 @@ def _definitions_apart(wire: dict[str, JSON]) -> tuple[dict[str, JSON], list[JSO
     return (skeleton, definitions) if definitions else None
 
 
-def _definition_text(kind: str, item: JSON, make: Any) -> str | None:
+def _definition_text(kind: str, item: JSON, make: Callable[[JSON], str | None]) -> str | None:
     try:
         key = (kind, marshal.dumps(item, 2))  # equal bytes: equal value, types and order kept
     except ValueError:
-        return make(item)  # type: ignore[no-any-return]
+        return make(item)
     known = _DEFINITION_TEXTS.get(key)
     if known is not None:
         return known
@@ -243,23 +256,11 @@ def render_surface(toolset: Toolset) -> str:
 _PLACE = re.compile(r'^( *)"\\u0000(\d+):(\d+)"(,?)$', re.MULTILINE)
 
 
-def wire_text(wire: dict[str, JSON]) -> str:
-    """A wire tool as `surface.json` writes it, as if at the top level (two-space indent)."""
-    return "".join(wire_chunks(wire))
-
-
 def wire_chunks(wire: dict[str, JSON]) -> tuple[str, ...]:
-    """`wire_text(wire)` in consecutive chunks: a definition's text is one chunk, the very same
-    string object for every tool that copies the definition (kept once wherever it is stored)."""
-    apart = _definitions_apart(wire)
-    if apart is not None:  # each definition's text made once, however many tools copy it
-        skeleton, definitions = apart
-        text = _indented(skeleton)
-        parts = [_definition_text("indented", item, _nested) for item in definitions]
-        chunks = _put_back(text, parts)
-        if chunks is not None:
-            return chunks
-    return (_indented(wire),)
+    """A wire tool as `surface.json` writes it, as if at the top level (two-space indent), in
+    consecutive chunks: a definition's text is one chunk, the very same string object for every
+    tool that copies the definition (kept once wherever it is stored)."""
+    return _by_definition(wire, "indented", _indented, _nested) or (_indented(wire),)
 
 
 def _indented(value: JSON) -> str:

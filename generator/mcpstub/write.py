@@ -103,32 +103,29 @@ def _read(path: Path) -> str | None:
         return path.read_bytes().decode("utf-8", "replace")
 
 
-_HEAD = 4096  # bytes read to tell a generated file (its header) from a hand-written one
-_BLOCK = 1 << 20  # bytes compared at a time
+_HEAD = 4096  # characters read to tell a generated file (its header) from a hand-written one
+_BLOCK = 1 << 20  # characters compared at a time
 
 
 def _on_disk(path: Path, text: str) -> tuple[str | None, bool]:
-    """The start of the file at `path` (None if there is none) and whether it holds exactly
-    `text`, read a block at a time: a large file is never held in memory beside its new text."""
+    """The start of the file at `path` (None if there is none) and whether it holds `text`,
+    read as `_read` reads it (line endings as "\n") a block at a time: a large file is never
+    held in memory beside its new text. Something that is not a file there starts with ""."""
     try:
-        handle = path.open("rb")
+        handle = path.open(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return None, False
+    except IsADirectoryError:
+        return "", False
     with handle:
-        first = handle.read(_HEAD)
-        head = first.decode("utf-8", "replace")
-        data = None if text.isascii() else text.encode("utf-8")  # ASCII: a character is a byte
-        size = len(text) if data is None else len(data)
-        if os.fstat(handle.fileno()).st_size != size:
-            return head, False
-        at, block = 0, first
+        head = handle.read(_HEAD)
+        at, block = 0, head
         while block:
             end = at + len(block)
-            expected = text[at:end].encode("ascii") if data is None else data[at:end]
-            if block != expected:
+            if text[at:end] != block:
                 return head, False
             at, block = end, handle.read(_BLOCK)
-        return head, at == size
+        return head, at == len(text)
 
 
 def plan(
@@ -262,7 +259,7 @@ def _keep(target: Path) -> Path | bytes | None:
         return None
 
 
-def _put_back(target: Path, before: Path | bytes | None) -> None:
+def _restore(target: Path, before: Path | bytes | None) -> None:
     if before is None:
         target.unlink(missing_ok=True)
     elif isinstance(before, Path):
@@ -301,7 +298,7 @@ def apply(p: Plan) -> None:
             done.append((target, backup))
     except BaseException:
         for target, before in reversed(done):
-            _put_back(target, before)
+            _restore(target, before)
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)
         for before in previous.values():

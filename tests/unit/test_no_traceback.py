@@ -268,3 +268,35 @@ def test_the_fuzzer_writes_numbers_json_cannot(tmp_path: Path) -> None:
     path.write_text(HEAD + "tools: [{name: a, inputSchema: {type: object, minimum: 1e400}}]\n", "utf-8")
     checked = check_toolset(path, "tools.yaml")
     assert [(d.code, d.location.line) for d in checked.diagnostics] == [("not-json", 3)]
+
+
+@pytest.mark.parametrize("defs", ["[1, 2]", '"x"', "7", "null"])
+def test_a_tool_schema_whose_own_defs_is_not_an_object_is_a_located_error(tmp_path: Path, defs: str) -> None:
+    # Beside shared definitions the bundler adds to the tool's own `$defs`.
+    path = tmp_path / "tools.yaml"
+    path.write_text(
+        HEAD
+        + "$defs:\n  A: {type: string}\ntools:\n  - name: t\n    inputSchema:\n      type: object\n"
+        + f'      properties: {{a: {{$ref: "#/$defs/A"}}}}\n      $defs: {defs}\n',
+        "utf-8",
+    )
+    checked = check_toolset(path, "tools.yaml")
+    assert checked.toolset is None
+    assert [(d.code, d.location.line) for d in checked.diagnostics] == [("invalid-schema", 10)]
+
+
+def test_a_toolset_file_name_that_is_not_utf8_is_a_located_error(tmp_path: Path) -> None:
+    name = b"u\xff.yaml"
+    (tmp_path / name.decode("utf-8", "surrogateescape")).write_text(
+        HEAD + "tools:\n  - name: t\n    inputSchema: {type: object}\n", "utf-8"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpstub", "generate", name, "--out", "out/pkg"],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert b"Traceback" not in done.stderr and b"bug" not in done.stderr
+    assert b"is not UTF-8" in done.stderr
+    assert not (tmp_path / "out").exists()

@@ -7,12 +7,13 @@ import hashlib
 import json
 from typing import Any
 
+import pytest
 import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpstub import surface
-from mcpstub.surface import tool_digest, wire_text
+from mcpstub.surface import tool_digest, wire_chunks
 
 
 def whole_text(wire: dict[str, Any]) -> str:
@@ -64,7 +65,7 @@ def wires(draw: st.DrawFn) -> dict[str, Any]:
 @given(many=st.lists(wires(), min_size=1, max_size=4))
 def test_texts_made_by_definition_are_the_whole_objects_texts(many: list[dict[str, Any]]) -> None:
     for wire in [*many, *many]:  # the second time, every definition's text is a reused one
-        assert wire_text(wire) == whole_text(wire)
+        assert "".join(wire_chunks(wire)) == whole_text(wire)
         assert tool_digest(wire) == whole_digest(wire)
 
 
@@ -77,5 +78,18 @@ def test_user_text_spelling_a_placeholder_is_not_taken_for_one() -> None:
         {"name": "t", "inputSchema": {"$defs": {"A": definition, fake: {"x": fake}}}},
         {"name": "t", "description": fake, "inputSchema": {"$defs": {"A": definition}}},
     ):
-        assert wire_text(wire) == whole_text(wire)
+        assert "".join(wire_chunks(wire)) == whole_text(wire)
         assert tool_digest(wire) == whole_digest(wire)
+
+
+def test_a_lone_surrogate_has_no_digest_and_says_so() -> None:
+    # Anywhere in the object, a definition included: a SurfaceError (render reports it), not a
+    # UnicodeEncodeError from deep inside.
+    definition = {"type": "object", "properties": {"p": {"const": "\ud800"}}}
+    for wire in (
+        {"name": "a\ud800"},
+        {"name": "t", "inputSchema": {"$defs": {"A": definition}}},
+        {"name": "t", "inputSchema": {"$defs": {"\udfff": {"type": "string"}}}},
+    ):
+        with pytest.raises(surface.SurfaceError):
+            tool_digest(wire)
