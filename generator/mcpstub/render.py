@@ -269,35 +269,26 @@ def _flat_within(value: JSON, cache: dict[int, str | None]) -> str | None:
         return text if len(text) <= LINE_LENGTH else None
     if id(value) in cache:
         return cache[id(value)]
+    if isinstance(value, dict):
+        opening, closing = "{", "}"
+        pairs = ((_key_literal(key), item) for key, item in value.items())
+    else:
+        opening, closing = "[", "]"
+        pairs = (("", item) for item in value)
     parts: list[str] = []
     total = 2
-    if isinstance(value, dict):
-        for key, item in value.items():
-            key_text = _key_literal(key)
-            item_text = _flat_within(item, cache)
-            if item_text is None:
-                break
-            parts.append(key_text + item_text)
-            total += len(parts[-1]) + 2
-            if total > LINE_LENGTH + 2:
-                break
-        else:
-            flat = "{" + ", ".join(parts) + "}"
-            cache[id(value)] = flat
-            return flat
+    for key_text, item in pairs:
+        item_text = _flat_within(item, cache)
+        if item_text is None:
+            break
+        parts.append(key_text + item_text)
+        total += len(parts[-1]) + 2
+        if total > LINE_LENGTH + 2:
+            break
     else:
-        for item in value:
-            item_text = _flat_within(item, cache)
-            if item_text is None:
-                break
-            parts.append(item_text)
-            total += len(item_text) + 2
-            if total > LINE_LENGTH + 2:
-                break
-        else:
-            flat = "[" + ", ".join(parts) + "]"
-            cache[id(value)] = flat
-            return flat
+        flat = opening + ", ".join(parts) + closing
+        cache[id(value)] = flat
+        return flat
     cache[id(value)] = None
     return None
 

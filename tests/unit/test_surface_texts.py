@@ -3,34 +3,20 @@ definition's text made once: they must be exactly the texts made of the whole ob
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
 import pytest
-import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpstub import surface
 from mcpstub.surface import tool_digest, wire_chunks
+from tests.functional.test_surface import recompute as whole_digest
 
 
 def whole_text(wire: dict[str, Any]) -> str:
     return json.dumps(wire, indent=2, ensure_ascii=False, allow_nan=False)
-
-
-def whole_digest(wire: dict[str, Any]) -> str:
-    def doubles(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: doubles(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [doubles(v) for v in value]
-        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53 - 1:
-            return float(value)
-        return value
-
-    return hashlib.sha256(rfc8785.dumps(doubles(wire))).hexdigest()
 
 
 _KEYS = st.sampled_from(["type", "a", "é", "𝄞", "\x00", "$defs", "definitions", "z", "Z", "\u2028"])

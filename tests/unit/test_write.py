@@ -79,27 +79,6 @@ def test_diff_shows_stale_and_missing_files(tmp_path: Path) -> None:
     assert "--- /dev/null" in diff and "+++ b/tools.py" in diff
 
 
-def test_failure_mid_write_leaves_previous_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    out = tmp_path / "pkg"
-    first = {"a.py": ours("A = 1\n"), "b.py": ours("B = 1\n"), "c.py": ours("C = 1\n")}
-    apply(plan(out, first, {}, set()))
-    before = tree(out)
-    real_replace = os.replace
-    calls = {"n": 0}
-
-    def flaky_replace(src: str, dst: str) -> None:
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise OSError("disk full")
-        real_replace(src, dst)
-
-    monkeypatch.setattr(write.os, "replace", flaky_replace)
-    second = {"a.py": ours("A = 2\n"), "b.py": ours("B = 2\n"), "c.py": ours("C = 2\n"), "d.py": ours("D\n")}
-    with pytest.raises(OSError, match="disk full"):
-        apply(plan(out, second, {}, set()))
-    assert tree(out) == before  # no half-written tree, no temporary files left behind
-
-
 @pytest.mark.parametrize("umask", [0o022, 0o027, 0o077, 0o002])
 def test_new_files_get_the_mode_the_umask_gives(tmp_path: Path, umask: int) -> None:
     previous = os.umask(umask)
