@@ -230,11 +230,16 @@ def typed_containers(source: str) -> str:
                     spots.append((name.lineno, name.col_offset, end, _BARE[name.id]))
     if not spots:
         return source
+    return add_imports(_respelled(source, spots), "typing", ["Any"])
+
+
+def _respelled(source: str, spots: list[tuple[int, int, int, str]]) -> str:
+    """`source` with each (line, start, end, new) span replaced by `new` (ast offsets: UTF-8 bytes)."""
     lines = source.split("\n")
     for line, start, end, new in sorted(spots, reverse=True):
-        raw = lines[line - 1].encode()  # ast offsets count UTF-8 bytes
+        raw = lines[line - 1].encode()
         lines[line - 1] = (raw[:start] + new.encode() + raw[end:]).decode()
-    return add_imports("\n".join(lines), "typing", ["Any"])
+    return "\n".join(lines)
 
 
 def exact_numbers(source: str) -> str:
@@ -249,12 +254,8 @@ def exact_numbers(source: str) -> str:
                     spots.append((name.lineno, name.col_offset, end, _NUMBER_TYPES[name.id]))
     if not spots:
         return source
-    lines = source.split("\n")
-    for line, start, end, new in sorted(spots, reverse=True):
-        raw = lines[line - 1].encode()  # ast offsets count UTF-8 bytes
-        lines[line - 1] = (raw[:start] + new.encode() + raw[end:]).decode()
     used = sorted({new for *_, new in spots})
-    text = "\n".join(lines)
+    text = _respelled(source, spots)
     for helper in used:
         for module, names in _HELPER_IMPORTS[helper].items():
             text = add_imports(text, module, names)
