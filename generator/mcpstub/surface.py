@@ -248,7 +248,7 @@ def surface(
 
 def render_surface(toolset: Toolset) -> str:
     """The text of `surface.json`: two-space indented JSON, keys in a fixed order, UTF-8."""
-    text = json.dumps(surface(toolset), indent=2, ensure_ascii=False, allow_nan=False)
+    text = _indented(surface(toolset))
     return text + "\n"
 
 
@@ -279,9 +279,7 @@ def render_surface_from(
 ) -> str:
     """`render_surface(toolset)` from each tool's `wire_chunks` by protocol, already made."""
     places = {p: [f"\0{i}:{n}" for n in range(len(texts))] for i, p in enumerate(PROTOCOLS)}
-    skeleton = json.dumps(
-        surface(toolset, places, all_digests), indent=2, ensure_ascii=False, allow_nan=False
-    )
+    skeleton = _indented(surface(toolset, places, all_digests))
 
     indented: dict[tuple[str, str], str] = {}  # a chunk many tools share is indented once
 

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from mcpstub.layout import (
     HEADER_PREFIX,
@@ -95,12 +96,17 @@ def is_generated(text: str) -> bool:
 
 
 def _read(path: Path) -> str | None:
+    """The text of the file at `path` as a run reads it (`_open`), or None if there is none."""
     try:
-        return path.read_text("utf-8")
+        with _open(path) as handle:
+            return handle.read()
     except FileNotFoundError:
         return None
-    except UnicodeDecodeError:
-        return path.read_bytes().decode("utf-8", "replace")
+
+
+def _open(path: Path) -> TextIO:
+    """The file as a run reads it: UTF-8 (what is not, as U+FFFD), any line ending as "\n"."""
+    return path.open(encoding="utf-8", errors="replace")
 
 
 _HEAD = 4096  # characters read to tell a generated file (its header) from a hand-written one
@@ -109,10 +115,10 @@ _BLOCK = 1 << 20  # characters compared at a time
 
 def _on_disk(path: Path, text: str) -> tuple[str | None, bool]:
     """The start of the file at `path` (None if there is none) and whether it holds `text`,
-    read as `_read` reads it (line endings as "\n") a block at a time: a large file is never
-    held in memory beside its new text. Something that is not a file there starts with ""."""
+    read as `_read` reads it, a block at a time: a large file is never held in memory beside its
+    new text. Something that is not a file there starts with ""."""
     try:
-        handle = path.open(encoding="utf-8", errors="replace")
+        handle = _open(path)
     except FileNotFoundError:
         return None, False
     except IsADirectoryError:
