@@ -63,7 +63,7 @@ def check_url(url: str) -> None:
     if parts.scheme not in {"http", "https"} or not host:
         raise LiveError(f"{shown_url(url)}: not an http(s) URL")
     _, colon, port = parts.netloc.rpartition("@")[2].rpartition(":")
-    number = port.isascii() and port.isdigit() and 0 < int(port) <= 65535
+    number = port.isascii() and port.isdigit() and len(port) <= 5 and 0 < int(port) <= 65535
     if colon and port and "]" not in port and not number:
         # HTTP clients read other digits (`٣٠٠٠`) or signs as a port: only 1-65535 in 0-9 is one.
         raise LiveError(f"{shown_url(url)}: the port must be a number from 1 to 65535, in digits 0-9")

@@ -208,7 +208,9 @@ def test_a_server_that_cannot_start_is_a_usage_error(
     assert "loopback" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("port", ["٣٠٠٠", "+80", "99999", "0", "8_0", "0x50", " 80", "\uff18\uff10"])
+@pytest.mark.parametrize(
+    "port", ["٣٠٠٠", "+80", "99999", "0", "8_0", "0x50", " 80", "\uff18\uff10", "9" * 5000]
+)
 @pytest.mark.parametrize("command", ["import", "diff"])
 def test_a_url_port_is_digits_0_to_9_from_1_to_65535(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], port: str, command: str

@@ -229,6 +229,13 @@ def _run(*args: str, root: Path, env: dict[str, str] | None = None) -> subproces
             for option in ("--workers", "--max-body-bytes", "--grace")
             for value in ("٣", "+3", " 3", "3_0", "\uff13", "1e3", "0x10", "")
         ),
+        # Beyond what int() reads (4,300 digits), and long runs of leading zeros.
+        *(
+            (["--http", "127.0.0.1:8000", "--stateless", option, "9" * 5000], f"{option}: takes a number of")
+            for option in ("--workers", "--max-body-bytes")
+        ),
+        (["--http", "127.0.0.1:" + "9" * 5000], "--http takes HOST:PORT"),
+        (["--http", "127.0.0.1:" + "0" * 4998 + "80"], "--http takes HOST:PORT"),
         (["--http", "127.0.0.1:٣٠٠٠"], "--http takes HOST:PORT"),
         (["--http", "127.0.0.1:+80"], "--http takes HOST:PORT"),
         (["--http", "0.0.0.0:8000", "--allowed-host", ""], "non-empty"),

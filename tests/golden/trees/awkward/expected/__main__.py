@@ -62,15 +62,27 @@ def _address(text: str) -> tuple[str, int] | None:
             return None
     elif any(c in host for c in ":[]"):
         return None
-    if not (colon and host and port.isascii() and port.isdigit()) or int(port) > 65535:
+    if not (colon and host and port.isascii() and port.isdigit()):
+        return None
+    if len(port) > 5 or int(port) > 65535:
         return None
     return host, int(port)
+
+
+# Longer numbers are no count, size or time anyone means (and int() refuses 4,301 digits).
+_MAX_DIGITS = 18
 
 
 def _whole_number(text: str) -> int:
     """A number written in digits 0-9 (int() would also take `٣`, `+3`, ` 3`, `3_000`)."""
     if not (text.isascii() and text.isdigit()):
-        raise argparse.ArgumentTypeError(f"takes a number in digits 0-9, not {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"takes a number in digits 0-9, not {text[:40]!r}"
+        )
+    if len(text) > _MAX_DIGITS:
+        raise argparse.ArgumentTypeError(
+            f"takes a number of at most {_MAX_DIGITS} digits"
+        )
     return int(text)
 
 
@@ -79,7 +91,7 @@ def _seconds(text: str) -> float:
     digits = text.replace(".", "", 1)
     if not (digits.isascii() and digits.isdigit()):
         raise argparse.ArgumentTypeError(
-            f"takes seconds in digits 0-9 (e.g. 30 or 2.5), not {text!r}"
+            f"takes seconds in digits 0-9 (e.g. 30 or 2.5), not {text[:40]!r}"
         )
     return float(text)
 
