@@ -86,6 +86,8 @@ IMPORTED = frozenset(
         "PositiveFloat", "PositiveInt", "RootModel", "SecretStr", "SerializeAsAny", "StrictBool",
         "StrictBytes", "StrictFloat", "StrictInt", "StrictStr", "StringConstraints", "TypeAdapter",
         "ValidationInfo", "ValidatorFunctionWrapHandler",
+        # Python's constants, which no class can be named
+        "False", "None", "True",
     }
 )  # fmt: skip
 

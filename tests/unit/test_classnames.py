@@ -418,3 +418,15 @@ def test_a_definition_named_like_an_import_of_models_py_generates_a_module_that_
         assert parsed.model_dump(mode="json", by_alias=True, exclude_unset=True) == value
         field = next(f for f, info in type(parsed).model_fields.items() if (info.alias or f) == f"d_{name}")
         assert type(getattr(parsed, field)).__name__ == class_name(name) + "Model"
+
+
+def test_a_definition_named_like_a_python_constant_leaves_the_name_after_it_alone(tmp_path: Path) -> None:
+    # The generator renames `None` to `None1` itself: without `NoneModel`, a definition `None1`
+    # would silently become another class.
+    defs = {"None": obj(a=S), "None1": obj(b=S), "True": obj(c=S)}
+    properties = {f"d_{d}": {"$ref": f"#/$defs/{d}"} for d in defs}
+    toolset = checked(tmp_path, [tool("t", obj(required=False, **properties))], defs)
+    result = render_models(toolset)
+    assert [d.format() for d in result.diagnostics if d.is_error] == []
+    module = load(result)
+    assert wire(module.NoneModel) == {"a"} and wire(module.None1) == {"b"} and wire(module.TrueModel) == {"c"}
