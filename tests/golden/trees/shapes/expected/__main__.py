@@ -242,9 +242,10 @@ def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         log_level="warning",
         timeout_graceful_shutdown=args.grace,
     )
-    # A stop asked for is a clean exit: before uvicorn listens for signals, and when it re-raises
-    # SIGTERM after stopping gracefully.
+    # A stop asked for (SIGTERM, or Ctrl-C) is a clean exit: before uvicorn listens for signals,
+    # and when it re-raises the signal after stopping gracefully.
     signal.signal(signal.SIGTERM, _exit_cleanly)
+    signal.signal(signal.SIGINT, _exit_cleanly)
     if args.workers > 1:
         Multiprocess(config, sockets=[listener]).run()
     else:
