@@ -34,6 +34,10 @@ _MAP = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
 )
 _ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated"})
+# Keywords that apply their schemas to the very value the schema applies to (not to a part of it).
+_IN_PLACE_ONE = frozenset({"not", "if", "then", "else"})
+_IN_PLACE_LIST = frozenset({"allOf", "anyOf", "oneOf"})
+_IN_PLACE_MAP = frozenset({"dependentSchemas", "dependencies"})
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 # What references may copy into tool schemas, in all: a small toolset must not expand into a
@@ -153,6 +157,9 @@ class Bundler:
     _resolved: dict[tuple[int, str], tuple[Document, _Target, Any, int]] = field(
         default_factory=dict, init=False, repr=False
     )
+    # whether the schema holding a `$ref` (by id of its document, its path there) comes back to
+    # itself in place; valid while no file has been loaded since
+    _loops: dict[tuple[int, JsonPath], tuple[bool, int]] = field(default_factory=dict, init=False, repr=False)
 
     @property
     def over_budget(self) -> bool:
@@ -280,6 +287,8 @@ class Bundler:
                         self._not_schema(ref, value, loc)
                     elif self._is_cycle(doc, root_schema, parts):
                         self._cycle(ref, loc)
+                    elif self._loops_in_place(doc, loc.path):
+                        self._loop(ref, loc)
                     return ref
                 if not (len(parts) >= 2 and parts[0] in ("$defs", "definitions")):
                     self._unresolved(ref, loc)
@@ -299,6 +308,9 @@ class Bundler:
             return None
         if self._is_cycle(target_doc, target_doc.data, parts):
             self._cycle(ref, loc)
+            return None
+        if self._loops_in_place(doc, loc.path):
+            self._loop(ref, loc)
             return None
         return target_doc, target, value
 
@@ -380,6 +392,75 @@ class Bundler:
             )
         )
 
+    def _loop(self, ref: str, loc: _Where) -> None:
+        self.diagnostics.append(
+            error(
+                "ref-cycle",
+                f"reference {ref!r} leads back to the schema holding it without entering a "
+                "property or an item: checking a value against it never ends",
+                loc.location,
+                "a schema may refer to itself only below properties, items or "
+                "additionalProperties (e.g. `{type: array, items: {$ref: ...}}`), not as one of its "
+                "own allOf/anyOf/oneOf branches; drop or move the reference",
+            )
+        )
+
+    def _loops_in_place(self, doc: Document, ref_path: JsonPath) -> bool:
+        """True when the `$ref` at `ref_path` in `doc` leads, through references and keywords that
+        apply to the same value (allOf, anyOf, oneOf, not, if/then/else, dependentSchemas), back
+        to the schema holding it: an infinitely recursive schema (`Foo: {anyOf: [{$ref: Foo},
+        ...]}`), whose validation is undefined and which no type alias can express."""
+        key = (id(doc), ref_path)
+        known = self._loops.get(key)
+        if known is not None and known[1] == len(self.files):
+            return known[0]
+        _, holder, here = resolve_pointer(doc.data, [str(p) for p in ref_path[:-1]])
+        start = (doc.path, here)
+        seen: set[tuple[Path, JsonPath]] = set()
+        pending: list[tuple[Document, JsonPath, Any]] = [(doc, here, holder)]
+        found = False
+        while pending and not found:
+            here_doc, here, node = pending.pop()
+            if not isinstance(node, dict):
+                continue
+            ref = node.get("$ref")
+            target = self._follow(here_doc, here, ref) if isinstance(ref, str) else None
+            for next_doc, next_path, sub in (*_in_place(here_doc, here, node), *([target] if target else [])):
+                if (next_doc.path, next_path) == start:
+                    found = True
+                elif (next_doc.path, next_path) not in seen:
+                    seen.add((next_doc.path, next_path))
+                    pending.append((next_doc, next_path, sub))
+        self._loops[key] = (found, len(self.files))
+        return found
+
+    def _follow(self, doc: Document, where: JsonPath, ref: str) -> tuple[Document, JsonPath, Any] | None:
+        """Where a `$ref` found at `where` in `doc` points, among the documents loaded so far."""
+        file_part, _, fragment = ref.partition("#")
+        parts = split_pointer(fragment)
+        if parts is None or _SCHEME.match(file_part):
+            return None
+        if file_part:
+            file = (doc.path.parent / unquote(file_part)).resolve()
+            target = self.toolset if file == self.toolset.path.resolve() else self.files.get(file)
+            if target is None:
+                return None
+            found, value, path = resolve_pointer(target.data, parts)
+            return (target, path, value) if found else None
+        if doc is self.toolset and where[:1] in (("tools",), ("$defs",)):
+            # a tool schema (or shared definition) is the root its own pointers start from
+            base = where[:3] if where[0] == "tools" else where[:2]
+            found, value, path = (False, None, ())
+            if len(base) > 1:
+                found, value, path = resolve_pointer(_get(doc.data, base), parts)
+            if found:
+                return doc, (*base, *path), value
+            if not (len(parts) >= 2 and parts[0] in ("$defs", "definitions")):
+                return None
+            parts = ["$defs", *parts[1:]]  # the toolset's shared definitions
+        found, value, path = resolve_pointer(doc.data, parts)
+        return (doc, path, value) if found else None
+
     def _is_cycle(self, doc: Document, root: Any, parts: list[str]) -> bool:
         """True when following bare `$ref`s from here comes back without reaching a schema."""
         seen: set[tuple[Path, int, tuple[str, ...]]] = set()
@@ -403,6 +484,20 @@ class Bundler:
                     return False
                 doc, root = nxt, nxt.data
             parts = next_parts
+
+
+def _in_place(
+    doc: Document, path: JsonPath, node: dict[str, Any]
+) -> Iterator[tuple[Document, JsonPath, Any]]:
+    """(document, path, subschema) of each subschema of `node` that applies to the value `node`
+    applies to."""
+    for key, value in node.items():
+        if key in _IN_PLACE_ONE and isinstance(value, dict):
+            yield doc, (*path, key), value
+        elif key in _IN_PLACE_LIST and isinstance(value, list):
+            yield from ((doc, (*path, key, i), v) for i, v in enumerate(value) if isinstance(v, dict))
+        elif key in _IN_PLACE_MAP and isinstance(value, dict):
+            yield from ((doc, (*path, key, k), v) for k, v in value.items() if isinstance(v, dict))
 
 
 def _get(data: Any, path: JsonPath) -> Any:

@@ -241,6 +241,12 @@ def _recursion(folder: Path) -> Path:
         "Choice": {"oneOf": [null, {"type": "object", "properties": {"v": ref("Choice")}, "required": ["v"]}]},
         "Enumish": {"anyOf": [{"enum": ["a", None]}, {"type": "array", "items": ref("Enumish")}]},
         "Union": {"type": "object", "properties": {"u": {"anyOf": [ref("Union"), null, ref("Json")]}}},
+        # A union whose branch reaches it again only through an array, an alias chain, a map.
+        "Via": {"anyOf": [ref("ViaAlias"), {"type": "string"}]},
+        "ViaAlias": ref("ViaArray"),
+        "ViaArray": {"type": "array", "items": ref("Via")},
+        "Typed": {"type": ["array", "string"], "items": ref("Typed")},
+        "MapOrInt": {"oneOf": [{"type": "object", "additionalProperties": ref("MapOrInt")}, {"type": "integer"}]},
     }
     properties: dict[str, object] = {name.lower(): ref(name) for name in defs}
     properties["inline"] = {"anyOf": [null, ref("Json")]}

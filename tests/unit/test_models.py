@@ -804,6 +804,11 @@ RECURSIVE_VALUES: dict[str, list[Any]] = {
     "choice": [None, {"v": {"v": None}}],
     "enumish": ["a", None, ["a", [None]]],
     "union": [{"u": None}, {"u": {"u": ["a", None]}}],
+    "via": ["a", ["a", ["b", []]]],
+    "viaalias": [[], ["a", ["b"]]],
+    "viaarray": [[], ["a", ["b"]]],
+    "typed": ["a", ["a", ["b", []]]],
+    "maporint": [1, {"a": 1, "b": {"c": {}}}],
     "inline": [None, ["a"]],
     "defaulted": [None, [None]],
 }
