@@ -55,6 +55,13 @@ def is_url(spec: str) -> bool:
 
 def check_url(url: str) -> None:
     """Only http(s) URLs on the loopback are allowed: the check never reaches out."""
+    match = _URL.match(url)
+    if match is not None and _late_userinfo_end(match[2]) is not None:
+        # Read as written, the host is the user name: say what went wrong, not what followed.
+        raise LiveError(
+            f"{shown_url(url)}: the user name or password holds an unencoded '/', '?' or '#', which"
+            " ends the host early; percent-encode each of them (%2F, %3F, %23)"
+        )
     try:
         parts = urlsplit(url)
         host = parts.hostname
@@ -79,25 +86,92 @@ def check_url(url: str) -> None:
 
 
 def shown_url(text: str) -> str:
-    """Text as messages and written files show it: every URL in it without a user name or password."""
-    return _USERINFO.sub(r"\1", text)
+    """Text as messages and written files show it: every URL in it without a user name or password.
+
+    User information ends at the last `@` of the authority (`http://u:p@ss@h/x` -> `http://h/x`).
+    A password (or user name) holding an unencoded `/`, `?` or `#` ends the authority early
+    (`http://u:pa/ss@127.0.0.1/mcp` reads as host `u`, port `pa`): then a later `@` followed by
+    a host ends the user information when the URL as read names no loopback server to connect to
+    and either the text before that `@` holds a `:` (a password) or the host after it is the
+    loopback. An `@` in the path or query of a URL that names a server is left alone
+    (`http://h/x?mail=a@b`).
+    """
+    return _URL.sub(lambda m: m[1] + _without_userinfo(m[2]), text)
+
+
+def _without_userinfo(rest: str) -> str:
+    """What follows a URL's `scheme://`, with no user information."""
+    cut = _late_userinfo_end(rest)
+    if cut is not None:
+        return rest[cut:]
+    authority = _AUTHORITY_END.split(rest, maxsplit=1)[0]
+    return rest[authority.rfind("@") + 1 :]
+
+
+def _late_userinfo_end(rest: str) -> int | None:
+    """Where the user information of a URL's `rest` (after `scheme://`) ends when an unencoded
+    `/`, `?` or `#` in it ended the authority early; None when it did not."""
+    authority = _AUTHORITY_END.split(rest, maxsplit=1)[0]
+    if "@" in authority or len(authority) == len(rest) or _names_loopback(authority):
+        return None
+    found: int | None = None
+    for at in (m.start() for m in re.finditer("@", rest)):
+        host = _HOST_AFTER.match(rest, at + 1)
+        if at < len(authority) or host is None:
+            continue
+        if _is_loopback(host[1].strip("[]")):
+            found = at  # the last `@` before a loopback host
+        elif ":" in rest[:at] and (found is None or not _is_loopback(_host_at(rest, found))):
+            found = at
+    return None if found is None else found + 1
+
+
+def _host_at(rest: str, at: int) -> str:
+    host = _HOST_AFTER.match(rest, at + 1)
+    return "" if host is None else host[1].strip("[]")
+
+
+def _names_loopback(authority: str) -> bool:
+    """True when an authority (no user information) is a loopback host with a valid port or none."""
+    host, colon, port = authority.rpartition(":") if not authority.endswith("]") else (authority, "", "")
+    if not colon or "]" in port:
+        host, port = authority, ""
+    if port and not (port.isascii() and port.isdigit() and len(port) <= 5 and 0 < int(port) <= 65535):
+        return False
+    return _is_loopback(host.strip("[]"))
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _scrubbed(text: str, url: str) -> str:
     """A message about `url` with no trace of its password, wherever the client put it."""
     text = shown_url(text)
+    match = _URL.match(url)
+    cut = None if match is None else _late_userinfo_end(match[2])
     try:
         password = urlsplit(url).password
     except ValueError:
         password = None
+    if match is not None and cut is not None:  # a password holding `/`, `?` or `#` is all of it
+        password = match[2][: cut - 1].partition(":")[2]
     for secret in {password, unquote(password)} if password else ():
         text = text.replace(secret, "***")
     return text
 
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
-# A scheme, its slashes, then user information up to the last `@` before the host ends.
-_USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*:/+)[^/?#\s]*@")
+# A scheme and its slashes, then the rest of the URL (up to white space).
+_URL = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*:/+)(\S*)")
+_AUTHORITY_END = re.compile(r"[/?#]")
+# A host (a name, an IPv4 address, an [IPv6] one) with an optional port, then the URL's end.
+_HOST_AFTER = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]*)?(?=[/?#'\"\s),;\]]|$)")
 
 
 def command_args(command: str) -> list[str]:

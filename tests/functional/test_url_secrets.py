@@ -65,6 +65,16 @@ def _urls(port: int) -> list[str]:
         f"http://user:secret@127.0.0.1:{port}/mcp",  # an error status (the client names the URL)
         f"http://user:secret@127.0.0.1:{port}",
         "http:/user:secret@127.0.0.1/mcp",  # one slash: read as a file name
+        # unencoded `/`, `?`, `#` in a password or user name end the authority early
+        f"http://user:pa/secret@127.0.0.1:{closed}/mcp",
+        f"http://user:pa?secret@127.0.0.1:{port}/mcp",
+        f"http://user:pa#secret@localhost:{closed}/mcp",
+        f"http://user:secret/x@[::1]:{closed}/mcp",
+        f"http://us/er:secret@127.0.0.1:{closed}/mcp",
+        f"http://us#er:pa/secret@127.0.0.1:{closed}/mcp?mail=a@b",
+        "http://user:1234/secret@127.0.0.1/mcp",
+        "http://user:pa/secret@example.com/mcp",
+        f"http://secret/token@127.0.0.1:{closed}/mcp",  # a user name alone
     ]
 
 
@@ -121,3 +131,32 @@ def test_a_server_command_holding_a_url_never_shows_its_password(
         assert cli.main(argv) != 0
         out, err = capsys.readouterr()
         assert "cannot reach http://127.0.0.1:9/x" in err and "secret" not in out + err, (argv, err)
+
+
+def test_a_password_holding_slash_query_or_fragment_marks_is_hidden_and_explained(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`http://u:pa/ss@h/x` reads as host `u`, port `pa`: everything up to the `@` before the
+    host is hidden, and the error says to percent-encode; an `@` in the path or query of a URL
+    that names a loopback server is no credential."""
+    for mark in "/?#":
+        for userinfo in (f"u:pa{mark}ss", f"u{mark}x:pass", f"u:p{mark}a{mark}s@s"):
+            url = f"http://{userinfo}@127.0.0.1:1/mcp"
+            assert shown_url(url) == "http://127.0.0.1:1/mcp", url
+            assert shown_url(f"error: {url!r}: refused") == "error: 'http://127.0.0.1:1/mcp': refused"
+    for kept in (
+        "http://h/x?mail=a@b",
+        "http://127.0.0.1:8000/mcp?mail=a:b@c",
+        "http://localhost/x/a:b@c/y",
+        "http://[::1]:3/mcp#k:v@w",
+    ):
+        assert shown_url(kept) == kept
+    monkeypatch.chdir(tmp_path)
+    Path("tools.yaml").write_text(TOOLSET, "utf-8")
+    assert cli.main(["diff", "http://user:pa/secret@127.0.0.1:1/mcp", "tools.yaml"]) == 2
+    _, err = capsys.readouterr()
+    assert "secret" not in err and "http://127.0.0.1:1/mcp" in err, err
+    assert "percent-encode" in err and "%2F" in err, err
+    assert cli.main(["diff", "http://user:secret@example.com/mcp", "tools.yaml"]) == 2
+    _, err = capsys.readouterr()
+    assert "percent-encode" not in err, err  # a URL read as written needs no such advice
