@@ -24,6 +24,7 @@ from urllib.parse import unquote
 from mcpstub.classnames import IMPORTED, Namer, imported_free, root_names
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
+from mcpstub.keywords import KNOWN_2020_12, KNOWN_DRAFT_07
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.model_source import exact_numbers, factory_defaults, plain_aliases, typed_containers
 from mcpstub.shapes import is_object_root
@@ -66,6 +67,11 @@ _ANNOTATION_KEYWORDS = frozenset({"title", "description", "default", "examples",
 _ANY_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else"})
 # Keywords datamodel-code-generator silently misreads; a schema using them gets a fallback model.
 _UNSUPPORTED_KEYS = frozenset({"$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"})
+# What the models read of a schema: JSON Schema's keywords. Anything else (vendor keywords, typos)
+# no validator reads, and the model generator must not either: it takes some for instructions
+# (`customTypePath`, `x-python-type` and `x-python-import` import any name into models.py,
+# `x-enum-varnames` renames, `nullable` admits null).
+_MODEL_KEYWORDS = (KNOWN_2020_12 | KNOWN_DRAFT_07) - {"$defs", "definitions", "$schema", "$id", "$anchor"}
 # In draft-07 a `$ref` replaces its siblings; these annotations are kept, the rest dropped.
 _REF_SIBLINGS_07 = frozenset({"$ref", "description", "title"})
 _HEADER = re.compile(r"\A(?:#.*\n)+\n*")
@@ -647,7 +653,7 @@ def _rewrite(
     subs = dict(_children(node))
     out: dict[str, JSON] = {}
     for key, value in node.items():
-        if key in _DEFS_KEYS or key in {"$schema", "$id", "$anchor"}:
+        if key not in _MODEL_KEYWORDS:
             continue
         esc = "/" + key.replace("~", "~0").replace("/", "~1")
         if key == "$ref" and names is not None:

@@ -576,7 +576,8 @@ def test_a_schema_that_breaks_the_generator_falls_back(monkeypatch: pytest.Monke
         return real(units, wire)
 
     monkeypatch.setattr(models, "_generate", flaky)
-    broken = make_tool("broken", {"type": "object", "properties": {"a": {"type": "string", "x-explode": 1}}})
+    exploding = {"type": "string", "description": "x-explode"}
+    broken = make_tool("broken", {"type": "object", "properties": {"a": exploding}})
     fine = make_tool("fine", {"type": "object", "properties": {"x": {"type": "integer"}}})
     result = render_models(make_toolset(fine, broken))
     assert [d.code for d in result.diagnostics] == ["models-fallback"]
@@ -919,3 +920,81 @@ def test_what_is_read_from_definitions_once_is_what_each_copy_gives(schemas: lis
     for _ in range(2):  # the second time, from what was kept
         got = [_read(s, models_module._ref_targets, models_module._uses_unsupported) for s in schemas]
         assert got == expected
+
+
+def _generator_instructions() -> list[str]:
+    """Keys the model generator reads beyond JSON Schema: its own fields, and the `x-` keys it
+    looks up by name (typed imports, base classes, enum member names)."""
+    from datamodel_code_generator.parser.jsonschema import JsonSchemaObject  # noqa: PLC0415
+
+    from mcpstub.keywords import KNOWN_2020_12, KNOWN_DRAFT_07  # noqa: PLC0415
+
+    fields = {f.alias or n for n, f in JsonSchemaObject.model_fields.items()}
+    looked_up = {"x-python-type", "x-python-import", "x-is-base-class", "x-is-classvar", "x-python-name"}
+    return sorted((fields | looked_up) - KNOWN_2020_12 - KNOWN_DRAFT_07)
+
+
+_INSTRUCTION_VALUES = st.one_of(
+    st.sampled_from(["os.system", "os", "subprocess.Popen", "builtins.eval", "A", ""]),
+    st.booleans(),
+    st.lists(st.sampled_from(["os.system", "RED", "x y", None]), max_size=3),
+    st.just({"type": "string"}),
+    st.just({"module": "os", "name": "system"}),
+)
+_WHERE = ("root", "property", "items", "shared", "output")
+
+
+def _with_key(where: str, key: str, value: Any) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(input schema, output schema, shared definitions) with `key: value` at one schema position."""
+    extra = {} if where == "" else {key: value}
+    shared = {"Color": {"type": "string", "enum": ["red", "blue"], **(extra if where == "shared" else {})}}
+    items = {"type": "integer", **(extra if where == "items" else {})}
+    prop = {"type": "string", "enum": ["a", "b"], **(extra if where == "property" else {})}
+    schema = {
+        "type": "object",
+        "properties": {
+            "name": prop,
+            "tags": {"type": "array", "items": items},
+            "color": {"$ref": "#/$defs/Color"},
+        },
+        **(extra if where == "root" else {}),
+    }
+    output = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    output.update(extra if where == "output" else {})
+    return schema, output, shared
+
+
+def _models_of(where: str, key: str, value: Any) -> str:
+    schema, output, shared = _with_key(where, key, value)
+    tool = make_tool("paint", schema, output, shared=("Color",))
+    result = render_models(make_toolset(tool, shared_defs=shared))
+    assert not [d for d in result.diagnostics if d.severity is Severity.ERROR], result.diagnostics
+    return result.source
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    key=st.one_of(st.sampled_from(_generator_instructions()), st.from_regex(r"\Ax-[a-z-]{1,12}\Z")),
+    value=_INSTRUCTION_VALUES,
+    where=st.sampled_from(_WHERE),
+)
+def test_keys_outside_json_schema_never_change_the_models(key: str, value: Any, where: str) -> None:
+    """No validator reads a vendor keyword, so neither do the models: the generator's own
+    instructions (`customTypePath: os.system` would import `system` from `os` into models.py,
+    `nullable` would admit null, `x-enum-varnames` would rename) are not followed."""
+    assert _models_of(where, key, value) == _models_of("", key, value)
+
+
+def test_a_schema_cannot_import_into_models_py() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"customTypePath": "os.system"},
+            "b": {"type": "string", "x-python-type": "subprocess.Popen", "x-python-import": "subprocess"},
+            "c": {"type": "object", "customBasePath": "os.PathLike", "properties": {"z": {"type": "string"}}},
+        },
+    }
+    source = render_models(make_toolset(make_tool("evil", schema))).source
+    imported = {line.split()[1] for line in source.splitlines() if line.startswith(("from ", "import "))}
+    assert imported <= {"typing", "pydantic", "__future__"}, imported
+    assert "os" not in source.split() and "arbitrary_types_allowed" not in source
