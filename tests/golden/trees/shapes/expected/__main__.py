@@ -263,9 +263,10 @@ def main(argv: list[str] | None = None) -> None:
             if getattr(args, value) != parser.get_default(value)
         ]
         if given:
-            options = " and ".join([", ".join(given[:-1]), given[-1]] if len(given) > 1 else given)
-            verb = "applies" if len(given) == 1 else "apply"
-            parser.error(f"{options} only {verb} with --http HOST:PORT")
+            said = ", ".join(given[:-1]) + f" and {given[-1]} only apply"
+            if len(given) == 1:
+                said = f"{given[0]} only applies"
+            parser.error(f"{said} with --http HOST:PORT")
     # Logs go to stderr: on stdio, stdout carries the protocol.
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     if args.http is None:
