@@ -216,7 +216,7 @@ def _run(*args: str, root: Path, env: dict[str, str] | None = None) -> subproces
         (["--workers", "2"], "--workers only applies with --http"),
         (["--grace", "5"], "--grace only applies with --http"),
         (["--stateless", "--grace", "5"], "--stateless and --grace only apply with --http"),
-        (["--workers", "2", "--stateless", "--grace", "5"], "--stateless, --workers and --grace only apply with"),
+        (["--workers", "2", "--stateless", "--grace", "5"], "--stateless, --workers and --grace only apply"),
         (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_UNSET_VARIABLE"], "not set"),
         (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_NEWLINE_TOKEN"], "printable ASCII"),
         (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_UNICODE_TOKEN"], "printable ASCII"),
