@@ -130,16 +130,17 @@ def _did_you_mean(key: str, known: Iterable[str]) -> str | None:
 def comma_hint(doc: Document, path: JsonPath, node: dict[str, Any]) -> str | None:
     """The YAML flow-map trap, when the key at `path` (in `node`, the mapping's data) is written
     without a value right after unquoted text in a `{...}` mapping: `{description: a, b}` is
-    `{description: a, b: null}`. The hint quotes the text as it was meant. Never for a block
-    mapping, a quoted text or a key written with a `:`, where no comma cut anything."""
+    `{description: a, b: null}`. The hint quotes the text as it was written. Never for a block
+    mapping, a quoted text, a quoted or `?` key or a key written with a `:`, where no comma cut
+    anything."""
     key = path[-1] if path else None
-    if not isinstance(key, str) or node.get(key, "") is not None or not doc.cut_by_comma(path):
+    if not isinstance(key, str) or node.get(key, "") is not None:
         return None
-    keys = list(node)
-    before = keys[keys.index(key) - 1] if keys.index(key) > 0 else None
-    if before is None or not isinstance(node[before], str):
+    cut = doc.comma_cut(path)
+    if cut is None or not isinstance(node.get(cut[0]), str):
         return None
-    text = f"{node[before]}, {key}".replace('"', '\\"')
+    before, written = cut
+    text = written.replace("\\", "\\\\").replace('"', '\\"')
     return f'it has no value: a comma ends a value inside {{...}}; quote the text: {before}: "{text}"'
 
 

@@ -141,8 +141,38 @@ class Document:
         """True when the key at `path` is written without a value in a `{...}` mapping right after
         an entry whose value is unquoted text: `{description: a, b}`, where the comma ended the
         text and made `b` a key (quotes would have kept the comma in the text)."""
-        bare, before = self._bare_key(path)
-        return bare and isinstance(before, yaml.ScalarNode) and not before.style  # '' from libyaml: plain
+        return self.comma_cut(path) is not None
+
+    def comma_cut(self, path: JsonPath) -> tuple[str, str] | None:
+        """When the key at `path` is plain text a comma cut from the plain text before it in a
+        `{...}` mapping (`{description: a,b}`, `{description: a, b, c}`): the key whose value was
+        cut, and the text as written from that value to the last key the commas cut off (line
+        breaks and comments as a quoted text would read them). None when the key is quoted,
+        tagged, written with `?` or a `:`, or follows anything but plain text and a comma."""
+        parent, _, complete = self._walk(path[:-1])
+        key = path[-1] if path else None
+        if not (complete and isinstance(parent, yaml.MappingNode) and isinstance(key, str)):
+            return None
+        at = next((i for i, (k, _) in enumerate(parent.value) if _is_key(k, key)), None)
+        if at is None or not self._cut_key(parent, at):
+            return None
+        start = at
+        while start > 0 and self._cut_key(parent, start - 1):
+            start -= 1
+        if start == 0:
+            return None  # the first entry: no text before it to cut
+        key_node, value = parent.value[start - 1]
+        if not (isinstance(key_node, yaml.ScalarNode) and _is_plain(value) and value.value):
+            return None
+        end = at
+        while end + 1 < len(parent.value) and self._cut_key(parent, end + 1):
+            end += 1
+        text = self.text[value.start_mark.index : value.end_mark.index]
+        for i in range(start, end + 1):
+            after = value if i == start else parent.value[i - 1][0]  # (an empty value has no place)
+            gap = self.text[after.end_mark.index : parent.value[i][0].start_mark.index]
+            text += _COMMENT.sub("", gap) + parent.value[i][0].value
+        return key_node.value, _FOLD.sub(" ", text)
 
     def _bare_key(self, path: JsonPath) -> tuple[bool, yaml.Node | None]:
         """Whether the key at `path` is written without a value in a `{...}` mapping, and the
@@ -162,6 +192,24 @@ class Document:
             return False, None  # `c: ` has a value, written empty
         return True, parent.value[at - 1][1] if at else None
 
+    def _cut_key(self, parent: yaml.MappingNode, at: int) -> bool:
+        """Whether entry `at` of a `{...}` mapping is a plain key without a value, written right
+        after a comma that follows the entry before it (spaces, line breaks, comments between)."""
+        if not parent.flow_style or at == 0:
+            return False
+        key_node, node = parent.value[at]
+        if not (_is_plain(node) and node.value == "" and _is_plain(key_node)):
+            return False
+        if self.text[key_node.start_mark.index : key_node.end_mark.index] != key_node.value:
+            return False  # a tag, an anchor or an escape written on it
+        if _FLOW_ENTRY_END.match(self.text, key_node.end_mark.index) is None:
+            return False  # `c: ` has a value, written empty
+        previous_key, previous = parent.value[at - 1]
+        if _is_plain(previous) and previous.value == "":
+            previous = previous_key  # a key without a value: its empty value has no place
+        gap = self.text[previous.end_mark.index : key_node.start_mark.index]
+        return _COMMA_GAP.fullmatch(gap) is not None
+
     def key_loc(self, path: JsonPath) -> Location:
         """Where the mapping key holding `path` starts (falls back to the value)."""
         node, key_node, complete = self._walk(path)
@@ -176,6 +224,17 @@ class Document:
 
 # What may follow a key written without a value in a `{...}` mapping: the end of the entry.
 _FLOW_ENTRY_END = re.compile(r"(?:\s|#[^\n]*)*[,}]")
+
+
+# Between a plain text and the key a comma cut from it: one comma, spaces, line breaks, comments.
+_COMMA_GAP = re.compile(r"(?:\s|(?<=\s)#[^\n]*)*,(?:\s|(?<=\s)#[^\n]*)*")
+_COMMENT = re.compile(r"(?<=\s)#[^\n]*")
+# A line break with the spaces around it: one space in a quoted text.
+_FOLD = re.compile(r"[ \t]*\n\s*")
+
+
+def _is_plain(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and not node.style  # '' from libyaml: plain
 
 
 def _is_key(node: yaml.Node, name: str) -> bool:

@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
 from mcpstub.cli import main
 from mcpstub.pipeline import Checked, check_toolset
@@ -367,7 +368,7 @@ COMMA = "a comma ends a value inside {...}"
 # (where the toolset text goes, the text): every place a hint reads a key written without a value.
 _FLOW_CUTS = {
     "space before the brace": ("prop", "{type: string, description: a b, default }", "a b, default"),
-    "spaces around": ("prop", "{type: string, description: a b ,   default   }", "a b, default"),
+    "spaces around": ("prop", "{type: string, description: a b ,   default   }", "a b ,   default"),
     "a comment, a line break": ("prop", "{type: string, description: a b, default # c\n }", "a b, default"),
     "const last": ("prop", "{description: One value, const }", "One value, const"),
     "an unknown keyword": ("prop", "{type: string, description: Reads it, then writes }", "Reads it, then writes"),  # noqa: E501
@@ -375,6 +376,12 @@ _FLOW_CUTS = {
     "a tool key": ("tool", "{name: a, description: Reads it, then writes , inputSchema: {type: object}}",
                    "Reads it, then writes"),
     "a server key": ("server", "{name: s, description: Tools, and more }", "Tools, and more"),
+    # the text exactly as written: no space added, every key the commas cut, lines folded
+    "no space": ("prop", "{type: string, description: a,b}", "a,b"),
+    "two commas": ("prop", "{type: string, description: a, b,c , d}", "a, b,c , d"),
+    "a line break": ("prop", "{type: string, description: a b,\n    c}", "a b, c"),
+    "a comment between": ("prop", "{type: string, description: a b, # note\n    c}", "a b, c"),
+    "quotes, backslashes": ("prop", '{type: string, description: say \\n "hi", then}', 'say \\n "hi", then'),
 }  # fmt: skip
 _NO_CUTS = {
     "block default": ("prop", "\n  type: string\n  description: a b\n  default:\n"),
@@ -385,6 +392,12 @@ _NO_CUTS = {
     "quoted text": ("prop", '{type: string, description: "a b", writes}'),
     "a colon": ("prop", "{type: string, description: a b, minLength: }"),
     "first key": ("prop", "{writes, type: string, description: a b}"),
+    "explicit key": ("prop", "{type: string, description: ab, ? e}"),
+    "double-quoted key": ("prop", '{type: string, description: ab, "q"}'),
+    "single-quoted key": ("prop", "{type: string, description: ab, 'q'}"),
+    "tagged key": ("prop", "{type: string, description: ab, !!str e}"),
+    "anchored key": ("prop", "{type: string, description: ab, &k e}"),
+    "after a quoted key": ("prop", '{type: string, description: ab, "q", e}'),
 }  # fmt: skip
 
 
@@ -408,7 +421,10 @@ def test_the_comma_hint_is_given_where_a_flow_mapping_comma_cut_a_text(tmp_path:
     path = tmp_path / "tools.yaml"
     path.write_text(_placed(where, text), "utf-8")
     hints = [d.hint or "" for d in check_toolset(path, "tools.yaml").diagnostics]
-    assert any(COMMA in h and f'"{meant}"' in h for h in hints), (path.read_text("utf-8"), hints)
+    quoted = [h.split("quote the text: ", 1)[1] for h in hints if COMMA in h]
+    assert quoted, (path.read_text("utf-8"), hints)
+    # what the hint says to write reads back as exactly the text that was written
+    assert all(yaml.safe_load(q) == {"description": meant} for q in quoted), (quoted, meant)
 
 
 @pytest.mark.parametrize("case", list(_NO_CUTS))
