@@ -165,6 +165,16 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
     elif kind == "enum":
         choices = ", ".join(repr(c) for c in err.validator_value)
         yield error("wrong-value", f"{where} must be one of {choices}, not {err.instance!r}", doc.loc(path))
+    elif "propertyNames" in err.schema_path and isinstance(err.instance, str):
+        # A refused key: located at the key itself, not at the mapping holding it.
+        hint = (
+            "a shared definition name starts with an ASCII letter or `_`, then ASCII letters, "
+            "digits, `_` or `-`"
+            if path == ("$defs",)
+            else None
+        )
+        message = f"{where}: {err.instance!r} is not a valid name"
+        yield error("invalid-name", message, doc.key_loc((*path, err.instance)), hint)
     elif kind == "pattern" and path and path[-1] != "name":
         yield error("invalid-name", f"{where}: {err.instance!r} is not a valid name", doc.key_loc(path))
     elif kind == "minLength":
@@ -332,7 +342,7 @@ class _Checker:
                     error(
                         "invalid-def-name",
                         f"shared definition name {name!r} cannot name a model class (it holds '.')",
-                        doc.loc(("$defs", name)),
+                        doc.key_loc(("$defs", name)),
                         "rename the definition without '.' (and the references to it)",
                     )
                 )
@@ -349,7 +359,7 @@ class _Checker:
                             "name-collision",
                             f"shared definitions {def_classes[clash]!r} and {name!r} both map to the class"
                             f" name {clash!r}",
-                            doc.loc(("$defs", name)),
+                            doc.key_loc(("$defs", name)),
                             "rename one of the definitions",
                         )
                     )

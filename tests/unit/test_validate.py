@@ -475,3 +475,41 @@ def test_malformed_examples_and_defs_are_reported_once(tmp_path: Path) -> None:
         ("missing-key", 7),
         ("example-output", 7),
     ]
+
+
+def test_a_refused_definition_name_is_located_at_its_key(tmp_path: Path) -> None:
+    """Each refused `$defs` name (fullwidth letters, an escape, a digit first, a space, empty,
+    a dot, a clash) is reported at the key that spells it, whatever the style of the key."""
+    checked = check(
+        tmp_path,
+        textwrap.dedent("""\
+        $defs:
+          Fine: {type: string}
+          \uff21\uff4e\uff59: {type: string}
+          "\\uff21b":
+            type: string
+          1x: {}
+          'c d': {}
+          "": {}
+          a.b: {}
+          ? long key
+          : {}
+          fine: {}
+          3: {}
+        """)
+        + tools("t"),
+    )
+    assert found(checked) == [
+        ("invalid-name", 5, 3),
+        ("invalid-name", 6, 3),
+        ("invalid-name", 8, 3),
+        ("invalid-name", 9, 3),
+        ("invalid-name", 10, 3),
+        ("invalid-def-name", 11, 3),
+        ("invalid-name", 12, 5),
+        ("name-collision", 14, 3),
+        ("invalid-name", 15, 3),
+    ]
+    fullwidth = checked.diagnostics[0]
+    assert "'\uff21\uff4e\uff59' is not a valid name" in fullwidth.message
+    assert fullwidth.hint is not None and "ASCII letter" in fullwidth.hint
