@@ -289,6 +289,42 @@ def _yaml_error(file: str, text: str, exc: yaml.YAMLError) -> Diagnostic:
     return error("yaml-syntax", message, loc)
 
 
+# A surrogate escape: a first half (and the second after it, if there), or a second half alone.
+_SURROGATE = re.compile(r"\\u(d[89ab][0-9a-f]{2})(\\ud[c-f][0-9a-f]{2})?|\\ud[c-f][0-9a-f]{2}", re.IGNORECASE)
+
+
+def _surrogate_error(doc: Document, text: str, exc: yaml.YAMLError) -> Diagnostic | None:
+    """A surrogate escape the YAML reader refused (it points past the `\\u`), located at its
+    backslash: in JSON one without its other half (pairs were rewritten, see `_astral`), in
+    YAML any (YAML escapes a character beyond the BMP as `\\UXXXXXXXX`)."""
+    mark = getattr(exc, "problem_mark", None)
+    if mark is None or "escape code" not in str(getattr(exc, "problem", "")):
+        return None
+    escape = _SURROGATE.match(text, mark.index - 2)
+    if escape is None:
+        return None
+    where = Location(doc.file, mark.line + 1, mark.column - 1)
+    written = escape[0]
+    if escape[2]:  # a whole pair, in YAML text
+        high, low = int(written[2:6], 16) - 0xD800, int(written[8:12], 16) - 0xDC00
+        return error(
+            "surrogate-escape",
+            f"the surrogate pair escape '{written}' is JSON's; YAML does not read it",
+            where,
+            f"write the character itself, or YAML's escape of it: \\U{0x10000 + (high << 10) + low:08X}",
+        )
+    json_text = doc.path.suffix.lower() == ".json" or _JSON_START.match(text) is not None
+    half = "first" if escape[1] else "second"
+    return error(
+        "surrogate-escape",
+        f"unpaired surrogate escape '{written}' in {'JSON' if json_text else 'a YAML string'}: it is the "
+        f"{half} half of a character beyond U+FFFF, without the other",
+        where,
+        "write the character itself, "
+        + ("or both halves of its pair (\\ud83d\\ude00 is U+1F600)" if json_text else "or its \\U escape"),
+    )
+
+
 def _tab_at(text: str, loc: Location) -> bool:
     lines = text.splitlines()
     if not 1 <= loc.line <= len(lines):
@@ -894,7 +930,7 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
                 return doc, built[1]
             node, aliased = _compose(file, text)
         except yaml.YAMLError as exc:
-            raise _LoadFailed(_yaml_error(file, text, exc)) from None
+            raise _LoadFailed(_surrogate_error(doc, text, exc) or _yaml_error(file, text, exc)) from None
         if node is None or (isinstance(node, yaml.ScalarNode) and node.value == "" and not node.style):
             raise _LoadFailed(error("empty-file", "file holds no document", Location(file, 1, 1)))
         if aliased:  # without aliases, nothing is reused and the nesting is already bounded

@@ -232,10 +232,10 @@ def test_json_surrogate_pairs_read_as_json_reads_them_and_locations_stay_right(e
             ("duplicate-key", *_at(text, '"d"', 2))
         ], name
         assert "first defined at line {}, column {})".format(*_at(text, '"d"')) in diagnostics[0].message
-        # A lone surrogate stays an error, where YAML points (at the code after `\u`).
+        # A lone surrogate stays an error, located at its backslash.
         _, diagnostics = parse_document(name, Path(name), lone.encode())
         assert [(d.code, d.location.line, d.location.col) for d in diagnostics] == [
-            ("yaml-syntax", *_at(lone, 'd83d"}'))
+            ("surrogate-escape", *_at(lone, '\\ud83d"}'))
         ], name
     fine = text.replace(', "z": "\\ud83d"', "").replace(', "d": 1', "")
     for fast in (True, False):
@@ -244,6 +244,32 @@ def test_json_surrogate_pairs_read_as_json_reads_them_and_locations_stay_right(e
         assert doc.data == json.loads(fine) and doc.data["y"][1] == "\\ud83d\\ude80"
         assert (doc.loc(("y", 3)).line, doc.loc(("y", 3)).col) == _at(fine, "5]")
         assert (doc.key_loc(("d",)).line, doc.key_loc(("d",)).col) == _at(fine, '"d"')
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+@pytest.mark.parametrize(
+    "lone",
+    ["\\ud83d", "\\uDBFF", "\\ude00", "\\ud83d\\u0041", "\\ud83dx\\ude00", "\\ude80\\ud83d"],
+)
+def test_an_unpaired_surrogate_escape_is_located_at_its_backslash(eol: str, lone: str) -> None:
+    """In JSON (by name or by content), past pairs rewritten on the same line, and in YAML, where
+    even a pair is no escape: at the backslash, called what it is, never "invalid YAML"."""
+    first = lone[:6]  # the unpaired one
+    text = f'{{"a": "{PAIR} {PAIR}",{eol} "b": ["{PAIR}x{lone}", 1]}}'
+    for name in ("t.json", "t.yaml"):
+        _, diagnostics = parse_document(name, Path(name), text.encode())
+        [d] = diagnostics
+        line, col = _at(text, "x" + lone)
+        assert (d.code, d.location.line, d.location.col) == ("surrogate-escape", line, col + 1), name
+        assert f"unpaired surrogate escape '{first}' in JSON" in d.message and "YAML" not in d.message
+        assert d.hint is not None and "character itself" in d.hint
+    yaml_text = f"a: 1{eol}b: [x, 'y', \"z {lone}\"]{eol}"
+    [d] = parse_document("t.yaml", Path("t.yaml"), yaml_text.encode())[1]
+    assert (d.code, d.location.line, d.location.col) == ("surrogate-escape", *_at(yaml_text, lone))
+    assert "in a YAML string" in d.message
+    [d] = parse_document("t.yaml", Path("t.yaml"), f'a: "{PAIR}"{eol}'.encode())[1]
+    assert (d.code, d.location.col) == ("surrogate-escape", 5)
+    assert "JSON's" in d.message and d.hint is not None and "\\U0001F680" in d.hint
 
 
 def test_a_yaml_scalar_holding_a_pair_as_text_is_not_rewritten(tmp_path: Path) -> None:
