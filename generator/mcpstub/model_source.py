@@ -156,6 +156,7 @@ def factory_defaults(source: str) -> str:
     tree = ast.parse(source)
     lines = source.split("\n")
     edits: list[ast.expr] = []
+    made = False
     for cls in tree.body:
         if not isinstance(cls, ast.ClassDef):
             continue
@@ -189,7 +190,10 @@ def factory_defaults(source: str) -> str:
             new = [head + "Field(", f"{prefix}{literal},", f"{inner}validate_default=True,"]
             new = [*"\n".join(new).split("\n"), inner[4:] + ")" + tail]
         lines[first : last + 1] = new
-    return "\n".join(lines)
+        made = True
+    source = "\n".join(lines)
+    # `Field` may be used nowhere else in the file.
+    return add_imports(source, "pydantic", ["Field"]) if made else source
 
 
 # JSON numbers as the schema counts them: an integer-valued float (1.0, 1e300) is an integer and

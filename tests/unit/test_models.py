@@ -998,3 +998,20 @@ def test_a_schema_cannot_import_into_models_py() -> None:
     imported = {line.split()[1] for line in source.splitlines() if line.startswith(("from ", "import "))}
     assert imported <= {"typing", "pydantic", "__future__"}, imported
     assert "os" not in source.split() and "arbitrary_types_allowed" not in source
+
+
+@pytest.mark.parametrize(
+    "prop",
+    [
+        {"type": "object", "default": {}},
+        {"type": "object", "default": {"x": 1, "y": [{"z": None}]}},
+        {"type": "array", "items": {"type": "object"}, "default": [{"a": "b"}]},
+        {"type": "object", "properties": {"n": {"type": "integer"}}, "default": {"n": 2}},
+    ],
+)
+def test_a_json_object_default_is_the_only_field_call_and_imports(prop: dict[str, Any]) -> None:
+    """A default holding a JSON object becomes `Field(default_factory=...)`, also when nothing else
+    in models.py uses `Field`: the module imports and fills the default in."""
+    schema = {"type": "object", "properties": {"opts": prop}}
+    module = load(render_models(make_toolset(make_tool("conf", schema))))
+    assert module.ConfInput.model_validate({}).model_dump(mode="json")["opts"] == prop["default"]
