@@ -147,6 +147,9 @@ class Bundler:
     files: dict[Path, Document] = field(default_factory=dict)
     root: Path | None = None  # the folder file references may reach; None: the toolset's own
     copied_bytes: int = 0  # JSON text of the definitions copied into tool schemas so far
+    # where each definition copied into a schema's `$defs` is written, by (the schema's path in the
+    # toolset, its name there): the document and the path of what was copied
+    origins: dict[tuple[JsonPath, str], tuple[Document, JsonPath]] = field(default_factory=dict)
     # each unit copied so far, by (id of its document, its path there): its JSON size, a
     # marshalled copy, its refs
     _units: dict[tuple[int, JsonPath], tuple[int, bytes, list[tuple[JsonPath, str]]]] = field(
@@ -226,6 +229,7 @@ class Bundler:
             counter += 1
         state.taken.add(name)
         state.names[key] = name
+        self.origins[(state.schema_path, name)] = (target_doc, target.unit)
         if is_shared and name == wanted:
             state.shared.add(name)
         size, frozen, refs = self._unit((id(target_doc), target.unit), value)

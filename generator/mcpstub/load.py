@@ -88,6 +88,11 @@ class Document:
     _lazy: bool = field(default=False, repr=False)  # the node graph is composed on first use
     # line -> columns of `text` just after each surrogate pair `_astral` rewrote (2 shorter each)
     _moves: dict[int, list[int]] = field(default_factory=dict, repr=False)
+    # Set once a toolset is checked: where each definition bundled into a tool schema's `$defs`
+    # is written, by (the schema's path here, its name there): the document and the path there.
+    bundled_from: dict[tuple[JsonPath, str], tuple[Document, JsonPath]] = field(
+        default_factory=dict, repr=False
+    )
 
     @property
     def root(self) -> yaml.Node | None:

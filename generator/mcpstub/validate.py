@@ -673,4 +673,5 @@ def check_document(
             error("too-deep", "the toolset nests too deeply to be checked", doc.loc(()))
         )
         toolset = None
+    doc.bundled_from = checker.bundler.origins
     return toolset, checker.diagnostics, sorted(checker.bundler.files)

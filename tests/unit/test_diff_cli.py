@@ -170,3 +170,44 @@ def test_usage_errors_exit_2(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -
     assert "new.yaml:3:" in err and "not a valid toolset" in err
     assert main(["diff", "old.yaml"]) == 2
     assert main(["diff", "old.yaml", "old.yaml", "--format", "xml"]) == 2
+
+
+def test_a_change_inside_a_referenced_file_is_located_in_that_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A definition a `$ref` copies from another file (by a pointer, whole, or from a file that
+    file references) is located where it is written, not at the toolset's reference."""
+    monkeypatch.chdir(tmp_path)
+    toolset = """\
+mcpstub: 1
+server: {name: s, version: 1.0.0}
+tools:
+  - name: t
+    inputSchema:
+      type: object
+      properties:
+        addr: {$ref: "common/types.yaml#/$defs/Addr"}
+        street: {$ref: "common/types.yaml#/$defs/Addr/properties/street"}
+        whole: {$ref: "whole.json"}
+    outputSchema: {$ref: "common/types.yaml#/$defs/Addr"}
+"""
+    types_old = "$defs:\n  Addr:\n    type: object\n    properties:\n      street: {type: string}\n      geo: {$ref: 'geo.yaml#/$defs/Geo'}\n"  # noqa: E501
+    for side, street, lat, whole in (("old", "string", "number", "string"), ("new", "integer", "integer", "boolean")):  # noqa: E501
+        (tmp_path / side / "common").mkdir(parents=True)
+        (tmp_path / side / "tools.yaml").write_text(toolset, "utf-8")
+        types = types_old.replace("string}", f"{street}}}")
+        (tmp_path / side / "common" / "types.yaml").write_text(types, "utf-8")
+        (tmp_path / side / "common" / "geo.yaml").write_text(f"$defs:\n  Geo:\n    properties:\n      lat: {{type: {lat}}}\n", "utf-8")  # noqa: E501
+        (tmp_path / side / "whole.json").write_text(f'{{\n  "type": "{whole}"\n}}\n', "utf-8")
+    assert main(["diff", "old/tools.yaml", "new/tools.yaml"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    located = {line.split(": ", 1)[0] for line in lines if "[input-type-narrowed]" in line}
+    assert located == {
+        "new/common/types.yaml:5:16",  # street's type, through the definition and the pointer into it
+        "new/common/geo.yaml:4:13",  # lat's type: a file the referenced file references
+        "new/whole.json:2:3",  # a whole file
+    }, lines
+    # the output schema is a reference to the definition: its change is where that is written
+    widened = [line for line in lines if "[output-type-widened]" in line]
+    assert widened and widened[0].startswith("new/common/types.yaml:5:16: "), lines
+    assert not any(line.startswith("new/tools.yaml:") and "type" in line for line in lines), lines

@@ -2,15 +2,17 @@
 
 `side_from_toolset(checked)` takes `pipeline.check_toolset`'s result. Tools are the advertised
 `Tool` objects (schemas bundled, so self-contained); a pointer inside one is located in the
-toolset file, and a pointer into a shared definition bundled into the tool's `$defs` is located
-where that definition is written in the document-level `$defs`.
+toolset file, and a pointer into a definition bundled into the tool's `$defs` is located where
+that definition is written: in the document-level `$defs`, or in the file a `$ref` took it from.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
-from mcpstub.bundle import split_pointer
+from mcpstub.bundle import resolve_pointer, split_pointer
 from mcpstub.diagnostics import Location
 from mcpstub.diff.model import Side
 from mcpstub.load import Document, JsonPath
@@ -58,6 +60,10 @@ def side_from_toolset(checked: Checked) -> Side:
             if isinstance(raw, dict) and isinstance(raw.get("name"), str):
                 index.setdefault(raw["name"], i)
 
+    docs = {} if doc is None else {d.path.resolve(): d for d, _ in doc.bundled_from.values()}
+    if doc is not None:
+        docs[doc.path.resolve()] = doc
+
     def locate(tool: str, pointer: str) -> Location | None:
         if doc is None:
             return None
@@ -69,18 +75,73 @@ def side_from_toolset(checked: Checked) -> Side:
         if tool not in index:
             return None
         base: JsonPath = ("tools", index[tool])
-        if (
-            len(parts) >= 3
-            and parts[0] in ("inputSchema", "outputSchema")
-            and parts[1] in ("$defs", "definitions")
-        ):
-            own = _get(doc.data, (*base, parts[0], parts[1]))
+        if not parts or parts[0] not in ("inputSchema", "outputSchema"):
+            return _where(doc, _path(_get(doc.data, base), parts, base))
+        schema: JsonPath = (*base, parts[0])
+        if len(parts) >= 3 and parts[1] in ("$defs", "definitions"):
+            own = _get(doc.data, (*schema, parts[1]))
             name = parts[2]
             if not (isinstance(own, dict) and name in own) and name in shared.get(tool, ()):
-                return _where(doc, _path(doc.data, ["$defs", *parts[2:]]))
-        return _where(doc, _path(_get(doc.data, base), parts, base))
+                return _written(doc, docs, (), ("$defs", name), parts[3:])
+            origin = doc.bundled_from.get((schema, name))
+            if not (isinstance(own, dict) and name in own) and origin is not None:
+                # copied from another file (or elsewhere in this one): located where it is written
+                return _written(origin[0], docs, (), origin[1], parts[3:])
+        return _written(doc, docs, schema, schema, parts[1:])
 
     return Side(toolset.server_version, tools, locate)
+
+
+def _written(
+    doc: Document, docs: dict[Path, Document], root: JsonPath, start: JsonPath, parts: list[str]
+) -> Location:
+    """Where the schema at pointer `parts` below `start` in `doc` is written, following the `$ref`s
+    on the way (into shared definitions, other files) as the bundled schema does; `root` is what
+    the document's local pointers start from (a tool schema, or the document)."""
+    path, node = start, _get(doc.data, start)
+    hops = 0
+    at = 0
+    while at < len(parts):
+        part = parts[at]
+        if isinstance(node, dict) and part in node:
+            path, node = (*path, part), node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            path, node = (*path, int(part)), node[int(part)]
+        elif isinstance(node, dict) and isinstance(node.get("$ref"), str) and hops < 64:
+            target = _target(doc, docs, root, node["$ref"])
+            if target is None:
+                break
+            doc, root, path = target
+            node = _get(doc.data, path)
+            hops += 1
+            continue
+        else:
+            break
+        at += 1
+    return _where(doc, path)
+
+
+def _target(
+    doc: Document, docs: dict[Path, Document], root: JsonPath, ref: str
+) -> tuple[Document, JsonPath, JsonPath] | None:
+    """Where a `$ref` in `doc` points among the loaded documents: (document, local root, path)."""
+    file_part, _, fragment = ref.partition("#")
+    parts = split_pointer(fragment)
+    if parts is None or "://" in file_part:
+        return None
+    if file_part:
+        found_doc = docs.get((doc.path.parent / unquote(file_part)).resolve())
+        if found_doc is None:
+            return None
+        doc, root = found_doc, ()
+    found, _, path = resolve_pointer(_get(doc.data, root), parts)
+    if found:
+        return doc, root, (*root, *path)
+    if root and len(parts) >= 2 and parts[0] in ("$defs", "definitions"):
+        found, _, path = resolve_pointer(doc.data, ["$defs", *parts[1:]])  # the shared definitions
+        if found:
+            return doc, (), path
+    return None
 
 
 def _where(doc: Document, path: JsonPath) -> Location:
