@@ -706,6 +706,11 @@ def _null_apart(out: dict[str, JSON]) -> None:
 
 def _loosen(out: dict[str, JSON], draft07: bool) -> None:
     """Drop in place what a pydantic model would enforce more strictly than the schema."""
+    if "default" in out and not _valid_default(out, draft07):
+        del out["default"]  # a model would fill in, and send, a value the schema refuses
+    # JSON Schema patterns are ECMA-262: pydantic's engines read `\s`, `\W`, `\D`, `\b` or `\cJ`
+    # otherwise and would refuse strings the schema takes. The validator checks them.
+    out.pop("pattern", None)
     if out.pop("unevaluatedProperties", None) is not None and "additionalProperties" not in out:
         out["additionalProperties"] = True  # it depends on what siblings evaluated: a validator's job
     out.pop("unevaluatedItems", None)
@@ -723,8 +728,6 @@ def _loosen(out: dict[str, JSON], draft07: bool) -> None:
         del out["prefixItems"]
         branches = [*prefix, rest]
         out["items"] = {"anyOf": branches} if all(isinstance(b, dict) and b for b in branches) else {}
-    if "default" in out and not _valid_default(out, draft07):
-        del out["default"]  # a model would fill in, and send, a value the schema refuses
     if "type" not in out:
         for key in _TYPED_KEYWORDS & out.keys():
             del out[key]  # on an untyped value pydantic would apply it to every type

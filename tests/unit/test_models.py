@@ -1015,3 +1015,49 @@ def test_a_json_object_default_is_the_only_field_call_and_imports(prop: dict[str
     schema = {"type": "object", "properties": {"opts": prop}}
     module = load(render_models(make_toolset(make_tool("conf", schema))))
     assert module.ConfInput.model_validate({}).model_dump(mode="json")["opts"] == prop["default"]
+
+
+# ECMA-262 atoms that Python's `re` or pydantic's Rust engine read otherwise (Unicode `\s`, `\W`,
+# `\D`, `\b`; `\cJ`; `$` before a final newline), and strings that tell them apart.
+_REGEX_ATOMS = [r"\s", r"\S", r"\w", r"\W", r"\d", r"\D", r"\b", r"\B", r"\cJ", ".", "[^a]", "a", "é", "$"]
+_ODD_CHARS = "a\n\r\u2028\ufeff\x85\u00a0é\u0661😀_ "
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    atoms=st.lists(st.sampled_from(_REGEX_ATOMS), min_size=1, max_size=4),
+    quantifier=st.sampled_from(["", "+", "*"]),
+    values=st.lists(st.text(alphabet=_ODD_CHARS, max_size=4), min_size=1, max_size=8),
+)
+def test_a_pattern_never_makes_a_model_refuse_what_the_schema_takes(
+    atoms: list[str], quantifier: str, values: list[str]
+) -> None:
+    """`pattern` is ECMA-262; what the validator takes, the input and output models take too."""
+    import jsonschema_rs  # noqa: PLC0415
+
+    pattern = "".join(f"(?:{a}){quantifier}" if a != "$" else a for a in ["^", *atoms])
+    prop = {"type": "string", "pattern": pattern}
+    schema = {"type": "object", "properties": {"s": prop, "t": {"type": "array", "items": prop}}}
+    module = load(render_models(make_toolset(make_tool("match", schema, schema))))
+    validator = jsonschema_rs.Draft202012Validator(schema)
+    for value in values:
+        for instance in ({"s": value}, {"t": [value]}):
+            if validator.is_valid(instance):
+                module.MatchInput.model_validate(instance)
+                module.MatchOutput.model_validate(instance)
+
+
+@pytest.mark.parametrize(
+    "prop",
+    [
+        {"type": "integer", "multipleOf": 2, "default": 3},
+        {"type": "string", "pattern": "^a$", "default": "b"},
+        {"type": "array", "prefixItems": [{"type": "integer"}], "default": ["x"]},
+        {"type": "object", "unevaluatedProperties": False, "default": {"x": 1}},
+    ],
+)
+def test_a_default_the_schema_refuses_is_never_filled_in(prop: dict[str, Any]) -> None:
+    """Also when the keyword it breaks is one the model leaves to the validator."""
+    schema = {"type": "object", "properties": {"v": prop}}
+    module = load(render_models(make_toolset(make_tool("fill", schema))))
+    assert "v" not in module.FillInput.model_validate({}).model_dump()

@@ -62,7 +62,7 @@ class ClassOutput(BaseModel):
     copy_: Annotated[StrictStr | None | MISSING, Field(alias="copy")] = MISSING
 
 
-GetUserV2InputZip: TypeAlias = Annotated[StrictStr, Field(pattern="^[0-9]{5}$")]
+GetUserV2InputZip: TypeAlias = StrictStr
 
 
 class GetUserV2OutputNode(BaseModel):

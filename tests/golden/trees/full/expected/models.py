@@ -63,4 +63,4 @@ class LegacyAlertsInput(BaseModel):
         extra="forbid",
         validate_by_name=True,
     )
-    state: Annotated[StrictStr, Field(pattern="^[A-Z]{2}$")]
+    state: StrictStr
