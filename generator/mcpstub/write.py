@@ -66,11 +66,15 @@ class Plan:
 
         `base` is the output folder's path from where the diff is applied (a repository root), in
         posix form; files are named `a/<base>/<rel>` and `b/<base>/<rel>`.
+        A file on disk is compared as a run reads it (any line ending as "\n"), but its lines are
+        shown as they are written: a checkout with CRLF line endings (git's autocrlf) gets a diff
+        whose context and removed lines match its bytes, and whose added lines take the file's
+        line ending, so that the diff applies to it and leaves it one style throughout.
         """
         prefix = f"{base.strip('/')}/" if base.strip("/") not in {"", "."} else ""
         chunks: list[str] = []
         for rel in sorted({*self.removals, *self.changes} - {STAMP_FILE}):
-            old = _read(self.out / rel) if rel in self.existing else None
+            old = _read_raw(self.out / rel) if rel in self.existing else None
             chunks.extend(_unified(old, self.changes.get(rel), prefix + rel))
         return "".join(chunks)
 
@@ -80,14 +84,51 @@ def _lines(text: str | None) -> list[str]:
     return re.findall(r"[^\n]*\n|[^\n]+$", text or "")
 
 
+# A line as written, with its line ending ("\r\n", "\r" or "\n": the ones a run reads as "\n").
+_RAW_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_ENDING = re.compile(r"(?:\r\n|\r|\n)$")
+
+
+def _read_raw(path: Path) -> str | None:
+    """The text of the file at `path` as `_read` reads it, but with its line endings as written."""
+    try:
+        with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
 def _unified(before: str | None, after: str | None, path: str) -> list[str]:
-    lines = difflib.unified_diff(
-        _lines(before),
-        _lines(after),
-        fromfile=f"a/{path}" if before is not None else "/dev/null",
-        tofile=f"b/{path}" if after is not None else "/dev/null",
-    )
-    return [line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines]
+    """A unified diff from `before` (as written on disk) to `after` (with "\n" line endings)."""
+    old = _RAW_LINE.findall(before or "")
+    endings = [m[0] for line in old if (m := _ENDING.search(line))]
+    ending = max(("\n", "\r\n", "\r"), key=endings.count) if endings else "\n"
+    new = [line[:-1] + ending if line.endswith("\n") else line for line in _lines(after)]
+    read = [_ENDING.sub("\n", line) for line in old]  # as a run reads them
+    out: list[str] = []
+    for group in difflib.SequenceMatcher(None, read, _lines(after)).get_grouped_opcodes(3):
+        if not out:
+            out += [
+                f"--- {f'a/{path}' if before is not None else '/dev/null'}\n",
+                f"+++ {f'b/{path}' if after is not None else '/dev/null'}\n",
+            ]
+        first, last = group[0], group[-1]
+        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [f" {line}" for line in old[i1:i2]]
+                continue
+            out += [f"-{line}" for line in old[i1:i2]]
+            out += [f"+{line}" for line in new[j1:j2]]
+    return [line if _ENDING.search(line) else f"{line}\n\\ No newline at end of file\n" for line in out]
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk's line range as a unified diff writes it (`start,length`; 1-based)."""
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
 
 
 def is_generated(text: str) -> bool:

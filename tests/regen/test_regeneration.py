@@ -404,6 +404,42 @@ def test_diff_applies_with_git_apply_from_the_repository_root(tmp_path: Path, wh
     assert code == 0, err  # the diff applied is exactly the regeneration
 
 
+@pytest.mark.parametrize("mixed", [False, True])
+def test_diff_applies_to_a_checkout_with_other_line_endings(tmp_path: Path, mixed: bool) -> None:
+    """A checkout with CRLF line endings (git's autocrlf) is up to date for --check; --diff's
+    output applies to its bytes (`git apply`, `patch`) and keeps each file one style."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    assert _git(repo, "init", "-q").returncode == 0
+    assert _git(repo, "config", "core.autocrlf", "false").returncode == 0
+    toolset, out = repo / "tools.yaml", repo / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (2, 2)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    ending = b"\r\n"
+    for path in out.rglob("*"):
+        if path.is_file():
+            lines = path.read_bytes().split(b"\n")
+            # every line CRLF, or (a file edited on both systems) all but one in ten
+            path.write_bytes(b"".join(line + (b"\n" if mixed and i % 10 == 3 else ending) for i, line in enumerate(lines[:-1])) + lines[-1])  # noqa: E501
+    assert run("generate", str(toolset), "--out", str(out), "--check")[0] == 0
+    assert _git(repo, "add", "-A").returncode == 0
+    assert _git(repo, "commit", "-qm", "base").returncode == 0
+
+    write_toolset(toolset, {"alpha": (1, 1), "gamma": (0, 0)})
+    code, diff, err = _in(repo, "generate", "tools.yaml", "--out", "pkg", "--diff")
+    assert code == 1 and "+++ b/pkg/models.py" in diff, err
+    patch = ["patch", "-p1", "--dry-run", "--binary"]
+    dry = subprocess.run(patch, cwd=repo, input=diff.encode(), capture_output=True, check=False)
+    assert dry.returncode == 0, dry.stdout.decode() + dry.stderr.decode()
+    applied = _git(repo, "apply", "--check", "-", stdin=diff)
+    assert applied.returncode == 0, applied.stderr
+    assert _git(repo, "apply", "-", stdin=diff).returncode == 0
+    assert _in(repo, "generate", "tools.yaml", "--out", "pkg", "--check")[0] == 0
+    models = (out / "models.py").read_bytes()
+    crlf, lf = models.count(b"\r\n"), models.count(b"\n")
+    assert crlf > 10 and (crlf == lf if not mixed else crlf > 0.8 * lf)  # the style it had
+
+
 @pytest.mark.parametrize("umask", [0o022, 0o027])
 def test_generated_files_follow_the_umask_and_keep_a_mode_the_user_set(tmp_path: Path, umask: int) -> None:
     toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
