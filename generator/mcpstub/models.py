@@ -71,7 +71,16 @@ _UNSUPPORTED_KEYS = frozenset({"$dynamicRef", "$dynamicAnchor", "$recursiveRef",
 # no validator reads, and the model generator must not either: it takes some for instructions
 # (`customTypePath`, `x-python-type` and `x-python-import` import any name into models.py,
 # `x-enum-varnames` renames, `nullable` admits null).
-_MODEL_KEYWORDS = (KNOWN_2020_12 | KNOWN_DRAFT_07) - {"$defs", "definitions", "$schema", "$id", "$anchor"}
+# Of the annotations, which no validator reads either, the models keep `title`, `description` and
+# `default`: the generator turns others into behaviour (`readOnly` freezes a field, `deprecated`
+# warns on every read, `discriminator` makes a union refuse what its `oneOf` takes) or copies them
+# into models.py as text.
+_NOT_FOR_MODELS = frozenset(
+    {"$defs", "definitions", "$schema", "$id", "$anchor", "$comment", "$vocabulary", "readOnly",
+     "writeOnly", "deprecated", "examples", "example", "discriminator", "xml", "externalDocs",
+     "contentMediaType", "contentEncoding", "contentSchema"}
+)  # fmt: skip
+_MODEL_KEYWORDS = (KNOWN_2020_12 | KNOWN_DRAFT_07) - _NOT_FOR_MODELS
 # In draft-07 a `$ref` replaces its siblings; these annotations are kept, the rest dropped.
 _REF_SIBLINGS_07 = frozenset({"$ref", "description", "title"})
 _HEADER = re.compile(r"\A(?:#.*\n)+\n*")

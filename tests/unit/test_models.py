@@ -1061,3 +1061,49 @@ def test_a_default_the_schema_refuses_is_never_filled_in(prop: dict[str, Any]) -
     schema = {"type": "object", "properties": {"v": prop}}
     module = load(render_models(make_toolset(make_tool("fill", schema))))
     assert "v" not in module.FillInput.model_validate({}).model_dump()
+
+
+_ANNOTATIONS = ["readOnly", "writeOnly", "deprecated", "examples", "example", "discriminator", "xml",
+                "externalDocs", "contentMediaType", "contentEncoding", "contentSchema",
+                "$comment"]  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    key=st.sampled_from(_ANNOTATIONS),
+    value=st.one_of(
+        st.just(True),
+        st.sampled_from(["application/octet-stream", "base64", "os.system", '"""\n# type: ignore']),
+        st.just(["a", {"b": 1}]),
+        st.just({"propertyName": "name", "mapping": {"a": "http://127.0.0.1:9/x.json"}}),
+        st.just({"type": "integer"}),
+    ),
+    where=st.sampled_from(_WHERE),
+)
+def test_annotations_never_change_the_models(key: str, value: Any, where: str) -> None:
+    """No validator reads an annotation, so no model acts on one: `readOnly` froze a field,
+    `deprecated` warned on every read, `discriminator` made a union refuse what `oneOf` takes,
+    and the rest copied user data into models.py."""
+    assert _models_of(where, key, value) == _models_of("", key, value)
+
+
+def test_annotated_fields_behave_as_plain_ones() -> None:
+    import warnings  # noqa: PLC0415
+
+    branch = {"type": "object", "properties": {"kind": {"const": "a"}}, "required": ["kind"]}
+    schema = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "readOnly": True},
+            "old": {"type": "string", "deprecated": True},
+            "pick": {"oneOf": [branch], "discriminator": {"propertyName": "missing"}},
+        },
+    }
+    module = load(render_models(make_toolset(make_tool("annotated", schema, schema))))
+    for model in (module.AnnotatedInput, module.AnnotatedOutput):
+        value = model.model_validate({"id": 1, "old": "x", "pick": {"kind": "a"}})
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert value.old == "x"
+        value.id = 2
+        assert value.model_dump(mode="json") == {"id": 2, "old": "x", "pick": {"kind": "a"}}
