@@ -11,7 +11,9 @@ before it replaces the first file and removes it after the last, and the generat
 (always replaced first) refuses to load while the marker exists. The next run sees the marker and
 the staged files a killed run left behind (`Plan.leftovers`), removes them and finishes the tree.
 Runs writing one folder at once take turns (`locked`), so none mistakes another's staged files for
-a killed run's.
+a killed run's. Where the lock cannot be taken, a staged file or backup carries the id of its
+run's process, and another run takes it for a killed run's only once that process is gone: no run
+removes or restores another's backups.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import os
 import re
 import secrets
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -213,26 +216,99 @@ def plan(
     return result
 
 
-_STAGED = re.compile(rf"\..+\.[0-9a-f]{{8}}{re.escape(TEMP_SUFFIX)}")
+# A staged file or backup: `.NAME.[PID-]TOKEN.mcpstub-tmp`, PID (hex) the process of the run
+# that made it (absent in names older runs wrote), TOKEN one per file.
+_STAGED = re.compile(rf"\..+\.(?:([0-9a-f]{{1,16}})-)?[0-9a-f]{{8}}{re.escape(TEMP_SUFFIX)}")
 
 
 def _leftovers(out: Path, folders: set[str]) -> list[str]:
-    """The marker and the staged files that an interrupted run left in `out`, as relative paths."""
+    """The marker and the staged files that an interrupted run left in `out`, as relative paths.
+
+    A file of a run still going on (its process is alive: another run on the folder, where the
+    folder lock could not be taken) is not left over: removing it would take that run's backup.
+    """
     found = [WRITING_MARKER] if (out / WRITING_MARKER).exists() else []
     for folder in sorted(folders | {"."}):
         try:
             names = os.listdir(out / folder)
         except OSError:
             continue
-        found += sorted((Path(folder) / n).as_posix() for n in names if _STAGED.fullmatch(n))
+        found += sorted(
+            (Path(folder) / n).as_posix()
+            for n in names
+            if _STAGED.fullmatch(n) and not _of_a_running_run(out / folder / n)
+        )
     return found
+
+
+# A run takes seconds; a file older than this is no running run's, whatever its process id says
+# (the id may have been given to another process since).
+_RUN_AGE = 3600.0
+
+
+def _of_a_running_run(path: Path) -> bool:
+    """Whether a staged file or backup belongs to a run still going on: its name carries the id of
+    a running process, and it was made (or, a backup, linked) less than `_RUN_AGE` ago."""
+    match = _STAGED.fullmatch(path.name)
+    if match is None or match[1] is None or not _alive(int(match[1], 16)):
+        return False
+    try:
+        made = path.lstat().st_ctime  # a hard link changes it: when the backup was made
+    except OSError:
+        return False
+    return abs(time.time() - made) < _RUN_AGE
+
+
+def _running_elsewhere(out: Path, folders: set[str]) -> bool:
+    """True when `out` holds staged files or backups of a run still going on (called once this
+    run has removed its own)."""
+    for folder in folders | {"."}:
+        try:
+            names = os.listdir(out / folder)
+        except OSError:
+            continue
+        if any(_of_a_running_run(out / folder / n) for n in names):
+            return True
+    return False
+
+
+def _alive(pid: int) -> bool:
+    """Whether the process `pid` runs (when that cannot be told: yes, so nothing of it is taken)."""
+    if pid == os.getpid():
+        return True
+    if os.name == "nt":  # pragma: no cover - Windows: os.kill(pid, 0) would send it Ctrl-C
+        return _alive_windows(pid)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError, ValueError):
+        return True  # it exists (not ours to signal), or the number is no process id here
+    return True
+
+
+def _alive_windows(pid: int) -> bool:  # pragma: no cover - Windows only
+    import ctypes  # noqa: PLC0415
+
+    kernel32 = getattr(ctypes, "windll").kernel32  # noqa: B009 - absent from non-Windows stubs
+    handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+    if not handle:
+        return bool(kernel32.GetLastError() == 5)  # access denied: it exists
+    try:
+        code = ctypes.c_ulong()
+        if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
+            return True
+        return code.value == 259  # STILL_ACTIVE
+    finally:
+        kernel32.CloseHandle(handle)
 
 
 @contextmanager
 def locked(out: Path, *, writing: bool = True) -> Iterator[None]:
     """Hold the output folder's lock from planning to the last file written (shared when only
-    reading): two runs on one folder take turns instead of removing each other's staged files.
-    Where advisory locks do not exist (Windows) runs on one folder must not overlap."""
+    reading): two runs on one folder take turns instead of racing to write the same files.
+    Where advisory locks do not exist (Windows) runs may overlap: each still keeps to its own
+    staged files and backups (see `_leftovers`), but the last to write a file wins."""
     try:
         import fcntl  # noqa: PLC0415 - POSIX only
     except ImportError:  # pragma: no cover - Windows
@@ -282,8 +358,9 @@ def _stage(target: Path, data: bytes) -> Path:
 
 
 def _temp_name(target: Path) -> Path:
-    """A free name beside `target` that a later run recognizes as left over (`_leftovers`)."""
-    return target.parent / f".{target.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    """A free name beside `target`, carrying this process's id: a later run recognizes it as left
+    over (`_leftovers`) once this process is gone, and never while it runs."""
+    return target.parent / f".{target.name}.{os.getpid():x}-{secrets.token_hex(4)}{TEMP_SUFFIX}"
 
 
 def _keep(target: Path) -> Path | bytes | None:
@@ -351,9 +428,17 @@ def apply(p: Plan) -> None:
         for before in previous.values():
             if isinstance(before, Path):
                 before.unlink(missing_ok=True)
-        marker.unlink()
+        _unmark(p, marker)
         raise
     for _, before in done:
         if isinstance(before, Path):
             before.unlink(missing_ok=True)
-    marker.unlink()
+    _unmark(p, marker)
+
+
+def _unmark(p: Plan, marker: Path) -> None:
+    """Remove the marker, unless another run is still writing the folder (its staged files or
+    backups are there): the last run to finish removes it."""
+    folders = {str(Path(rel).parent) for rel in [*p.changes, *p.removals]} | {"handlers"}
+    if not _running_elsewhere(p.out, folders):
+        marker.unlink(missing_ok=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -246,3 +247,92 @@ def test_a_folder_where_a_generated_file_belongs_is_refused_not_a_crash(tmp_path
     (out / "models.py").mkdir(parents=True)
     p = plan(out, {"models.py": ours("A = 1\n")}, {}, set())
     assert p.foreign == ["models.py"] and p.changes == {}
+
+
+def _staged_names(out: Path) -> set[str]:
+    return {p.relative_to(out).as_posix() for p in out.rglob("*.mcpstub-tmp")}
+
+
+@pytest.mark.parametrize("second_fails", [False, True])
+def test_overlapping_runs_never_take_each_others_backups(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, second_fails: bool
+) -> None:
+    """Two runs on one folder where the lock cannot be taken: one plans and applies while the
+    other is between staging its files and replacing them. The first neither counts the second's
+    staged files and backups as left over nor removes them; the second then finishes (or fails
+    and puts back exactly what it found, from its own backups); the marker stays until both
+    are done; nothing is left behind."""
+    out = tmp_path / "pkg"
+    base = {"__init__.py": ours("I = 0\n"), "a.py": ours("A = 0\n"), "old.py": ours("OLD\n")}
+    apply(plan(out, base, {}, set()))
+    slow_files = {"__init__.py": ours("I = 1\n"), "a.py": ours("A = 1\n"), "b.py": ours("B = 1\n")}
+    fast_files = {"__init__.py": ours("I = 2\n"), "a.py": ours("A = 2\n"), "old.py": ours("OLD\n")}
+    slow = plan(out, slow_files, {}, set(), optional=("old.py",))
+    real_replace = os.replace
+    seen: dict[str, object] = {}
+
+    def interleaved(src: str, dst: str) -> None:
+        if not seen:  # the slow run has staged and backed up every file: the other run goes now
+            staged = _staged_names(out)
+            seen["staged"] = staged
+            fast = plan(out, fast_files, {}, set())
+            seen["leftovers"] = fast.leftovers
+            apply(fast)
+            seen["after fast"] = _staged_names(out)
+            seen["marker"] = (out / ".mcpstub-writing").exists()
+            seen["fast tree"] = tree(out)
+            seen["fast done"] = True
+        if second_fails and "fast done" in seen and Path(dst).name == "a.py":
+            raise OSError("disk full")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(write.os, "replace", interleaved)
+    if second_fails:
+        with pytest.raises(OSError, match="disk full"):
+            apply(slow)
+    else:
+        apply(slow)
+    staged = seen["staged"]
+    assert isinstance(staged, set) and len(staged) == 5  # three staged files, two backups
+    assert seen["leftovers"] == [".mcpstub-writing"]  # the marker: none of the other run's files
+    assert seen["after fast"] == staged  # all still there for the slow run
+    assert seen["marker"] is True  # the slow run is still writing
+    assert {k: v for k, v in seen["fast tree"].items() if ".mcpstub" not in k} == fast_files  # type: ignore[union-attr]
+    assert _staged_names(out) == set() and not (out / ".mcpstub-writing").exists()
+    if second_fails:
+        # the slow run put back what it replaced from its own backups: what it found at the start
+        assert tree(out)["__init__.py"] == base["__init__.py"]
+        assert "b.py" not in tree(out)
+    else:
+        assert tree(out) == {**slow_files}  # old.py removed, as the slow run planned
+
+
+def test_files_of_a_finished_process_are_left_over_and_of_a_running_one_are_not(tmp_path: Path) -> None:
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    out = tmp_path / "pkg"
+    apply(plan(out, {"models.py": ours("A = 1\n")}, {}, set()))
+    finished = subprocess.Popen([sys.executable, "-c", "pass"])
+    finished.wait()
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        dead = f".models.py.{finished.pid:x}-0123abcd.mcpstub-tmp"
+        live = f".models.py.{running.pid:x}-89abcdef.mcpstub-tmp"
+        for name in (dead, live):
+            (out / name).write_text("x")
+        p = plan(out, {"models.py": ours("A = 2\n")}, {}, set())
+        assert p.leftovers == [dead]
+        apply(p)
+        # the running one's file stays, and so does the marker: that run is still writing
+        assert sorted(n.name for n in out.iterdir()) == [".mcpstub-writing", live, "models.py"]
+        old = time.time() - 2 * write._RUN_AGE
+        os.utime(out / live, (old, old))
+        assert write._of_a_running_run(out / live)  # (made now: the time it was changed)
+    finally:
+        running.kill()
+        running.wait()
+    p = plan(out, {"models.py": ours("A = 2\n")}, {}, set())
+    assert p.leftovers == [".mcpstub-writing", live]  # its process is gone: left over
+    apply(p)
+    assert sorted(n.name for n in out.iterdir()) == ["models.py"]
