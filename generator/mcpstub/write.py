@@ -276,6 +276,8 @@ def _alive(pid: int) -> bool:
     """Whether the process `pid` runs (when that cannot be told: yes, so nothing of it is taken)."""
     if pid == os.getpid():
         return True
+    if pid <= 0:  # no process's id (0 would signal our own process group)
+        return False
     if os.name == "nt":  # pragma: no cover - Windows: os.kill(pid, 0) would send it Ctrl-C
         return _alive_windows(pid)
     try:

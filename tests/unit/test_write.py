@@ -317,12 +317,13 @@ def test_files_of_a_finished_process_are_left_over_and_of_a_running_one_are_not(
     finished.wait()
     running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
+        (out / ".models.py.0-00000000.mcpstub-tmp").write_text("x")  # no process has id 0
         dead = f".models.py.{finished.pid:x}-0123abcd.mcpstub-tmp"
         live = f".models.py.{running.pid:x}-89abcdef.mcpstub-tmp"
         for name in (dead, live):
             (out / name).write_text("x")
         p = plan(out, {"models.py": ours("A = 2\n")}, {}, set())
-        assert p.leftovers == [dead]
+        assert p.leftovers == sorted([dead, ".models.py.0-00000000.mcpstub-tmp"])
         apply(p)
         # the running one's file stays, and so does the marker: that run is still writing
         assert sorted(n.name for n in out.iterdir()) == [".mcpstub-writing", live, "models.py"]
