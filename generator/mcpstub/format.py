@@ -307,21 +307,22 @@ _ANNOTATED = re.compile(r"^( *)(\w+): (.+)$")
 _ATOM = re.compile(r'[\w.+-]+|\[\]|\{\}|"(?:[^"\\]|\\.)*"')
 
 
+# What decides where a top-level ` = ` is: strings (skipped whole), brackets and ` = ` itself.
+_EQUALS_SCAN = re.compile(r""""(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|[(\[{]|[)\]}]| = """)
+
+
 def _top_level_equals(text: str) -> int:
     """Where ` = ` stands outside brackets and strings in `text`, or -1."""
-    depth, quote = 0, ""
-    for index, char in enumerate(text):
-        if quote:
-            if char == quote and text[index - 1] != "\\":
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
+    depth = 0
+    for match in _EQUALS_SCAN.finditer(text):
+        token = match[0]
+        if token == " = ":
+            if not depth:
+                return match.start()
+        elif token in "([{":
             depth += 1
-        elif char in ")]}":
+        elif token in ")]}":
             depth -= 1
-        elif not depth and text.startswith(" = ", index):
-            return index
     return -1
 
 
@@ -435,6 +436,8 @@ _FLAT: dict[int, tuple[object, str]] = {}
 
 
 def _flat_item(item: list[list[_Atom]]) -> str:
+    if len(item) == 1 and all(isinstance(atom, str) for atom in item[0]):
+        return "".join(item[0])  # plain tokens (a name, a string): nothing to remember
     known = _FLAT.get(id(item))
     if known is None:
         text = " | ".join("".join(_flat_atom(a) for a in operand) for operand in item)
@@ -475,6 +478,8 @@ def _split_line(line: str, tokens: list[str]) -> list[str] | None:
 
 def _lay(item: list[list[_Atom]], indent: str, trailing: str) -> list[str]:
     """Lines for one bracketed item (`A | B[...]`) followed by `trailing`, as black lays them out."""
+    if len(item) == 1 and all(isinstance(atom, str) for atom in item[0]):
+        return [indent + "".join(item[0]) + trailing]  # plain tokens: one line, however long
     flat = indent + _flat_item(item) + trailing
     if text_width(flat) <= LINE_LENGTH:
         return [flat]

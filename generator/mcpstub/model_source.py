@@ -16,9 +16,18 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from functools import lru_cache
 
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.render import text_width, to_literal
+
+
+@lru_cache(maxsize=4)
+def parsed(source: str) -> ast.Module:
+    """The tree of a finished models source, parsed once for the steps that only read it (the
+    binding check, the split into statements): treat it as read-only."""
+    return ast.parse(source)
+
 
 _TYPING_IMPORT = re.compile(r"^from typing import (\([^)]*\)|.*)$", re.MULTILINE)
 _ALIAS_IMPORT = "from typing_extensions import TypeAliasType\n"
@@ -248,6 +257,8 @@ def _respelled(source: str, spots: list[tuple[int, int, int, str]]) -> str:
 
 def exact_numbers(source: str) -> str:
     """Type `integer` as `_Integral` and `number` as `_JsonNumber` wherever a type is written."""
+    if not any(name in source for name in _NUMBER_TYPES):
+        return source  # no number type written: nothing to parse for
     tree = ast.parse(source)
     spots: list[tuple[int, int, int, str]] = []  # (line, start, end, new name)
     for node in tree.body:

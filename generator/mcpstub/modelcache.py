@@ -38,6 +38,7 @@ from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool, Toolset
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.memo import MODELS_DIGEST, derived, environment_key, tool_plain
+from mcpstub.model_source import parsed
 from mcpstub.models import ModelsResult, render_models
 from mcpstub.render import import_order
 
@@ -543,7 +544,7 @@ def split_source(source: str) -> list[_Part]:
     if not source.strip():
         return parts
     lines = source.splitlines()
-    for node in ast.parse(source).body:
+    for node in parsed(source).body:
         start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
         text = "\n".join(lines[start - 1 : node.end_lineno])
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

@@ -26,7 +26,7 @@ from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
 from mcpstub.keywords import KNOWN_2020_12, KNOWN_DRAFT_07
 from mcpstub.layout import LINE_LENGTH
-from mcpstub.model_source import exact_numbers, factory_defaults, plain_aliases, typed_containers
+from mcpstub.model_source import exact_numbers, factory_defaults, parsed, plain_aliases, typed_containers
 from mcpstub.shapes import is_object_root
 
 # Keywords whose value is one schema, a map of schemas, or a list of schemas.
@@ -354,7 +354,7 @@ def _check_binding(
     import ast  # noqa: PLC0415
 
     nodes: dict[str, ast.stmt] = {}
-    for node in ast.parse(source).body:
+    for node in parsed(source).body:
         if isinstance(node, ast.ClassDef):
             nodes[node.name] = node
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
@@ -1024,6 +1024,7 @@ def _alias_values(source: str, names: Sequence[str]) -> str:
     return black_layout(source)
 
 
+_ALIAS_LINE = re.compile(r"^(\w+): TypeAlias = (.+)$", re.MULTILINE)
 _OPEN_CLASS = """class {name}(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
@@ -1038,15 +1039,21 @@ def _open_classes(source: str, names: Sequence[str]) -> str:
     validates arguments and outputs through model classes, and the schema stays the judge.
     An alias of another class (a root `$ref` to a shared object) is kept."""
     defined = {"".join(found) for found in _CLASS.findall(source)}
-    changed = False
-    for name in names:
-        match = re.search(rf"^{re.escape(name)}: TypeAlias = (.+)$", source, re.MULTILINE)
-        if match is None or (match[1].strip() in defined and match[1].strip() != name):
-            continue
-        source = source[: match.start()] + _OPEN_CLASS.format(name=name) + source[match.end() :]
-        changed = True
-    if not changed:
+    wanted = set(names)
+    spans: dict[str, tuple[int, int]] = {}  # each wanted alias's first line, found in one pass
+    for match in _ALIAS_LINE.finditer(source):
+        name = match[1]
+        if name in wanted and name not in spans:
+            target = match[2].strip()
+            spans[name] = (-1, -1) if target in defined and target != name else match.span()
+    edits = sorted((span, name) for name, span in spans.items() if span[0] >= 0)
+    if not edits:
         return source
+    pieces, position = [], 0
+    for (start, end), name in edits:
+        pieces += [source[position:start], _OPEN_CLASS.format(name=name)]
+        position = end
+    source = "".join(pieces) + source[position:]
     from mcpstub.format import black_layout  # noqa: PLC0415 - format imports render
     from mcpstub.model_source import add_imports  # noqa: PLC0415
 
