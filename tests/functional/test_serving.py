@@ -109,7 +109,7 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _wait_for(port: int, process: subprocess.Popen[str], seconds: float = 60) -> None:
+def _wait_for(port: int, process: subprocess.Popen[str], seconds: float = 60, poll: float = 0.05) -> None:
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -121,7 +121,7 @@ def _wait_for(port: int, process: subprocess.Popen[str], seconds: float = 60) ->
                 raise AssertionError(f"the server exited {process.returncode}: {err or ''}") from None
             if time.monotonic() > deadline:
                 raise AssertionError("the server did not start") from None
-            time.sleep(0.05)
+            time.sleep(poll)
 
 
 @contextmanager
@@ -380,6 +380,32 @@ def test_sigterm_lets_in_flight_calls_finish_then_exits_0(root: Path, flags: lis
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_stop_the_moment_the_port_opens_is_a_clean_exit(root: Path, stop: signal.Signals) -> None:
+    for _ in range(3):
+        port = _free_port()
+        with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}"],
+                cwd=root,
+                env=_env(root),
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                text=True,
+            )
+            try:
+                _wait_for(port, process, poll=0.001)
+                process.send_signal(stop)
+                code = process.wait(timeout=30)
+                log.seek(0)
+                err = log.read()
+                assert code == 0 and "Traceback" not in err, f"exit {code}\n{err[-4000:]}"
+            finally:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
 
 
 def test_ctrl_c_stops_the_server_cleanly(root: Path) -> None:

@@ -220,6 +220,10 @@ def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         app_from_environment()  # a configuration error stops here, before any worker starts
     except ValueError as exc:
         parser.error(str(exc))
+    # A stop asked for (SIGTERM, or Ctrl-C) is a clean exit from the moment the port is open:
+    # before uvicorn listens for signals, and when it re-raises one after stopping gracefully.
+    signal.signal(signal.SIGTERM, _exit_cleanly)
+    signal.signal(signal.SIGINT, _exit_cleanly)
     try:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         listener = socket.create_server((host, port), family=family)
@@ -242,10 +246,6 @@ def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         log_level="warning",
         timeout_graceful_shutdown=args.grace,
     )
-    # A stop asked for (SIGTERM, or Ctrl-C) is a clean exit: before uvicorn listens for signals,
-    # and when it re-raises the signal after stopping gracefully.
-    signal.signal(signal.SIGTERM, _exit_cleanly)
-    signal.signal(signal.SIGINT, _exit_cleanly)
     if args.workers > 1:
         Multiprocess(config, sockets=[listener]).run()
     else:
