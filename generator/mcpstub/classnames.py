@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from mcpstub.ir import Toolset, to_class_prefix
@@ -107,6 +107,7 @@ def class_name(root: str) -> str:
     return head + "".join(w[:1].upper() + w[1:] for w in re.split(r"[_-]+", root) if w)
 
 
+@lru_cache(maxsize=65536)
 def _root_key(root: str) -> str:
     """A root as class names compare: its class name, normalised."""
     return _norm(class_name(root))
