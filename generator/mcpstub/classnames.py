@@ -129,18 +129,26 @@ class RootIndex:
     def __init__(self, names: Iterable[str]) -> None:
         self._sorted = sorted((_root_key(n), n) for n in set(names))
         self._keys = [k for k, _ in self._sorted]
+        self._starting: dict[str, tuple[str, ...]] = {}  # by key: the names starting with it
 
     def extending(self, part: Iterable[str]) -> frozenset[str]:
         """The names (not in `part`) that start with a name in `part`."""
         own = set(part)
         found: set[str] = set()
         for key in {_root_key(p) for p in own}:
+            found.update(self._starting_with(key))
+        return frozenset(found - own)
+
+    def _starting_with(self, key: str) -> tuple[str, ...]:
+        names = self._starting.get(key)
+        if names is None:
             # Every name starting with `key` sorts from `key` on, before `key` + the last character.
             at = bisect.bisect_left(self._keys, key)
-            while at < len(self._keys) and self._keys[at].startswith(key):
-                found.add(self._sorted[at][1])
-                at += 1
-        return frozenset(found - own)
+            end = at
+            while end < len(self._keys) and self._keys[end].startswith(key):
+                end += 1
+            names = self._starting[key] = tuple(name for _, name in self._sorted[at:end])
+        return names
 
 
 def extending(part: Iterable[str], others: Iterable[str]) -> frozenset[str]:

@@ -24,7 +24,7 @@ import os
 import struct
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache, partial
 from pathlib import Path
@@ -54,7 +54,7 @@ _MAX_FORKS = 7
 FORK = hasattr(os, "fork")
 # Groups generate the shared classes their tools only name as stand-ins (see models._stand_ins).
 STAND_INS = True
-_MAGIC = b"mcpstub-models-cache 4"
+_MAGIC = b"mcpstub-models-cache 5"
 
 
 class _Clash(Exception):
@@ -206,12 +206,15 @@ def _marshal(value: object) -> bytes:
         return json.dumps(plain, default=_json_default, allow_nan=True).encode("utf-8", "surrogatepass")
 
 
-def _digest(toolset: Toolset, tools: Sequence[Tool]) -> str:
+def _digest(toolset: Toolset, tools: Sequence[Tool], definitions: Mapping[str, bytes]) -> str:
     """The hash of a unit's input: every field `render_models` could read, in order (`tools`
-    are the ones the unit's tools were made from)."""
+    are the ones the unit's tools were made from; `definitions` the hash of each shared one)."""
     digest = hashlib.sha256(_generator_key().encode())
     roots = tuple(sorted(toolset.reserved_roots))
-    digest.update(b"\0" + _marshal((toolset.source_name, toolset.shared_defs, roots, toolset.stand_ins)))
+    names = tuple(toolset.shared_defs)
+    digest.update(b"\0" + _marshal((toolset.source_name, names, roots, toolset.stand_ins)))
+    for name in names:
+        digest.update(b"\0" + definitions[name])
     for tool in tools:
         digest.update(b"\0" + _tool_digest(tool).encode())
     return digest.hexdigest()
@@ -257,14 +260,16 @@ def _units(toolset: Toolset) -> list[_Unit]:
     # nested classes as the whole toolset would (see classnames).
     roots = RootIndex(root_names(toolset) | toolset.reserved_roots)
     first = replace(base, reserved_roots=roots.extending(root_names(base)))
-    units = [_Unit(_digest(first, ()), first)]
+    # Each shared definition is hashed once, not once per group that uses it.
+    definitions = {n: hashlib.sha256(_marshal(s)).digest() for n, s in toolset.shared_defs.items()}
+    units = [_Unit(_digest(first, (), definitions), first)]
     for group in split_groups(toolset.tools):
         used = set().union(*(t.shared_def_names for t in group))
         shared = {n: s for n, s in toolset.shared_defs.items() if n in used}
         tools = tuple(_schema_only(t) for t in group)
         unit = replace(base, tools=tools, shared_defs=shared, stand_ins=STAND_INS)
         unit = replace(unit, reserved_roots=roots.extending(root_names(unit)))
-        units.append(_Unit(_digest(unit, group), unit))
+        units.append(_Unit(_digest(unit, group, definitions), unit))
     return units
 
 
