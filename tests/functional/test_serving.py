@@ -408,30 +408,6 @@ def test_a_stop_the_moment_the_port_opens_is_a_clean_exit(root: Path, stop: sign
                     process.wait()
 
 
-def test_ctrl_c_stops_the_server_cleanly(root: Path) -> None:
-    port = _free_port()
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}"],
-            cwd=root,
-            env=_env(root),
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-            text=True,
-        )
-        try:
-            _wait_for(port, process)
-            process.send_signal(signal.SIGINT)
-            code = process.wait(timeout=30)
-            log.seek(0)
-            err = log.read()
-            assert code == 0 and "Traceback" not in err, f"exit {code}\n{err[-4000:]}"
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-
-
 # -- create_app inside a larger app, under uvicorn ----------------------------------------------
 
 OUTER_APP = f"""\
