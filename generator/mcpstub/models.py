@@ -885,10 +885,13 @@ def _field_names(defs: dict[str, JSON], extra: frozenset[str] = frozenset()) -> 
     """A distinct field name for each property name that is not one as it stands.
 
     Python parses identifiers in NFKC form (the ligature `\ufb01le` is `file`), so such a
-    name, like one that is no identifier or a keyword, gets a field name of its own with the wire
-    name as its alias. A chosen name is no property name anywhere in the document nor a pydantic
+    name, like one that is no identifier, a keyword or in pydantic's protected namespaces
+    (`model_dump_path` would warn on import), gets a field name of its own with the wire name as
+    its alias. A chosen name is no property name anywhere in the document nor a pydantic
     attribute: two names that normalise alike stay two fields, and no wire name means two fields.
     """
+    from datamodel_code_generator.util import camel_to_snake  # noqa: PLC0415
+
     wire: set[str] = set(extra)
     _property_names(defs, wire)
     taken = wire | _model_attributes()
@@ -896,15 +899,22 @@ def _field_names(defs: dict[str, JSON], extra: frozenset[str] = frozenset()) -> 
     for name in sorted(wire):
         normal = unicodedata.normalize("NFKC", name)
         if normal == name and name.isidentifier() and not keyword.iskeyword(name):
-            continue
+            # as the model generator would spell it (`modelDumpPath` is `model_dump_path`)
+            normal = camel_to_snake(name)
+            if not normal.startswith(_PROTECTED_PREFIXES):
+                continue
         base = re.sub(r"\W", "_", normal).strip("_") or "field"
-        if not base.isidentifier() or base[0].isdigit():
+        if not base.isidentifier() or base[0].isdigit() or base.startswith(_PROTECTED_PREFIXES):
             base = "field_" + base
         candidates = itertools.chain([base, base + "_"], (f"{base}_{n}" for n in itertools.count(1)))
         candidate = next(c for c in candidates if c not in taken and not keyword.iskeyword(c))
         taken.add(candidate)
         chosen[name] = candidate
     return chosen
+
+
+# pydantic warns on import about a field whose name starts with one of these.
+_PROTECTED_PREFIXES = ("model_validate", "model_dump")
 
 
 @cache

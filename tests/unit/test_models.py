@@ -1107,3 +1107,25 @@ def test_annotated_fields_behave_as_plain_ones() -> None:
             assert value.old == "x"
         value.id = 2
         assert value.model_dump(mode="json") == {"id": 2, "old": "x", "pick": {"kind": "a"}}
+
+
+_PROTECTED_NAMES = ["model_dump", "model_dump_path", "model_dump_", "model_validate", "model_validated",
+                    "model_validate_json", "modelDumpPath", "ModelValidate", "model_name", "field_model_dump",
+                    "\uff4dodel_dump", "copy", "name"]  # fmt: skip
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(names=st.lists(st.sampled_from(_PROTECTED_NAMES), min_size=1, max_size=6, unique=True))
+def test_no_property_name_makes_pydantic_warn_on_import(names: list[str]) -> None:
+    """A property named in pydantic's protected namespaces (`model_dump_path`) gets a field name
+    of its own: models.py imports without a warning, and every property is its own field."""
+    import warnings  # noqa: PLC0415
+
+    schema = {"type": "object", "properties": {n: {"type": "integer"} for n in names}}
+    result = render_models(make_toolset(make_tool("named", schema, schema)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        module = load(result)
+        for model in (module.NamedInput, module.NamedOutput):
+            value = model.model_validate({n: i for i, n in enumerate(names)})
+            assert value.model_dump(by_alias=True) == {n: i for i, n in enumerate(names)}
