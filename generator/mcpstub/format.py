@@ -411,7 +411,8 @@ def _parse(tokens: list[str], start: int, closing: str | None) -> tuple[list[lis
         elif token == "|":
             items[-1].append([])
         elif token in _CLOSING:
-            inner, i = _parse(tokens, i + 1, _CLOSING[token])
+            flat = _flat_group(tokens, i + 1, _CLOSING[token])
+            inner, i = flat if flat is not None else _parse(tokens, i + 1, _CLOSING[token])
             operand = items[-1][-1]
             head = operand.pop() if operand and isinstance(operand[-1], str) and _glues(operand[-1]) else ""
             operand.append((head + token, inner, _CLOSING[token]))
@@ -422,6 +423,35 @@ def _parse(tokens: list[str], start: int, closing: str | None) -> tuple[list[lis
     if closing is not None:
         raise ValueError("unbalanced")
     return items, i
+
+
+class _Flat(list[str]):
+    """The items of a bracket that holds no bracket and no `|` (a `Literal[...]` of values), as
+    their texts: what `_parse` would make of them, without a list per item."""
+
+
+# Tokens that end a run of plain items: brackets and `|`.
+_STRUCTURE = frozenset("()[]{}|")
+
+
+def _flat_group(tokens: list[str], start: int, closing: str) -> tuple[_Flat, int] | None:
+    """The items from `start` to `closing`, when only plain tokens and commas come before it;
+    with the index after it. None for anything else (left to `_parse`)."""
+    texts = _Flat()
+    run: list[str] = []
+    for index in range(start, len(tokens)):
+        token = tokens[index]
+        if token == ",":
+            texts.append("".join(run))
+            run = []
+        elif token in _STRUCTURE:
+            if token != closing:
+                return None
+            texts.append("".join(run))
+            return texts, index + 1
+        else:
+            run.append(token)
+    return None
 
 
 def _glues(token: str) -> bool:
@@ -435,9 +465,17 @@ def _glues(token: str) -> bool:
 _FLAT: dict[int, tuple[object, str]] = {}
 
 
+def _token(item: list[list[_Atom]]) -> str | None:
+    """The item's text when it is one plain token (a name, a number, a string), else None."""
+    if len(item) == 1 and len(item[0]) == 1 and type(item[0][0]) is str:
+        return item[0][0]
+    return None
+
+
 def _flat_item(item: list[list[_Atom]]) -> str:
-    if len(item) == 1 and all(isinstance(atom, str) for atom in item[0]):
-        return "".join(item[0])  # plain tokens (a name, a string): nothing to remember
+    token = _token(item)
+    if token is not None:
+        return token  # nothing to remember
     known = _FLAT.get(id(item))
     if known is None:
         text = " | ".join("".join(_flat_atom(a) for a in operand) for operand in item)
@@ -450,8 +488,11 @@ def _flat_atom(atom: _Atom) -> str:
         return atom
     known = _FLAT.get(id(atom))
     if known is None:
-        inner = [i for i in atom[1] if i != [[]]]
-        text = atom[0] + ", ".join(_flat_item(i) for i in inner) + atom[2]
+        if isinstance(atom[1], _Flat):
+            text = atom[0] + ", ".join(t for t in atom[1] if t) + atom[2]
+        else:
+            inner = [i for i in atom[1] if i != [[]]]
+            text = atom[0] + ", ".join(_flat_item(i) for i in inner) + atom[2]
         known = _FLAT[id(atom)] = (atom, text)
     return known[1]
 
@@ -476,10 +517,19 @@ def _split_line(line: str, tokens: list[str]) -> list[str] | None:
     return _lay(items[0], indent, trailing)
 
 
+def _joined_within(texts: list[str], room: int) -> str | None:
+    """The texts joined by ", ", or None when that is longer than `room` characters (a text is
+    at least as wide as it is long, so it would not fit either)."""
+    if sum(len(t) + 2 for t in texts) - 2 > room:
+        return None
+    return ", ".join(texts)
+
+
 def _lay(item: list[list[_Atom]], indent: str, trailing: str) -> list[str]:
     """Lines for one bracketed item (`A | B[...]`) followed by `trailing`, as black lays them out."""
-    if len(item) == 1 and all(isinstance(atom, str) for atom in item[0]):
-        return [indent + "".join(item[0]) + trailing]  # plain tokens: one line, however long
+    token = _token(item)
+    if token is not None:
+        return [indent + token + trailing]  # one line, however long
     flat = indent + _flat_item(item) + trailing
     if text_width(flat) <= LINE_LENGTH:
         return [flat]
@@ -499,14 +549,26 @@ def _lay_operand(operand: list[_Atom], indent: str, prefix: str, trailing: str) 
     if text_width(flat) <= LINE_LENGTH or isinstance(last, str) or last is None:
         return [flat]
     opening, items, closing = last
-    items = [i for i in items if i != [[]]]
     head = indent + prefix + "".join(_flat_atom(a) for a in operand[:-1]) + opening
     inner = indent + "    "
-    body = ", ".join(_flat_item(i) for i in items)
     is_literal = opening in _CLOSING  # a bare list, dict or tuple display always explodes
+    if isinstance(items, _Flat):  # plain items: each one line, however long
+        texts = [t for t in items if t]
+        body = None if len(texts) == 1 or is_literal else _joined_within(texts, LINE_LENGTH - len(inner))
+        if len(texts) == 1:
+            lines = [inner + texts[0]]
+        elif body is not None and text_width(inner + body) <= LINE_LENGTH:
+            lines = [inner + body]
+        else:
+            lines = [f"{inner}{t}," for t in texts]
+        return [head, *lines, indent + closing + trailing]
+    items = [i for i in items if i != [[]]]
+    body = None
+    if len(items) != 1 and not is_literal:
+        body = _joined_within([_flat_item(i) for i in items], LINE_LENGTH - len(inner))
     if len(items) == 1:
         lines = _lay(items[0], inner, "")
-    elif not is_literal and text_width(inner + body) <= LINE_LENGTH:
+    elif body is not None and text_width(inner + body) <= LINE_LENGTH:
         lines = [inner + body]
     else:
         lines = [line for i in items for line in _lay(i, inner, ",")]
