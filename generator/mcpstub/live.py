@@ -112,7 +112,7 @@ def _late_userinfo_end(rest: str) -> int | None:
     """Where the user information of a URL's `rest` (after `scheme://`) ends when an unencoded
     `/`, `?` or `#` in it ended the authority early; None when it did not."""
     authority = _AUTHORITY_END.split(rest, maxsplit=1)[0]
-    if "@" in authority or len(authority) == len(rest) or _names_loopback(authority):
+    if len(authority) == len(rest) or _names_loopback(authority.rpartition("@")[2]):
         return None
     found: int | None = None
     for at in (m.start() for m in re.finditer("@", rest)):

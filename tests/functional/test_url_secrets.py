@@ -75,6 +75,7 @@ def _urls(port: int) -> list[str]:
         "http://user:1234/secret@127.0.0.1/mcp",
         "http://user:pa/secret@example.com/mcp",
         f"http://secret/token@127.0.0.1:{closed}/mcp",  # a user name alone
+        f"http://user:pa@secret/x@127.0.0.1:{closed}/mcp",  # an `@` and a `/` in the password
     ]
 
 
@@ -140,7 +141,9 @@ def test_a_password_holding_slash_query_or_fragment_marks_is_hidden_and_explaine
     host is hidden, and the error says to percent-encode; an `@` in the path or query of a URL
     that names a loopback server is no credential."""
     for mark in "/?#":
-        for userinfo in (f"u:pa{mark}ss", f"u{mark}x:pass", f"u:p{mark}a{mark}s@s"):
+        for userinfo in (
+            f"u:pa{mark}ss", f"u{mark}x:pass", f"u:p{mark}a{mark}s@s", f"u:p@a{mark}ss", f"u:x:y{mark}z"
+        ):  # fmt: skip
             url = f"http://{userinfo}@127.0.0.1:1/mcp"
             assert shown_url(url) == "http://127.0.0.1:1/mcp", url
             assert shown_url(f"error: {url!r}: refused") == "error: 'http://127.0.0.1:1/mcp': refused"
