@@ -388,3 +388,116 @@ def _insert_after_imports(source: str, block: str) -> str:
     while rest and not rest[0].strip():
         rest.pop(0)
     return "\n".join([*head, "", "", block, "", "", *rest])
+
+
+# pydantic matches a Literal's members by Python equality: `Literal[1]` takes true, `Literal[True]`
+# takes 1 and 1.0, `Literal[0, True]` takes false. JSON tells booleans from numbers, so a Literal
+# of booleans, and one of numbers beside a boolean type, gets a guard that does too; a Literal of
+# both is split in two (an integer-valued float stays the integer it is).
+_LITERAL_GUARDS = {
+    "_json_bool": '''def _json_bool(value: Any) -> Any:
+    """A boolean Literal takes true and false only (not 1 or 0.0)."""
+    if isinstance(value, bool):
+        return value
+    raise ValueError("not a boolean")''',
+    "_json_number": '''def _json_number(value: Any) -> Any:
+    """A number Literal beside a boolean takes no boolean (not true for 1)."""
+    if not isinstance(value, bool):
+        return int(value) if isinstance(value, float) and value.is_integer() else value
+    raise ValueError("not a number")''',
+}
+_BOOL_TYPES = frozenset({"StrictBool", "bool"})
+
+
+def json_literals(source: str) -> str:
+    """Guard each `Literal[...]` that holds, or sits beside, booleans (`_LITERAL_GUARDS`)."""
+    if "Literal[" not in source or not any(word in source for word in ("True", "False", "StrictBool")):
+        return source
+    tree = ast.parse(source)
+    lines = source.split("\n")
+    edits: list[tuple[ast.Subscript, str]] = []
+    edited: list[tuple[int, int]] = []  # (statement, field) indexes of what changed; field -1: none
+    used: set[str] = set()
+    for index, node in enumerate(tree.body):
+        if isinstance(node, ast.ClassDef):
+            places = [(i, [s.annotation]) for i, s in enumerate(node.body) if isinstance(s, ast.AnnAssign)]
+        else:
+            places = [(-1, _type_expressions(node))]
+        for field, exprs in places:
+            before = len(edits)
+            for expr in exprs:
+                edits += _guarded_literals(expr, source, used)
+            if len(edits) > before:
+                edited.append((index, field))
+    if not edits:
+        return source
+    for sub, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
+        first, last = sub.lineno - 1, (sub.end_lineno or sub.lineno) - 1  # offsets: UTF-8 bytes
+        head = lines[first].encode()[: sub.col_offset].decode()
+        tail = lines[last].encode()[sub.end_col_offset or 0 :].decode()
+        lines[first : last + 1] = [head + text + tail]
+    source = "\n".join(lines)
+    body = ast.parse(source).body  # the same statements, in the same order
+    lines = source.split("\n")
+    import black  # noqa: PLC0415 - only for these rare statements
+
+    from mcpstub.format import black_mode  # noqa: PLC0415 - format imports render
+
+    # As black lays out each edited statement, from the last (those before it keep their lines).
+    for index, field in reversed(edited):
+        node = body[index]
+        if field >= 0 and isinstance(node, ast.ClassDef):
+            node = node.body[field]
+        first, last = node.lineno - 1, node.end_lineno or node.lineno
+        wrapper = "class _:\n" if node.col_offset else ""
+        text = wrapper + "\n".join(lines[first:last]) + "\n"
+        formatted = black.format_str(text, mode=black_mode()).rstrip("\n").split("\n")
+        lines[first:last] = formatted[1:] if wrapper else formatted
+    text = add_imports("\n".join(lines), "typing", ["Annotated", "Any"])
+    text = add_imports(text, "pydantic", ["BeforeValidator"])
+    return _insert_after_imports(text, "\n\n\n".join(_LITERAL_GUARDS[g] for g in sorted(used)))
+
+
+def _guarded_literals(expr: ast.expr, source: str, used: set[str]) -> list[tuple[ast.Subscript, str]]:
+    """(Literal, its guarded spelling) for the Literals of one type expression that need a guard."""
+    literals = [
+        sub
+        for sub in ast.walk(expr)
+        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == "Literal"
+    ]
+    members = {id(sub): _literal_members(sub, source) for sub in literals}
+    has_bool = any(bools for bools, _, _ in members.values()) or any(
+        name.id in _BOOL_TYPES for name in _type_names(expr)
+    )
+    edits = []
+    for sub in literals:
+        bools, others, numbers = members[id(sub)]
+        parts = []
+        if others and numbers and has_bool:
+            parts.append(f"Annotated[Literal[{', '.join(others)}], BeforeValidator(_json_number)]")
+            used.add("_json_number")
+        elif others and bools:
+            parts.append(f"Literal[{', '.join(others)}]")
+        if bools:
+            parts.append(f"Annotated[Literal[{', '.join(bools)}], BeforeValidator(_json_bool)]")
+            used.add("_json_bool")
+        if parts:
+            edits.append((sub, " | ".join(parts)))
+    return edits
+
+
+def _literal_members(node: ast.Subscript, source: str) -> tuple[list[str], list[str], bool]:
+    """A `Literal[...]`'s boolean members, its other members (as written) and whether a number is one."""
+    elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    bools: list[str] = []
+    others: list[str] = []
+    numbers = False
+    for element in elements:
+        text = ast.get_source_segment(source, element) or ast.unparse(element)
+        if isinstance(element, ast.Constant) and isinstance(element.value, bool):
+            bools.append(text)
+            continue
+        others.append(text)
+        value = element.operand if isinstance(element, ast.UnaryOp) else element
+        numbers = numbers or (isinstance(value, ast.Constant) and isinstance(value.value, int | float))
+    return bools, others, numbers

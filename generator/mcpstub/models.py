@@ -26,7 +26,14 @@ from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
 from mcpstub.keywords import KNOWN_2020_12, KNOWN_DRAFT_07
 from mcpstub.layout import LINE_LENGTH
-from mcpstub.model_source import exact_numbers, factory_defaults, parsed, plain_aliases, typed_containers
+from mcpstub.model_source import (
+    exact_numbers,
+    factory_defaults,
+    json_literals,
+    parsed,
+    plain_aliases,
+    typed_containers,
+)
 from mcpstub.shapes import is_object_root
 
 # Keywords whose value is one schema, a map of schemas, or a list of schemas.
@@ -971,7 +978,7 @@ def _postprocess(source: str) -> str:
     from mcpstub.format import black_layout, ruff_layout  # noqa: PLC0415 - format imports render
 
     source = typed_containers(plain_aliases("\n".join(out)))
-    return black_layout(ruff_layout(factory_defaults(exact_numbers(source))))
+    return black_layout(ruff_layout(json_literals(factory_defaults(exact_numbers(source)))))
 
 
 def _with_missing(match: re.Match[str]) -> str:

@@ -1129,3 +1129,35 @@ def test_no_property_name_makes_pydantic_warn_on_import(names: list[str]) -> Non
         for model in (module.NamedInput, module.NamedOutput):
             value = model.model_validate({n: i for i, n in enumerate(names)})
             assert value.model_dump(by_alias=True) == {n: i for i, n in enumerate(names)}
+
+
+_SCALARS = [0, 1, 0.0, 1.0, 1.5, -1, True, False, "1", None]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    members=st.lists(st.sampled_from(_SCALARS), min_size=1, max_size=4),
+    beside=st.sampled_from([None, "boolean", "integer", "number"]),
+    as_const=st.booleans(),
+)
+def test_booleans_and_numbers_in_enums_stay_apart(
+    members: list[Any], beside: str | None, as_const: bool
+) -> None:
+    """JSON tells true from 1: a value an enum or const takes comes out as the same JSON value
+    (numbers by value), also beside a boolean or number type; pydantic's Literal took 1.0 as
+    true beside 1, and true as 1 beside a boolean type."""
+    import jsonschema_rs  # noqa: PLC0415
+
+    prop: dict[str, Any] = {"const": members[0]} if as_const else {"enum": members}
+    if beside is not None:
+        prop = {"anyOf": [prop, {"type": beside}]}
+    schema = {"type": "object", "properties": {"v": prop}}
+    result = render_models(make_toolset(make_tool("pick", schema, schema)))
+    module = load(result)
+    validator = jsonschema_rs.Draft202012Validator(schema)
+    for value in _SCALARS:
+        if not validator.is_valid({"v": value}):
+            continue
+        for model in (module.PickInput, module.PickOutput):
+            dumped = model.model_validate({"v": value}).model_dump(mode="json")["v"]
+            assert canon(dumped) == canon(value), (value, dumped, result.source)
