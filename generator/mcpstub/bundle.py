@@ -38,6 +38,7 @@ _ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "defau
 _IN_PLACE_ONE = frozenset({"not", "if", "then", "else"})
 _IN_PLACE_LIST = frozenset({"allOf", "anyOf", "oneOf"})
 _IN_PLACE_MAP = frozenset({"dependentSchemas", "dependencies"})
+_IN_PLACE = _IN_PLACE_ONE | _IN_PLACE_LIST | _IN_PLACE_MAP
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 # What references may copy into tool schemas, in all: a small toolset must not expand into a
@@ -291,7 +292,7 @@ class Bundler:
                         self._not_schema(ref, value, loc)
                     elif self._is_cycle(doc, root_schema, parts):
                         self._cycle(ref, loc)
-                    elif self._loops_in_place(doc, loc.path):
+                    elif self._loops_in_place(doc, loc.path, value):
                         self._loop(ref, loc)
                     return ref
                 if not (len(parts) >= 2 and parts[0] in ("$defs", "definitions")):
@@ -313,7 +314,7 @@ class Bundler:
         if self._is_cycle(target_doc, target_doc.data, parts):
             self._cycle(ref, loc)
             return None
-        if self._loops_in_place(doc, loc.path):
+        if self._loops_in_place(doc, loc.path, pointed):
             self._loop(ref, loc)
             return None
         return target_doc, target, value
@@ -409,11 +410,14 @@ class Bundler:
             )
         )
 
-    def _loops_in_place(self, doc: Document, ref_path: JsonPath) -> bool:
-        """True when the `$ref` at `ref_path` in `doc` leads, through references and keywords that
-        apply to the same value (allOf, anyOf, oneOf, not, if/then/else, dependentSchemas), back
-        to the schema holding it: an infinitely recursive schema (`Foo: {anyOf: [{$ref: Foo},
-        ...]}`), whose validation is undefined and which no type alias can express."""
+    def _loops_in_place(self, doc: Document, ref_path: JsonPath, target: Any) -> bool:
+        """True when the `$ref` at `ref_path` in `doc` (pointing at `target`) leads, through
+        references and keywords that apply to the same value (allOf, anyOf, oneOf, not,
+        if/then/else, dependentSchemas), back to the schema holding it: an infinitely recursive
+        schema (`Foo: {anyOf: [{$ref: Foo}, ...]}`), whose validation is undefined and which no
+        type alias can express."""
+        if not isinstance(target, dict) or ("$ref" not in target and _IN_PLACE.isdisjoint(target)):
+            return False  # a schema that applies nothing else to the value (most): no way back
         key = (id(doc), ref_path)
         known = self._loops.get(key)
         if known is not None and known[1] == len(self.files):
@@ -421,15 +425,21 @@ class Bundler:
         _, holder, here = resolve_pointer(doc.data, [str(p) for p in ref_path[:-1]])
         start = (doc.path, here)
         seen: set[tuple[Path, JsonPath]] = set()
-        pending: list[tuple[Document, JsonPath, Any]] = [(doc, here, holder)]
-        found = False
+        pending: list[tuple[Document, JsonPath, Any]] = []
+        ref = holder.get("$ref") if isinstance(holder, dict) else None
+        first = self._follow(doc, here, ref) if isinstance(ref, str) else None
+        if first is not None:
+            pending.append(first)
+        found = first is not None and (first[0].path, first[1]) == start
         while pending and not found:
             here_doc, here, node = pending.pop()
             if not isinstance(node, dict):
                 continue
+            steps = list(_in_place(here_doc, here, node))
             ref = node.get("$ref")
-            target = self._follow(here_doc, here, ref) if isinstance(ref, str) else None
-            for next_doc, next_path, sub in (*_in_place(here_doc, here, node), *([target] if target else [])):
+            if isinstance(ref, str) and (through := self._follow(here_doc, here, ref)) is not None:
+                steps.append(through)
+            for next_doc, next_path, sub in steps:
                 if (next_doc.path, next_path) == start:
                     found = True
                 elif (next_doc.path, next_path) not in seen:
