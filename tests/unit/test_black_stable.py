@@ -17,7 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from mcpstub import format as format_module
 from mcpstub.format import format_with_black
 from mcpstub.pipeline import generate
 
@@ -333,3 +336,39 @@ def test_generation_does_not_import_black() -> None:
         "assert 'black' not in sys.modules, 'black was imported'\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT)
+
+
+_PLAIN_TEXT = st.text(
+    alphabet=st.sampled_from("abcXYZ019 _-./:'中é"), min_size=0, max_size=24
+).map(lambda s: f'"{s}"')
+_VALUE = st.one_of(
+    _PLAIN_TEXT, st.integers(-(10**15), 10**15).map(str), st.sampled_from(["None", "True", "False"])
+)
+# Lines as the model generator writes them before the layout (a field with a default comes from
+# its own formatter already split, which is another path).
+_FORMS = (
+    "class M(BaseModel):\n    {name}: Literal[{items}]\n",
+    "class M(BaseModel):\n    {name}: Literal[{items}] | None\n",
+    "class M(BaseModel):\n    {name}: list[Literal[{items}]] | MISSING\n",
+    "class M(BaseModel):\n    {name}: dict[str, Literal[{items}]] | None | MISSING\n",
+    "{name}: TypeAlias = Literal[{items}]\n",
+    "{name}: TypeAlias = list[Literal[{items}] | None]\n",
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    form=st.sampled_from(_FORMS),
+    name=st.sampled_from(["a", "a_rather_long_field_name_for_a_model", "中文字段"]),
+    items=st.lists(_VALUE, min_size=1, max_size=40),
+)
+def test_a_literal_of_plain_values_is_laid_out_as_black_would(
+    form: str, name: str, items: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However wide, nested or non-ASCII, a bracket of plain values comes out as black writes
+    it, by the layout alone (black itself, the fallback for what the layout leaves, is off)."""
+    source = form.format(name=name, items=", ".join(items))
+    with monkeypatch.context() as patch:
+        patch.setattr(format_module, "_black_statements", lambda text: text)
+        laid_out = format_module.black_layout(source)
+    assert laid_out == format_with_black(source)
