@@ -501,3 +501,57 @@ def _literal_members(node: ast.Subscript, source: str) -> tuple[list[str], list[
         value = element.operand if isinstance(element, ast.UnaryOp) else element
         numbers = numbers or (isinstance(value, ast.Constant) and isinstance(value.value, int | float))
     return bools, others, numbers
+
+
+def own_field_names(source: str) -> str:
+    """A property whose name a sibling's field took (`Name` spelt `name`, beside `name` spelt
+    `name_1`) gets its own name back: the two swap field names, so `args.name` is `name`."""
+    if "_1" not in source:  # the model generator numbers the second of two names that clash
+        return source
+    tree = ast.parse(source)
+    lines = source.split("\n")
+    renamed: list[ast.AnnAssign] = []
+    for cls in tree.body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        fields = [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+        names = {id(f): f.target.id for f in fields if isinstance(f.target, ast.Name)}
+        wire = {id(f): _alias(f) or names[id(f)] for f in fields}
+        by_name = {name: f for f in fields if (name := names[id(f)])}
+        for field in fields:
+            owner = by_name.get(wire[id(field)])
+            if owner is None or owner is field or wire[id(owner)] == names[id(owner)]:
+                continue
+            # `field` is the property `owner`'s field name is: swap them
+            mine, theirs = names[id(field)], names[id(owner)]
+            names[id(field)], names[id(owner)] = theirs, mine
+            by_name[theirs], by_name[mine] = field, owner
+        for field in fields:
+            if isinstance(field.target, ast.Name) and names[id(field)] != field.target.id:
+                renamed.append(field)
+                line = lines[field.lineno - 1]
+                start = len(line) - len(line.lstrip())
+                lines[field.lineno - 1] = (
+                    line[:start] + names[id(field)] + line[start + len(field.target.id) :]
+                )
+    if not renamed:
+        return source
+    import black  # noqa: PLC0415 - only for these rare statements
+
+    from mcpstub.format import black_mode  # noqa: PLC0415 - format imports render
+
+    for field in sorted(renamed, key=lambda f: f.lineno, reverse=True):  # as black lays each out
+        first, last = field.lineno - 1, field.end_lineno or field.lineno
+        text = "class _:\n" + "\n".join(lines[first:last]) + "\n"
+        lines[first:last] = black.format_str(text, mode=black_mode()).rstrip("\n").split("\n")[1:]
+    return "\n".join(lines)
+
+
+def _alias(field: ast.AnnAssign) -> str | None:
+    """The `alias=` of a field's `Field(...)`, if it has one."""
+    for node in ast.walk(field):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Field":
+            for keyword in node.keywords:
+                if keyword.arg == "alias" and isinstance(keyword.value, ast.Constant):
+                    return str(keyword.value.value)
+    return None

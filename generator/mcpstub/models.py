@@ -30,6 +30,7 @@ from mcpstub.model_source import (
     exact_numbers,
     factory_defaults,
     json_literals,
+    own_field_names,
     parsed,
     plain_aliases,
     typed_containers,
@@ -978,7 +979,8 @@ def _postprocess(source: str) -> str:
     from mcpstub.format import black_layout, ruff_layout  # noqa: PLC0415 - format imports render
 
     source = typed_containers(plain_aliases("\n".join(out)))
-    return black_layout(ruff_layout(json_literals(factory_defaults(exact_numbers(source)))))
+    source = own_field_names(json_literals(factory_defaults(exact_numbers(source))))
+    return black_layout(ruff_layout(source))
 
 
 def _with_missing(match: re.Match[str]) -> str:

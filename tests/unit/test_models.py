@@ -1161,3 +1161,24 @@ def test_booleans_and_numbers_in_enums_stay_apart(
         for model in (module.PickInput, module.PickOutput):
             dumped = model.model_validate({"v": value}).model_dump(mode="json")["v"]
             assert canon(dumped) == canon(value), (value, dumped, result.source)
+
+
+_CASED_NAMES = ["name", "Name", "NAME", "any", "Any", "é", "É", "copy", "copy_", "id", "Id", "ID", "_id",
+                "field_id", "HTTPServer", "http_server", "httpServer", "MISSING", "missing", "x"]  # fmt: skip
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(names=st.lists(st.sampled_from(_CASED_NAMES), min_size=1, max_size=6, unique=True))
+def test_a_property_named_as_a_plain_field_is_that_field(names: list[str]) -> None:
+    """`args.name` is the property `name`, also beside `Name` (which the model generator spells
+    `name` too, and which came first): it took `name` and left `name_1` to `name`."""
+    schema = {"type": "object", "properties": {n: {"type": "integer"} for n in names}}
+    result = render_models(make_toolset(make_tool("cased", schema, schema)))
+    module = load(result)
+    for model in (module.CasedInput, module.CasedOutput):
+        value = model.model_validate({n: i for i, n in enumerate(names)})
+        assert value.model_dump(by_alias=True) == {n: i for i, n in enumerate(names)}
+        for i, name in enumerate(names):
+            plain = name.isidentifier() and name == name.lower() and not name.startswith("_")
+            if plain and name not in dir(BaseModel):
+                assert getattr(value, name) == i, (name, result.source)
