@@ -42,6 +42,10 @@ def plain_aliases(source: str) -> str:
     defined = set(dir(builtins))
     replaced: list[tuple[int, int, list[str]]] = []  # (first line, last line, new lines)
     kept = False
+    # A name some type refers to before it is defined is part of a recursion: a plain alias there
+    # (`Bar: TypeAlias = Foo` after `Foo = TypeAliasType("Foo", list["Bar"] | str)`) is a cycle
+    # mypy cannot resolve, so it stays a TypeAliasType.
+    forward = _forward_names(tree)
     for node in tree.body:
         if isinstance(node, ast.ImportFrom | ast.Import):
             defined.update((a.asname or a.name).split(".")[0] for a in node.names)
@@ -49,7 +53,7 @@ def plain_aliases(source: str) -> str:
         alias = _alias_value(node)
         if alias is not None:
             name, value = alias
-            if _names_in(value) <= defined and not _has_string(value):
+            if name not in forward and _names_in(value) <= defined and not _has_string(value):
                 text = ast.unparse(value)
                 replaced.append((node.lineno, node.end_lineno or node.lineno, _alias_lines(name, text)))
             else:
@@ -94,6 +98,41 @@ def _targets(node: ast.stmt) -> list[str]:
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         return [node.target.id]
     return []
+
+
+def _forward_names(tree: ast.Module) -> set[str]:
+    """The names written as forward references (strings) in the module's types: aliased types,
+    class bases and field annotations."""
+    found: set[str] = set()
+    for node in tree.body:
+        types: list[ast.expr] = []
+        alias = _alias_value(node)
+        if alias is not None:
+            types.append(alias[1])
+        elif isinstance(node, ast.AnnAssign):
+            types += [node.annotation, *([node.value] if node.value is not None else [])]
+        elif isinstance(node, ast.ClassDef):
+            types += node.bases
+            types += [item.annotation for item in node.body if isinstance(item, ast.AnnAssign)]
+        for expr in types:
+            for text in _strings(expr):
+                try:
+                    found |= _names_in(ast.parse(text, mode="eval"))
+                except SyntaxError:
+                    continue
+    return found
+
+
+def _strings(node: ast.expr) -> list[str]:
+    """The strings in a type (forward references), outside `Literal[...]` and `Field(...)`."""
+    if isinstance(node, ast.Constant):
+        return [node.value] if isinstance(node.value, str) else []
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal":
+        return []
+    if isinstance(node, ast.Call):
+        return []
+    children = [child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)]
+    return [text for child in children for text in _strings(child)]
 
 
 def _names_in(node: ast.AST) -> set[str]:

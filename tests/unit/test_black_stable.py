@@ -250,6 +250,8 @@ def _recursion(folder: Path) -> Path:
         "ViaArray": {"type": "array", "items": ref("Via")},
         "Typed": {"type": ["array", "string"], "items": ref("Typed")},
         "MapOrInt": {"oneOf": [{"type": "object", "additionalProperties": ref("MapOrInt")}, {"type": "integer"}]},
+        "Items": {"anyOf": [{"type": "array", "items": ref("ItemsAlias")}, {"type": "string"}]},
+        "ItemsAlias": ref("Items"),  # an alias of a union, inside the union's own array
     }
     properties: dict[str, object] = {name.lower(): ref(name) for name in defs}
     properties["inline"] = {"anyOf": [null, ref("Json")]}

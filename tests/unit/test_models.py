@@ -810,6 +810,8 @@ RECURSIVE_VALUES: dict[str, list[Any]] = {
     "viaarray": [[], ["a", ["b"]]],
     "typed": ["a", ["a", ["b", []]]],
     "maporint": [1, {"a": 1, "b": {"c": {}}}],
+    "items": ["a", ["a", ["b", []]]],
+    "itemsalias": ["a", [[], "b"]],
     "inline": [None, ["a"]],
     "defaulted": [None, [None]],
 }
