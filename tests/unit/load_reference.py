@@ -11,7 +11,9 @@ from typing import Any
 
 import yaml
 
+from mcpstub import load
 from mcpstub.diagnostics import Diagnostic, Location, error
+from mcpstub.load import _surrogate_error
 
 try:
     _BaseLoader: type[Any] = yaml.CSafeLoader
@@ -363,7 +365,10 @@ def parse_document(file: str, path: Path, raw: bytes) -> tuple[Document, list[Di
             _check_depth(file, text)
             node = yaml.compose(text, Loader=_Loader)
         except yaml.YAMLError as exc:
-            raise _LoadFailed(_yaml_error(file, text, exc)) from None
+            # A surrogate escape is reported at its backslash, as what it is, since the loader
+            # learnt to tell it apart: the oracle says the same.
+            surrogate = _surrogate_error(load.Document(file=file, path=path), text, exc)
+            raise _LoadFailed(surrogate or _yaml_error(file, text, exc)) from None
         if node is None or (isinstance(node, yaml.ScalarNode) and node.value == "" and not node.style):
             raise _LoadFailed(error("empty-file", "file holds no document", Location(file, 1, 1)))
         _check_expansion(file, node)
