@@ -73,6 +73,10 @@ _OBJECT_KEYWORDS = frozenset(
 _ARRAY_KEYWORDS = frozenset({"items", "prefixItems", "contains", "minContains", "maxContains"})
 _ANNOTATION_KEYWORDS = frozenset({"title", "description", "default", "examples", "deprecated"})
 _ANY_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else"})
+# Keywords of an object whose outcome can change when one more property is present.
+_COUNTS_PROPERTIES = frozenset(
+    {"maxProperties", "dependentRequired", "dependentSchemas", "dependencies", "not", "oneOf", "if"}
+)
 # Keywords datamodel-code-generator silently misreads; a schema using them gets a fallback model.
 _UNSUPPORTED_KEYS = frozenset({"$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"})
 # What the models read of a schema: JSON Schema's keywords. Anything else (vendor keywords, typos)
@@ -261,7 +265,7 @@ def _with_moved_defaults(node: JSON, moved: dict[str, JSON]) -> JSON:
         return node
     out = {k: v if k in _DATA_KEYWORDS else _with_moved_defaults(v, moved) for k, v in node.items()}
     properties = out.get("properties")
-    if isinstance(properties, dict):
+    if isinstance(properties, dict) and _COUNTS_PROPERTIES.isdisjoint(out):
         out["properties"] = {
             name: {**prop, "default": moved[target]}
             if isinstance(prop, dict)
@@ -691,6 +695,14 @@ def _rewrite(
         else:
             out[key] = value
     _loosen(out, draft07)
+    properties = out.get("properties")
+    if isinstance(properties, dict) and not _COUNTS_PROPERTIES.isdisjoint(out):
+        # A default filled in would be one more property present, which these keywords may refuse
+        # (a valid output with `maxProperties: 1` would fail its check once a default is added).
+        out["properties"] = {
+            name: {k: v for k, v in sub.items() if k != "default"} if isinstance(sub, dict) else sub
+            for name, sub in properties.items()
+        }
     if "patternProperties" in out:
         # Pattern-keyed values are left to the run-time validator; a map keyed by pattern would
         # refuse the other keys JSON Schema allows.

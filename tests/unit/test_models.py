@@ -1184,3 +1184,36 @@ def test_a_property_named_as_a_plain_field_is_that_field(names: list[str]) -> No
             plain = name.isidentifier() and name == name.lower() and not name.startswith("_")
             if plain and name not in dir(BaseModel):
                 assert getattr(value, name) == i, (name, result.source)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        {"maxProperties": 1},
+        {"dependentRequired": {"a": ["c"]}},
+        {"not": {"required": ["a", "b"]}},
+        {"oneOf": [{"required": ["a"]}, {"required": ["b"]}]},
+        {"if": {"required": ["a"]}, "then": {"required": ["c"]}},
+    ],
+)
+def test_a_default_never_makes_a_valid_object_invalid(rule: dict[str, Any]) -> None:
+    """A default filled in is one more property: where the object counts what is present, a
+    valid value stays valid (as output, it would have failed its own check)."""
+    import jsonschema_rs  # noqa: PLC0415
+
+    shared = {"Mode": {"type": "string", "default": "x"}}
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "string", "default": "x"}, "b": {"type": "string"}, "c": {}},
+        **rule,
+    }
+    schema["properties"]["m"] = {"$ref": "#/$defs/Mode"}
+    schema["$defs"] = shared  # as bundled
+    tool = make_tool("count", schema, schema, shared=("Mode",))
+    result = render_models(make_toolset(tool, shared_defs=shared))
+    assert not result.diagnostics
+    module = load(result)
+    validator = jsonschema_rs.Draft202012Validator(schema)
+    for model in (module.CountInput, module.CountOutput):
+        dumped = model.model_validate({"b": "y"}).model_dump(mode="json", by_alias=True)
+        assert validator.is_valid(dumped), dumped
