@@ -333,6 +333,8 @@ def _split_annotated(indent: str, name: str, rest: str) -> list[str] | None:
     annotation, default = (rest, None) if equals < 0 else (rest[:equals], rest[equals + 3 :])
     if annotation == "TypeAlias" and default is not None:
         prefix, value, trailing = f"{name}: TypeAlias = ", default, ""
+    elif default is not None and text_width(f"{indent}{name}: {annotation} = (") <= LINE_LENGTH:
+        return None  # black may put the default in parentheses of its own instead: black decides
     elif default is None or _ATOM.fullmatch(default):
         prefix, value, trailing = f"{name}: ", annotation, "" if default is None else f" = {default}"
     else:

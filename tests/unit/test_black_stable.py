@@ -188,6 +188,26 @@ def _long_names(folder: Path) -> Path:
     return _written(json.dumps(toolset, ensure_ascii=False))(folder)
 
 
+def _wide_by_columns(folder: Path) -> Path:
+    """Fields too wide only when East Asian characters count two columns (the model generator
+    counts characters), with and without defaults, and values ending in a backslash."""
+    properties: dict[str, object] = {}
+    for n in range(18, 30):
+        wide = "中" * n
+        properties[f"plain_{n}"] = {"enum": ["b", wide]}
+        properties[f"slash_{n}"] = {"enum": ["a\\", wide]}
+        properties[f"default_{n}"] = {"enum": ["b", wide], "default": "b"}
+        properties[f"nullable_{n}"] = {"enum": ["b", wide, None], "default": None}
+    toolset = {
+        "mcpstub": 1,
+        "server": {"name": "columns"},
+        "tools": [{"name": "wide_tool", "inputSchema": {"type": "object", "properties": properties}}],
+    }
+    path = folder / "columns.json"
+    path.write_text(json.dumps(toolset, ensure_ascii=False), "utf-8")
+    return path
+
+
 def _wide_enums(folder: Path) -> Path:
     """Enums too wide for a line, in every place a model holds one (shared, inline, optional, listed)."""
     wide = {"type": "string", "enum": [f"value_{i}" for i in range(40)]}
@@ -308,6 +328,7 @@ CASES: dict[str, Callable[[Path], Path]] = {
     "github-corpus": _corpus,
     "long-names": _long_names,
     "wide-enums": _wide_enums,
+    "wide-by-columns": _wide_by_columns,
     "recursion": _recursion,
     "imported-names": _imported_names,
     "package-names": _package_names,
@@ -346,8 +367,8 @@ _PLAIN_TEXT = st.text(
 _VALUE = st.one_of(
     _PLAIN_TEXT, st.integers(-(10**15), 10**15).map(str), st.sampled_from(["None", "True", "False"])
 )
-# Lines as the model generator writes them before the layout (a field with a default comes from
-# its own formatter already split, which is another path).
+# Lines as the model generator writes them before the layout, without a default (where black
+# may put a default in parentheses of its own, black lays the line out: the `wide-by-columns` case).
 _FORMS = (
     "class M(BaseModel):\n    {name}: Literal[{items}]\n",
     "class M(BaseModel):\n    {name}: Literal[{items}] | None\n",
