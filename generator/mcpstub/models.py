@@ -1077,9 +1077,22 @@ def _open_classes(source: str, names: Sequence[str]) -> str:
         if name in wanted and name not in spans:
             target = match[2].strip()
             spans[name] = (-1, -1) if target in defined and target != name else match.span()
-    edits = sorted((span, name) for name, span in spans.items() if span[0] >= 0)
-    if not edits:
+    reopened = {name for name, span in spans.items() if span[0] >= 0}
+    if not reopened:
         return source
+    # An alias may span lines (`X: TypeAlias = (` ... `)`): each one's whole statement is replaced.
+    import ast  # noqa: PLC0415
+
+    starts = [0, *(m.end() for m in re.finditer("\n", source))]
+    edits = sorted(
+        ((starts[node.lineno - 1], starts[end] - 1 if end < len(starts) else len(source)), node.target.id)
+        for node in ast.parse(source).body
+        if isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
+        and node.target.id in reopened
+        and spans[node.target.id][0] == starts[node.lineno - 1]
+        for end in [node.end_lineno or node.lineno]
+    )
     pieces, position = [], 0
     for (start, end), name in edits:
         pieces += [source[position:start], _OPEN_CLASS.format(name=name)]

@@ -1217,3 +1217,24 @@ def test_a_default_never_makes_a_valid_object_invalid(rule: dict[str, Any]) -> N
     for model in (module.CountInput, module.CountOutput):
         dumped = model.model_validate({"b": "y"}).model_dump(mode="json", by_alias=True)
         assert validator.is_valid(dumped), dumped
+
+
+@pytest.mark.parametrize("branches", [2, 3, 6])
+@pytest.mark.parametrize("combinator", ["anyOf", "oneOf"])
+def test_an_object_of_combinators_only_is_an_open_class_however_long_its_alias(
+    branches: int, combinator: str
+) -> None:
+    """An object-rooted tool schema made only of object branches comes out of the generator as a
+    type alias, over several lines once it is long; it becomes one open model class."""
+    options = [
+        {"type": "object", "properties": {f"p{i}": {"type": "string"}}, "required": [f"p{i}"]}
+        for i in range(branches)
+    ]
+    tool = make_tool("a_tool", {"type": "object", combinator: options})
+    result = render_models(make_toolset(tool))
+    assert not result.diagnostics, result.diagnostics
+    module = load(result)
+    model = module.AToolInput
+    assert issubclass(model, BaseModel)
+    value = {"p1": "x", "other": 1}
+    assert model.model_validate(value).model_dump(exclude_unset=True) == value
