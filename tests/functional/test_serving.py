@@ -408,6 +408,39 @@ def test_a_stop_the_moment_the_port_opens_is_a_clean_exit(root: Path, stop: sign
                     process.wait()
 
 
+def test_ctrl_c_stops_a_stdio_server_cleanly(root: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", PACKAGE],
+        cwd=root,
+        env=_env(root),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        }
+        process.stdin.write(json.dumps(initialize).encode() + b"\n")
+        process.stdin.flush()
+        assert json.loads(process.stdout.readline())["id"] == 1  # serving
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+        assert process.returncode == 0 and b"Traceback" not in err, err.decode()[-4000:]
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 # -- create_app inside a larger app, under uvicorn ----------------------------------------------
 
 OUTER_APP = f"""\

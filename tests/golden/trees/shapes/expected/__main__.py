@@ -168,6 +168,10 @@ def _exit_cleanly(signum: int, frame: object) -> None:
 
 
 def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    # A stop asked for (SIGTERM, or Ctrl-C) is a clean exit from here on: before uvicorn listens
+    # for signals, and when it re-raises one after stopping gracefully.
+    signal.signal(signal.SIGTERM, _exit_cleanly)
+    signal.signal(signal.SIGINT, _exit_cleanly)
     import socket
 
     import uvicorn
@@ -220,10 +224,6 @@ def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         app_from_environment()  # a configuration error stops here, before any worker starts
     except ValueError as exc:
         parser.error(str(exc))
-    # A stop asked for (SIGTERM, or Ctrl-C) is a clean exit from the moment the port is open:
-    # before uvicorn listens for signals, and when it re-raises one after stopping gracefully.
-    signal.signal(signal.SIGTERM, _exit_cleanly)
-    signal.signal(signal.SIGINT, _exit_cleanly)
     try:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         listener = socket.create_server((host, port), family=family)
@@ -270,7 +270,10 @@ def main(argv: list[str] | None = None) -> None:
     # Logs go to stderr: on stdio, stdout carries the protocol.
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     if args.http is None:
-        anyio.run(_serve_stdio, create_server())
+        try:
+            anyio.run(_serve_stdio, create_server())
+        except KeyboardInterrupt:  # Ctrl-C: a stop asked for, not a failure
+            return
     else:
         _serve_http(parser, args)
 
