@@ -504,13 +504,17 @@ def _guarded_literals(expr: ast.expr, source: str, used: set[str]) -> list[tuple
         for sub in ast.walk(expr)
         if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == "Literal"
     ]
-    members = {id(sub): _literal_members(sub, source) for sub in literals}
+    members = {id(sub): _literal_members(sub) for sub in literals}
     has_bool = any(bools for bools, _, _ in members.values()) or any(
         name.id in _BOOL_TYPES for name in _type_names(expr)
     )
     edits = []
     for sub in literals:
-        bools, others, numbers = members[id(sub)]
+        bool_nodes, other_nodes, numbers = members[id(sub)]
+        if not bool_nodes and not (other_nodes and numbers and has_bool):
+            continue  # nothing to guard: the members need not be spelled out
+        bools = [_written(source, e) for e in bool_nodes]
+        others = [_written(source, e) for e in other_nodes]
         parts = []
         if others and numbers and has_bool:
             parts.append(f"Annotated[Literal[{', '.join(others)}], BeforeValidator(_json_number)]")
@@ -525,21 +529,42 @@ def _guarded_literals(expr: ast.expr, source: str, used: set[str]) -> list[tuple
     return edits
 
 
-def _literal_members(node: ast.Subscript, source: str) -> tuple[list[str], list[str], bool]:
-    """A `Literal[...]`'s boolean members, its other members (as written) and whether a number is one."""
+def _literal_members(node: ast.Subscript) -> tuple[list[ast.expr], list[ast.expr], bool]:
+    """A `Literal[...]`'s boolean members, its other members and whether a number is one."""
     elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    bools: list[str] = []
-    others: list[str] = []
+    bools: list[ast.expr] = []
+    others: list[ast.expr] = []
     numbers = False
     for element in elements:
-        text = ast.get_source_segment(source, element) or ast.unparse(element)
         if isinstance(element, ast.Constant) and isinstance(element.value, bool):
-            bools.append(text)
+            bools.append(element)
             continue
-        others.append(text)
+        others.append(element)
         value = element.operand if isinstance(element, ast.UnaryOp) else element
         numbers = numbers or (isinstance(value, ast.Constant) and isinstance(value.value, int | float))
     return bools, others, numbers
+
+
+# A line and its ending, as the parser counts lines (`\r\n`, `\r` or `\n`; not a form feed).
+_SOURCE_LINE = re.compile(r"[^\r\n]*(?:\r\n|[\r\n])|[^\r\n]+\Z")
+
+
+@lru_cache(maxsize=2)
+def _source_lines(source: str) -> list[str]:
+    return _SOURCE_LINE.findall(source)
+
+
+def _written(source: str, node: ast.expr) -> str:
+    """`ast.get_source_segment(source, node)`, with the source split into lines once, not per call."""
+    lines = _source_lines(source)
+    if node.end_lineno is None or node.end_col_offset is None:
+        return ast.unparse(node)
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first].encode()[node.col_offset : node.end_col_offset].decode()
+    head = lines[first].encode()[node.col_offset :].decode()
+    tail = lines[last].encode()[: node.end_col_offset].decode()
+    return "".join([head, *lines[first + 1 : last], tail])
 
 
 def own_field_names(source: str) -> str:
