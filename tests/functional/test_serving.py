@@ -419,17 +419,7 @@ def test_ctrl_c_stops_a_stdio_server_cleanly(root: Path) -> None:
     )
     try:
         assert process.stdin is not None and process.stdout is not None
-        initialize = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"},
-            },
-        }
-        process.stdin.write(json.dumps(initialize).encode() + b"\n")
+        process.stdin.write(_INITIALIZE + b"\n")
         process.stdin.flush()
         assert json.loads(process.stdout.readline())["id"] == 1  # serving
         process.send_signal(signal.SIGINT)
