@@ -554,24 +554,26 @@ def _lay_operand(operand: list[_Atom], indent: str, prefix: str, trailing: str) 
     head = indent + prefix + "".join(_flat_atom(a) for a in operand[:-1]) + opening
     inner = indent + "    "
     is_literal = opening in _CLOSING  # a bare list, dict or tuple display always explodes
+    kept: list[Any]
     if isinstance(items, _Flat):  # plain items: each one line, however long
-        texts = [t for t in items if t]
-        body = None if len(texts) == 1 or is_literal else _joined_within(texts, LINE_LENGTH - len(inner))
-        if len(texts) == 1:
-            lines = [inner + texts[0]]
-        elif body is not None and text_width(inner + body) <= LINE_LENGTH:
+        kept = [t for t in items if t]
+
+        def lay(item: Any, end: str) -> list[str]:
+            return [inner + item + end]
+
+    else:
+        kept = [i for i in items if i != [[]]]
+
+        def lay(item: Any, end: str) -> list[str]:
+            return _lay(item, inner, end)
+
+    if len(kept) == 1:
+        lines = lay(kept[0], "")
+    else:
+        texts = kept if isinstance(items, _Flat) else [_flat_item(i) for i in kept]
+        body = None if is_literal else _joined_within(texts, LINE_LENGTH - len(inner))
+        if body is not None and text_width(inner + body) <= LINE_LENGTH:
             lines = [inner + body]
         else:
-            lines = [f"{inner}{t}," for t in texts]
-        return [head, *lines, indent + closing + trailing]
-    items = [i for i in items if i != [[]]]
-    body = None
-    if len(items) != 1 and not is_literal:
-        body = _joined_within([_flat_item(i) for i in items], LINE_LENGTH - len(inner))
-    if len(items) == 1:
-        lines = _lay(items[0], inner, "")
-    elif body is not None and text_width(inner + body) <= LINE_LENGTH:
-        lines = [inner + body]
-    else:
-        lines = [line for i in items for line in _lay(i, inner, ",")]
+            lines = [line for i in kept for line in lay(i, ",")]
     return [head, *lines, indent + closing + trailing]
