@@ -164,7 +164,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _exit_cleanly(signum: int, frame: object) -> None:
-    raise SystemExit(0)
+    # Before uvicorn serves, or once it has stopped gracefully: nothing is left to finish, and
+    # leaving at once means a stop cannot land half-way through setting up the event loop.
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
