@@ -39,13 +39,17 @@ from mcpstub.ir import Tool, Toolset
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.memo import MODELS_DIGEST, derived, environment_key, tool_plain
 from mcpstub.model_source import parsed
-from mcpstub.models import ModelsResult, render_models
+from mcpstub.models import STAND_IN_MODULE, ModelsResult, render_models
 from mcpstub.render import import_order
 
-# One tool in GROUP_SPREAD, on average, closes its group: groups of about this many tools.
+# A tool closes its group one time in GROUP_SPREAD at most (groups of about this many tools),
+# a light one less often: one time in GROUP_WEIGHT / its weight (`_weight`, about its count of
+# subschemas), so that a group of light tools is longer and each generation, which costs a good
+# part of its time whatever it holds, does more. 0 turns the weights off.
 GROUP_SPREAD = 3
+GROUP_WEIGHT = 110
 # No group is longer than this, whatever the hashes say.
-GROUP_MAX = 6
+GROUP_MAX = 24
 # Below this many tools of missing groups a fork costs more than it saves.
 FORK_MIN_TOOLS = 12
 # The child forks at most this many copies of itself to share the units (one per spare core).
@@ -226,13 +230,55 @@ def _tool_digest(tool: Tool) -> str:
 
 
 @lru_cache(maxsize=65536)
-def _closes_group_at(name: str, spread: int) -> bool:
-    return int.from_bytes(hashlib.sha256(name.encode("utf-8", "surrogatepass")).digest()[:4]) % spread == 0
+def _name_fraction(name: str) -> float:
+    """A number in [0, 1) drawn from a hash of a tool name: the same for the same name."""
+    return int.from_bytes(hashlib.sha256(name.encode("utf-8", "surrogatepass")).digest()[:4]) / 2**32
 
 
-def _closes_group(name: str) -> bool:
-    """Whether a tool of this name ends its group (one in GROUP_SPREAD, by a hash of the name)."""
-    return _closes_group_at(name, GROUP_SPREAD)
+def _closes_group(tool: Tool) -> bool:
+    """Whether a tool ends its group: decided by its name's hash and its own weight only, so that
+    an edit moves at most the boundary at the tool edited."""
+    drawn = _name_fraction(tool.name)
+    return drawn * GROUP_SPREAD < 1 and (GROUP_WEIGHT <= 0 or drawn * GROUP_WEIGHT < _weight(tool))
+
+
+# What a list of values in a schema (`enum`, `examples`) weighs per value, against a subschema.
+_VALUE_WEIGHT = 1 / 16
+_VALUES = frozenset({"enum", "examples", "default", "const", "example"})
+
+
+def _weight(tool: Tool) -> float:
+    """About what generating a tool's models costs: its subschemas, and a little per listed value.
+    The shared definitions bundled into its schemas do not count: a group generates them apart."""
+
+    def own(schema: dict[str, Any] | None, shared: frozenset[str]) -> float:
+        if schema is None:
+            return 0.0
+        total = weigh({k: v for k, v in schema.items() if k not in {"$defs", "definitions"}})
+        for key in ("$defs", "definitions"):
+            defs = schema.get(key)
+            if isinstance(defs, dict):
+                total += sum(weigh(v) for name, v in defs.items() if name not in shared)
+        return total
+
+    def weigh(node: object) -> float:
+        if isinstance(node, dict):
+            total = 1.0
+            for key, value in node.items():
+                if key in _VALUES:
+                    total += _VALUE_WEIGHT * (len(value) if isinstance(value, list) else 1)
+                else:
+                    total += weigh(value)
+            return total
+        if isinstance(node, list):
+            return sum(weigh(item) for item in node)
+        return 0.0
+
+    def make(t: Tool) -> float:
+        shared = frozenset(t.shared_def_names)
+        return own(t.input_schema, shared) + own(t.output_schema, shared)
+
+    return derived(tool, "group-weight", make)
 
 
 def split_groups(tools: Sequence[Tool]) -> list[tuple[Tool, ...]]:
@@ -241,7 +287,7 @@ def split_groups(tools: Sequence[Tool]) -> list[tuple[Tool, ...]]:
     current: list[Tool] = []
     for tool in tools:
         current.append(tool)
-        if _closes_group(tool.name) or len(current) >= GROUP_MAX:
+        if _closes_group(tool) or len(current) >= GROUP_MAX:
             groups.append(tuple(current))
             current = []
     if current:
@@ -571,9 +617,12 @@ def merge_parts(units: Iterable[list[_Part]]) -> str:
     body: list[tuple[str, str]] = []  # (kind: class, alias or other; text)
     defined: dict[str, str] = {}
     seen_other: set[str] = set()
+    stand_ins: set[str] = set()  # imported by a group: to be defined by another
     for parts in units:
         for kind, names, text in parts:
-            if kind == "from":
+            if kind == "from" and text == STAND_IN_MODULE:
+                stand_ins.update(names)
+            elif kind == "from":
                 imports.setdefault(text, set()).update(names)
             elif kind == "import":
                 plain_imports.add(text)
@@ -588,6 +637,8 @@ def merge_parts(units: Iterable[list[_Part]]) -> str:
             elif text not in seen_other:
                 seen_other.add(text)
                 body.append(("other", text))
+    if not stand_ins.issubset(defined):
+        raise _Clash(", ".join(sorted(stand_ins - set(defined))))
     if not body and not imports and not plain_imports:
         return ""
     head = sorted(plain_imports, key=_import_order) + [

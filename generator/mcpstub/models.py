@@ -157,7 +157,7 @@ def render_models(toolset: Toolset) -> ModelsResult:
         units = _renamed(units, renamed)
         stand_ins = tuple(sorted(renamed.get(n, n) for n in stand_ins))
     try:
-        source = _generate(units, wire)
+        source = _generate_standing_in(units, stand_ins, wire)
     except Exception:
         source = None
     if source is None:
@@ -322,6 +322,107 @@ def _stand_ins(
         if name in stand_ins:
             kept[name] = {name: {"type": "object", "properties": {}}}
     return kept, tuple(sorted(stand_ins)), frozenset(wire)
+
+
+# The module a group's generation imports the stand-ins it names from: no schema can name it
+# (`customTypePath` is not read from schemas), and its import is dropped with the stand-ins.
+STAND_IN_MODULE = "__mcpstub_stand_ins__"
+# What the model generator adds to the config of a class with an imported field type.
+_ARBITRARY_TYPES = "        arbitrary_types_allowed=True,\n"
+_SIMPLE_CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9]*")
+
+
+def _generate_standing_in(
+    units: dict[str, dict[str, JSON]], stand_ins: Sequence[str], wire: frozenset[str]
+) -> str:
+    """`_generate(units, wire)` with the stand-ins among `units` imported, not generated.
+
+    A stand-in is an empty class only so that what names it names it; generating one costs as
+    much as a real class, and a group of tools names many. Where the class name is the key
+    itself, each reference to it is written as an import of that name instead: references come
+    out the same, and the import and the config key the generator adds for imported types are
+    dropped here (the merge checks that every name so imported is defined). A stand-in whose
+    class name the generator could spell otherwise stays an empty class.
+    """
+    imported = {n for n in stand_ins if _imports_as_itself(n)} - _merged_through(units)
+    if not imported:
+        return _generate(units, wire)
+    source = _generate(_imported_stand_ins(units, imported), wire)
+    source = source.replace(_ARBITRARY_TYPES, "")
+    if "arbitrary_types_allowed" in source or "ConfigDict(\n    )" in source:  # laid out otherwise
+        return _generate(units, wire)
+    return source
+
+
+def _imports_as_itself(name: str) -> bool:
+    """Whether the generator names the class of `$defs` key `name` `name`, in every context."""
+    return (
+        _SIMPLE_CLASS_NAME.fullmatch(name) is not None
+        and not keyword.iskeyword(name)
+        and name not in _BUILTIN_NAMES
+        and name not in IMPORTED
+    )
+
+
+_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+
+
+# Keywords of a schema that make the generator look into the definitions it refers to.
+_LOOKS_INTO = frozenset({"default", "discriminator", "allOf"})
+
+
+def _merged_through(units: dict[str, dict[str, JSON]]) -> set[str]:
+    """The definitions reached through references from an `allOf`, a default or a discriminator:
+    the generator looks into the classes these refer to (merging, checking a default), so those
+    must be classes."""
+    defs = {name: schema for entries in units.values() for name, schema in entries.items()}
+
+    def targets(node: JSON, within: bool) -> Iterator[str]:
+        """Definitions `node` refers to (all of them if `within`, else only under an `allOf`)."""
+        if isinstance(node, list):
+            for item in node:
+                yield from targets(item, within)
+        elif isinstance(node, dict):
+            within = within or not _LOOKS_INTO.isdisjoint(node)
+            ref = node.get("$ref")
+            if within and isinstance(ref, str) and ref.startswith("#/$defs/"):
+                yield _unescape(unquote(ref[8:]))
+            for key, value in node.items():
+                if key not in _DATA_KEYWORDS:
+                    yield from targets(value, within or key == "allOf")
+
+    pending = [t for schema in defs.values() for t in targets(schema, False)]
+    reached: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name not in reached:
+            reached.add(name)
+            pending.extend(targets(defs.get(name), True))
+    return reached
+
+
+def _imported_stand_ins(units: dict[str, dict[str, JSON]], imported: set[str]) -> dict[str, dict[str, JSON]]:
+    """The units without the `imported` stand-ins, each `$ref` to one an import of its class."""
+
+    def walk(node: JSON) -> JSON:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        target = _unescape(unquote(ref[8:])) if isinstance(ref, str) and ref.startswith("#/$defs/") else None
+        if target in imported:
+            return {
+                ("customTypePath" if k == "$ref" else k): f"{STAND_IN_MODULE}.{target}" if k == "$ref" else v
+                for k, v in node.items()
+            }
+        return {k: v if k in _DATA_KEYWORDS else walk(v) for k, v in node.items()}
+
+    return {
+        unit: {key: walk(schema) for key, schema in entries.items()}
+        for unit, entries in units.items()
+        if unit not in imported
+    }
 
 
 def _plain_class(schema: JSON) -> bool:

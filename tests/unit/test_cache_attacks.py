@@ -402,13 +402,12 @@ def test_a_fork_of_the_child_killed_after_claiming_leaves_its_units_to_the_run(
 
     monkeypatch.setattr(modelcache, "_cores", lambda: 2)
     monkeypatch.setattr(modelcache, "GROUP_SPREAD", 2)
+    monkeypatch.setattr(modelcache, "GROUP_WEIGHT", 0)
     monkeypatch.setattr(modelcache, "_render_all", dying)
-    modelcache._closes_group_at.cache_clear()
     done: list[Any] = []
     worker = threading.Thread(target=lambda: done.append(generate(path, path.name)), daemon=True)
     worker.start()
     worker.join(120)
-    modelcache._closes_group_at.cache_clear()
     assert not worker.is_alive(), "a killed fork made the run hang"
     assert killed.exists(), "no fork of the child claimed a group"
     assert done[0].ok and done[0].ours == cold.ours

@@ -57,12 +57,12 @@ def checked(folder: Path, tools: list[dict[str, Any]], defs: dict[str, Any] | No
 
 def grouped(toolset: Toolset) -> str:
     """The models as the cache builds them: one tool per group, merged."""
-    saved = modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK
-    modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK = 1, 1, False
+    saved = modelcache.GROUP_MAX, modelcache.FORK
+    modelcache.GROUP_MAX, modelcache.FORK = 1, False
     try:
         return start_models(toolset, None).result().source
     finally:
-        modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK = saved
+        modelcache.GROUP_MAX, modelcache.FORK = saved
 
 
 def definitions(source: str) -> dict[tuple[str, ...], str]:

@@ -24,7 +24,7 @@ from mcpstub import modelcache
 from mcpstub.cli import main
 from mcpstub.ir import Toolset
 from mcpstub.modelcache import ModelCache, merge_sources, split_groups, split_source, start_models
-from mcpstub.models import render_models
+from mcpstub.models import STAND_IN_MODULE, render_models
 from mcpstub.pipeline import check_toolset, generate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,12 +111,15 @@ def edit(draw: st.DrawFn, doc: dict[str, Any]) -> dict[str, Any]:
 @contextmanager
 def small_groups() -> Iterator[None]:
     """Many groups, and a fork for even a few tools, so that small toolsets exercise the merge."""
-    saved = modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS, modelcache.FORK
-    modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS = 2, 3, 2
+    small = {"GROUP_SPREAD": 2, "GROUP_WEIGHT": 0, "GROUP_MAX": 3, "FORK_MIN_TOOLS": 2}
+    saved = {name: getattr(modelcache, name) for name in [*small, "FORK"]}
+    for name, value in small.items():
+        setattr(modelcache, name, value)
     try:
         yield
     finally:
-        modelcache.GROUP_SPREAD, modelcache.GROUP_MAX, modelcache.FORK_MIN_TOOLS, modelcache.FORK = saved
+        for name, value in saved.items():
+            setattr(modelcache, name, value)
 
 
 def checked(folder: Path, doc: dict[str, Any]) -> Toolset:
@@ -222,6 +225,9 @@ def checked_tool(name: str) -> Any:
 
     fake = Fake()
     fake.name = name  # type: ignore[attr-defined]
+    fake.input_schema = {"type": "object", "properties": {"q": {"type": "string"}}}  # type: ignore[attr-defined]
+    fake.output_schema = None  # type: ignore[attr-defined]
+    fake.shared_def_names = ()  # type: ignore[attr-defined]
     return fake
 
 
@@ -431,6 +437,8 @@ STAND_IN_SHARED: dict[str, Any] = {
     "Either": {"anyOf": [{"$ref": "#/$defs/Plain"}, {"$ref": "#/$defs/Tree"}]},
     "Merged": {"allOf": [{"$ref": "#/$defs/Plain"}, {"properties": {"extra": {"type": "string"}}}]},
     "Open": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Plain"}},
+    # A class the generator names otherwise than its key: stands in as an empty class.
+    "snake_item": {"type": "object", "properties": {"v": {"type": "integer"}}},
 }
 
 
@@ -502,6 +510,38 @@ def test_stand_ins_for_shared_classes_change_no_byte(tmp_path_factory: Any, data
     assert _statements(standing.source) == _statements(whole.source)
     assert standing.diagnostics == whole.diagnostics
     exec(compile(standing.source, "models.py", "exec"), {})
+
+
+def test_groups_import_the_shared_classes_they_only_name(tmp_path: Path) -> None:
+    shared = {f"Entity{k}": {"type": "object", "properties": {"id": {"type": "string"}}} for k in range(8)}
+    listed = {"type": "array", "items": {"$ref": "#/$defs/Entity7"}}
+
+    def schema(i: int) -> dict[str, Any]:
+        return {"type": "object", "properties": {"a": {"$ref": f"#/$defs/Entity{i % 8}"}, "b": listed}}
+
+    tools = [{"name": f"t{i}", "inputSchema": schema(i)} for i in range(12)]
+    toolset = checked(tmp_path, {"mcpstub": 1, "server": {"name": "s"}, "$defs": shared, "tools": tools})
+    units = modelcache._units(toolset)
+    group = render_models(units[1].toolset)
+    # The group's tools name shared classes: imported from the stand-in module, not generated.
+    assert f"from {STAND_IN_MODULE} import" in group.source
+    assert "class Entity" not in group.source and "arbitrary_types_allowed" not in group.source
+    with small_groups():
+        modelcache.FORK = False
+        merged = start_models(toolset, None).result().source
+    assert STAND_IN_MODULE not in merged and "arbitrary_types_allowed" not in merged
+    assert all(merged.count(f"class Entity{k}(BaseModel):") == 1 for k in range(8))
+    exec(compile(merged, "models.py", "exec"), {})
+
+
+def test_a_name_a_group_imports_must_be_defined_by_another() -> None:
+    group = [("from", ("Entity",), STAND_IN_MODULE), ("class", ("Tool",), "class Tool:\n    e: Entity")]
+    with pytest.raises(modelcache._Clash):  # then the toolset is generated in one call
+        modelcache.merge_parts([group])
+    shared = [("class", ("Entity",), "class Entity:\n    pass")]
+    merged = modelcache.merge_parts([shared, group])
+    assert STAND_IN_MODULE not in merged
+    exec(compile(merged, "models.py", "exec"), {})
 
 
 def _statements(source: str) -> tuple[list[Any], dict[tuple[str, ...], str], set[str]]:

@@ -27,20 +27,6 @@ class Node(BaseModel):
 Node.model_rebuild()
 
 
-def _json_bool(value: Any) -> Any:
-    """A boolean Literal takes true and false only (not 1 or 0.0)."""
-    if isinstance(value, bool):
-        return value
-    raise ValueError("not a boolean")
-
-
-def _json_number(value: Any) -> Any:
-    """A number Literal beside a boolean takes no boolean (not true for 1)."""
-    if not isinstance(value, bool):
-        return int(value) if isinstance(value, float) and value.is_integer() else value
-    raise ValueError("not a number")
-
-
 def _exact_int(value: Any) -> Any:
     """JSON Schema counts an integer-valued number (1.0, 1e300) as an integer: the exact int."""
     return int(value) if isinstance(value, float) and value.is_integer() else value
@@ -74,6 +60,20 @@ class ClassOutput(BaseModel):
     )
     schema_: Annotated[StrictStr | MISSING, Field(alias="schema")] = MISSING
     copy_: Annotated[StrictStr | None | MISSING, Field(alias="copy")] = MISSING
+
+
+def _json_bool(value: Any) -> Any:
+    """A boolean Literal takes true and false only (not 1 or 0.0)."""
+    if isinstance(value, bool):
+        return value
+    raise ValueError("not a boolean")
+
+
+def _json_number(value: Any) -> Any:
+    """A number Literal beside a boolean takes no boolean (not true for 1)."""
+    if not isinstance(value, bool):
+        return int(value) if isinstance(value, float) and value.is_integer() else value
+    raise ValueError("not a number")
 
 
 GetUserV2InputZip: TypeAlias = StrictStr

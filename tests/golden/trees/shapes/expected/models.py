@@ -32,6 +32,9 @@ class Item(BaseModel):
     name: StrictStr | MISSING = MISSING
 
 
+_JsonNumber: TypeAlias = StrictInt | StrictFloat
+
+
 class ListItemsInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
@@ -42,8 +45,6 @@ class ListItemsInput(BaseModel):
 
 
 ListItemsOutput: TypeAlias = Annotated[list[Item], Field(max_length=100)]
-
-_JsonNumber: TypeAlias = StrictInt | StrictFloat
 
 
 class GreetInput(BaseModel):
@@ -136,8 +137,6 @@ class AnyTrueInput(BaseModel):
 
 AnyTrueOutput: TypeAlias = Any
 
-MixedOutput: TypeAlias = StrictStr | MixedOutputTool1 | Item | list[MixedOutputTool1]
-
 
 class MaybeItemInput(BaseModel):
     model_config = ConfigDict(
@@ -170,6 +169,8 @@ class ItemInput(BaseModel):
 
 
 ItemOutput: TypeAlias = Item
+
+MixedOutput: TypeAlias = StrictStr | MixedOutputTool1 | Item | list[MixedOutputTool1]
 
 PairsOutput: TypeAlias = Annotated[
     list[StrictStr | PairsOutputCount], Field(max_length=2)
