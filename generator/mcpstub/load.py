@@ -843,10 +843,15 @@ def _json_data(text: str) -> list[Any] | None:
         _JSON_START.match(text) is None
         or "\t" in text
         or "\n:" in text
-        or "\r:" in text
-        or text.count(" :") != text.count('" :')  # at most one space between a key and its colon
+        or ("\r" in text and "\r:" in text)  # (one character is found many times faster than two)
+        # At most one space between a key and its colon.
+        or (" :" in text and text.count(" :") != text.count('" :'))
         or ("\x7f" in text if text.isascii() else _NOT_YAML_ALIKE.search(text) is not None)
-        or ("\\u" in text and _SURROGATE_ESCAPE.search(_SURROGATE_PAIR.sub("", text)) is not None)
+        or (
+            "\\" in text
+            and "\\u" in text
+            and _SURROGATE_ESCAPE.search(_SURROGATE_PAIR.sub("", text)) is not None
+        )
     ):
         return None
     try:
@@ -920,8 +925,10 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
         source = _decode(file, raw)
         text, doc._moves = _astral(source, doc.path)
         doc.text = text
-        if not text.strip() or all(
-            not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()
+        start = text.lstrip()[:1]  # where it is not a comment, there is more than comments
+        if not start or (
+            start == "#"
+            and all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
         ):
             raise _LoadFailed(error("empty-file", "file is empty", Location(file, 1, 1)))
         found = _json_data(source) if fast else None

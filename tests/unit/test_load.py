@@ -109,10 +109,19 @@ def test_utf8_bom_is_accepted() -> None:
     assert data == {"a": "café"}
 
 
-@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n  # another\n", "---\n"])
+@pytest.mark.parametrize(
+    "text",
+    ["", "\n\n", "# only a comment\n  # another\n", "---\n", " \r\n\t# a\r# b\u2028 # c\n", "\x0c\n# x"],
+)
 def test_empty_file(text: str) -> None:
     _, diagnostics, _ = parse(text)
     assert [d[0] for d in diagnostics] == ["empty-file"]
+
+
+@pytest.mark.parametrize("text", ["# a comment first\na: 1\n", "\n  # indented\n\na: 1\n", "#\n{}\n"])
+def test_comments_before_the_data_do_not_make_a_file_empty(text: str) -> None:
+    _, diagnostics, _ = parse(text)
+    assert "empty-file" not in [d[0] for d in diagnostics]
 
 
 def test_syntax_error_has_a_position() -> None:
