@@ -231,6 +231,8 @@ def _black_layout(source: str) -> str:
             out.extend(split if split is not None else [line])
         elif not depth and (header := _CLASS.match(line)):
             out.extend(class_header(header[1], header[2]).split("\n"))
+        elif not depth and line.startswith("class ") and line.endswith(":"):
+            out.extend(_black_header(line))
         elif (field := _FIELD.match(line)) and i + 1 < len(lines) and lines[i + 1].strip() == ")":
             # `name: T = (\n value\n)` with a first line too long: black splits T instead
             indent, name, annotation = field.groups()
@@ -300,6 +302,17 @@ def _black_statements(source: str) -> str:
         formatted = black.format_str(text, mode=black_mode()).rstrip("\n").split("\n")[depth:]
         lines[first - 1 : last] = formatted
     return "\n".join(lines)
+
+
+def _black_header(line: str) -> list[str]:
+    """A class header too long for one line (several bases, say), as black lays it out."""
+    try:
+        import black  # noqa: PLC0415 - only for such a header
+
+        formatted = black.format_str(f"{line}\n    pass\n", mode=black_mode()).rstrip("\n").split("\n")
+    except (ImportError, ValueError):  # black's errors derive from ValueError
+        return [line]
+    return formatted[:-1] if formatted[-1] == "    pass" else [line]
 
 
 _ANNOTATED = re.compile(r"^( *)(\w+): (.+)$")

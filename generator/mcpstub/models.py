@@ -157,7 +157,9 @@ def render_models(toolset: Toolset) -> ModelsResult:
         units = _renamed(units, renamed)
         stand_ins = tuple(sorted(renamed.get(n, n) for n in stand_ins))
     try:
-        source = _generate_standing_in(units, stand_ins, wire)
+        # A group's statements are merged, imports and spacing made anew (`modelcache`): the
+        # generator's own layout pass, which the layout below redoes, is not needed there.
+        source = _generate_standing_in(units, stand_ins, wire, formatted=not toolset.stand_ins)
     except Exception:
         source = None
     if source is None:
@@ -333,7 +335,7 @@ _SIMPLE_CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9]*")
 
 
 def _generate_standing_in(
-    units: dict[str, dict[str, JSON]], stand_ins: Sequence[str], wire: frozenset[str]
+    units: dict[str, dict[str, JSON]], stand_ins: Sequence[str], wire: frozenset[str], *, formatted: bool
 ) -> str:
     """`_generate(units, wire)` with the stand-ins among `units` imported, not generated.
 
@@ -346,11 +348,11 @@ def _generate_standing_in(
     """
     imported = {n for n in stand_ins if _imports_as_itself(n)} - _merged_through(units)
     if not imported:
-        return _generate(units, wire)
-    source = _generate(_imported_stand_ins(units, imported), wire)
+        return _generate(units, wire, formatted=formatted)
+    source = _generate(_imported_stand_ins(units, imported), wire, formatted=formatted)
     source = source.replace(_ARBITRARY_TYPES, "")
     if "arbitrary_types_allowed" in source or "ConfigDict(\n    )" in source:  # laid out otherwise
-        return _generate(units, wire)
+        return _generate(units, wire, formatted=formatted)
     return source
 
 
@@ -936,9 +938,11 @@ def _find_failing(names: list[str], attempt: Callable[[list[str]], None]) -> lis
     return []
 
 
-def _generate(units: dict[str, dict[str, JSON]], wire: frozenset[str] = frozenset()) -> str:
+def _generate(
+    units: dict[str, dict[str, JSON]], wire: frozenset[str] = frozenset(), *, formatted: bool = True
+) -> str:
     """Run datamodel-code-generator once on the combined document (`wire`: property names of
-    definitions left out, which field names must still avoid)."""
+    definitions left out, which field names must still avoid; `formatted`: with its layout pass)."""
     from datamodel_code_generator import LiteralType, generate  # noqa: PLC0415
     from datamodel_code_generator.enums import (  # noqa: PLC0415
         DataModelType,
@@ -970,7 +974,7 @@ def _generate(units: dict[str, dict[str, JSON]], wire: frozenset[str] = frozense
             # differently (SecretStr masks, AnyUrl adds "/", UUID lowercases, datetime rewrites).
             type_mappings=_plain_formats(),
             disable_timestamp=True,
-            formatters=[Formatter.BUILTIN],
+            formatters=[Formatter.BUILTIN] if formatted else [],
             skip_root_model=True,
             collapse_root_models=False,
             # Scalars, enums and arrays are type aliases: handlers use plain values (`plain_aliases`).

@@ -320,6 +320,27 @@ def _package_names(folder: Path) -> Path:
     return _written(json.dumps({"mcpstub": 1, "server": {"name": "names"}, "tools": tools}))(folder)
 
 
+def _many_bases(folder: Path) -> Path:
+    """Classes with several long-named bases (an `allOf` of a reference, properties and a
+    `oneOf`): a header too long for one line, split one base per line."""
+    value = {
+        "allOf": [
+            {"$ref": "#/$defs/one"},
+            {"properties": {"b": True}},
+            {"oneOf": [{"$ref": "#/$defs/two"}, {"required": ["y"], "properties": {"y": True}}]},
+        ],
+        "unevaluatedProperties": False,
+    }
+    schema = {
+        "$defs": {"one": {"properties": {"a": True}}, "two": {"required": ["x"], "properties": {"x": True}}},
+        "type": "object",
+        "properties": {"value": value},
+        "required": ["value"],
+    }
+    tools = [{"name": f"unevaluated_properties_with_{n}_bases", "inputSchema": schema} for n in ("two", "many")]
+    return _written(json.dumps({"mcpstub": 1, "server": {"name": "bases"}, "tools": tools}))(folder)
+
+
 CASES: dict[str, Callable[[Path], Path]] = {
     "weather": lambda _: ROOT / "examples" / "weather" / "tools.yaml",
     "full": lambda _: ROOT / "schemas" / "examples" / "full.yaml",
@@ -332,6 +353,7 @@ CASES: dict[str, Callable[[Path], Path]] = {
     "recursion": _recursion,
     "imported-names": _imported_names,
     "package-names": _package_names,
+    "many-bases": _many_bases,
 }
 
 
