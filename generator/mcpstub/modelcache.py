@@ -48,8 +48,10 @@ from mcpstub.render import import_order
 # part of its time whatever it holds, does more. 0 turns the weights off.
 GROUP_SPREAD = 3
 GROUP_WEIGHT = 110
-# No group is longer than this, whatever the hashes say.
+# No group is longer than this, or weighs more than GROUP_MAX_WEIGHT, whatever the hashes say
+# (an edit regenerates its tool's group: the bounds bound its cost).
 GROUP_MAX = 24
+GROUP_MAX_WEIGHT = 150
 # Below this many tools of missing groups a fork costs more than it saves.
 FORK_MIN_TOOLS = 12
 # The child forks at most this many copies of itself to share the units (one per spare core).
@@ -285,11 +287,14 @@ def split_groups(tools: Sequence[Tool]) -> list[tuple[Tool, ...]]:
     """Consecutive groups of tools, with boundaries set by the tools' names (content-defined)."""
     groups: list[tuple[Tool, ...]] = []
     current: list[Tool] = []
+    weight = 0.0
     for tool in tools:
         current.append(tool)
-        if _closes_group(tool) or len(current) >= GROUP_MAX:
+        weight += _weight(tool) if GROUP_WEIGHT > 0 else 0.0
+        if _closes_group(tool) or len(current) >= GROUP_MAX or weight >= GROUP_MAX_WEIGHT:
             groups.append(tuple(current))
             current = []
+            weight = 0.0
     if current:
         groups.append(tuple(current))
     return groups

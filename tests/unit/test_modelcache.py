@@ -219,13 +219,25 @@ def test_groups_are_content_defined() -> None:
     assert all(len(g) <= modelcache.GROUP_MAX for g in before)
 
 
-def checked_tool(name: str) -> Any:
+def test_light_tools_make_longer_groups_and_no_group_outweighs_the_bound() -> None:
+    light = [checked_tool(f"light{i}") for i in range(300)]
+    heavy = [checked_tool(f"heavy{i}", properties=40) for i in range(300)]
+    light_groups, heavy_groups = split_groups(light), split_groups(heavy)
+    # Fewer generator calls for light tools; bounded work for an edit of heavy ones.
+    assert len(light_groups) * 3 < len(heavy_groups)
+    for group in light_groups + heavy_groups:
+        assert len(group) <= modelcache.GROUP_MAX
+        assert sum(modelcache._weight(t) for t in group[:-1]) < modelcache.GROUP_MAX_WEIGHT
+
+
+def checked_tool(name: str, properties: int = 1) -> Any:
     class Fake:
         pass
 
     fake = Fake()
     fake.name = name  # type: ignore[attr-defined]
-    fake.input_schema = {"type": "object", "properties": {"q": {"type": "string"}}}  # type: ignore[attr-defined]
+    props = {f"q{k}": {"type": "string"} for k in range(properties)}
+    fake.input_schema = {"type": "object", "properties": props}  # type: ignore[attr-defined]
     fake.output_schema = None  # type: ignore[attr-defined]
     fake.shared_def_names = ()  # type: ignore[attr-defined]
     return fake
