@@ -157,10 +157,34 @@ _HEAD = 4096  # characters read to tell a generated file (its header) from a han
 _BLOCK = 1 << 20  # characters compared at a time
 
 
+# What this process wrote, once `remember_written()` is called (a `--watch` session): by path,
+# the file's stat just after (modification time, size, inode) and its text. A file whose stat is
+# still that holds that text, which is then compared instead of reading the file again.
+_WRITTEN: dict[Path, tuple[tuple[int, int, int], str]] | None = None
+
+
+def remember_written() -> None:
+    """Remember the files this process writes (for `--watch`)."""
+    global _WRITTEN  # noqa: PLW0603 - one switch for the process
+    if _WRITTEN is None:
+        _WRITTEN = {}
+
+
+def _stat_of(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
 def _on_disk(path: Path, text: str) -> tuple[str | None, bool]:
     """The start of the file at `path` (None if there is none) and whether it holds `text`,
     read as `_read` reads it, a block at a time: a large file is never held in memory beside its
     new text. Something that is not a file there starts with ""."""
+    known = _WRITTEN.get(path) if _WRITTEN is not None else None
+    if known is not None and _stat_of(path) == known[0]:
+        return known[1][:_HEAD], known[1] == text
     try:
         handle = _open(path)
     except FileNotFoundError:
@@ -423,6 +447,8 @@ def apply(p: Plan) -> None:
             os.replace(target, backup)
             done.append((target, backup))
     except BaseException:
+        if _WRITTEN is not None:
+            _WRITTEN.clear()  # what is on disk now is read again
         for target, before in reversed(done):
             _restore(target, before)
         for tmp, _ in staged:
@@ -435,6 +461,14 @@ def apply(p: Plan) -> None:
     for _, before in done:
         if isinstance(before, Path):
             before.unlink(missing_ok=True)
+    if _WRITTEN is not None:
+        for rel in order:
+            target = p.out / rel
+            signature = _stat_of(target)
+            if signature is not None and rel not in p.created_yours:
+                _WRITTEN[target] = (signature, p.changes[rel])
+        for rel in p.removals:
+            _WRITTEN.pop(p.out / rel, None)
     _unmark(p, marker)
 
 

@@ -337,3 +337,28 @@ def test_files_of_a_finished_process_are_left_over_and_of_a_running_one_are_not(
     assert p.leftovers == [".mcpstub-writing", live]  # its process is gone: left over
     apply(p)
     assert sorted(n.name for n in out.iterdir()) == ["models.py"]
+
+
+def test_a_watch_session_compares_what_it_wrote_and_sees_a_hand_edit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(write, "_WRITTEN", {})  # as `remember_written()` leaves it
+    out = tmp_path / "pkg"
+    files = {"models.py": ours("x = 1\n"), "tools.py": ours("y = 2\n")}
+    apply(plan(out, files, {"handlers/a.py": "pass\n"}, {"a"}))
+    assert set(write._WRITTEN) == {out / "models.py", out / "tools.py"}  # not the user's stub
+    real_open = write._open
+    with monkeypatch.context() as patch:  # an unchanged file written by this process is not read
+        patch.setattr(write, "_open", lambda path: pytest.fail(f"read {path}"))
+        assert not plan(out, files, {}, {"a"}).changes
+        changed = {**files, "tools.py": ours("y = 3\n")}
+        assert plan(out, changed, {}, {"a"}).changes == {"tools.py": changed["tools.py"]}
+    assert write._open is real_open
+    time.sleep(0.01)
+    (out / "models.py").write_text(ours("x = 'edited by hand'\n"), encoding="utf-8")
+    # Changed since it was written: read again, and put back.
+    p = plan(out, files, {}, {"a"})
+    assert p.changes == {"models.py": files["models.py"]}
+    apply(p)
+    assert (out / "models.py").read_text(encoding="utf-8") == files["models.py"]
+    assert not plan(out, files, {}, {"a"}).changes
