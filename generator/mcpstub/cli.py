@@ -244,11 +244,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     def first_run() -> None:
         from mcpstub.modelcache import remember, warm_up  # noqa: PLC0415
+        from mcpstub.surface import remember as remember_surface  # noqa: PLC0415
         from mcpstub.write import remember_written  # noqa: PLC0415
 
         warm_up()  # later runs fork their model work from a process that has the imports done
         remember()  # and find the models of unchanged groups in memory
         remember_written()  # and compare the files they wrote with what they wrote, not read them
+        remember_surface()  # and reuse each unchanged tool's text in surface.json
         run()
 
     return watch(run, lambda: watched["files"], first=first_run)

@@ -289,10 +289,34 @@ def render_surface_from(
             indented[key] = chunk.replace("\n", "\n" + indent)
         return indented[key]
 
+    filled: dict[tuple[str, tuple[str, ...]], str] = {}
+
     def fill(match: re.Match[str]) -> str:
         indent, protocol, index, comma = match[1], PROTOCOLS[int(match[2])], int(match[3]), match[4]
-        return indent + "".join(shifted(chunk, indent) for chunk in texts[index][protocol]) + comma
+        chunks = tuple(texts[index][protocol])
+        key = (indent, chunks)
+        text = _FILLED.get(key) if _FILLED is not None else None
+        if text is None:
+            text = indent + "".join(shifted(chunk, indent) for chunk in chunks)
+        filled[key] = text
+        return text + comma
 
     # Only a tool's place is an array element on a line of its own: the other strings of the
     # skeleton are values of keys, so user text that looks like a place is never taken for one.
-    return _PLACE.sub(fill, skeleton) + "\n"
+    result = _PLACE.sub(fill, skeleton) + "\n"
+    if _FILLED is not None:  # this run's texts only: what is gone is forgotten
+        _FILLED.clear()
+        _FILLED.update(filled)
+    return result
+
+
+# Each tool's text in `surface.json` as the last run made it, once `remember()` is called (a
+# `--watch` session): an unchanged tool's chunks are the same, and so is its text.
+_FILLED: dict[tuple[str, tuple[str, ...]], str] | None = None
+
+
+def remember() -> None:
+    """Keep each tool's text in `surface.json` from one run to the next (for `--watch`)."""
+    global _FILLED  # noqa: PLW0603 - one switch for the process
+    if _FILLED is None:
+        _FILLED = {}

@@ -79,3 +79,32 @@ def test_a_lone_surrogate_has_no_digest_and_says_so() -> None:
     ):
         with pytest.raises(surface.SurfaceError):
             tool_digest(wire)
+
+
+def test_a_watch_session_writes_the_surface_a_fresh_run_writes(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpstub.pipeline import generate  # noqa: PLC0415
+
+    shared = {"Item": {"type": "object", "properties": {"id": {"type": "string"}}}}
+    tools = [
+        {"name": f"t{i}", "inputSchema": {"type": "object", "properties": {"item": {"$ref": "#/$defs/Item"}}}}
+        for i in range(4)
+    ]
+    edits = [
+        lambda ts: ts[1].update(description="now described"),
+        lambda ts: ts[2]["inputSchema"]["properties"].update(n={"type": "integer"}),
+        lambda ts: ts.pop(0),
+        lambda ts: ts.append({"name": "late", "inputSchema": {"type": "object"}}),
+        lambda ts: ts[0].update(description="now described"),  # the same text as another tool's
+    ]
+    path = tmp_path / "tools.json"
+    monkeypatch.setattr(surface, "_FILLED", {})  # as `remember()` leaves it
+    for edit in [lambda ts: None, *edits]:
+        edit(tools)
+        path.write_text(json.dumps({"mcpstub": 1, "server": {"name": "s"}, "$defs": shared, "tools": tools}))
+        remembered = generate(path, cache_dir=tmp_path / "cache").ours["surface.json"]
+        assert surface._FILLED, "the session keeps each tool's text"
+        with monkeypatch.context() as fresh_run:
+            fresh_run.setattr(surface, "_FILLED", None)
+            assert remembered == generate(path).ours["surface.json"]
