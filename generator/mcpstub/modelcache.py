@@ -2,10 +2,11 @@
 
 `start_models(toolset, cache)` returns a `PendingModels` whose `result()` is what
 `models.render_models(toolset)` would give, built another way: the shared definitions are generated
-once on their own, the tools in groups (a tool closes its group when a hash of its name says so, so
-an edit moves at most one boundary), each group by `render_models` on a toolset of its tools and the
-shared definitions they use; a shared class the tools only name is a stand-in there, and what only
-it reaches is left out, so that each shared class is generated in full once. The group sources are
+once on their own, the tools in groups (a tool closes its group when a hash of its name and its
+weight say so, so an edit moves at most one boundary), each group by `render_models` on a toolset
+of its tools and the shared definitions they use; a shared class the tools only name is imported
+there (or a stand-in), and what only it reaches is left out, so that each shared class is
+generated in full once. The group sources are
 merged statement by statement: identical definitions collapse, a name defined twice with different
 bodies makes the whole toolset generate in one call instead. A group's output depends only on its
 own input, so it is stored on disk under the hash of that input and of the generator, and the
