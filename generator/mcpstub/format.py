@@ -304,15 +304,31 @@ def _black_statements(source: str) -> str:
     return "\n".join(lines)
 
 
-def _black_header(line: str) -> list[str]:
-    """A class header too long for one line (several bases, say), as black lays it out."""
-    try:
-        import black  # noqa: PLC0415 - only for such a header
+_HEADER = re.compile(r"^class (\w+)\((.+)\):$")
 
-        formatted = black.format_str(f"{line}\n    pass\n", mode=black_mode()).rstrip("\n").split("\n")
-    except (ImportError, ValueError):  # black's errors derive from ValueError
+
+def _black_header(line: str) -> list[str]:
+    """A class header too long for one line: several bases one a line, a trailing comma after
+    the last, however short they are (as the model generator lays them out; black keeps it so)."""
+    match = _HEADER.match(line)
+    if match is None:
         return [line]
-    return formatted[:-1] if formatted[-1] == "    pass" else [line]
+    bases, depth, start = [], 0, 0
+    text = match[2]
+    for at, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and not depth:
+            bases.append(text[start:at].strip())
+            start = at + 1
+    bases.append(text[start:].strip())
+    if depth or not all(bases):
+        return [line]
+    if len(bases) == 1:
+        return class_header(match[1], bases[0]).split("\n")
+    return [f"class {match[1]}(", *(f"    {b}," for b in bases), "):"]
 
 
 _ANNOTATED = re.compile(r"^( *)(\w+): (.+)$")

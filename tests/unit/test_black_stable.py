@@ -417,3 +417,14 @@ def test_a_literal_of_plain_values_is_laid_out_as_black_would(
         patch.setattr(format_module, "_black_statements", lambda text: text)
         laid_out = format_module.black_layout(source)
     assert laid_out == format_with_black(source)
+
+
+@pytest.mark.parametrize("bases", [["Plain", "B" * 40], ["C" * 90, "D" * 90, "E"]])
+def test_a_long_class_header_with_several_bases_has_one_base_a_line(bases: list[str]) -> None:
+    """However short the bases, as the model generator lays them out (the grouped and the whole
+    generation must agree), and black keeps it (the trailing comma)."""
+    name = "A" * 60
+    laid_out = format_module.black_layout(f"class {name}({', '.join(bases)}):\n    x: int\n")
+    expected = f"class {name}(\n" + "".join(f"    {b},\n" for b in bases) + "):\n    x: int\n"
+    assert laid_out == expected
+    assert format_with_black(laid_out) == laid_out
