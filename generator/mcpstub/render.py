@@ -50,9 +50,13 @@ _SCHEMA_KEYS = ("inputSchema", "outputSchema")
 # Names the package's `__init__` exports beside the per-tool result classes.
 _PUBLIC_NAMES = frozenset({"create_server", "create_app", "TOOLS", "ToolError", "ToolContext", "ToolSpec"})
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-# Characters a header comment cannot hold: control characters, line breaks and, from a file name
-# that is not UTF-8, lone surrogates (which no file can be written with).
-_UNSAFE_IN_COMMENT = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\x85\ud800-\udfff]")
+# Characters a header comment cannot hold: control characters, line breaks, bidirectional
+# formatting characters (which make an editor show the comment's text, or the code after it, in
+# another order than it is read) and, from a file name that is not UTF-8, lone surrogates (which no
+# file can be written with).
+_UNSAFE_IN_COMMENT = re.compile(
+    r"[\x00-\x1f\x7f\u2028\u2029\x85\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
 
 
 class RenderError(Exception):
@@ -338,7 +342,8 @@ def header_lines(toolset: Toolset) -> str:
     """
     if _UNSAFE_IN_COMMENT.search(toolset.source_name):
         raise RenderError(
-            f"toolset source name {toolset.source_name!r} contains a control character or is not UTF-8"
+            f"toolset source name {toolset.source_name!r} contains a control or bidirectional"
+            " formatting character, or is not UTF-8; rename the file"
         )
     return f"{HEADER_PREFIX} from {toolset.source_name}. DO NOT EDIT: it is rewritten on every run."
 

@@ -183,10 +183,13 @@ def test_clashing_names_are_refused() -> None:
         render_package(make_toolset(tool, make_tool("echo", {"type": "object"})), MODELS)
 
 
-def test_header_refuses_control_characters() -> None:
+@pytest.mark.parametrize(
+    "name", ["evil\nimport os", "tools\u202eymal.txt", "a\u2066b.yaml", "x\u200f.yaml", "\u061ctools.yaml"]
+)
+def test_header_refuses_control_and_bidirectional_characters(name: str) -> None:
     toolset = make_toolset()
-    object.__setattr__(toolset, "source_name", "evil\nimport os")
-    with pytest.raises(RenderError):
+    object.__setattr__(toolset, "source_name", name)
+    with pytest.raises(RenderError, match="rename the file"):
         render_package(toolset, MODELS)
 
 
