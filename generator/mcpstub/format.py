@@ -91,7 +91,7 @@ _TOKENS = re.compile(
     r"""(?:\s*+(?>"(?:[^"\\]|\\.)*+"|'(?:[^'\\]|\\.)*+'|[\[\](){},|]|[^\s\[\](){},|"']++))*+\s*+"""
 )
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
-_CLASS = re.compile(r"^class (\w+)\((\w+)\):$")
+_CLASS = re.compile(r"^class (\w+)\(.+\):$")
 _FIELD = re.compile(r"^( +)(\w+): (.+) = \($")
 # A float repr() writes as 1e+300, which black writes 1e300.
 _NUMBER = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|(?<![\w.])(\d+(?:\.\d*)?)e\+(?=\d)""")
@@ -176,8 +176,9 @@ def _optionals(source: str) -> str:
     return "".join(out) + source[position:]
 
 
-def _bracketed(source: str, start: int) -> tuple[int | None, list[str]]:
-    """The end of the bracket opened before `start`, and its top-level comma-separated items."""
+def _bracketed(source: str, start: int, closing: str = "]") -> tuple[int | None, list[str]]:
+    """The end of the bracket opened before `start` (closed by `closing`), and its top-level
+    comma-separated items."""
     depth, quote, item_start = 0, "", start
     members: list[str] = []
     for index in range(start, len(source)):
@@ -191,7 +192,7 @@ def _bracketed(source: str, start: int) -> tuple[int | None, list[str]]:
             depth += 1
         elif char in ")]}" and depth:
             depth -= 1
-        elif char == "]":
+        elif char == closing:
             members.append(source[item_start:index])
             members = [" ".join(m.split()) for m in members]
             return index + 1, [m.rstrip(",").strip() for m in members if m.strip().rstrip(",")]
@@ -230,9 +231,7 @@ def _black_layout(source: str) -> str:
             split = _split_line(line, tokens) if tokens is not None else None
             out.extend(split if split is not None else [line])
         elif not depth and (header := _CLASS.match(line)):
-            out.extend(class_header(header[1], header[2]).split("\n"))
-        elif not depth and line.startswith("class ") and line.endswith(":"):
-            out.extend(_black_header(line))
+            out.extend(_class_header(line, header[1]))
         elif (field := _FIELD.match(line)) and i + 1 < len(lines) and lines[i + 1].strip() == ")":
             # `name: T = (\n value\n)` with a first line too long: black splits T instead
             indent, name, annotation = field.groups()
@@ -304,31 +303,16 @@ def _black_statements(source: str) -> str:
     return "\n".join(lines)
 
 
-_HEADER = re.compile(r"^class (\w+)\((.+)\):$")
-
-
-def _black_header(line: str) -> list[str]:
-    """A class header too long for one line: several bases one a line, a trailing comma after
-    the last, however short they are (as the model generator lays them out; black keeps it so)."""
-    match = _HEADER.match(line)
-    if match is None:
-        return [line]
-    bases, depth, start = [], 0, 0
-    text = match[2]
-    for at, char in enumerate(text):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "," and not depth:
-            bases.append(text[start:at].strip())
-            start = at + 1
-    bases.append(text[start:].strip())
-    if depth or not all(bases):
+def _class_header(line: str, name: str) -> list[str]:
+    """A class header too long for one line: one base split as black splits it, several one a
+    line with a trailing comma after the last, however short they are (as the model generator
+    lays them out; black keeps it so)."""
+    end, bases = _bracketed(line, len(f"class {name}("), ")")
+    if end != len(line) - 1 or not bases:
         return [line]
     if len(bases) == 1:
-        return class_header(match[1], bases[0]).split("\n")
-    return [f"class {match[1]}(", *(f"    {b}," for b in bases), "):"]
+        return class_header(name, bases[0]).split("\n")
+    return [f"class {name}(", *(f"    {b}," for b in bases), "):"]
 
 
 _ANNOTATED = re.compile(r"^( *)(\w+): (.+)$")

@@ -40,7 +40,7 @@ from mcpstub.ir import Tool, Toolset
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.memo import MODELS_DIGEST, derived, environment_key, tool_plain
 from mcpstub.model_source import parsed
-from mcpstub.models import STAND_IN_MODULE, ModelsResult, render_models
+from mcpstub.models import DATA_KEYWORDS, STAND_IN_MODULE, ModelsResult, render_models
 from mcpstub.render import import_order
 
 # A tool closes its group one time in GROUP_SPREAD at most (groups of about this many tools),
@@ -245,9 +245,8 @@ def _closes_group(tool: Tool) -> bool:
     return drawn * GROUP_SPREAD < 1 and (GROUP_WEIGHT <= 0 or drawn * GROUP_WEIGHT < _weight(tool))
 
 
-# What a list of values in a schema (`enum`, `examples`) weighs per value, against a subschema.
+# What a listed value in a schema (of `enum`, `examples`) weighs, against a subschema.
 _VALUE_WEIGHT = 1 / 16
-_VALUES = frozenset({"enum", "examples", "default", "const", "example"})
 
 
 def _weight(tool: Tool) -> float:
@@ -268,7 +267,7 @@ def _weight(tool: Tool) -> float:
         if isinstance(node, dict):
             total = 1.0
             for key, value in node.items():
-                if key in _VALUES:
+                if key in DATA_KEYWORDS:
                     total += _VALUE_WEIGHT * (len(value) if isinstance(value, list) else 1)
                 else:
                     total += weigh(value)

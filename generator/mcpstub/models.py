@@ -204,7 +204,7 @@ def render_models(toolset: Toolset) -> ModelsResult:
 
 
 # Keywords whose values are data, not schemas.
-_DATA_KEYWORDS = frozenset({"default", "const", "enum", "examples", "example"})
+DATA_KEYWORDS = frozenset({"default", "const", "enum", "examples", "example"})
 
 
 def _renamed(units: dict[str, dict[str, JSON]], renamed: dict[str, str]) -> dict[str, dict[str, JSON]]:
@@ -215,18 +215,21 @@ def _renamed(units: dict[str, dict[str, JSON]], renamed: dict[str, str]) -> dict
             return [walk(item) for item in node]
         if not isinstance(node, dict):
             return node
-        out = {k: v if k in _DATA_KEYWORDS else walk(v) for k, v in node.items()}
-        ref = out.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            key = _unescape(unquote(ref[8:]))
-            if key in renamed:
-                out["$ref"] = f"#/$defs/{_escape(renamed[key])}"
+        out = {k: v if k in DATA_KEYWORDS else walk(v) for k, v in node.items()}
+        key = _defs_key(out.get("$ref"))
+        if key in renamed:
+            out["$ref"] = f"#/$defs/{_escape(renamed[key])}"
         return out
 
     return {
         renamed.get(unit, unit): {renamed.get(key, key): walk(schema) for key, schema in entries.items()}
         for unit, entries in units.items()
     }
+
+
+def _defs_key(ref: object) -> str | None:
+    """The `$defs` key a `$ref` of the combined document names, or None for any other value."""
+    return _unescape(unquote(ref[8:])) if isinstance(ref, str) and ref.startswith("#/$defs/") else None
 
 
 def _defaults_at_uses(units: dict[str, dict[str, JSON]]) -> dict[str, dict[str, JSON]]:
@@ -265,7 +268,7 @@ def _with_moved_defaults(node: JSON, moved: dict[str, JSON]) -> JSON:
         return [_with_moved_defaults(item, moved) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {k: v if k in _DATA_KEYWORDS else _with_moved_defaults(v, moved) for k, v in node.items()}
+    out = {k: v if k in DATA_KEYWORDS else _with_moved_defaults(v, moved) for k, v in node.items()}
     properties = out.get("properties")
     if isinstance(properties, dict) and _COUNTS_PROPERTIES.isdisjoint(out):
         out["properties"] = {
@@ -380,18 +383,19 @@ def _merged_through(units: dict[str, dict[str, JSON]]) -> set[str]:
     defs = {name: schema for entries in units.values() for name, schema in entries.items()}
 
     def targets(node: JSON, within: bool) -> Iterator[str]:
-        """Definitions `node` refers to (all of them if `within`, else only under an `allOf`)."""
+        """Definitions `node` refers to: all of them if `within`, else only those below one of
+        `_LOOKS_INTO`."""
         if isinstance(node, list):
             for item in node:
                 yield from targets(item, within)
         elif isinstance(node, dict):
             within = within or not _LOOKS_INTO.isdisjoint(node)
-            ref = node.get("$ref")
-            if within and isinstance(ref, str) and ref.startswith("#/$defs/"):
-                yield _unescape(unquote(ref[8:]))
-            for key, value in node.items():
-                if key not in _DATA_KEYWORDS:
-                    yield from targets(value, within or key == "allOf")
+            key = _defs_key(node.get("$ref"))
+            if within and key is not None:
+                yield key
+            for keyword_, value in node.items():
+                if keyword_ not in DATA_KEYWORDS:
+                    yield from targets(value, within)
 
     pending = [t for schema in defs.values() for t in targets(schema, False)]
     reached: set[str] = set()
@@ -411,14 +415,11 @@ def _imported_stand_ins(units: dict[str, dict[str, JSON]], imported: set[str]) -
             return [walk(item) for item in node]
         if not isinstance(node, dict):
             return node
-        ref = node.get("$ref")
-        target = _unescape(unquote(ref[8:])) if isinstance(ref, str) and ref.startswith("#/$defs/") else None
-        if target in imported:
-            return {
-                ("customTypePath" if k == "$ref" else k): f"{STAND_IN_MODULE}.{target}" if k == "$ref" else v
-                for k, v in node.items()
-            }
-        return {k: v if k in _DATA_KEYWORDS else walk(v) for k, v in node.items()}
+        target = _defs_key(node.get("$ref"))
+        if target in imported:  # the reference, in its place among its siblings, becomes the import
+            path = f"{STAND_IN_MODULE}.{target}"
+            return dict(("customTypePath", path) if k == "$ref" else (k, v) for k, v in node.items())
+        return {k: v if k in DATA_KEYWORDS else walk(v) for k, v in node.items()}
 
     return {
         unit: {key: walk(schema) for key, schema in entries.items()}
