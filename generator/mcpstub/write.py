@@ -158,9 +158,10 @@ _BLOCK = 1 << 20  # characters compared at a time
 
 
 # What this process wrote, once `remember_written()` is called (a `--watch` session): by path,
-# the file's stat just after (modification time, size, inode) and its text. A file whose stat is
-# still that holds that text, which is then compared instead of reading the file again.
-_WRITTEN: dict[Path, tuple[tuple[int, int, int], str]] | None = None
+# the file's stat just after (modification and change times, size, inode) and its text. A file
+# whose stat is still that holds that text, which is then compared instead of reading the file
+# again. The change time is the one no tool can set back (`touch -r` and `cp -p` set the other).
+_WRITTEN: dict[Path, tuple[tuple[int, int, int, int], str]] | None = None
 
 
 def remember_written() -> None:
@@ -170,12 +171,12 @@ def remember_written() -> None:
         _WRITTEN = {}
 
 
-def _stat_of(path: Path) -> tuple[int, int, int] | None:
+def _stat_of(path: Path) -> tuple[int, int, int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
 
 def _on_disk(path: Path, text: str) -> tuple[str | None, bool]:

@@ -362,3 +362,19 @@ def test_a_watch_session_compares_what_it_wrote_and_sees_a_hand_edit(
     apply(p)
     assert (out / "models.py").read_text(encoding="utf-8") == files["models.py"]
     assert not plan(out, files, {}, {"a"}).changes
+
+
+def test_a_watch_session_sees_a_same_size_edit_with_its_modification_time_set_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(write, "_WRITTEN", {})
+    out = tmp_path / "pkg"
+    files = {"models.py": ours("class A:\n    pass\n")}
+    apply(plan(out, files, {}, set()))
+    target = out / "models.py"
+    before = target.stat()
+    time.sleep(0.01)
+    with target.open("r+", encoding="utf-8") as handle:  # in place, the same size, as `cp -p` does
+        handle.write(ours("klass A:\n    pass\n")[: len(files["models.py"])])
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert plan(out, files, {}, set()).changes == {"models.py": files["models.py"]}
