@@ -50,10 +50,19 @@ class Diagnostic:
     def format(self) -> str:
         """Render as `file:line:col: severity: message [code]` plus an optional hint line."""
         loc = self.location
-        text = f"{loc.file}:{loc.line}:{loc.col}: {self.severity.value}: {self.message} [{self.code}]"
+        where = f"{shown_text(loc.file)}:{loc.line}:{loc.col}"
+        text = f"{where}: {self.severity.value}: {self.message} [{self.code}]"
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
+
+
+def shown_text(text: str) -> str:
+    """The text with each character a terminal would not show as itself escaped (control and
+    bidirectional formatting characters, lone surrogates from a file name that is not UTF-8)."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode() for char in text)
 
 
 def error(code: str, message: str, location: Location, hint: str | None = None) -> Diagnostic:

@@ -100,6 +100,11 @@ def _targets(node: ast.stmt) -> list[str]:
     return []
 
 
+def bound_names(tree: ast.Module) -> set[str]:
+    """The names a module binds at its top level, however each statement is laid out."""
+    return {name for node in tree.body for name in _targets(node)}
+
+
 def _forward_names(tree: ast.Module) -> set[str]:
     """The names written as forward references (strings) in the module's types: aliased types,
     class bases and field annotations."""

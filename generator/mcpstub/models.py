@@ -27,6 +27,7 @@ from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
 from mcpstub.keywords import KNOWN_2020_12, KNOWN_DRAFT_07
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.model_source import (
+    bound_names,
     exact_numbers,
     factory_defaults,
     json_literals,
@@ -99,7 +100,6 @@ _HEADER = re.compile(r"\A(?:#.*\n)+\n*")
 _MODEL_CLASS = re.compile(r"class \w+\(\s*(?:BaseModel|RootModel\[)")
 _MISSING_IMPORT = "from pydantic.experimental.missing_sentinel import MISSING\n"
 _PYDANTIC_IMPORT = re.compile(r"^from pydantic import (\([^)]*\)|.*)$", re.MULTILINE)
-_CLASS = re.compile(r"^(?:class (\w+)\(|(\w+): TypeAlias = |(\w+) = TypeAliasType\()", re.MULTILINE)
 _TYPING_IMPORT = re.compile(r"^from typing import (.*)$", re.MULTILINE)
 
 
@@ -192,7 +192,7 @@ def render_models(toolset: Toolset) -> ModelsResult:
         if t.output_class is not None and t.output_schema is not None and is_object_root(t.output_schema)
     ]
     source = _open_classes(source, objects)
-    defined = {"".join(names) for names in _CLASS.findall(source)}
+    defined = bound_names(parsed(source))
     diagnostics += _check_binding(source, units, toolset, where)
     for tool in toolset.tools:
         for class_name in _class_names(tool):
@@ -1161,7 +1161,6 @@ def _alias_values(source: str, names: Sequence[str]) -> str:
     return black_layout(source)
 
 
-_ALIAS_LINE = re.compile(r"^(\w+): TypeAlias = (.+)$", re.MULTILINE)
 _OPEN_CLASS = """class {name}(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
@@ -1175,30 +1174,37 @@ def _open_classes(source: str, names: Sequence[str]) -> str:
     only combinators, `oneOf` of `required` lists) becomes an open model class again: the server
     validates arguments and outputs through model classes, and the schema stays the judge.
     An alias of another class (a root `$ref` to a shared object) is kept."""
-    defined = {"".join(found) for found in _CLASS.findall(source)}
-    wanted = set(names)
-    spans: dict[str, tuple[int, int]] = {}  # each wanted alias's first line, found in one pass
-    for match in _ALIAS_LINE.finditer(source):
-        name = match[1]
-        if name in wanted and name not in spans:
-            target = match[2].strip()
-            spans[name] = (-1, -1) if target in defined and target != name else match.span()
-    reopened = {name for name, span in spans.items() if span[0] >= 0}
-    if not reopened:
-        return source
-    # An alias may span lines (`X: TypeAlias = (` ... `)`): each one's whole statement is replaced.
     import ast  # noqa: PLC0415
 
+    tree = parsed(source)
+    defined = bound_names(tree)
+    wanted = set(names)
+    seen: set[str] = set()
+    reopened: list[ast.AnnAssign] = []  # each wanted alias's statement, however it is laid out
+    for node in tree.body:
+        if not (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.target.id in wanted
+            and node.target.id not in seen
+            and isinstance(node.annotation, ast.Name)
+            and node.annotation.id == "TypeAlias"
+        ):
+            continue
+        name = node.target.id
+        seen.add(name)
+        value = node.value
+        if not (isinstance(value, ast.Name) and value.id in defined and value.id != name):
+            reopened.append(node)
+    if not reopened:
+        return source
     starts = [0, *(m.end() for m in re.finditer("\n", source))]
-    edits = sorted(
+    edits = [
         ((starts[node.lineno - 1], starts[end] - 1 if end < len(starts) else len(source)), node.target.id)
-        for node in ast.parse(source).body
-        if isinstance(node, ast.AnnAssign)
-        and isinstance(node.target, ast.Name)
-        and node.target.id in reopened
-        and spans[node.target.id][0] == starts[node.lineno - 1]
+        for node in reopened
+        if isinstance(node.target, ast.Name)
         for end in [node.end_lineno or node.lineno]
-    )
+    ]
     pieces, position = [], 0
     for (start, end), name in edits:
         pieces += [source[position:start], _OPEN_CLASS.format(name=name)]

@@ -7,6 +7,7 @@ writes anything: `write.py` is the only stage that touches the disk.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ from mcpstub.cachefiles import prune
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, sort_diagnostics
 from mcpstub.fastpath import source_hash
 from mcpstub.ir import Toolset
+from mcpstub.layout import UNSAFE_IN_COMMENT
 from mcpstub.load import Document, load_document
 from mcpstub.memo import ToolMemo
 from mcpstub.policy import Policy
@@ -62,6 +64,13 @@ def check_toolset(
     if has_errors(diagnostics):
         return Checked(None, sort_diagnostics(diagnostics), [path])
     toolset, more, files = check_document(doc, policy, memo)
+    if toolset is not None and re.search(UNSAFE_IN_COMMENT, toolset.source_name):
+        # Every generated file's header names the toolset file: the name must read as it is.
+        message = (
+            f"the toolset file name {toolset.source_name!r} contains a control or bidirectional"
+            " formatting character, or is not UTF-8"
+        )
+        more = [*more, error("toolset-file-name", message, Location(doc.file, 1, 1), "rename the file")]
     diagnostics = sort_diagnostics([*diagnostics, *more])
     sources = [path, *files]
     if toolset is None or has_errors(diagnostics):

@@ -31,6 +31,7 @@ from mcpstub.layout import (
     OURS_FILES,
     RUNTIME_REQUIREMENTS,
     SURFACE_FILE,
+    UNSAFE_IN_COMMENT,
     WRITING_MARKER,
 )
 from mcpstub.memo import Piece, TextCache, ToolMemo, tool_key
@@ -50,13 +51,7 @@ _SCHEMA_KEYS = ("inputSchema", "outputSchema")
 # Names the package's `__init__` exports beside the per-tool result classes.
 _PUBLIC_NAMES = frozenset({"create_server", "create_app", "TOOLS", "ToolError", "ToolContext", "ToolSpec"})
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-# Characters a header comment cannot hold: control characters, line breaks, bidirectional
-# formatting characters (which make an editor show the comment's text, or the code after it, in
-# another order than it is read) and, from a file name that is not UTF-8, lone surrogates (which no
-# file can be written with).
-_UNSAFE_IN_COMMENT = re.compile(
-    r"[\x00-\x1f\x7f\u2028\u2029\x85\ud800-\udfff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-)
+_UNSAFE_IN_COMMENT = re.compile(UNSAFE_IN_COMMENT)
 
 
 class RenderError(Exception):

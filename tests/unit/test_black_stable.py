@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from mcpstub import format as format_module
 from mcpstub.format import format_with_black
 from mcpstub.pipeline import generate
+from tests.functional.test_long_names import TOOLSET as LONG_TOOL_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "data" / "corpus" / "github.json"
@@ -348,6 +349,7 @@ CASES: dict[str, Callable[[Path], Path]] = {
     "adversarial": _written(textwrap.dedent(ADVERSARIAL)),
     "github-corpus": _corpus,
     "long-names": _long_names,
+    "long-tool-names": _written(LONG_TOOL_NAMES),
     "wide-enums": _wide_enums,
     "wide-by-columns": _wide_by_columns,
     "recursion": _recursion,

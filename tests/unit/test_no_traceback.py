@@ -300,3 +300,29 @@ def test_a_toolset_file_name_that_is_not_utf8_is_a_located_error(tmp_path: Path)
     assert b"Traceback" not in done.stderr and b"bug" not in done.stderr
     assert b"is not UTF-8" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\u200f", "\u061c", "\x1b"])
+@pytest.mark.parametrize("command", ["validate", "generate"])
+def test_a_toolset_file_name_a_terminal_would_show_reordered_is_refused(
+    tmp_path: Path, char: str, command: str
+) -> None:
+    name = f"tools{char}lmay.yaml"
+    (tmp_path / name).write_text(HEAD + "tools:\n  - name: t\n    inputSchema: {type: object}\n", "utf-8")
+    out = ["--out", "out/pkg"] if command == "generate" else []
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpstub", command, name, *out],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "bug" not in done.stderr
+    escaped = char.encode("unicode_escape").decode()
+    # The location and the message both show the character escaped, never as itself.
+    assert f"tools{escaped}lmay.yaml:1:1: error:" in done.stderr, done.stderr
+    assert "rename the file" in done.stderr and "[toolset-file-name]" in done.stderr
+    assert char not in done.stderr + done.stdout
+    assert not (tmp_path / "out").exists()
