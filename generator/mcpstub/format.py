@@ -380,8 +380,8 @@ def _quotes(match: re.Match[str]) -> str:
     orig, new = literal[0], "'" if literal[0] == '"' else '"'
     esc_new, esc_orig = _ESCAPED[new], _ESCAPED[orig]
     body = literal[1:-1]
-    if "\\" not in body and orig == '"':
-        return literal
+    if "\\" not in body:  # no escapes: a double quote inside keeps the single quotes
+        return literal if orig == '"' or '"' in body else f'"{body}"'
     body = _sub_twice(esc_new, rf"\1\2{new}", body)
     literal = orig + body + orig
     new_body = _sub_twice(esc_orig, rf"\1\2{orig}", body)

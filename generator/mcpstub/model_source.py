@@ -16,7 +16,10 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections import deque
+from collections.abc import Iterator
 from functools import lru_cache
+from typing import TypeGuard
 
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.render import text_width, to_literal
@@ -451,13 +454,16 @@ _LITERAL_GUARDS = {
     raise ValueError("not a number")''',
 }
 _BOOL_TYPES = frozenset({"StrictBool", "bool"})
+# What a source needs for a Literal to need a guard: a boolean member (not a keyword argument's
+# value, such as the config's `defer_build=True`) or a boolean type.
+_MAY_NEED_GUARD = re.compile(r"(?<![\w.=])(?:True|False)(?!\w)|\b(?:StrictBool|bool)\b")
 
 
 def json_literals(source: str) -> str:
     """Guard each `Literal[...]` that holds, or sits beside, booleans (`_LITERAL_GUARDS`)."""
-    if "Literal[" not in source or not any(word in source for word in ("True", "False", "StrictBool")):
+    if "Literal[" not in source or not _MAY_NEED_GUARD.search(source):
         return source
-    tree = ast.parse(source)
+    tree = parsed(source)
     lines = source.split("\n")
     edits: list[tuple[ast.Subscript, str]] = []
     edited: list[tuple[int, int]] = []  # (statement, field) indexes of what changed; field -1: none
@@ -504,11 +510,7 @@ def json_literals(source: str) -> str:
 
 def _guarded_literals(expr: ast.expr, source: str, used: set[str]) -> list[tuple[ast.Subscript, str]]:
     """(Literal, its guarded spelling) for the Literals of one type expression that need a guard."""
-    literals = [
-        sub
-        for sub in ast.walk(expr)
-        if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == "Literal"
-    ]
+    literals = [sub for sub in _outside_literals(expr) if _is_literal(sub)]
     members = {id(sub): _literal_members(sub) for sub in literals}
     has_bool = any(bools for bools, _, _ in members.values()) or any(
         name.id in _BOOL_TYPES for name in _type_names(expr)
@@ -572,12 +574,16 @@ def _written(source: str, node: ast.expr) -> str:
     return "".join([head, *lines[first + 1 : last], tail])
 
 
+# A class field whose name the model generator numbered (`name_1`).
+_NUMBERED_FIELD = re.compile(r"^ +\w*_1\w*:", re.MULTILINE)
+
+
 def own_field_names(source: str) -> str:
     """A property whose name a sibling's field took (`Name` spelt `name`, beside `name` spelt
     `name_1`) gets its own name back: the two swap field names, so `args.name` is `name`."""
-    if "_1" not in source:  # the model generator numbers the second of two names that clash
+    if _NUMBERED_FIELD.search(source) is None:  # the generator numbers the second of two clashing names
         return source
-    tree = ast.parse(source)
+    tree = parsed(source)
     lines = source.split("\n")
     renamed: list[ast.AnnAssign] = []
     for cls in tree.body:
@@ -616,9 +622,24 @@ def own_field_names(source: str) -> str:
     return "\n".join(lines)
 
 
+def _is_literal(node: ast.AST) -> TypeGuard[ast.Subscript]:
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal"
+
+
+def _outside_literals(root: ast.AST) -> Iterator[ast.AST]:
+    """`ast.walk(root)` (breadth first), not into a `Literal[...]`: its members are constants, and
+    a wide enum has thousands."""
+    todo = deque([root])
+    while todo:
+        node = todo.popleft()
+        if not _is_literal(node) or node is root:
+            todo.extend(ast.iter_child_nodes(node))
+        yield node
+
+
 def _alias(field: ast.AnnAssign) -> str | None:
     """The `alias=` of a field's `Field(...)`, if it has one."""
-    for node in ast.walk(field):
+    for node in _outside_literals(field):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Field":
             for keyword in node.keywords:
                 if keyword.arg == "alias" and isinstance(keyword.value, ast.Constant):

@@ -58,3 +58,18 @@ def test_a_long_line_that_is_not_tokens_is_refused_at_once() -> None:
     ]:
         assert fmt._tokens(line) is None
     assert time.perf_counter() - start < 1.0
+
+
+# String literals as written in source: plain text, escapes, either quote escaped, the other bare.
+_PIECES = ["a", " ", "é", "\\\\", "\\n", "\\'", '\\"']
+
+
+@given(st.sampled_from(["'", '"']), st.lists(st.sampled_from([*_PIECES, "q"]), max_size=12))
+def test_string_quotes_are_blacks(quote: str, pieces: list[str]) -> None:
+    from black.strings import normalize_string_quotes  # noqa: PLC0415
+
+    other = "'" if quote == '"' else '"'
+    literal = quote + "".join(other if piece == "q" else piece for piece in pieces) + quote
+    match = fmt._STRING.fullmatch(literal)
+    assert match is not None, literal
+    assert fmt._quotes(match) == normalize_string_quotes(literal), literal
