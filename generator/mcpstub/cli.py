@@ -325,6 +325,7 @@ def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | No
             emit_tests=emit_tests,
             policy=config["policy"],
             cache_dir=_cache_dir(args, config, out),
+            later=True,
         )
     except GeneratedCodeError as exc:
         print(f"mcpstub: internal error: {exc}", file=sys.stderr)
@@ -339,8 +340,12 @@ def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | No
     modules = {str(t.identifier) for t in toolset.tools}
     stamp = stamp_text(toolset.source_hash, toolset.sources, generated.ours, generated.yours)
     ours = {**generated.ours, STAMP_FILE: stamp}
-    with locked(out, writing=not (args.check or args.diff)):
-        return _write_package(args, out, ours, generated.yours, modules)
+    try:
+        with locked(out, writing=not (args.check or args.diff)):
+            return _write_package(args, out, ours, generated.yours, modules)
+    finally:
+        if generated.later is not None:
+            generated.later()  # for the next run, once this one's files are written
 
 
 def _write_package(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +50,9 @@ class Generated:
     yours: dict[str, str]
     diagnostics: list[Diagnostic]
     toolset: Toolset | None = None
+    # What is left to do once the files are written (keeping this run's pieces for the next),
+    # when the caller asked to do it then (`generate(..., later=True)`).
+    later: Callable[[], None] | None = None
 
     @property
     def ok(self) -> bool:
@@ -122,11 +126,14 @@ def render(
         return Generated({}, {}, diagnostics, toolset)
     proven = {"models.py"} if pending.merged else set()
     ours.update(format_files({"models.py": models_file(toolset, models.source)}, proven, memo))
-    memo.save()
-    if cache_dir is not None:
-        prune(cache_dir)
+
+    def later() -> None:
+        memo.save()
+        if cache_dir is not None:
+            prune(cache_dir)
+
     ours = {name: ours[name] for name in package.ours}  # keep render's file order
-    return Generated(ours, yours, diagnostics, toolset)
+    return Generated(ours, yours, diagnostics, toolset, later)
 
 
 def generate(
@@ -136,11 +143,14 @@ def generate(
     emit_tests: bool = False,
     policy: Policy | None = None,
     cache_dir: Path | None = None,
+    later: bool = False,
 ) -> Generated:
     """Load, validate and render: the whole generation as a pure function of the toolset's files.
 
     With `cache_dir`, models of unchanged groups of tools are read from there instead of being
-    generated again; the files are the same either way.
+    generated again; the files are the same either way. With `later`, what only serves the next
+    run (storing this run's pieces) is left in the result's `later`, for the caller to call once
+    the files are written.
     """
     from mcpstub.modelcache import standby_models  # noqa: PLC0415 - only when generating
 
@@ -167,4 +177,7 @@ def generate(
     finally:
         if standby is not None:
             standby.close()  # used by render, or not needed: a no-op, or the child is stopped
+    if rendered.later is not None and not later:
+        rendered.later()
+        rendered = replace(rendered, later=None)
     return replace(rendered, diagnostics=sort_diagnostics([*checked.diagnostics, *rendered.diagnostics]))

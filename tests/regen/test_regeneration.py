@@ -510,4 +510,6 @@ def test_a_kill_at_any_point_of_a_write_leaves_a_tree_that_is_whole_or_refuses_t
         code, _, err = run("generate", str(toolset), "--out", str(pkg))  # a plain run repairs it
         assert code == 0, err
         assert snapshot(pkg) == new, f"point {k}: not repaired"
-    assert seen == {"old", "refused"}  # the last point is the removal of the marker
+    # The package's last point is the removal of the marker; a kill after it, while the run stores
+    # what serves the next one (its pieces, in the cache), leaves the new tree.
+    assert {"old", "refused"} <= seen <= {"old", "refused", "new"}

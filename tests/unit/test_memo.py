@@ -436,3 +436,22 @@ def test_texts_kept_in_this_process_stay_within_their_bound() -> None:
         kept = sum(len(t) + len(k[1]) + len(k[0]) for k, t in texts._texts.items())
         assert kept == texts._size <= 1_000
     assert texts.get(("kind", b"never put")) is None
+
+
+def test_what_only_serves_the_next_run_is_left_until_the_files_are_written(tmp_path: Path) -> None:
+    memo_module._LIVE.clear()
+    _, toolset = _toolset(tmp_path)
+    path = tmp_path / "tools.json"
+    cache = tmp_path / "cache"
+    generated = generate(path, cache_dir=cache, later=True)
+    assert generated.ok and generated.later is not None
+    assert not list((cache / memo_module.RENDER_FOLDER).glob("*.bin"))
+    generated.later()
+    memo_module._LIVE.clear()
+    again = ToolMemo(cache, path)
+    render_package(toolset, "", memo=again)
+    assert again.hits == 4, "the pieces were not stored"
+    # Without `later`, the run stores its pieces itself, as before.
+    plain = generate(path, cache_dir=tmp_path / "other")
+    assert plain.later is None
+    assert list((tmp_path / "other" / memo_module.RENDER_FOLDER).glob("*.bin"))
