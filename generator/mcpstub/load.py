@@ -869,11 +869,12 @@ def _depth_within(data: Any, limit: int) -> bool:
         depth += 1
         if depth > limit:
             return False
-        below = []
+        below: list[Any] = []
         for value in level:
-            for item in value.values() if type(value) is dict else value:
-                if type(item) is dict or type(item) is list:
-                    below.append(item)
+            items = value.values() if type(value) is dict else value
+            kinds = set(map(type, items))  # at C speed: most lists (enums) hold no container
+            if dict in kinds or list in kinds:
+                below.extend(item for item in items if type(item) is dict or type(item) is list)
         level = below
     return True
 

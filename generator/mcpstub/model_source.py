@@ -591,7 +591,7 @@ def own_field_names(source: str) -> str:
             continue
         fields = [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
         names = {id(f): f.target.id for f in fields if isinstance(f.target, ast.Name)}
-        wire = {id(f): _alias(f) or names[id(f)] for f in fields}
+        wire = {id(f): names[id(f)] if (alias := field_alias(f)) is None else alias for f in fields}
         by_name = {name: f for f in fields if (name := names[id(f)])}
         for field in fields:
             owner = by_name.get(wire[id(field)])
@@ -637,7 +637,7 @@ def _outside_literals(root: ast.AST) -> Iterator[ast.AST]:
         yield node
 
 
-def _alias(field: ast.AnnAssign) -> str | None:
+def field_alias(field: ast.AnnAssign) -> str | None:
     """The `alias=` of a field's `Field(...)`, if it has one."""
     for node in _outside_literals(field):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Field":

@@ -30,6 +30,7 @@ from mcpstub.model_source import (
     bound_names,
     exact_numbers,
     factory_defaults,
+    field_alias,
     json_literals,
     own_field_names,
     parsed,
@@ -530,13 +531,8 @@ def _wire_names(node: Any) -> set[str]:
             continue
         if item.target.id == "model_config" or item.target.id.startswith("__"):
             continue  # pydantic's own attributes (`__pydantic_extra__` types the extra keys)
-        alias = item.target.id
-        for call in ast.walk(item):
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Field":
-                for kw in call.keywords:
-                    if kw.arg == "alias" and isinstance(kw.value, ast.Constant):
-                        alias = str(kw.value.value)
-        names.add(alias)
+        alias = field_alias(item)
+        names.add(item.target.id if alias is None else alias)  # an alias may be "" (a property "")
     return names
 
 
@@ -592,8 +588,8 @@ def _uses_unsupported(node: JSON) -> bool:
             else _uses_unsupported(value)
             for key, value in node.items()
         )
-    if isinstance(node, list):
-        return any(_uses_unsupported(v) for v in node)
+    if isinstance(node, list):  # scalars (a wide enum's members) hold no keyword
+        return any(_uses_unsupported(v) for v in node if isinstance(v, dict | list))
     return False
 
 
@@ -1001,10 +997,12 @@ def _property_names(node: JSON, found: set[str]) -> None:
         if isinstance(required, list):
             found.update(n for n in required if isinstance(n, str))
         for value in node.values():
-            _property_names(value, found)
+            if isinstance(value, dict | list):
+                _property_names(value, found)
     elif isinstance(node, list):
         for value in node:
-            _property_names(value, found)
+            if isinstance(value, dict | list):  # scalars name no property
+                _property_names(value, found)
 
 
 def _field_names(defs: dict[str, JSON], extra: frozenset[str] = frozenset()) -> dict[str, str]:

@@ -191,26 +191,60 @@ def _timeout(value: Any) -> float | None:
 
 
 def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
-    if finite:  # the common case, checked at C speed; the walk below names paths
+    if finite:  # the common case, found by `_all_finite`; the walk below names paths
         return
     stack: list[tuple[JsonPath, Any]] = [((), doc.data)]
     while stack:
         path, value = stack.pop()
         if isinstance(value, float) and not math.isfinite(value):
             yield error("not-json", f"{describe_path(path)}: {value} is not a JSON number", doc.loc(path))
+        elif isinstance(value, int) and not isinstance(value, bool) and not _holds_as_double([value]):
+            message = (
+                f"{describe_path(path)}: an integer of {len(str(abs(value)))} digits is beyond what a"
+                " JSON number can hold (clients read numbers as IEEE doubles, up to about 1.8e308)"
+            )
+            yield error("not-json", message, doc.loc(path))
         elif isinstance(value, dict):
             stack.extend(((*path, k), v) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend(((*path, i), v) for i, v in enumerate(value))
 
 
-def _all_finite(value: Any) -> bool:
-    """True when no number in the data is inf or nan (JSON has neither)."""
+def _holds_as_double(integers: list[int]) -> bool:
+    """True when every integer converts to an IEEE double (JSON numbers, as clients read them)."""
     try:
-        json.dumps(value, allow_nan=False)
-    except ValueError:
+        float(max(integers))
+        float(min(integers))
+    except OverflowError:
         return False
     return True
+
+
+def _all_finite(value: Any) -> bool:
+    """True when every number in the data is one JSON can hold: no inf or nan (JSON has
+    neither), no integer beyond what a double holds (it has no canonical JSON form)."""
+    stack = [value] if isinstance(value, dict | list) else []
+    if not _all_finite_in([value]):
+        return False
+    while stack:
+        node = stack.pop()
+        items = list(node.values()) if isinstance(node, dict) else node
+        kinds = set(map(type, items))  # at C speed: most lists (enums) hold strings only
+        if any(issubclass(kind, int | float) and kind is not bool for kind in kinds) and not _all_finite_in(
+            items
+        ):
+            return False
+        if any(issubclass(kind, dict | list) for kind in kinds):
+            stack.extend(item for item in items if isinstance(item, dict | list))
+    return True
+
+
+def _all_finite_in(items: list[Any]) -> bool:
+    """`_all_finite` for the numbers among `items` (not what they hold)."""
+    if not all(math.isfinite(item) for item in items if isinstance(item, float)):
+        return False
+    integers = [item for item in items if isinstance(item, int) and not isinstance(item, bool)]
+    return not integers or _holds_as_double(integers)
 
 
 def schema_dialect(schema: Any) -> Dialect | None:
@@ -311,6 +345,7 @@ class _Checker:
             return None, []  # reported by the bundler, at the reference
         loaded, diagnostics = load_document(path, shown)
         if not has_errors(diagnostics):
+            diagnostics = [*diagnostics, *_non_json_numbers(loaded, self._finite(loaded))]
             for name, value in (
                 (loaded.data.get("$defs") or {}).items() if isinstance(loaded.data, dict) else ()
             ):
@@ -420,6 +455,10 @@ class _Checker:
                 # Its copies cross the expansion bound here: checked again, to report where.
                 self.bundler.copied_bytes -= copied
             tool = self._tool(path, raw, ident, prefix)  # schemas are checked even when the name is bad
+            if tool is None and not has_errors([*self.diagnostics, *self.bundler.diagnostics]):
+                # A tool is never left out in silence: the check that refused it says why, or this.
+                message = f"tool {name!r} could not be checked, so it is left out"
+                self.diagnostics.append(error("invalid-tool", message, doc.loc(path)))
             if tool is not None and problem is None:
                 result.append(tool)
                 clean = len(self.diagnostics) == before and len(self.bundler.diagnostics) == bundled_before
@@ -524,7 +563,7 @@ class _Checker:
         errors_before = len(self.bundler.diagnostics)
         bundled, shared = self.bundler.bundle_schema(path, dialect)
         if (
-            len(self.bundler.diagnostics) > errors_before
+            has_errors(self.bundler.diagnostics[errors_before:])  # a referenced file's warnings keep it
             or has_errors(self.diagnostics[before:])
             or self.bundler.over_budget
         ):

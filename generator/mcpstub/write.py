@@ -232,9 +232,10 @@ def plan(
             result.created_yours.append(rel)
     handlers = out / "handlers"
     if handlers.is_dir():
-        for path in sorted(handlers.glob("*.py")):
-            if not path.stem.startswith("_") and path.stem not in handler_modules:
-                result.orphans.append(f"handlers/{path.name}")
+        for name in sorted(n for n in os.listdir(handlers) if n.endswith(".py")):
+            stem = Path(name).stem
+            if not stem.startswith("_") and stem not in handler_modules:
+                result.orphans.append(f"handlers/{name}")
     result.leftovers = _leftovers(out, {str(Path(rel).parent) for rel in [*ours, *yours]})
     result.foreign.sort()
     result.created_yours.sort()

@@ -239,6 +239,7 @@ def test_referenced_files_are_linted_in_their_own_file(tmp_path: Path) -> None:
     )
     [d] = checked.diagnostics
     assert (d.location.file, d.location.line, d.code) == ("common.yaml", 2, "unknown-keyword")
+    assert checked.toolset is not None and [t.name for t in checked.toolset.tools] == ["a"]  # kept
 
 
 @pytest.mark.parametrize(

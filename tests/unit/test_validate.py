@@ -8,8 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mcpstub.pipeline import Checked, check_toolset
+from mcpstub.validate import _all_finite
 
 HEAD = "mcpstub: 1\nserver: {name: s}\n"
 
@@ -513,3 +516,73 @@ def test_a_refused_definition_name_is_located_at_its_key(tmp_path: Path) -> None
     fullwidth = checked.diagnostics[0]
     assert "'\uff21\uff4e\uff59' is not a valid name" in fullwidth.message
     assert fullwidth.hint is not None and "ASCII letter" in fullwidth.hint
+
+
+class _Float(float):
+    """A float of another type, as a loader may make to keep a number's text."""
+
+
+_VALUES = st.recursive(
+    st.one_of(
+        st.none(), st.booleans(), st.integers(), st.text(max_size=3),
+        st.floats(), st.floats().map(_Float), st.sampled_from([10**400, -(10**309), 2**1023, -0.0]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=2), inner, max_size=4)
+    ),
+    max_leaves=30,
+)  # fmt: skip
+
+
+def _doubles_hold(value: object) -> bool:
+    """The reference: JSON's writer takes it, and every integer converts to a double."""
+    if isinstance(value, dict):
+        return all(_doubles_hold(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_doubles_hold(v) for v in value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            float(value)
+        except OverflowError:
+            return False
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        return False
+    return True
+
+
+@given(_VALUES)
+def test_a_number_json_cannot_hold_is_found_anywhere_in_the_data(value: object) -> None:
+    assert _all_finite(value) is _doubles_hold(value)
+
+
+@pytest.mark.parametrize("number", ["1" + "0" * 400, "-" + "9" * 309, "1e400", "-.inf", ".nan"])
+def test_a_number_no_client_can_read_is_a_located_error(tmp_path: Path, number: str) -> None:
+    path = tmp_path / "tools.yaml"
+    path.write_text(
+        "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: t\n    inputSchema:\n      type: object\n"
+        f"      properties:\n        n: {{type: integer, maximum: {number}}}\n",
+        "utf-8",
+    )
+    checked = check_toolset(path)
+    assert [(d.code, d.location.line, d.location.col) for d in checked.diagnostics] == [("not-json", 8, 37)]
+    assert "maximum" in checked.diagnostics[0].message
+
+
+@pytest.mark.parametrize("number", ["1" + "0" * 400, "1e400"])
+def test_a_number_no_client_can_read_in_a_referenced_file_is_a_located_error(
+    tmp_path: Path, number: str
+) -> None:
+    (tmp_path / "defs.yaml").write_text(f"$defs:\n  N: {{type: integer, maximum: {number}}}\n", "utf-8")
+    path = tmp_path / "tools.yaml"
+    path.write_text(
+        "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: t\n    inputSchema:\n      type: object\n"
+        '      properties:\n        n: {$ref: "defs.yaml#/$defs/N"}\n',
+        "utf-8",
+    )
+    checked = check_toolset(path)
+    assert not checked.ok  # never a toolset that checks clean with the tool left out
+    found = [(d.code, Path(d.location.file).name, d.location.line, d.location.col) 
+             for d in checked.diagnostics]
+    assert found == [("not-json", "defs.yaml", 2, 31)]
