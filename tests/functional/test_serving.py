@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -406,6 +407,40 @@ def test_a_stop_the_moment_the_port_opens_is_a_clean_exit(root: Path, stop: sign
                 if process.poll() is None:
                     process.kill()
                     process.wait()
+
+
+def test_ctrl_c_to_the_terminal_stops_workers_cleanly_at_any_point_of_their_start(root: Path) -> None:
+    # A terminal's Ctrl-C reaches every process of the foreground group: the supervisor and each
+    # worker, whether it is being spawned, importing or serving.
+    for wait in (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.6, 2.5):
+        port = _free_port()
+        command = [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}", "--stateless"]
+        command += ["--workers", "2"]
+        with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+            process = subprocess.Popen(
+                command,
+                cwd=root,
+                env=_env(root),
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                text=True,
+                start_new_session=True,
+            )
+            try:
+                _wait_for(port, process, poll=0.001)
+                time.sleep(wait)
+                os.killpg(process.pid, signal.SIGINT)
+                code = process.wait(timeout=60)
+                time.sleep(0.3)  # a worker's last words, if any, reach the log
+                log.seek(0)
+                err = log.read()
+                assert code == 0, f"Ctrl-C after {wait} s: exit {code}\n{err}"
+                assert "Traceback" not in err, f"Ctrl-C after {wait} s:\n{err}"
+                assert "KeyboardInterrupt" not in err, f"Ctrl-C after {wait} s:\n{err}"
+            finally:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
 
 
 def test_ctrl_c_stops_a_stdio_server_cleanly(root: Path) -> None:

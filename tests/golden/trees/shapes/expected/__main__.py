@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ipaddress
 import json
 import logging
@@ -11,6 +12,7 @@ import math
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -24,6 +26,11 @@ from .server import create_server
 _SETTINGS_VARIABLE = "MCPSTUB_SERVE_SETTINGS"
 # More worker processes than this is a typo, not a deployment: each is a whole server.
 _MAX_WORKERS = 64
+
+if hasattr(signal, "pthread_sigmask"):
+    # A worker starts with Ctrl-C ignored and held (`_ctrl_c_ignored`): what is held is let go
+    # here, ignored, and once serving the worker takes Ctrl-C as a single server does.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 async def _serve_stdio(server: Server[Any]) -> None:
@@ -163,6 +170,25 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextlib.contextmanager
+def _ctrl_c_ignored() -> Iterator[None]:
+    # What starts within begins with Ctrl-C ignored and held; one that reaches this process
+    # meanwhile is held too, and handled here once the start is done.
+    held = hasattr(signal, "pthread_sigmask")
+    if held:
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()  # its first start lets Ctrl-C go: not within, then
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
+        if held:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def _exit_cleanly(signum: int, frame: object) -> None:
     # Before uvicorn serves, or once it has stopped gracefully: nothing is left to finish, and
     # leaving at once means a stop cannot land half-way through setting up the event loop.
@@ -250,7 +276,21 @@ def _serve_http(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         timeout_graceful_shutdown=args.grace,
     )
     if args.workers > 1:
-        Multiprocess(config, sockets=[listener]).run()
+
+        class Supervisor(Multiprocess):
+            # A terminal's Ctrl-C reaches every process of its group. A worker starts with it
+            # ignored (a signal ignored at start stays ignored across the new interpreter), so one
+            # still importing cannot die mid-import with a traceback: this process stops it, and
+            # once serving it takes Ctrl-C itself, as a single server does.
+            def init_processes(self) -> None:
+                with _ctrl_c_ignored():
+                    super().init_processes()
+
+            def keep_subprocess_alive(self) -> None:
+                with _ctrl_c_ignored():
+                    super().keep_subprocess_alive()
+
+        Supervisor(config, sockets=[listener]).run()
     else:
         uvicorn.Server(config).run(sockets=[listener])
 
