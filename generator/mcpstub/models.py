@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from mcpstub.classnames import IMPORTED, Namer, imported_free, root_names
+from mcpstub.classnames import class_name as key_class_name
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
 from mcpstub.keywords import KNOWN_2020_12, KNOWN_DRAFT_07
@@ -502,8 +503,9 @@ def _check_binding(
                 continue  # reported as missing, or not modelled by this run
             wrong = ""
             if set(schema) == {"$ref"}:
-                if resolve_source(class_name) != resolve_units(class_name):
-                    wrong = f"is not the class its schema refers to ({resolve_units(class_name)})"
+                target = resolve_units(class_name)  # a `$defs` key: the generator spells it as a class
+                if resolve_source(class_name) not in (target, key_class_name(target)):
+                    wrong = f"is not the class its schema refers to ({target})"
             elif (
                 schema.get("type") == "object"
                 and isinstance(schema.get("properties"), dict)

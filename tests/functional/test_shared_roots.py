@@ -163,3 +163,50 @@ def test_a_ref_root_that_is_not_an_object_is_refused(tmp_path: Path, schema: str
     assert [d.code for d in checked.diagnostics if d.is_error] == ["root-not-object"]
     line = text.split("\n").index(f"    inputSchema: {schema}") + 1
     assert [d.location.line for d in checked.diagnostics] == [line]
+
+
+RENAMED_KEYS = """\
+mcpstub: 1
+server: {name: renamed}
+$defs:
+  Foo_bar: {type: object, properties: {a: {type: string}}, required: [a]}
+  my-thing: {type: object, properties: {b: {type: integer}}}
+  snake_kind: {type: string, enum: [x, y]}
+  item_list: {type: array, items: {$ref: "#/$defs/Foo_bar"}}
+tools:
+  - name: by_snake
+    inputSchema: {$ref: "#/$defs/my-thing"}
+    outputSchema: {$ref: "#/$defs/Foo_bar"}
+  - name: by_enum
+    inputSchema: {type: object}
+    outputSchema: {$ref: "#/$defs/snake_kind"}
+  - name: by_list
+    inputSchema: {type: object}
+    outputSchema: {$ref: "#/$defs/item_list"}
+"""
+
+
+@pytest.mark.anyio
+async def test_a_root_reference_to_a_key_the_generator_spells_otherwise_is_that_class(tmp_path: Path) -> None:
+    # `Foo_bar` is the class `FooBar`, `my-thing` is `MyThing`: a tool rooted at one is that class.
+    write_package(tmp_path, "fx_renamed_roots", RENAMED_KEYS)
+    with imported(tmp_path, "fx_renamed_roots") as package:
+        models = importlib.import_module("fx_renamed_roots.models")
+        tools = importlib.import_module("fx_renamed_roots.tools").TOOLS
+        assert tools["by_snake"].output_model is models.FooBar
+        assert tools["by_snake"].input_model is models.MyThing
+
+        async def snake(args: Any, ctx: Any) -> Any:
+            return models.FooBar(a=str(args.b))
+
+        async def kind(args: Any, ctx: Any) -> Any:
+            return "y"
+
+        async def items(args: Any, ctx: Any) -> Any:
+            return [models.FooBar(a="one")]
+
+        handlers = {"by_snake": snake, "by_enum": kind, "by_list": items}
+        async with Client(package.create_server(handlers)) as client:
+            assert (await client.call_tool("by_snake", {"b": 3})).structured_content == {"a": "3"}
+            assert (await client.call_tool("by_enum", {})).structured_content == "y"
+            assert (await client.call_tool("by_list", {})).structured_content == [{"a": "one"}]

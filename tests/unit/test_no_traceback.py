@@ -302,7 +302,7 @@ def test_a_toolset_file_name_that_is_not_utf8_is_a_located_error(tmp_path: Path)
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\u200f", "\u061c", "\x1b"])
+@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\u200f", "\u061c", "\x1b", "\x9b", "\ufeff"])
 @pytest.mark.parametrize("command", ["validate", "generate"])
 def test_a_toolset_file_name_a_terminal_would_show_reordered_is_refused(
     tmp_path: Path, char: str, command: str
