@@ -647,7 +647,8 @@ class _Checker:
             if not isinstance(example, dict):
                 continue
             ex_path: JsonPath = (*path, "examples", i)
-            if isinstance(example.get("input"), dict):  # otherwise the format check has said so
+            # A number JSON cannot hold is reported where it is written (not-json), not again here.
+            if isinstance(example.get("input"), dict) and _all_finite(example["input"]):
                 self._check_instance((*ex_path, "input"), example["input"], input_schema, "input")
             if "output" in example:
                 if output_schema is None:
@@ -658,7 +659,7 @@ class _Checker:
                             doc.key_loc((*ex_path, "output")),
                         )
                     )
-                else:
+                elif _all_finite(example["output"]):
                     self._check_instance((*ex_path, "output"), example["output"], output_schema, "output")
             found.append(Example(example.get("input"), example.get("output"), "output" in example))
         return found

@@ -586,3 +586,16 @@ def test_a_number_no_client_can_read_in_a_referenced_file_is_a_located_error(
     found = [(d.code, Path(d.location.file).name, d.location.line, d.location.col) 
              for d in checked.diagnostics]
     assert found == [("not-json", "defs.yaml", 2, 31)]
+
+
+def test_a_number_no_client_can_read_in_an_example_is_reported_once(tmp_path: Path) -> None:
+    path = tmp_path / "tools.yaml"
+    path.write_text(
+        "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: t\n"
+        "    inputSchema: {type: object, properties: {x: {type: number}}}\n"
+        "    outputSchema: {type: object, properties: {y: {type: number}}}\n"
+        "    examples:\n      - input: {x: 1e400}\n        output: {y: .inf}\n      - input: {x: s}\n",
+        "utf-8",
+    )
+    found = [(d.code, d.location.line) for d in check_toolset(path).diagnostics]
+    assert found == [("not-json", 8), ("not-json", 9), ("example-invalid", 10)]  # the others still checked
