@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import struct
 import threading
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 A = TypeVar("A")
@@ -119,3 +120,135 @@ class Standby(Generic[A, T]):
                 value: T = pickle.loads(data)
                 return value
         return self._fn(self._arg)  # type: ignore[arg-type]
+
+
+class Worker(Generic[A, T]):
+    """A forked child that stays: it computes `fn(arg)` for every `submit(arg)`, in order, until
+    `close()` or this process's exit (the end of its request pipe) stops it.
+
+    For a long-running process (`--watch`) whose imports are warm: one fork serves every later
+    request, so no request pays for a fork of a large process, nor its copy-on-write faults.
+    `answer()` is None when the child failed in any way; the caller then computes here.
+    """
+
+    def __init__(self, fn: Callable[[A], T]) -> None:
+        self._pid = 0
+        self._read = self._write = -1
+        self._sent = self._received = 0
+        if not hasattr(os, "fork"):
+            return
+        ask_read, ask_write = os.pipe()
+        answer_read, answer_write = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (ask_read, ask_write, answer_read, answer_write):
+                os.close(fd)
+            return
+        if pid == 0:  # pragma: no cover - the child; its work is checked through the parent
+            try:
+                os.close(ask_write)
+                os.close(answer_read)
+                # A terminal's Ctrl-C reaches the whole process group: the parent decides.
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                _serve(fn, ask_read, answer_write)
+            finally:
+                os._exit(0)
+        os.close(ask_read)
+        os.close(answer_write)
+        self._pid, self._read, self._write = pid, answer_read, ask_write
+
+    @property
+    def alive(self) -> bool:
+        """Whether requests go to the child (False once it failed or was closed)."""
+        return self._pid != 0
+
+    def submit(self, arg: A) -> int | None:
+        """Send `arg` to the child; the ticket for `answer()`, or None if there is no child.
+
+        A request not answered yet is abandoned: its answer is read and dropped.
+        """
+        if not self._pid:
+            return None
+        try:
+            while self._received < self._sent:  # answers nobody asked for: read them first,
+                self._next()  # or the child could block writing one while this one writes
+            _send(self._write, pickle.dumps(arg, protocol=pickle.HIGHEST_PROTOCOL))
+        except (OSError, EOFError, pickle.PicklingError):
+            self.close()
+            return None
+        self._sent += 1
+        return self._sent
+
+    def answer(self, ticket: int | None) -> T | None:
+        """`fn(arg)` for the request `ticket`; None if the child failed (it is then closed)."""
+        if ticket is None or not self._pid or ticket != self._sent or self._received >= ticket:
+            return None  # no child, or a request abandoned by a later one
+        try:
+            data = b""
+            while self._received < ticket:
+                data = self._next()
+            value: T | None = pickle.loads(data) if data else None
+        except (OSError, EOFError, pickle.UnpicklingError, ValueError):
+            self.close()
+            return None
+        if value is None:
+            self.close()  # the function failed in the child: compute here from now on
+        return value
+
+    def _next(self) -> bytes:
+        data = _receive(self._read)
+        self._received += 1
+        return data
+
+    def close(self) -> None:
+        """Stop and reap the child."""
+        if self._pid:
+            os.close(self._write)
+            os.close(self._read)
+            try:
+                os.kill(self._pid, signal.SIGKILL)
+                os.waitpid(self._pid, 0)
+            except OSError:
+                pass
+            self._pid = 0
+
+
+def _serve(fn: Callable[[Any], Any], read: int, write: int) -> None:  # pragma: no cover - child
+    """The worker's loop: a request in, its answer out (empty if `fn` failed), until end of input."""
+    while True:
+        try:
+            request = _receive(read)
+        except (OSError, EOFError):
+            return
+        try:
+            data = pickle.dumps(fn(pickle.loads(request)), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            data = b""
+        try:
+            _send(write, data)
+        except OSError:
+            return
+
+
+def _send(fd: int, data: bytes) -> None:
+    view = memoryview(struct.pack("<Q", len(data)) + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _receive(fd: int) -> bytes:
+    (size,) = struct.unpack("<Q", _exactly(fd, 8))
+    return _exactly(fd, size)
+
+
+def _exactly(fd: int, size: int) -> bytes:
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            raise EOFError("the other end closed the pipe")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)

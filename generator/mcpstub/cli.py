@@ -243,11 +243,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     def first_run() -> None:
-        from mcpstub.modelcache import remember, warm_up  # noqa: PLC0415
+        from mcpstub.modelcache import keep_worker, remember, warm_up  # noqa: PLC0415
         from mcpstub.surface import remember as remember_surface  # noqa: PLC0415
         from mcpstub.write import remember_written  # noqa: PLC0415
 
         warm_up()  # later runs fork their model work from a process that has the imports done
+        keep_worker()  # and a small change's models are generated beside this process's rendering
         remember()  # and find the models of unchanged groups in memory
         remember_written()  # and compare the files they wrote with what they wrote, not read them
         remember_surface()  # and reuse each unchanged tool's text in surface.json
@@ -338,7 +339,9 @@ def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | No
     if watched is not None:
         watched["files"] = [path, *(path.parent / s for s in toolset.sources)]
     modules = {str(t.identifier) for t in toolset.tools}
-    stamp = stamp_text(toolset.source_hash, toolset.sources, generated.ours, generated.yours)
+    stamp = stamp_text(
+        toolset.source_hash, toolset.sources, generated.ours, generated.yours, generated.hashes
+    )
     ours = {**generated.ours, STAMP_FILE: stamp}
     try:
         with locked(out, writing=not (args.check or args.diff)):

@@ -13,6 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -22,6 +25,7 @@ from mcpstub import __version__
 from mcpstub.layout import (
     CONTRACT_TESTS,
     OURS_FILES,
+    STAGED_NAME,
     STAMP_FILE,
     STAMP_PREFIX,
     SURFACE_FILE,
@@ -58,13 +62,45 @@ def _file_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def stamp_text(source: str, sources: tuple[str, ...], ours: dict[str, str], yours: dict[str, str]) -> str:
-    """The stamp a run writes: `source` is the source hash, `ours`/`yours` the rendered files."""
+class Hashing:
+    """The stamp's hashes of some files, computed in a thread while this one waits for others
+    (hashlib lets go of the interpreter lock while it hashes: it runs beside this thread)."""
+
+    def __init__(self, texts: Mapping[str, str]) -> None:
+        self._texts = dict(texts)
+        self._hashes: dict[str, tuple[str, str]] = {}
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        for rel, text in self._texts.items():
+            self._hashes[rel] = (text, _file_hash(text.encode("utf-8")))
+
+    def of(self, rel: str, text: str) -> str:
+        """The hash of file `rel` holding `text`: the one computed ahead if it was of this text."""
+        self._thread.join()
+        ahead = self._hashes.get(rel)
+        return ahead[1] if ahead is not None and ahead[0] is text else _file_hash(text.encode("utf-8"))
+
+
+def stamp_text(
+    source: str,
+    sources: tuple[str, ...],
+    ours: dict[str, str],
+    yours: dict[str, str],
+    ahead: Hashing | None = None,
+) -> str:
+    """The stamp a run writes: `source` is the source hash, `ours`/`yours` the rendered files
+    (`ahead`: hashes of some of them, computed already)."""
+
+    def digest(rel: str, text: str) -> str:
+        return ahead.of(rel, text) if ahead is not None else _file_hash(text.encode("utf-8"))
+
     stamp = {
         "generator": f"mcpstub {__version__}",
         "source_hash": source,
         "sources": list(sources),
-        "files": {rel: _file_hash(text.encode("utf-8")) for rel, text in sorted(ours.items())},
+        "files": {rel: digest(rel, text) for rel, text in sorted(ours.items())},
         "handlers": sorted(yours),
     }
     text = json.dumps(stamp, indent=2, ensure_ascii=False) + "\n"
@@ -101,11 +137,20 @@ def _read_stamp(out: Path) -> dict[str, Any] | None:
     return data
 
 
+def _holds_staged(folder: Path) -> bool:
+    try:
+        return any(re.fullmatch(STAGED_NAME, name) for name in os.listdir(folder) if name[:1] == ".")
+    except OSError:
+        return False
+
+
 def is_current(toolset: Path, out: Path, *, emit_tests: bool = False, policy: str = "") -> Current | None:
     """`Current` when a run would change nothing in `out`; None when a full run is needed."""
     stamp = _read_stamp(out)
     if stamp is None or (out / WRITING_MARKER).exists():
         return None  # no stamp, or a run was interrupted
+    if _holds_staged(out) or _holds_staged(out / "handlers"):
+        return None  # a run left files behind (killed as it removed its backups): the full run removes them
     expected = {*OURS_FILES, SURFACE_FILE, *((CONTRACT_TESTS,) if emit_tests else ())}
     files: dict[str, str] = stamp["files"]
     if set(files) != expected:

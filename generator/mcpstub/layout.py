@@ -36,6 +36,9 @@ STAMP_FILE = "_mcpstub.json"
 STAMP_PREFIX = '{\n  "generator": "mcpstub'  # how the stamp starts: it is "ours"
 # Files a run stages beside their targets end so; a run removes any that a killed run left behind.
 TEMP_SUFFIX = ".mcpstub-tmp"
+# The name of a staged file or of a backup, as a regular expression: `.<target name>.<hex id of the
+# process>-<8 random hex digits>.mcpstub-tmp` (the process id is missing in older runs' names).
+STAGED_NAME = r"\..+\.(?:([0-9a-f]{1,16})-)?[0-9a-f]{8}\.mcpstub-tmp"
 # Created before a run replaces any file and removed after the last one; while it exists the
 # generated `__init__.py` refuses to load (the files may be half old, half new).
 WRITING_MARKER = ".mcpstub-writing"

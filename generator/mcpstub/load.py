@@ -88,6 +88,9 @@ class Document:
     _lazy: bool = field(default=False, repr=False)  # the node graph is composed on first use
     # line -> columns of `text` just after each surrogate pair `_astral` rewrote (2 shorter each)
     _moves: dict[int, list[int]] = field(default_factory=dict, repr=False)
+    # True when the reader saw every number and each is one JSON can hold (finite, an integer
+    # within a double's range); False when that is not known.
+    finite: bool = field(default=False, repr=False)
     # Set once a toolset is checked: where each definition bundled into a tool schema's `$defs`
     # is written, by (the schema's path here, its name there): the document and the path there.
     bundled_from: dict[tuple[JsonPath, str], tuple[Document, JsonPath]] = field(
@@ -837,8 +840,31 @@ def _json_constant(_name: str) -> Any:
     raise _NotYamlAlike
 
 
-def _json_data(text: str) -> list[Any] | None:
-    """`[data]` when `text` is JSON that the YAML path reads as the same data, without a diagnostic."""
+class _Numbers:
+    """`json.loads` number hooks that note whether a number could be one JSON cannot hold: a
+    float that is inf (1e400), an integer of more digits than a double's range has."""
+
+    def __init__(self) -> None:
+        self.finite = True
+
+    def as_float(self, text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            self.finite = False
+        return value
+
+    def as_int(self, text: str) -> int:
+        if len(text) > _DOUBLE_DIGITS:
+            self.finite = False  # perhaps: the check looks at the value itself
+        return int(text)
+
+
+_DOUBLE_DIGITS = 300  # a double holds every integer below 10**308; this many digits or fewer fit
+
+
+def _json_data(text: str) -> tuple[Any, bool] | None:
+    """`(data, finite)` when `text` is JSON that the YAML path reads as the same data, without a
+    diagnostic; `finite` is True when every number is one JSON can hold (see `_Numbers`)."""
     if (
         _JSON_START.match(text) is None
         or "\t" in text
@@ -854,11 +880,18 @@ def _json_data(text: str) -> list[Any] | None:
         )
     ):
         return None
+    numbers = _Numbers()
     try:
-        data = json.loads(text, object_pairs_hook=_json_object, parse_constant=_json_constant)
+        data = json.loads(
+            text,
+            object_pairs_hook=_json_object,
+            parse_constant=_json_constant,
+            parse_float=numbers.as_float,
+            parse_int=numbers.as_int,
+        )
     except (ValueError, RecursionError, _NotYamlAlike):  # ValueError: not JSON, or too many digits
         return None
-    return [data] if _depth_within(data, MAX_DEPTH) else None
+    return (data, numbers.finite) if _depth_within(data, MAX_DEPTH) else None
 
 
 def _depth_within(data: Any, limit: int) -> bool:
@@ -934,7 +967,8 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
             raise _LoadFailed(error("empty-file", "file is empty", Location(file, 1, 1)))
         found = _json_data(source) if fast else None
         if found is not None:
-            doc.data, doc._lazy = found[0], True
+            doc.data, doc.finite = found
+            doc._lazy = True
             return doc, []
         try:
             built = _build(doc, text)

@@ -31,7 +31,7 @@ from functools import cache, lru_cache, partial
 from pathlib import Path
 from typing import Any
 
-from mcpstub.beside import Standby
+from mcpstub.beside import Standby, Worker
 from mcpstub.cachefiles import MODELS_FOLDER, read_entry, write_entry
 from mcpstub.classnames import RootIndex, root_names
 from mcpstub.diagnostics import Diagnostic, Location, Severity
@@ -96,6 +96,20 @@ def remember() -> None:
     global _REMEMBERED  # noqa: PLW0603 - one switch for the process
     if _REMEMBERED is None:
         _REMEMBERED = {}
+
+
+# A warm child that generates the few groups a `--watch` save changes while this process renders
+# the other files (`keep_worker()`); forking per save would cost more than it saves.
+_WORKER: Worker[list[Toolset], list[_Generated]] | None = None
+
+
+def keep_worker() -> None:
+    """Fork a warm child now that generates the models of small changes from then on (for
+    `--watch`, after `warm_up()`): a save's changed group is generated beside this process's
+    rendering instead of after it."""
+    global _WORKER  # noqa: PLW0603 - one worker for the process
+    if FORK and _WORKER is None:
+        _WORKER = Worker(_render_all)
 
 
 def _remember(key: str, generated: _Generated) -> None:
@@ -506,6 +520,9 @@ class PendingModels:
             helper.close()
             helper = None
         self._helper = helper
+        # A small change (no helper of its own) goes to the warm worker, if there is one.
+        worker = _WORKER if helper is None and missing and _WORKER is not None else None
+        self._ticket = worker.submit([u.toolset for u in missing]) if worker is not None else None
         if helper is not None:
             # The child (warm, or warming up) starts at the front now, with forks of itself once
             # warm; this process joins from the back if it has the generator imported.
@@ -523,7 +540,10 @@ class PendingModels:
         own: dict[int, _Generated] = {}
         helper = self._helper
         if helper is None:
-            return {i: g for i, g in enumerate(_render_all([u.toolset for u in self._missing]))}
+            answer = _WORKER.answer(self._ticket) if _WORKER is not None else None
+            if answer is None:  # no worker, or it failed: generate here
+                answer = _render_all([u.toolset for u in self._missing])
+            return dict(enumerate(answer))
         # This process joins only if it has the model generator imported already: the child and
         # its forks use every core once the child has imported it, so importing it here too
         # would only take a core from them.

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from mcpstub.cachefiles import prune
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, sort_diagnostics
-from mcpstub.fastpath import source_hash
+from mcpstub.fastpath import Hashing, source_hash
 from mcpstub.ir import Toolset
 from mcpstub.layout import UNSAFE_IN_COMMENT
 from mcpstub.load import Document, load_document
@@ -53,6 +53,7 @@ class Generated:
     # What is left to do once the files are written (keeping this run's pieces for the next),
     # when the caller asked to do it then (`generate(..., later=True)`).
     later: Callable[[], None] | None = None
+    hashes: Hashing | None = None  # the stamp's hashes of the files rendered before the models
 
     @property
     def ok(self) -> bool:
@@ -118,6 +119,7 @@ def render(
             return Generated({}, {}, [problem], toolset)
         ours = format_files({k: v for k, v in package.ours.items() if k != "models.py"}, package.proven, memo)
         yours = format_files(package.yours, package.proven, memo)
+        hashes = Hashing(ours)  # while the models are finished elsewhere
         models = pending.result()
     finally:
         pending.close()
@@ -133,7 +135,7 @@ def render(
             prune(cache_dir)
 
     ours = {name: ours[name] for name in package.ours}  # keep render's file order
-    return Generated(ours, yours, diagnostics, toolset, later)
+    return Generated(ours, yours, diagnostics, toolset, later, hashes)
 
 
 def generate(

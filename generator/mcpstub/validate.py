@@ -335,7 +335,7 @@ class _Checker:
         """True when no number in `doc` is inf or nan (then no schema bundled from it holds one)."""
         known = self._finite_docs.get(id(doc))
         if known is None:
-            known = self._finite_docs[id(doc)] = _all_finite(doc.data)
+            known = self._finite_docs[id(doc)] = doc.finite or _all_finite(doc.data)
         return known
 
     def _load_file(self, path: Path) -> tuple[Document | None, list[Diagnostic]]:

@@ -32,6 +32,7 @@ from typing import TextIO
 
 from mcpstub.layout import (
     HEADER_PREFIX,
+    STAGED_NAME,
     STAMP_FILE,
     STAMP_PREFIX,
     SURFACE_PREFIX,
@@ -244,7 +245,7 @@ def plan(
 
 # A staged file or backup: `.NAME.[PID-]TOKEN.mcpstub-tmp`, PID (hex) the process of the run
 # that made it (absent in names older runs wrote), TOKEN one per file.
-_STAGED = re.compile(rf"\..+\.(?:([0-9a-f]{{1,16}})-)?[0-9a-f]{{8}}{re.escape(TEMP_SUFFIX)}")
+_STAGED = re.compile(STAGED_NAME)
 
 
 def _leftovers(out: Path, folders: set[str]) -> list[str]:
@@ -285,15 +286,15 @@ def _of_a_running_run(path: Path) -> bool:
     return abs(time.time() - made) < _RUN_AGE
 
 
-def _running_elsewhere(out: Path, folders: set[str]) -> bool:
-    """True when `out` holds staged files or backups of a run still going on (called once this
-    run has removed its own)."""
+def _running_elsewhere(out: Path, folders: set[str], own: frozenset[str] | set[str] = frozenset()) -> bool:
+    """True when `out` holds staged files or backups of a run still going on, other than this
+    run's `own` (names of its backups, in whichever folder)."""
     for folder in folders | {"."}:
         try:
             names = os.listdir(out / folder)
         except OSError:
             continue
-        if any(_of_a_running_run(out / folder / n) for n in names):
+        if any(n not in own and _of_a_running_run(out / folder / n) for n in names):
             return True
     return False
 
@@ -460,9 +461,7 @@ def apply(p: Plan) -> None:
                 before.unlink(missing_ok=True)
         _unmark(p, marker)
         raise
-    for _, before in done:
-        if isinstance(before, Path):
-            before.unlink(missing_ok=True)
+    backups = [before for _, before in done if isinstance(before, Path)]
     if _WRITTEN is not None:
         for rel in order:
             target = p.out / rel
@@ -471,12 +470,17 @@ def apply(p: Plan) -> None:
                 _WRITTEN[target] = (signature, p.changes[rel])
         for rel in p.removals:
             _WRITTEN.pop(p.out / rel, None)
-    _unmark(p, marker)
+    # Every file is in place: the package is whole once the marker is gone. The old files are
+    # removed after that, since freeing a large file's blocks takes a while; a kill in between
+    # leaves hidden backups, which the next run removes (the fast path does not skip it).
+    _unmark(p, marker, own={b.name for b in backups})
+    for backup in backups:
+        backup.unlink(missing_ok=True)
 
 
-def _unmark(p: Plan, marker: Path) -> None:
+def _unmark(p: Plan, marker: Path, own: frozenset[str] | set[str] = frozenset()) -> None:
     """Remove the marker, unless another run is still writing the folder (its staged files or
-    backups are there): the last run to finish removes it."""
+    backups are there, not counting this run's `own` backups): the last run to finish removes it."""
     folders = {str(Path(rel).parent) for rel in [*p.changes, *p.removals]} | {"handlers"}
-    if not _running_elsewhere(p.out, folders):
+    if not _running_elsewhere(p.out, folders, own):
         marker.unlink(missing_ok=True)

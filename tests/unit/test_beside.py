@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcpstub import modelcache, pipeline
-from mcpstub.beside import Standby
+from mcpstub.beside import Standby, Worker
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,3 +71,66 @@ def test_parallel_and_sequential_generation_agree(monkeypatch: pytest.MonkeyPatc
     assert list(parallel.ours) == list(sequential.ours)
     assert parallel.ours == sequential.ours
     assert parallel.yours == sequential.yours
+
+
+def _echo(value: object) -> object:
+    if value == "fail":
+        raise ValueError("failed in the child")
+    if value == "die":
+        os._exit(3)
+    return (os.getpid(), value)
+
+
+def test_a_worker_stays_and_answers_every_request_in_order() -> None:
+    worker: Worker[object, object] = Worker(_echo)
+    try:
+        pid_a, value_a = worker.answer(worker.submit("a"))  # type: ignore[misc]
+        pid_b, value_b = worker.answer(worker.submit("b" * 3_000_000))  # type: ignore[misc]  # beyond a pipe's buffer
+        assert (value_a, value_b) == ("a", "b" * 3_000_000)
+        assert pid_a == pid_b != os.getpid()  # one child, forked once
+        # A request never asked for (a failed run abandons its models) is dropped, not answered later.
+        unasked = worker.submit("x" * 3_000_000)
+        third = worker.submit("c")
+        assert worker.answer(unasked) is None and worker.alive
+        pid_c, value_c = worker.answer(third)  # type: ignore[misc]
+        assert (pid_c, value_c) == (pid_a, "c")
+    finally:
+        worker.close()
+    assert not worker.alive and worker.submit("x") is None and worker.answer(None) is None
+
+
+@pytest.mark.parametrize("request_", ["fail", "die"])
+def test_a_failing_worker_answers_none_and_is_gone(request_: str) -> None:
+    worker: Worker[object, object] = Worker(_echo)
+    pid = worker._pid
+    assert worker.answer(worker.submit(request_)) is None  # the caller computes here
+    assert not worker.alive
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped
+
+
+def test_a_worker_ends_with_this_process() -> None:
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    code = (
+        "import os, sys; from mcpstub.beside import Worker; w = Worker(len);"
+        " print(w._pid, flush=True); os._exit(0)"  # no close(): only the pipe's end tells it
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    pid = int(done.stdout)
+    import time  # noqa: PLC0415
+
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pid}").exists() and "Z" not in _state(pid):
+        assert time.monotonic() < deadline, "the worker outlived its parent"
+        time.sleep(0.05)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"

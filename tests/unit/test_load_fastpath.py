@@ -332,3 +332,42 @@ def test_checking_a_clean_toolset_composes_no_yaml(shape: str, kind: str, tmp_pa
     assert checked.ok, checked.diagnostics
     assert checked.document is not None
     assert checked.document._lazy, "a position was looked up although nothing was reported"
+
+
+_NUMBER_TEXT = st.one_of(
+    st.integers().map(str),
+    st.integers(min_value=10**290, max_value=10**330).map(str),  # around a double's range
+    st.integers(min_value=10**290, max_value=10**330).map(lambda n: f"-{n}"),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.tuples(st.integers(1, 9), st.integers(-400, 400)).map(lambda p: f"{p[0]}e{p[1]}"),
+    st.tuples(st.integers(1, 9), st.integers(0, 400)).map(lambda p: f"{p[0]}.5E+{p[1]:04d}"),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_NUMBER_TEXT, min_size=0, max_size=6))
+def test_a_file_the_reader_calls_finite_holds_only_numbers_json_can_hold(numbers: list[str]) -> None:
+    """The reader's `finite` lets the check skip its walk over every number, so it must never be
+    True for a file holding inf or an integer beyond a double; for everyday numbers it is True."""
+    from mcpstub.validate import _all_finite  # noqa: PLC0415 - the check's own judgement
+
+    text = '{"a": [' + ", ".join(numbers) + '], "b": {"c": ' + (numbers[0] if numbers else "1") + "}}\n"
+    doc, diagnostics = parse_document("t.json", Path("t.json"), text.encode())
+    assert not diagnostics
+    if doc.finite:
+        assert _all_finite(doc.data), text
+    if all(len(n) < 30 and "e" not in n.lower() for n in numbers):
+        assert doc.finite, text  # no number near a double's limits: the walk is skipped
+
+
+def test_a_toolset_with_an_infinite_number_is_still_reported_when_read_as_json(tmp_path: Path) -> None:
+    toolset = tmp_path / "tools.json"
+    document = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {"n": {"maximum": 0}}}}],
+    }
+    for number in ("1e400", "-1E+309", "1" * 320):
+        toolset.write_text(json.dumps(document).replace('"maximum": 0', f'"maximum": {number}'))
+        checked = check_toolset(toolset)
+        assert [d.code for d in checked.diagnostics if d.is_error] == ["not-json"], number

@@ -156,6 +156,61 @@ def test_cached_output_equals_a_cold_run_over_random_edit_sequences(tmp_path_fac
             doc = data.draw(edit(doc))
 
 
+@pytest.fixture
+def worker() -> Iterator[None]:
+    """A warm worker for the test's model generation, as `--watch` keeps one after its first run."""
+    modelcache.warm_up()
+    modelcache.keep_worker()
+    assert modelcache._WORKER is not None and modelcache._WORKER.alive
+    try:
+        yield
+    finally:
+        modelcache._WORKER.close()
+        modelcache._WORKER = None
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_models_from_the_watch_worker_equal_a_cold_run_over_random_edit_sequences(
+    tmp_path_factory: Any, data: Any, worker: None
+) -> None:
+    folder = tmp_path_factory.mktemp("edits")
+    store = ModelCache(folder / "cache")
+    doc: dict[str, Any] = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "$defs": copy.deepcopy(SHARED),
+        "tools": data.draw(st.lists(tools, min_size=1, max_size=6, unique_by=lambda t: t["name"])),
+    }
+    with small_groups():
+        modelcache.FORK_MIN_TOOLS = 10**6  # every change is a small one: the worker takes it
+        for _ in range(data.draw(st.integers(1, 4))):
+            toolset = checked(folder, doc)
+            modelcache.FORK = False
+            cold = start_models(toolset, None).result()  # this process alone
+            modelcache.FORK = True
+            assert modelcache._WORKER is not None
+            sent = modelcache._WORKER._sent
+            pending = start_models(toolset, store)
+            changed = bool(pending._missing)
+            edited = pending.result()  # what changed, from the worker
+            assert modelcache._WORKER.alive
+            assert modelcache._WORKER._sent == sent + changed, "the worker was not used"
+            assert edited.source == cold.source
+            assert edited.diagnostics == cold.diagnostics
+            doc = data.draw(edit(doc))
+
+
+def test_a_worker_that_died_leaves_the_models_to_this_process(tmp_path: Path, worker: None) -> None:
+    source = ROOT / "examples" / "weather" / "tools.yaml"
+    expected = generate(source, cache_dir=None)
+    assert modelcache._WORKER is not None
+    os.kill(modelcache._WORKER._pid, 9)  # as the OOM killer would
+    again = generate(source, cache_dir=tmp_path / "cache")
+    assert again.ours == expected.ours
+    assert not modelcache._WORKER.alive
+
+
 def test_cached_generation_writes_the_same_files_as_no_cache(tmp_path: Path) -> None:
     source = ROOT / "examples" / "weather" / "tools.yaml"
     cold = generate(source)

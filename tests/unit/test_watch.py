@@ -60,7 +60,8 @@ def test_watch_regenerates_on_each_save_and_stops_cleanly_on_ctrl_c(tmp_path: Pa
         env={**os.environ, "MCPSTUB_CACHE_DIR": str(tmp_path / "cache")},
     )
     err: list[str] = []
-    threading.Thread(target=lambda: err.extend(proc.stderr or []), daemon=True).start()
+    reader = threading.Thread(target=lambda: err.extend(proc.stderr or []), daemon=True)
+    reader.start()
     threading.Thread(target=lambda: list(proc.stdout or []), daemon=True).start()
 
     def text() -> str:
@@ -84,7 +85,8 @@ def test_watch_regenerates_on_each_save_and_stops_cleanly_on_ctrl_c(tmp_path: Pa
     finally:
         proc.send_signal(signal.SIGINT)
         code = proc.wait(timeout=60)
-    time.sleep(0.2)
+    reader.join(timeout=10)  # the end of stderr: every process holding it is gone, its model worker too
+    assert not reader.is_alive(), "a child of the watcher outlived it"
     assert code == 0, "".join(err)
     assert not any("Traceback" in line for line in err), "".join(err)
 
