@@ -9,6 +9,7 @@ function simply runs here instead: the outcome is the same, only slower.
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import signal
@@ -149,6 +150,9 @@ class Worker(Generic[A, T]):
             try:
                 os.close(ask_write)
                 os.close(answer_read)
+                # The objects this child starts with are long-lived: its collections skip them, or
+                # each would walk (and copy, page by page) the whole of its parent's heap.
+                gc.freeze()
                 # A terminal's Ctrl-C reaches the whole process group: the parent decides.
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -18,13 +18,16 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpstub import __version__
 from mcpstub.diagnostics import Diagnostic, Location, has_errors
 from mcpstub.layout import CONTRACT_TESTS, STAMP_FILE
 from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
+
+if TYPE_CHECKING:
+    from mcpstub.fastpath import Hashing
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -345,16 +348,22 @@ def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | No
     ours = {**generated.ours, STAMP_FILE: stamp}
     try:
         with locked(out, writing=not (args.check or args.diff)):
-            return _write_package(args, out, ours, generated.yours, modules)
+            return _write_package(args, out, ours, generated.yours, modules, generated.hashes)
     finally:
         if generated.later is not None:
             generated.later()  # for the next run, once this one's files are written
 
 
 def _write_package(
-    args: argparse.Namespace, out: Path, ours: dict[str, str], yours: dict[str, str], modules: set[str]
+    args: argparse.Namespace,
+    out: Path,
+    ours: dict[str, str],
+    yours: dict[str, str],
+    modules: set[str],
+    hashes: Hashing | None = None,
 ) -> int:
-    """Plan and apply (or, with --check/--diff, report) the files of one generation."""
+    """Plan and apply (or, with --check/--diff, report) the files of one generation (`hashes`:
+    the stamp's, with the bytes of the files they were computed from)."""
     from mcpstub.write import apply, plan  # noqa: PLC0415
 
     p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS,))
@@ -381,7 +390,10 @@ def _write_package(
             return EXIT_INVALID
         print(f"{_shown(out)}: up to date")
         return EXIT_OK
-    apply(p)
+    if hashes is not None:
+        apply(p, hashes.encoded)
+    else:
+        apply(p)
     written = len([rel for rel in p.stale if rel not in p.removals])
     print(
         f"{_shown(out)}: {written} generated file{'s' * (written != 1)} written, "

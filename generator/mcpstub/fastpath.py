@@ -64,23 +64,34 @@ def _file_hash(data: bytes) -> str:
 
 class Hashing:
     """The stamp's hashes of some files, computed in a thread while this one waits for others
-    (hashlib lets go of the interpreter lock while it hashes: it runs beside this thread)."""
+    (hashlib lets go of the interpreter lock while it hashes: it runs beside this thread). Each
+    file's bytes are kept for the writer, so that a large file is encoded once."""
 
     def __init__(self, texts: Mapping[str, str]) -> None:
         self._texts = dict(texts)
-        self._hashes: dict[str, tuple[str, str]] = {}
+        self._done: dict[str, tuple[str, str, bytes]] = {}
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         for rel, text in self._texts.items():
-            self._hashes[rel] = (text, _file_hash(text.encode("utf-8")))
+            data = text.encode("utf-8")
+            self._done[rel] = (text, _file_hash(data), data)
+
+    def _ahead(self, rel: str, text: str) -> tuple[str, str, bytes] | None:
+        self._thread.join()
+        ahead = self._done.get(rel)
+        return ahead if ahead is not None and ahead[0] is text else None
 
     def of(self, rel: str, text: str) -> str:
         """The hash of file `rel` holding `text`: the one computed ahead if it was of this text."""
-        self._thread.join()
-        ahead = self._hashes.get(rel)
-        return ahead[1] if ahead is not None and ahead[0] is text else _file_hash(text.encode("utf-8"))
+        ahead = self._ahead(rel, text)
+        return ahead[1] if ahead is not None else _file_hash(text.encode("utf-8"))
+
+    def encoded(self, rel: str, text: str) -> bytes:
+        """File `rel`'s bytes (UTF-8) when it holds `text`: the ones made ahead if of this text."""
+        ahead = self._ahead(rel, text)
+        return ahead[2] if ahead is not None else text.encode("utf-8")
 
 
 def stamp_text(

@@ -792,7 +792,9 @@ _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 def _astral(text: str, path: Path) -> tuple[str, dict[int, list[int]]]:
     """`text` with the surrogate pairs of JSON text rewritten for YAML, and where (see Document)."""
-    if "\\u" not in text or _JSON_START.match(text) is None or _SURROGATE_PAIR.search(text) is None:
+    if "\\" not in text or "\\u" not in text:  # (one character is found far faster than two)
+        return text, {}
+    if _JSON_START.match(text) is None or _SURROGATE_PAIR.search(text) is None:
         return text, {}
     if path.suffix.lower() != ".json":  # JSON by its content: a YAML scalar may hold `\u` as text
         try:
@@ -822,6 +824,8 @@ def _astral(text: str, path: Path) -> tuple[str, dict[int, list[int]]]:
 _NOT_YAML_ALIKE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _JSON_START = re.compile(r"[ \r\n]*[\[{]")
+_NEWLINE_COLON = re.compile("\n:")
+_SPACE_COLON = re.compile(" :")
 _MAX_FAST_KEY = 150  # characters; written with \uXXXX escapes and a space, well under 1024
 
 
@@ -868,10 +872,11 @@ def _json_data(text: str) -> tuple[Any, bool] | None:
     if (
         _JSON_START.match(text) is None
         or "\t" in text
-        or "\n:" in text
-        or ("\r" in text and "\r:" in text)  # (one character is found many times faster than two)
+        # (One character is found many times faster than two; two faster by a regular expression.)
+        or _NEWLINE_COLON.search(text) is not None
+        or ("\r" in text and "\r:" in text)
         # At most one space between a key and its colon.
-        or (" :" in text and text.count(" :") != text.count('" :'))
+        or (_SPACE_COLON.search(text) is not None and text.count(" :") != text.count('" :'))
         or ("\x7f" in text if text.isascii() else _NOT_YAML_ALIKE.search(text) is not None)
         or (
             "\\" in text

@@ -17,7 +17,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass, fields, replace
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -433,8 +433,9 @@ def _handler_type(tool: Tool, models_names: list[str], returns: list[str]) -> st
     return f"Callable[[models.{tool.input_class}, ToolContext], Awaitable[{result}] | {result}]"
 
 
-def _natural(text: str) -> list[str | int]:
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
+@lru_cache(maxsize=8192)
+def _natural(text: str) -> tuple[str | int, ...]:
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
 
 
 def _name_kind(name: str) -> int:

@@ -303,7 +303,7 @@ def render_surface_from(
 
     # Only a tool's place is an array element on a line of its own: the other strings of the
     # skeleton are values of keys, so user text that looks like a place is never taken for one.
-    result = _PLACE.sub(fill, skeleton) + "\n"
+    result = _PLACE.sub(fill, skeleton + "\n")  # the line break added to the skeleton: no copy of the whole
     if _FILLED is not None:  # this run's texts only: what is gone is forgotten
         _FILLED.clear()
         _FILLED.update(filled)

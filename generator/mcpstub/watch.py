@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-POLL_SECONDS = 0.02
+POLL_SECONDS = 0.01
 _Stamp = tuple[int, int, int] | None
 
 

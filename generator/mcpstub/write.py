@@ -24,7 +24,7 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -294,7 +294,8 @@ def _running_elsewhere(out: Path, folders: set[str], own: frozenset[str] | set[s
             names = os.listdir(out / folder)
         except OSError:
             continue
-        if any(n not in own and _of_a_running_run(out / folder / n) for n in names):
+        staged = (n for n in names if n[:1] == "." and n not in own and _STAGED.fullmatch(n))
+        if any(_of_a_running_run(out / folder / n) for n in staged):
             return True
     return False
 
@@ -421,8 +422,15 @@ def _restore(target: Path, before: Path | bytes | None) -> None:
         os.replace(_stage(target, before), target)
 
 
-def apply(p: Plan) -> None:
-    """Replace every changed file, all or nothing; remove what an interrupted run left."""
+def _utf8(_rel: str, text: str) -> bytes:
+    return text.encode("utf-8")
+
+
+def apply(p: Plan, encoded: Callable[[str, str], bytes] = _utf8) -> None:
+    """Replace every changed file, all or nothing; remove what an interrupted run left.
+
+    `encoded(rel, text)` gives a file's bytes (UTF-8), if they were made already.
+    """
     if not (p.changes or p.removals or p.leftovers):
         return
     marker = p.out / WRITING_MARKER
@@ -440,7 +448,7 @@ def apply(p: Plan) -> None:
         for rel in order:
             target = p.out / rel
             previous[target] = _keep(target)
-            staged.append((_stage(target, p.changes[rel].encode("utf-8")), target))
+            staged.append((_stage(target, encoded(rel, p.changes[rel])), target))
         for tmp, target in staged:
             os.replace(tmp, target)
             done.append((target, previous.pop(target)))
