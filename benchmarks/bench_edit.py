@@ -200,13 +200,15 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def bench_watch(shape: str, n: int, rounds: int) -> dict[str, Any]:
-    """`mcpstub generate --watch`: time from saving a one-tool edit to its models being written."""
-    folder = WORK / f"shape-{shape}-{n}"
-    toolset = folder / "tools.json"
-    doc = build_shaped(shape, n)
+    """`mcpstub generate --watch`: time from saving a one-tool edit to its models being written
+    (`SHAPE+yaml`: the toolset written as block YAML, as people write it)."""
+    base, _, written = shape.partition("+")
+    folder = WORK / f"shape-{base}-{written or 'json'}-{n}"
+    toolset = folder / ("tools.yaml" if written == "yaml" else "tools.json")
+    doc = build_shaped(base, n)
     if not toolset.exists():
         fresh_dir(folder)
-    toolset.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    _write(toolset, doc)
     models = folder / "out" / "pkg" / "models.py"
     proc = subprocess.Popen(
         [MCPSTUB, "generate", str(toolset), "--out", str(folder / "out" / "pkg"), "--watch"],
@@ -224,8 +226,8 @@ def bench_watch(shape: str, n: int, rounds: int) -> dict[str, Any]:
         for rep in range(rounds + 1):  # the first edit warms what the first run did not import
             marker = f"added_{9000 + rep}"
             edited = edit_tools(doc, [(rep * 37 + 11) % n], 9000 + rep)
-            temp = toolset.with_suffix(".tmp")
-            temp.write_text(json.dumps(edited, indent=1) + "\n", encoding="utf-8")
+            temp = toolset.with_name(".saving" + toolset.suffix)
+            _write(temp, edited)
             start, used = time.perf_counter(), _cpu_seconds(proc.pid)
             os.replace(temp, toolset)
             while marker not in models.read_text("utf-8"):

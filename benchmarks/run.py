@@ -161,7 +161,7 @@ def main(argv: list[str]) -> int:
     if "generate" in sections:
         print("1. cold generation", file=sys.stderr)
         results["generate"] = bench_shapes(GENERATE_PLAN)
-        results["watch"] = [bench_watch(shape, 500, 5) for shape in ("mixed", "shared", "enums")]
+        results["watch"] = [bench_watch(shape, 500, 5) for shape in ("mixed", "shared", "enums", "mixed+yaml")]
     if "noop" in sections:
         print("2. no-op regeneration", file=sys.stderr)
         results["noop"] = bench_noop(500, 3)
