@@ -3,8 +3,9 @@
 Model generation (datamodel-code-generator) is the long pole of a run; rendering and compiling the
 other files does not depend on it. `Standby(fn, prepare)` forks at once, the child runs `prepare()`
 (imports), then computes `fn(arg)` once `give(arg)` sends the argument and sends the pickled result
-back; `result()` waits for it. Where fork is unavailable, or the child fails in any way, the
-function simply runs here instead: the outcome is the same, only slower.
+back; `result()` waits for it. `Worker(fn)` forks once and computes `fn` for every request sent
+to it, for a process that runs long (`--watch`). Where fork is unavailable, or the child fails in
+any way, the function simply runs here instead: the outcome is the same, only slower.
 """
 
 from __future__ import annotations
@@ -22,6 +23,21 @@ T = TypeVar("T")
 A = TypeVar("A")
 
 
+def _fork_with_pipes() -> tuple[int, tuple[int, int], tuple[int, int]] | None:
+    """Fork, with a pipe for requests (child reads) and one for answers (child writes): the pid
+    (0 in the child) and each pipe's (read, write) ends; None where fork fails or does not exist."""
+    if not hasattr(os, "fork"):
+        return None
+    ask, answer = os.pipe(), os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        for fd in (*ask, *answer):
+            os.close(fd)
+        return None
+    return pid, ask, answer
+
+
 class Standby(Generic[A, T]):
     """A forked child that runs `prepare()` at once, then `fn(arg)` when `give(arg)` sends one.
 
@@ -37,16 +53,10 @@ class Standby(Generic[A, T]):
         self._pid = 0
         self._read = self._write = -1
         self._sender: threading.Thread | None = None
-        if not hasattr(os, "fork"):
+        forked = _fork_with_pipes()
+        if forked is None:
             return
-        ask_read, ask_write = os.pipe()
-        answer_read, answer_write = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            for fd in (ask_read, ask_write, answer_read, answer_write):
-                os.close(fd)
-            return
+        pid, (ask_read, ask_write), (answer_read, answer_write) = forked
         if pid == 0:  # the child: prepare, wait for the argument, compute, send, leave
             code = 1
             try:
@@ -136,16 +146,10 @@ class Worker(Generic[A, T]):
         self._pid = 0
         self._read = self._write = -1
         self._sent = self._received = 0
-        if not hasattr(os, "fork"):
+        forked = _fork_with_pipes()
+        if forked is None:
             return
-        ask_read, ask_write = os.pipe()
-        answer_read, answer_write = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            for fd in (ask_read, ask_write, answer_read, answer_write):
-                os.close(fd)
-            return
+        pid, (ask_read, ask_write), (answer_read, answer_write) = forked
         if pid == 0:  # pragma: no cover - the child; its work is checked through the parent
             try:
                 os.close(ask_write)

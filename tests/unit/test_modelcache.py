@@ -130,17 +130,22 @@ def checked(folder: Path, doc: dict[str, Any]) -> Toolset:
     return result.toolset
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.data())
-def test_cached_output_equals_a_cold_run_over_random_edit_sequences(tmp_path_factory: Any, data: Any) -> None:
-    folder = tmp_path_factory.mktemp("edits")
-    store = ModelCache(folder / "cache")
-    doc: dict[str, Any] = {
+def first_toolset(data: Any) -> dict[str, Any]:
+    """A random toolset of one to six tools using the shared definitions, to start an edit sequence."""
+    return {
         "mcpstub": 1,
         "server": {"name": "s"},
         "$defs": copy.deepcopy(SHARED),
         "tools": data.draw(st.lists(tools, min_size=1, max_size=6, unique_by=lambda t: t["name"])),
     }
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_cached_output_equals_a_cold_run_over_random_edit_sequences(tmp_path_factory: Any, data: Any) -> None:
+    folder = tmp_path_factory.mktemp("edits")
+    store = ModelCache(folder / "cache")
+    doc = first_toolset(data)
     with small_groups():
         for _ in range(data.draw(st.integers(1, 4))):
             toolset = checked(folder, doc)
@@ -176,12 +181,7 @@ def test_models_from_the_watch_worker_equal_a_cold_run_over_random_edit_sequence
 ) -> None:
     folder = tmp_path_factory.mktemp("edits")
     store = ModelCache(folder / "cache")
-    doc: dict[str, Any] = {
-        "mcpstub": 1,
-        "server": {"name": "s"},
-        "$defs": copy.deepcopy(SHARED),
-        "tools": data.draw(st.lists(tools, min_size=1, max_size=6, unique_by=lambda t: t["name"])),
-    }
+    doc = first_toolset(data)
     with small_groups():
         modelcache.FORK_MIN_TOOLS = 10**6  # every change is a small one: the worker takes it
         for _ in range(data.draw(st.integers(1, 4))):
