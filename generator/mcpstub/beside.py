@@ -172,6 +172,19 @@ class Worker(Generic[A, T]):
         """Whether requests go to the child (False once it failed or was closed)."""
         return self._pid != 0
 
+    def poll(self) -> bool:
+        """Whether the child is still there; one that ended (killed, say) is reaped and closed."""
+        if self._pid:
+            try:
+                ended, _ = os.waitpid(self._pid, os.WNOHANG)
+            except ChildProcessError:
+                ended = self._pid
+            if ended:
+                self._pid = 0  # reaped: its id may be another process's now, never to be killed
+                os.close(self._write)
+                os.close(self._read)
+        return self.alive
+
     def submit(self, arg: A) -> int | None:
         """Send `arg` to the child; the ticket for `answer()`, or None if there is no child.
 

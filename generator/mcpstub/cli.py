@@ -237,7 +237,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     watched: dict[str, list[Path]] = {"files": [path]}
 
     def run() -> None:
+        from mcpstub.modelcache import keep_worker  # noqa: PLC0415
+
         try:
+            keep_worker()  # a model worker that ended (killed, say) is replaced
             _generate_once(args, watched)
         except UsageError as exc:
             print(f"mcpstub: error: {exc}", file=sys.stderr)

@@ -149,8 +149,11 @@ def _read_stamp(out: Path) -> dict[str, Any] | None:
 
 
 def _holds_staged(folder: Path) -> bool:
+    """Whether `folder` holds a staged file or backup (a folder of that name is not one)."""
     try:
-        return any(re.fullmatch(STAGED_NAME, name) for name in os.listdir(folder) if name[:1] == ".")
+        with os.scandir(folder) as entries:
+            staged = (e for e in entries if e.name[:1] == "." and re.fullmatch(STAGED_NAME, e.name))
+            return any(not e.is_dir(follow_symlinks=False) for e in staged)
     except OSError:
         return False
 

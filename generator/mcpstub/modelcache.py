@@ -101,15 +101,23 @@ def remember() -> None:
 # A warm child that generates the few groups a `--watch` save changes while this process renders
 # the other files (`keep_worker()`); forking per save would cost more than it saves.
 _WORKER: Worker[list[Toolset], list[_Generated]] | None = None
+# How many times a worker that ended (killed, or failed) is replaced; then this process generates.
+_WORKER_RESTARTS = [3]
 
 
 def keep_worker() -> None:
     """Fork a warm child now that generates the models of small changes from then on (for
     `--watch`, after `warm_up()`): a save's changed group is generated beside this process's
-    rendering instead of after it."""
+    rendering instead of after it. Called again (before each save's run), it reaps a worker that
+    ended and forks another, a few times at most."""
     global _WORKER  # noqa: PLW0603 - one worker for the process
-    if FORK and _WORKER is None:
-        _WORKER = Worker(_render_all)
+    if not FORK or (_WORKER is not None and _WORKER.poll()):
+        return
+    if _WORKER is not None:
+        if _WORKER_RESTARTS[0] <= 0:
+            return
+        _WORKER_RESTARTS[0] -= 1
+    _WORKER = Worker(_render_all)
 
 
 def _remember(key: str, generated: _Generated) -> None:

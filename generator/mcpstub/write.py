@@ -251,10 +251,13 @@ _STAGED = re.compile(STAGED_NAME)
 def _leftovers(out: Path, folders: set[str]) -> list[str]:
     """The marker and the staged files that an interrupted run left in `out`, as relative paths.
 
-    A file of a run still going on (its process is alive: another run on the folder, where the
-    folder lock could not be taken) is not left over: removing it would take that run's backup.
+    Where this process holds the folder's lock, no other run is writing it: every staged file is
+    left over, whatever process id its name carries (ids are reused). Without the lock, a file of
+    a run still going on (its process is alive) is not left over: removing it would take that
+    run's backup. A folder is never a staged file, whatever its name.
     """
     found = [WRITING_MARKER] if (out / WRITING_MARKER).exists() else []
+    held = _holds_lock(out)
     for folder in sorted(folders | {"."}):
         try:
             names = os.listdir(out / folder)
@@ -263,9 +266,27 @@ def _leftovers(out: Path, folders: set[str]) -> list[str]:
         found += sorted(
             (Path(folder) / n).as_posix()
             for n in names
-            if _STAGED.fullmatch(n) and not _of_a_running_run(out / folder / n)
+            if _STAGED.fullmatch(n)
+            and _is_file(out / folder / n)
+            and (held or not _of_a_running_run(out / folder / n))
         )
     return found
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file or a link (what a run stages), not a folder."""
+    try:
+        return not stat.S_ISDIR(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+# The output folders (real paths) whose lock this process holds (`locked`).
+_LOCKED: set[str] = set()
+
+
+def _holds_lock(out: Path) -> bool:
+    return bool(_LOCKED) and os.path.realpath(out) in _LOCKED
 
 
 # A run takes seconds; a file older than this is no running run's, whatever its process id says
@@ -288,7 +309,10 @@ def _of_a_running_run(path: Path) -> bool:
 
 def _running_elsewhere(out: Path, folders: set[str], own: frozenset[str] | set[str] = frozenset()) -> bool:
     """True when `out` holds staged files or backups of a run still going on, other than this
-    run's `own` (names of its backups, in whichever folder)."""
+    run's `own` (names of its backups, in whichever folder); never while this process holds the
+    folder's lock."""
+    if _holds_lock(out):
+        return False
     for folder in folders | {"."}:
         try:
             names = os.listdir(out / folder)
@@ -345,16 +369,21 @@ def locked(out: Path, *, writing: bool = True) -> Iterator[None]:
         yield
         return
     fd = -1
+    held = ""
     try:
         if writing:
             out.mkdir(parents=True, exist_ok=True)
         fd = os.open(out, os.O_RDONLY)
         fcntl.flock(fd, fcntl.LOCK_EX if writing else fcntl.LOCK_SH)
+        held = os.path.realpath(out)
     except OSError:  # a folder not there yet (nothing to read), or one we cannot lock
         pass
+    if held:
+        _LOCKED.add(held)
     try:
         yield
     finally:
+        _LOCKED.discard(held)
         if fd >= 0:
             os.close(fd)  # releases the lock
 

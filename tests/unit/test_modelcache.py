@@ -211,6 +211,25 @@ def test_a_worker_that_died_leaves_the_models_to_this_process(tmp_path: Path, wo
     assert not modelcache._WORKER.alive
 
 
+def test_a_worker_that_ended_is_reaped_and_replaced_a_few_times(
+    monkeypatch: pytest.MonkeyPatch, worker: None
+) -> None:
+    monkeypatch.setattr(modelcache, "_WORKER_RESTARTS", [2])
+    pids = []
+    for _ in range(3):
+        assert modelcache._WORKER is not None and modelcache._WORKER.alive
+        pid = modelcache._WORKER._pid
+        assert pid > 0
+        pids.append(pid)
+        os.kill(pid, 9)
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # dead, not reaped yet: a zombie
+        modelcache.keep_worker()  # before a save's run, as the watcher does
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # reaped: no zombie stays behind
+    assert len(set(pids)) == 3  # the first worker and two replacements, then none
+    assert not modelcache._WORKER.alive
+
+
 def test_cached_generation_writes_the_same_files_as_no_cache(tmp_path: Path) -> None:
     source = ROOT / "examples" / "weather" / "tools.yaml"
     cold = generate(source)
