@@ -82,10 +82,18 @@ def spread(values: list[float]) -> dict[str, float]:
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
+class _PlainDumper(yaml.SafeDumper):
+    """YAML as people write it: a value the toolset builder reuses is written out each time,
+    not as an anchor and aliases."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def _write(toolset: Path, doc: dict[str, Any]) -> None:
     """JSON for `tools.json`; YAML block style, as people write it, for `tools.yaml`."""
     if toolset.suffix == ".yaml":
-        text = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+        text = yaml.dump(doc, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=100)
     else:
         text = json.dumps(doc, indent=1) + "\n"
     toolset.write_text(text, encoding="utf-8")
@@ -225,7 +233,8 @@ def bench_watch(shape: str, n: int, rounds: int) -> dict[str, Any]:
             raise RuntimeError("mcpstub generate --watch ended before watching")
         for rep in range(rounds + 1):  # the first edit warms what the first run did not import
             marker = f"added_{9000 + rep}"
-            edited = edit_tools(doc, [(rep * 37 + 11) % n], 9000 + rep)
+            # Each save changes one tool of the file as the last save left it, as a user edits.
+            doc = edited = edit_tools(doc, [(rep * 37 + 11) % n], 9000 + rep)
             temp = toolset.with_name(".saving" + toolset.suffix)
             _write(temp, edited)
             start, used = time.perf_counter(), _cpu_seconds(proc.pid)

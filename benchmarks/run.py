@@ -161,7 +161,8 @@ def main(argv: list[str]) -> int:
     if "generate" in sections:
         print("1. cold generation", file=sys.stderr)
         results["generate"] = bench_shapes(GENERATE_PLAN)
-        results["watch"] = [bench_watch(shape, 500, 5) for shape in ("mixed", "shared", "enums", "mixed+yaml")]
+        watched = ("mixed", "shared", "enums", "mixed+yaml")
+        results["watch"] = [bench_watch(shape, 500, 5) for shape in watched]
     if "noop" in sections:
         print("2. no-op regeneration", file=sys.stderr)
         results["noop"] = bench_noop(500, 3)

@@ -249,6 +249,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     def first_run() -> None:
+        from mcpstub.load import remember_reads  # noqa: PLC0415
         from mcpstub.modelcache import keep_worker, remember, warm_up  # noqa: PLC0415
         from mcpstub.surface import remember as remember_surface  # noqa: PLC0415
         from mcpstub.write import remember_written  # noqa: PLC0415
@@ -258,6 +259,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         remember()  # and find the models of unchanged groups in memory
         remember_written()  # and compare the files they wrote with what they wrote, not read them
         remember_surface()  # and reuse each unchanged tool's text in surface.json
+        remember_reads()  # and read a YAML toolset again by the lines of the tools a save changed
         run()
 
     return watch(run, lambda: watched["files"], first=first_run)

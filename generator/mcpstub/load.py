@@ -470,13 +470,17 @@ class _NotPlain(Exception):
     """The document uses an anchor, alias, tag, non-scalar or merge key, or several documents."""
 
 
-def _build(doc: Document, text: str) -> tuple[Any, list[Diagnostic]] | None:
+def _build(
+    doc: Document, text: str, tools: _ToolLines | None = None, max_depth: int = MAX_DEPTH
+) -> tuple[Any, list[Diagnostic]] | None:
     """The data and diagnostics of a plain YAML document (a mapping or sequence at the top, no
     anchors, aliases, tags, complex or merge keys: what a toolset is), read straight from libyaml's
     events with no node graph; None for any other document, which `_compose` reads instead.
 
     What it reports is what `_Converter` reports on the composed graph, in the same order: a
     duplicate key (its value skipped, and whatever is inside it), a number with too many digits.
+    `tools`, if given, gets the lines each item of a block sequence under the top-level `tools`
+    key is written on (see `_reread`).
     """
     file = doc.file
     loader = _Loader(text)
@@ -493,6 +497,7 @@ def _build(doc: Document, text: str) -> tuple[Any, list[Diagnostic]] | None:
     root: Any = None
     depth = 0
     resolved: dict[str, Any] = {}  # plain scalar text -> its value (repeats are common)
+    tools_frame: list[Any] | None = None  # the frame of the top-level `tools` block sequence
     try:
         next_event = loader.get_event
         next_event()  # the stream's start
@@ -503,6 +508,9 @@ def _build(doc: Document, text: str) -> tuple[Any, list[Diagnostic]] | None:
             kind = type(event)
             if kind is mapping_end or kind is sequence_end:
                 depth -= 1
+                if tools is not None and stack[-1] is tools_frame:
+                    mark = event.start_mark  # where the next top-level key, or the end, is
+                    tools.end = mark.line + (mark.column > 0)
                 stack.pop()
                 if not stack:
                     break
@@ -527,6 +535,14 @@ def _build(doc: Document, text: str) -> tuple[Any, list[Diagnostic]] | None:
                     frame[2] = key
                 continue
             skipped = frame is not None and (frame[0] is None or frame[2] is _SKIP)
+            if tools is not None and not skipped:
+                if frame is not None and frame is tools_frame:
+                    tools.starts.append(event.start_mark.line)
+                elif kind is sequence_start and (
+                    (frame is None and tools.at_top)
+                    or (frame is not None and len(stack) == 1 and frame[1] and frame[2] == "tools")
+                ):
+                    tools.found = not event.flow_style
             if kind is scalar_event:
                 if skipped:
                     value = None
@@ -547,11 +563,13 @@ def _build(doc: Document, text: str) -> tuple[Any, list[Diagnostic]] | None:
                     return None  # a scalar document: `_compose` tells an empty one apart
             elif kind is mapping_start or kind is sequence_start:
                 depth += 1
-                if depth > MAX_DEPTH:
+                if depth > max_depth:
                     raise _too_deep(file, event.start_mark)
                 is_map = kind is mapping_start
                 value = None if skipped else ({} if is_map else [])
                 stack.append([value, is_map, _NO_KEY, {}])
+                if tools is not None and tools.found is True and tools_frame is None:
+                    tools_frame = stack[-1]
             else:  # an alias, a second document, or anything else
                 raise _NotPlain
             if frame is None:
@@ -976,9 +994,18 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
             doc._lazy = True
             return doc, []
         try:
-            built = _build(doc, text)
+            if _READS is not None and fast:  # a `--watch` session: perhaps one tool's lines changed
+                again = _reread(doc, text)
+                if again is not None:
+                    doc._lazy = True
+                    _READS[(doc.path, doc.file)] = again
+                    return doc, []
+            tools = _ToolLines() if _READS is not None else None
+            built = _build(doc, text, tools)
             if built is not None:
                 doc.data, doc._lazy = built[0], True
+                if tools is not None and not built[1]:
+                    _remember_read(doc, tools)
                 return doc, built[1]
             node, aliased = _compose(file, text)
         except yaml.YAMLError as exc:
@@ -1024,3 +1051,120 @@ def load_document(path: Path, file: str | None = None) -> tuple[Document, list[D
     if isinstance(raw, Diagnostic):
         return Document(file=shown, path=path), [raw]
     return parse_document(shown, path, raw)
+
+
+
+@dataclass
+class _ToolLines:
+    """Where a YAML toolset writes its tools: the first line of each item of the top-level
+    `tools` block sequence and the line after the last (0-based), as `_build` met them."""
+
+    found: bool | None = None  # whether `tools` is a block sequence (None: not met)
+    starts: list[int] = field(default_factory=list)
+    end: int = -1
+    at_top: bool = False  # the tools are the document's top-level sequence (a part read again)
+
+
+@dataclass
+class _Read:
+    """A YAML toolset as last read, kept in a `--watch` session (`remember_reads()`)."""
+
+    doc: Document
+    lines: list[str]
+    tools: _ToolLines
+
+
+# Each YAML file's last plain read, by (path, name shown), once `remember_reads()` is called.
+_READS: dict[tuple[Path, str], _Read] | None = None
+# Characters Python splits lines at but YAML does not, and those YAML 1.1 splits at too.
+_ODD_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def remember_reads() -> None:
+    """Keep each YAML toolset's last read, so that a save changing one tool's lines re-reads only
+    those (for `--watch`)."""
+    global _READS  # noqa: PLW0603 - one switch for the process
+    if _READS is None:
+        _READS = {}
+
+
+def _lines(text: str) -> list[str] | None:
+    """`text`'s lines as YAML counts them, or None where Python could count otherwise."""
+    if any(c in text for c in _ODD_BREAKS[:5]) or (
+        not text.isascii() and any(c in text for c in _ODD_BREAKS[5:])
+    ):
+        return None
+    return text.splitlines(keepends=True)
+
+
+def _remember_read(doc: Document, tools: _ToolLines) -> None:
+    if _READS is None:
+        return
+    key = (doc.path, doc.file)
+    lines = _lines(doc.text) if tools.found and tools.starts and tools.end >= 0 else None
+    if lines is None or doc._moves:
+        _READS.pop(key, None)
+        return
+    _READS[key] = _Read(doc, lines, tools)
+
+
+def _reread(doc: Document, text: str) -> _Read | None:
+    """`text` read from the last read of the same file where the two differ only within the
+    lines of some consecutive tools: those lines are read on their own and those tools replaced,
+    the rest kept. None when that does not hold: the caller reads the whole file.
+
+    A tool's lines start with its `-` entry and end before the next one (or the next top-level
+    key). When the first changed tool's first line and every line outside those tools are as they
+    were, and the changed lines read on their own as a plain block sequence of one tool or more
+    without a diagnostic, they read the same in the whole file: what could stay open past their
+    end (a quote, a flow collection) fails that read instead, and the whole file is read.
+    """
+    last = _READS.get((doc.path, doc.file)) if _READS is not None else None
+    if last is None or doc._moves:
+        return None
+    lines = _lines(text)
+    if lines is None:
+        return None
+    old = last.lines
+    shortest = min(len(old), len(lines))
+    first = 0  # the first line that differs
+    while first < shortest and old[first] == lines[first]:
+        first += 1
+    same_end = 0  # how many lines at the end are the same, not counting those already matched
+    while same_end < shortest - first and old[-1 - same_end] == lines[-1 - same_end]:
+        same_end += 1
+    if first == len(old) == len(lines):  # the same text
+        doc.data, doc.finite = last.doc.data, last.doc.finite
+        return _Read(doc, lines, last.tools)
+    old_stop, delta = len(old) - same_end, len(lines) - len(old)
+    starts, end = last.tools.starts, last.tools.end
+    # The changed lines lie within the lines of tools `begin` to `stop - 1`: a whole number of
+    # tools, whose first line (a `-` entry) is unchanged.
+    begin = bisect.bisect_right(starts, first - 1) - 1
+    stop = bisect.bisect_left(starts, old_stop, begin + 1)
+    if begin < 0 or old_stop > end:
+        return None
+    window = (starts[begin], starts[stop] if stop < len(starts) else end)
+    part = _ToolLines(at_top=True)
+    try:
+        built = _build(
+            Document(file=doc.file, path=doc.path),
+            "".join(lines[window[0] : window[1] + delta]),
+            part,
+            max_depth=MAX_DEPTH - 1,
+        )
+    except Exception:  # any failure: the whole file is read, and reports it
+        return None
+    if built is None or built[1] or not part.found or not isinstance(built[0], list):
+        return None
+    items: list[Any] = built[0]
+    if not items or len(items) != len(part.starts) or part.starts[0] != 0:
+        return None
+    from mcpstub.validate import all_finite  # noqa: PLC0415 - (it imports this module)
+
+    data = dict(last.doc.data)
+    data["tools"] = [*data["tools"][:begin], *items, *data["tools"][stop:]]
+    doc.data, doc.finite = data, last.doc.finite and all_finite(items)
+    kept = [*starts[:begin], *(window[0] + line for line in part.starts)]
+    moved = _ToolLines(True, [*kept, *(line + delta for line in starts[stop:])], end + delta)
+    return _Read(doc, lines, moved)

@@ -191,7 +191,7 @@ def _timeout(value: Any) -> float | None:
 
 
 def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
-    if finite:  # the common case, found by `_all_finite`; the walk below names paths
+    if finite:  # the common case, found by `all_finite`; the walk below names paths
         return
     stack: list[tuple[JsonPath, Any]] = [((), doc.data)]
     while stack:
@@ -220,7 +220,7 @@ def _holds_as_double(integers: list[int]) -> bool:
     return True
 
 
-def _all_finite(value: Any) -> bool:
+def all_finite(value: Any) -> bool:
     """True when every number in the data is one JSON can hold: no inf or nan (JSON has
     neither), no integer beyond what a double holds (it has no canonical JSON form)."""
     stack = [value] if isinstance(value, dict | list) else []
@@ -240,7 +240,7 @@ def _all_finite(value: Any) -> bool:
 
 
 def _all_finite_in(items: list[Any]) -> bool:
-    """`_all_finite` for the numbers among `items` (not what they hold)."""
+    """`all_finite` for the numbers among `items` (not what they hold)."""
     if not all(math.isfinite(item) for item in items if isinstance(item, float)):
         return False
     integers = [item for item in items if isinstance(item, int) and not isinstance(item, bool)]
@@ -335,7 +335,8 @@ class _Checker:
         """True when no number in `doc` is inf or nan (then no schema bundled from it holds one)."""
         known = self._finite_docs.get(id(doc))
         if known is None:
-            known = self._finite_docs[id(doc)] = doc.finite or _all_finite(doc.data)
+            known = self._finite_docs[id(doc)] = doc.finite or all_finite(doc.data)
+            doc.finite = known  # (a file read again from this one keeps it: `load._reread`)
         return known
 
     def _load_file(self, path: Path) -> tuple[Document | None, list[Diagnostic]]:
@@ -576,7 +577,7 @@ class _Checker:
                 self.diagnostics.append(root_error())
                 return None
         finite = self._finite(doc) and all(self._finite(f) for f in self.bundler.files.values())
-        if not finite and not _all_finite(bundled):  # already reported as not-json
+        if not finite and not all_finite(bundled):  # already reported as not-json
             return None
         try:
             self._validators[id(bundled)] = (bundled, _validator(bundled))
@@ -648,7 +649,7 @@ class _Checker:
                 continue
             ex_path: JsonPath = (*path, "examples", i)
             # A number JSON cannot hold is reported where it is written (not-json), not again here.
-            if isinstance(example.get("input"), dict) and _all_finite(example["input"]):
+            if isinstance(example.get("input"), dict) and all_finite(example["input"]):
                 self._check_instance((*ex_path, "input"), example["input"], input_schema, "input")
             if "output" in example:
                 if output_schema is None:
@@ -659,7 +660,7 @@ class _Checker:
                             doc.key_loc((*ex_path, "output")),
                         )
                     )
-                elif _all_finite(example["output"]):
+                elif all_finite(example["output"]):
                     self._check_instance((*ex_path, "output"), example["output"], output_schema, "output")
             found.append(Example(example.get("input"), example.get("output"), "output" in example))
         return found

@@ -349,13 +349,13 @@ _NUMBER_TEXT = st.one_of(
 def test_a_file_the_reader_calls_finite_holds_only_numbers_json_can_hold(numbers: list[str]) -> None:
     """The reader's `finite` lets the check skip its walk over every number, so it must never be
     True for a file holding inf or an integer beyond a double; for everyday numbers it is True."""
-    from mcpstub.validate import _all_finite  # noqa: PLC0415 - the check's own judgement
+    from mcpstub.validate import all_finite  # noqa: PLC0415 - the check's own judgement
 
     text = '{"a": [' + ", ".join(numbers) + '], "b": {"c": ' + (numbers[0] if numbers else "1") + "}}\n"
     doc, diagnostics = parse_document("t.json", Path("t.json"), text.encode())
     assert not diagnostics
     if doc.finite:
-        assert _all_finite(doc.data), text
+        assert all_finite(doc.data), text
     if all(len(n) < 30 and "e" not in n.lower() for n in numbers):
         assert doc.finite, text  # no number near a double's limits: the walk is skipped
 

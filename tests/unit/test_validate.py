@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpstub.pipeline import Checked, check_toolset
-from mcpstub.validate import _all_finite
+from mcpstub.validate import all_finite
 
 HEAD = "mcpstub: 1\nserver: {name: s}\n"
 
@@ -554,7 +554,7 @@ def _doubles_hold(value: object) -> bool:
 
 @given(_VALUES)
 def test_a_number_json_cannot_hold_is_found_anywhere_in_the_data(value: object) -> None:
-    assert _all_finite(value) is _doubles_hold(value)
+    assert all_finite(value) is _doubles_hold(value)
 
 
 @pytest.mark.parametrize("number", ["1" + "0" * 400, "-" + "9" * 309, "1e400", "-.inf", ".nan"])
