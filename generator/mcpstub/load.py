@@ -510,7 +510,7 @@ def _build(
                 depth -= 1
                 if tools is not None and stack[-1] is tools_frame:
                     mark = event.start_mark  # where the next top-level key, or the end, is
-                    tools.end = mark.line + (mark.column > 0)
+                    tools.end = mark.line + (mark.column > 0 and mark.index >= len(text))
                 stack.pop()
                 if not stack:
                     break
@@ -543,6 +543,7 @@ def _build(
                     or (frame is not None and len(stack) == 1 and frame[1] and frame[2] == "tools")
                 ):
                     tools.found = not event.flow_style
+                    tools.dash = event.start_mark.column  # a block sequence starts at its first `-`
             if kind is scalar_event:
                 if skipped:
                     value = None
@@ -1063,6 +1064,23 @@ class _ToolLines:
     starts: list[int] = field(default_factory=list)
     end: int = -1
     at_top: bool = False  # the tools are the document's top-level sequence (a part read again)
+    dash: int = -1  # the column of the sequence's `-` entries
+
+    def entries(self, lines: list[str]) -> bool:
+        """Whether each tool starts on the line of its own `-` entry, in the sequence's column,
+        and the sequence ends after its last line: what a re-read relies on. (A `-` alone on its
+        line, its tool below, does not: that tool starts on another line.)"""
+        column = self.dash
+        return (
+            bool(self.found)
+            and bool(self.starts)
+            and column >= 0
+            and self.starts[-1] < self.end <= len(lines)
+            and all(
+                lines[s][column : column + 2] == "- " and not lines[s][:column].strip(" ")
+                for s in self.starts
+            )
+        )
 
 
 @dataclass
@@ -1101,8 +1119,8 @@ def _remember_read(doc: Document, tools: _ToolLines) -> None:
     if _READS is None:
         return
     key = (doc.path, doc.file)
-    lines = _lines(doc.text) if tools.found and tools.starts and tools.end >= 0 else None
-    if lines is None or doc._moves:
+    lines = _lines(doc.text)
+    if lines is None or doc._moves or not tools.entries(lines):
         _READS.pop(key, None)
         return
     _READS[key] = _Read(doc, lines, tools)
@@ -1145,20 +1163,20 @@ def _reread(doc: Document, text: str) -> _Read | None:
     if begin < 0 or old_stop > end:
         return None
     window = (starts[begin], starts[stop] if stop < len(starts) else end)
+    changed = lines[window[0] : window[1] + delta]
+    if any(line.startswith(("---", "...", "%")) for line in changed):
+        return None  # a document marker or directive: the whole file reads otherwise
     part = _ToolLines(at_top=True)
     try:
         built = _build(
-            Document(file=doc.file, path=doc.path),
-            "".join(lines[window[0] : window[1] + delta]),
-            part,
-            max_depth=MAX_DEPTH - 1,
+            Document(file=doc.file, path=doc.path), "".join(changed), part, max_depth=MAX_DEPTH - 1
         )
     except Exception:  # any failure: the whole file is read, and reports it
         return None
-    if built is None or built[1] or not part.found or not isinstance(built[0], list):
+    if built is None or built[1] or not isinstance(built[0], list) or not part.entries(changed):
         return None
     items: list[Any] = built[0]
-    if not items or len(items) != len(part.starts) or part.starts[0] != 0:
+    if len(items) != len(part.starts) or part.starts[0] != 0 or part.dash != last.tools.dash:
         return None
     from mcpstub.validate import all_finite  # noqa: PLC0415 - (it imports this module)
 
@@ -1167,4 +1185,5 @@ def _reread(doc: Document, text: str) -> _Read | None:
     doc.data, doc.finite = data, last.doc.finite and all_finite(items)
     kept = [*starts[:begin], *(window[0] + line for line in part.starts)]
     moved = _ToolLines(True, [*kept, *(line + delta for line in starts[stop:])], end + delta)
+    moved.dash = last.tools.dash
     return _Read(doc, lines, moved)

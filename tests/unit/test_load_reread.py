@@ -217,3 +217,25 @@ def test_a_change_that_could_read_otherwise_reads_the_whole_file(
     assert old in BASE
     _same(BASE)
     _same(BASE.replace(old, new, 1))
+
+
+# Found by attack: each read again, before the fix, otherwise than the whole file.
+MISREAD = [
+    ("tools:\n  - name: a\n  - name: b\n", "tools:\n  - name: a\n...\n  - name: b\n"),  # a document end
+    ("tools:\n  - a\n  - b\nx: 1\n", "tools:\n  - a\n  - b\n...\nx: 1\n"),
+    ("tools:\n  - name: a\n  - name: b\n", "tools:\n  - name: a\n...  # c\n  - name: b\n"),
+    ("  tools:\n  - name: a\n  x: 1\n", "  tools:\n  - name: a\n  # x: 1\n"),  # an indented document
+    ("  mcpstub: 1\n  tools:\n  - name: a\n  x: 1\n", "  mcpstub: 1\n  tools:\n  - name: a\n  - x: 1\n"),
+    ("tools:\n-\n  - name: a\n    v: 1\n", "tools:\n-\n  - name: a\n    v: 2\n"),  # a `-` alone on its line
+    ("tools:\n  - name: a\n  -  \n    d: |+\n \n\n  # cm\n  - name: b\n",
+     "tools:\n  - name: a\n\n  -  \n    d: |+\n \n\n  # cm\n  - name: b\n"),
+    ("tools:\r\n- \n  - name: a\r\n    v: 1\r\n", "tools:\r\n- \n  - name: a\r\n\r\n"),
+    ("tools:\n  - name: a\n  -\r c: 1\n", "tools:\n  - name: a\n    v: 1\n  -\r c: 1\n"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("old", "new"), MISREAD)
+def test_what_an_attack_found_reads_as_the_whole_file(remembering: list[bool], old: str, new: str) -> None:
+    _same(old)
+    _same(new)
+    _same(old)  # and back
