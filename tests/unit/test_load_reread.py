@@ -69,7 +69,8 @@ $defs:
 # What an edit may put in a line: YAML's indicators, quotes, tabs, spaces and line breaks.
 PIECES = st.sampled_from(
     ["a", "1", " ", "  ", "\t", ":", ": ", "- ", "-", "#", "'", '"', "[", "]", "{", "}", ",", "|", ">",
-     "&a", "*a", "!", "%", "@", "`", "?", "\n", "\r\n", "name: x", "e", "1e400", "é", "\\"]
+     "&a", "*a", "!", "%", "@", "`", "?", "\n", "\r\n", "name: x", "e", "1e400", "é", "\\", "...", "---",
+     "\r", "|+", "|2", "? ", "1.0", "true"]
 )  # fmt: skip
 
 
@@ -139,12 +140,23 @@ def _same(text: str) -> None:
             assert doc.key_loc(path) == whole.key_loc(path), path
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+# Other layouts: compact entries at column 0 and a key after them; a whole document indented; a
+# `-` alone on its line; keep-chomped block scalars before the next tool.
+BASES = [
+    BASE,
+    "mcpstub: 1\ntools:\n- name: a\n  d: |2\n     x\n\n- name: b\n  d: >-\n    y\n  # c\n\n- c\nz: 1\n",
+    "  mcpstub: 1\n  tools:\n  - name: a\n    v: 1\n  - name: b\n  x: 1\n",
+    "tools:\n-\n  - name: a\n    v: 1\n- name: b\n  d: |+\n    k\n\n  # cm\n- [1, 2]\n$defs: {}\n",
+]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_a_read_again_by_one_tools_lines_is_the_read_of_the_whole_file(
     remembering: list[bool], data: st.DataObject
 ) -> None:
-    text = BASE.replace("\n", "\r\n") if data.draw(st.booleans()) else BASE
+    base = data.draw(st.sampled_from(BASES))
+    text = base.replace("\n", "\r\n") if data.draw(st.booleans()) else base
     text = text.rstrip("\n") if data.draw(st.booleans()) else text  # with or without a last line break
     _same(text)
     for _ in range(data.draw(st.integers(1, 4))):
