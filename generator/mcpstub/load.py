@@ -15,9 +15,10 @@ from __future__ import annotations
 import bisect
 import gc
 import json
+import json.scanner
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -885,12 +886,10 @@ class _Numbers:
 _DOUBLE_DIGITS = 300  # a double holds every integer below 10**308; this many digits or fewer fit
 
 
-def _json_data(text: str) -> tuple[Any, bool] | None:
-    """`(data, finite)` when `text` is JSON that the YAML path reads as the same data, without a
-    diagnostic; `finite` is True when every number is one JSON can hold (see `_Numbers`)."""
-    if (
-        _JSON_START.match(text) is None
-        or "\t" in text
+def _json_alike(text: str) -> bool:
+    """Whether JSON text is free of what the YAML path reads otherwise or reports (see above)."""
+    return not (
+        "\t" in text
         # (One character is found many times faster than two; two faster by a regular expression.)
         or _NEWLINE_COLON.search(text) is not None
         or ("\r" in text and "\r:" in text)
@@ -902,20 +901,117 @@ def _json_data(text: str) -> tuple[Any, bool] | None:
             and "\\u" in text
             and _SURROGATE_ESCAPE.search(_SURROGATE_PAIR.sub("", text)) is not None
         )
-    ):
+    )
+
+
+def _decoder(numbers: _Numbers) -> json.JSONDecoder:
+    return json.JSONDecoder(
+        object_pairs_hook=_json_object,
+        parse_constant=_json_constant,
+        parse_float=numbers.as_float,
+        parse_int=numbers.as_int,
+    )
+
+
+def _json_data(text: str, spans: list[tuple[int, int]] | None = None) -> tuple[Any, bool] | None:
+    """`(data, finite)` when `text` is JSON that the YAML path reads as the same data, without a
+    diagnostic; `finite` is True when every number is one JSON can hold (see `_Numbers`).
+
+    With `spans`, where each item of the top-level `tools` array starts and ends is put in it
+    (nothing when there is no such array)."""
+    if _JSON_START.match(text) is None or not _json_alike(text):
         return None
     numbers = _Numbers()
     try:
-        data = json.loads(
-            text,
-            object_pairs_hook=_json_object,
-            parse_constant=_json_constant,
-            parse_float=numbers.as_float,
-            parse_int=numbers.as_int,
-        )
-    except (ValueError, RecursionError, _NotYamlAlike):  # ValueError: not JSON, or too many digits
+        data = _scan_tools(_scanner(numbers), text, spans) if spans is not None else None
+        if data is None:
+            data = _decoder(numbers).decode(text)
+    # ValueError: not JSON, or too many digits; StopIteration: no value where one must be
+    except (ValueError, StopIteration, RecursionError, _NotYamlAlike):
         return None
     return (data, numbers.finite) if _depth_within(data, MAX_DEPTH) else None
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")  # what JSON allows between tokens
+
+
+def _skip(text: str, at: int) -> int:
+    """Where the first character at or after `at` that is not JSON whitespace is."""
+    found = _SPACE.match(text, at)
+    return found.end() if found else at
+
+# The JSON reader's own string and value scanners (its C ones, where built): `(value, end)`.
+_scan_string: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+_Scanner = Callable[[str, int], tuple[Any, int]]
+
+
+def _scanner(numbers: _Numbers) -> _Scanner:
+    scanner: _Scanner = json.scanner.make_scanner(_decoder(numbers))  # type: ignore[arg-type]
+    return scanner
+
+
+def _scan_tools(scan: _Scanner, text: str, spans: list[tuple[int, int]]) -> Any:
+    """`text` as `json.loads` reads it where it is an object, read with the same scanner a value
+    at a time, noting in `spans` where each item of its `tools` array starts and ends; None
+    (`spans` left empty) when `text` is not an object."""
+    at = _skip(text, 0)
+    if not text.startswith("{", at):
+        return None
+    pairs: list[tuple[str, Any]] = []
+    at = _skip(text, at + 1)
+    while not text.startswith("}", at) or pairs:
+        if not text.startswith('"', at):
+            raise ValueError("a key expected")
+        key, at = _scan_string(text, at + 1)
+        at = _skip(text, at)
+        if not text.startswith(":", at):
+            raise ValueError("a colon expected")
+        at = _skip(text, at + 1)
+        if key == "tools" and text.startswith("[", at) and not spans:
+            value, at = _scan_items(scan, text, at, spans)
+        else:
+            value, at = scan(text, at)
+        pairs.append((key, value))
+        at = _skip(text, at)
+        if text.startswith("}", at):
+            break
+        if not text.startswith(",", at):
+            raise ValueError("a comma expected")
+        at = _skip(text, at + 1)
+    if _skip(text, at + 1) != len(text):
+        raise ValueError("extra data")
+    return _json_object(pairs)
+
+
+def _scan_items(
+    scan: _Scanner, text: str, at: int, spans: list[tuple[int, int]], end: int | None = None
+) -> tuple[list[Any], int]:
+    """The array starting at `text[at]` (`[`), its items' spans appended to `spans`; with `end`,
+    the items from `at` (an item's start) to `end` (an item's end) instead, no brackets."""
+    items: list[Any] = []
+    if end is None:
+        at = _skip(text, at + 1)
+        if text.startswith("]", at):
+            return items, at + 1
+    while True:
+        try:
+            value, stop = scan(text, at)
+        except StopIteration:
+            raise ValueError("a value expected") from None
+        items.append(value)
+        spans.append((at, stop))
+        if end is not None and stop >= end:
+            if stop > end:
+                raise ValueError("an item reaches past the part read")
+            return items, stop
+        at = _skip(text, stop)
+        if end is None and text.startswith("]", at):
+            return items, at + 1
+        if not text.startswith(",", at):
+            raise ValueError("a comma expected")
+        at = _skip(text, at + 1)
+        if end is not None and at >= end:
+            raise ValueError("a value expected")
 
 
 def _depth_within(data: Any, limit: int) -> bool:
@@ -989,10 +1085,24 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
             and all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
         ):
             raise _LoadFailed(error("empty-file", "file is empty", Location(file, 1, 1)))
-        found = _json_data(source) if fast else None
+        if fast and _READS is not None and not doc._moves:  # `--watch`: perhaps some tools changed
+            json_again = _json_reread(doc, source)
+            if json_again is not None:
+                doc._lazy = True
+                _READS[(doc.path, doc.file)] = json_again
+                return doc, []
+        spans: list[tuple[int, int]] = []
+        if not fast:
+            found = None
+        elif _READS is not None and not doc._moves:
+            found = _json_data(source, spans)
+        else:
+            found = _json_data(source)
         if found is not None:
             doc.data, doc.finite = found
             doc._lazy = True
+            if spans and _READS is not None:
+                _READS[(doc.path, doc.file)] = _JsonRead(doc, source, spans)
             return doc, []
         try:
             if _READS is not None and fast:  # a `--watch` session: perhaps one tool's lines changed
@@ -1054,7 +1164,6 @@ def load_document(path: Path, file: str | None = None) -> tuple[Document, list[D
     return parse_document(shown, path, raw)
 
 
-
 @dataclass
 class _ToolLines:
     """Where a YAML toolset writes its tools: the first line of each item of the top-level
@@ -1092,15 +1201,25 @@ class _Read:
     tools: _ToolLines
 
 
-# Each YAML file's last plain read, by (path, name shown), once `remember_reads()` is called.
-_READS: dict[tuple[Path, str], _Read] | None = None
+@dataclass
+class _JsonRead:
+    """A JSON toolset as last read, kept in a `--watch` session: its text, and where each item
+    of its `tools` array starts and ends in it."""
+
+    doc: Document
+    text: str
+    spans: list[tuple[int, int]]
+
+
+# Each toolset's last plain read, by (path, name shown), once `remember_reads()` is called.
+_READS: dict[tuple[Path, str], _Read | _JsonRead] | None = None
 # Characters Python splits lines at but YAML does not, and those YAML 1.1 splits at too.
 _ODD_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
 def remember_reads() -> None:
-    """Keep each YAML toolset's last read, so that a save changing one tool's lines re-reads only
-    those (for `--watch`)."""
+    """Keep each toolset's last read, so that a save changing some tools re-reads only those (for
+    `--watch`)."""
     global _READS  # noqa: PLW0603 - one switch for the process
     if _READS is None:
         _READS = {}
@@ -1138,7 +1257,7 @@ def _reread(doc: Document, text: str) -> _Read | None:
     end (a quote, a flow collection) fails that read instead, and the whole file is read.
     """
     last = _READS.get((doc.path, doc.file)) if _READS is not None else None
-    if last is None or doc._moves:
+    if not isinstance(last, _Read) or doc._moves:
         return None
     lines = _lines(text)
     if lines is None:
@@ -1187,3 +1306,85 @@ def _reread(doc: Document, text: str) -> _Read | None:
     moved = _ToolLines(True, [*kept, *(line + delta for line in starts[stop:])], end + delta)
     moved.dash = last.tools.dash
     return _Read(doc, lines, moved)
+
+
+# Texts are compared this many characters at a time, then by halves within the first that differ.
+_COMPARED = 1 << 16
+
+
+def _same_start(a: str, b: str) -> int:
+    """How many characters `a` and `b` start with alike."""
+    shortest = min(len(a), len(b))
+    at = 0
+    while at < shortest and a[at : at + _COMPARED] == b[at : at + _COMPARED]:
+        at += _COMPARED
+    low, high = at, min(at + _COMPARED, shortest)  # a[:low] == b[:low]; they differ before `high`
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _same_end(a: str, b: str, limit: int) -> int:
+    """How many characters `a` and `b` end with alike, at most `limit`."""
+    at = 0
+    while at < limit:
+        step = min(_COMPARED, limit - at)
+        if a[len(a) - at - step : len(a) - at] != b[len(b) - at - step : len(b) - at]:
+            break
+        at += step
+    low, high = at, min(at + _COMPARED, limit)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle : len(a) - low] == b[len(b) - middle : len(b) - low]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _json_reread(doc: Document, text: str) -> _JsonRead | None:
+    """`text` read from the last read of the same JSON file where the two differ only within the
+    items of some consecutive tools: those are read on their own and replaced, the rest kept.
+    None when that does not hold: the caller reads the whole file.
+
+    The text before the first changed item and after the last is as it was, so the reader meets
+    it in the same state: reading the changed part on its own as items separated by commas,
+    ending exactly where they did, is reading the whole text.
+    """
+    last = _READS.get((doc.path, doc.file)) if _READS is not None else None
+    if not isinstance(last, _JsonRead):
+        return None
+    old, spans = last.text, last.spans
+    if text == old:
+        doc.data, doc.finite = last.doc.data, last.doc.finite
+        return _JsonRead(doc, text, spans)
+    first = _same_start(old, text)
+    old_stop = len(old) - _same_end(old, text, min(len(old), len(text)) - first)
+    delta = len(text) - len(old)
+    # The changed characters lie within the items `begin` to `last_item`: the last starting at or
+    # before the first change, to the first ending at or after the last change.
+    begin = bisect.bisect_right(spans, first, key=lambda span: span[0]) - 1
+    last_item = bisect.bisect_left(spans, old_stop, max(begin, 0), key=lambda span: span[1])
+    if begin < 0 or last_item == len(spans):
+        return None
+    stop = last_item + 1
+    start, end = spans[begin][0], spans[stop - 1][1] + delta
+    if end <= start or not _json_alike(text[start:end]):
+        return None
+    numbers = _Numbers()
+    found: list[tuple[int, int]] = []
+    try:
+        items, _ = _scan_items(_scanner(numbers), text, start, found, end)
+    except (ValueError, StopIteration, RecursionError, _NotYamlAlike):
+        return None
+    if not _depth_within(items, MAX_DEPTH - 1):
+        return None
+    data = dict(last.doc.data)
+    data["tools"] = [*data["tools"][:begin], *items, *data["tools"][stop:]]
+    doc.data, doc.finite = data, last.doc.finite and numbers.finite
+    moved = [(a + delta, b + delta) for a, b in spans[stop:]]
+    return _JsonRead(doc, text, [*spans[:begin], *found, *moved])
