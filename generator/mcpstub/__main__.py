@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
+from mcpstub.cli import run
 
-from mcpstub.cli import main
-
-sys.exit(main())
+run()
