@@ -208,6 +208,32 @@ def test_subprocess_exit_codes(tmp_path: Path) -> None:
     assert run(tmp_path, "--no-such-flag").returncode == 2
 
 
+@pytest.mark.parametrize("extra", [[], ["--diff"]])
+def test_the_command_says_all_it_has_to_say_before_it_exits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str]
+) -> None:
+    """The command exits without tearing its objects down, once its streams are flushed: through
+    pipes, its output is what `main()` writes, to the last byte (a line in a buffer, a diff larger
+    than any buffer)."""
+    tool = "  - name: t{0}\n    inputSchema: {{type: object, properties: {{x{0}: {{type: string}}}}}}\n"
+    toolset = GOOD.split("  - ", maxsplit=1)[0] + "".join(map(tool.format, range(60)))
+    args = ["generate", "tools.yaml", "--out", "pkg", *extra]
+    for folder in (tmp_path / "a", tmp_path / "b"):
+        folder.mkdir()
+        (folder / "tools.yaml").write_text(toolset)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # buffered, as usual
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpstub", *args], check=False, cwd=tmp_path / "a",
+        env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path / "b")
+        assert main(args) == done.returncode
+    said = capsys.readouterr()
+    assert (done.stdout, done.stderr) == (said.out, said.err)
+    assert done.stdout.strip()  # something to lose
+
+
 def test_out_naming_an_existing_file_is_a_usage_error(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
