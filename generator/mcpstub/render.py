@@ -585,12 +585,13 @@ def _piece(tool: Tool, env: jinja2.Environment, memo: ToolMemo) -> Piece:
     view = replace(view, entry=env.get_template("tool_entry.py.jinja").render(t=view).rstrip("\n"))
     stub = env.get_template("handlers/tool.py.jinja").render(t=view)
     memo.compile_check(f"handlers/{tool.identifier}.py", stub)
-    _compile_assignments(view, memo)
+    assignments = _chunks(view.assignments, view.literal_parts)
+    _compile_assignments(assignments, memo)
     memo.compile_check("tools.py", f"_ = {{\n{view.entry}\n}}\n")
     return {
         "view": {
             **{f.name: getattr(view, f.name) for f in fields(_ToolView) if f.name not in _NOT_KEPT},
-            "assignments": _chunks(view.assignments, view.literal_parts),
+            "assignments": assignments,
         },
         "stub": stub,
         "digest": digests,
@@ -621,20 +622,19 @@ def _chunks(text: str, parts: tuple[str, ...]) -> tuple[str, ...]:
 _COMPILED_PARTS = TextCache()
 
 
-def _compile_assignments(view: _ToolView, memo: ToolMemo) -> None:
-    """Compile-check a tool's schema assignments, each definition's literal on its own.
+def _compile_assignments(chunks: tuple[str, ...], memo: ToolMemo) -> None:
+    """Compile-check a tool's schema assignments, cut by `_chunks`: each definition's literal on
+    its own (once per process), and the rest with `{}` in their places.
 
     A definition's text is a whole bracketed literal spanning lines (strings never hold a line
     break), so where it occurs it is a complete expression: with it compiled once and `{}` in
     its place, the rest compiles exactly when the whole does.
     """
-    text = view.assignments
-    for part in sorted(set(view.literal_parts), key=len, reverse=True):
+    for part in chunks[1::2]:
         if _COMPILED_PARTS.get((part,)) is None:
             compile_check("tools.py", f"_ = {part}\n")
             _COMPILED_PARTS.put((part,), "")
-        text = text.replace(part, "{}")
-    memo.compile_check("tools.py", text)
+    memo.compile_check("tools.py", "{}".join(chunks[0::2]))
 
 
 def _same_object(a: dict[str, JSON], b: dict[str, JSON]) -> bool:

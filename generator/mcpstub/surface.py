@@ -281,14 +281,6 @@ def render_surface_from(
     places = {p: [f"\0{i}:{n}" for n in range(len(texts))] for i, p in enumerate(PROTOCOLS)}
     skeleton = _indented(surface(toolset, places, all_digests))
 
-    indented: dict[tuple[str, str], str] = {}  # a chunk many tools share is indented once
-
-    def shifted(chunk: str, indent: str) -> str:
-        key = (chunk, indent)
-        if key not in indented:
-            indented[key] = chunk.replace("\n", "\n" + indent)
-        return indented[key]
-
     filled: dict[tuple[str, tuple[str, ...]], str] = {}
 
     def fill(match: re.Match[str]) -> str:
@@ -297,7 +289,7 @@ def render_surface_from(
         key = (indent, chunks)
         text = _FILLED.get(key) if _FILLED is not None else None
         if text is None:
-            text = indent + "".join(shifted(chunk, indent) for chunk in chunks)
+            text = indent + "".join(chunks).replace("\n", "\n" + indent)
         filled[key] = text
         return text + comma
 
