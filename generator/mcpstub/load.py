@@ -1318,6 +1318,8 @@ def _same_start(a: str, b: str) -> int:
     at = 0
     while at < shortest and a[at : at + _COMPARED] == b[at : at + _COMPARED]:
         at += _COMPARED
+    if at >= shortest:
+        return shortest
     low, high = at, min(at + _COMPARED, shortest)  # a[:low] == b[:low]; they differ before `high`
     while low < high:
         middle = (low + high + 1) // 2

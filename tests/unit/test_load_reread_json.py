@@ -237,3 +237,26 @@ def test_a_tool_that_reaches_past_its_text_reads_the_whole_file(
     _same(old)
     _same(new)
     assert remembering == [False, False]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text("ab", max_size=40),
+    st.text("ab", max_size=6),
+    st.text("ab", max_size=6),
+    st.text("ab", max_size=40),
+    st.sampled_from([1, 2, 3, 1 << 16]),
+)
+def test_the_alike_start_and_end_of_two_texts_are_counted_exactly(
+    head: str, one: str, other: str, tail: str, chunk: int
+) -> None:
+    a, b = head + one + tail, head + other + tail
+    start = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(load, "_COMPARED", chunk)
+        assert load._same_start(a, b) == start
+        for limit in {0, min(len(a), len(b)) - start, min(len(a), len(b))}:
+            end = 0
+            while end < limit and a[len(a) - 1 - end] == b[len(b) - 1 - end]:
+                end += 1
+            assert load._same_end(a, b, limit) == end
