@@ -1054,6 +1054,19 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+@contextmanager
+def gc_running() -> Iterator[None]:
+    """Run the cycle collector within, even inside `gc_paused()`: for work that leaves cycles
+    behind (model generation), which would otherwise pile up until the process ends."""
+    enabled = gc.isenabled()
+    gc.enable()
+    try:
+        yield
+    finally:
+        if not enabled:
+            gc.disable()
+
+
 def parse_document(
     file: str, path: Path, raw: bytes, *, fast: bool = True
 ) -> tuple[Document, list[Diagnostic]]:

@@ -38,6 +38,7 @@ from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool, Toolset
 from mcpstub.layout import LINE_LENGTH
+from mcpstub.load import gc_running
 from mcpstub.memo import MODELS_DIGEST, derived, environment_key, tool_plain
 from mcpstub.model_source import parsed
 from mcpstub.models import DATA_KEYWORDS, STAND_IN_MODULE, ModelsResult, render_models
@@ -353,12 +354,13 @@ def _schema_only(tool: Tool) -> Tool:
 
 def _render_all(units: list[Toolset]) -> list[_Generated]:
     out = []
-    for unit in units:
-        result = render_models(unit)
-        parts = split_source(result.source)
-        if result.stand_ins:
-            parts = _without(parts, set(result.stand_ins))
-        out.append(_Generated(result, parts))
+    with gc_running():  # the model generator leaves cycles behind
+        for unit in units:
+            result = render_models(unit)
+            parts = split_source(result.source)
+            if result.stand_ins:
+                parts = _without(parts, set(result.stand_ins))
+            out.append(_Generated(result, parts))
     return out
 
 
@@ -583,7 +585,8 @@ class PendingModels:
             source = merge_parts(r.parts for r in results)
         except _Clash:
             self.merged = False
-            return render_models(self._toolset)
+            with gc_running():
+                return render_models(self._toolset)
         # Every part is a whole top-level statement parsed out of a generated module, and the
         # imports are written from parsed names: the merged module compiles by construction.
         self.merged = True

@@ -634,3 +634,42 @@ def _statements(source: str) -> tuple[list[Any], dict[tuple[str, ...], str], set
     parts = split_source(source)
     imports = [(kind, names, text) for kind, names, text in parts if kind in {"from", "import"}]
     return imports, _definitions(source), {text for kind, _, text in parts if kind == "other"}
+
+
+def test_a_run_pauses_the_cycle_collector_but_model_generation_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's own objects hold no cycles and the collector is paused for it; the model generator
+    leaves cycles behind, so it runs with the collector on, in this process or a child, or memory
+    would pile up over a large toolset. Afterwards the collector is on again."""
+    import gc  # noqa: PLC0415
+
+    seen: list[bool] = []
+    real = modelcache.render_models
+
+    def spy(toolset: Toolset) -> Any:
+        seen.append(gc.isenabled())
+        return real(toolset)
+
+    monkeypatch.setattr(modelcache, "render_models", spy)
+    monkeypatch.setattr(modelcache, "FORK", False)
+    monkeypatch.setattr(modelcache, "GROUP_MAX", 1)
+    doc = {"mcpstub": 1, "server": {"name": "s"}, "tools": [
+        {"name": f"t{i}", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}
+        for i in range(3)
+    ]}  # fmt: skip
+    (tmp_path / "tools.json").write_text(json.dumps(doc))
+    paused: list[bool] = []
+    real_plan = __import__("mcpstub.write", fromlist=["plan"]).plan
+
+    def plan_spy(*args: Any, **kwargs: Any) -> Any:
+        paused.append(not gc.isenabled())
+        return real_plan(*args, **kwargs)
+
+    monkeypatch.setattr("mcpstub.write.plan", plan_spy)
+    assert gc.isenabled()
+    code = main(["generate", str(tmp_path / "tools.json"), "--out", str(tmp_path / "pkg"), "--no-cache"])
+    assert code == 0
+    assert seen and all(seen), seen  # every generation with the collector on
+    assert paused == [True]  # the rest of the run without it
+    assert gc.isenabled()
