@@ -2,7 +2,7 @@
 
 `python -m benchmarks.peak_probe OUT ARGS...`. A process's own peak can be read only while it
 lives; polling from outside misses what it allocates in its last milliseconds (writing the
-package), so the process reports it itself, on its way out.
+package), so the process reports it itself, on its way out; then it exits as the command does.
 """
 
 from __future__ import annotations
@@ -21,12 +21,14 @@ def _peak_kb() -> int:
 def main() -> None:
     out = Path(sys.argv[1])
     sys.argv = ["mcpstub", *sys.argv[2:]]
-    from mcpstub.cli import main as mcpstub_main  # noqa: PLC0415 - after argv is set
+    from mcpstub.cli import leave  # noqa: PLC0415 - after argv is set
+    from mcpstub.cli import main as mcpstub_main  # noqa: PLC0415
 
     try:
-        mcpstub_main()
+        code = mcpstub_main()
     finally:
         out.write_text(str(_peak_kb()))
+    leave(code)  # and leave as the command does
 
 
 if __name__ == "__main__":

@@ -622,14 +622,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> NoReturn:
-    """The `mcpstub` command: `main()`, then exit at once with its code.
+    """The `mcpstub` command: `main()`, then `leave()` with its code."""
+    leave(main())
+
+
+def leave(code: int) -> NoReturn:
+    """Exit at once with `code`, the output streams flushed.
 
     A run over a large toolset leaves millions of objects behind, and an interpreter's orderly
     exit frees them one by one (a third of a second at 500 tools). Nothing needs it: every file
     is written and closed by then, a forked helper ends when its pipe closes, and the rest are
-    daemon threads. Only the output streams are flushed.
+    daemon threads.
     """
-    code = main()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
