@@ -259,7 +259,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         remember()  # and find the models of unchanged groups in memory
         remember_written()  # and compare the files they wrote with what they wrote, not read them
         remember_surface()  # and reuse each unchanged tool's text in surface.json
-        remember_reads()  # and read a YAML toolset again by the lines of the tools a save changed
+        remember_reads()  # and read a toolset again by the tools a save changed
         run()
 
     return watch(run, lambda: watched["files"], first=first_run)

@@ -940,6 +940,7 @@ def _skip(text: str, at: int) -> int:
     found = _SPACE.match(text, at)
     return found.end() if found else at
 
+
 # The JSON reader's own string and value scanners (its C ones, where built): `(value, end)`.
 _scan_string: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _Scanner = Callable[[str, int], tuple[Any, int]]
@@ -959,7 +960,7 @@ def _scan_tools(scan: _Scanner, text: str, spans: list[tuple[int, int]]) -> Any:
         return None
     pairs: list[tuple[str, Any]] = []
     at = _skip(text, at + 1)
-    while not text.startswith("}", at) or pairs:
+    while not text.startswith("}", at) or pairs:  # (a pair read: only the `break` below ends it)
         if not text.startswith('"', at):
             raise ValueError("a key expected")
         key, at = _scan_string(text, at + 1)
@@ -1098,31 +1099,27 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
             and all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
         ):
             raise _LoadFailed(error("empty-file", "file is empty", Location(file, 1, 1)))
-        if fast and _READS is not None and not doc._moves:  # `--watch`: perhaps some tools changed
+        remembering = fast and _READS is not None and not doc._moves  # `--watch`
+        if remembering:  # perhaps a save changed some tools
             json_again = _json_reread(doc, source)
             if json_again is not None:
                 doc._lazy = True
-                _READS[(doc.path, doc.file)] = json_again
+                _keep(json_again)
                 return doc, []
         spans: list[tuple[int, int]] = []
-        if not fast:
-            found = None
-        elif _READS is not None and not doc._moves:
-            found = _json_data(source, spans)
-        else:
-            found = _json_data(source)
+        found = _json_data(source, spans if remembering else None) if fast else None
         if found is not None:
             doc.data, doc.finite = found
             doc._lazy = True
-            if spans and _READS is not None:
-                _READS[(doc.path, doc.file)] = _JsonRead(doc, source, spans)
+            if spans:
+                _keep(_JsonRead(doc, source, spans))
             return doc, []
         try:
             if _READS is not None and fast:  # a `--watch` session: perhaps one tool's lines changed
                 again = _reread(doc, text)
                 if again is not None:
                     doc._lazy = True
-                    _READS[(doc.path, doc.file)] = again
+                    _keep(again)
                     return doc, []
             tools = _ToolLines() if _READS is not None else None
             built = _build(doc, text, tools)
@@ -1255,7 +1252,13 @@ def _remember_read(doc: Document, tools: _ToolLines) -> None:
     if lines is None or doc._moves or not tools.entries(lines):
         _READS.pop(key, None)
         return
-    _READS[key] = _Read(doc, lines, tools)
+    _keep(_Read(doc, lines, tools))
+
+
+def _keep(read: _Read | _JsonRead) -> None:
+    """Remember `read` as its file's last (in a `--watch` session)."""
+    if _READS is not None:
+        _READS[(read.doc.path, read.doc.file)] = read
 
 
 def _reread(doc: Document, text: str) -> _Read | None:
@@ -1312,13 +1315,19 @@ def _reread(doc: Document, text: str) -> _Read | None:
         return None
     from mcpstub.validate import all_finite  # noqa: PLC0415 - (it imports this module)
 
-    data = dict(last.doc.data)
-    data["tools"] = [*data["tools"][:begin], *items, *data["tools"][stop:]]
-    doc.data, doc.finite = data, last.doc.finite and all_finite(items)
+    _splice(doc, last.doc, begin, stop, items, finite=all_finite(items))
     kept = [*starts[:begin], *(window[0] + line for line in part.starts)]
     moved = _ToolLines(True, [*kept, *(line + delta for line in starts[stop:])], end + delta)
     moved.dash = last.tools.dash
     return _Read(doc, lines, moved)
+
+
+def _splice(doc: Document, last: Document, begin: int, stop: int, items: list[Any], *, finite: bool) -> None:
+    """`doc` holds `last`'s data with its tools `begin` to `stop - 1` replaced by `items` (read
+    again; `finite`: whether their numbers are all ones JSON can hold)."""
+    data = dict(last.data)
+    data["tools"] = [*data["tools"][:begin], *items, *data["tools"][stop:]]
+    doc.data, doc.finite = data, last.finite and finite
 
 
 # Texts are compared this many characters at a time, then by halves within the first that differ.
@@ -1398,8 +1407,6 @@ def _json_reread(doc: Document, text: str) -> _JsonRead | None:
         return None
     if not _depth_within(items, MAX_DEPTH - 1):
         return None
-    data = dict(last.doc.data)
-    data["tools"] = [*data["tools"][:begin], *items, *data["tools"][stop:]]
-    doc.data, doc.finite = data, last.doc.finite and numbers.finite
+    _splice(doc, last.doc, begin, stop, items, finite=numbers.finite)
     moved = [(a + delta, b + delta) for a, b in spans[stop:]]
     return _JsonRead(doc, text, [*spans[:begin], *found, *moved])

@@ -254,14 +254,14 @@ def _check_both_ways(toolset: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[li
     taken: list[bool] = []
     real = load._json_data
 
-    def spy(text: str) -> list[Any] | None:
-        found = real(text)
+    def spy(text: str, spans: list[tuple[int, int]] | None = None) -> tuple[Any, bool] | None:
+        found = real(text, spans)
         taken.append(found is not None)
         return found
 
     monkeypatch.setattr(load, "_json_data", spy)
     fast = check_toolset(toolset, toolset.name)
-    monkeypatch.setattr(load, "_json_data", lambda _text: None)
+    monkeypatch.setattr(load, "_json_data", lambda _text, _spans=None: None)
     slow = check_toolset(toolset, toolset.name)
     monkeypatch.setattr(load, "_json_data", real)
     assert fast.diagnostics == slow.diagnostics
