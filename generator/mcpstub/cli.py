@@ -636,7 +636,15 @@ def leave(code: int) -> NoReturn:
     """
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be said there
+            if stream is not None and not stream.closed:  # None: started with that stream closed
+                stream.flush()
+        except BrokenPipeError:  # a reader that stopped reading (`| head`), as main() treats it
             pass
+        except OSError as exc:  # output lost (a full disk): said, and the exit code an exit gives
+            code = 120
+            if stream is sys.stdout and sys.stderr is not None:
+                try:
+                    print(f"mcpstub: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+                except (OSError, ValueError):
+                    pass
     os._exit(code)

@@ -7,6 +7,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -232,6 +233,33 @@ def test_the_command_says_all_it_has_to_say_before_it_exits(
     said = capsys.readouterr()
     assert (done.stdout, done.stderr) == (said.out, said.err)
     assert done.stdout.strip()  # something to lose
+
+
+def _buffered(tmp_path: Path, args: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # buffered, as usual
+    return subprocess.run(
+        [sys.executable, "-m", "mcpstub", *args], check=False, cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT)}, text=True, timeout=120, **kwargs,
+    )  # fmt: skip
+
+
+def test_a_command_started_with_its_output_closed_still_succeeds(tmp_path: Path) -> None:
+    (tmp_path / "tools.yaml").write_text(GOOD)
+    done = _buffered(
+        tmp_path, ["generate", "tools.yaml", "--out", "pkg"], stderr=subprocess.PIPE,
+        preexec_fn=lambda: os.close(1),  # the child starts without a stdout
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    assert (tmp_path / "pkg" / "tools.py").is_file()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_lost_to_a_full_disk_is_said_and_fails(tmp_path: Path) -> None:
+    (tmp_path / "tools.yaml").write_text(GOOD)
+    with Path("/dev/full").open("w") as full:
+        done = _buffered(tmp_path, ["validate", "tools.yaml"], stdout=full, stderr=subprocess.PIPE)
+    assert done.returncode == 120  # as an interpreter's exit reports it
+    assert done.stderr == "mcpstub: error: cannot write the output: No space left on device\n"
 
 
 def test_out_naming_an_existing_file_is_a_usage_error(
