@@ -106,8 +106,10 @@ class Standby(Generic[A, T]):
                 os.waitpid(self._pid, 0)
             except OSError:
                 pass
-            os.close(self._read)
             self._pid = 0
+        if self._read >= 0:
+            os.close(self._read)
+            self._read = -1
         if self._write >= 0:
             os.close(self._write)
             self._write = -1
@@ -120,7 +122,8 @@ class Standby(Generic[A, T]):
         if not self._given:
             raise RuntimeError("result() before give()")
         if self._pid:
-            with os.fdopen(self._read, "rb") as pipe:
+            pipe, self._read = os.fdopen(self._read, "rb"), -1  # closed by the file object now
+            with pipe:
                 data = pipe.read()
             _, status = os.waitpid(self._pid, 0)
             self._pid = 0

@@ -42,6 +42,28 @@ def test_standby_never_given_is_stopped_and_reaped() -> None:
             os.waitpid(pid, os.WNOHANG)
 
 
+def test_a_standby_interrupted_while_it_answers_is_closed_without_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while the result is read: the interrupt is what the run sees, not a close of a
+    descriptor already closed."""
+    standby = Standby(_pid, lambda: None)
+    standby.give(None)
+    pid = standby._pid
+
+    def interrupted(*_: object) -> tuple[int, int]:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "waitpid", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            standby.result()
+    standby.close()
+    if pid:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
 def test_a_failing_standby_reruns_here_and_raises_the_real_error() -> None:
     standby = Standby(_explode, _bad_prepare)
     standby.give("boom")
