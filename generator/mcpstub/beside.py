@@ -17,6 +17,7 @@ import signal
 import struct
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -134,6 +135,136 @@ class Standby(Generic[A, T]):
                 value: T = pickle.loads(data)
                 return value
         return self._fn(self._arg)  # type: ignore[arg-type]
+
+
+class Feed(Generic[A, T]):
+    """A forked child that runs `prepare()` at once, then `fn(items)` on the objects `put()`
+    sends, as they come (`items` ends once `end()` is called), and sends the result back.
+
+    Where `Standby` waits for its whole argument, a feed's child starts on the first item while
+    this process is still making the next. Where fork is unavailable or the child fails,
+    `result()` is None: the caller computes here instead.
+    """
+
+    def __init__(self, fn: Callable[[Callable[[], A | None]], T], prepare: Callable[[], object]) -> None:
+        self._pid = 0
+        self._read = -1
+        self._queue: list[bytes | None] = []
+        self._ready = threading.Condition()
+        self._sender: threading.Thread | None = None
+        forked = _fork_with_pipes()
+        if forked is None:
+            return
+        pid, (ask_read, ask_write), (answer_read, answer_write) = forked
+        if pid == 0:  # the child: prepare, then compute over the items as they come, send, leave
+            code = 1
+            try:
+                os.close(ask_write)
+                os.close(answer_read)
+                try:
+                    prepare()
+                except Exception:  # a failed warm-up only costs time later
+                    pass
+                data = pickle.dumps(fn(partial(_next_item, ask_read)), protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(answer_write, "wb") as pipe:
+                    pipe.write(data)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(ask_read)
+        os.close(answer_write)
+        self._pid, self._read = pid, answer_read
+        # Items are written from a thread: the child reads them only between its computations.
+        self._sender = threading.Thread(target=self._send_all, args=(ask_write,), daemon=True)
+        self._sender.start()
+
+    @property
+    def alive(self) -> bool:
+        """Whether items go to a child (False without fork, or once closed)."""
+        return self._pid != 0
+
+    def put(self, item: A) -> None:
+        """Send `item` to the child (queued: this never waits for the child)."""
+        if self._pid:
+            try:
+                data = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # pickling fails in many ways (a local object: AttributeError)
+                self.close()  # what cannot be sent is computed here, with the rest
+                return
+            with self._ready:
+                self._queue.append(data)
+                self._ready.notify()
+
+    def end(self) -> None:
+        """No more items: the child's `items` ends once it has read those sent."""
+        with self._ready:
+            self._queue.append(None)
+            self._ready.notify()
+
+    def _send_all(self, write: int) -> None:
+        try:
+            while True:
+                with self._ready:
+                    while not self._queue:
+                        self._ready.wait()
+                    data = self._queue.pop(0)
+                if data is None:
+                    return
+                _send(write, data)
+        except OSError:
+            pass  # the child is gone: `result()` says so
+        finally:
+            os.close(write)
+
+    def close(self) -> None:
+        """Stop and reap the child."""
+        if self._pid:
+            try:
+                os.kill(self._pid, signal.SIGKILL)
+                os.waitpid(self._pid, 0)
+            except OSError:
+                pass
+            self._pid = 0
+        if self._read >= 0:
+            os.close(self._read)
+            self._read = -1
+        self._drop()
+
+    def result(self) -> T | None:
+        """`fn`'s result over the items sent (call `end()` first); None if the child failed."""
+        if not self._pid:
+            return None
+        pipe, self._read = os.fdopen(self._read, "rb"), -1  # closed by the file object now
+        with pipe:
+            data = pipe.read()
+        _, status = os.waitpid(self._pid, 0)
+        self._pid = 0
+        if os.waitstatus_to_exitcode(status) == 0 and data:
+            if self._sender is not None:  # the child read the feed to its end: the sender is done
+                self._sender.join()
+                self._sender = None
+            value: T = pickle.loads(data)
+            return value
+        self._drop()
+        return None
+
+    def _drop(self) -> None:
+        """Send nothing more, without waiting for the sender: the child's forks may still hold
+        the feed open, and take what is being written once their current item is done (then
+        they read its end, and leave)."""
+        if self._sender is not None:
+            with self._ready:
+                self._queue.clear()
+            self.end()
+            self._sender = None
+
+
+def _next_item(fd: int) -> Any:
+    """The next item a feed sent on `fd`, or None once there are no more."""
+    try:
+        return pickle.loads(_receive(fd))
+    except EOFError:
+        return None
 
 
 class Worker(Generic[A, T]):

@@ -31,12 +31,12 @@ from functools import cache, lru_cache, partial
 from pathlib import Path
 from typing import Any
 
-from mcpstub.beside import Standby, Worker
+from mcpstub.beside import Feed, Standby, Worker
 from mcpstub.cachefiles import MODELS_FOLDER, read_entry, write_entry
 from mcpstub.classnames import RootIndex, root_names
 from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
-from mcpstub.ir import Tool, Toolset
+from mcpstub.ir import Tool, Toolset, to_class_prefix
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.load import gc_running
 from mcpstub.memo import MODELS_DIGEST, derived, environment_key, tool_plain
@@ -306,45 +306,77 @@ def _weight(tool: Tool) -> float:
     return derived(tool, "group-weight", make)
 
 
+class _Grouper:
+    """Cuts tools, given one at a time in order, into the groups `split_groups` makes."""
+
+    def __init__(self) -> None:
+        self._current: list[Tool] = []
+        self._weight = 0.0
+
+    def add(self, tool: Tool) -> tuple[Tool, ...] | None:
+        """The group `tool` closes, if it closes one."""
+        self._current.append(tool)
+        self._weight += _weight(tool) if GROUP_WEIGHT > 0 else 0.0
+        if _closes_group(tool) or len(self._current) >= GROUP_MAX or self._weight >= GROUP_MAX_WEIGHT:
+            return self.rest()
+        return None
+
+    def rest(self) -> tuple[Tool, ...] | None:
+        """The group of the tools given since the last one closed, if any."""
+        group, self._current, self._weight = tuple(self._current), [], 0.0
+        return group or None
+
+
 def split_groups(tools: Sequence[Tool]) -> list[tuple[Tool, ...]]:
     """Consecutive groups of tools, with boundaries set by the tools' names (content-defined)."""
-    groups: list[tuple[Tool, ...]] = []
-    current: list[Tool] = []
-    weight = 0.0
-    for tool in tools:
-        current.append(tool)
-        weight += _weight(tool) if GROUP_WEIGHT > 0 else 0.0
-        if _closes_group(tool) or len(current) >= GROUP_MAX or weight >= GROUP_MAX_WEIGHT:
-            groups.append(tuple(current))
-            current = []
-            weight = 0.0
-    if current:
-        groups.append(tuple(current))
-    return groups
+    grouper = _Grouper()
+    groups = [group for tool in tools if (group := grouper.add(tool)) is not None]
+    last = grouper.rest()
+    return [*groups, last] if last is not None else groups
+
+
+class _Planner:
+    """Makes the units of a toolset: the shared definitions alone, then each group of tools with
+    the shared definitions it uses. `roots` are the root class names of the whole toolset."""
+
+    def __init__(self, toolset: Toolset, roots: set[str]) -> None:
+        # What models cannot depend on is blanked, so that an edit of it (a description, an
+        # example) reuses every group.
+        self.base = replace(
+            toolset,
+            server_name="",
+            server_version=None,
+            instructions=None,
+            server_info={},
+            tools=(),
+            source_hash="",
+            sources=(),
+        )
+        # Each part knows the root class names of the rest that extend its own, so that it names
+        # its nested classes as the whole toolset would (see classnames).
+        self.roots = RootIndex(roots | toolset.reserved_roots)
+        # Each shared definition is hashed once, not once per group that uses it.
+        self._definitions = {n: hashlib.sha256(_marshal(s)).digest() for n, s in toolset.shared_defs.items()}
+
+    def first(self) -> _Unit:
+        """The shared definitions' unit."""
+        first = replace(self.base, reserved_roots=self.roots.extending(root_names(self.base)))
+        return _Unit(_digest(first, (), self._definitions), first)
+
+    def group(self, group: tuple[Tool, ...]) -> _Unit:
+        """A group's unit."""
+        used = set().union(*(t.shared_def_names for t in group))
+        shared = {n: s for n, s in self.base.shared_defs.items() if n in used}
+        tools = tuple(_schema_only(t) for t in group)
+        unit = replace(self.base, tools=tools, shared_defs=shared, stand_ins=STAND_INS)
+        unit = replace(unit, reserved_roots=self.roots.extending(root_names(unit)))
+        return _Unit(_digest(unit, group, self._definitions), unit)
 
 
 def _units(toolset: Toolset) -> list[_Unit]:
     """The shared definitions alone, then each group of tools with the shared definitions it uses."""
-    # What models cannot depend on is blanked, so that an edit of it (a description, an example)
-    # reuses every group.
-    base = replace(
-        toolset, server_name="", server_version=None, instructions=None, tools=(), source_hash="", sources=()
-    )
-    # Each part knows the root class names of the rest that extend its own, so that it names its
-    # nested classes as the whole toolset would (see classnames).
-    roots = RootIndex(root_names(toolset) | toolset.reserved_roots)
-    first = replace(base, reserved_roots=roots.extending(root_names(base)))
-    # Each shared definition is hashed once, not once per group that uses it.
-    definitions = {n: hashlib.sha256(_marshal(s)).digest() for n, s in toolset.shared_defs.items()}
-    units = [_Unit(_digest(first, (), definitions), first)]
-    for group in split_groups(toolset.tools):
-        used = set().union(*(t.shared_def_names for t in group))
-        shared = {n: s for n, s in toolset.shared_defs.items() if n in used}
-        tools = tuple(_schema_only(t) for t in group)
-        unit = replace(base, tools=tools, shared_defs=shared, stand_ins=STAND_INS)
-        unit = replace(unit, reserved_roots=roots.extending(root_names(unit)))
-        units.append(_Unit(_digest(unit, group, definitions), unit))
-    return units
+    planner = _Planner(toolset, root_names(toolset))
+    return [planner.first(), *(planner.group(g) for g in split_groups(toolset.tools))]
 
 
 def _schema_only(tool: Tool) -> Tool:
@@ -477,6 +509,36 @@ def _render_front(claims: _Claims, units: list[Toolset]) -> dict[int, _Generated
     return out
 
 
+def _render_fed(lock: int, next_item: Callable[[], tuple[int, Toolset] | None]) -> dict[int, _Generated]:
+    """In the standby child, once the generator is imported: generate the units fed to it as
+    they come, with a fork of itself per spare core reading from the same feed (a unit is read
+    whole under `lock`, a file all of them hold). A fork that fails leaves the units it read to
+    the parent, which generates them."""
+    take = partial(_take_fed, lock, next_item)
+    spare = min(_cores() - 1, _MAX_FORKS) if FORK else 0
+    forks = [Standby(take, _nothing) for _ in range(spare)]
+    for fork in forks:
+        fork.give(None)
+    out = take()
+    for fork in forks:
+        out.update(fork.result())
+    return out
+
+
+def _take_fed(
+    lock: int, next_item: Callable[[], tuple[int, Toolset] | None], _: object = None
+) -> dict[int, _Generated]:
+    """Generate units read from the feed until it ends."""
+    out: dict[int, _Generated] = {}
+    while True:
+        with _RecordLock(lock):
+            item = next_item()
+        if item is None:
+            return out
+        index, unit = item
+        out[index] = _render_all([unit])[0]
+
+
 def _nothing() -> None:
     """A fork's preparation: none, it starts warm."""
 
@@ -504,22 +566,141 @@ class ModelHelper:
         self.child.close()
 
 
+class ModelFeed:
+    """A forked child that imports the model generator at once, then generates the units fed
+    to it: those of each group of tools as soon as the check has passed them (`follow`), the
+    rest once the check is done (`PendingModels`)."""
+
+    def __init__(self) -> None:
+        self._lock = tempfile.TemporaryFile()  # held as long as the feed is
+        self.feed: Feed[tuple[int, Toolset], dict[int, _Generated]] = Feed(
+            partial(_render_fed, self._lock.fileno()), warm_up
+        )
+        self.stream: _Stream | None = None
+
+    def follow(self, data: Any, source_name: str, store: ModelCache | None) -> Callable[[Tool], None] | None:
+        """What the check calls with each tool it passes, in order, for the toolset `data` (a
+        loaded document) read from a file named `source_name`; None when it cannot be followed."""
+        roots = _predicted_roots(data)
+        if roots is None or not self.feed.alive:
+            return None
+        shared = dict(data.get("$defs") or {})
+        early = Toolset("", None, None, shared, (), source_name=source_name)
+        self.stream = _Stream(self.feed, early, roots, store)
+        return self.stream.add
+
+    def close(self) -> None:
+        """Stop the child (a no-op once its result is in)."""
+        self.feed.close()
+        self._lock.close()
+
+
+def _predicted_roots(data: Any) -> set[str] | None:
+    """The root class names a checked toolset of the document `data` has (`root_names`), as far
+    as its tools' names tell; None when they do not (the check will say why)."""
+    if not isinstance(data, dict):
+        return None
+    tools, shared = data.get("tools"), data.get("$defs") or {}
+    if not isinstance(tools, list) or not isinstance(shared, dict):
+        return None
+    roots = set(shared)
+    for raw in tools:
+        if not isinstance(raw, dict) or not isinstance(name := raw.get("name"), str):
+            return None
+        prefix = to_class_prefix(name)
+        roots.add(prefix + "Input")
+        if raw.get("outputSchema") is not None:
+            roots.add(prefix + "Output")
+    return roots
+
+
+class _Stream:
+    """The units of a toolset made as its check passes its tools: each group's as soon as it is
+    whole, sent to the feed unless the store has it (or it was sent already)."""
+
+    def __init__(self, feed: Feed[tuple[int, Toolset], dict[int, _Generated]], early: Toolset,
+                 roots: set[str], store: ModelCache | None) -> None:  # fmt: skip
+        self._feed, self._store, self._early, self._roots = feed, store, early, roots
+        self._planner = _Planner(early, roots)
+        self._grouper = _Grouper()
+        self.tools: list[Tool] = []
+        self.units: list[_Unit] = []
+        self.found: dict[str, _Generated] = {}
+        self.missing: list[_Unit] = []
+        self._sent: set[str] = set()
+        self._make(self._planner.first())
+
+    def add(self, tool: Tool) -> None:
+        """The check passed `tool` (the next of the toolset's)."""
+        self.tools.append(tool)
+        group = self._grouper.add(tool)
+        if group is not None:
+            self._make(self._planner.group(group))
+
+    def _make(self, unit: _Unit) -> None:
+        self.units.append(unit)
+        hit = self._store.get(unit.key) if self._store is not None else None
+        if hit is not None:
+            self.found[unit.key] = hit
+        elif unit.key not in self._sent:
+            self._sent.add(unit.key)
+            self._feed.put((len(self.missing), unit.toolset))
+            self.missing.append(unit)
+
+    def matches(self, toolset: Toolset) -> bool:
+        """Whether the units made so far are those of `toolset` (the checked toolset): the same
+        tools in order, the same shared definitions, root class names and file name."""
+        early = self._early
+        return (
+            len(self.tools) == len(toolset.tools)
+            and all(a is b for a, b in zip(self.tools, toolset.tools, strict=True))
+            and list(early.shared_defs) == list(toolset.shared_defs)
+            and all(early.shared_defs[n] is s for n, s in toolset.shared_defs.items())
+            and early.source_name == toolset.source_name
+            and not toolset.reserved_roots
+            and not toolset.stand_ins
+            and self._roots == root_names(toolset)
+        )
+
+    def finish(self) -> None:
+        """The check is done: make the last group's unit."""
+        group = self._grouper.rest()
+        if group is not None:
+            self._make(self._planner.group(group))
+
+
 class PendingModels:
     """Models being generated; `result()` waits for them. `close()` abandons them."""
 
-    def __init__(self, toolset: Toolset, store: ModelCache | None, helper: ModelHelper | None = None) -> None:
+    def __init__(
+        self, toolset: Toolset, store: ModelCache | None, helper: ModelHelper | ModelFeed | None = None
+    ) -> None:
         self._toolset, self._store = toolset, store
-        self._units = _units(toolset)
         # Whether `result()` assembled the models from parsed statements (see there).
         self.merged = False
         self._found: dict[str, _Generated] = {}
         missing: list[_Unit] = []
-        for unit in self._units:
-            hit = store.get(unit.key) if store is not None else None
-            if hit is not None:
-                self._found[unit.key] = hit
-            elif unit.key not in {m.key for m in missing}:
-                missing.append(unit)
+        feed = helper if isinstance(helper, ModelFeed) else None
+        stream = feed.stream if feed is not None else None
+        if feed is not None and stream is not None and not stream.matches(toolset):
+            feed.close()  # its units were made from another toolset than this: not used
+            helper = feed = stream = None
+        if stream is not None:  # the units of every group but the last are made (and sent) already
+            stream.finish()
+            self._units, self._found, missing = stream.units, stream.found, stream.missing
+        else:
+            self._units = _units(toolset)
+            for unit in self._units:
+                hit = store.get(unit.key) if store is not None else None
+                if hit is not None:
+                    self._found[unit.key] = hit
+                elif unit.key not in {m.key for m in missing}:
+                    missing.append(unit)
+            if feed is not None:
+                for index, unit in enumerate(missing):
+                    feed.feed.put((index, unit.toolset))
+        if feed is not None:
+            feed.feed.end()
         self._missing = missing
         weight = sum(max(1, len(u.toolset.tools)) for u in missing)
         # A child of its own pays only for two units or more: with one, this process (which has
@@ -533,7 +714,7 @@ class PendingModels:
         # A small change (no helper of its own) goes to the warm worker, if there is one.
         worker = _WORKER if helper is None and missing and _WORKER is not None else None
         self._ticket = worker.submit([u.toolset for u in missing]) if worker is not None else None
-        if helper is not None:
+        if isinstance(helper, ModelHelper):
             # The child (warm, or warming up) starts at the front now, with forks of itself once
             # warm; this process joins from the back if it has the generator imported.
             helper.claims.reset(len(missing))
@@ -549,6 +730,8 @@ class PendingModels:
         """Units this process generates while the child works from the other end."""
         own: dict[int, _Generated] = {}
         helper = self._helper
+        if isinstance(helper, ModelFeed):
+            return own  # its child and forks use every core
         if helper is None:
             answer = _WORKER.answer(self._ticket) if _WORKER is not None else None
             if answer is None:  # no worker, or it failed: generate here
@@ -568,9 +751,12 @@ class PendingModels:
         """The models of the whole toolset, as one `render_models` call would name and order them."""
         done = dict(self._found)
         generated = self._take_own()
-        if self._helper is not None:
+        if isinstance(self._helper, ModelFeed):
+            generated.update(self._helper.feed.result() or {})
+            self._helper.close()
+        elif self._helper is not None:
             generated.update(self._helper.child.result())
-            self._helper = None
+        self._helper = None
         # Units a failed child claimed but never sent are generated here.
         for index, unit in enumerate(self._missing):
             if index not in generated:
@@ -600,7 +786,7 @@ def warm_up() -> None:
 
 
 def start_models(
-    toolset: Toolset, store: ModelCache | None, helper: ModelHelper | None = None
+    toolset: Toolset, store: ModelCache | None, helper: ModelHelper | ModelFeed | None = None
 ) -> PendingModels:
     """Begin generating a toolset's models (reusing `store`'s entries); collect with `result()`.
 
@@ -609,15 +795,16 @@ def start_models(
     return PendingModels(toolset, store, helper)
 
 
-def standby_models() -> ModelHelper | None:
-    """A child that imports the model generator now, while the toolset is read and checked.
+def standby_models() -> ModelFeed | None:
+    """A child that imports the model generator now, while the toolset is read and checked, and
+    generates each group's models as soon as the check has passed its tools (`ModelFeed.follow`).
 
     None where it would not pay: without fork, or once this process has the generator imported
     (a `--watch` session after its first run).
     """
     if not FORK or "datamodel_code_generator" in sys.modules:
         return None
-    return ModelHelper(warm_up)
+    return ModelFeed()
 
 
 def merge_sources(sources: Iterable[str]) -> str:

@@ -24,7 +24,8 @@ from mcpstub.policy import Policy
 from mcpstub.validate import check_document
 
 if TYPE_CHECKING:
-    from mcpstub.modelcache import ModelHelper
+    from mcpstub.ir import Tool
+    from mcpstub.modelcache import ModelFeed, ModelHelper
 
 
 @dataclass(frozen=True)
@@ -62,13 +63,20 @@ class Generated:
 
 
 def check_toolset(
-    path: Path, shown: str | None = None, policy: Policy | None = None, memo: ToolMemo | None = None
+    path: Path,
+    shown: str | None = None,
+    policy: Policy | None = None,
+    memo: ToolMemo | None = None,
+    follow: Callable[[Document], Callable[[Tool], None] | None] | None = None,
 ) -> Checked:
-    """Load and validate a toolset file (tools `memo` saw check clean are taken from it)."""
+    """Load and validate a toolset file (tools `memo` saw check clean are taken from it).
+
+    `follow`, given the loaded document, says what to call with each tool as it passes.
+    """
     doc, diagnostics = load_document(path, shown)
     if has_errors(diagnostics):
         return Checked(None, sort_diagnostics(diagnostics), [path])
-    toolset, more, files = check_document(doc, policy, memo)
+    toolset, more, files = check_document(doc, policy, memo, follow(doc) if follow is not None else None)
     if toolset is not None and re.search(UNSAFE_IN_COMMENT, toolset.source_name):
         # Every generated file's header names the toolset file: the name must read as it is.
         message = (
@@ -93,7 +101,7 @@ def render(
     emit_tests: bool = False,
     cache_dir: Path | None = None,
     source: Path | None = None,
-    standby: ModelHelper | None = None,
+    standby: ModelHelper | ModelFeed | None = None,
     memo: ToolMemo | None = None,
 ) -> Generated:
     """Render a checked toolset into the files of its package.
@@ -154,13 +162,18 @@ def generate(
     run (storing this run's pieces) is left in the result's `later`, for the caller to call once
     the files are written.
     """
-    from mcpstub.modelcache import standby_models  # noqa: PLC0415 - only when generating
+    from mcpstub.modelcache import ModelCache, standby_models  # noqa: PLC0415 - only when generating
 
-    # A child imports the model generator while this process reads and checks the toolset.
+    # A child imports the model generator while this process reads the toolset, then generates
+    # each group's models as soon as the check has passed its tools.
     standby = standby_models()
     memo = ToolMemo(cache_dir, path)
+    follow = None
+    if standby is not None:
+        feed, store = standby, ModelCache(cache_dir) if cache_dir is not None else None
+        follow = lambda doc: feed.follow(doc.data, Path(doc.file).name, store)  # noqa: E731
     try:
-        checked = check_toolset(path, shown, policy, memo)
+        checked = check_toolset(path, shown, policy, memo, follow)
         if checked.toolset is None:
             return Generated({}, {}, checked.diagnostics)
         try:

@@ -15,7 +15,7 @@ import marshal
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -320,10 +320,17 @@ class _LazyLoc:
 class _Checker:
     """Collects diagnostics for one toolset document."""
 
-    def __init__(self, doc: Document, policy: Policy, memo: ToolMemo | None = None) -> None:
+    def __init__(
+        self,
+        doc: Document,
+        policy: Policy,
+        memo: ToolMemo | None = None,
+        on_tool: Callable[[Tool], None] | None = None,
+    ) -> None:
         self.doc = doc
         self.policy = policy
         self.memo = memo  # tools that checked clean in earlier runs, by their input
+        self.on_tool = on_tool  # called with each tool passed, in order
         self._shared: bytes | None = None  # the shared definitions, marshalled once
         self._policy_text = ""
         self.diagnostics: list[Diagnostic] = []
@@ -452,6 +459,8 @@ class _Checker:
                 self.bundler.copied_bytes += copied
                 if not self.bundler.over_budget:
                     result.append(known)
+                    if self.on_tool is not None:
+                        self.on_tool(known)
                     continue
                 # Its copies cross the expansion bound here: checked again, to report where.
                 self.bundler.copied_bytes -= copied
@@ -462,6 +471,8 @@ class _Checker:
                 self.diagnostics.append(error("invalid-tool", message, doc.loc(path)))
             if tool is not None and problem is None:
                 result.append(tool)
+                if self.on_tool is not None:
+                    self.on_tool(tool)
                 clean = len(self.diagnostics) == before and len(self.bundler.diagnostics) == bundled_before
                 # Only a tool that reaches no other file: its check depends on this document alone.
                 if key is not None and self.memo is not None and clean and not self.bundler.files:
@@ -699,13 +710,17 @@ def _validator(schema: dict[str, Any]) -> Any:
 
 
 def check_document(
-    doc: Document, policy: Policy | None = None, memo: ToolMemo | None = None
+    doc: Document,
+    policy: Policy | None = None,
+    memo: ToolMemo | None = None,
+    on_tool: Callable[[Tool], None] | None = None,
 ) -> tuple[Toolset | None, list[Diagnostic], list[Path]]:
     """Check a loaded toolset: (the Toolset or None on error, diagnostics, referenced files).
 
-    A tool `memo` knows to have checked clean from the same input is taken from it.
+    A tool `memo` knows to have checked clean from the same input is taken from it. `on_tool` is
+    called with each tool that passes, in order, as soon as it has (the toolset may fail later).
     """
-    checker = _Checker(doc, policy or Policy(), memo)
+    checker = _Checker(doc, policy or Policy(), memo, on_tool)
     try:
         with gc_paused():
             toolset = checker.run()
