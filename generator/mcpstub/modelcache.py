@@ -586,7 +586,12 @@ class ModelFeed:
             return None
         shared = dict(data.get("$defs") or {})
         early = Toolset("", None, None, shared, (), source_name=source_name)
-        self.stream = _Stream(self.feed, early, roots, store)
+        try:
+            self.stream = _Stream(self.feed, early, roots, store)
+        except Exception:  # what was fed is unknown: the models are made after the check, here
+            self.stream = None
+            self.feed.close()
+            return None
         return self.stream.add
 
     def close(self) -> None:
@@ -602,6 +607,8 @@ def _predicted_roots(data: Any) -> set[str] | None:
         return None
     tools, shared = data.get("tools"), data.get("$defs") or {}
     if not isinstance(tools, list) or not isinstance(shared, dict):
+        return None
+    if not all(isinstance(name, str) for name in shared):
         return None
     roots = set(shared)
     for raw in tools:
@@ -628,14 +635,20 @@ class _Stream:
         self.found: dict[str, _Generated] = {}
         self.missing: list[_Unit] = []
         self._sent: set[str] = set()
+        self.broken = False  # something could not be made: nothing made is used
         self._make(self._planner.first())
 
     def add(self, tool: Tool) -> None:
         """The check passed `tool` (the next of the toolset's)."""
         self.tools.append(tool)
-        group = self._grouper.add(tool)
-        if group is not None:
-            self._make(self._planner.group(group))
+        if self.broken:
+            return
+        try:
+            group = self._grouper.add(tool)
+            if group is not None:
+                self._make(self._planner.group(group))
+        except Exception:  # whatever this could not make, the models are made after the check
+            self.broken = True
 
     def _make(self, unit: _Unit) -> None:
         self.units.append(unit)
@@ -652,7 +665,8 @@ class _Stream:
         tools in order, the same shared definitions, root class names and file name."""
         early = self._early
         return (
-            len(self.tools) == len(toolset.tools)
+            not self.broken
+            and len(self.tools) == len(toolset.tools)
             and all(a is b for a, b in zip(self.tools, toolset.tools, strict=True))
             and list(early.shared_defs) == list(toolset.shared_defs)
             and all(early.shared_defs[n] is s for n, s in toolset.shared_defs.items())
@@ -662,11 +676,15 @@ class _Stream:
             and self._roots == root_names(toolset)
         )
 
-    def finish(self) -> None:
-        """The check is done: make the last group's unit."""
-        group = self._grouper.rest()
-        if group is not None:
-            self._make(self._planner.group(group))
+    def finish(self) -> bool:
+        """The check is done: make the last group's unit; False if it could not be made."""
+        try:
+            group = self._grouper.rest()
+            if group is not None:
+                self._make(self._planner.group(group))
+        except Exception:  # as in `add`
+            self.broken = True
+        return not self.broken
 
 
 class PendingModels:
@@ -682,11 +700,10 @@ class PendingModels:
         missing: list[_Unit] = []
         feed = helper if isinstance(helper, ModelFeed) else None
         stream = feed.stream if feed is not None else None
-        if feed is not None and stream is not None and not stream.matches(toolset):
+        if feed is not None and stream is not None and not (stream.matches(toolset) and stream.finish()):
             feed.close()  # its units were made from another toolset than this: not used
             helper = feed = stream = None
-        if stream is not None:  # the units of every group but the last are made (and sent) already
-            stream.finish()
+        if stream is not None:  # the units of every group are made (and sent) already
             self._units, self._found, missing = stream.units, stream.found, stream.missing
         else:
             self._units = _units(toolset)

@@ -212,3 +212,46 @@ def test_a_check_that_fails_after_units_were_fed_stops_the_child(
     assert not fed.ok and fed.ours == {}
     assert "invalid-schema" in {d.code for d in fed.diagnostics}
     assert feeds[0].stream is not None and len(feeds[0].stream.missing) > 3  # fed, then dropped
+
+
+def test_a_step_that_fails_while_feeding_costs_time_not_the_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, feeds: list[modelcache.ModelFeed]
+) -> None:
+    path = _write(tmp_path, _doc(40))
+    real, calls = modelcache._Planner.group, [0]
+
+    def group(self: Any, tools: Any) -> Any:
+        calls[0] += 1
+        if calls[0] == 4:
+            raise RecursionError("deep")
+        return real(self, tools)
+
+    monkeypatch.setattr(modelcache._Planner, "group", group)
+    fed = pipeline.generate(path)
+    assert fed.ok and feeds[0].stream is not None and feeds[0].stream.broken
+    monkeypatch.setattr(modelcache._Planner, "group", real)
+    assert fed.ours == _in_one_process(path, monkeypatch).ours
+
+
+@pytest.mark.parametrize(
+    "defs",
+    [
+        "$defs:\n  1: {type: object}\n",
+        "$defs: [1, 2]\n",
+        "$defs:\n  Point: {type: object, properties: {at: {}}}\n",
+    ],
+)
+def test_toolsets_the_feed_cannot_follow_are_checked_as_before(
+    tmp_path: Path, feeds: list[modelcache.ModelFeed], defs: str
+) -> None:
+    path = tmp_path / "tools.yaml"
+    tools = "".join(
+        f"  - name: t{n}\n    inputSchema: {{type: object, properties: {{p: {{type: string}}}}}}\n"
+        for n in range(30)
+    )
+    path.write_text(f"mcpstub: 1\nserver: {{name: s}}\n{defs}tools:\n{tools}", encoding="utf-8")
+    fed = pipeline.generate(path)
+    checked = pipeline.check_toolset(path)
+    assert fed.ok == checked.ok
+    if not fed.ok:
+        assert [d.code for d in fed.diagnostics] == [d.code for d in checked.diagnostics]
