@@ -101,7 +101,7 @@ def _encode(part: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _pointer(defs_key: str, name: str, rest: tuple[str, ...]) -> str:
+def definition_pointer(defs_key: str, name: str, rest: tuple[str, ...] = ()) -> str:
     """`#/$defs/NAME/rest...`, each part encoded."""
     return "#/" + "/".join(_encode(p) for p in (defs_key, name, *rest))
 
@@ -220,7 +220,7 @@ class Bundler:
         key = (target_doc.path, target.unit)
         name = state.names.get(key)
         if name is not None:
-            return _pointer(state.defs_key, name, tuple(target.rest))
+            return definition_pointer(state.defs_key, name, tuple(target.rest))
         is_shared = target_doc is self.toolset and len(target.unit) == 2 and target.unit[0] == "$defs"
         wanted = str(target.unit[-1]) if target.unit else Path(target_doc.path).stem
         name = wanted
@@ -250,7 +250,7 @@ class Bundler:
         copied = marshal.loads(frozen)
         state.added[name] = copied
         queue.append((target_doc, target.unit, copied, refs))
-        return _pointer(state.defs_key, name, tuple(target.rest))
+        return definition_pointer(state.defs_key, name, tuple(target.rest))
 
     def _resolve(
         self, doc: Document, ref: str, root_schema: Any, loc: _Where

@@ -25,7 +25,7 @@ import jsonschema_rs
 if TYPE_CHECKING:
     from jsonschema import ValidationError
 
-from mcpstub.bundle import Bundler, resolve_pointer, split_pointer
+from mcpstub.bundle import Bundler, definition_pointer, resolve_pointer, split_pointer
 from mcpstub.classnames import IMPORTED, class_name
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.errortext import describe_error
@@ -336,6 +336,8 @@ class _Checker:
         self.diagnostics: list[Diagnostic] = []
         self.bundler = Bundler(doc, self._load_file, root=policy.ref_root)
         self._validators: dict[int, tuple[Any, Any]] = {}  # by id of a checked schema: it, compiled
+        # whether a definition compiles on its own, by (`$schema`, its `$defs` key, its marshal)
+        self._compiled_definitions: dict[tuple[Any, str, bytes], bool] = {}
         self._finite_docs: dict[int, bool] = {}  # by id of a loaded document: holds no inf or nan
 
     def _finite(self, doc: Document) -> bool:
@@ -591,7 +593,9 @@ class _Checker:
         if not finite and not all_finite(bundled):  # already reported as not-json
             return None
         try:
-            self._validators[id(bundled)] = (bundled, _validator(bundled))
+            compiled = self._compile(bundled, shared, dialect)
+            if compiled is not None:
+                self._validators[id(bundled)] = (bundled, compiled)
         except Exception as exc:  # jsonschema-rs reports any schema it cannot compile this way
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             self.diagnostics.append(
@@ -599,6 +603,51 @@ class _Checker:
             )
             return None
         return bundled, shared, dialect
+
+    def _compile(self, schema: dict[str, Any], shared: frozenset[str], dialect: Dialect) -> Any | None:
+        """Raise as `_validator(schema)` does when `schema` cannot be compiled; its validator, or
+        None when it was checked another way.
+
+        A shared definition bundled into many tools is compiled once on its own (behind a
+        `$ref`, its siblings empty), and each tool with its copies of them left empty: what
+        compiles so compiles whole, as bundling has made every reference resolve. Anything else
+        (a reference into a copy, a copy that fails on its own) compiles the whole schema, which
+        decides and says why.
+        """
+        defs_key = "definitions" if dialect == "draft-07" else "$defs"
+        defs = schema.get(defs_key)
+        copies = {n for n in shared if isinstance(defs, dict) and isinstance(defs.get(n), dict) and defs[n]}
+        if len(copies) < 2 or not isinstance(defs, dict):
+            return _validator(schema)
+        try:
+            if all(self._definition_compiles(schema, defs, defs_key, name) for name in copies):
+                _validator({**schema, defs_key: {n: {} if n in copies else v for n, v in defs.items()}})
+                return None
+        except Exception:  # the whole schema decides, below
+            pass
+        return _validator(schema)
+
+    def _definition_compiles(
+        self, schema: dict[str, Any], defs: dict[str, Any], defs_key: str, name: str
+    ) -> bool:
+        """Whether the definition `name` of `schema` compiles on its own (known once per value)."""
+        try:
+            key = (schema.get("$schema"), defs_key, marshal.dumps(defs[name], 2))
+        except ValueError:
+            return False
+        known = self._compiled_definitions.get(key)
+        if known is None:
+            alone: dict[str, Any] = {defs_key: {**{n: {} for n in defs}, name: defs[name]}}
+            alone["$ref"] = definition_pointer(defs_key, name)
+            if "$schema" in schema:
+                alone = {"$schema": schema["$schema"], **alone}
+            try:
+                _validator(alone)
+                known = True
+            except Exception:
+                known = False
+            self._compiled_definitions[key] = known
+        return known
 
     def _tool(self, path: JsonPath, raw: dict[str, Any], ident: str, prefix: ClassName) -> Tool | None:
         # Compiled schemas serve this tool's examples only: an earlier tool's are let go, which
