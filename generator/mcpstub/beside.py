@@ -30,13 +30,34 @@ def _fork_with_pipes() -> tuple[int, tuple[int, int], tuple[int, int]] | None:
     if not hasattr(os, "fork"):
         return None
     ask, answer = os.pipe(), os.pipe()
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:
         for fd in (*ask, *answer):
             os.close(fd)
         return None
+    if pid == 0:
+        _die_with(parent)
     return pid, ask, answer
+
+
+def _die_with(parent: int) -> None:
+    """In a forked child: be killed when `parent` (the forking process) ends, however it ends
+    (Linux). A run that is stopped, killed or done with its children leaves none of them, nor
+    any process they forked in turn, working on."""
+    try:
+        import ctypes  # noqa: PLC0415 - only in children
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: such a child ends at its pipe's end
+        return
+    if os.getppid() != parent:  # the parent ended before the line above
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1
 
 
 class Standby(Generic[A, T]):

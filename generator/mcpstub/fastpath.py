@@ -45,14 +45,15 @@ def generator_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def source_hash(paths: list[Path], policy: str = "") -> str:
+def source_hash(paths: list[Path], policy: str = "", read: Mapping[Path, bytes] | None = None) -> str:
     """Hash of the generator (version, code, templates), every source file's bytes and the
-    check policy (`Policy.fingerprint`, empty for the defaults)."""
+    check policy (`Policy.fingerprint`, empty for the defaults). `read` holds the bytes of files
+    already read (a run hashes what it parsed, not what a save wrote since)."""
     digest = hashlib.sha256(f"mcpstub {generator_fingerprint()}\n".encode())
     if policy:
         digest.update(f"policy\n{len(policy)}\n{policy}".encode())
     for path in paths:
-        data = path.read_bytes()
+        data = read[path] if read is not None and path in read else path.read_bytes()
         digest.update(os.fsencode(path.name) + f"\n{len(data)}\n".encode())
         digest.update(data)
     return digest.hexdigest()[:32]

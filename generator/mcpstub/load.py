@@ -92,11 +92,15 @@ class Document:
     # True when the reader saw every number and each is one JSON can hold (finite, an integer
     # within a double's range); False when that is not known.
     finite: bool = field(default=False, repr=False)
+    # The bytes read from the file: what was parsed, whatever the file holds by now.
+    raw: bytes = field(default=b"", repr=False)
     # Set once a toolset is checked: where each definition bundled into a tool schema's `$defs`
     # is written, by (the schema's path here, its name there): the document and the path there.
     bundled_from: dict[tuple[JsonPath, str], tuple[Document, JsonPath]] = field(
         default_factory=dict, repr=False
     )
+    # Set once a toolset is checked: the files its references loaded, by resolved path.
+    referenced: dict[Path, Document] = field(default_factory=dict, repr=False)
 
     @property
     def root(self) -> yaml.Node | None:
@@ -1080,7 +1084,7 @@ def parse_document(
 
 
 def _parse(file: str, path: Path, raw: bytes, *, fast: bool) -> tuple[Document, list[Diagnostic]]:
-    doc = Document(file=file, path=path)
+    doc = Document(file=file, path=path, raw=raw)
     doc, diagnostics = _parse_into(doc, raw, fast=fast)
     if doc._moves:
         diagnostics = [replace(d, location=doc.written(d.location)) for d in diagnostics]

@@ -91,7 +91,9 @@ def check_toolset(
     base = path.resolve().parent
     relative = tuple(Path(os.path.relpath(f, base)).as_posix() for f in files)
     fingerprint = policy.fingerprint(base) if policy is not None else ""
-    toolset = replace(toolset, source_hash=source_hash(sources, fingerprint), sources=relative)
+    # The bytes parsed, not the files again: a save during the run must not pass for what was read.
+    read = {path: doc.raw, **{p: d.raw for p, d in doc.referenced.items()}}
+    toolset = replace(toolset, source_hash=source_hash(sources, fingerprint, read), sources=relative)
     return Checked(toolset, diagnostics, sources, doc)
 
 

@@ -779,4 +779,5 @@ def check_document(
         )
         toolset = None
     doc.bundled_from = checker.bundler.origins
+    doc.referenced = checker.bundler.files
     return toolset, checker.diagnostics, sorted(checker.bundler.files)

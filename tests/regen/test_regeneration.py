@@ -262,6 +262,47 @@ def test_fast_path_skips_only_when_nothing_changed(tmp_path: Path) -> None:
     assert code == 0 and "toolset unchanged" not in msg and (out / "results.py").exists()
 
 
+@pytest.mark.parametrize("saved", ["tools.yaml", "common.yaml"])
+def test_a_save_while_a_run_checks_is_not_taken_for_what_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, saved: str
+) -> None:
+    """The stamp holds the hash of the bytes the run parsed: a save of the toolset, or of a file
+    it references, after they were read is seen by the next run, not called up to date."""
+    from mcpstub import validate  # noqa: PLC0415
+
+    (tmp_path / "common.yaml").write_text("$defs:\n  Tag: {type: string}\n")
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    before = (
+        "mcpstub: 1\nserver: {name: first}\ntools:\n"
+        "  - name: alpha\n"
+        "    inputSchema: {type: object, properties: {t: {$ref: 'common.yaml#/$defs/Tag'}}}\n"
+    )
+    after = {
+        "tools.yaml": before.replace("first", "second"),
+        "common.yaml": "$defs:\n  Tag: {type: integer}\n",
+    }
+    toolset.write_text(before)
+    real = validate.check_document
+
+    def check_then_save(*args: Any, **kwargs: Any) -> Any:
+        result = real(*args, **kwargs)
+        (tmp_path / saved).write_text(after[saved])  # a save lands while the run goes on
+        return result
+
+    monkeypatch.setattr(validate, "check_document", check_then_save)
+    monkeypatch.setattr("mcpstub.pipeline.check_document", check_then_save)
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    monkeypatch.undo()
+    assert "first" in (out / "server.py").read_text()  # what was read
+    code, msg, _ = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and "toolset unchanged" not in msg
+    if saved == "tools.yaml":
+        assert "second" in (out / "server.py").read_text()
+    else:
+        assert "AlphaInputTag: TypeAlias = _Integral" in (out / "models.py").read_text()
+    assert "toolset unchanged" in run("generate", str(toolset), "--out", str(out))[1]
+
+
 def mtimes(root: Path) -> dict[str, int]:
     files = sorted(p for p in root.rglob("*") if p.is_file())
     return {p.relative_to(root).as_posix(): p.stat().st_mtime_ns for p in files}
@@ -429,7 +470,12 @@ def test_diff_applies_to_a_checkout_with_other_line_endings(tmp_path: Path, mixe
         if path.is_file():
             lines = path.read_bytes().split(b"\n")
             # every line CRLF, or (a file edited on both systems) all but one in ten
-            path.write_bytes(b"".join(line + (b"\n" if mixed and i % 10 == 3 else ending) for i, line in enumerate(lines[:-1])) + lines[-1])  # noqa: E501
+            path.write_bytes(
+                b"".join(
+                    line + (b"\n" if mixed and i % 10 == 3 else ending) for i, line in enumerate(lines[:-1])
+                )
+                + lines[-1]
+            )
     assert run("generate", str(toolset), "--out", str(out), "--check")[0] == 0
     assert _git(repo, "add", "-A").returncode == 0
     assert _git(repo, "commit", "-qm", "base").returncode == 0

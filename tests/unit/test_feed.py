@@ -255,3 +255,72 @@ def test_toolsets_the_feed_cannot_follow_are_checked_as_before(
     assert fed.ok == checked.ok
     if not fed.ok:
         assert [d.code for d in fed.diagnostics] == [d.code for d in checked.diagnostics]
+
+
+def _gone(pid: int, within: float = 5.0) -> bool:
+    """Whether process `pid` ends (or is a zombie) within `within` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state in {"Z", "X"}:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _sleep_forever(_: object = None) -> None:
+    time.sleep(600)
+
+
+def _fork_a_sleeper_then_sleep(mark: str, next_item: Callable[[], Any]) -> None:
+    from mcpstub.beside import Standby  # noqa: PLC0415
+
+    grandchild = Standby(_sleep_forever, lambda: None)
+    grandchild.give(None)
+    Path(mark).write_text(f"{os.getpid()} {grandchild._pid}", encoding="utf-8")
+    _sleep_forever()
+
+
+def _pids(mark: Path) -> list[int]:
+    deadline = time.monotonic() + 20
+    while not (mark.exists() and mark.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return [int(p) for p in mark.read_text().split()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="dying with the parent is Linux's")
+def test_what_a_stopped_child_forked_stops_with_it(tmp_path: Path) -> None:
+    """A feed stopped while its child's forks work leaves none of them working on."""
+    from functools import partial  # noqa: PLC0415
+
+    mark = tmp_path / "pids"
+    feed: Feed[Any, None] = Feed(partial(_fork_a_sleeper_then_sleep, str(mark)), lambda: None)
+    child, grandchild = _pids(mark)
+    assert child == feed._pid
+    feed.close()
+    assert _gone(child) and _gone(grandchild)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="dying with the parent is Linux's")
+@pytest.mark.parametrize("how", ["exit", "SIGKILL", "SIGTERM"])
+def test_children_end_with_a_run_that_ends_without_stopping_them(tmp_path: Path, how: str) -> None:
+    import signal  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    mark = tmp_path / "pids"
+    code = (
+        "import os, time, functools, sys; sys.path.insert(0, sys.argv[2]);"
+        " import test_feed; from mcpstub.beside import Feed;"
+        " f = Feed(functools.partial(test_feed._fork_a_sleeper_then_sleep, sys.argv[1]), lambda: None);"
+        " time.sleep(600 if sys.argv[3] != 'exit' else 0.5); os._exit(0)"
+    )
+    run = subprocess.Popen([sys.executable, "-c", code, str(mark), str(Path(__file__).parent), how])
+    child, grandchild = _pids(mark)
+    if how != "exit":
+        run.send_signal(getattr(signal, how))
+    run.wait(timeout=30)
+    assert _gone(child) and _gone(grandchild)
