@@ -58,6 +58,63 @@ def _die_with(parent: int) -> None:
 
 
 _PR_SET_PDEATHSIG = 1
+# What a child that was asked nothing answers: nothing at all.
+_UNASKED = object()
+
+
+def _answer_once(
+    prepare: Callable[[], object],
+    compute: Callable[[int], object],
+    ask: tuple[int, int],
+    answer: tuple[int, int],
+) -> None:
+    """In a forked child: `prepare()`, then `compute(the request pipe's read end)`, sent back
+    pickled (unless `_UNASKED`), then leave: exit 0 if all went well, else 1."""
+    code = 1
+    try:
+        os.close(ask[1])
+        os.close(answer[0])
+        try:
+            prepare()
+        except Exception:  # a failed warm-up only costs time later
+            pass
+        value = compute(ask[0])
+        if value is not _UNASKED:
+            data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(answer[1], "wb") as pipe:
+                pipe.write(data)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _given(fn: Callable[[Any], Any], read: int) -> object:
+    """`fn` of the argument the request pipe holds, or `_UNASKED` when it holds none."""
+    with os.fdopen(read, "rb") as pipe:
+        request = pipe.read()
+    return fn(pickle.loads(request)) if request else _UNASKED
+
+
+def _answer(pid: int, read: int) -> bytes | None:
+    """The answer of the child `pid` on the pipe `read` (closed here), once it has ended; None
+    when it failed."""
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    return data if os.waitstatus_to_exitcode(status) == 0 and data else None
+
+
+def _stop(pid: int, read: int) -> tuple[int, int]:
+    """Kill and reap the child `pid` (if any) and close `read` (if open): (0, -1)."""
+    if pid:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+    if read >= 0:
+        os.close(read)
+    return 0, -1
 
 
 class Standby(Generic[A, T]):
@@ -78,28 +135,12 @@ class Standby(Generic[A, T]):
         forked = _fork_with_pipes()
         if forked is None:
             return
-        pid, (ask_read, ask_write), (answer_read, answer_write) = forked
+        pid, ask, (answer_read, answer_write) = forked
         if pid == 0:  # the child: prepare, wait for the argument, compute, send, leave
-            code = 1
-            try:
-                os.close(ask_write)
-                os.close(answer_read)
-                try:
-                    prepare()
-                except Exception:  # a failed warm-up only costs time later
-                    pass
-                with os.fdopen(ask_read, "rb") as pipe:
-                    request = pipe.read()
-                if request:
-                    data = pickle.dumps(fn(pickle.loads(request)), protocol=pickle.HIGHEST_PROTOCOL)
-                    with os.fdopen(answer_write, "wb") as pipe:
-                        pipe.write(data)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(ask_read)
+            _answer_once(prepare, partial(_given, fn), ask, (answer_read, answer_write))
+        os.close(ask[0])
         os.close(answer_write)
-        self._pid, self._read, self._write = pid, answer_read, ask_write
+        self._pid, self._read, self._write = pid, answer_read, ask[1]
 
     def give(self, arg: A) -> None:
         """Have the child compute `fn(arg)` (sent from a thread: the child may still be preparing)."""
@@ -122,16 +163,7 @@ class Standby(Generic[A, T]):
 
     def close(self) -> None:
         """Stop and reap the child."""
-        if self._pid:
-            try:
-                os.kill(self._pid, signal.SIGKILL)
-                os.waitpid(self._pid, 0)
-            except OSError:
-                pass
-            self._pid = 0
-        if self._read >= 0:
-            os.close(self._read)
-            self._read = -1
+        self._pid, self._read = _stop(self._pid, self._read)
         if self._write >= 0:
             os.close(self._write)
             self._write = -1
@@ -144,15 +176,13 @@ class Standby(Generic[A, T]):
         if not self._given:
             raise RuntimeError("result() before give()")
         if self._pid:
-            pipe, self._read = os.fdopen(self._read, "rb"), -1  # closed by the file object now
-            with pipe:
-                data = pipe.read()
-            _, status = os.waitpid(self._pid, 0)
+            read, self._read = self._read, -1  # closed by `_answer` now
+            data = _answer(self._pid, read)
             self._pid = 0
             if self._sender is not None:
                 self._sender.join()
                 self._sender = None
-            if os.waitstatus_to_exitcode(status) == 0 and data:
+            if data is not None:
                 value: T = pickle.loads(data)
                 return value
         return self._fn(self._arg)  # type: ignore[arg-type]
@@ -176,27 +206,16 @@ class Feed(Generic[A, T]):
         forked = _fork_with_pipes()
         if forked is None:
             return
-        pid, (ask_read, ask_write), (answer_read, answer_write) = forked
+        pid, ask, (answer_read, answer_write) = forked
         if pid == 0:  # the child: prepare, then compute over the items as they come, send, leave
-            code = 1
-            try:
-                os.close(ask_write)
-                os.close(answer_read)
-                try:
-                    prepare()
-                except Exception:  # a failed warm-up only costs time later
-                    pass
-                data = pickle.dumps(fn(partial(_next_item, ask_read)), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(answer_write, "wb") as pipe:
-                    pipe.write(data)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(ask_read)
+            _answer_once(
+                prepare, lambda read: fn(partial(_next_item, read)), ask, (answer_read, answer_write)
+            )
+        os.close(ask[0])
         os.close(answer_write)
         self._pid, self._read = pid, answer_read
         # Items are written from a thread: the child reads them only between its computations.
-        self._sender = threading.Thread(target=self._send_all, args=(ask_write,), daemon=True)
+        self._sender = threading.Thread(target=self._send_all, args=(ask[1],), daemon=True)
         self._sender.start()
 
     @property
@@ -239,28 +258,17 @@ class Feed(Generic[A, T]):
 
     def close(self) -> None:
         """Stop and reap the child."""
-        if self._pid:
-            try:
-                os.kill(self._pid, signal.SIGKILL)
-                os.waitpid(self._pid, 0)
-            except OSError:
-                pass
-            self._pid = 0
-        if self._read >= 0:
-            os.close(self._read)
-            self._read = -1
+        self._pid, self._read = _stop(self._pid, self._read)
         self._drop()
 
     def result(self) -> T | None:
         """`fn`'s result over the items sent (call `end()` first); None if the child failed."""
         if not self._pid:
             return None
-        pipe, self._read = os.fdopen(self._read, "rb"), -1  # closed by the file object now
-        with pipe:
-            data = pipe.read()
-        _, status = os.waitpid(self._pid, 0)
+        read, self._read = self._read, -1  # closed by `_answer` now
+        data = _answer(self._pid, read)
         self._pid = 0
-        if os.waitstatus_to_exitcode(status) == 0 and data:
+        if data is not None:
             if self._sender is not None:  # the child read the feed to its end: the sender is done
                 self._sender.join()
                 self._sender = None
