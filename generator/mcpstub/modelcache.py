@@ -38,7 +38,7 @@ from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool, Toolset, to_class_prefix
 from mcpstub.layout import LINE_LENGTH
-from mcpstub.load import gc_running
+from mcpstub.load import Document, gc_running
 from mcpstub.memo import MODELS_DIGEST, derived, environment_key, tool_plain
 from mcpstub.model_source import parsed
 from mcpstub.models import DATA_KEYWORDS, STAND_IN_MODULE, ModelsResult, render_models
@@ -487,7 +487,7 @@ class _RecordLock:
         fcntl.lockf(self._fd, fcntl.LOCK_UN)
 
 
-def _claim_front(claims: _Claims, units: list[Toolset], _: object = None) -> dict[int, _Generated]:
+def _claim_front(claims: _Claims, units: list[Toolset]) -> dict[int, _Generated]:
     """Generate units from the front of the list until none is left unclaimed."""
     out: dict[int, _Generated] = {}
     while (index := claims.front()) is not None:
@@ -499,11 +499,20 @@ def _render_front(claims: _Claims, units: list[Toolset]) -> dict[int, _Generated
     """In the child, once the generator is imported: generate units from the front of the list,
     with a fork of itself per spare core claiming from the same list (forked warm, they pay no
     imports). A fork that fails leaves its claimed units to the parent, which generates them."""
-    spare = min(_cores() - 1, claims.left() - 1, _MAX_FORKS) if FORK else 0
-    forks = [Standby(partial(_claim_front, claims, units), _nothing) for _ in range(max(0, spare))]
+    return _beside_forks(partial(_claim_front, claims, units), claims.left() - 1)
+
+
+def _beside_forks(take: Callable[[], dict[int, _Generated]], wanted: int) -> dict[int, _Generated]:
+    """`take()` here and in a fork of this process per spare core (`wanted` at most), all
+    taking from the same units: what they generated, by index. A fork that fails leaves what it
+    took to the parent, which generates it."""
+    spare = min(_cores() - 1, wanted, _MAX_FORKS) if FORK else 0
+    forks: list[Standby[None, dict[int, _Generated]]] = [
+        Standby(lambda _: take(), _nothing) for _ in range(max(0, spare))
+    ]
     for fork in forks:
         fork.give(None)
-    out = _claim_front(claims, units)
+    out = take()
     for fork in forks:
         out.update(fork.result())
     return out
@@ -514,20 +523,10 @@ def _render_fed(lock: int, next_item: Callable[[], tuple[int, Toolset] | None]) 
     they come, with a fork of itself per spare core reading from the same feed (a unit is read
     whole under `lock`, a file all of them hold). A fork that fails leaves the units it read to
     the parent, which generates them."""
-    take = partial(_take_fed, lock, next_item)
-    spare = min(_cores() - 1, _MAX_FORKS) if FORK else 0
-    forks = [Standby(take, _nothing) for _ in range(spare)]
-    for fork in forks:
-        fork.give(None)
-    out = take()
-    for fork in forks:
-        out.update(fork.result())
-    return out
+    return _beside_forks(partial(_take_fed, lock, next_item), _MAX_FORKS)
 
 
-def _take_fed(
-    lock: int, next_item: Callable[[], tuple[int, Toolset] | None], _: object = None
-) -> dict[int, _Generated]:
+def _take_fed(lock: int, next_item: Callable[[], tuple[int, Toolset] | None]) -> dict[int, _Generated]:
     """Generate units read from the feed until it ends."""
     out: dict[int, _Generated] = {}
     while True:
@@ -578,14 +577,14 @@ class ModelFeed:
         )
         self.stream: _Stream | None = None
 
-    def follow(self, data: Any, source_name: str, store: ModelCache | None) -> Callable[[Tool], None] | None:
-        """What the check calls with each tool it passes, in order, for the toolset `data` (a
-        loaded document) read from a file named `source_name`; None when it cannot be followed."""
-        roots = _predicted_roots(data)
+    def follow(self, doc: Document, store: ModelCache | None) -> Callable[[Tool], None] | None:
+        """What the check of the loaded toolset `doc` calls with each tool it passes, in order;
+        None when it cannot be followed."""
+        roots = _predicted_roots(doc.data)
         if roots is None or not self.feed.alive:
             return None
-        shared = dict(data.get("$defs") or {})
-        early = Toolset("", None, None, shared, (), source_name=source_name)
+        shared = dict(doc.data.get("$defs") or {})
+        early = Toolset("", None, None, shared, (), source_name=Path(doc.file).name)
         try:
             self.stream = _Stream(self.feed, early, roots, store)
         except Exception:  # what was fed is unknown: the models are made after the check, here

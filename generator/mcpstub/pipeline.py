@@ -10,6 +10,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -170,10 +171,8 @@ def generate(
     # each group's models as soon as the check has passed its tools.
     standby = standby_models()
     memo = ToolMemo(cache_dir, path)
-    follow = None
-    if standby is not None:
-        feed, store = standby, ModelCache(cache_dir) if cache_dir is not None else None
-        follow = lambda doc: feed.follow(doc.data, Path(doc.file).name, store)  # noqa: E731
+    store = ModelCache(cache_dir) if cache_dir is not None else None
+    follow = partial(standby.follow, store=store) if standby is not None else None
     try:
         checked = check_toolset(path, shown, policy, memo, follow)
         if checked.toolset is None:
