@@ -25,7 +25,7 @@ import jsonschema_rs
 if TYPE_CHECKING:
     from jsonschema import ValidationError
 
-from mcpstub.bundle import Bundler, definition_pointer, resolve_pointer, split_pointer
+from mcpstub.bundle import Bundler, definition_pointer, iter_refs, resolve_pointer, split_pointer
 from mcpstub.classnames import IMPORTED, class_name
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.errortext import describe_error
@@ -336,8 +336,9 @@ class _Checker:
         self.diagnostics: list[Diagnostic] = []
         self.bundler = Bundler(doc, self._load_file, root=policy.ref_root)
         self._validators: dict[int, tuple[Any, Any]] = {}  # by id of a checked schema: it, compiled
-        # whether a definition compiles on its own, by (`$schema`, its `$defs` key, its marshal)
-        self._compiled_definitions: dict[tuple[Any, str, bytes], bool] = {}
+        # what a definition refers to if it compiles on its own (else None), by (`$schema`, its
+        # `$defs` key, its marshal)
+        self._compiled_definitions: dict[tuple[Any, str, bytes], frozenset[str] | None] = {}
         self._finite_docs: dict[int, bool] = {}  # by id of a loaded document: holds no inf or nan
 
     def _finite(self, doc: Document) -> bool:
@@ -460,9 +461,7 @@ class _Checker:
                 known, copied = hit  # checked clean from this very input before: no diagnostics
                 self.bundler.copied_bytes += copied
                 if not self.bundler.over_budget:
-                    result.append(known)
-                    if self.on_tool is not None:
-                        self.on_tool(known)
+                    self._passed(result, known)
                     continue
                 # Its copies cross the expansion bound here: checked again, to report where.
                 self.bundler.copied_bytes -= copied
@@ -472,9 +471,7 @@ class _Checker:
                 message = f"tool {name!r} could not be checked, so it is left out"
                 self.diagnostics.append(error("invalid-tool", message, doc.loc(path)))
             if tool is not None and problem is None:
-                result.append(tool)
-                if self.on_tool is not None:
-                    self.on_tool(tool)
+                self._passed(result, tool)
                 clean = len(self.diagnostics) == before and len(self.bundler.diagnostics) == bundled_before
                 # Only a tool that reaches no other file: its check depends on this document alone.
                 if key is not None and self.memo is not None and clean and not self.bundler.files:
@@ -541,6 +538,12 @@ class _Checker:
             )
         classes.update((c, f"tool {name!r}") for c in tool_classes)
         return None
+
+    def _passed(self, result: list[Tool], tool: Tool) -> None:
+        """`tool` passed: it joins `result`, and `on_tool` hears of it."""
+        result.append(tool)
+        if self.on_tool is not None:
+            self.on_tool(tool)
 
     def _schema(self, path: JsonPath, schema: Any) -> tuple[dict[str, Any], frozenset[str], Dialect] | None:
         doc = self.doc
@@ -610,17 +613,21 @@ class _Checker:
 
         A shared definition bundled into many tools is compiled once on its own (behind a
         `$ref`, its siblings empty), and each tool with its copies of them left empty: what
-        compiles so compiles whole, as bundling has made every reference resolve. Anything else
-        (a reference into a copy, a copy that fails on its own) compiles the whole schema, which
-        decides and says why.
+        compiles so compiles whole, as bundling has made every reference resolve, provided a
+        copy refers to nothing but other copies (what else it reaches is compiled with neither).
+        Anything else (a copy that refers elsewhere or into a copy, a copy that fails on its own)
+        compiles the whole schema, which decides and says why.
         """
         defs_key = "definitions" if dialect == "draft-07" else "$defs"
         defs = schema.get(defs_key)
-        copies = {n for n in shared if isinstance(defs, dict) and isinstance(defs.get(n), dict) and defs[n]}
-        if len(copies) < 2 or not isinstance(defs, dict):
+        if not isinstance(defs, dict):
             return _validator(schema)
+        copies = {n for n in shared if isinstance(defs.get(n), dict) and defs[n]}
+        if len(copies) < 2:
+            return _validator(schema)
+        pointers = {definition_pointer(defs_key, n) for n in copies}
         try:
-            if all(self._definition_compiles(schema, defs, defs_key, name) for name in copies):
+            if all(self._definition_compiles(schema, defs, defs_key, name, pointers) for name in copies):
                 _validator({**schema, defs_key: {n: {} if n in copies else v for n, v in defs.items()}})
                 return None
         except Exception:  # the whole schema decides, below
@@ -628,26 +635,28 @@ class _Checker:
         return _validator(schema)
 
     def _definition_compiles(
-        self, schema: dict[str, Any], defs: dict[str, Any], defs_key: str, name: str
+        self, schema: dict[str, Any], defs: dict[str, Any], defs_key: str, name: str, pointers: set[str]
     ) -> bool:
-        """Whether the definition `name` of `schema` compiles on its own (known once per value)."""
+        """Whether the definition `name` of `schema` compiles on its own and refers to nothing
+        but `pointers` (the copies'); what it compiles to and refers to is known once per value."""
         try:
             key = (schema.get("$schema"), defs_key, marshal.dumps(defs[name], 2))
         except ValueError:
             return False
-        known = self._compiled_definitions.get(key)
-        if known is None:
+        if key in self._compiled_definitions:
+            known = self._compiled_definitions[key]
+        else:
             alone: dict[str, Any] = {defs_key: {**{n: {} for n in defs}, name: defs[name]}}
             alone["$ref"] = definition_pointer(defs_key, name)
             if "$schema" in schema:
                 alone = {"$schema": schema["$schema"], **alone}
             try:
                 _validator(alone)
-                known = True
+                known = frozenset(ref for _, ref in iter_refs(defs[name]))
             except Exception:
-                known = False
+                known = None
             self._compiled_definitions[key] = known
-        return known
+        return known is not None and known <= pointers
 
     def _tool(self, path: JsonPath, raw: dict[str, Any], ident: str, prefix: ClassName) -> Tool | None:
         # Compiled schemas serve this tool's examples only: an earlier tool's are let go, which

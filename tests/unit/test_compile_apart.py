@@ -31,6 +31,9 @@ SHARED: dict[str, Any] = {
         "properties": {"w": {"type": "boolean"}},
     },
     "Loose": {"type": "array", "items": {"$ref": "#/$defs/Parent"}, "minItems": 1},
+    # Copied as `Local2` into a tool with a `Local` of its own: reached only through `UsesLocal`.
+    "Local": {"type": "string", "$dynamicRef": "#nowhere"},
+    "UsesLocal": {"type": "object", "properties": {"l": {"$ref": "#/$defs/Local"}}},
 }
 OWN: list[dict[str, Any]] = [
     {"type": "string"},
@@ -122,3 +125,31 @@ def test_a_shared_definition_is_compiled_once_however_many_tools_copy_it(
     tools = [s for s in compiled if "properties" in s]
     assert len(tools) == 40
     assert all(v == {} for s in tools for v in s["$defs"].values())
+
+
+def test_what_a_shared_copy_reaches_under_another_name_is_compiled(tmp_path: Path) -> None:
+    """A shared definition that refers to one copied under another name (a tool's own definition
+    took its name), or to a referenced file's: the tool's whole schema is compiled, and fails."""
+    (tmp_path / "other.yaml").write_text("$defs:\n  X: {type: string, $dynamicRef: '#nope'}\n")
+    defs = {
+        "A": {
+            "type": "object",
+            "properties": {"b": {"$ref": "#/$defs/B"}, "x": {"$ref": "other.yaml#/$defs/X"}},
+        },
+        "B": {"type": "string", "$dynamicRef": "#nope"},
+        "C": {"type": "integer"},
+    }
+    schema = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/A"}, "c": {"$ref": "#/$defs/C"}},
+        "$defs": {"B": {"type": "string"}},
+    }
+    path = tmp_path / "tools.json"
+    doc = {
+        "mcpstub": 1,
+        "server": {"name": "s"},
+        "$defs": defs,
+        "tools": [{"name": "one", "inputSchema": schema}],
+    }
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert [c for c, *_ in _codes_and_messages(path)] == ["invalid-schema"]
