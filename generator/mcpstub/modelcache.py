@@ -18,6 +18,7 @@ processes, the bytes are the same.
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import json
 import marshal
@@ -573,7 +574,7 @@ class ModelFeed:
     def __init__(self) -> None:
         self._lock = tempfile.TemporaryFile()  # held as long as the feed is
         self.feed: Feed[tuple[int, Toolset], dict[int, _Generated]] = Feed(
-            partial(_render_fed, self._lock.fileno()), warm_up
+            partial(_render_fed, self._lock.fileno()), _warm_child
         )
         self.stream: _Stream | None = None
 
@@ -799,6 +800,13 @@ class PendingModels:
 def warm_up() -> None:
     """Import what the model generator imports on its first call, so forked children start warm."""
     render_models(Toolset("warm", None, None, {"Warm": {"type": "object", "properties": {"a": {}}}}, ()))
+
+
+def _warm_child() -> None:
+    """A model child's preparation: `warm_up()`, then what it holds is left out of the cycle
+    collector's passes, which would walk it again and again (and, in a fork, copy it page by page)."""
+    warm_up()
+    gc.freeze()
 
 
 def start_models(
