@@ -16,7 +16,7 @@ import shlex
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import IO, Any
 from urllib.parse import unquote, urlsplit
 
 from mcpstub.surface import DIGEST_META_KEY
@@ -293,17 +293,23 @@ def read_live(
             except LiveError:
                 raise
             except TimeoutError:
-                raise LiveError(f"{source}: no tool listing within {TIMEOUT_SECONDS:.0f} s") from None
-            except Exception as exc:  # the SDK raises many kinds; the user needs one line, not a traceback
-                errlog.seek(0)
-                said = [line.strip() for line in errlog.read().splitlines() if line.strip()]
-                why = f"; the server said: {said[-1][:300]}" if said else ""
-                if any(m.startswith("Failed to parse JSONRPC") for m in logged):
-                    why += "; it wrote what is not JSON-RPC to stdout (a stdio server logs to stderr)"
-                elif logged and logged[0]:
-                    why += f"; the client said: {logged[0][:300]}"
-                message = f"{source}: {_describe(exc)}{why}"
+                message = f"{source}: no tool listing within {TIMEOUT_SECONDS:.0f} s{_why(errlog, logged)}"
                 raise LiveError(_scrubbed(message, url) if url is not None else message) from None
+            except Exception as exc:  # the SDK raises many kinds; the user needs one line, not a traceback
+                message = f"{source}: {_describe(exc)}{_why(errlog, logged)}"
+                raise LiveError(_scrubbed(message, url) if url is not None else message) from None
+
+
+def _why(errlog: IO[str], logged: list[str]) -> str:
+    """What the server wrote last on stderr, and what the client logged of its answers."""
+    errlog.seek(0)
+    said = [line.strip() for line in errlog.read().splitlines() if line.strip()]
+    why = f"; the server said: {said[-1][:300]}" if said else ""
+    if any(m.startswith("Failed to parse JSONRPC") for m in logged):
+        why += "; it wrote what is not JSON-RPC to stdout (a stdio server logs to stderr)"
+    elif logged and logged[0]:
+        why += f"; the client said: {logged[0][:300]}"
+    return why
 
 
 @asynccontextmanager

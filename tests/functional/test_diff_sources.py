@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import socket
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from mcpstub import cli
+from mcpstub import cli, live
 from mcpstub.pipeline import check_toolset
 
 COMMON = """\
@@ -248,6 +249,22 @@ def test_a_server_command_that_fails_is_one_line_exit_2(
     assert captured.err.startswith(f"mcpstub: error: server command {command!r}")
     assert said in captured.err and "Traceback" not in captured.err
     assert len(captured.err.splitlines()) == 1
+
+
+def test_a_server_that_writes_junk_then_hangs_is_stopped_and_said_why(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The client reads on after a line that is not JSON-RPC (a banner), so the run waits for the
+    # timeout; the message then says what the server wrote, not only that time ran out.
+    monkeypatch.setattr(live, "TIMEOUT_SECONDS", 3.0)
+    hang = "import sys, time; print('starting up'); sys.stdout.flush(); time.sleep(600)"
+    command = f"{sys.executable} -c {shlex.quote(hang)}"
+    started = time.monotonic()
+    assert cli.main(["diff", "--server-command", command, "api/tools.yaml"]) == 2
+    assert time.monotonic() - started < 30
+    err = capsys.readouterr().err
+    assert "no tool listing within 3 s" in err and "not JSON-RPC" in err
+    assert len(err.splitlines()) == 1
 
 
 def test_a_server_writing_junk_to_stdout_gives_no_traceback(repo: Path) -> None:
