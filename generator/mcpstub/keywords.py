@@ -92,6 +92,7 @@ class Lint:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     patterns: list[str] = field(default_factory=list)
     bad_types: set[JsonPath] = field(default_factory=set)
+    defaults: list[JsonPath] = field(default_factory=list)  # the schemas that hold a `default`
 
 
 # Names other schema languages (or habit) use for a keyword, folded as `_folded` folds them.
@@ -232,6 +233,8 @@ def lint_schema(
             continue
         for key, value in node.items():
             if key in known:
+                if key == "default" and not (value is None and doc.holds_nothing((*where, key))):
+                    found.defaults.append(where)  # (one written without a value is said below)
                 if key in _ONE and isinstance(value, dict):
                     stack.append(((*where, key), value))
                 elif key in _LIST and isinstance(value, list):

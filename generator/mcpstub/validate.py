@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import jsonschema_rs
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 from mcpstub.bundle import Bundler, definition_pointer, iter_refs, resolve_pointer, split_pointer
 from mcpstub.classnames import IMPORTED, class_name
-from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
+from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, warning
 from mcpstub.errortext import describe_error
 from mcpstub.ir import (
     SERVER_INFO_KEYS,
@@ -279,10 +280,18 @@ def _meta_validator(dialect: Dialect) -> Any:
 
 
 def _meta_errors(
-    doc: Document, path: JsonPath, schema: Any, dialect: Dialect, policy: Policy
+    doc: Document,
+    path: JsonPath,
+    schema: Any,
+    dialect: Dialect,
+    policy: Policy,
+    defaults: list[JsonPath] | None = None,
 ) -> Iterator[Diagnostic]:
-    """The keyword lint, then the meta-schema check (minus what the lint already said better)."""
+    """The keyword lint, then the meta-schema check (minus what the lint already said better);
+    `defaults`, if given, gets the paths of the schemas holding a `default`."""
     lint = lint_schema(doc, path, schema, dialect == "draft-07", policy.vendor_keywords)
+    if defaults is not None:
+        defaults.extend(lint.defaults)
     yield from lint.diagnostics
     # The Rust meta-schema check is fast; the Python one only runs to explain a failure precisely.
     if jsonschema_rs.meta.is_valid(schema) and all(_is_regex(p) for p in lint.patterns):
@@ -297,6 +306,94 @@ def _meta_errors(
             doc.loc(where),
             invalid_value_hint(doc, path, schema, tuple(err.absolute_path), err.instance),
         )
+
+
+# The name under which a bundled schema is known while its defaults are checked against it.
+_CHECKED_URI = "urn:mcpstub:checked"
+
+
+def _default_mismatches(
+    doc: Document, path: JsonPath, bundled: Any, defaults: list[JsonPath]
+) -> Iterator[Diagnostic]:
+    """A warning for each `default` (in the schemas at `defaults`, below `path`) that the schema
+    holding it rejects: a client or a model may send it as it is, and the call then fails.
+
+    `bundled` is the schema at `path` made self-contained, so every reference resolves as it will
+    at run time. A schema that refers to nothing is judged on its own, once per value; one that
+    cannot be checked (an `$id` of its own, say) is left as it is: the check is a help, never a
+    refusal.
+    """
+    if not defaults or not isinstance(bundled, dict):
+        return
+    registry: list[Any] = []  # made once, if a schema refers to others
+    for where in defaults:
+        relative = where[len(path) :]
+        node: Any = bundled
+        for token in relative:
+            if isinstance(node, dict):
+                node = node.get(token)
+            elif isinstance(node, list) and isinstance(token, int) and 0 <= token < len(node):
+                node = node[token]
+            else:
+                node = None
+        if not isinstance(node, dict) or "default" not in node:
+            continue
+        reason = _default_rejected(bundled, relative, node, registry)
+        if reason is not None:
+            yield warning(
+                "invalid-default",
+                f"{describe_path((*where, 'default'))} does not match its own schema: {reason}",
+                doc.loc((*where, "default")),
+                "clients and models may send the default as it is: make it a value the schema "
+                "accepts, or leave it out",
+            )
+
+
+# Verdicts on defaults of schemas that refer to nothing, by ($schema, the schema as marshal
+# writes it): a schema repeated across tools (a page size, say) is judged once.
+_DEFAULT_VERDICTS: dict[tuple[Any, bytes], str | None] = {}
+_REFERRING = (b"$ref", b"$dynamicRef", b"$recursiveRef")
+
+
+def _default_rejected(
+    bundled: dict[str, Any], relative: JsonPath, node: dict[str, Any], registry: list[Any]
+) -> str | None:
+    """Why the schema `node`, at `relative` in `bundled`, rejects its own default; None if it
+    accepts it, or cannot be checked."""
+    try:
+        key: tuple[Any, bytes] | None = (bundled.get("$schema"), marshal.dumps(node, 2))
+    except ValueError:
+        key = None
+    if key is not None and not any(word in key[1] for word in _REFERRING):
+        if key not in _DEFAULT_VERDICTS:
+            if len(_DEFAULT_VERDICTS) >= 10_000:
+                _DEFAULT_VERDICTS.clear()
+            alone = {"$schema": key[0], **node} if isinstance(key[0], str) else node
+            _DEFAULT_VERDICTS[key] = _rejection(alone, node["default"], None)
+        return _DEFAULT_VERDICTS[key]
+    if not registry:
+        try:
+            registry.append(jsonschema_rs.Registry([(_CHECKED_URI, bundled)]))
+        except Exception:  # what cannot be registered is not checked
+            registry.append(None)
+    if registry[0] is None:
+        return None
+    tokens = (str(t).replace("~", "~0").replace("/", "~1") for t in relative)
+    fragment = "".join(f"/{quote(t, safe='')}" for t in tokens)
+    return _rejection({"$ref": f"{_CHECKED_URI}#{fragment}"}, node["default"], registry[0])
+
+
+def _rejection(schema: dict[str, Any], value: Any, registry: Any) -> str | None:
+    """The first reason `schema` rejects `value`, shortened; None if it accepts it or cannot say."""
+    try:
+        validator = jsonschema_rs.validator_for(schema, registry=registry, validate_formats=True)
+        problem = next(iter(validator.iter_errors(value)), None)
+    except Exception:  # a schema that cannot be checked so is not
+        return None
+    if problem is None:
+        return None
+    message: str = problem.message
+    return message if len(message) <= 200 else message[:197] + "..."
 
 
 def _said(lint: Lint, where: JsonPath) -> bool:
@@ -412,9 +509,18 @@ class _Checker:
             if not isinstance(value, dict | bool):
                 continue  # the format check reports it
             dialect = schema_dialect(value) or "2020-12"
-            self.diagnostics.extend(_meta_errors(doc, ("$defs", name), value, dialect, self.policy))
+            defaults: list[JsonPath] = []
+            before = len(self.diagnostics)
+            self.diagnostics.extend(_meta_errors(doc, ("$defs", name), value, dialect, self.policy, defaults))
             if isinstance(value, dict):  # its refs must resolve even when no tool uses it
-                self.bundler.bundle_schema(("$defs", name), dialect)
+                errors_before = len(self.bundler.diagnostics)
+                bundled, _ = self.bundler.bundle_schema(("$defs", name), dialect)
+                if not (
+                    has_errors(self.diagnostics[before:])
+                    or has_errors(self.bundler.diagnostics[errors_before:])
+                    or self.bundler.over_budget
+                ):
+                    self.diagnostics.extend(_default_mismatches(doc, ("$defs", name), bundled, defaults))
         tools = self._tools()
         self.diagnostics.extend(self.bundler.diagnostics)
         if has_errors(self.diagnostics):
@@ -562,7 +668,8 @@ class _Checker:
             )
             return None
         before = len(self.diagnostics)
-        self.diagnostics.extend(_meta_errors(doc, path, schema, dialect, self.policy))
+        defaults: list[JsonPath] = []
+        self.diagnostics.extend(_meta_errors(doc, path, schema, dialect, self.policy, defaults))
 
         def root_error() -> Diagnostic:
             return error(
@@ -605,6 +712,7 @@ class _Checker:
                 error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))
             )
             return None
+        self.diagnostics.extend(_default_mismatches(doc, path, bundled, defaults))
         return bundled, shared, dialect
 
     def _compile(self, schema: dict[str, Any], shared: frozenset[str], dialect: Dialect) -> Any | None:

@@ -7,6 +7,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -599,3 +600,119 @@ def test_a_number_no_client_can_read_in_an_example_is_reported_once(tmp_path: Pa
     )
     found = [(d.code, d.location.line) for d in check_toolset(path).diagnostics]
     assert found == [("not-json", 8), ("not-json", 9), ("example-invalid", 10)]  # the others still checked
+
+
+def test_a_default_its_own_schema_rejects_is_a_warning_where_it_is_written(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Size: {type: integer, minimum: 0, default: -1}
+          Box:
+            type: object
+            properties:
+              size: {$ref: "#/$defs/Size", default: big}
+        tools:
+          - name: pick
+            inputSchema:
+              type: object
+              properties:
+                n: {type: integer, default: ten}
+                fine: {type: number, default: 1}
+                box: {$ref: "#/$defs/Box", default: {size: 3}}
+                bad box: {$ref: "#/$defs/Box", default: {size: x}}
+                "a/~ b": {type: boolean, default: 0}
+                day: {type: string, format: date, default: yesterday}
+                list: {type: array, items: {type: integer, default: 1.5}, default: [1, 2]}
+                same: {$ref: "#/properties/fine", default: 2.5}
+              $defs:
+                Own: {type: string, default: 3}
+            outputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              properties:
+                r: {$ref: "#/definitions/R", default: 7}
+                ignored: {$ref: "#/definitions/R", type: integer, default: text}
+              definitions:
+                R: {type: string}
+        """,
+    )
+    assert checked.ok  # warnings: the toolset is generated
+    warned = [(d.line, d.col) for d in (x.location for x in checked.diagnostics)]
+    assert {d.code for d in checked.diagnostics} == {"invalid-default"}
+    assert warned == sorted(warned)
+    lines = [line for line, _ in warned]
+    # Size (-1 < 0), Box.size ("big"), n, bad box ("x" for size), a/~ b, day, items (1.5), Own, r.
+    # `fine`, `box`, `list`, `same` and draft-07's `ignored` ($ref siblings ignored) are sound.
+    assert lines == [4, 8, 14, 17, 18, 19, 20, 23, 28]
+    said = {d.location.line: d.message for d in checked.diagnostics}
+    assert "'ten'" in said[14] or '"ten"' in said[14]
+    assert "properties.a/~ b.default" in said[18]
+    assert all(d.location.col > 1 for d in checked.diagnostics)
+
+
+def test_an_unused_shared_definition_and_nested_defaults_are_checked_once(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Unused: {type: object, properties: {a: {enum: [1, 2], default: 3}}}
+          Used: {type: string, default: 1}
+        tools:
+          - name: one
+            inputSchema: {type: object, properties: {u: {$ref: "#/$defs/Used"}}}
+          - name: two
+            inputSchema: {type: object, properties: {u: {$ref: "#/$defs/Used"}}}
+        """,
+    )
+    assert checked.ok
+    assert found(checked) == [("invalid-default", 4, 66), ("invalid-default", 5, 33)]
+
+
+@given(
+    st.sampled_from(["integer", "number", "string", "boolean", "null", "array", "object"]),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(2**70), 2**70),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=5),
+        st.lists(st.integers(), max_size=2),
+        st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    ),
+    st.sampled_from([{}, {"minimum": 0}, {"maxLength": 2}, {"minItems": 1}, {"required": ["k"]}]),
+)
+def test_defaults_are_judged_as_the_run_time_validator_judges_them(
+    tmp_path_factory: pytest.TempPathFactory, kind: str, default: object, extra: dict[str, object]
+) -> None:
+    schema = {"type": kind, **extra, "default": default}
+    body = {"type": "object", "properties": {"x": schema}}
+    text = json.dumps({"mcpstub": 1, "server": {"name": "s"}, "tools": [{"name": "t", "inputSchema": body}]})
+    path = tmp_path_factory.mktemp("d") / "tools.json"
+    path.write_text(text, "utf-8")
+    checked = check_toolset(path, "tools.json")
+    assert checked.ok, found(checked)
+    judge = jsonschema.Draft202012Validator({k: v for k, v in schema.items() if k != "default"})
+    expected = not judge.is_valid(default)
+    assert [d.code for d in checked.diagnostics] == (["invalid-default"] if expected else [])
+
+
+def test_a_draft_07_default_is_judged_by_draft_07(tmp_path: Path) -> None:
+    # Tuple `items` is draft-07's; 2020-12 would read it as invalid, or `prefixItems` ignored.
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: t
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              properties:
+                pair: {type: array, items: [{type: integer}], default: [x]}
+                fine: {type: array, items: [{type: integer}], default: [1, x]}
+                loose: {type: array, prefixItems: [{type: integer}], default: [x]}
+        """,
+    )
+    assert [(code, line) for code, line, _ in found(checked) if code == "invalid-default"] == [
+        ("invalid-default", 9)
+    ]
