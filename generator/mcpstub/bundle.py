@@ -125,6 +125,12 @@ class _Where:
         return self.doc.loc(self.path)
 
 
+# What bundling a schema has yet to look through: the document, the path there and value of a
+# schema or unit, its references (None: found by walking it), and for a unit its name in `$defs`
+# and a marshalled copy of it.
+_Queued = tuple[Document, JsonPath, Any, "list[tuple[JsonPath, str]] | None", "tuple[str, bytes] | None"]
+
+
 @dataclass
 class _State:
     """What bundling one tool schema has done so far."""
@@ -183,15 +189,21 @@ class Bundler:
         state = _State(
             original, schema_path, defs_key, set(own_defs) if isinstance(own_defs, dict) else set()
         )
-        queue: list[tuple[Document, JsonPath, Any, list[tuple[JsonPath, str]] | None]] = [
-            (self.toolset, schema_path, result, None)
-        ]
+        queue: list[_Queued] = [(self.toolset, schema_path, result, None, None)]
         while queue:
-            doc, base, node, refs = queue.pop()
+            doc, base, node, refs, unit = queue.pop()
+            changed: list[tuple[JsonPath, str]] = []
             for ref_path, ref in refs if refs is not None else list(iter_refs(node)):
                 new_ref = self._rewrite(state, doc, base, ref_path, ref, queue)
                 if new_ref is not None and new_ref != ref:
-                    _set(node, ref_path, new_ref)
+                    changed.append((ref_path, new_ref))
+            if changed and unit is not None:
+                # A unit is the very object read, shared by every schema that takes it as it
+                # is (nothing changes it once read); one whose references are written anew
+                # here is a copy of its own.
+                node = state.added[unit[0]] = marshal.loads(unit[1])
+            for ref_path, new_ref in changed:
+                _set(node, ref_path, new_ref)
         if state.added and isinstance(result.setdefault(defs_key, {}), dict):
             result[defs_key].update(state.added)  # (not an object: the meta-schema check says so)
         return result, frozenset(state.shared)
@@ -203,7 +215,7 @@ class Bundler:
         base: JsonPath,
         ref_path: JsonPath,
         ref: str,
-        queue: list[tuple[Document, JsonPath, Any, list[tuple[JsonPath, str]] | None]],
+        queue: list[_Queued],
     ) -> str | None:
         root_schema = state.original if doc is self.toolset and base == state.schema_path else None
         loc = _Where(doc, (*base, *ref_path))  # looked up only if a diagnostic needs it
@@ -247,9 +259,8 @@ class Bundler:
                 )
             )
             return None
-        copied = marshal.loads(frozen)
-        state.added[name] = copied
-        queue.append((target_doc, target.unit, copied, refs))
+        state.added[name] = value
+        queue.append((target_doc, target.unit, value, refs, (name, frozen)))
         return definition_pointer(state.defs_key, name, tuple(target.rest))
 
     def _resolve(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import keyword
-import marshal
 import re
 import unicodedata
 import warnings
@@ -27,6 +26,7 @@ from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import JSON, Tool, Toolset, to_class_prefix
 from mcpstub.keywords import KNOWN_2020_12, KNOWN_DRAFT_07
 from mcpstub.layout import LINE_LENGTH
+from mcpstub.marshalled import marshalled
 from mcpstub.model_source import (
     bound_names,
     exact_numbers,
@@ -604,7 +604,7 @@ _BY_DEFINITION_MAX = 50_000  # entries kept before all are dropped
 
 def _by_definition(what: str, node: JSON, make: Callable[[JSON], Any]) -> Any:
     try:
-        key = (what, marshal.dumps(node, 2))
+        key = (what, marshalled(node))
     except ValueError:  # not plain data
         return make(node)
     if key not in _BY_DEFINITION:

@@ -165,8 +165,10 @@ def generate(
     run (storing this run's pieces) is left in the result's `later`, for the caller to call once
     the files are written.
     """
+    from mcpstub.marshalled import forget  # noqa: PLC0415
     from mcpstub.modelcache import ModelCache, standby_models  # noqa: PLC0415 - only when generating
 
+    forget()  # what an earlier run (a `--watch` session's) read is let go
     # A child imports the model generator while this process reads the toolset, then generates
     # each group's models as soon as the check has passed its tools.
     standby = standby_models()

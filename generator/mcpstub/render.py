@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import marshal
 import math
 import re
 import unicodedata
@@ -34,6 +33,7 @@ from mcpstub.layout import (
     UNSAFE_IN_COMMENT,
     WRITING_MARKER,
 )
+from mcpstub.marshalled import marshalled
 from mcpstub.memo import Piece, TextCache, ToolMemo, tool_key
 from mcpstub.resources import resource_dir
 from mcpstub.shapes import is_object_root, legacy_output_schema
@@ -187,7 +187,7 @@ def _definition_literal(
     try:
         # marshal keeps types and order apart (1, 1.0 and True; key order): equal bytes, equal
         # value, equal text.
-        key: tuple[object, ...] | None = (marshal.dumps(item, 2), indent, used)
+        key: tuple[object, ...] | None = (marshalled(item), indent, used)
     except ValueError:  # not plain data: laid out as it comes
         key = None
     text = _LAID_OUT.get(key) if key is not None else None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import marshal
 import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
@@ -21,6 +20,7 @@ import rfc8785
 
 from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import SURFACE_FORMAT, SURFACE_MARKER_KEY
+from mcpstub.marshalled import marshalled
 from mcpstub.memo import TextCache
 from mcpstub.shapes import is_object_root, legacy_output_schema
 
@@ -163,7 +163,7 @@ def _definitions_apart(wire: dict[str, JSON]) -> tuple[dict[str, JSON], list[JSO
 
 def _definition_text(kind: str, item: JSON, make: Callable[[JSON], str | None]) -> str | None:
     try:
-        key = (kind, marshal.dumps(item, 2))  # equal bytes: equal value, types and order kept
+        key = (kind, marshalled(item))  # equal bytes: equal value, types and order kept
     except ValueError:
         return make(item)
     known = _DEFINITION_TEXTS.get(key)

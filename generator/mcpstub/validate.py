@@ -42,6 +42,7 @@ from mcpstub.ir import (
 )
 from mcpstub.keywords import KNOWN_2020_12, Lint, comma_hint, invalid_value_hint, lint_schema
 from mcpstub.load import Document, JsonPath, gc_paused, load_document
+from mcpstub.marshalled import marshalled
 from mcpstub.memo import ToolMemo, check_key
 from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
@@ -748,7 +749,7 @@ class _Checker:
         """Whether the definition `name` of `schema` compiles on its own and refers to nothing
         but `pointers` (the copies'); what it compiles to and refers to is known once per value."""
         try:
-            key = (schema.get("$schema"), defs_key, marshal.dumps(defs[name], 2))
+            key = (schema.get("$schema"), defs_key, marshalled(defs[name]))
         except ValueError:
             return False
         if key in self._compiled_definitions:

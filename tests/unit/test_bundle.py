@@ -449,3 +449,67 @@ def test_recursion_below_a_property_or_item_is_not_a_loop(tmp_path: Path) -> Non
     )
     assert found(checked) == []
     assert checked.toolset is not None
+
+
+_SHARING = {
+    "mcpstub": 1,
+    "server": {"name": "s"},
+    "$defs": {
+        "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}, "n": {"type": "integer"}}},
+        "B": {"type": "string", "enum": ["x", "y"]},
+    },
+    "tools": [
+        {"name": "plain", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}},
+        {
+            "name": "older",
+            "inputSchema": {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object",
+                "properties": {"a": {"$ref": "#/definitions/A"}},
+            },
+        },
+        {
+            "name": "own_b",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/B"}},
+                "$defs": {"B": {"type": "integer"}},
+            },
+        },
+        {"name": "again", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}},
+    ],
+}
+
+
+def test_a_definition_taken_as_it_is_is_one_object_and_one_rewritten_is_a_copy(tmp_path: Path) -> None:
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(_SHARING), "utf-8")
+    checked = check_toolset(path, "tools.json")
+    assert checked.ok, found(checked)
+    assert checked.toolset is not None
+    shared = checked.toolset.shared_defs
+    plain, older, own_b, again = (t.input_schema for t in checked.toolset.tools)
+    # Taken as written: the very object, in every tool that takes it.
+    assert plain["$defs"]["A"] is shared["A"] and again["$defs"]["A"] is shared["A"]
+    # draft-07 keeps definitions under `definitions`, and own_b's own B renames the shared one:
+    # both rewrite A's reference, each in a copy of its own.
+    assert older["definitions"]["A"]["properties"]["b"] == {"$ref": "#/definitions/B"}
+    assert own_b["$defs"]["A"]["properties"]["b"] == {"$ref": "#/$defs/B2"}
+    assert older["definitions"]["A"] is not shared["A"] and own_b["$defs"]["A"] is not shared["A"]
+    # Nothing written anew reaches what was read, nor another tool.
+    assert shared == _SHARING["$defs"]
+    assert plain["$defs"]["A"]["properties"]["b"] == {"$ref": "#/$defs/B"}
+
+
+def test_generating_changes_no_schema_it_was_given(tmp_path: Path) -> None:
+    from mcpstub.pipeline import render  # noqa: PLC0415 - the heavy half, only here
+
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(_SHARING), "utf-8")
+    checked = check_toolset(path, "tools.json")
+    assert checked.toolset is not None
+    before = json.dumps([checked.toolset.shared_defs, [t.advertised for t in checked.toolset.tools]])
+    first = render(checked.toolset)
+    assert json.dumps([checked.toolset.shared_defs, [t.advertised for t in checked.toolset.tools]]) == before
+    again = render(checked.toolset)
+    assert (first.ours, first.yours) == (again.ours, again.yours)
