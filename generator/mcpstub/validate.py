@@ -150,7 +150,7 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
     elif kind == "const" and path == ("mcpstub",):
         yield error(
             "unsupported-version",
-            f"unsupported format version {err.instance!r}",
+            f"unsupported format version {_echo(err.instance)}",
             doc.loc(path),
             f"this mcpstub reads format version {FORMAT_VERSION}",
         )
@@ -166,7 +166,8 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
         )
     elif kind == "enum":
         choices = ", ".join(repr(c) for c in err.validator_value)
-        yield error("wrong-value", f"{where} must be one of {choices}, not {err.instance!r}", doc.loc(path))
+        message = f"{where} must be one of {choices}, not {_echo(err.instance)}"
+        yield error("wrong-value", message, doc.loc(path))
     elif "propertyNames" in err.schema_path and isinstance(err.instance, str):
         # A refused key: located at the key itself, not at the mapping holding it.
         hint = (
@@ -175,14 +176,35 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
             if path == ("$defs",)
             else None
         )
-        message = f"{where}: {err.instance!r} is not a valid name"
+        message = f"{where}: {_echo(err.instance)} is not a valid name"
         yield error("invalid-name", message, doc.key_loc((*path, err.instance)), hint)
     elif kind == "pattern" and path and path[-1] != "name":
-        yield error("invalid-name", f"{where}: {err.instance!r} is not a valid name", doc.key_loc(path))
+        yield error("invalid-name", f"{where}: {_echo(err.instance)} is not a valid name", doc.key_loc(path))
     elif kind == "minLength":
         yield error("empty-value", f"{where} must not be empty", doc.loc(path))
     else:
-        yield error("invalid-toolset", f"{where}: {err.message}", doc.loc(path))
+        yield error("invalid-toolset", f"{where}: {_shortened(err.message, err.instance)}", doc.loc(path))
+
+
+# Longer than this, a value is not echoed in a message in full.
+_ECHO_MAX = 80
+
+
+def _echo(value: Any) -> str:
+    """`repr(value)`, said in a few words when long: a 400-digit number or a page of text would
+    bury the line that says what is wrong."""
+    shown = repr(value)
+    if len(shown) <= _ECHO_MAX:
+        return shown
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"an integer of {len(str(abs(value)))} digits"
+    return shown[: _ECHO_MAX - 4] + "..." + shown[-1]
+
+
+def _shortened(message: str, instance: Any) -> str:
+    """`message` with the value it quotes in full (`instance`) as `_echo` says it."""
+    shown = repr(instance)
+    return message.replace(shown, _echo(instance), 1) if len(shown) > _ECHO_MAX else message
 
 
 def _timeout(value: Any) -> float | None:
@@ -612,7 +634,7 @@ class _Checker:
         if not _NAME.match(name):
             return error(
                 "invalid-tool-name",
-                f"tool name {name!r} is not valid",
+                f"tool name {_echo(name)} is not valid",
                 name_loc.location,
                 "MCP tool names are 1-128 characters of A-Z a-z 0-9 _ - .",
             )

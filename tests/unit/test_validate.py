@@ -716,3 +716,25 @@ def test_a_draft_07_default_is_judged_by_draft_07(tmp_path: Path) -> None:
     assert [(code, line) for code, line, _ in found(checked) if code == "invalid-default"] == [
         ("invalid-default", 9)
     ]
+
+
+def test_a_long_value_is_not_echoed_in_full(tmp_path: Path) -> None:
+    huge, long = "1" + "0" * 400, "n" * 300
+    checked = check(
+        tmp_path,
+        f"""\
+        $defs: {{{'x' * 300}!: {{type: string}}}}
+        tools:
+          - name: {long}.!
+            timeout: {huge}
+            annotations: {{readOnlyHint: true}}
+            inputSchema: {{type: object}}
+        """,
+        head=f"mcpstub: {huge}\nserver: {{name: s}}\n",
+    )
+    messages = [d.message for d in checked.diagnostics]
+    codes = {d.code for d in checked.diagnostics}
+    assert codes >= {"unsupported-version", "invalid-name", "invalid-tool-name"}
+    assert "tools[0].timeout: an integer of 401 digits is greater than the maximum of 86400" in messages
+    assert all(len(m) < 250 for m in messages), messages
+    assert all("0" * 100 not in m and "n" * 100 not in m and "x" * 100 not in m for m in messages)
