@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from mcpstub.cachefiles import RENDER_FOLDER, read_entry, write_entry
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import ClassName, Example, PythonIdentifier, Tool
+from mcpstub.marshalled import condensed
 
 _MAGIC = b"mcpstub-render-memo 3"
 # What is kept in this process between runs (a `--watch` session): the last run's, by memo file.
@@ -98,8 +99,17 @@ def _plain(value: object) -> object:
 
 
 def tool_plain(tool: Tool) -> tuple[object, ...]:
-    """Every field of `tool`, in order, as exact built-in types marshal writes."""
-    return tuple(_plain(getattr(tool, f.name)) for f in fields(Tool))
+    """Every field of `tool`, in order, as exact built-in types marshal writes, to hash it by: its
+    schemas' definitions stand as their fingerprints (`marshalled.condensed`)."""
+    return tuple(_plain(_condensed(f.name, getattr(tool, f.name))) for f in fields(Tool))
+
+
+def _condensed(field_name: str, value: object) -> object:
+    if field_name in ("input_schema", "output_schema"):
+        return condensed(value)
+    if field_name == "advertised" and isinstance(value, dict):
+        return {k: condensed(v) if k in ("inputSchema", "outputSchema") else v for k, v in value.items()}
+    return value
 
 
 def derived(tool: Tool, what: str, make: Callable[[Tool], T]) -> T:

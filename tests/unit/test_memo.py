@@ -455,3 +455,39 @@ def test_what_only_serves_the_next_run_is_left_until_the_files_are_written(tmp_p
     plain = generate(path, cache_dir=tmp_path / "other")
     assert plain.later is None
     assert list((tmp_path / "other" / memo_module.RENDER_FOLDER).glob("*.bin"))
+
+
+def test_a_tool_key_tells_definitions_apart_by_value_not_by_object() -> None:
+    from dataclasses import replace  # noqa: PLC0415
+
+    from mcpstub.ir import Tool  # noqa: PLC0415
+    from mcpstub.marshalled import fingerprint  # noqa: PLC0415
+    from mcpstub.memo import tool_key  # noqa: PLC0415
+
+    def tool(defs: dict[str, Any]) -> Tool:
+        schema = {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": defs}
+        base = Tool(
+            name="t", identifier="t", class_prefix="T", input_class="TInput", output_class=None,
+            result_class="TResult", dialect="2020-12", input_schema=schema, output_schema=None,
+            advertised={"name": "t", "inputSchema": schema},
+        )  # fmt: skip
+        return replace(base)
+
+    a = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    same = tool({"A": a})
+    # Equal values in other objects: the same key. A value that differs anywhere in a
+    # definition (a type, a key's order, 1 against 1.0 or True): another key.
+    assert tool_key(same) == tool_key(tool({"A": copy.deepcopy(a)}))
+    others = [
+        {"A": {"type": "object", "properties": {"n": {"type": "number"}}}},
+        {"A": {"properties": {"n": {"type": "integer"}}, "type": "object"}},
+        {"A": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}},
+        {"A": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1.0}}}},
+        {"A": {"type": "object", "properties": {"n": {"type": "integer", "minimum": True}}}},
+        {"A": a, "B": {}},
+        {"B": a},
+        # A definition written as the very text of another's fingerprint is not that definition.
+        {"A": fingerprint(a).hex()},
+    ]
+    keys = {tool_key(tool(defs)) for defs in others}
+    assert len(keys) == len(others) and tool_key(same) not in keys
