@@ -316,6 +316,9 @@ def _class_header(line: str, name: str) -> list[str]:
 
 
 _ANNOTATED = re.compile(r"^( *)(\w+): (.+)$")
+# A default black puts in parentheses of its own on a line of their own: a name, a number (maybe
+# negative) or a string (see `_split_annotated`).
+_PLAIN_DEFAULT = re.compile(r'-?[\w.]+|"(?:[^"\\]|\\.)*"')
 # A default black leaves after the closing bracket: a name, a number, a string, `[]` or `{}`.
 _ATOM = re.compile(r'[\w.+-]+|\[\]|\{\}|"(?:[^"\\]|\\.)*"')
 
@@ -347,7 +350,14 @@ def _split_annotated(indent: str, name: str, rest: str) -> list[str] | None:
     if annotation == "TypeAlias" and default is not None:
         prefix, value, trailing = f"{name}: TypeAlias = ", default, ""
     elif default is not None and text_width(f"{indent}{name}: {annotation} = (") <= LINE_LENGTH:
-        return None  # black may put the default in parentheses of its own instead: black decides
+        # With the head up to `= (` short enough, black puts a plain default in parentheses of its
+        # own rather than split the annotation (its `_prefer_split_rhs_oop_over_rhs`); anything
+        # else (a trailing comma that explodes the annotation, a default too long for its line,
+        # an expression) black decides.
+        body = f"{indent}    {default}"
+        if _PLAIN_DEFAULT.fullmatch(default) and text_width(body) <= LINE_LENGTH and ",]" not in annotation:
+            return [f"{indent}{name}: {annotation} = (", body, f"{indent})"]
+        return None
     elif default is None or _ATOM.fullmatch(default):
         prefix, value, trailing = f"{name}: ", annotation, "" if default is None else f" = {default}"
     else:

@@ -430,3 +430,35 @@ def test_a_long_class_header_with_several_bases_has_one_base_a_line(bases: list[
     expected = f"class {name}(\n" + "".join(f"    {b},\n" for b in bases) + "):\n    x: int\n"
     assert laid_out == expected
     assert format_with_black(laid_out) == laid_out
+
+
+_DEFAULTS = st.one_of(
+    st.sampled_from(["True", "False", "None", "MISSING", "Color.red", "0", "1.5", "1e+20", "[]", "{}", "-1"]),
+    st.integers(-(10**6), 10**12).map(str),
+    _PLAIN_TEXT,
+    st.text(alphabet="ab\"'\\", max_size=6).map(lambda s: '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'),
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    indent=st.sampled_from(["", "    "]),
+    name=st.text(alphabet="abcxyz_", min_size=1, max_size=30).filter(str.isidentifier),
+    described=st.text(alphabet="abc xyz.,é", min_size=0, max_size=70),
+    kind=st.sampled_from(["StrictBool", "StrictStr | MISSING", "list[StrictInt]", "Literal['a', 'b']"]),
+    default=_DEFAULTS,
+)
+def test_a_field_with_a_default_too_long_for_its_line_is_laid_out_as_black_would(
+    indent: str, name: str, described: str, kind: str, default: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`name: Annotated[T, Field(...)] = default` just over the line: black puts the default in
+    parentheses of its own when the head fits, else splits the annotation; the layout agrees
+    without black (which it leaves the rest to)."""
+    line = f'{indent}{name}: Annotated[{kind}, Field(description="{described}")] = {default}'
+    source = ("class M(BaseModel):\n" if indent else "") + line + "\n"
+    with monkeypatch.context() as patch:
+        patch.setattr(format_module, "_black_statements", lambda text: text)
+        laid_out = format_module.black_layout(source)
+    if laid_out.count("\n") != source.count("\n") or format_module.text_width(line) <= 88:
+        assert laid_out == format_with_black(laid_out)
+        assert laid_out == format_with_black(source)
