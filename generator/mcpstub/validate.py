@@ -384,7 +384,7 @@ def _default_rejected(
     """Why the schema `node`, at `relative` in `bundled`, rejects its own default; None if it
     accepts it, or cannot be checked."""
     try:
-        key: tuple[Any, bytes] | None = (bundled.get("$schema"), marshal.dumps(node, 2))
+        key: tuple[Any, bytes] | None = (bundled.get("$schema"), marshalled(node))
     except ValueError:
         key = None
     if key is not None and not any(word in key[1] for word in _REFERRING):
