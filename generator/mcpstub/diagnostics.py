@@ -6,6 +6,7 @@ Every stage returns its findings as `Diagnostic` values; errors block writing, w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -51,10 +52,24 @@ class Diagnostic:
         """Render as `file:line:col: severity: message [code]` plus an optional hint line."""
         loc = self.location
         where = f"{shown_text(loc.file)}:{loc.line}:{loc.col}"
-        text = f"{where}: {self.severity.value}: {self.message} [{self.code}]"
+        text = f"{where}: {self.severity.value}: {_bounded(self.message)} [{self.code}]"
         if self.hint:
-            text += f"\n  hint: {self.hint}"
+            text += f"\n  hint: {_bounded(self.hint)}"
         return text
+
+
+# Longer than this, a run of text without a space (a value, a name, a path through names written
+# by the user) is shown by its ends: a 500-character name would bury what the line says.
+_RUN_MAX = 160
+_LONG_RUN = re.compile(rf"\S{{{_RUN_MAX + 1},}}")
+
+
+def _bounded(text: str) -> str:
+    """`text` with each run of over `_RUN_MAX` non-space characters cut in its middle."""
+    if len(text) <= _RUN_MAX:
+        return text
+    keep = _RUN_MAX // 2 - 2
+    return _LONG_RUN.sub(lambda m: f"{m[0][:keep]}...{m[0][-keep:]}", text)
 
 
 def shown_text(text: str) -> str:

@@ -416,7 +416,15 @@ def _rejection(schema: dict[str, Any], value: Any, registry: Any) -> str | None:
     if problem is None:
         return None
     message: str = problem.message
-    return message if len(message) <= 200 else message[:197] + "..."
+    # The validator quotes the value as JSON: said in a few words when long, the reason kept.
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except ValueError:
+        shown = ""
+    if len(shown) > _ECHO_MAX and shown in message:
+        short = _echo(value) if isinstance(value, int) else shown[: _ECHO_MAX - 4] + "..." + shown[-1]
+        message = message.replace(shown, short, 1)
+    return message if len(message) <= 200 else message[:97] + "..." + message[-100:]
 
 
 def _said(lint: Lint, where: JsonPath) -> bool:

@@ -738,3 +738,43 @@ def test_a_long_value_is_not_echoed_in_full(tmp_path: Path) -> None:
     assert "tools[0].timeout: an integer of 401 digits is greater than the maximum of 86400" in messages
     assert all(len(m) < 250 for m in messages), messages
     assert all("0" * 100 not in m and "n" * 100 not in m and "x" * 100 not in m for m in messages)
+
+
+def test_a_long_name_or_value_in_any_message_is_shown_by_its_ends(tmp_path: Path) -> None:
+    long = "a" * 500
+    checked = check(
+        tmp_path,
+        f"""\
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              properties:
+                "{long}": {{type: "{long}", default: 1}}
+                p: {{type: string, pattern: "{long}("}}
+                r: {{$ref: "#/$defs/{long}x"}}
+        """,
+    )
+    shown = [d.format() for d in checked.diagnostics]
+    assert {d.code for d in checked.diagnostics} >= {"unknown-type", "invalid-schema", "unresolved-ref"}
+    assert all("a" * 161 not in line for text in shown for line in text.split("\n")), shown
+    assert all(d.location.line > 2 and d.location.col > 1 for d in checked.diagnostics)
+
+
+def test_a_long_default_keeps_the_reason_it_is_rejected(tmp_path: Path) -> None:
+    long, nines = "a" * 500, "9" * 300
+    checked = check(
+        tmp_path,
+        f"""\
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              properties:
+                s: {{type: string, maxLength: 3, default: "{long}"}}
+                n: {{type: integer, maximum: 1, default: {nines}}}
+        """,
+    )
+    said = {d.location.line: d.message for d in checked.diagnostics if d.code == "invalid-default"}
+    assert "is longer than 3 characters" in said[8] and "a" * 100 not in said[8]
+    assert "an integer of 300 digits is greater than the maximum of 1" in said[9]
