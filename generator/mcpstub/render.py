@@ -133,7 +133,7 @@ def to_literal(
     The text is what black would write. With `indent`, a container too wide for its line is laid
     out one item per line with a trailing comma (which also keeps black from joining it again);
     `used` is how many columns the line holds before the literal and `tail` how many after it.
-    `_parts` collects the multi-line texts of definitions (`_definition_literal`) in the result;
+    `_parts` collects the entries of definitions that span lines (`_definition_entry`);
     `_definitions` says `value` maps names to definitions.
     """
     if indent is None or not value or not isinstance(value, dict | list | tuple):
@@ -152,17 +152,20 @@ def to_literal(
             key_text = _key_literal(key)
             used = len(inner) + text_width(key_text)
             if _definitions:
-                text = _definition_literal(item, indent + 4, used, cache, _parts)
-            else:
-                holds_definitions = key in _DEFINITIONS and isinstance(item, dict)
-                text = to_literal(
-                    item,
-                    indent=indent + 4,
-                    used=used,
-                    _cache=cache,
-                    _parts=_parts,
-                    _definitions=holds_definitions,
-                )
+                line = _definition_entry(inner, key_text, item, indent + 4, used, cache)
+                if _parts is not None and line.find("\n") < len(line) - 1:
+                    _parts.append(line)
+                lines.append(line)
+                continue
+            holds_definitions = key in _DEFINITIONS and isinstance(item, dict)
+            text = to_literal(
+                item,
+                indent=indent + 4,
+                used=used,
+                _cache=cache,
+                _parts=_parts,
+                _definitions=holds_definitions,
+            )
             lines.append(f"{inner}{key_text}{text},\n")
         opening, closing = "{", "}"
     else:
@@ -174,30 +177,28 @@ def to_literal(
 
 
 # Keys whose value maps names to schemas: bundling copies the same definitions into every tool
-# that uses them, so each one's text is made once per place and reused (`_definition_literal`).
+# that uses them, so each one's entry is laid out once per place and reused (`_definition_entry`).
 _DEFINITIONS = frozenset(("$defs", "definitions"))
-_LAID_OUT = TextCache()  # by (a definition as marshal writes it, indent, columns used)
+_LAID_OUT = TextCache()  # by (key, the definition as marshal writes it, indent, columns used)
 
 
-def _definition_literal(
-    item: JSON, indent: int, used: int, cache: dict[int, str | None], parts: list[str] | None
+def _definition_entry(
+    inner: str, key_text: str, item: JSON, indent: int, used: int, cache: dict[int, str | None]
 ) -> str:
-    """`to_literal(item, ...)` for a definition: the text of an equal one laid out at the same
-    place before, if any; a text spanning lines is added to `parts`."""
+    """The line(s) `key: literal,` of a definition in its mapping: the very text object of an
+    equal entry laid out at the same place before, if any."""
     try:
         # marshal keeps types and order apart (1, 1.0 and True; key order): equal bytes, equal
         # value, equal text.
-        key: tuple[object, ...] | None = (marshalled(item), indent, used)
+        key: tuple[object, ...] | None = (key_text, marshalled(item), indent, used)
     except ValueError:  # not plain data: laid out as it comes
         key = None
-    text = _LAID_OUT.get(key) if key is not None else None
-    if text is None:
-        text = to_literal(item, indent=indent, used=used, _cache=cache, _parts=parts)
+    line = _LAID_OUT.get(key) if key is not None else None
+    if line is None:
+        line = f"{inner}{key_text}{to_literal(item, indent=indent, used=used, _cache=cache)},\n"
         if key is not None:
-            _LAID_OUT.put(key, text)
-    if parts is not None and "\n" in text:
-        parts.append(text)
-    return text
+            _LAID_OUT.put(key, line)
+    return line
 
 
 _ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -603,13 +604,17 @@ _NOT_KEPT = frozenset(("tool", "literal_parts"))
 
 
 def _chunks(text: str, parts: tuple[str, ...]) -> tuple[str, ...]:
-    """`text` cut around the definitions' texts it holds, in order: those chunks are the same
-    objects in every tool's piece, so a memo stores each once."""
+    """`text` cut around the definitions' entries it holds, in order: those chunks are the same
+    objects in every tool's piece, so a memo stores each once.
+
+    An entry is cut only where it starts a line after a line ending in `{` or `,` (where
+    `to_literal` puts it): `_compile_assignments` relies on that.
+    """
     chunks: list[str] = []
     start = 0
     for part in parts:
         at = text.find(part, start)
-        if at < 0:  # a definition holding one already cut out (found first): left in its chunks
+        if at < 2 or text[at - 2 : at] not in _ENTRY_AFTER:  # not found, or not an entry there: left in
             continue
         chunks += [text[start:at], part]
         start = at + len(part)
@@ -617,24 +622,36 @@ def _chunks(text: str, parts: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(chunks)
 
 
-# Definitions' literals known to compile in this process (a definition copied into many tools is
+_ENTRY_AFTER = frozenset(("{\n", ",\n"))
+
+# Definitions' entries known to compile in this process (a definition copied into many tools is
 # compiled once, not once per tool).
 _COMPILED_PARTS = TextCache()
+# What stands for a run of definitions' entries while the rest of the assignments is compiled.
+_STAND_IN = "0: 0,\n"
 
 
 def _compile_assignments(chunks: tuple[str, ...], memo: ToolMemo) -> None:
-    """Compile-check a tool's schema assignments, cut by `_chunks`: each definition's literal on
-    its own (once per process), and the rest with `{}` in their places.
+    """Compile-check a tool's schema assignments, cut by `_chunks`: each definition's entry on
+    its own (once per process), and the rest with a stand-in for each run of entries.
 
-    A definition's text is a whole bracketed literal spanning lines (strings never hold a line
-    break), so where it occurs it is a complete expression: with it compiled once and `{}` in
-    its place, the rest compiles exactly when the whole does.
+    An entry is whole lines `key: value,` (strings never hold a line break, so no token spans its
+    ends), cut where a line ending in `{` or `,` precedes it. A run of entries there and the
+    stand-in `0: 0,` are both dict items, each ending in a comma: with each entry compiled in a
+    dict display of its own, the rest compiles exactly when the whole does. An entry inside an
+    entry is never cut out of it.
     """
     for part in chunks[1::2]:
         if _COMPILED_PARTS.get((part,)) is None:
-            compile_check("tools.py", f"_ = {part}\n")
+            compile_check("tools.py", f"_ = {{\n{part}}}\n")
             _COMPILED_PARTS.put((part,), "")
-    memo.compile_check("tools.py", "{}".join(chunks[0::2]))
+    rest = [chunks[0]]
+    for between in chunks[2::2]:
+        if rest[-1] is not _STAND_IN:
+            rest.append(_STAND_IN)
+        if between:
+            rest.append(between)
+    memo.compile_check("tools.py", "".join(rest))
 
 
 def _same_object(a: dict[str, JSON], b: dict[str, JSON]) -> bool:

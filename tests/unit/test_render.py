@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from mcpstub import render
 from mcpstub.format import GeneratedCodeError, format_files, format_package
 from mcpstub.ir import Tool, Toolset, make_tool_names
-from mcpstub.memo import TextCache
+from mcpstub.memo import TextCache, ToolMemo
 from mcpstub.render import (
     HEADER_PREFIX,
     RenderError,
@@ -308,13 +308,13 @@ def _sharing_toolset() -> Toolset:
 
 class _Broken(TextCache):
     def get(self, key: tuple[object, ...]) -> str:
-        return "{\n    1 +\n}"
+        return '        "Big": {\n            1 +\n        },\n'
 
 
 def test_a_definition_text_that_does_not_compile_is_caught_even_when_shared(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Definitions' texts are compiled once each and stand as `{}` in the rest: a broken one must
+    # Definitions' entries are compiled once each and stand as `0: 0,` in the rest: a broken one must
     # still fail the run, naming tools.py, not slip through in its stand-in's place.
     monkeypatch.setattr(render, "_COMPILED_PARTS", TextCache())
     toolset = _sharing_toolset()
@@ -325,3 +325,122 @@ def test_a_definition_text_that_does_not_compile_is_caught_even_when_shared(
     with pytest.raises(GeneratedCodeError) as caught:
         render_package(toolset, MODELS)
     assert caught.value.path == "tools.py" and "1 +" in caught.value.text
+
+
+_BIG_DEFINITION = st.builds(
+    lambda n: {
+        "type": "object",
+        "properties": {f"field_{i}": {"type": "string"} for i in range(n)},
+    },
+    st.integers(4, 8),
+)
+_DEFINITION_MAP = st.builds(
+    # One definition at least spans lines, wherever it sits among the others.
+    lambda others, big, at: dict(
+        [*list(others.items())[:at], ("Zz", big), *list(others.items())[at:]]
+    ),
+    st.dictionaries(
+        st.sampled_from(
+            ["A", "Bb", "C~d", 'q"uote', "Entity_long_name_xxxxxxxxxxxxxxxx"]
+        ),
+        st.one_of(
+            _BIG_DEFINITION, st.sampled_from([{"type": "string"}, True, "not a schema"])
+        ),
+        max_size=4,
+    ),
+    _BIG_DEFINITION,
+    st.integers(0, 4),
+)
+_WITH_DEFINITIONS = st.builds(
+    lambda defs, inner, props: {
+        "type": "object",
+        "properties": {**props, "nested": {"type": "object", "$defs": inner}},
+        "$defs": defs,
+    },
+    _DEFINITION_MAP,
+    _DEFINITION_MAP,
+    st.dictionaries(st.sampled_from(["a", "b"]), _BIG_DEFINITION, max_size=2),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_WITH_DEFINITIONS, data=st.data())
+def test_compiling_the_rest_with_stand_ins_judges_the_assignments_as_compiling_them_whole(
+    value: Any, data: st.DataObject
+) -> None:
+    # Definitions' entries are compiled once each and a run of them stands as `0: 0,` in the rest.
+    # Whatever one character deleted or inserted does to the text (near an entry or not), the
+    # check passes exactly when the whole text compiles.
+    parts: list[str] = []
+    text = render._assignment("_INPUT_x", "dict[str, Any]", value, parts)
+    assert parts, "the strategy makes entries that span lines"
+    starts = [(text.find(part), len(part)) for part in parts]
+    cuts = [
+        at + d for at, size in starts if at >= 0 for d in (-2, -1, 0, size - 1, size)
+    ]
+    inside = {i for at, size in starts if at >= 0 for i in range(at, at + size)}
+    tokens = [
+        i for i, char in enumerate(text) if char in ":,{}" and i not in inside
+    ] or [0]
+    at = data.draw(
+        st.one_of(
+            st.sampled_from([c for c in cuts if 0 <= c < len(text)]),
+            st.sampled_from(tokens),
+            st.integers(0, len(text) - 1),
+        )
+    )
+    if data.draw(st.booleans()):
+        mutated = text[:at] + text[at + 1 :]
+    else:
+        mutated = (
+            text[:at] + data.draw(st.sampled_from(list("{}[](),:0\n "))) + text[at:]
+        )
+    try:
+        compile(mutated, "tools.py", "exec", dont_inherit=True)
+        whole = True
+    except SyntaxError:
+        whole = False
+    try:
+        render._compile_assignments(
+            render._chunks(mutated, tuple(parts)), ToolMemo(None)
+        )
+        checked = True
+    except GeneratedCodeError:
+        checked = False
+    assert checked == whole, mutated
+
+
+def test_an_entry_is_cut_out_only_where_an_item_of_its_own_starts() -> None:
+    # After a line ending in a string, an entry's key would join that string ("s" "Zz": ...):
+    # standing for it there would misjudge the text, so it is left in place.
+    parts: list[str] = []
+    text = render._assignment(
+        "_X",
+        "dict[str, Any]",
+        {"$defs": {"Zz": {f"k{i}": "v" * 9 for i in range(9)}}},
+        parts,
+    )
+    (part,) = parts
+    joined = f"_ = {{\n    's'\n{part}}}\n"
+    assert render._chunks(text, (part,)) != (text,) and render._chunks(
+        joined, (part,)
+    ) == (joined,)
+    render._compile_assignments(render._chunks(joined, (part,)), ToolMemo(None))
+    compile(joined, "tools.py", "exec")
+
+
+def test_a_stand_in_keeps_a_display_of_entries_a_dict() -> None:
+    # With the entries taken out and nothing in their place, `{"Zz": {...}, "A" "x"}` (which
+    # does not compile) would be left as the set `{"A" "x"}` (which does).
+    parts: list[str] = []
+    big = {f"k{i}": "v" * 9 for i in range(9)}
+    text = render._assignment(
+        "_X", "dict[str, Any]", {"$defs": {"Zz": big, "A": "x"}}, parts
+    )
+    broken = text.replace('"A": "x"', '"A" "x"')
+    with pytest.raises(SyntaxError):
+        compile(broken, "tools.py", "exec")
+    with pytest.raises(GeneratedCodeError):
+        render._compile_assignments(
+            render._chunks(broken, tuple(parts)), ToolMemo(None)
+        )
