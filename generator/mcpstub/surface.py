@@ -14,6 +14,7 @@ import json
 import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import rfc8785
@@ -100,46 +101,71 @@ def _rfc8785(value: JSON) -> bytes:
 
 def tool_digest(wire: dict[str, JSON]) -> str:
     """SHA-256 (hex) of a tool's canonical wire object."""
-    chunks = _by_definition(wire, "canonical", _plain_canonical, _plain_canonical)
+    chunks = _by_definition(wire, _CANONICAL)
     if chunks is not None:
         return hashlib.sha256("".join(chunks).encode("utf-8")).hexdigest()
     return hashlib.sha256(canonical_json(wire)).hexdigest()
 
 
-# Bundling copies a shared definition into every tool schema that uses it: the texts of a wire
-# object are made with each definition of its schemas' `$defs` (or `definitions`) standing as a
-# placeholder string, then each placeholder is replaced by that definition's text, made once per
-# distinct definition. The placeholder holds a per-process secret, so no user text is taken for
-# one; a text in which the placeholders do not each appear exactly once is made whole instead.
+# Bundling copies shared definitions into every tool schema that uses them: the texts of a wire
+# object are made with each of its schemas' `$defs` (or `definitions`) mappings standing as a
+# placeholder string, then each placeholder is replaced by that mapping's text, made of one
+# entry (name and definition) per definition, each made once per distinct one. The placeholder
+# holds a per-process secret, so no user text is taken for one; a text in which the placeholders
+# do not each appear exactly once is made whole instead.
 _SECRET = secrets.token_hex(16)
 _PLACEHOLDER = re.compile(r'"\\u0000' + _SECRET + r':([0-9]+)"')
-_DEFINITION_TEXTS = TextCache()  # by (kind of text, the definition as marshal writes it)
+_ENTRIES = TextCache()  # by (layout, first or not, name, the definition as marshal writes it)
 # Where a definition's value sits in a wire object: tool > schema > `$defs` > name.
 _DEFINITION_DEPTH = 3
 
 
-def _by_definition(
-    wire: dict[str, JSON],
-    kind: str,
-    whole: Callable[[JSON], str | None],
-    part: Callable[[JSON], str | None],
-) -> tuple[str, ...] | None:
-    """The `kind` text of `wire` in chunks, `whole` making the skeleton's text and `part` each
-    definition's (once per distinct one); None when it cannot be made so."""
+@dataclass(frozen=True)
+class _Layout:
+    """How a kind of text writes a value, and a `$defs` mapping of a tool schema entry by entry."""
+
+    name: str
+    whole: Callable[[JSON], str | None]  # any value at the top level; None: not so
+    item: Callable[[JSON], str | None]  # a definition where it sits in the mapping
+    first: str  # before the first entry ({name} and {item} filled in)
+    then: str  # before each other entry
+    close: str  # after the last one
+    sort: bool  # entries in the order of their names (code points)
+
+
+def _by_definition(wire: dict[str, JSON], layout: _Layout) -> tuple[str, ...] | None:
+    """`wire`'s text in `layout`, in chunks: each entry of a definitions mapping is a chunk of
+    its own, the very same string object wherever an equal entry sits at the same place; None
+    when it cannot be made so."""
     apart = _definitions_apart(wire)
     if apart is None:
         return None
-    skeleton, definitions = apart
-    text = whole(skeleton)
+    skeleton, mappings = apart
+    text = layout.whole(skeleton)
     if text is None:
         return None
-    return _put_back(text, [_definition_text(kind, item, part) for item in definitions])
+    pieces: list[str] = []
+    seen: list[int] = []
+    start = 0
+    for match in _PLACEHOLDER.finditer(text):
+        index = int(match[1])
+        entries = _entries(layout, mappings[index]) if index < len(mappings) else None
+        if entries is None:
+            return None
+        pieces.append(text[start : match.start()])
+        pieces += entries
+        seen.append(index)
+        start = match.end()
+    if sorted(seen) != list(range(len(mappings))):
+        return None
+    pieces.append(text[start:])
+    return tuple(pieces)
 
 
-def _definitions_apart(wire: dict[str, JSON]) -> tuple[dict[str, JSON], list[JSON]] | None:
-    """`wire` with the definitions of its schemas as placeholders, and those definitions in
-    order; None when it has none worth setting apart."""
-    definitions: list[JSON] = []
+def _definitions_apart(wire: dict[str, JSON]) -> tuple[dict[str, JSON], list[dict[str, JSON]]] | None:
+    """`wire` with each non-empty definitions mapping of its schemas as a placeholder, and those
+    mappings in order; None when it has none."""
+    mappings: list[dict[str, JSON]] = []
     skeleton = dict(wire)
     for key in ("inputSchema", "outputSchema"):
         schema = skeleton.get(key)
@@ -147,50 +173,39 @@ def _definitions_apart(wire: dict[str, JSON]) -> tuple[dict[str, JSON], list[JSO
             continue
         for defs_key in ("$defs", "definitions"):
             mapping = schema.get(defs_key)
-            if not isinstance(mapping, dict):
+            if not isinstance(mapping, dict) or not mapping:
                 continue
-            schema = skeleton[key] = dict(schema)
-            places: dict[str, JSON] = {}
-            for name, item in mapping.items():
-                if isinstance(item, dict) and item:
-                    places[name] = f"\0{_SECRET}:{len(definitions)}"
-                    definitions.append(item)
-                else:
-                    places[name] = item
-            schema[defs_key] = places
-    return (skeleton, definitions) if definitions else None
+            schema = skeleton[key] = {**schema, defs_key: f"\0{_SECRET}:{len(mappings)}"}
+            mappings.append(mapping)
+    return (skeleton, mappings) if mappings else None
 
 
-def _definition_text(kind: str, item: JSON, make: Callable[[JSON], str | None]) -> str | None:
+def _entries(layout: _Layout, mapping: dict[str, JSON]) -> list[str] | None:
+    """The chunks of a definitions mapping's text in `layout`; None when it cannot be made so."""
+    names = sorted(mapping) if layout.sort else list(mapping)
+    chunks: list[str] = []
+    for name in names:
+        entry = _entry(layout, not chunks, name, mapping[name])
+        if entry is None:
+            return None
+        chunks.append(entry)
+    chunks.append(layout.close)
+    return chunks
+
+
+def _entry(layout: _Layout, first: bool, name: str, item: JSON) -> str | None:
     try:
-        key = (kind, marshalled(item))  # equal bytes: equal value, types and order kept
+        key = (layout.name, first, name, marshalled(item))  # equal bytes: equal value, types and order kept
     except ValueError:
-        return make(item)
-    known = _DEFINITION_TEXTS.get(key)
+        key = None
+    known = _ENTRIES.get(key) if key is not None else None
     if known is not None:
         return known
-    text = make(item)
-    return text if text is None else _DEFINITION_TEXTS.put(key, text)
-
-
-def _put_back(text: str, parts: list[str | None]) -> tuple[str, ...] | None:
-    """`text` with placeholder i replaced by `parts[i]`, as the chunks that make it up; None
-    unless each placeholder appears exactly once and every part has a text."""
-    pieces: list[str] = []
-    seen: list[int] = []
-    start = 0
-    for match in _PLACEHOLDER.finditer(text):
-        index = int(match[1])
-        part = parts[index] if index < len(parts) else None
-        if part is None:
-            return None
-        pieces += [text[start : match.start()], part]
-        seen.append(index)
-        start = match.end()
-    if sorted(seen) != list(range(len(parts))):
+    name_text, item_text = layout.whole(name), layout.item(item)
+    if name_text is None or item_text is None:
         return None
-    pieces.append(text[start:])
-    return tuple(pieces)
+    entry = (layout.first if first else layout.then).format(name=name_text, item=item_text)
+    return entry if key is None else _ENTRIES.put(key, entry)
 
 
 def digests(toolset: Toolset) -> dict[str, dict[str, str]]:
@@ -260,7 +275,7 @@ def wire_chunks(wire: dict[str, JSON]) -> tuple[str, ...]:
     """A wire tool as `surface.json` writes it, as if at the top level (two-space indent), in
     consecutive chunks: a definition's text is one chunk, the very same string object for every
     tool that copies the definition (kept once wherever it is stored)."""
-    return _by_definition(wire, "indented", _indented, _nested) or (_indented(wire),)
+    return _by_definition(wire, _INDENTED) or (_indented(wire),)
 
 
 def _indented(value: JSON) -> str:
@@ -270,6 +285,16 @@ def _indented(value: JSON) -> str:
 def _nested(value: JSON) -> str:
     """`value` as `_indented` writes it where a definition's value sits in a wire object."""
     return _indented(value).replace("\n", "\n" + "  " * _DEFINITION_DEPTH)
+
+
+_CANONICAL = _Layout(
+    "canonical", _plain_canonical, _plain_canonical, "{{{name}:{item}", ",{name}:{item}", "}", sort=True
+)
+_ENTRY_LINE = "\n" + "  " * _DEFINITION_DEPTH + "{name}: {item}"
+_CLOSE_LINE = "\n" + "  " * (_DEFINITION_DEPTH - 1) + "}"
+_INDENTED = _Layout(
+    "indented", _indented, _nested, "{{" + _ENTRY_LINE, "," + _ENTRY_LINE, _CLOSE_LINE, sort=False
+)
 
 
 def render_surface_from(

@@ -32,18 +32,28 @@ _JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=4),
     max_leaves=25,
 )
-_DEFINITION = st.dictionaries(_KEYS, _JSON, max_size=4)
+# Values Python's own writers spell as RFC 8785 does (no doubles, no big integers, no
+# characters beyond the BMP): texts made by definition are made so, not made whole.
+_BMP = st.characters(max_codepoint=0xFFFF, exclude_categories=["Cs"])
+_PLAIN = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.text(_BMP, max_size=6),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(_BMP, max_size=3), inner, max_size=4),
+    max_leaves=25,
+)
 
 
 @st.composite
-def wires(draw: st.DrawFn) -> dict[str, Any]:
-    shared = draw(st.lists(_DEFINITION, min_size=1, max_size=3))
-    wire: dict[str, Any] = {"name": draw(st.text(max_size=8)), "description": draw(st.text(max_size=8))}
+def wires(draw: st.DrawFn, plain: bool = False) -> dict[str, Any]:
+    values, keys, text = (_JSON, _KEYS, st.text(max_size=5))
+    if plain:
+        values, keys, text = (_PLAIN, st.text(_BMP, max_size=4), st.text(_BMP, max_size=5))
+    shared = draw(st.lists(st.dictionaries(keys, values, max_size=4), min_size=1, max_size=3))
+    wire: dict[str, Any] = {"name": draw(text), "description": draw(text)}
     for key in draw(st.lists(st.sampled_from(["inputSchema", "outputSchema"]), unique=True, min_size=1)):
         defs_key = draw(st.sampled_from(["$defs", "definitions"]))
-        names = draw(st.lists(st.text(max_size=5), unique=True, max_size=5))
-        mapping = {name: draw(st.sampled_from(shared) | _JSON) for name in names}
-        wire[key] = {"type": "object", **draw(st.dictionaries(_KEYS, _JSON, max_size=2)), defs_key: mapping}
+        names = draw(st.lists(text, unique=True, max_size=5))
+        mapping = {name: draw(st.sampled_from(shared) | values) for name in names}
+        wire[key] = {"type": "object", **draw(st.dictionaries(keys, values, max_size=2)), defs_key: mapping}
     return wire
 
 
@@ -51,6 +61,18 @@ def wires(draw: st.DrawFn) -> dict[str, Any]:
 @given(many=st.lists(wires(), min_size=1, max_size=4))
 def test_texts_made_by_definition_are_the_whole_objects_texts(many: list[dict[str, Any]]) -> None:
     for wire in [*many, *many]:  # the second time, every definition's text is a reused one
+        assert "".join(wire_chunks(wire)) == whole_text(wire)
+        assert tool_digest(wire) == whole_digest(wire)
+
+
+@settings(max_examples=200, deadline=None)
+@given(many=st.lists(wires(plain=True), min_size=1, max_size=4))
+def test_plain_values_are_written_by_definition_and_as_the_whole_objects(many: list[dict[str, Any]]) -> None:
+    for wire in [*many, *many]:
+        apart = surface._definitions_apart(wire) is not None
+        for layout in (surface._CANONICAL, surface._INDENTED):
+            chunks = surface._by_definition(wire, layout)
+            assert (chunks is not None) == apart, "made by definition when it has any"
         assert "".join(wire_chunks(wire)) == whole_text(wire)
         assert tool_digest(wire) == whole_digest(wire)
 
