@@ -114,10 +114,16 @@ class _Target:
 
 
 class _Where:
-    """Where a reference stands: the position is looked up only when a diagnostic needs it."""
+    """Where a reference stands: its path and position are made only when needed (a diagnostic,
+    a reference not met before)."""
 
-    def __init__(self, doc: Document, path: JsonPath) -> None:
-        self.doc, self.path = doc, path
+    def __init__(self, doc: Document, base: JsonPath, ref_path: JsonPath) -> None:
+        self.doc, self._base, self._ref_path = doc, base, ref_path
+
+    @cached_property
+    def path(self) -> JsonPath:
+        """The path of the `$ref` value in its document."""
+        return (*self._base, *self._ref_path)
 
     @cached_property
     def location(self) -> Location:
@@ -129,6 +135,9 @@ class _Where:
 # schema or unit, its references (None: found by walking it), and for a unit its name in `$defs`
 # and a marshalled copy of it.
 _Queued = tuple[Document, JsonPath, Any, "list[tuple[JsonPath, str]] | None", "tuple[str, bytes] | None"]
+
+
+_Resolved = tuple[Document, _Target, Any, int, tuple[Path, JsonPath], tuple[str, ...]]
 
 
 @dataclass
@@ -162,11 +171,11 @@ class Bundler:
     _units: dict[tuple[int, JsonPath], tuple[int, bytes, list[tuple[JsonPath, str]]]] = field(
         default_factory=dict, init=False, repr=False
     )
-    # refs already resolved, by (id of the document holding the ref, ref); valid while no file
-    # has been loaded since (a cycle through a file shows only once it is loaded)
-    _resolved: dict[tuple[int, str], tuple[Document, _Target, Any, int]] = field(
-        default_factory=dict, init=False, repr=False
-    )
+    # refs already resolved, by (id of the document holding the ref, ref): the target, its value,
+    # how many files were loaded then (valid while no file has been loaded since: a cycle through
+    # a file shows only once it is loaded), the target's key in a schema's names and the pointer
+    # below its unit
+    _resolved: dict[tuple[int, str], _Resolved] = field(default_factory=dict, init=False, repr=False)
     # whether the schema holding a `$ref` (by id of its document, its path there) comes back to
     # itself in place; valid while no file has been loaded since
     _loops: dict[tuple[int, JsonPath], tuple[bool, int]] = field(default_factory=dict, init=False, repr=False)
@@ -218,21 +227,21 @@ class Bundler:
         queue: list[_Queued],
     ) -> str | None:
         root_schema = state.original if doc is self.toolset and base == state.schema_path else None
-        loc = _Where(doc, (*base, *ref_path))  # looked up only if a diagnostic needs it
+        loc = _Where(doc, base, ref_path)
         resolved = None if root_schema is not None else self._resolved.get((id(doc), ref))
         if resolved is not None and resolved[3] == len(self.files):
-            target_doc, target, value = resolved[:3]
+            target_doc, target, value, _, key, rest = resolved
         else:
             found_target = self._resolve(doc, ref, root_schema, loc)
             if found_target is None or isinstance(found_target, str):
                 return found_target
             target_doc, target, value = found_target
+            key, rest = (target_doc.path, target.unit), tuple(target.rest)
             if root_schema is None:  # the same ref from the same file resolves the same way again
-                self._resolved[(id(doc), ref)] = (*found_target, len(self.files))
-        key = (target_doc.path, target.unit)
+                self._resolved[(id(doc), ref)] = (*found_target, len(self.files), key, rest)
         name = state.names.get(key)
         if name is not None:
-            return definition_pointer(state.defs_key, name, tuple(target.rest))
+            return definition_pointer(state.defs_key, name, rest)
         is_shared = target_doc is self.toolset and len(target.unit) == 2 and target.unit[0] == "$defs"
         wanted = str(target.unit[-1]) if target.unit else Path(target_doc.path).stem
         name = wanted
@@ -261,7 +270,7 @@ class Bundler:
             return None
         state.added[name] = value
         queue.append((target_doc, target.unit, value, refs, (name, frozen)))
-        return definition_pointer(state.defs_key, name, tuple(target.rest))
+        return definition_pointer(state.defs_key, name, rest)
 
     def _resolve(
         self, doc: Document, ref: str, root_schema: Any, loc: _Where
