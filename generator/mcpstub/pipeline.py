@@ -157,13 +157,15 @@ def generate(
     policy: Policy | None = None,
     cache_dir: Path | None = None,
     later: bool = False,
+    standby: ModelFeed | None = None,
 ) -> Generated:
     """Load, validate and render: the whole generation as a pure function of the toolset's files.
 
     With `cache_dir`, models of unchanged groups of tools are read from there instead of being
     generated again; the files are the same either way. With `later`, what only serves the next
     run (storing this run's pieces) is left in the result's `later`, for the caller to call once
-    the files are written.
+    the files are written. `standby` (`modelcache.standby_models()`, started as early as the
+    caller could) is used and closed; without it, one is started here if it pays.
     """
     from mcpstub.marshalled import forget  # noqa: PLC0415
     from mcpstub.modelcache import ModelCache, standby_models  # noqa: PLC0415 - only when generating
@@ -171,7 +173,8 @@ def generate(
     forget()  # what an earlier run (a `--watch` session's) read is let go
     # A child imports the model generator while this process reads the toolset, then generates
     # each group's models as soon as the check has passed its tools.
-    standby = standby_models()
+    if standby is None:
+        standby = standby_models()
     memo = ToolMemo(cache_dir, path)
     store = ModelCache(cache_dir) if cache_dir is not None else None
     follow = partial(standby.follow, store=store) if standby is not None else None
