@@ -631,13 +631,15 @@ def _hoist(
         raise _Unsupported("uses $dynamicRef or $recursiveRef")
     names: dict[str, str] = {"": class_name}  # JSON pointer in the tool schema -> `$defs` key
     skip: set[str] = set()  # pointers not to emit: shared definitions, an aliased root
+    nodes: dict[str, JSON] = {"": schema}  # what each pointer designates
     for pointer in _ref_targets(schema):
         if pointer in names:
             continue
         parts = [_unescape(p) for p in pointer.split("/")[1:]]
+        node = nodes[pointer] = _lookup(schema, pointer)
         if len(parts) == 2 and parts[0] in _DEFS_KEYS:
             key = parts[1]
-            if key in tool.shared_def_names and shared.get(key) == _lookup(schema, pointer):
+            if key in tool.shared_def_names and ((known := shared.get(key)) is node or known == node):
                 names[pointer] = key
                 skip.add(pointer)
                 continue
@@ -651,19 +653,21 @@ def _hoist(
         skip.add("")
     for pointer in list(names):
         # A target that is only a `$ref` is the class it points at, not a wrapper around it.
+        node = nodes[pointer]
+        if not (pointer and isinstance(node, dict) and len(node) == 1 and "$ref" in node):
+            continue
         seen = {pointer}
-        node = _lookup(schema, pointer)
-        while pointer and isinstance(node, dict) and set(node) == {"$ref"}:
+        while isinstance(node, dict) and set(node) == {"$ref"}:
             target = _pointer(node["$ref"])
             if target in seen:
                 break
             names[pointer] = names[target]
             skip.add(pointer)
             seen.add(target)
-            node = _lookup(schema, target)
+            node = nodes[target]
     draft07 = (tool.output_dialect if schema is tool.output_schema else tool.dialect) == "draft-07"
     units = {
-        names[pointer]: _rewrite(_lookup(schema, pointer), pointer, names, pointer, draft07)
+        names[pointer]: _rewrite(nodes[pointer], pointer, names, pointer, draft07)
         for pointer in names
         if pointer not in skip
     }
@@ -695,7 +699,7 @@ def _lookup(schema: JSON, pointer: str) -> JSON:
     """The node a JSON pointer designates."""
     node = schema
     for raw in pointer.split("/")[1:]:
-        token = _unescape(raw)
+        token = _unescape(raw) if "~" in raw else raw
         try:
             node = node[int(token)] if isinstance(node, list) else node[token]
         except (KeyError, IndexError, ValueError, TypeError):
