@@ -137,7 +137,7 @@ class _Where:
 _Queued = tuple[Document, JsonPath, Any, "list[tuple[JsonPath, str]] | None", "tuple[str, bytes] | None"]
 
 
-_Resolved = tuple[Document, _Target, Any, int, tuple[Path, JsonPath], tuple[str, ...]]
+_Resolved = tuple[Document, _Target, Any, int, tuple[str, JsonPath], tuple[str, ...]]
 
 
 @dataclass
@@ -148,7 +148,7 @@ class _State:
     schema_path: JsonPath
     defs_key: str
     taken: set[str]
-    names: dict[tuple[Path, JsonPath], str] = field(default_factory=dict)
+    names: dict[tuple[str, JsonPath], str] = field(default_factory=dict)  # by (file, unit)
     shared: set[str] = field(default_factory=set)
     added: dict[str, Any] = field(default_factory=dict)
 
@@ -227,21 +227,25 @@ class Bundler:
         queue: list[_Queued],
     ) -> str | None:
         root_schema = state.original if doc is self.toolset and base == state.schema_path else None
-        loc = _Where(doc, base, ref_path)
         resolved = None if root_schema is not None else self._resolved.get((id(doc), ref))
         if resolved is not None and resolved[3] == len(self.files):
             target_doc, target, value, _, key, rest = resolved
+            name = state.names.get(key)
+            if name is not None:  # (the common case: a definition this schema has taken already)
+                return definition_pointer(state.defs_key, name, rest)
+            loc = _Where(doc, base, ref_path)
         else:
+            loc = _Where(doc, base, ref_path)
             found_target = self._resolve(doc, ref, root_schema, loc)
             if found_target is None or isinstance(found_target, str):
                 return found_target
             target_doc, target, value = found_target
-            key, rest = (target_doc.path, target.unit), tuple(target.rest)
+            key, rest = (str(target_doc.path), target.unit), tuple(target.rest)
             if root_schema is None:  # the same ref from the same file resolves the same way again
                 self._resolved[(id(doc), ref)] = (*found_target, len(self.files), key, rest)
-        name = state.names.get(key)
-        if name is not None:
-            return definition_pointer(state.defs_key, name, rest)
+            name = state.names.get(key)
+            if name is not None:
+                return definition_pointer(state.defs_key, name, rest)
         is_shared = target_doc is self.toolset and len(target.unit) == 2 and target.unit[0] == "$defs"
         wanted = str(target.unit[-1]) if target.unit else Path(target_doc.path).stem
         name = wanted
