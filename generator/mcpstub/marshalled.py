@@ -18,6 +18,7 @@ import marshal
 _KNOWN: dict[int, tuple[object, bytes]] = {}
 _KNOWN_BYTES = [0]
 _FINGERPRINTS: dict[int, tuple[object, bytes]] = {}  # by id: the object and its bytes' SHA-256
+_CONDENSED: dict[int, tuple[object, object]] = {}  # by id of a schema: it and `condensed(schema)`
 _MAX_BYTES = 32 << 20
 
 
@@ -26,6 +27,7 @@ def forget() -> None:
     _KNOWN.clear()
     _KNOWN_BYTES[0] = 0
     _FINGERPRINTS.clear()
+    _CONDENSED.clear()
 
 
 def marshalled(value: object) -> bytes:
@@ -63,6 +65,16 @@ def condensed(schema: object) -> object:
     written out once, not once per copy."""
     if not isinstance(schema, dict):
         return schema
+    known = _CONDENSED.get(id(schema))  # (a schema is condensed for each key made of its tool)
+    if known is not None and known[0] is schema:
+        return known[1]
+    if len(_CONDENSED) >= _MAX_FINGERPRINTS:
+        _CONDENSED.clear()
+    shown = _CONDENSED[id(schema)] = (schema, _condensed(schema))
+    return shown[1]
+
+
+def _condensed(schema: dict[str, object]) -> object:
     out: dict[str, object] | None = None
     for key in ("$defs", "definitions"):
         definitions = schema.get(key)
