@@ -424,17 +424,35 @@ def _import_line(module: str, names: list[str]) -> str:
 
 def _insert_after_imports(source: str, block: str) -> str:
     """The source with `block` placed between the imports and the first definition."""
-    tree = ast.parse(source)
-    last = 0
-    for node in tree.body:
-        if not isinstance(node, ast.Import | ast.ImportFrom):
-            break
-        last = node.end_lineno or node.lineno
     lines = source.split("\n")
+    last = _imports_end(lines)
     head, rest = lines[:last], lines[last:]
     while rest and not rest[0].strip():
         rest.pop(0)
     return "\n".join([*head, "", "", block, "", "", *rest])
+
+
+def _imports_end(lines: list[str]) -> int:
+    """The last line of the imports the module starts with (0: none), parsing only them: the
+    head up to the first line that starts a statement other than an import, if it holds only
+    imports (the whole module otherwise)."""
+    first = next(
+        (i for i, line in enumerate(lines) if line[:1] not in ("", " ", "\t", ")", "#")
+         and not line.startswith(("from ", "import "))),
+        len(lines),
+    )  # fmt: skip
+    try:
+        head: list[ast.stmt] | None = ast.parse("\n".join(lines[:first])).body
+    except SyntaxError:  # (not where a statement starts after all)
+        head = None
+    if head is None or not all(isinstance(node, ast.Import | ast.ImportFrom) for node in head):
+        head = ast.parse("\n".join(lines)).body
+    last = 0
+    for node in head:
+        if not isinstance(node, ast.Import | ast.ImportFrom):
+            break
+        last = node.end_lineno or node.lineno
+    return last
 
 
 # pydantic matches a Literal's members by Python equality: `Literal[1]` takes true, `Literal[True]`

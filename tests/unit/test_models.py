@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
 import subprocess
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from mcpstub import model_source
 from mcpstub import models as models_module
 from mcpstub.diagnostics import Location, Severity
 from mcpstub.ir import Tool, Toolset, make_tool_names
@@ -1261,3 +1263,26 @@ def test_wide_number_enums_beside_booleans_generate_in_linear_time() -> None:
     module = load(result)
     assert module.WideInput.model_validate({"guarded": True, "plain": 3999}).guarded is True
     assert elapsed < 20, f"{elapsed:.1f} s"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from a import b\nimport c\n\n\nclass X:\n    pass\n",
+        "from a import (\n    b,\n    c,\n)\n# a comment\nfrom d import e\n\nX = 1\n",
+        "class X:\n    pass\n",
+        "from a import b\n",
+        "",
+        'from a import b\nX = """\nfrom c import d\n"""\nimport e\n',
+        "from a import b\nif True:\n    import c\nimport d\n",
+    ],
+)
+def test_helpers_go_after_the_imports_the_module_starts_with(source: str) -> None:
+    # Where the imports end is found by parsing only them: the same place a whole parse finds.
+    tree = ast.parse(source)
+    last = 0
+    for node in tree.body:
+        if not isinstance(node, ast.Import | ast.ImportFrom):
+            break
+        last = node.end_lineno or node.lineno
+    assert model_source._imports_end(source.split("\n")) == last
