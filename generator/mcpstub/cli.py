@@ -309,7 +309,7 @@ def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool
 
 def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | None = None) -> int:
     """One generation (or check) run; `watched` gets the files the toolset is made of."""
-    from mcpstub.load import gc_paused  # noqa: PLC0415
+    from mcpstub.gcpause import gc_paused  # noqa: PLC0415
 
     # A run builds millions of objects that hold no cycles (data, texts, pieces), which the cycle
     # collector would walk again and again (a fifth of a one-tool edit at 500 tools); model

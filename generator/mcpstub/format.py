@@ -1,7 +1,7 @@
 """Format stage: prove that every generated Python file compiles.
 
 The rendered text is already laid out as black (the pinned `MODE` below) would lay it out: the
-templates and `render.to_literal` write it that way, and `black_layout` fixes the few spots where
+templates and `pytext.to_literal` write it that way, and `black_layout` fixes the few spots where
 datamodel-code-generator's output differs. Running black on 500 tools took longer than the rest
 of the generation together, so it only runs in the tests that prove this (`format_with_black`).
 A file that does not compile is a generator bug, never a user mistake: it is raised as
@@ -18,19 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.memo import ToolMemo
-from mcpstub.render import (
-    GeneratedCodeError,
-    RenderedPackage,
-    class_header,
-    compile_check,
-    import_order,
-    text_width,
-)
+from mcpstub.pytext import GeneratedCodeError, class_header, compile_check, import_order, text_width
 
 __all__ = ["GeneratedCodeError", "format_files", "format_package"]
 
 if TYPE_CHECKING:
     from black.mode import Mode
+
+    from mcpstub.render import RenderedPackage
 
 
 def format_files(
@@ -48,6 +43,8 @@ def format_files(
 
 def format_package(package: RenderedPackage) -> RenderedPackage:
     """`format_files` over both halves of a rendered package."""
+    from mcpstub.render import RenderedPackage  # noqa: PLC0415 - the models' layout needs no templates
+
     return RenderedPackage(
         ours=format_files(package.ours, package.proven),
         yours=format_files(package.yours, package.proven),

@@ -14,10 +14,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpstub.diagnostics import Diagnostic, error, warning
-from mcpstub.load import Document, JsonPath
+
+if TYPE_CHECKING:
+    from mcpstub.load import Document, JsonPath
 
 # Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
 _ONE = frozenset(

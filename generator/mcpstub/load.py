@@ -13,13 +13,11 @@ JSON text that YAML would read as exactly the same data, without a diagnostic, t
 from __future__ import annotations
 
 import bisect
-import gc
 import json
 import json.scanner
 import math
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ import yaml
 from yaml.composer import ComposerError
 
 from mcpstub.diagnostics import Diagnostic, Location, error
+from mcpstub.gcpause import gc_paused
 
 try:
     _BaseLoader: type[Any] = yaml.CSafeLoader
@@ -1044,32 +1043,6 @@ def _compose_quietly(text: str) -> yaml.Node | None:
     except (yaml.YAMLError, RecursionError):  # pragma: no cover - the fast path excludes both
         return None
     return node
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cycle collector: loading and checking build many small objects that hold no
-    cycles, which it would otherwise traverse again and again (half the time of a large file)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-@contextmanager
-def gc_running() -> Iterator[None]:
-    """Run the cycle collector within, even inside `gc_paused()`: for work that leaves cycles
-    behind (model generation), which would otherwise pile up until the process ends."""
-    enabled = gc.isenabled()
-    gc.enable()
-    try:
-        yield
-    finally:
-        if not enabled:
-            gc.disable()
 
 
 def parse_document(

@@ -18,7 +18,6 @@ import sys
 from collections.abc import Callable
 from dataclasses import fields
 from functools import cache
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -70,12 +69,22 @@ class TextCache:
         return text
 
 
+def version(name: str) -> str:
+    """The installed version of the distribution `name` (importlib.metadata, imported only when
+    needed: 20 ms, before the model child could be started)."""
+    from importlib.metadata import version as installed  # noqa: PLC0415
+
+    return installed(name)
+
+
 @cache
 def environment_key() -> str:
     """What besides mcpstub's code shapes the generated text and the checks: the interpreter (its
     Unicode data measures line widths when black is absent), black (whose width table is read), the
     model generator with the pydantic it runs on, and the schema validators that judge schemas and
     examples. A cache shared by several environments keeps them apart."""
+    from importlib.metadata import PackageNotFoundError  # noqa: PLC0415 - see `version`
+
     parts = [sys.version]
     for name in ("black", "datamodel-code-generator", "pydantic", "jsonschema-rs", "jsonschema"):
         try:
@@ -252,7 +261,7 @@ class ToolMemo:
 
 
 def _compile_check(path: str, text: str) -> None:
-    from mcpstub.render import compile_check  # noqa: PLC0415 - render imports this module
+    from mcpstub.pytext import compile_check  # noqa: PLC0415 - pytext imports this module
 
     compile_check(path, text)
 

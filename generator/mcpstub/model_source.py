@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import TypeGuard
 
 from mcpstub.layout import LINE_LENGTH
-from mcpstub.render import text_width, to_literal
+from mcpstub.pytext import text_width, to_literal
 
 
 @lru_cache(maxsize=4)

@@ -30,20 +30,23 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache, partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpstub.beside import Feed, Standby, Worker
 from mcpstub.cachefiles import MODELS_FOLDER, read_entry, write_entry
 from mcpstub.classnames import RootIndex, root_names
 from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
+from mcpstub.gcpause import gc_running
 from mcpstub.ir import Tool, Toolset, to_class_prefix
 from mcpstub.layout import LINE_LENGTH
-from mcpstub.load import Document, gc_running
 from mcpstub.memo import MODELS_DIGEST, derived, environment_key, tool_plain
 from mcpstub.model_source import parsed
 from mcpstub.models import DATA_KEYWORDS, STAND_IN_MODULE, ModelsResult, render_models
-from mcpstub.render import import_order
+from mcpstub.pytext import import_order
+
+if TYPE_CHECKING:
+    from mcpstub.load import Document
 
 # A tool closes its group one time in GROUP_SPREAD at most (groups of about this many tools),
 # a light one less often: one time in GROUP_WEIGHT / its weight (`_weight`, about its count of

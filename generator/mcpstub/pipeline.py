@@ -116,7 +116,8 @@ def render(
     """
     from mcpstub.format import format_files  # noqa: PLC0415 - heavy imports, only when generating
     from mcpstub.modelcache import ModelCache, start_models  # noqa: PLC0415
-    from mcpstub.render import RenderError, models_file, render_package  # noqa: PLC0415
+    from mcpstub.pytext import RenderError  # noqa: PLC0415
+    from mcpstub.render import models_file, render_package  # noqa: PLC0415
 
     # The models are the long pole: part of them is generated in a child while this process
     # renders and compile-checks every other file, which does not depend on them.

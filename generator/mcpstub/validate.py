@@ -30,6 +30,7 @@ from mcpstub.bundle import Bundler, definition_pointer, iter_refs, resolve_point
 from mcpstub.classnames import IMPORTED, class_name
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, warning
 from mcpstub.errortext import describe_error
+from mcpstub.gcpause import gc_paused
 from mcpstub.ir import (
     SERVER_INFO_KEYS,
     ClassName,
@@ -41,7 +42,7 @@ from mcpstub.ir import (
     to_identifier,
 )
 from mcpstub.keywords import KNOWN_2020_12, Lint, comma_hint, invalid_value_hint, lint_schema
-from mcpstub.load import Document, JsonPath, gc_paused, load_document
+from mcpstub.load import Document, JsonPath, load_document
 from mcpstub.marshalled import marshalled
 from mcpstub.memo import ToolMemo, check_key
 from mcpstub.policy import Policy

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.pipeline import generate
-from mcpstub.render import text_width
+from mcpstub.pytext import text_width
 from tests.unit.test_black_stable import CASES
 
 BIN = Path(sys.executable).parent

@@ -285,12 +285,12 @@ def test_child_and_this_process_share_the_units(tmp_path: Path) -> None:
 def test_a_text_is_compiled_once_and_a_broken_one_is_still_caught(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mcpstub import render  # noqa: PLC0415
+    from mcpstub import pytext  # noqa: PLC0415
 
     memo_module._LIVE.clear()
     compiled: list[str] = []
-    real = render.compile_check
-    monkeypatch.setattr(render, "compile_check", lambda path, text: (compiled.append(path), real(path, text)))
+    real = pytext.compile_check
+    monkeypatch.setattr(pytext, "compile_check", lambda path, text: (compiled.append(path), real(path, text)))
     first = ToolMemo(tmp_path / "cache", tmp_path / "tools.json")
     first.compile_check("a.py", "x = 1\n")
     first.save()
@@ -298,7 +298,7 @@ def test_a_text_is_compiled_once_and_a_broken_one_is_still_caught(
     second = ToolMemo(tmp_path / "cache", tmp_path / "tools.json")
     second.compile_check("a.py", "x = 1\n")
     assert compiled == ["a.py"]
-    with pytest.raises(render.GeneratedCodeError):
+    with pytest.raises(pytext.GeneratedCodeError):
         second.compile_check("b.py", "x = (\n")
     assert compiled == ["a.py", "b.py"]
 

@@ -11,18 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpstub import render
+from mcpstub import pytext, render
 from mcpstub.format import GeneratedCodeError, format_files, format_package
 from mcpstub.ir import Tool, Toolset, make_tool_names
 from mcpstub.memo import TextCache, ToolMemo
-from mcpstub.render import (
-    HEADER_PREFIX,
-    RenderError,
-    render_package,
-    templates_dir,
-    text_width,
-    to_literal,
-)
+from mcpstub.pytext import RenderError, text_width, to_literal
+from mcpstub.render import HEADER_PREFIX, render_package, templates_dir
 
 MODELS = """\
 from __future__ import annotations
@@ -320,7 +314,7 @@ def test_a_definition_text_that_does_not_compile_is_caught_even_when_shared(
     toolset = _sharing_toolset()
     good = render_package(toolset, MODELS).ours["tools.py"]
     assert good.count('"field_7": {"type": "string"}') == 2
-    monkeypatch.setattr(render, "_LAID_OUT", _Broken())
+    monkeypatch.setattr(pytext, "_LAID_OUT", _Broken())
     monkeypatch.setattr(render, "_COMPILED_PARTS", TextCache())
     with pytest.raises(GeneratedCodeError) as caught:
         render_package(toolset, MODELS)

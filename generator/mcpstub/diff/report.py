@@ -25,7 +25,7 @@ def visible(text: str) -> str:
     """
     if text.isprintable():
         return text
-    from mcpstub.render import char_escape  # noqa: PLC0415 - only for text that does not print
+    from mcpstub.pytext import char_escape  # noqa: PLC0415 - only for text that does not print
 
     return "".join(ch if ch.isprintable() else char_escape(ch) for ch in text)
 
