@@ -188,6 +188,27 @@ class Standby(Generic[A, T]):
         return self._fn(self._arg)  # type: ignore[arg-type]
 
 
+def _small_pipe(fd: int) -> None:
+    """Shrink a pipe's buffer to a page where the system allows (Linux), so that items wait in
+    the sender's queue, where the heaviest is taken first, rather than in the pipe, in order."""
+    try:
+        import fcntl  # noqa: PLC0415 - not on Windows
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 4096)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
+def _heaviest(queue: list[tuple[float, bytes] | None]) -> int:
+    """The index of the heaviest item queued (the first of equal weights); the end (None) only
+    when nothing else is left."""
+    best, top = 0, None
+    for index, entry in enumerate(queue):
+        if entry is not None and (top is None or entry[0] > top):
+            best, top = index, entry[0]
+    return best
+
+
 class Feed(Generic[A, T]):
     """A forked child that runs `prepare()` at once, then `fn(items)` on the objects `put()`
     sends, as they come (`items` ends once `end()` is called), and sends the result back.
@@ -200,7 +221,7 @@ class Feed(Generic[A, T]):
     def __init__(self, fn: Callable[[Callable[[], A | None]], T], prepare: Callable[[], object]) -> None:
         self._pid = 0
         self._read = -1
-        self._queue: list[bytes | None] = []
+        self._queue: list[tuple[float, bytes] | None] = []
         self._ready = threading.Condition()
         self._sender: threading.Thread | None = None
         forked = _fork_with_pipes()
@@ -214,6 +235,7 @@ class Feed(Generic[A, T]):
         os.close(ask[0])
         os.close(answer_write)
         self._pid, self._read = pid, answer_read
+        _small_pipe(ask[1])
         # Items are written from a thread: the child reads them only between its computations.
         self._sender = threading.Thread(target=self._send_all, args=(ask[1],), daemon=True)
         self._sender.start()
@@ -223,8 +245,10 @@ class Feed(Generic[A, T]):
         """Whether items go to a child (False without fork, or once closed)."""
         return self._pid != 0
 
-    def put(self, item: A) -> None:
-        """Send `item` to the child (queued: this never waits for the child)."""
+    def put(self, item: A, weight: float = 0.0) -> None:
+        """Send `item` to the child (queued: this never waits for the child). Of the items queued
+        while the child is busy, the heaviest goes first (the first put, of equal weights), so
+        that the longest work is not left to the end while the child's forks sit idle."""
         if self._pid:
             try:
                 data = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
@@ -232,7 +256,7 @@ class Feed(Generic[A, T]):
                 self.close()  # what cannot be sent is computed here, with the rest
                 return
             with self._ready:
-                self._queue.append(data)
+                self._queue.append((weight, data))
                 self._ready.notify()
 
     def end(self) -> None:
@@ -247,10 +271,10 @@ class Feed(Generic[A, T]):
                 with self._ready:
                     while not self._queue:
                         self._ready.wait()
-                    data = self._queue.pop(0)
-                if data is None:
+                    entry = self._queue.pop(_heaviest(self._queue))
+                if entry is None:
                     return
-                _send(write, data)
+                _send(write, entry[1])
         except OSError:
             pass  # the child is gone: `result()` says so
         finally:

@@ -276,6 +276,29 @@ def _closes_group(tool: Tool) -> bool:
 _VALUE_WEIGHT = 1 / 16
 
 
+def _weigh(node: object) -> float:
+    """About what generating a schema's models costs: its subschemas, a little per listed value."""
+    if isinstance(node, dict):
+        total = 1.0
+        for key, value in node.items():
+            if key in DATA_KEYWORDS:
+                total += _VALUE_WEIGHT * (len(value) if isinstance(value, list) else 1)
+            else:
+                total += _weigh(value)
+        return total
+    if isinstance(node, list):
+        return sum(_weigh(item) for item in node)
+    return 0.0
+
+
+def _unit_weight(toolset: Toolset) -> float:
+    """About what generating a unit's models costs: its tools' weights, or, for the unit of the
+    shared definitions alone, theirs."""
+    if not toolset.tools:
+        return sum(_weigh(d) for d in toolset.shared_defs.values())
+    return sum(_weight(t) for t in toolset.tools)
+
+
 def _weight(tool: Tool) -> float:
     """About what generating a tool's models costs: its subschemas, and a little per listed value.
     The shared definitions bundled into its schemas do not count: a group generates them apart."""
@@ -283,25 +306,12 @@ def _weight(tool: Tool) -> float:
     def own(schema: dict[str, Any] | None, shared: frozenset[str]) -> float:
         if schema is None:
             return 0.0
-        total = weigh({k: v for k, v in schema.items() if k not in {"$defs", "definitions"}})
+        total = _weigh({k: v for k, v in schema.items() if k not in {"$defs", "definitions"}})
         for key in ("$defs", "definitions"):
             defs = schema.get(key)
             if isinstance(defs, dict):
-                total += sum(weigh(v) for name, v in defs.items() if name not in shared)
+                total += sum(_weigh(v) for name, v in defs.items() if name not in shared)
         return total
-
-    def weigh(node: object) -> float:
-        if isinstance(node, dict):
-            total = 1.0
-            for key, value in node.items():
-                if key in DATA_KEYWORDS:
-                    total += _VALUE_WEIGHT * (len(value) if isinstance(value, list) else 1)
-                else:
-                    total += weigh(value)
-            return total
-        if isinstance(node, list):
-            return sum(weigh(item) for item in node)
-        return 0.0
 
     def make(t: Tool) -> float:
         shared = frozenset(t.shared_def_names)
@@ -660,7 +670,7 @@ class _Stream:
             self.found[unit.key] = hit
         elif unit.key not in self._sent:
             self._sent.add(unit.key)
-            self._feed.put((len(self.missing), unit.toolset))
+            self._feed.put((len(self.missing), unit.toolset), _unit_weight(unit.toolset))
             self.missing.append(unit)
 
     def matches(self, toolset: Toolset) -> bool:
@@ -718,7 +728,7 @@ class PendingModels:
                     missing.append(unit)
             if feed is not None:
                 for index, unit in enumerate(missing):
-                    feed.feed.put((index, unit.toolset))
+                    feed.feed.put((index, unit.toolset), _unit_weight(unit.toolset))
         if feed is not None:
             feed.feed.end()
         self._missing = missing

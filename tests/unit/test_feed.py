@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,31 @@ def test_a_feed_child_works_on_each_item_before_the_last_is_sent(tmp_path: Path)
     assert pid != os.getpid()
     assert items == ["x" * 3_000_000, ("mark", str(mark)), {"last": [1, 2.5, None]}]
     assert not feed.alive
+
+
+def _wait_for(path: Path) -> None:
+    deadline = time.monotonic() + 20
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pipe's buffer is set on Linux only")
+def test_items_queued_while_the_child_is_busy_go_heaviest_first(tmp_path: Path) -> None:
+    # The longest work first: two children taking from the feed then end together, instead of
+    # one finishing a long unit alone at the end. Equal weights keep the order they were put in.
+    gate = tmp_path / "gate"
+    feed: Feed[Any, tuple[int, list[Any]]] = Feed(_collect, partial(_wait_for, gate))
+    feed.put("first" * 2_000, 0.0)  # beyond a page: the sender waits on it, with the pipe a page
+    deadline = time.monotonic() + 20
+    while feed._queue and time.monotonic() < deadline:  # until the sender has taken it
+        time.sleep(0.001)
+    for name, weight in [("a", 1.0), ("b", 5.0), ("c", 3.0), ("d", 5.0), ("e", 2.0)]:
+        feed.put(name, weight)
+        time.sleep(0.02)  # time enough for an idle sender to send each as it comes
+    gate.write_text("open", encoding="utf-8")
+    feed.end()
+    _, items = feed.result()  # type: ignore[misc]
+    assert items == ["first" * 2_000, "b", "d", "c", "e", "a"]
 
 
 def test_a_feed_whose_child_dies_answers_none_and_is_reaped() -> None:
