@@ -3,8 +3,8 @@
 `render_package` takes the IR and the source `models.render_models` produced, and returns every
 file of the package as `{relative path: text}`, split into "ours" (rewritten on every run) and
 "yours" (handler stubs, written once). Templates only loop and branch on IR fields; every piece of
-user text (names, descriptions, schemas, defaults) reaches them as a Python literal made here by
-`to_literal`, never as raw text. The text is already laid out exactly as black would lay it out
+user text (names, descriptions, schemas, defaults) reaches them as a Python literal made by
+`pytext.to_literal`, never as raw text. The text is already laid out exactly as black would lay it out
 (`format.py` names the mode), so generation never runs black.
 """
 
