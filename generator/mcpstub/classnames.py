@@ -114,12 +114,14 @@ def _root_key(root: str) -> str:
 
 
 def root_names(toolset: Toolset) -> set[str]:
-    """The class names given, not derived: tool input and output classes, shared definitions."""
+    """The class names given, not derived: tool input, output and elicitation classes, shared
+    definitions."""
     names = set(toolset.shared_defs)
     for tool in toolset.tools:
         names.add(tool.input_class)
         if tool.output_class is not None:
             names.add(tool.output_class)
+        names.update(tool.elicitation_classes.values())
     return names
 
 

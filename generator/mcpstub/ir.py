@@ -66,6 +66,11 @@ def to_class_prefix(name: str) -> ClassName:
     return ClassName(text)
 
 
+def elicitation_class(tool_name: str, key: str) -> ClassName:
+    """The model class of a tool's requested schema: `deploy`, `confirm` -> `DeployConfirm`."""
+    return ClassName(to_class_prefix(tool_name) + to_class_prefix(key))
+
+
 # serverInfo fields a toolset's `server` may set besides name and version, in the order sent.
 SERVER_INFO_KEYS = ("title", "description", "websiteUrl", "icons")
 
@@ -102,6 +107,13 @@ class Tool:
     output_dialect: Dialect | None = None
     # Seconds a call may run (the toolset's generator-only `timeout`); None: no limit of its own.
     timeout: float | None = None
+    # What the tool may ask its user (generator-only `elicitations`): key -> requested schema.
+    elicitations: dict[str, JSON] = field(default_factory=dict)
+
+    @property
+    def elicitation_classes(self) -> dict[str, ClassName]:
+        """The model class of each requested schema, by key: `deploy`, `confirm` -> `DeployConfirm`."""
+        return {key: elicitation_class(self.name, key) for key in self.elicitations}
 
     @property
     def title(self) -> str | None:

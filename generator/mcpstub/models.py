@@ -188,7 +188,7 @@ def render_models(toolset: Toolset) -> ModelsResult:
     ]
     if values:
         source = _alias_values(source, values)
-    objects = [t.input_class for t in toolset.tools] + [
+    objects = [c for t in toolset.tools for c in (t.input_class, *t.elicitation_classes.values())] + [
         t.output_class
         for t in toolset.tools
         if t.output_class is not None and t.output_schema is not None and is_object_root(t.output_schema)
@@ -543,6 +543,7 @@ def _class_names(tool: Tool) -> Iterator[str]:
     yield tool.input_class
     if tool.output_class is not None:
         yield tool.output_class
+    yield from tool.elicitation_classes.values()
 
 
 def _schemas(tool: Tool) -> Iterator[tuple[str, dict[str, JSON]]]:
@@ -550,6 +551,8 @@ def _schemas(tool: Tool) -> Iterator[tuple[str, dict[str, JSON]]]:
     yield tool.input_class, tool.input_schema
     if tool.output_class is not None and tool.output_schema is not None:
         yield tool.output_class, tool.output_schema
+    for key, class_name in tool.elicitation_classes.items():
+        yield class_name, tool.elicitations[key]
 
 
 def _fallback_warning(what: str, why: str, where: Location) -> Diagnostic:

@@ -109,7 +109,19 @@ def side_from_surface(doc: Document, diagnostics: list[Diagnostic]) -> Side:
         start: JsonPath = (*base, index[tool])
         return _where(doc, _pointer_path(tools[tool], pointer, start))
 
-    return Side(version, tools, locate)
+    return Side(version, tools, locate, _requested_schemas(data))
+
+
+def _requested_schemas(data: Any) -> dict[str, dict[str, Any]]:
+    """The requested schemas a surface snapshot records, by tool and key (none in a listing)."""
+    recorded = data.get("elicitations") if isinstance(data, dict) and "protocols" in data else None
+    if not isinstance(recorded, dict):
+        return {}
+    return {
+        tool: {key: entry["requestedSchema"] for key, entry in keys.items() if isinstance(entry, dict)}
+        for tool, keys in recorded.items()
+        if isinstance(keys, dict)
+    }
 
 
 def side_from_live(*, command: str | None = None, url: str | None = None) -> Side:

@@ -4,7 +4,8 @@
 protocol generation is shown; the snapshot and the generated server's digests both come from it.
 `tool_digest(wire)` is the SHA-256 of a wire object's canonical JSON (RFC 8785, JCS), and
 `render_surface(toolset)` the text of `surface.json`: the `tools/list` answer of each generation,
-the server info and every digest, laid out byte-stably (the same toolset gives the same bytes).
+the server info, every digest and the requested schemas tools ask their users with, laid out
+byte-stably (the same toolset gives the same bytes).
 """
 
 from __future__ import annotations
@@ -258,7 +259,23 @@ def surface(
         }
         for protocol in PROTOCOLS
     }
+    asked = requested_schemas(toolset)
+    if asked:
+        data["elicitations"] = asked
     return data
+
+
+def requested_schemas(toolset: Toolset) -> dict[str, dict[str, JSON]]:
+    """`{tool name: {key: {requestedSchema, sha256}}}` for the tools that ask their user (the
+    same for both generations: an `elicitation/create` request, or an input request)."""
+    return {
+        tool.name: {
+            key: {"requestedSchema": schema, "sha256": hashlib.sha256(canonical_json(schema)).hexdigest()}
+            for key, schema in tool.elicitations.items()
+        }
+        for tool in toolset.tools
+        if tool.elicitations
+    }
 
 
 def render_surface(toolset: Toolset) -> str:

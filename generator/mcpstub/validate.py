@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 from mcpstub.bundle import Bundler, definition_pointer, iter_refs, resolve_pointer, split_pointer
 from mcpstub.classnames import IMPORTED, class_name
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, warning
+from mcpstub.elicitations import check_elicitations
 from mcpstub.errortext import describe_error
 from mcpstub.gcpause import gc_paused
 from mcpstub.ir import (
@@ -38,6 +39,7 @@ from mcpstub.ir import (
     Example,
     Tool,
     Toolset,
+    elicitation_class,
     to_class_prefix,
     to_identifier,
 )
@@ -175,6 +177,8 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
             "a shared definition name starts with an ASCII letter or `_`, then ASCII letters, "
             "digits, `_` or `-`"
             if path == ("$defs",)
+            else "an elicitation key is 1-64 ASCII letters, digits, `_` or `-`, starting with a letter"
+            if path[-1:] == ("elicitations",)
             else None
         )
         message = f"{where}: {_echo(err.instance)} is not a valid name"
@@ -585,8 +589,11 @@ class _Checker:
                 continue
             name = raw["name"]
             ident, prefix = to_identifier(name), to_class_prefix(name)
+            asks = raw.get("elicitations")
+            keys = asks if isinstance(asks, dict) else ()
+            asked = tuple(elicitation_class(name, k) for k in keys if isinstance(k, str))
             problem = self._name_problem(
-                name, _LazyLoc(doc, (*path, "name")), names, identifiers, classes, shared_classes
+                name, _LazyLoc(doc, (*path, "name")), names, identifiers, classes, shared_classes, asked
             )
             if problem is not None:
                 self.diagnostics.append(problem)
@@ -638,6 +645,7 @@ class _Checker:
         identifiers: dict[str, str],
         classes: dict[str, str],
         shared_classes: dict[str, str],
+        elicitation_classes: tuple[str, ...] = (),
     ) -> Diagnostic | None:
         """The first problem with a tool's name or the Python names it maps to, recording it."""
         if not _NAME.match(name):
@@ -665,6 +673,7 @@ class _Checker:
             )
         identifiers[ident] = name
         tool_classes = [prefix + suffix for suffix in ("Input", "Output", "Result")]
+        tool_classes += [c for c in elicitation_classes if c not in tool_classes]
         clash = next((c for c in tool_classes if c in classes or c in shared_classes), None)
         if clash is not None:
             other = classes.get(clash) or f"shared definition {shared_classes[clash]!r}"
@@ -802,6 +811,11 @@ class _Checker:
         # Compiled schemas serve this tool's examples only: an earlier tool's are let go, which
         # bounds what checking a large toolset holds in memory.
         self._validators.clear()
+        elicitations, problems = check_elicitations(
+            self.doc, (*path, "elicitations"), raw["name"], raw.get("elicitations")
+        )
+        self.diagnostics.extend(problems)
+        asked_wrong = bool(problems)
         checked_in = self._schema((*path, "inputSchema"), raw.get("inputSchema"))
         checked_out: tuple[dict[str, Any], frozenset[str], Dialect] | None = None
         if raw.get("outputSchema") is True:
@@ -827,6 +841,8 @@ class _Checker:
         input_schema, shared_in, dialect = checked_in
         output_schema, shared_out = (checked_out[0], checked_out[1]) if checked_out else (None, frozenset())
         examples = self._examples(path, raw, input_schema, output_schema)
+        if asked_wrong:
+            return None
         advertised = {key: raw[key] for key in raw if key in _MCP_KEYS}
         advertised["inputSchema"] = input_schema
         if output_schema is not None:
@@ -846,6 +862,7 @@ class _Checker:
             shared_def_names=shared_in | shared_out,
             output_dialect=checked_out[2] if checked_out else None,
             timeout=_timeout(raw.get("timeout")),
+            elicitations=elicitations,
         )
 
     def _examples(

@@ -12,6 +12,7 @@ import re
 import time
 from typing import Any
 
+from mcpstub.diff.asked import elicitation_findings
 from mcpstub.diff.compare import Reason, Subset, show
 from mcpstub.diff.model import JSON, DiffOptions, Direction, Finding, Severity, Side
 from mcpstub.diff.search import Outcome, Searcher
@@ -275,6 +276,7 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
             )
             continue
         findings.extend(_Tool(name, old.tools[name], tool, new, options, budget).run())
+        findings.extend(elicitation_findings(name, old, new))
     findings = [f for f in findings if not _ignored(f, options)]
     if options.check_version and any(f.severity == "breaking" for f in findings):
         version = _version_finding(old, new)

@@ -37,6 +37,8 @@ class Side:
     tools: dict[str, dict[str, JSON]]
     # (tool name, JSON pointer inside the tool's wire object) -> where it is written, if known.
     locate: Callable[[str, str], Location | None] = _nowhere
+    # What each tool asks its user: tool name -> key -> requested schema (a live server shows none).
+    elicitations: dict[str, dict[str, JSON]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,8 @@ def side_from_toolset(checked: Checked) -> Side:
                 return _written(origin[0], docs, (), origin[1], parts[3:])
         return _written(doc, docs, schema, schema, parts[1:])
 
-    return Side(toolset.server_version, tools, locate)
+    asked = {tool.name: tool.elicitations for tool in toolset.tools if tool.elicitations}
+    return Side(toolset.server_version, tools, locate, asked)
 
 
 def _written(

@@ -1,0 +1,332 @@
+"""Elicitations: a tool's `elicitations` entry -> its requested schemas, checked, plus diagnostics.
+
+A tool may declare what it asks its user (`elicitation/create`, form mode): a map from a key (the
+name the request is known by on the wire) to a requested schema. MCP restricts those to a flat
+object of primitive properties: a string (formats email, uri, date, date-time), a number or
+integer, a boolean, a single-select enum (`enum`, titled `oneOf` of `const`s, or the legacy
+`enumNames`) or a multi-select array of enum values (`items.enum` or titled `items.anyOf`), each
+with an optional default. Every departure is a located error; each schema becomes a model named
+after the tool and the key (`deploy`'s `confirm` -> `DeployConfirm`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator, Iterator
+from typing import Any
+
+from mcpstub.diagnostics import Diagnostic, error
+from mcpstub.ir import elicitation_class, to_class_prefix
+from mcpstub.load import Document, JsonPath
+
+# A check that yields its diagnostics and returns the choices it found (None: none, or wrong).
+_Choices = Generator[Diagnostic, None, list[str] | None]
+CODE = "elicitation-schema"
+FORMATS = ("email", "uri", "date", "date-time")
+_ROOT_KEYS = ("$schema", "type", "properties", "required")
+_COMMON = ("type", "title", "description", "default")
+_KEYS = {
+    "string": (*_COMMON, "minLength", "maxLength", "format"),
+    "enum": (*_COMMON, "enum", "enumNames"),
+    "oneOf": (*_COMMON, "oneOf"),
+    "number": (*_COMMON, "minimum", "maximum"),
+    "integer": (*_COMMON, "minimum", "maximum"),
+    "boolean": _COMMON,
+    "array": (*_COMMON, "items", "minItems", "maxItems"),
+}
+_SHAPES = (
+    "a string (minLength, maxLength, format), a number or integer (minimum, maximum), a boolean, "
+    "a string enum (`enum`, or `oneOf` of {const, title}), or an array of enum values "
+    "(`items: {type: string, enum: [...]}` or `items: {anyOf: [{const, title}]}`)"
+)
+
+
+def check_elicitations(
+    doc: Document, path: JsonPath, tool: str, raw: Any
+) -> tuple[dict[str, dict[str, Any]], list[Diagnostic]]:
+    """The requested schemas of tool `tool` at `path` (its `elicitations`), as written, and what
+    is wrong with them; the format check has reported a value that is no mapping of mappings."""
+    if not isinstance(raw, dict):
+        return {}, []
+    found: list[Diagnostic] = []
+    schemas: dict[str, dict[str, Any]] = {}
+    prefix = to_class_prefix(tool)
+    taken = {
+        prefix + suffix: f"the tool's {suffix.lower()} class" for suffix in ("Input", "Output", "Result")
+    }
+    for key, schema in raw.items():
+        if not isinstance(key, str) or not isinstance(schema, dict):
+            continue
+        name = elicitation_class(tool, key)
+        if name in taken:
+            found.append(
+                error(
+                    "name-collision",
+                    f"elicitation {key!r} of tool {tool!r} needs the class name {name!r}, already taken by "
+                    + taken[name],
+                    doc.key_loc((*path, key)),
+                    "rename the key",
+                )
+            )
+            continue
+        taken[name] = f"elicitation {key!r}"
+        problems = list(_requested(doc, (*path, key), schema))
+        found += problems
+        if not problems:
+            schemas[key] = schema
+    return schemas, found
+
+
+def _requested(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Iterator[Diagnostic]:
+    for word in schema:
+        if word not in _ROOT_KEYS:
+            yield error(
+                CODE,
+                f"{_where(path)}: {word!r} is not allowed in a requested schema",
+                doc.key_loc((*path, word)),
+                "MCP allows only type: object, properties, required (and $schema) at its root",
+            )
+    if schema.get("type") != "object":
+        at = (*path, "type") if "type" in schema else path
+        yield error(
+            CODE,
+            f"{_where(path)} must have `type: object` at its root",
+            doc.loc(at) if "type" in schema else doc.key_loc(at),
+            "a requested schema is a flat object of primitive properties",
+        )
+    if "$schema" in schema and not isinstance(schema["$schema"], str):
+        yield error(CODE, f"{_where(path)}: $schema must be a string", doc.loc((*path, "$schema")))
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        at = (*path, "properties")
+        yield error(
+            CODE,
+            f"{_where(path)} must have `properties` (a mapping)",
+            doc.loc(at) if "properties" in schema else doc.key_loc(path),
+            "list what the user is asked for, e.g. properties: {confirm: {type: boolean}}",
+        )
+        properties = {}
+    for name, prop in properties.items():
+        yield from _property(doc, (*path, "properties", name), prop)
+    required = schema.get("required")
+    if required is not None:
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            yield error(
+                CODE,
+                f"{_where(path)}: required must be a list of property names",
+                doc.loc((*path, "required")),
+            )
+        else:
+            for i, name in enumerate(required):
+                if name not in properties:
+                    yield error(
+                        CODE,
+                        f"{_where(path)}: required names {name!r}, which is not among its properties",
+                        doc.loc((*path, "required", i)),
+                    )
+                elif name in required[:i]:
+                    yield error(
+                        CODE, f"{_where(path)}: {name!r} is required twice", doc.loc((*path, "required", i))
+                    )
+
+
+def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
+    where = _where(path)
+    if not isinstance(prop, dict):
+        yield error(CODE, f"{where} must be a schema mapping", doc.loc(path), f"each property is {_SHAPES}")
+        return
+    kind = prop.get("type")
+    shape = (
+        "oneOf"
+        if kind == "string" and "oneOf" in prop
+        else "enum"
+        if kind == "string" and "enum" in prop
+        else kind
+    )
+    if not isinstance(shape, str) or shape not in _KEYS:
+        at = (*path, "type")
+        said = f"type {kind!r}" if "type" in prop else "no type"
+        nested = kind in ("object", "null") or (isinstance(kind, list))
+        yield error(
+            CODE,
+            f"{where}: {said} is not a primitive MCP elicitation allows",
+            doc.loc(at) if "type" in prop else doc.key_loc(path),
+            "a requested schema is flat: no nested objects, no null, one type per property"
+            if nested
+            else f"each property is {_SHAPES}",
+        )
+        return
+    for word in prop:
+        if word not in _KEYS[shape]:
+            hint = f"a {shape} property takes {', '.join(_KEYS[shape])}"
+            if word in ("enum", "oneOf") and kind != "string":
+                hint = "a single-select enum has type: string; a multi-select one is an array of enum values"
+            yield error(
+                CODE,
+                f"{where}: {word!r} is not allowed here in a requested schema",
+                doc.key_loc((*path, word)),
+                hint,
+            )
+    for word in ("title", "description"):
+        if word in prop and not isinstance(prop[word], str):
+            yield error(CODE, f"{where}: {word} must be a string", doc.loc((*path, word)))
+    values: list[str] | None = None
+    if shape == "string":
+        yield from _bounds(doc, path, prop, "minLength", "maxLength")
+        if "format" in prop and prop["format"] not in FORMATS:
+            yield error(
+                CODE,
+                f"{where}: format {prop['format']!r} is not one MCP elicitation allows",
+                doc.loc((*path, "format")),
+                f"use one of {', '.join(FORMATS)}, or leave format out",
+            )
+    elif shape in ("number", "integer"):
+        yield from _bounds(doc, path, prop, "minimum", "maximum")
+    elif shape == "enum":
+        values = yield from _enum(doc, (*path, "enum"), prop["enum"])
+        names = prop.get("enumNames")
+        if "enumNames" in prop and not (
+            isinstance(names, list)
+            and all(isinstance(n, str) for n in names)
+            and len(names) == len(values or ())
+        ):
+            yield error(
+                CODE,
+                f"{where}: enumNames must be a list of strings, one per enum value",
+                doc.loc((*path, "enumNames")),
+                "or give titled choices as oneOf: [{const: value, title: label}, ...]",
+            )
+    elif shape == "oneOf":
+        values = yield from _titled(doc, (*path, "oneOf"), prop["oneOf"])
+    elif shape == "array":
+        values = yield from _items(doc, path, prop)
+        yield from _bounds(doc, path, prop, "minItems", "maxItems")
+    if "default" in prop:
+        yield from _default(doc, path, prop, shape, values)
+
+
+def _bounds(doc: Document, path: JsonPath, prop: dict[str, Any], low: str, high: str) -> Iterator[Diagnostic]:
+    counts = low in ("minLength", "minItems")
+    bounds: list[float] = []
+    for word in (low, high):
+        if word not in prop:
+            continue
+        value = prop[word]
+        number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        if not number or (counts and (not float(value).is_integer() or value < 0)):
+            wanted = "a whole number, 0 or more" if counts else "a number"
+            yield error(CODE, f"{_where(path)}: {word} must be {wanted}", doc.loc((*path, word)))
+            return
+        bounds.append(value)
+    if len(bounds) == 2 and bounds[0] > bounds[1]:
+        yield error(
+            CODE,
+            f"{_where(path)}: {low} {prop[low]!r} is above {high} {prop[high]!r}: no answer could match",
+            doc.loc((*path, low)),
+        )
+
+
+def _enum(doc: Document, path: JsonPath, values: Any) -> _Choices:
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+        yield error(CODE, f"{_where(path)} must be a non-empty list of strings", doc.loc(path))
+        return None
+    for i, value in enumerate(values):
+        if value in values[:i]:
+            yield error(CODE, f"{_where(path)}: {value!r} is listed twice", doc.loc((*path, i)))
+    return list(values)
+
+
+def _titled(doc: Document, path: JsonPath, options: Any) -> _Choices:
+    if not isinstance(options, list) or not options:
+        yield error(
+            CODE, f"{_where(path)} must be a non-empty list of {{const, title}} choices", doc.loc(path)
+        )
+        return None
+    values: list[str] = []
+    for i, option in enumerate(options):
+        good = (
+            isinstance(option, dict)
+            and set(option) == {"const", "title"}
+            and isinstance(option["const"], str)
+            and isinstance(option["title"], str)
+        )
+        if not good:
+            yield error(
+                CODE,
+                f"{_where((*path, i))} must be exactly {{const: <string>, title: <string>}}",
+                doc.loc((*path, i)),
+                "each choice is a value and the label shown for it",
+            )
+            return None
+        if option["const"] in values:
+            yield error(
+                CODE,
+                f"{_where((*path, i))}: {option['const']!r} is listed twice",
+                doc.loc((*path, i, "const")),
+            )
+        values.append(option["const"])
+    return values
+
+
+def _items(doc: Document, path: JsonPath, prop: dict[str, Any]) -> _Choices:
+    items = prop.get("items")
+    at = (*path, "items")
+    hint = "a multi-select is items: {type: string, enum: [...]} or items: {anyOf: [{const, title}, ...]}"
+    if not isinstance(items, dict):
+        yield error(
+            CODE,
+            f"{_where(path)}: an array property must have `items` listing the choices",
+            doc.loc(at) if "items" in prop else doc.key_loc(path),
+            hint,
+        )
+        return None
+    if set(items) == {"type", "enum"} and items["type"] == "string":
+        return (yield from _enum(doc, (*at, "enum"), items["enum"]))
+    if set(items) == {"anyOf"}:
+        return (yield from _titled(doc, (*at, "anyOf"), items["anyOf"]))
+    yield error(CODE, f"{_where(at)} is not a list of enum choices MCP elicitation allows", doc.loc(at), hint)
+    return None
+
+
+def _default(
+    doc: Document, path: JsonPath, prop: dict[str, Any], shape: str, values: list[str] | None
+) -> Iterator[Diagnostic]:
+    value = prop["default"]
+    at = (*path, "default")
+    if shape == "boolean":
+        good = isinstance(value, bool)
+    elif shape in ("number", "integer"):
+        good = isinstance(value, int | float) and not isinstance(value, bool)
+        if good and shape == "integer":
+            good = float(value).is_integer()
+        if good:
+            good = prop.get("minimum", value) <= value <= prop.get("maximum", value)
+    elif shape == "array":
+        good = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        good = good and (values is None or all(v in values for v in value))
+        good = good and prop.get("minItems", 0) <= len(value) <= prop.get("maxItems", len(value))
+    else:
+        good = isinstance(value, str)
+        if good and values is not None:
+            good = value in values
+        if good and shape == "string":
+            good = prop.get("minLength", 0) <= len(value) <= prop.get("maxLength", len(value))
+    if not good:
+        yield error(
+            CODE,
+            f"{_where(at)}: {_short(value)} does not match its own property",
+            doc.loc(at),
+            "a default is offered to the user as it is: make it a value the property accepts",
+        )
+
+
+def _short(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:56] + "..." + shown[-1]
+
+
+def _where(path: JsonPath) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text

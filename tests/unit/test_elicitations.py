@@ -1,0 +1,215 @@
+"""A tool's `elicitations`: MCP's flat requested schemas checked at build time, typed as models,
+frozen in surface.json and compared by `diff`."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_types._v2025_11_25 import PrimitiveSchemaDefinition, RequestedSchema
+from pydantic import TypeAdapter, ValidationError
+
+from mcpstub.cli import main
+from mcpstub.pipeline import Checked, check_toolset
+from tests.functional.helpers import imported, write_package
+
+HEAD = "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: deploy\n    inputSchema: {type: object}\n"
+# Each form MCP allows for a property of a requested schema.
+ALLOWED: list[dict[str, Any]] = [
+    {"type": "string"},
+    {"type": "string", "title": "Why", "description": "d", "minLength": 1, "maxLength": 9, "default": "ok"},
+    {"type": "string", "format": "email"},
+    {"type": "string", "format": "uri"},
+    {"type": "string", "format": "date"},
+    {"type": "string", "format": "date-time"},
+    {"type": "number", "minimum": 0.5, "maximum": 2, "default": 1.5},
+    {"type": "integer", "minimum": 1, "maximum": 9, "default": 3},
+    {"type": "boolean", "default": False, "title": "Sure?"},
+    {"type": "string", "enum": ["eu", "us"], "default": "us"},
+    {"type": "string", "enum": ["eu", "us"], "enumNames": ["Europe", "America"]},
+    {
+        "type": "string",
+        "oneOf": [{"const": "s", "title": "Small"}, {"const": "m", "title": "Medium"}],
+        "default": "m",
+    },
+    {
+        "type": "array",
+        "items": {"type": "string", "enum": ["a", "b"]},
+        "minItems": 1,
+        "maxItems": 2,
+        "default": ["a"],
+    },
+    {"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}, "default": []},
+]
+# Forms MCP refuses (or that no answer could match), with the column-free place of the error.
+REFUSED: list[tuple[dict[str, Any], str]] = [
+    ({"type": "object", "properties": {}}, "type"),
+    ({"type": "array", "items": {"type": "string"}}, "items"),
+    ({"type": ["string", "null"]}, "type"),
+    ({"type": "null"}, "type"),
+    ({"enum": ["a"]}, "no type"),
+    ({"type": "string", "format": "hostname"}, "format"),
+    ({"type": "string", "pattern": "^a"}, "pattern"),
+    ({"type": "integer", "enum": [1, 2]}, "enum"),
+    ({"type": "string", "enum": []}, "enum"),
+    ({"type": "string", "enum": ["a", "a"]}, "enum"),
+    ({"type": "string", "enum": ["a", "b"], "enumNames": ["A"]}, "enumNames"),
+    ({"type": "string", "oneOf": [{"const": "a"}]}, "oneOf"),
+    ({"type": "string", "default": 3}, "default"),
+    ({"type": "integer", "default": 2.5}, "default"),
+    ({"type": "integer", "minimum": 3, "default": 2}, "default"),
+    ({"type": "number", "minimum": 3, "maximum": 2}, "minimum"),
+    ({"type": "string", "minLength": -1}, "minLength"),
+    ({"type": "string", "enum": ["a"], "default": "b"}, "default"),
+    ({"type": "array", "items": {"type": "string", "enum": ["a"]}, "default": ["b"]}, "default"),
+    ({"type": "boolean", "default": "yes"}, "default"),
+]
+
+
+def check(tmp_path: Path, elicitations: str) -> Checked:
+    path = tmp_path / "tools.yaml"
+    path.write_text(
+        HEAD + "    elicitations:\n" + textwrap.indent(textwrap.dedent(elicitations), "      "), "utf-8"
+    )
+    return check_toolset(path, "tools.yaml")
+
+
+def codes(checked: Checked) -> list[tuple[str, int]]:
+    return [(d.code, d.location.line) for d in checked.diagnostics]
+
+
+@pytest.mark.parametrize("prop", ALLOWED, ids=[json.dumps(p)[:60] for p in ALLOWED])
+def test_every_form_mcp_allows_is_accepted_and_the_sdk_agrees(tmp_path: Path, prop: dict[str, Any]) -> None:
+    schema = {"type": "object", "properties": {"answer": prop}, "required": ["answer"]}
+    checked = check(tmp_path, f"confirm: {json.dumps(schema)}\n")
+    assert checked.ok, codes(checked)
+    assert checked.toolset is not None
+    assert checked.toolset.tools[0].elicitations == {"confirm": schema}
+    RequestedSchema.model_validate(schema)
+    TypeAdapter(PrimitiveSchemaDefinition).validate_python(prop)
+
+
+@pytest.mark.parametrize(("prop", "where"), REFUSED, ids=[json.dumps(p)[:60] for p, _ in REFUSED])
+def test_a_form_mcp_refuses_is_a_located_error(tmp_path: Path, prop: dict[str, Any], where: str) -> None:
+    schema = {"type": "object", "properties": {"answer": prop}}
+    checked = check(tmp_path, f"confirm:\n  type: object\n  properties:\n    answer: {json.dumps(prop)}\n")
+    assert not checked.ok
+    problems = [d for d in checked.diagnostics if d.is_error]
+    assert problems, schema
+    assert all(d.code == "elicitation-schema" for d in problems)
+    assert all(d.location.file == "tools.yaml" and d.location.line == 10 for d in problems), problems
+    assert any(where in d.message or (where == "no type" and "no type" in d.message) for d in problems)
+
+
+def test_root_shape_keys_and_class_names_are_checked_all_at_once(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        a: {type: string}
+        b: {type: object, properties: {x: {type: string}}, required: [y], additionalProperties: false}
+        output: {type: object, properties: {}}
+        c-d: {type: object, properties: {}}
+        C_d: {type: object, properties: {}}
+        "no way": {type: object, properties: {}}
+        """,
+    )
+    assert sorted(codes(checked)) == [
+        ("elicitation-schema", 7),  # a: no properties
+        ("elicitation-schema", 7),  # a: not an object
+        ("elicitation-schema", 8),  # b: required names y
+        ("elicitation-schema", 8),  # b: additionalProperties
+        ("invalid-name", 12),
+        ("name-collision", 9),  # DeployOutput is the tool's
+        ("name-collision", 11),  # C_d and c-d are both DeployCD
+    ]
+
+
+def test_an_elicitation_class_may_not_take_another_tools_class(tmp_path: Path) -> None:
+    path = tmp_path / "tools.yaml"
+    path.write_text(
+        HEAD
+        + "    elicitations: {confirm_input: {type: object, properties: {}}}\n"
+        + "  - name: deploy_confirm\n    inputSchema: {type: object}\n",
+        "utf-8",
+    )
+    checked = check_toolset(path, "tools.yaml")
+    assert [(d.code, "DeployConfirmInput" in d.message) for d in checked.diagnostics] == [
+        ("name-collision", True)
+    ]
+
+
+def test_each_requested_schema_is_a_model_that_accepts_what_it_allows(tmp_path: Path) -> None:
+    folder, _ = write_package(
+        tmp_path,
+        "asking",
+        HEAD
+        + textwrap.indent(
+            textwrap.dedent(
+                """\
+                elicitations:
+                  confirm:
+                    type: object
+                    properties:
+                      ok: {type: boolean}
+                      region: {type: string, oneOf: [{const: eu, title: Europe}, {const: us, title: US}]}
+                      tags: {type: array, items: {type: string, enum: [a, b]}, default: [a]}
+                      count: {type: integer, minimum: 1, default: 2}
+                    required: [ok, region]
+                """
+            ),
+            "    ",
+        ),
+    )
+    with imported(tmp_path, "asking") as package:
+        models = import_module("asking.models")
+        answer = models.DeployConfirm.model_validate({"ok": True, "region": "eu"})
+        assert (answer.ok, answer.region, answer.tags, answer.count) == (True, "eu", ["a"], 2)
+        for wrong in ({"ok": True}, {"ok": "yes", "region": "eu"}, {"ok": True, "region": "asia"}):
+            with pytest.raises(ValidationError):
+                models.DeployConfirm.model_validate(wrong)
+        assert package is not None
+    surface = json.loads((folder / "surface.json").read_text("utf-8"))
+    entry = surface["elicitations"]["deploy"]["confirm"]
+    assert entry["requestedSchema"]["required"] == ["ok", "region"]
+    assert len(entry["sha256"]) == 64
+
+
+def test_no_elicitations_no_surface_section(tmp_path: Path) -> None:
+    folder, _ = write_package(tmp_path, "quiet", HEAD)
+    assert "elicitations" not in json.loads((folder / "surface.json").read_text("utf-8"))
+
+
+def test_diff_reports_a_requested_schema_added_changed_or_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    old = HEAD + "    elicitations:\n      confirm: {type: object, properties: {ok: {type: boolean}}}\n"
+    old += "      gone: {type: object, properties: {}}\n"
+    new = HEAD + "    elicitations:\n      confirm: {type: object, properties: {ok: {type: string}}}\n"
+    new += "      more: {type: object, properties: {}}\n"
+    Path("old.yaml").write_text(old)
+    Path("new.yaml").write_text(new)
+    assert main(["diff", "old.yaml", "new.yaml", "--format", "json"]) == 0
+    findings = json.loads(capsys.readouterr().out)
+    assert [(f["rule"], f["severity"], f["path"], f["location"]["line"]) for f in findings] == [
+        ("elicitation-changed", "warning", "/elicitations/confirm", 7),
+        ("elicitation-removed", "info", "/elicitations/gone", 4),
+        ("elicitation-added", "warning", "/elicitations/more", 8),
+    ]
+    assert main(["diff", "old.yaml", "old.yaml"]) == 0
+    assert "no differences" in capsys.readouterr().out.lower()
+
+
+def test_diff_reads_the_requested_schemas_a_surface_snapshot_froze(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = HEAD + "    elicitations:\n      confirm: {type: object, properties: {ok: {type: boolean}}}\n"
+    folder, _ = write_package(tmp_path, "frozen", old)
+    monkeypatch.chdir(tmp_path)
+    Path("new.yaml").write_text(old.replace("boolean", "string"))
+    assert main(["diff", str(folder / "surface.json"), "new.yaml"]) == 0
+    assert "[elicitation-changed]" in capsys.readouterr().out
