@@ -371,6 +371,21 @@ class _Planner:
         self.roots = RootIndex(roots | toolset.reserved_roots)
         # Each shared definition is hashed once, not once per group that uses it.
         self._definitions = {n: hashlib.sha256(_marshal(s)).digest() for n, s in toolset.shared_defs.items()}
+        self._targets: dict[str, set[str]] = {}  # the shared definitions each refers to
+
+    def _closed(self, names: set[str]) -> set[str]:
+        """`names` and the shared definitions they refer to, directly or not (a definition lifted
+        from another file is named by the shared ones reaching it, not by the tools)."""
+        todo, closed = list(names), set()
+        while todo:
+            name = todo.pop()
+            if name in closed or name not in self.base.shared_defs:
+                continue
+            closed.add(name)
+            if name not in self._targets:
+                self._targets[name] = set(_shared_refs(self.base.shared_defs[name]))
+            todo.extend(self._targets[name])
+        return closed
 
     def first(self) -> _Unit:
         """The shared definitions' unit."""
@@ -379,12 +394,25 @@ class _Planner:
 
     def group(self, group: tuple[Tool, ...]) -> _Unit:
         """A group's unit."""
-        used = set().union(*(t.shared_def_names for t in group))
+        used = self._closed(set().union(*(t.shared_def_names for t in group)))
         shared = {n: s for n, s in self.base.shared_defs.items() if n in used}
         tools = tuple(_schema_only(t) for t in group)
         unit = replace(self.base, tools=tools, shared_defs=shared, stand_ins=STAND_INS)
         unit = replace(unit, reserved_roots=self.roots.extending(root_names(unit)))
         return _Unit(_digest(unit, group, self._definitions), unit)
+
+
+def _shared_refs(node: object) -> Iterable[str]:
+    """The names of the shared definitions `#/$defs/<name>` references anywhere in `node` name."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and "/" not in ref[8:]:
+            yield ref[8:].replace("~1", "/").replace("~0", "~")
+        for value in node.values():
+            yield from _shared_refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _shared_refs(value)
 
 
 def _units(toolset: Toolset) -> list[_Unit]:

@@ -49,6 +49,7 @@ from mcpstub.marshalled import marshalled
 from mcpstub.memo import ToolMemo, check_key
 from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
+from mcpstub.shared_files import Bundled, self_contained
 from mcpstub.toolrules import check_tool_entry
 
 FORMAT_VERSION = 1
@@ -465,6 +466,7 @@ class _Checker:
         self.memo = memo  # tools that checked clean in earlier runs, by their input
         self.on_tool = on_tool  # called with each tool passed, in order
         self._shared: bytes | None = None  # the shared definitions, marshalled once
+        self._bundled_defs: dict[str, Bundled] = {}  # each shared definition, self-contained
         self._policy_text = ""
         self.diagnostics: list[Diagnostic] = []
         self.bundler = Bundler(doc, self._load_file, root=policy.ref_root)
@@ -550,7 +552,8 @@ class _Checker:
             self.diagnostics.extend(_meta_errors(doc, ("$defs", name), value, dialect, self.policy, defaults))
             if isinstance(value, dict):  # its refs must resolve even when no tool uses it
                 errors_before = len(self.bundler.diagnostics)
-                bundled, _ = self.bundler.bundle_schema(("$defs", name), dialect)
+                bundled, took = self.bundler.bundle_schema(("$defs", name), dialect)
+                self._bundled_defs[name] = (bundled, took, dialect)
                 if not (
                     has_errors(self.diagnostics[before:])
                     or has_errors(self.bundler.diagnostics[errors_before:])
@@ -562,7 +565,10 @@ class _Checker:
         if has_errors(self.diagnostics):
             return None
         server = doc.data["server"]
-        shared = dict(doc.data.get("$defs") or {})
+        # What the shared definitions reach in other files is lifted beside them: the toolset's
+        # values say all its models are made of, whatever folder they are made in.
+        roots: set[str] = {c for t in tools for c in (t.input_class, t.output_class) if c is not None}
+        shared = self_contained(doc.data.get("$defs") or {}, self._bundled_defs, roots)
         return Toolset(
             server_name=server["name"],
             server_version=server.get("version"),
