@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import marshal
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mcpstub.bundle import iter_refs
@@ -27,11 +27,13 @@ _DEFS_KEYS = ("$defs", "definitions")
 Bundled = tuple[dict[str, Any], frozenset[str], str]
 
 
-def self_contained(raw: Mapping[str, Any], bundled: Mapping[str, Bundled], taken: set[str]) -> dict[str, Any]:
+def self_contained(
+    raw: Mapping[str, Any], bundled: Mapping[str, Bundled], taken: Iterable[str | None]
+) -> dict[str, Any]:
     """The shared definitions with what they reach in other files lifted beside them; `taken`
     holds the class names no lifted definition may take (the tools' root classes)."""
     out = dict(raw)
-    used = {class_name(n) for n in raw} | taken
+    used = {class_name(n) for n in raw} | {n for n in taken if n is not None}
     lifted: dict[tuple[str, bytes], str] = {}
     for name, schema in raw.items():
         entry = bundled.get(name)

@@ -567,7 +567,7 @@ class _Checker:
         server = doc.data["server"]
         # What the shared definitions reach in other files is lifted beside them: the toolset's
         # values say all its models are made of, whatever folder they are made in.
-        roots: set[str] = {c for t in tools for c in (t.input_class, t.output_class) if c is not None}
+        roots = (n for t in tools for n in (t.input_class, t.output_class, *t.elicitation_classes.values()))
         shared = self_contained(doc.data.get("$defs") or {}, self._bundled_defs, roots)
         return Toolset(
             server_name=server["name"],
