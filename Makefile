@@ -8,10 +8,11 @@ STAMP := $(VENV)/.installed
 
 NODE_CLIENT := tests/external/node_modules/.package-lock.json
 
-$(STAMP): pyproject.toml constraints.txt
+# mcpstub and the runtime it depends on (runtime/, distribution mcpstub-runtime), in one command.
+$(STAMP): pyproject.toml runtime/pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ./runtime -e '.[test]'
 	touch $(STAMP)
 
 # The external client (the TypeScript MCP SDK) the tests drive the generated server with.
@@ -19,7 +20,7 @@ $(NODE_CLIENT): tests/external/package.json tests/external/package-lock.json
 	cd tests/external && npm ci --no-audit --no-fund --loglevel=error
 
 test: $(STAMP) $(NODE_CLIENT)
-	$(BIN)/ruff check generator tests
+	$(BIN)/ruff check generator runtime tests
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 -q
 

@@ -44,9 +44,10 @@ RUNTIME_MODULES = frozenset(
         "annotated_types", "anyio", "attr", "attrs", "click", "dotenv", "exceptiongroup", "h11",
         "httpcore", "httpcore2", "httpx", "httpx2", "httpx_sse", "hypothesis", "hypothesis_jsonschema",
         "idna", "jsonschema", "jsonschema_rs", "jsonschema_specifications", "jwt", "mcp", "mcp_types",
-        "mcpstub", "multipart", "opentelemetry", "pydantic", "pydantic_core", "pydantic_settings",
-        "pytest", "python_multipart", "pywintypes", "referencing", "rpds", "sniffio", "sse_starlette",
-        "starlette", "truststore", "typing_extensions", "typing_inspection", "uvicorn", "win32",
+        "mcpstub", "mcpstub_runtime", "multipart", "opentelemetry", "pydantic", "pydantic_core",
+        "pydantic_settings", "pytest", "python_multipart", "pywintypes", "referencing", "rpds", "sniffio",
+        "sse_starlette", "starlette", "truststore", "typing_extensions", "typing_inspection", "uvicorn",
+        "win32",
     }
 )  # fmt: skip
 
@@ -428,6 +429,8 @@ def _write_package(
         apply(p, hashes.encoded)
     else:
         apply(p)
+    for rel in p.removals:
+        print(f"{_shown(out / rel)}: removed (no longer generated)")
     written = len([rel for rel in p.stale if rel not in p.removals])
     print(
         f"{_shown(out)}: {written} generated file{'s' * (written != 1)} written, "

@@ -25,6 +25,7 @@ from mcpstub import __version__
 from mcpstub.layout import (
     CONTRACT_TESTS,
     OURS_FILES,
+    RETIRED_FILES,
     STAGED_NAME,
     STAMP_FILE,
     STAMP_PREFIX,
@@ -172,6 +173,8 @@ def is_current(toolset: Path, out: Path, *, emit_tests: bool = False, policy: st
         return None
     if not emit_tests and (out / CONTRACT_TESTS).exists():
         return None
+    if any((out / rel).exists() for rel in RETIRED_FILES):
+        return None  # a file an earlier version wrote: the full run removes it (if generated)
     try:
         paths = [toolset, *(toolset.parent / s for s in stamp["sources"])]
         if source_hash(paths, policy) != stamp["source_hash"]:

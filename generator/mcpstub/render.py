@@ -24,6 +24,7 @@ from mcpstub.layout import (
     HEADER_PREFIX,
     LINE_LENGTH,
     OURS_FILES,
+    RUNTIME_RANGE,
     RUNTIME_REQUIREMENTS,
     SURFACE_FILE,
     UNSAFE_IN_COMMENT,
@@ -150,10 +151,10 @@ def _view(tool: Tool) -> _ToolView:
     legacy_name = f"_LEGACY_OUTPUT_{tool.identifier}" if wrapped else f"_OUTPUT_{tool.identifier}"
     returns: list[str]
     if output is not None:
-        base = f'_StructuredResult["models.{output}"]'
+        base = f'StructuredResult["models.{output}"]'
         returns = [output, tool.result_class]
     else:
-        base = "_ContentResult"
+        base = "ContentResult"
         returns = [tool.result_class, "str"]
     models_names: list[str] = [tool.input_class, *([output] if output is not None else [])]
     parts: list[str] = []
@@ -437,6 +438,17 @@ def render_package(
         "header": header,
         "marker": WRITING_MARKER,
         "requirements": ", ".join(RUNTIME_REQUIREMENTS),
+        "runtime_range": RUNTIME_RANGE,
+        # The runtime's result bases the tools use, and ToolError, as one import line.
+        "result_bases": ", ".join(
+            import_order(
+                [
+                    "ToolError",
+                    *(["StructuredResult"] if any(t.output_class is not None for t in toolset.tools) else []),
+                    *(["ContentResult"] if any(t.output_class is None for t in toolset.tools) else []),
+                ]
+            )
+        ),
         "toolset": toolset,
         "tools": views,
         # Sorted as ruff's defaults want them (isort, RUF022), so a lint run leaves them alone.
@@ -474,7 +486,6 @@ def render_package(
     ours = {
         "__init__.py": render("__init__.py.jinja"),
         "__main__.py": render("__main__.py.jinja"),
-        "app.py": render("app.py.jinja"),
         "models.py": models_file(toolset, models_source),
         "results.py": render("results.py.jinja"),
         "tools.py": tools_text,

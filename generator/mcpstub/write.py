@@ -32,6 +32,7 @@ from typing import TextIO
 
 from mcpstub.layout import (
     HEADER_PREFIX,
+    RETIRED_FILES,
     STAGED_NAME,
     STAMP_FILE,
     STAMP_PREFIX,
@@ -211,9 +212,10 @@ def plan(
     handler_modules: set[str],
     optional: tuple[str, ...] = (),
 ) -> Plan:
-    """Compare rendered files with what is on disk; `optional` ours paths not rendered are removed."""
+    """Compare rendered files with what is on disk; `optional` ours paths not rendered, and the
+    files earlier versions wrote that this one does not (`RETIRED_FILES`), are removed."""
     result = Plan(out)
-    for rel in optional:
+    for rel in (*RETIRED_FILES, *optional):
         current, _ = _on_disk(out / rel, "")
         if rel not in ours and current is not None and is_generated(current):
             result.removals.append(rel)

@@ -14,6 +14,7 @@ from mcp import Client, types
 
 from mcpstub.errortext import MESSAGE_MAX, describe_error
 from mcpstub.pipeline import check_toolset
+from mcpstub_runtime.dispatch import describe
 from tests.functional.helpers import imported, write_package
 
 PACKAGE = "fx_error_text"
@@ -63,9 +64,8 @@ def _build_time(tmp_path: Path, instance: Any) -> list[str]:
 @pytest.mark.parametrize("index", range(len(CASES)))
 def test_build_time_and_run_time_words_agree(pkg: ModuleType, tmp_path: Path, index: int) -> None:
     instance = CASES[index]
-    server = __import__(f"{PACKAGE}.server", fromlist=["_describe"])
     validator = jsonschema_rs.validator_for(SCHEMA, validate_formats=True)
-    run_time = server._describe(validator.iter_errors(instance)).split("\n")
+    run_time = describe(validator.iter_errors(instance)).split("\n")
     expected = [
         describe_error(e.instance_path, e.message, e.instance) for e in validator.iter_errors(instance)
     ]

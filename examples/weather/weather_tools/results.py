@@ -9,11 +9,9 @@ one answers with content blocks: `.text()`, `.image()`, `.audio()`, `.resource_l
 
 from __future__ import annotations
 
-import base64
-import importlib
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
+from typing import TYPE_CHECKING
 
-from mcp import types
+from mcpstub_runtime import ContentResult, StructuredResult, ToolError
 
 if TYPE_CHECKING:
     # Used in the string annotations below; imported on first use, so start-up does not wait.
@@ -27,245 +25,28 @@ __all__ = [
     "ToolError",
 ]
 
-OutputT = TypeVar("OutputT")
 
-
-class ToolError(Exception):
-    """Raise from a handler: the client gets an `isError` result with this message."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-def _clean(text: str) -> str:
-    """`text` as JSON can carry it: a lone surrogate (a file name decoded with surrogateescape,
-    say) becomes U+FFFD, and a surrogate pair the character it encodes."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return text
-
-
-def _clean_json(value: Any) -> Any:
-    """`value` with every string (keys too) made sendable by `_clean`."""
-    if isinstance(value, str):
-        return _clean(value)
-    if isinstance(value, dict):
-        return {
-            _clean(key) if isinstance(key, str) else key: _clean_json(item)
-            for key, item in value.items()
-        }
-    if isinstance(value, list | tuple):
-        return [_clean_json(item) for item in value]
-    return value
-
-
-def _dump_block(block: types.ContentBlock) -> dict[str, Any]:
-    if not isinstance(
-        block,
-        types.TextContent
-        | types.ImageContent
-        | types.AudioContent
-        | types.ResourceLink
-        | types.EmbeddedResource,
-    ):
-        raise TypeError(f"not an MCP content block: {type(block).__name__}")
-    return block.model_dump(by_alias=True, mode="json", exclude_none=True)
-
-
-class _Result:
-    """Base of every result: wire-ready content blocks and the error flag."""
-
-    __slots__ = ("_content", "_is_error")
-    _content: tuple[dict[str, Any], ...]
-    _is_error: bool
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        raise TypeError(
-            f"{type(self).__name__} is built only through its factory methods"
-        )
-
-    @classmethod
-    def _build(
-        cls, content: tuple[dict[str, Any], ...], is_error: bool = False
-    ) -> Self:
-        result = cls.__new__(cls)
-        result._content = tuple(_clean_json(block) for block in content)
-        result._is_error = is_error
-        return result
-
-    @classmethod
-    def error(cls, message: str) -> Self:
-        """A failed call: the client gets `isError: true` with this message."""
-        if not isinstance(message, str):
-            raise TypeError("message must be a str")
-        return cls._build(({"type": "text", "text": message},), is_error=True)
-
-    @property
-    def is_error(self) -> bool:
-        """True for a result made with `.error()`."""
-        return self._is_error
-
-    @property
-    def content(self) -> list[dict[str, Any]]:
-        """The content blocks as sent on the wire (camelCase keys)."""
-        return [dict(block) for block in self._content]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(is_error={self._is_error!r}, content={self.content!r})"
-
-
-class _StructuredResult(_Result, Generic[OutputT]):
-    """Result of a tool with an output schema."""
-
-    __slots__ = ("_output",)
-    _output: OutputT | None
-    # The output model's class name in models.py; None for a non-object output (a plain value,
-    # checked against the output schema when it is sent).
-    _output_name: ClassVar[str | None]
-
-    @classmethod
-    def ok(cls, output: OutputT, *extra_blocks: types.ContentBlock) -> Self:
-        """A successful call: `output` becomes structuredContent (plus its JSON as text)."""
-        if cls._output_name is not None:
-            module = importlib.import_module(f"{__package__}.models")
-            if not isinstance(output, getattr(module, cls._output_name)):
-                raise TypeError(
-                    f"{cls.__name__}.ok() takes a {cls._output_name}, not {type(output).__name__}"
-                )
-        result = cls._build(tuple(_dump_block(block) for block in extra_blocks))
-        result._output = output
-        return result
-
-    @classmethod
-    def error(cls, message: str) -> Self:
-        """A failed call: the client gets `isError: true` with this message."""
-        result = super().error(message)
-        result._output = None
-        return result
-
-    @property
-    def output(self) -> OutputT | None:
-        """The output of a successful result, None for an error (see `is_error`)."""
-        return self._output
-
-
-class _ContentResult(_Result):
-    """Result of a tool without an output schema: a list of content blocks."""
-
-    __slots__ = ()
-
-    @classmethod
-    def text(cls, text: str) -> Self:
-        """One text block."""
-        if not isinstance(text, str):
-            raise TypeError("text must be a str")
-        return cls._build(({"type": "text", "text": text},))
-
-    @classmethod
-    def image(cls, data: bytes, mime_type: str) -> Self:
-        """One image block; `data` is the raw image, sent base64-encoded."""
-        return cls._build(
-            ({"type": "image", "data": _b64(data), "mimeType": mime_type},)
-        )
-
-    @classmethod
-    def audio(cls, data: bytes, mime_type: str) -> Self:
-        """One audio block; `data` is the raw audio, sent base64-encoded."""
-        return cls._build(
-            ({"type": "audio", "data": _b64(data), "mimeType": mime_type},)
-        )
-
-    @classmethod
-    def resource_link(
-        cls,
-        uri: str,
-        name: str,
-        *,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        size: int | None = None,
-    ) -> Self:
-        """One link to a resource the client may read."""
-        block = types.ResourceLink(
-            uri=uri,
-            name=name,
-            title=title,
-            description=description,
-            mime_type=mime_type,
-            size=size,
-        )
-        return cls._build((_dump_block(block),))
-
-    @classmethod
-    def resource(
-        cls,
-        uri: str,
-        *,
-        text: str | None = None,
-        blob: bytes | None = None,
-        mime_type: str | None = None,
-    ) -> Self:
-        """One embedded resource: give exactly one of `text` or `blob` (raw bytes)."""
-        if (text is None) == (blob is None):
-            raise TypeError("resource() takes exactly one of text= or blob=")
-        contents: dict[str, Any] = {"uri": uri}
-        if mime_type is not None:
-            contents["mimeType"] = mime_type
-        if text is not None:
-            contents["text"] = text
-        else:
-            contents["blob"] = _b64(blob)
-        block = types.EmbeddedResource.model_validate(
-            {"type": "resource", "resource": contents}
-        )
-        return cls._build((_dump_block(block),))
-
-    @classmethod
-    def blocks(cls, *blocks: types.ContentBlock) -> Self:
-        """Any number of MCP content blocks."""
-        return cls._build(tuple(_dump_block(block) for block in blocks))
-
-    def __add__(self, other: Self) -> Self:
-        if type(other) is not type(self):
-            return NotImplemented
-        if self._is_error or other._is_error:
-            raise TypeError("an error result cannot be combined with other results")
-        return self._build(self._content + other._content)
-
-
-def _b64(data: bytes | None) -> str:
-    if not isinstance(data, bytes | bytearray | memoryview):
-        raise TypeError("data must be bytes")
-    return base64.b64encode(data).decode("ascii")
-
-
-class GetForecastResult(_StructuredResult["models.GetForecastOutput"]):
+class GetForecastResult(StructuredResult["models.GetForecastOutput"]):
     """Result of a tool: `.ok(output, *extra_blocks)` or `.error(message)`."""
 
     __slots__ = ()
     _output_name = "GetForecastOutput"
 
 
-class GetAlertsResult(_StructuredResult["models.GetAlertsOutput"]):
+class GetAlertsResult(StructuredResult["models.GetAlertsOutput"]):
     """Result of a tool: `.ok(output, *extra_blocks)` or `.error(message)`."""
 
     __slots__ = ()
     _output_name = "GetAlertsOutput"
 
 
-class RadarMapResult(_ContentResult):
+class RadarMapResult(ContentResult):
     """Result of a tool: content blocks (`.text()`, `.image()`, ...) or `.error(message)`."""
 
     __slots__ = ()
 
 
-class ListCitiesResult(_StructuredResult["models.ListCitiesOutput"]):
+class ListCitiesResult(StructuredResult["models.ListCitiesOutput"]):
     """Result of a tool: `.ok(output, *extra_blocks)` or `.error(message)`."""
 
     __slots__ = ()

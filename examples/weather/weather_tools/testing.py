@@ -14,14 +14,12 @@ version, the check holds the result to that generation's form, else to either.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from mcp import Client, types
-from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+from mcpstub_runtime import testing
 
-from .server import Handlers, _pointer, _validator, create_server
+from .server import Handlers, create_server
 from .tools import TOOLS, ToolSpec
 
 __all__ = ["assert_conforms", "conformance_problems", "connect"]
@@ -29,7 +27,7 @@ __all__ = ["assert_conforms", "conformance_problems", "connect"]
 
 def connect(handlers: Handlers | None = None, **client_options: Any) -> Client:
     """An `mcp.Client` (use with `async with`) on a fresh in-memory server."""
-    return Client(create_server(handlers), **client_options)
+    return testing.connect(create_server(handlers), **client_options)
 
 
 def conformance_problems(
@@ -39,76 +37,7 @@ def conformance_problems(
 ) -> list[str]:
     """Every way `result` breaks the tool's advertised contract, each naming its path."""
     spec = TOOLS[tool] if isinstance(tool, str) else tool
-    problems: list[str] = []
-    texts = [
-        block.text for block in result.content if isinstance(block, types.TextContent)
-    ]
-    if result.is_error:
-        if result.structured_content is not None:
-            problems.append("an isError result carries structuredContent")
-        if not any(texts):
-            problems.append("an isError result has no text message")
-        return problems
-    if spec.output_schema is None:
-        if result.structured_content is not None:
-            problems.append(
-                "structuredContent from a tool that declares no outputSchema"
-            )
-        return problems
-    payload = result.structured_content
-    # A non-object output may be null: then "structuredContent": null is on the wire.
-    sent_null = spec.wraps_output and "structured_content" in result.model_fields_set
-    if payload is None and not sent_null:
-        return ["structuredContent is missing (the tool declares an outputSchema)"]
-    problems.extend(_payload_problems(spec, payload, protocol_version))
-    if not texts:
-        problems.append("no text block mirrors structuredContent")
-    else:
-        try:
-            mirrored = json.loads(texts[0])
-        except ValueError:
-            problems.append("the first text block is not JSON")
-        else:
-            if mirrored != payload:
-                problems.append(
-                    "the first text block's JSON differs from structuredContent"
-                )
-    return problems
-
-
-def _payload_problems(
-    spec: ToolSpec, payload: Any, protocol_version: str | None
-) -> list[str]:
-    """How structuredContent breaks the output schema of the given (or the likelier) generation."""
-    forms = {"modern": spec.output_schema, "legacy": spec.legacy_output_schema}
-    if protocol_version is not None:
-        chosen = [
-            "modern" if protocol_version in MODERN_PROTOCOL_VERSIONS else "legacy"
-        ]
-    elif spec.wraps_output and isinstance(payload, dict) and "result" in payload:
-        chosen = [
-            "legacy",
-            "modern",
-        ]  # either form may be meant: report the likelier one
-    else:
-        chosen = ["modern", "legacy"] if spec.wraps_output else ["modern"]
-    reports = []
-    for form in chosen:
-        schema = cast(Mapping[str, Any], forms[form])
-        validator = _validator(
-            spec, "output" if form == "modern" else "legacy-output", schema
-        )
-        problems = [
-            f"structuredContent at {_pointer(error.instance_path)}: {error.message}"
-            for error in validator.iter_errors(payload)
-        ]
-        if not problems:
-            return []
-        reports.append(problems)
-    if protocol_version is not None and spec.wraps_output:
-        shown = "as written" if chosen == ["modern"] else 'wrapped as {"result": value}'
-        reports[0].append(f"(protocol {protocol_version} expects the output {shown})")
-    return reports[0]
+    return testing.conformance_problems(result, spec, protocol_version)
 
 
 def assert_conforms(
@@ -121,8 +50,5 @@ def assert_conforms(
     With `protocol_version` (e.g. `client.protocol_version`) the output must have that
     generation's form; without, either form is accepted.
     """
-    problems = conformance_problems(result, tool, protocol_version)
-    if problems:
-        name = tool if isinstance(tool, str) else tool.name
-        details = "\n".join(f"- {problem}" for problem in problems)
-        raise AssertionError(f"result of tool {name!r} does not conform:\n{details}")
+    spec = TOOLS[tool] if isinstance(tool, str) else tool
+    testing.assert_conforms(result, spec, protocol_version)

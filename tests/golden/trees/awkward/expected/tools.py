@@ -10,77 +10,18 @@ are prepared from them.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
-from mcp import types
-from pydantic import BaseModel
+from mcpstub_runtime import ToolSpec
 
 from . import results
 
-__all__ = ["TOOLS", "TOOL_DIGESTS", "TOOL_LIST", "ToolSpec"]
+__all__ = ["TOOLS", "ToolSpec"]
 
-
-@dataclass(frozen=True, slots=True, eq=False)
-class ToolSpec:
-    """One advertised tool: its models, result type, schemas and MCP `Tool` wire objects."""
-
-    name: str
-    identifier: str  # the handler's module and function name
-    input_class: str  # the input model's class name in models.py
-    output_class: str | None  # a model class, or a type alias for a non-object output
-    result_type: type[results._StructuredResult[Any] | results._ContentResult]
-    input_schema: Mapping[str, Any]
-    output_schema: (
-        Mapping[str, Any] | None
-    )  # as written, as 2026-07-28 connections see it
-    legacy_output_schema: Mapping[str, Any] | None  # as 2025-11-25 connections see it
-    dialect: Literal["2020-12", "draft-07"]  # the input schema's
-    output_dialect: Literal["2020-12", "draft-07"] | None
-    wire: Mapping[str, Any]  # the Tool object of tools/list on 2026-07-28, as written
-    digests: Mapping[str, str]  # SHA-256 of the wire object (RFC 8785) by protocol
-    timeout: float | None = None  # seconds a call may run (the toolset's `timeout`)
-
-    @property
-    def wraps_output(self) -> bool:
-        """True when the output is not a JSON object: 2025-11-25 gets `{"result": value}`."""
-        return (
-            self.output_schema is not None
-            and self.output_schema.get("type") != "object"
-        )
-
-    @property
-    def legacy_wire(self) -> Mapping[str, Any]:
-        """The Tool object of tools/list on 2025-11-25 connections."""
-        if not self.wraps_output:
-            return self.wire
-        return {**self.wire, "outputSchema": self.legacy_output_schema}
-
-    @property
-    def tool(self) -> types.Tool:
-        """The SDK's `Tool` model of `wire` (it keeps no annotation extension keys)."""
-        return types.Tool.model_validate(self.wire)
-
-    @property
-    def input_model(self) -> type[BaseModel]:
-        """The input model class (models.py is imported on first use, not at start-up)."""
-        model: type[BaseModel] = getattr(_models(), self.input_class)
-        return model
-
-    @property
-    def output_model(self) -> type[BaseModel] | None:
-        """The output model class; None without an output schema or for a non-object output."""
-        if self.output_class is None or self.wraps_output:
-            return None
-        model: type[BaseModel] = getattr(_models(), self.output_class)
-        return model
-
-
-def _models() -> Any:
-    return importlib.import_module(f"{__package__}.models")
+# This package's import name: its models and handlers modules are found under it.
+_PACKAGE = __name__.rpartition(".")[0]
 
 
 _INPUT_class_: dict[str, Any] = {
@@ -178,6 +119,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
     {
         "class": ToolSpec(
             name="class",
+            package=_PACKAGE,
             identifier="class_",
             input_class="ClassInput",
             output_class="ClassOutput",
@@ -202,6 +144,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
         "get-user.v2": ToolSpec(
             name="get-user.v2",
+            package=_PACKAGE,
             identifier="get_user_v2",
             input_class="GetUserV2Input",
             output_class="GetUserV2Output",
@@ -227,6 +170,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
         "tree_walk": ToolSpec(
             name="tree_walk",
+            package=_PACKAGE,
             identifier="tree_walk",
             input_class="TreeWalkInput",
             output_class=None,
@@ -251,12 +195,3 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
     }
 )
-
-# The tools/list answer, in toolset order.
-TOOL_LIST: tuple[types.Tool, ...] = tuple(spec.tool for spec in TOOLS.values())
-# SHA-256 of each tool's wire object in RFC 8785 canonical JSON, by protocol generation: the
-# digests surface.json records, reported in the `_meta` of every tools/list answer.
-TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
-    protocol: {name: spec.digests[protocol] for name, spec in TOOLS.items()}
-    for protocol in ["2026-07-28", "2025-11-25"]
-}

@@ -10,77 +10,18 @@ are prepared from them.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
-from mcp import types
-from pydantic import BaseModel
+from mcpstub_runtime import ToolSpec
 
 from . import results
 
-__all__ = ["TOOLS", "TOOL_DIGESTS", "TOOL_LIST", "ToolSpec"]
+__all__ = ["TOOLS", "ToolSpec"]
 
-
-@dataclass(frozen=True, slots=True, eq=False)
-class ToolSpec:
-    """One advertised tool: its models, result type, schemas and MCP `Tool` wire objects."""
-
-    name: str
-    identifier: str  # the handler's module and function name
-    input_class: str  # the input model's class name in models.py
-    output_class: str | None  # a model class, or a type alias for a non-object output
-    result_type: type[results._StructuredResult[Any] | results._ContentResult]
-    input_schema: Mapping[str, Any]
-    output_schema: (
-        Mapping[str, Any] | None
-    )  # as written, as 2026-07-28 connections see it
-    legacy_output_schema: Mapping[str, Any] | None  # as 2025-11-25 connections see it
-    dialect: Literal["2020-12", "draft-07"]  # the input schema's
-    output_dialect: Literal["2020-12", "draft-07"] | None
-    wire: Mapping[str, Any]  # the Tool object of tools/list on 2026-07-28, as written
-    digests: Mapping[str, str]  # SHA-256 of the wire object (RFC 8785) by protocol
-    timeout: float | None = None  # seconds a call may run (the toolset's `timeout`)
-
-    @property
-    def wraps_output(self) -> bool:
-        """True when the output is not a JSON object: 2025-11-25 gets `{"result": value}`."""
-        return (
-            self.output_schema is not None
-            and self.output_schema.get("type") != "object"
-        )
-
-    @property
-    def legacy_wire(self) -> Mapping[str, Any]:
-        """The Tool object of tools/list on 2025-11-25 connections."""
-        if not self.wraps_output:
-            return self.wire
-        return {**self.wire, "outputSchema": self.legacy_output_schema}
-
-    @property
-    def tool(self) -> types.Tool:
-        """The SDK's `Tool` model of `wire` (it keeps no annotation extension keys)."""
-        return types.Tool.model_validate(self.wire)
-
-    @property
-    def input_model(self) -> type[BaseModel]:
-        """The input model class (models.py is imported on first use, not at start-up)."""
-        model: type[BaseModel] = getattr(_models(), self.input_class)
-        return model
-
-    @property
-    def output_model(self) -> type[BaseModel] | None:
-        """The output model class; None without an output schema or for a non-object output."""
-        if self.output_class is None or self.wraps_output:
-            return None
-        model: type[BaseModel] = getattr(_models(), self.output_class)
-        return model
-
-
-def _models() -> Any:
-    return importlib.import_module(f"{__package__}.models")
+# This package's import name: its models and handlers modules are found under it.
+_PACKAGE = __name__.rpartition(".")[0]
 
 
 _INPUT_list_items: dict[str, Any] = {
@@ -299,6 +240,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
     {
         "list_items": ToolSpec(
             name="list_items",
+            package=_PACKAGE,
             identifier="list_items",
             input_class="ListItemsInput",
             output_class="ListItemsOutput",
@@ -320,6 +262,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
         "greet": ToolSpec(
             name="greet",
+            package=_PACKAGE,
             identifier="greet",
             input_class="GreetInput",
             output_class="GreetOutput",
@@ -341,6 +284,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
         "ratio": ToolSpec(
             name="ratio",
+            package=_PACKAGE,
             identifier="ratio",
             input_class="RatioInput",
             output_class="RatioOutput",
@@ -362,6 +306,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
         "count": ToolSpec(
             name="count",
+            package=_PACKAGE,
             identifier="count",
             input_class="CountInput",
             output_class="CountOutput",
@@ -383,6 +328,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
         "flag": ToolSpec(
             name="flag",
+            package=_PACKAGE,
             identifier="flag",
             input_class="FlagInput",
             output_class="FlagOutput",
@@ -404,6 +350,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
         "nothing": ToolSpec(
             name="nothing",
+            package=_PACKAGE,
             identifier="nothing",
             input_class="NothingInput",
             output_class="NothingOutput",
@@ -425,6 +372,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
         "mixed": ToolSpec(
             name="mixed",
+            package=_PACKAGE,
             identifier="mixed",
             input_class="MixedInput",
             output_class="MixedOutput",
@@ -446,6 +394,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
         "anything": ToolSpec(
             name="anything",
+            package=_PACKAGE,
             identifier="anything",
             input_class="AnythingInput",
             output_class="AnythingOutput",
@@ -467,6 +416,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
         "any_true": ToolSpec(
             name="any_true",
+            package=_PACKAGE,
             identifier="any_true",
             input_class="AnyTrueInput",
             output_class="AnyTrueOutput",
@@ -491,6 +441,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
         "maybe_item": ToolSpec(
             name="maybe_item",
+            package=_PACKAGE,
             identifier="maybe_item",
             input_class="MaybeItemInput",
             output_class="MaybeItemOutput",
@@ -512,6 +463,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
         "pairs": ToolSpec(
             name="pairs",
+            package=_PACKAGE,
             identifier="pairs",
             input_class="PairsInput",
             output_class="PairsOutput",
@@ -536,6 +488,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
         "item": ToolSpec(
             name="item",
+            package=_PACKAGE,
             identifier="item",
             input_class="ItemInput",
             output_class="ItemOutput",
@@ -560,12 +513,3 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         ),
     }
 )
-
-# The tools/list answer, in toolset order.
-TOOL_LIST: tuple[types.Tool, ...] = tuple(spec.tool for spec in TOOLS.values())
-# SHA-256 of each tool's wire object in RFC 8785 canonical JSON, by protocol generation: the
-# digests surface.json records, reported in the `_meta` of every tools/list answer.
-TOOL_DIGESTS: Mapping[str, Mapping[str, str]] = {
-    protocol: {name: spec.digests[protocol] for name, spec in TOOLS.items()}
-    for protocol in ["2026-07-28", "2025-11-25"]
-}

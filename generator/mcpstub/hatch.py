@@ -1,0 +1,69 @@
+"""The hatch build hook: generate the package as the packaging system's own build step.
+
+A project configures it in its pyproject.toml, and `pip install .`, `python -m build` or `uv build`
+run `mcpstub generate` before packaging, so wheels and sdists hold the generated package:
+
+    [build-system]
+    requires = ["hatchling", "mcpstub"]
+    build-backend = "hatchling.build"
+
+    [tool.hatch.build.hooks.mcpstub]
+    toolset = "tools.yaml"          # paths from the project root
+    out = "src/weather_tools"
+
+A toolset with errors fails the build with its located diagnostics. The generated files are
+packaged even when git ignores them (a project may commit only its toolset and handlers).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+from hatchling.plugin import hookimpl
+
+
+class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
+    """`[tool.hatch.build.hooks.mcpstub]`: `toolset` and `out`, from the project root."""
+
+    PLUGIN_NAME = "mcpstub"
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        """Generate `out` from `toolset`; fail the build with the diagnostics if it is invalid."""
+        root = Path(self.root)
+        settings = {key: self.config.get(key) for key in ("toolset", "out")}
+        missing = [key for key, value in settings.items() if not isinstance(value, str) or not value]
+        if missing:
+            raise ValueError(
+                "[tool.hatch.build.hooks.mcpstub] needs "
+                + " and ".join(f'{key} = "..."' for key in missing)
+                + " (paths from the project root)"
+            )
+        toolset, out = str(settings["toolset"]), str(settings["out"])
+        if not (root / toolset).is_file() and (root / out / "_mcpstub.json").is_file():
+            # An sdist made by this hook holds the generated package: nothing to make again.
+            self._include(out, build_data)
+            return
+        command = [sys.executable, "-m", "mcpstub", "generate", toolset, "--out", out]
+        done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+        if done.stdout:
+            self.app.display_info(done.stdout.rstrip())
+        if done.returncode != 0:
+            # The diagnostics name file, line and column; they are the whole message.
+            raise RuntimeError(f"mcpstub generate failed:\n{done.stderr.rstrip()}")
+        if done.stderr:
+            self.app.display_warning(done.stderr.rstrip())
+        self._include(out, build_data)
+
+    def _include(self, out: str, build_data: dict[str, Any]) -> None:
+        # Packaged even where git ignores the generated files.
+        build_data["artifacts"].append(f"/{out.strip('/')}/**")
+
+
+@hookimpl
+def hatch_register_build_hook() -> type[McpstubBuildHook]:
+    """Hatch's plugin entry point (the `hatch` entry-point group names this module)."""
+    return McpstubBuildHook

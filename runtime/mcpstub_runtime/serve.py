@@ -1,0 +1,317 @@
+"""The command line of a generated package: `python -m PACKAGE` (stdio) or `--http HOST:PORT`.
+
+`main(package)` parses the options, then serves the package's `create_server()` over stdio or
+its `create_app()` under uvicorn (which runs the worker processes, handles SIGTERM and Ctrl-C and
+waits out the grace period); the HTTP settings reach each worker through one environment
+variable, read by `app_from_environment`, the factory uvicorn imports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import ipaddress
+import json
+import logging
+import math
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+from starlette.applications import Starlette
+
+__all__ = ["app_from_environment", "main"]
+
+# How `--http` settings reach the app in each worker process.
+_SETTINGS_VARIABLE = "MCPSTUB_SERVE_SETTINGS"
+# More worker processes than this is a typo, not a deployment: each is a whole server.
+_MAX_WORKERS = 64
+
+if hasattr(signal, "pthread_sigmask"):
+    # A worker starts with Ctrl-C ignored and held (`_ctrl_c_ignored`): what is held is let go
+    # here, ignored, and once serving the worker takes Ctrl-C as a single server does.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+async def _serve_stdio(server: Server[Any]) -> None:
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def app_from_environment() -> Starlette:
+    """The HTTP app as the command line configured it (the factory each worker calls)."""
+    from .http import StaticTokenVerifier
+
+    settings = json.loads(os.environ[_SETTINGS_VARIABLE])
+    verifier = None
+    if settings["token_variable"] is not None:
+        verifier = StaticTokenVerifier(os.environ[settings["token_variable"]])
+    app: Starlette = importlib.import_module(settings["package"]).create_app(
+        stateless=settings["stateless"],
+        host=settings["host"],
+        allowed_hosts=settings["allowed_hosts"],
+        allowed_origins=settings["allowed_origins"],
+        token_verifier=verifier,
+        max_request_body_size=settings["max_body"],
+    )
+    return app
+
+
+def _address(text: str) -> tuple[str, int] | None:
+    """`HOST:PORT` (`[::1]:8000` for IPv6) -> (host, port); None if it is not one."""
+    host, colon, port = text.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+        try:  # brackets hold an IPv6 address, and only brackets do
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return None
+    elif any(c in host for c in ":[]"):
+        return None
+    if not (colon and host and port.isascii() and port.isdigit()):
+        return None
+    if len(port) > 5 or int(port) > 65535:
+        return None
+    return host, int(port)
+
+
+# Longer numbers are no count, size or time anyone means (and int() refuses 4,301 digits).
+_MAX_DIGITS = 18
+
+
+def _whole_number(text: str) -> int:
+    """A number written in digits 0-9 (int() would also take `٣`, `+3`, ` 3`, `3_000`)."""
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"takes a number in digits 0-9, not {text[:40]!r}")
+    if len(text) > _MAX_DIGITS:
+        raise argparse.ArgumentTypeError(f"takes a number of at most {_MAX_DIGITS} digits")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    """Seconds in digits 0-9 with an optional decimal point: `30`, `2.5`."""
+    digits = text.replace(".", "", 1)
+    if not (digits.isascii() and digits.isdigit()):
+        raise argparse.ArgumentTypeError(
+            f"takes seconds in digits 0-9 (e.g. 30 or 2.5), not {text[:40]!r}"
+        )
+    return float(text)
+
+
+# Options that only mean something with --http, by flag name and attribute.
+_HTTP_ONLY = {
+    "stateless": "stateless",
+    "allowed-host": "allowed_host",
+    "allowed-origin": "allowed_origin",
+    "auth-token-env": "auth_token_env",
+    "workers": "workers",
+    "max-body-bytes": "max_body_bytes",
+    "grace": "grace",
+}
+
+
+def _parser(package: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {package}",
+        description=f"Serve the tools: `python -m {package}` (stdio) or "
+        f"`python -m {package} --http HOST:PORT`.",
+    )
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio",
+    )
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="no session state: any worker or replica answers any request",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_whole_number,
+        default=1,
+        metavar="N",
+        help="worker processes (needs --stateless)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="HOST",
+        help="a Host header value clients use (repeat; required beyond the loopback; '*': any)",
+    )
+    parser.add_argument(
+        "--allowed-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="an Origin browsers may send, e.g. https://app.example.com (repeat)",
+    )
+    parser.add_argument(
+        "--auth-token-env",
+        metavar="VAR",
+        help="require 'Authorization: Bearer <token>' with the token in environment variable VAR",
+    )
+    parser.add_argument(
+        "--max-body-bytes",
+        type=_whole_number,
+        default=4 * 1024 * 1024,
+        metavar="N",
+        help="refuse request bodies larger than this (default 4 MiB)",
+    )
+    parser.add_argument(
+        "--grace",
+        type=_seconds,
+        default=30.0,
+        metavar="SECONDS",
+        help="on SIGTERM, let in-flight calls finish for this long (default 30)",
+    )
+    return parser
+
+
+@contextlib.contextmanager
+def _ctrl_c_ignored() -> Iterator[None]:
+    # What starts within begins with Ctrl-C ignored and held; one that reaches this process
+    # meanwhile is held too, and handled here once the start is done.
+    held = hasattr(signal, "pthread_sigmask")
+    if held:
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()  # its first start lets Ctrl-C go: not within, then
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
+        if held:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _exit_cleanly(signum: int, frame: object) -> None:
+    # Before uvicorn serves, or once it has stopped gracefully: nothing is left to finish, and
+    # leaving at once means a stop cannot land half-way through setting up the event loop.
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def _serve_http(package: str, parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    # A stop asked for (SIGTERM, or Ctrl-C) is a clean exit from here on: before uvicorn listens
+    # for signals, and when it re-raises one after stopping gracefully.
+    signal.signal(signal.SIGTERM, _exit_cleanly)
+    signal.signal(signal.SIGINT, _exit_cleanly)
+    import socket
+
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from .http import is_loopback
+
+    address = _address(args.http)
+    if address is None:
+        parser.error(
+            "--http takes HOST:PORT (e.g. 127.0.0.1:8000, or [::1]:8000 for IPv6), "
+            f"not {args.http!r}"
+        )
+    host, port = address
+    if args.workers < 1:
+        parser.error("--workers takes a positive number")
+    if args.workers > _MAX_WORKERS:
+        parser.error(f"--workers takes at most {_MAX_WORKERS} (one process each)")
+    if args.max_body_bytes < 1:
+        parser.error("--max-body-bytes takes a positive number of bytes")
+    if not (0 <= args.grace < math.inf):
+        parser.error("--grace takes a number of seconds, 0 or more")
+    if "" in (args.allowed_host or ()) or "" in (args.allowed_origin or ()):
+        parser.error("--allowed-host and --allowed-origin take a non-empty value")
+    if args.workers > 1 and not args.stateless:
+        parser.error("--workers above 1 needs --stateless: a session's requests may reach any worker")
+    if args.allowed_host is None and not is_loopback(host):
+        parser.error(
+            f"--http {args.http} listens beyond this machine: name the Host values clients "
+            "use with --allowed-host (e.g. --allowed-host mcp.example.com), "
+            "or --allowed-host '*' to accept any"
+        )
+    if args.auth_token_env is not None and not os.environ.get(args.auth_token_env):
+        parser.error(f"--auth-token-env {args.auth_token_env}: that variable is not set or empty")
+    os.environ[_SETTINGS_VARIABLE] = json.dumps(
+        {
+            "package": package,
+            "stateless": args.stateless,
+            "host": host,
+            "allowed_hosts": args.allowed_host,
+            "allowed_origins": args.allowed_origin,
+            "token_variable": args.auth_token_env,
+            "max_body": args.max_body_bytes,
+        }
+    )
+    try:
+        app_from_environment()  # a configuration error stops here, before any worker starts
+    except ValueError as exc:
+        parser.error(str(exc))
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        listener = socket.create_server((host, port), family=family)
+    except OSError as exc:
+        sys.exit(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    port = listener.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    mode = " (stateless)" if args.stateless else ""
+    workers = f", {args.workers} workers" if args.workers > 1 else ""
+    url = f"http://{shown}:{port}/mcp"
+    print(f"serving MCP over streamable HTTP at {url}{mode}{workers}", file=sys.stderr, flush=True)
+    config = uvicorn.Config(
+        f"{__name__}:app_from_environment",
+        factory=True,
+        workers=args.workers,
+        log_level="warning",
+        timeout_graceful_shutdown=args.grace,
+    )
+    if args.workers > 1:
+
+        class Supervisor(Multiprocess):
+            # A terminal's Ctrl-C reaches every process of its group. A worker starts with it
+            # ignored (a signal ignored at start stays ignored across the new interpreter), so one
+            # still importing cannot die mid-import with a traceback: this process stops it, and
+            # once serving it takes Ctrl-C itself, as a single server does.
+            def init_processes(self) -> None:
+                with _ctrl_c_ignored():
+                    super().init_processes()
+
+            def keep_subprocess_alive(self) -> None:
+                with _ctrl_c_ignored():
+                    super().keep_subprocess_alive()
+
+        Supervisor(config, sockets=[listener]).run()
+    else:
+        uvicorn.Server(config).run(sockets=[listener])
+
+
+def main(package: str, argv: list[str] | None = None) -> None:
+    """Parse the command line and serve `package` (its create_server/create_app) until stopped."""
+    parser = _parser(package)
+    args = parser.parse_args(argv)
+    if args.http is None:
+        given = [
+            f"--{name}"
+            for name, value in _HTTP_ONLY.items()
+            if getattr(args, value) != parser.get_default(value)
+        ]
+        if given:
+            said = ", ".join(given[:-1]) + f" and {given[-1]} only apply"
+            if len(given) == 1:
+                said = f"{given[0]} only applies"
+            parser.error(f"{said} with --http HOST:PORT")
+    # Logs go to stderr: on stdio, stdout carries the protocol.
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    if args.http is None:
+        try:
+            anyio.run(_serve_stdio, importlib.import_module(package).create_server())
+        except KeyboardInterrupt:  # Ctrl-C: a stop asked for, not a failure
+            return
+    else:
+        _serve_http(package, parser, args)
