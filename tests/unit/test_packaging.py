@@ -6,6 +6,9 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from packaging.requirements import Requirement
 
@@ -14,6 +17,7 @@ from mcpstub.pipeline import generate
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+RUNTIME = tomllib.loads((ROOT / "runtime" / "pyproject.toml").read_text("utf-8"))["project"]
 
 
 def _pins() -> dict[str, str]:
@@ -26,13 +30,19 @@ def _key(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def test_runtime_dependencies_are_compatible_ranges_that_hold_the_tested_set() -> None:
-    pins = _pins()
-    for text in PROJECT["dependencies"]:
+@pytest.mark.parametrize("project", [PROJECT, RUNTIME], ids=["mcpstub", "mcpstub-runtime"])
+def test_dependencies_are_compatible_ranges_that_hold_the_tested_set(project: dict[str, Any]) -> None:
+    # The runtime is this repository's own (runtime/): its version, not a pin, is the tested one.
+    pins = {**_pins(), "mcpstub-runtime": RUNTIME["version"]}
+    for text in project["dependencies"]:
         requirement = Requirement(text)
         operators = {spec.operator for spec in requirement.specifier}
         assert operators == {">=", "<"}, f"{text}: a range with a floor and a ceiling, not a pin"
         assert requirement.specifier.contains(pins[_key(requirement.name)]), f"{text}: tested version outside"
+
+
+def test_the_runtime_depends_on_mcp_pydantic_and_jsonschema_rs_only() -> None:
+    assert {_key(Requirement(text).name) for text in RUNTIME["dependencies"]} == {"mcp", "pydantic", "jsonschema-rs"}
 
 
 def test_black_is_only_a_test_dependency() -> None:

@@ -129,7 +129,6 @@ def test_ours_files_start_with_the_header_and_stubs_do_not() -> None:
     assert set(package.ours) == {
         "__init__.py",
         "__main__.py",
-        "app.py",
         "models.py",
         "results.py",
         "tools.py",
