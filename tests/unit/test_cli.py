@@ -314,7 +314,7 @@ def test_runtime_modules_cover_what_a_generated_package_imports() -> None:
         return re.sub(r"[-_.]+", "-", name).lower()
 
     seen: set[str] = set()
-    todo = ["mcp", "pydantic", "jsonschema-rs"]
+    todo = ["mcpstub-runtime", "mcp", "pydantic", "jsonschema-rs"]
     while todo:
         name = todo.pop()
         if key(name) in seen:
