@@ -15,7 +15,6 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import anyio
@@ -123,7 +122,8 @@ def _deployment(venv: Path, wheels: list[Path]) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", *map(str, wheels)],
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q",
+         *map(str, wheels)],
         check=True, capture_output=True,
     )  # fmt: skip
     deps = venv / "deps"
@@ -160,14 +160,16 @@ def test_a_project_of_yaml_and_handlers_builds_a_wheel_that_serves_with_the_runt
     python = _deployment(tmp_path / "venv", sorted(dist.glob("*.whl")))
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME"}}
     absent = subprocess.run(
-        [str(python), "-c", "import importlib.util as u; print([n for n in ('mcpstub', 'datamodel_code_generator',"
-         " 'jinja2', 'black', 'yaml', 'sample_tools') if u.find_spec(n)])"],
+        [str(python), "-c", "import importlib.util as u; print([n for n in ('mcpstub',"
+         " 'datamodel_code_generator', 'jinja2', 'black', 'yaml', 'sample_tools') if u.find_spec(n)])"],
         capture_output=True, text=True, env=env, cwd=tmp_path, check=True,
     )  # fmt: skip
     assert absent.stdout.strip() == "['sample_tools']", absent
 
     async def calls() -> tuple[str, str]:
-        params = StdioServerParameters(command=str(python), args=["-m", "sample_tools"], env=env, cwd=str(tmp_path))
+        params = StdioServerParameters(
+            command=str(python), args=["-m", "sample_tools"], env=env, cwd=str(tmp_path)
+        )
         async with Client(params) as client:
             over_stdio = await client.call_tool("shout", {"text": "hi"})
         port = free_port()

@@ -23,7 +23,7 @@ tools:
     inputSchema: {type: object}
 """
 
-OLD_APP = f'{HEADER_PREFIX} from tools.yaml. DO NOT EDIT: it is rewritten on every run.\n"""create_app()."""\n'
+OLD_APP = f'{HEADER_PREFIX} from tools.yaml. DO NOT EDIT: it is rewritten on every run.\n"""app."""\n'
 
 
 def _generate(folder: Path, out: str = "fit_pkg") -> tuple[int, str]:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from packaging.requirements import Requirement
 
 from mcpstub.layout import RUNTIME_REQUIREMENTS
@@ -42,7 +41,8 @@ def test_dependencies_are_compatible_ranges_that_hold_the_tested_set(project: di
 
 
 def test_the_runtime_depends_on_mcp_pydantic_and_jsonschema_rs_only() -> None:
-    assert {_key(Requirement(text).name) for text in RUNTIME["dependencies"]} == {"mcp", "pydantic", "jsonschema-rs"}
+    names = {_key(Requirement(text).name) for text in RUNTIME["dependencies"]}
+    assert names == {"mcp", "pydantic", "jsonschema-rs"}
 
 
 def test_black_is_only_a_test_dependency() -> None:

@@ -9,10 +9,12 @@ import os as _os
 
 try:
     from mcpstub_runtime import require as _require
-except ImportError as _missing:  # pragma: no cover - the runtime is not installed
+except ModuleNotFoundError as _missing:
+    if _missing.name != "mcpstub_runtime":
+        raise
     raise ImportError(
         f"{__name__} runs on mcpstub-runtime>=0.1,<0.2: pip install 'mcpstub-runtime>=0.1,<0.2'"
-    ) from _missing
+    ) from None
 
 # The runtime versions this package was generated for: another one fails here, saying so.
 _require(__name__, "\u003e=0.1,\u003c0.2")
