@@ -211,3 +211,15 @@ def test_a_toolset_with_errors_fails_the_build_with_located_diagnostics(tmp_path
 def _hook_installed() -> None:
     entry = [e for e in importlib.metadata.entry_points(group="hatch") if e.name == "mcpstub"]
     assert entry, "mcpstub's hatch entry point is not installed: run make .venv/.installed"
+
+
+def test_the_sdist_holds_the_generated_package_though_git_ignores_it(tmp_path: Path) -> None:
+    import tarfile  # noqa: PLC0415
+
+    from hatchling.builders.sdist import SdistBuilder  # noqa: PLC0415
+
+    project = _project(tmp_path / "project")
+    (archive,) = SdistBuilder(str(project)).build(directory=str(tmp_path / "dist"), versions=["standard"])
+    names = {name.partition("/")[2] for name in tarfile.open(archive).getnames()}
+    for name in ("tools.yaml", "__init__.py", "models.py", "tools.py", "server.py", "handlers/shout.py"):
+        assert name in names or f"src/sample_tools/{name}" in names, sorted(names)
