@@ -30,7 +30,7 @@ demo: $(STAMP)
 goldens: $(STAMP)
 	$(BIN)/python -m tests.regen_goldens
 
-# Figures for the README's Performance section: printed and written to benchmarks/results.md.
+# Figures for docs/performance.md: printed and written to benchmarks/results.md.
 # fastmcp (pinned in benchmarks/requirements-fastmcp.txt) goes into benchmarks/.venv-fastmcp.
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
