@@ -64,7 +64,9 @@ def script(walk: list[tuple[str, str]]) -> str:
         elif language == "python":
             first, _, _ = body.partition("\n")
             assert first.startswith("# ") and first.endswith(".py"), first
-            lines.append(f"cat > {shlex.quote(first[2:])} <<'WALK_EOF'\n{body}WALK_EOF")
+            path = shlex.quote(first[2:])
+            lines.append(f"if [ -e {path} ]; then cp {path} {path}.before; fi")
+            lines.append(f"cat > {path} <<'WALK_EOF'\n{body}WALK_EOF")
     return "\n".join(lines) + "\n"
 
 
@@ -98,6 +100,11 @@ def test_readme_walk_runs_as_written(tmp_path: Path) -> None:
     assert shown.group(1) in done.stdout.splitlines()
     assert "Success: no issues found" in done.stdout
     assert (project / "imported.yaml").is_file()
+    # The handler shown is the generated stub with its comment and `raise` replaced, as it says.
+    stub = (project / "src/my_tools/handlers/greet.py.before").read_text("utf-8")
+    filled = (project / "src/my_tools/handlers/greet.py").read_text("utf-8")
+    kept = stub.split("    # Until this is filled in", 1)[0]
+    assert filled.startswith("# src/my_tools/handlers/greet.py\n" + kept), (stub, filled)
     assert "passed" in done.stdout
 
     # The JSON a client such as Claude Desktop launches the server with launches it.
