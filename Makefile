@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml runtime/pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ./runtime -e '.[test]'
 	touch $(STAMP)
 
-# The external client (the TypeScript MCP SDK) the tests drive the generated server with.
+# What the external tests drive generated servers with: the TypeScript MCP SDK, the official
+# conformance suite and, where the machine's Node is older than the suite needs, a Node 22.
 $(NODE_CLIENT): tests/external/package.json tests/external/package-lock.json
 	cd tests/external && npm ci --no-audit --no-fund --loglevel=error
 

@@ -31,7 +31,9 @@ def env(*paths: Path) -> dict[str, str]:
     # Bytecode is written, as an installed package has it: the warm-up rounds that are dropped
     # compile mcpstub's modules once, not every measured run again.
     inherited = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    return {**inherited, "PYTHONPATH": os.pathsep.join([*extra, *([old] if old else [])])}
+    path = os.pathsep.join([*extra, *([old] if old else [])])
+    # Stateless workers share the key that seals the state of calls that ask their user.
+    return {**inherited, "PYTHONPATH": path, "MCPSTUB_REQUEST_STATE_KEYS": "k" * 32}
 
 
 def timed_run(argv: Sequence[str], *, timeout: float = 300, **kwargs: object) -> tuple[float, str]:

@@ -86,6 +86,8 @@ class _ToolView:
     dialect_literal: str
     output_dialect_literal: str
     timeout_literal: str
+    elicitations_literal: str
+    elicitation_classes_literal: str
     handler_type_literal: str
     result_class_header: str
     output_type_line: str
@@ -175,6 +177,8 @@ def _view(tool: Tool) -> _ToolView:
         dialect_literal=to_literal(tool.dialect),
         output_dialect_literal=to_literal(tool.output_dialect),
         timeout_literal=to_literal(tool.timeout),
+        elicitations_literal=to_literal(tool.elicitations, indent=12, used=25),
+        elicitation_classes_literal=to_literal(dict(tool.elicitation_classes), indent=12, used=32),
         handler_type_literal=to_literal(_handler_type(tool, models_names, returns)),
         result_class_header=class_header(tool.result_class, base),
         # A non-object output is a plain value (a type alias in models.py): no class to check.

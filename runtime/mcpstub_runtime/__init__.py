@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import ToolContext
 from .dispatch import create_server
+from .interactive import CannotAsk, Elicit, ElicitUrl, InvalidAnswer, ListRoots, Sample
 from .results import ContentResult, Result, StructuredResult, ToolError
 from .spec import ServerInfo, ToolSpec
 from .version import __version__, require
@@ -22,8 +23,14 @@ if TYPE_CHECKING:
     from .http import StaticTokenVerifier, app_of, create_app, is_loopback
 
 __all__ = [
+    "CannotAsk",
     "ContentResult",
+    "Elicit",
+    "ElicitUrl",
+    "InvalidAnswer",
+    "ListRoots",
     "Result",
+    "Sample",
     "ServerInfo",
     "StaticTokenVerifier",
     "StructuredResult",

@@ -1,4 +1,5 @@
-"""ToolContext: what a handler gets besides its arguments (progress and logging for its request).
+"""ToolContext: what a handler gets besides its arguments (progress and logging for its request,
+and the questions it may ask: `interactive.Asking`).
 
 One instance per call. Everything a handler may ask of its client is a method here, so that one
 handler serves every protocol generation the runtime speaks.
@@ -15,6 +16,7 @@ from mcp.server import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from ._text import clean, clean_json
+from .interactive import Asking, Interaction
 
 __all__ = ["ToolContext"]
 
@@ -32,13 +34,17 @@ LOG_LEVELS: tuple[types.LoggingLevel, ...] = (
 _CONNECTION_LEVELS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
 
-class ToolContext:
-    """What a handler gets besides its arguments: progress and logging for this request."""
+class ToolContext(Asking):
+    """What a handler gets besides its arguments: progress and logging for this request, and
+    questions to its user or client (`elicit`, `elicit_url`, `sample`, `list_roots`, `ask`)."""
 
-    __slots__ = ("_ctx",)
+    __slots__ = ("_ctx", "_interaction")
 
-    def __init__(self, request_context: ServerRequestContext[Any, Any]) -> None:
+    def __init__(
+        self, request_context: ServerRequestContext[Any, Any], interaction: Interaction | None = None
+    ) -> None:
         self._ctx = request_context
+        self._interaction = interaction if interaction is not None else Interaction(request_context, {})
 
     @property
     def request_context(self) -> ServerRequestContext[Any, Any]:

@@ -27,6 +27,7 @@ import anyio.to_thread
 import jsonschema_rs
 from mcp import types
 from mcp.server import Server, ServerRequestContext
+from mcp.server.request_state import RequestStateSecurity
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
@@ -34,6 +35,16 @@ from pydantic_core import PydanticSerializationError, to_json, to_jsonable_pytho
 
 from ._text import clean, clean_json, writable
 from .context import ToolContext, set_logging_level
+from .interactive import (
+    CannotAsk,
+    Elicitation,
+    InputRequired,
+    Interaction,
+    InvalidAnswer,
+    capability_error,
+    request_state_boundary,
+    run_asking,
+)
 from .outputs import misfit
 from .results import ContentResult, StructuredResult, ToolError
 from .spec import ServerInfo, ToolSpec
@@ -205,10 +216,19 @@ def validator(spec: ToolSpec, which: str, schema: Mapping[str, Any]) -> jsonsche
     return found
 
 
+class Refused(Exception):
+    """A call answered with a protocol error, not a result (a question the client cannot take)."""
+
+    def __init__(self, error: MCPError) -> None:
+        super().__init__(error)
+        self.error = error
+
+
 class _Entry:
     """One tool as served by one server: its spec, handler and validators."""
 
     __slots__ = (
+        "forms",
         "function",
         "handler",
         "input_model",
@@ -236,6 +256,7 @@ class _Entry:
         # Resolved on the first call: importing the models is not part of start-up.
         self.input_model: type[BaseModel] | None = None
         self.output_model: type[BaseModel] | None = None
+        self.forms: dict[type[BaseModel], Elicitation] | None = None
 
     def _load_handler(self) -> Handler:
         spec = self.spec
@@ -254,6 +275,8 @@ class _Entry:
         """
         try:
             return await self._call(ctx, arguments)
+        except Refused as refusal:
+            raise refusal.error from None
         except Exception:
             self.logger.exception("tool %r failed", self.spec.name)
             return _error(f"internal error in tool {self.spec.name}")
@@ -286,19 +309,29 @@ class _Entry:
                 spec.input_class,
             )
             return _error(f"internal error in tool {spec.name}")
+        forms = self.forms
+        if forms is None:
+            forms = self.forms = spec.forms
+        interaction = Interaction(ctx, forms)
+        refused: CannotAsk | None = None
         try:
             handler = self.handler or self._load_handler()
+            tool_ctx = ToolContext(ctx, interaction)
             timeout = self.timeout
             if timeout is None:
-                result = await handler(args, ToolContext(ctx))
+                result = await run_asking(lambda: handler(args, tool_ctx), interaction)
             else:
                 with anyio.move_on_after(timeout) as scope:
-                    result = await handler(args, ToolContext(ctx))
+                    result = await run_asking(lambda: handler(args, tool_ctx), interaction)
                 if scope.cancelled_caught:
                     self.logger.warning("tool %r timed out after %g s", spec.name, timeout)
                     return _error(f"tool {spec.name} timed out after {timeout:g} s")
         except ToolError as exc:
             return _error(str(exc.message))
+        except CannotAsk as exc:
+            refused = exc
+        except InvalidAnswer as exc:
+            return _error(exc.message)
         except NotImplementedError as exc:
             if _is_stub(exc, self.function):
                 return _error(f"{spec.name} is not implemented yet")
@@ -307,6 +340,12 @@ class _Entry:
         except Exception:
             self.logger.exception("tool %r raised", spec.name)
             return _error(f"internal error in tool {spec.name}")
+        if refused is not None:
+            if interaction.modern:  # the protocol's own error: what the request should declare
+                raise Refused(capability_error(refused))
+            return _error(refused.message)
+        if isinstance(result, InputRequired):
+            return result.wire
         if self.structured:
             return self._structured(result, ctx.protocol_version in MODERN_PROTOCOL_VERSIONS)
         return self._content(result)
@@ -388,6 +427,7 @@ def create_server(
     handlers: Mapping[str, object] | None = None,
     *,
     timeout: float | None = None,
+    request_state_security: RequestStateSecurity | None = None,
     **options: Any,
 ) -> Server[Any]:
     """A ready MCP low-level Server serving every tool of `tools`.
@@ -396,8 +436,10 @@ def create_server(
     dependency injection): `async def` or plain `def` (run in a worker thread), taking
     (args, ctx); one of another shape is refused here. `timeout` is the seconds a call may run,
     for tools whose toolset entry sets none: then the handler is cancelled and the client gets an
-    isError answer. Other keyword options reach `mcp.server.Server` (name, version,
-    instructions, lifespan, resource and prompt handlers, ...).
+    isError answer. `request_state_security` seals the request state of 2026-07-28 calls whose
+    handlers ask (default: the keys in `MCPSTUB_REQUEST_STATE_KEYS`, else a key of this process
+    alone). Other keyword options reach `mcp.server.Server` (name, version, instructions,
+    lifespan, resource and prompt handlers, ...).
     """
     if timeout is not None and (
         isinstance(timeout, bool)
@@ -459,6 +501,8 @@ def create_server(
             name, on_list_tools=on_list_tools, on_call_tool=cast(Any, on_call_tool), **options
         )
     server.middleware.append(_as_written(entries, modern_tools, legacy_tools))
+    # Seals each input-required result's state and refuses (-32602) one that comes back altered.
+    server.middleware.append(request_state_boundary(name, request_state_security))
     _SERVED[server] = tools
     return server
 
@@ -506,7 +550,8 @@ def _as_written(
         if ctx.method == "tools/call" and modern and "structuredContent" not in result:
             name = ctx.params.get("name") if isinstance(ctx.params, Mapping) else None
             entry = entries.get(name) if isinstance(name, str) else None
-            if entry is not None and entry.wraps and not result.get("isError"):
+            asking = result.get("resultType") == "input_required"
+            if entry is not None and entry.wraps and not result.get("isError") and not asking:
                 return {**result, "structuredContent": None}  # a null output, dropped as absent
         return result
 

@@ -26,6 +26,8 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 from starlette.applications import Starlette
 
+from .interactive import REQUEST_STATE_KEYS_VARIABLE
+
 __all__ = ["app_from_environment", "main"]
 
 # How `--http` settings reach the app in each worker process.
@@ -238,6 +240,13 @@ def _serve_http(package: str, parser: argparse.ArgumentParser, args: argparse.Na
         )
     if args.auth_token_env is not None and not os.environ.get(args.auth_token_env):
         parser.error(f"--auth-token-env {args.auth_token_env}: that variable is not set or empty")
+    if args.workers > 1 and not os.environ.get(REQUEST_STATE_KEYS_VARIABLE, "").strip(","):
+        parser.error(
+            f"--workers {args.workers} would each seal the request state of 2026-07-28 calls that "
+            "ask their user with a key of its own, and refuse the retries another worker "
+            f"answered: set {REQUEST_STATE_KEYS_VARIABLE} to one shared secret of 32 bytes or "
+            "more, e.g. python -c 'import secrets; print(secrets.token_hex(32))'"
+        )
     os.environ[_SETTINGS_VARIABLE] = json.dumps(
         {
             "package": package,

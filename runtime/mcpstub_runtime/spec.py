@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcp import types
 from pydantic import BaseModel
 
+from .interactive import Elicitation
 from .results import ContentResult, StructuredResult
 
 __all__ = ["PROTOCOLS", "ServerInfo", "ToolSpec"]
@@ -36,6 +37,9 @@ class ToolSpec:
     wire: Mapping[str, Any]  # the Tool object of tools/list on 2026-07-28, as written
     digests: Mapping[str, str]  # SHA-256 of the wire object (RFC 8785) by protocol
     timeout: float | None = None  # seconds a call may run (the toolset's `timeout`)
+    # What the tool may ask its user: key -> requested schema, and key -> its model's class name.
+    elicitations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    elicitation_classes: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def wraps_output(self) -> bool:
@@ -74,6 +78,15 @@ class ToolSpec:
         if self.output_class is None:
             return None
         return getattr(self._models(), self.output_class)
+
+    @property
+    def forms(self) -> dict[type[BaseModel], Elicitation]:
+        """Each form the tool may ask, by its model class (models.py is imported here)."""
+        models = self._models()
+        return {
+            getattr(models, self.elicitation_classes[key]): Elicitation.of(key, schema)
+            for key, schema in self.elicitations.items()
+        }
 
     def _models(self) -> Any:
         return importlib.import_module(f"{self.package}.models")

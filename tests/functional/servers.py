@@ -47,14 +47,16 @@ class HttpServer:
 
 
 @contextmanager
-def http_server(root: Path, package: str) -> Iterator[HttpServer]:
-    """`python -m package --http 127.0.0.1:PORT` running until the block ends."""
+def http_server(
+    root: Path, package: str, *args: str, env: dict[str, str] | None = None
+) -> Iterator[HttpServer]:
+    """`python -m package --http 127.0.0.1:PORT ARGS` running until the block ends."""
     port = free_port()
     log = root / f"http-{port}.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [sys.executable, "-m", package, "--http", f"127.0.0.1:{port}"],
-            env=server_env(root),
+            [sys.executable, "-m", package, "--http", f"127.0.0.1:{port}", *args],
+            env={**server_env(root), **(env or {})},
             cwd=root,
             stderr=sink,
         )

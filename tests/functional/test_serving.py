@@ -101,7 +101,8 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _env(root: Path, **extra: str) -> dict[str, str]:
     path = os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    return {**os.environ, "PYTHONPATH": path, **extra}
+    # Stateless workers share the key that seals the state of calls that ask their user.
+    return {**os.environ, "PYTHONPATH": path, "MCPSTUB_REQUEST_STATE_KEYS": "k" * 32, **extra}
 
 
 def _free_port() -> int:

@@ -1,0 +1,209 @@
+"""Handlers that ask (ctx.elicit, ctx.sample, ctx.list_roots) through real clients of both
+protocol generations: the Python SDK in-process and over HTTP (stateful, and stateless replicas
+sharing the sealing key), and the TypeScript SDK over stdio."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from mcp import Client, types
+from mcp.client.context import ClientRequestContext
+
+from mcpstub.cli import main as mcpstub
+from tests.functional.helpers import imported, write_package
+from tests.functional.servers import http_server, server_env
+
+PACKAGE = "fx_asking"
+EXTERNAL = Path(__file__).resolve().parents[1] / "external"
+
+TOOLSET = """\
+mcpstub: 1
+server: {name: deployer, version: 1.0.0}
+tools:
+  - name: deploy
+    inputSchema:
+      type: object
+      properties:
+        service: {type: string}
+      required: [service]
+    elicitations:
+      confirm:
+        type: object
+        properties:
+          ok: {type: boolean, title: Deploy now?}
+          note: {type: string, maxLength: 20}
+        required: [ok]
+"""
+
+HANDLER = """\
+from __future__ import annotations
+
+from mcp import types
+
+from ..models import DeployConfirm, DeployInput
+from ..results import DeployResult
+from ..server import ToolContext
+
+DEPLOYED: list[str] = []
+
+
+async def deploy(args: DeployInput, ctx: ToolContext) -> DeployResult | str:
+    answer = await ctx.elicit(f"Deploy {args.service}?", DeployConfirm)
+    if answer.action != "accept" or not answer.data.ok:
+        return f"not deployed ({answer.action})"
+    note = await ctx.sample(f"A release note for {args.service}", max_tokens=20, key="note")
+    roots = await ctx.list_roots()
+    DEPLOYED.append(args.service)  # after the questions: once per call, however many rounds
+    text = note.content.text if isinstance(note.content, types.TextContent) else ""
+    return f"deployed {args.service} ({text}) from {roots[0].uri} [{len(DEPLOYED)}]"
+"""
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("asking")
+    folder, _ = write_package(root, PACKAGE, TOOLSET)
+    (folder / "handlers" / "deploy.py").write_text(HANDLER, "utf-8")  # in place of the stub
+    return root
+
+
+@pytest.fixture
+def package(root: Path) -> Iterator[ModuleType]:
+    with imported(root, PACKAGE) as module:
+        yield module
+
+
+async def confirm(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+    assert isinstance(params, types.ElicitRequestFormParams)
+    assert params.requested_schema["properties"]["note"] == {"type": "string", "maxLength": 20}
+    return types.ElicitResult(action="accept", content={"ok": True})
+
+
+async def decline(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+    return types.ElicitResult(action="decline")
+
+
+async def sample(
+    context: ClientRequestContext, params: types.CreateMessageRequestParams
+) -> types.CreateMessageResult:
+    return types.CreateMessageResult(
+        role="assistant", content=types.TextContent(type="text", text="v2"), model="m"
+    )
+
+
+async def roots(context: ClientRequestContext) -> types.ListRootsResult:
+    return types.ListRootsResult(roots=[types.Root(uri="file:///srv", name="srv")])
+
+
+ANSWERING = {"elicitation_callback": confirm, "sampling_callback": sample, "list_roots_callback": roots}
+
+
+def text(result: types.CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_handler_asks_and_acts_once_on_both_generations(package: ModuleType, mode: str) -> None:
+    deployed = __import__(f"{PACKAGE}.handlers.deploy", fromlist=["DEPLOYED"]).DEPLOYED
+    deployed.clear()
+    async with Client(package.create_server(), mode=mode, **ANSWERING) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("deploy", {"service": "api"})
+    assert not result.is_error, result
+    assert text(result) == "deployed api (v2) from file:///srv [1]"
+    assert deployed == ["api"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_declined_form_reaches_the_handler(package: ModuleType, mode: str) -> None:
+    async with Client(package.create_server(), mode=mode, elicitation_callback=decline) as client:  # type: ignore[arg-type]
+        assert text(await client.call_tool("deploy", {"service": "api"})) == "not deployed (decline)"
+
+
+@pytest.mark.anyio
+async def test_a_client_without_the_capability_is_told_which(package: ModuleType) -> None:
+    async with Client(package.create_server(), mode="legacy") as client:
+        result = await client.call_tool("deploy", {"service": "api"})
+    assert result.is_error and "did not declare the elicitation (form) capability" in text(result)
+    async with Client(package.create_server(), mode="2026-07-28") as client:
+        with pytest.raises(Exception, match="elicitation") as caught:
+            await client.call_tool("deploy", {"service": "api"})
+    assert (
+        getattr(caught.value, "error", None) is None
+        or caught.value.error.code == types.MISSING_REQUIRED_CLIENT_CAPABILITY
+    )
+
+
+@pytest.mark.anyio
+async def test_stateless_replicas_share_the_sealing_key(root: Path) -> None:
+    key = {"MCPSTUB_REQUEST_STATE_KEYS": secrets.token_hex(32)}
+    with http_server(root, PACKAGE, "--stateless", "--workers", "2", env=key) as server:
+        for _ in range(3):  # rounds land on either worker
+            async with Client(server.url, mode="2026-07-28", **ANSWERING) as client:  # type: ignore[arg-type]
+                result = await client.call_tool("deploy", {"service": "web"})
+            assert not result.is_error, (result, server.stderr())
+            assert text(result).startswith("deployed web (v2) from file:///srv")
+        async with Client(server.url, mode="legacy", **ANSWERING) as client:  # type: ignore[arg-type]
+            result = await client.call_tool("deploy", {"service": "web"})
+        assert result.is_error and "no back-channel" in text(result)
+
+
+def test_several_workers_without_a_shared_key_refuse_to_start(root: Path) -> None:
+    env = {k: v for k, v in server_env(root).items() if k != "MCPSTUB_REQUEST_STATE_KEYS"}
+    done = subprocess.run(
+        [sys.executable, "-m", PACKAGE, "--http", "127.0.0.1:0", "--stateless", "--workers", "2"],
+        env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "MCPSTUB_REQUEST_STATE_KEYS" in done.stderr and "Traceback" not in done.stderr
+    short = {**env, "MCPSTUB_REQUEST_STATE_KEYS": "too-short"}
+    done = subprocess.run(
+        [sys.executable, "-m", PACKAGE, "--http", "127.0.0.1:0", "--stateless", "--workers", "2"],
+        env=short, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and "at least 32 bytes" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_typescript_client_answers_over_stdio(root: Path) -> None:
+    if not (EXTERNAL / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        pytest.fail("the TypeScript client is not installed: run `make test` (it runs npm ci)")
+    answers = {
+        "elicitation": {"action": "accept", "content": {"ok": True, "note": "from ts"}},
+        "sampling": "ts-note",
+        "roots": [{"uri": "file:///ts", "name": "ts"}],
+    }
+    done = subprocess.run(
+        ["node", "asking.mjs", "deploy", json.dumps({"service": "ts"}), json.dumps(answers), "--",
+         sys.executable, "-m", PACKAGE],
+        cwd=EXTERNAL, env={**server_env(root)}, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    answer: dict[str, Any] = json.loads(done.stdout)
+    assert answer["result"]["content"][0]["text"].startswith("deployed ts (ts-note) from file:///ts")
+    assert [a.get("message") for a in answer["asked"]] == ["Deploy ts?", None, None]
+    assert answer["asked"][0]["requestedSchema"]["required"] == ["ok"]
+
+
+def test_emitted_contract_tests_answer_a_handler_that_asks(tmp_path: Path) -> None:
+    (tmp_path / "tools.yaml").write_text(TOOLSET + "    examples: [{input: {service: api}}]\n", "utf-8")
+    out = tmp_path / "asking_contract"
+    assert mcpstub(["generate", str(tmp_path / "tools.yaml"), "--out", str(out), "--emit-tests"]) == 0
+    (out / "handlers" / "deploy.py").write_text(HANDLER, "utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "asking_contract/test_contract.py",
+         "-k", "examples"],
+        cwd=tmp_path, env={**server_env(tmp_path), "MCPSTUB_CONTRACT_ALL_TOOLS": "1"},
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
