@@ -58,7 +58,7 @@ def test_text_report_locates_each_finding_in_new(in_tmp: Path, capsys: pytest.Ca
     lines = capsys.readouterr().out.splitlines()
     assert (
         "new.yaml:4:24: breaking: tool 'forecast' input /$defs/City/minLength: minLength tightened: "
-        "minLength 1 -> minLength 2 [input-constraint-tightened]"
+        'minLength 1 -> minLength 2 (counterexample: {"city": "a"}) [input-constraint-tightened]'
     ) in lines
     assert any(
         line.startswith("new.yaml:12:31: breaking: tool 'forecast' input /properties/days/maximum:")
@@ -67,7 +67,7 @@ def test_text_report_locates_each_finding_in_new(in_tmp: Path, capsys: pytest.Ca
     ), lines
     assert (
         "new.yaml:17:9: breaking: tool 'forecast' output /properties/summary: property 'summary' is no "
-        "longer required [output-required-removed]"
+        "longer required (counterexample: {}) [output-required-removed]"
     ) in lines
     assert "new.yaml:5:1: breaking: tool 'gone': tool 'gone' removed [tool-removed]" in lines
     assert (
@@ -106,6 +106,7 @@ def test_json_github_and_junit_formats(in_tmp: Path, capsys: pytest.CaptureFixtu
             "path": "/inputSchema/properties/days/maximum",
             "message": "maximum tightened: maximum 14 -> maximum 7",
             "location": {"file": "new.yaml", "line": 12, "col": 31},
+            "counterexample": {"city": "0", "days": 14},
         }
     ]
     assert main(["diff", "old.yaml", "new.yaml", "--format", "github"]) == 1

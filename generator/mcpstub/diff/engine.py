@@ -13,7 +13,8 @@ import time
 from typing import Any
 
 from mcpstub.diff.asked import elicitation_findings
-from mcpstub.diff.compare import Reason, Subset, show
+from mcpstub.diff.compare import Subset
+from mcpstub.diff.facts import Reason, show
 from mcpstub.diff.model import JSON, DiffOptions, Direction, Finding, Severity, Side
 from mcpstub.diff.search import Outcome, Searcher
 
@@ -30,6 +31,7 @@ KIND_RULES = {
     "const": ("input-const-added", "output-const-removed"),
     "bound": ("input-constraint-tightened", "output-constraint-relaxed"),
     "format": ("input-format-added", "output-format-removed"),
+    "content": ("input-content-checked", "output-content-unchecked"),
     "pattern": ("input-pattern-changed", "output-pattern-changed"),
     "undecided": ("input-narrowed", "output-widened"),
 }
@@ -151,56 +153,40 @@ class _Tool:
             rule = "schema-default-changed" if what == "default" else "schema-wording-changed"
             self.finding(rule, "info", direction, f"/{key}{path}", f"schema {what} changed")
         seen: set[tuple[str, str]] = set()
-        undecided: list[Reason] = []
-        for reason in reasons:
-            rule = KIND_RULES[reason.kind][rule_index]
-            if (rule, reason.path) in seen:
-                continue
-            seen.add((rule, reason.path))
-            if reason.exact:
-                self.finding(
-                    rule,
-                    "breaking",
-                    direction,
-                    f"/{key}{reason.path}",
-                    reason.message,
-                    reason.witness,
-                    reason.has_witness,
-                )
-            else:
-                undecided.append(reason)
-        if not undecided:
-            return
         searcher = (
             Searcher(a, b, self.options.max_examples, self.options.search_seconds)
             if self.options.search
             else None
         )
-        for reason in undecided:
+        for reason in reasons:
             rule = KIND_RULES[reason.kind][rule_index]
-            outcome = self._search(searcher, reason)
+            if (rule, reason.path) in seen:
+                continue
+            seen.add((rule, reason.path))
+            where = f"/{key}{reason.path}"
+            if reason.has_witness:
+                self.finding(rule, "breaking", direction, where, reason.message, reason.witness, True)
+                continue
+            # A break the rules know is shown with an instance too, when the values the schemas
+            # name make one (planted into one drawn instance of A).
+            outcome = self._search(searcher, reason, draw=not reason.exact)
             if outcome is not None and outcome.found:
-                self.finding(
-                    rule,
-                    "breaking",
-                    direction,
-                    f"/{key}{reason.path}",
-                    reason.message,
-                    outcome.instance,
-                    True,
-                )
+                self.finding(rule, "breaking", direction, where, reason.message, outcome.instance, True)
+            elif reason.exact:
+                self.finding(rule, "breaking", direction, where, reason.message)
             else:
                 note = outcome.note if outcome is not None else "the counterexample search is off"
-                self.finding(
-                    UNDECIDED_RULES[rule_index], "warning", direction, f"/{key}{reason.path}",
-                    f"rules could not decide ({reason.message}); {note}",
-                )  # fmt: skip
+                message = f"rules could not decide ({reason.message}); {note}"
+                self.finding(UNDECIDED_RULES[rule_index], "warning", direction, where, message)
 
-    def _search(self, searcher: Searcher | None, reason: Reason) -> Outcome | None:
+    def _search(self, searcher: Searcher | None, reason: Reason, draw: bool = True) -> Outcome | None:
         """The search for one reason, within what is left of the diff's search time."""
         if searcher is None:
             return None
         left = self.budget[0]
+        if not draw:
+            searcher.seconds = self.options.search_seconds
+            return searcher.find(reason, draw=False, base=left > 0)
         if left <= 0:  # only the values the schemas name are tried (cheap); nothing is drawn
             searcher.seconds = self.options.search_seconds
             outcome = searcher.find(reason, draw=False)

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from xml.etree import ElementTree as ET
 
-from mcpstub.diff.compare import show
+from mcpstub.diff.facts import show
 from mcpstub.diff.model import Finding
 
 FORMATS = ("text", "json", "github", "junit")

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import Any
 
-import jsonschema_rs
-
-from mcpstub.diff.compare import Context, IPath, Reason
+from mcpstub.diff.facts import IPath, Reason
+from mcpstub.diff.semantics import CONTENT_PROBES, FORMAT_PROBES, Context, standalone
 
 JSON = Any
 MISSING_HINT = (
@@ -83,12 +82,8 @@ class Searcher:
 
     @cached_property
     def _roots(self) -> tuple[Callable[[JSON], bool], Callable[[JSON], bool]] | None:
-        try:
-            in_a = jsonschema_rs.validator_for(self.a.root, validate_formats=True).is_valid
-            in_b = jsonschema_rs.validator_for(self.b.root, validate_formats=True).is_valid
-        except Exception:
-            return None
-        return in_a, in_b
+        in_a, in_b = self.a.root_validator, self.b.root_validator
+        return None if in_a is None or in_b is None else (in_a, in_b)
 
     @cached_property
     def _strategy(self) -> Any:
@@ -122,7 +117,7 @@ class Searcher:
 
         try:
             for base in self._bases(deadline) if reason.ipath else [None]:
-                plant = from_schema(_standalone(self.a.root, a_node)).map(
+                plant = from_schema(standalone(self.a.root, a_node)).map(
                     partial(_planted, base, reason.ipath)
                 )
                 found = _run_find(plant, accept, self.max_examples, deadline)
@@ -134,8 +129,9 @@ class Searcher:
             return _NOTHING
         return _NOTHING
 
-    def find(self, reason: Reason, draw: bool = True) -> Outcome:
-        """An instance of A, refused by B at the reason's node; `draw=False` tries named values only."""
+    def find(self, reason: Reason, draw: bool = True, base: bool | None = None) -> Outcome:
+        """An instance of A, refused by B at the reason's node; `draw=False` tries named values only
+        (planted into one drawn instance of A when `base`, by default when `draw`)."""
         roots = self._roots
         if roots is None:
             return Outcome(False, note="a schema could not be compiled for the search")
@@ -153,7 +149,7 @@ class Searcher:
             return in_a(instance) and not in_b(instance) and refused_here(instance)
 
         deadline = time.process_time() + self.seconds
-        named = self._named_values(reason, a_node, counterexample, deadline, draw)
+        named = self._named_values(reason, a_node, counterexample, deadline, draw if base is None else base)
         if named is not _NOTHING:
             return Outcome(True, named)
         if not draw:
@@ -223,6 +219,10 @@ def _literal_values(node: JSON, found: list[JSON], depth: int = 0) -> None:
             found.extend(node[key][:50])
     if "default" in node:
         found.append(node["default"])
+    if "format" in node:  # strings some format check refuses
+        found.extend(FORMAT_PROBES)
+    if "contentEncoding" in node or "contentMediaType" in node:
+        found.extend(CONTENT_PROBES)
     for key in _NUMBER_BOUNDS:
         value = node.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) < 1e15:
@@ -367,17 +367,6 @@ def _run_find(
         if best:
             return best[-1]
         raise
-
-
-def _standalone(root: JSON, node: JSON) -> JSON:
-    """A node as a schema of its own: the root's definitions and dialect come along."""
-    if not isinstance(node, dict) or not isinstance(root, dict):
-        return node
-    result = dict(node)
-    for key in ("$defs", "definitions", "$schema"):
-        if key in root and key not in result:
-            result[key] = root[key]
-    return result
 
 
 def _planted(base: JSON, path: IPath, part: JSON) -> JSON:

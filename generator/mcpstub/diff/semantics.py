@@ -1,0 +1,227 @@
+"""What the generated server's validators check, learned from those validators themselves.
+
+The generated server validates each tool schema with a jsonschema-rs validator of the schema's
+own dialect (draft-07 or 2020-12), formats asserted, offline. `server_validator` builds exactly
+that, and the rest of `diff` asks it rather than a list kept here: which keywords validate in a
+dialect, which `format` names it asserts, whether `contentEncoding` / `contentMediaType` are
+checked. Each answer comes from probing the validator with a value the keyword must refuse when
+it is in force, so a jsonschema-rs upgrade that changes what a dialect checks changes the rules.
+
+`Context` is one side's root schema with its dialect and validators for its nodes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache, cached_property
+from typing import Any
+
+import jsonschema_rs
+
+from mcpstub.bundle import resolve_pointer, split_pointer
+from mcpstub.validate import schema_dialect
+
+JSON = Any
+DIALECTS = ("draft-07", "2020-12")
+
+# Each keyword with a schema using it and an instance that schema refuses when the keyword is in
+# force (every other keyword of the probe is one all dialects apply).
+_PROBES: dict[str, tuple[JSON, JSON]] = {
+    "$ref": ({"$ref": "#/definitions/x", "definitions": {"x": False}}, 1),
+    "type": ({"type": "string"}, 1),
+    "enum": ({"enum": [1]}, 2),
+    "const": ({"const": 1}, 2),
+    "properties": ({"properties": {"a": False}}, {"a": 1}),
+    "required": ({"required": ["a"]}, {}),
+    "additionalProperties": ({"additionalProperties": False}, {"a": 1}),
+    "patternProperties": ({"patternProperties": {"a": False}}, {"a": 1}),
+    "minimum": ({"minimum": 2}, 1),
+    "maximum": ({"maximum": 0}, 1),
+    "exclusiveMinimum": ({"exclusiveMinimum": 1}, 1),
+    "exclusiveMaximum": ({"exclusiveMaximum": 1}, 1),
+    "multipleOf": ({"multipleOf": 2}, 1),
+    "minLength": ({"minLength": 2}, "a"),
+    "maxLength": ({"maxLength": 0}, "a"),
+    "pattern": ({"pattern": "^b"}, "a"),
+    "format": ({"format": "date"}, "a"),
+    "minItems": ({"minItems": 1}, []),
+    "maxItems": ({"maxItems": 0}, [1]),
+    "uniqueItems": ({"uniqueItems": True}, [1, 1]),
+    "minProperties": ({"minProperties": 1}, {}),
+    "maxProperties": ({"maxProperties": 0}, {"a": 1}),
+    "allOf": ({"allOf": [False]}, 1),
+    "anyOf": ({"anyOf": [False]}, 1),
+    "oneOf": ({"oneOf": [True, True]}, 1),
+    "not": ({"not": True}, 1),
+    "if": ({"if": True, "then": False}, 1),
+    "then": ({"if": True, "then": False}, 1),
+    "else": ({"if": False, "else": False}, 1),
+    "items": ({"items": False}, [1]),
+    "contains": ({"contains": False}, [1]),
+    "propertyNames": ({"propertyNames": False}, {"a": 1}),
+    "dependencies": ({"dependencies": {"a": ["b"]}}, {"a": 1}),
+    "additionalItems": ({"items": [True], "additionalItems": False}, [1, 2]),
+    "prefixItems": ({"prefixItems": [False]}, [1]),
+    "dependentRequired": ({"dependentRequired": {"a": ["b"]}}, {"a": 1}),
+    "dependentSchemas": ({"dependentSchemas": {"a": False}}, {"a": 1}),
+    "unevaluatedProperties": ({"unevaluatedProperties": False}, {"a": 1}),
+    "unevaluatedItems": ({"unevaluatedItems": False}, [1]),
+    "minContains": ({"contains": True, "minContains": 2}, [1]),
+    "maxContains": ({"contains": True, "maxContains": 0}, [1]),
+    "$dynamicRef": ({"$dynamicRef": "#/$defs/x", "$defs": {"x": False}}, 1),
+    "contentEncoding": ({"contentEncoding": "base64"}, "!"),
+    "contentMediaType": ({"contentMediaType": "application/json"}, "{"),
+}
+# Keywords inert without their lead keyword in the same node.
+_LEADS = (("if", {"then", "else"}), ("contains", {"minContains", "maxContains"}))
+# Strings at least one of which every format a validator asserts refuses (probed per format).
+FORMAT_PROBES = ("", "x", " ", "(", "\\", "::", "1", "a b", "%", "{", "~2", "-", "0" * 40)
+# Values the content keywords are probed with, and strings their checks refuse.
+CONTENT_PROBES = ("!", "{", "=", "eyJ", "not json")
+
+
+def server_validator(schema: JSON, dialect: str | None = None) -> Any:
+    """A validator for `schema` built as the generated server builds it (raises if it cannot)."""
+    dialect = dialect or schema_dialect(schema) or "2020-12"
+    cls = jsonschema_rs.Draft7Validator if dialect == "draft-07" else jsonschema_rs.Draft202012Validator
+    return cls(schema, validate_formats=True, offline=True)
+
+
+def _refuses(dialect: str, schema: JSON, instances: tuple[JSON, ...]) -> bool:
+    try:
+        check = server_validator(schema, dialect).is_valid
+    except Exception:  # a value the validator does not take: the keyword asserts nothing we know
+        return True
+    return any(not check(i) for i in instances)
+
+
+@cache
+def active_keywords(dialect: str) -> frozenset[str]:
+    """The keywords the dialect's server validator applies."""
+    return frozenset(k for k, (s, bad) in _PROBES.items() if _refuses(dialect, s, (bad,)))
+
+
+@cache
+def _asserts_format(dialect: str, name: str) -> bool:
+    return _refuses(dialect, {"format": name}, FORMAT_PROBES)
+
+
+@cache
+def _asserts_content(dialect: str, canon: str) -> bool:
+    return _refuses(dialect, json.loads(canon), CONTENT_PROBES)
+
+
+def asserts_format(dialect: str, name: JSON) -> bool:
+    """True when the dialect's server validator checks strings against this `format`."""
+    return isinstance(name, str) and _asserts_format(dialect, name)
+
+
+def content_check(dialect: str, node: JSON) -> dict[str, JSON]:
+    """The content keywords of a node that its dialect's server validator checks ({} if none)."""
+    if not isinstance(node, dict):
+        return {}
+    found = {k: node[k] for k in ("contentEncoding", "contentMediaType") if k in node}
+    if not found or not _asserts_content(dialect, json.dumps(found, sort_keys=True)):
+        return {}
+    return found
+
+
+@dataclass
+class Context:
+    """One side's root schema, its dialect, and validators for its nodes (built on demand)."""
+
+    root: JSON
+
+    @cached_property
+    def dialect(self) -> str:
+        """2020-12 or draft-07, as the server reads the schema."""
+        return schema_dialect(self.root) or "2020-12"
+
+    @cached_property
+    def active(self) -> frozenset[str]:
+        """The keywords that validate in this dialect."""
+        return active_keywords(self.dialect)
+
+    def asserts_format(self, name: JSON) -> bool:
+        """True when this side's validator checks this format."""
+        return asserts_format(self.dialect, name)
+
+    def content(self, node: JSON) -> dict[str, JSON]:
+        """The content keywords of `node` this side's validator checks."""
+        return content_check(self.dialect, node)
+
+    @cached_property
+    def root_validator(self) -> Callable[[JSON], bool] | None:
+        """The server's validator for the whole schema; None when it cannot be built."""
+        try:
+            return server_validator(self.root, self.dialect).is_valid  # type: ignore[no-any-return]
+        except Exception:
+            return None
+
+    @cached_property
+    def _validators(self) -> Any:
+        try:
+            return jsonschema_rs.validator_map_for(self.root, validate_formats=True, offline=True)
+        except Exception:  # a schema the validator cannot compile: nothing is decided by values
+            return None
+
+    def lookup(self, ptr: str) -> tuple[bool, JSON]:
+        """The node at a pointer into the root."""
+        parts = split_pointer(ptr)
+        if parts is None:
+            return False, None
+        found, value, _ = resolve_pointer(self.root, parts)
+        return found, value
+
+    def validator(self, node: JSON, ptr: str) -> Callable[[JSON], bool] | None:
+        """A validity test for `node` (the node at `ptr`, or one built from parts); None if none."""
+        if node is True or (isinstance(node, dict) and not self.keywords(node)):
+            return lambda _: True
+        if node is False:
+            return lambda _: False
+        if not isinstance(node, dict):
+            return None
+        found, real = self.lookup(ptr)
+        if found and real is node and self._validators is not None:
+            v = self._validators.get("#" + ptr)
+            if v is not None:
+                return v.is_valid  # type: ignore[no-any-return]
+        try:
+            return server_validator(standalone(self.root, node), self.dialect).is_valid  # type: ignore[no-any-return]
+        except Exception:  # refs that only resolve in place
+            return None
+
+    def keywords(self, node: dict[str, Any]) -> set[str]:
+        """The node's keywords that validate (`then` without `if`, say, does not)."""
+        found = {k for k in node if k in self.active}
+        for lead, followers in _LEADS:
+            if lead not in found:
+                found -= followers
+        return found
+
+    def resolve(self, node: JSON, ptr: str) -> tuple[JSON, str]:
+        """Follow bare `$ref`s (draft-07 ignores a ref's siblings; 2020-12 keeps them as a conjunct)."""
+        for _ in range(64):
+            if not isinstance(node, dict) or not isinstance(node.get("$ref"), str):
+                return node, ptr
+            if self.dialect != "draft-07" and self.keywords(node) - {"$ref"}:
+                return node, ptr
+            fragment = node["$ref"].partition("#")[2]
+            found, target = self.lookup(fragment)
+            if not found:
+                return {}, ptr  # cannot happen after bundling; treat as unconstrained
+            node, ptr = target, fragment
+        return node, ptr
+
+
+def standalone(root: JSON, node: JSON) -> JSON:
+    """A node as a schema of its own: the root's definitions and dialect come along."""
+    if not isinstance(node, dict) or not isinstance(root, dict):
+        return node
+    result = dict(node)
+    for key in ("$defs", "definitions", "$schema"):
+        if key in root and key not in result:
+            result[key] = root[key]
+    return result

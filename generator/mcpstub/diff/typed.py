@@ -1,0 +1,370 @@
+"""The comparison of one node's type-specific keywords: numbers, strings, arrays and objects.
+
+`TypedRules` is the half of `compare.Subset` that knows what each type's keywords mean (bounds,
+`multipleOf`, `pattern`, `format` and content checks, items, properties, additional properties),
+and how a reason is recorded; the walk through combinators and references is in `compare`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpstub.diff.facts import (
+    JSON,
+    IPath,
+    Reason,
+    Virtual,
+    bound_text,
+    canon,
+    encode,
+    fits_high,
+    fits_low,
+    int_high,
+    int_low,
+    lower,
+    matching,
+    multiple,
+    num,
+    show,
+    upper,
+)
+from mcpstub.diff.semantics import Context
+
+
+class TypedRules:
+    """Type-specific rules; `check` (the walk) is `compare.Subset`'s."""
+
+    a: Context
+    b: Context
+    a_is_old: bool
+    reasons: list[Reason]
+
+    def check(self, a: JSON, ap: str, b: JSON, bp: str, ip: IPath, exact: bool) -> None:
+        """Add the reasons why A (at `ap`) may hold an instance B (at `bp`) refuses."""
+        raise NotImplementedError
+
+    def equal_keyword(self, key: str, xv: JSON, xp: str, yv: JSON, yp: str) -> bool:
+        """Same meaning of one keyword's values (`compare.Subset`'s)."""
+        raise NotImplementedError
+
+    # -- wording ---------------------------------------------------------------------------
+
+    @property
+    def _input(self) -> bool:
+        return self.a_is_old
+
+    def _new(self, ap: str, bp: str) -> str:
+        return bp if self.a_is_old else ap
+
+    def add(
+        self, kind: str, ap: str, bp: str, ip: IPath, message: str, exact: bool, suffix: str = ""
+    ) -> None:
+        """Record a reason at the NEW side's node (plus `suffix`)."""
+        self.reasons.append(Reason(kind, self._new(ap, bp) + suffix, message, exact, ap, bp, ip))
+
+    def undecided(self, ap: str, bp: str, ip: IPath, message: str, suffix: str = "") -> None:
+        """Record something the rules cannot decide."""
+        self.add("undecided", ap, bp, ip, message, False, suffix)
+
+    def _bound(
+        self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool,
+        names: tuple[str, str, str | None, str | None], integer: bool,
+    ) -> None:  # fmt: skip
+        low_name, high_name, low_ex, high_ex = names
+        a_lo, b_lo = lower(a, low_name, low_ex), lower(b, low_name, low_ex)
+        a_hi, b_hi = upper(a, high_name, high_ex), upper(b, high_name, high_ex)
+        if integer and a_lo is None and low_name in ("minLength", "minItems", "minProperties"):
+            a_lo = (0, False)
+        for kind_name, fits, a_b, b_b, name, ex in (
+            ("low", fits_low, a_lo, b_lo, low_name, low_ex),
+            ("high", fits_high, a_hi, b_hi, high_name, high_ex),
+        ):
+            if fits(a_b, b_b, integer):
+                continue
+            old, new = (a_b, b_b) if self._input else (b_b, a_b)
+            verb = "tightened" if self._input else "relaxed"
+            message = (
+                f"{name} {verb}: {bound_text(name, old, ex or name)} -> {bound_text(name, new, ex or name)}"
+            )
+            new_node = b if self._input else a
+            keyword = next((k for k in (name, ex) if k and k in new_node), None)
+            self.add("bound", ap, bp, ip, message, exact, f"/{keyword}" if keyword else "")
+            del kind_name
+
+    def _numbers(
+        self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool, integer: bool
+    ) -> None:
+        sparse = "multipleOf" in a and not (integer and multiple(a["multipleOf"], 1))
+        self._bound(
+            a,
+            ap,
+            b,
+            bp,
+            ip,
+            exact and not sparse,
+            ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"),
+            integer,
+        )
+        m_b = b.get("multipleOf")
+        if not num(m_b):
+            return
+        m_a = a.get("multipleOf")
+        if (num(m_a) and multiple(m_b, m_a)) or (integer and multiple(m_b, 1)):
+            return
+        low, high = (
+            int_low(lower(a, "minimum", "exclusiveMinimum")),
+            int_high(upper(a, "maximum", "exclusiveMaximum")),
+        )
+        wide = low is None or high is None or high - low >= 1 or not integer
+        old, new = (m_a, m_b) if self._input else (m_b, m_a)
+        message = f"multipleOf {'tightened' if self._input else 'relaxed'}: {show(old)} -> {show(new)}"
+        self.add(
+            "bound",
+            ap,
+            bp,
+            ip,
+            message,
+            exact and wide and not num(m_a),
+            "/multipleOf" if (self._input or m_a is not None) else "",
+        )
+
+    def _strings(
+        self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool
+    ) -> None:
+        fa, fb = a.get("format"), b.get("format")
+        content_a, content_b = self.a.content(a), self.b.content(b)
+        shaped = "pattern" in a or self.a.asserts_format(fa) or bool(content_a)
+        self._bound(a, ap, b, bp, ip, exact and not shaped, ("minLength", "maxLength", None, None), True)
+        if isinstance(b.get("pattern"), str) and a.get("pattern") != b["pattern"]:
+            old, new = (a.get("pattern"), b["pattern"]) if self._input else (b["pattern"], a.get("pattern"))
+            message = f"pattern changed: {show(old)} -> {show(new)}"
+            self.add(
+                "pattern", ap, bp, ip, message, False, "/pattern" if self._input or "pattern" in a else ""
+            )
+        # A format counts where the side's own server validator asserts it (per dialect).
+        if self.b.asserts_format(fb) and not (fa == fb and self.a.asserts_format(fa)):
+            old_f, new_f = (fa, fb) if self._input else (fb, fa)
+            if fa == fb:
+                old_d, new_d = (self.a, self.b) if self._input else (self.b, self.a)
+                message = (
+                    f"format {fb} is {'now' if self._input else 'no longer'} checked: the server's "
+                    f"{new_d.dialect} validator {'asserts' if self._input else 'ignores'} it, its "
+                    f"{old_d.dialect} one {'ignored' if self._input else 'asserted'} it"
+                )
+            elif old_f and new_f:
+                message = f"format changed: {show(old_f)} -> {show(new_f)}"
+            else:
+                message = f"format {fb} added" if self._input else f"format {fb} removed"
+            where = "/format" if self._input or "format" in a else ""
+            self.add("format", ap, bp, ip, message, exact and not shaped, where)
+        if content_b and canon(content_a) != canon(content_b):
+            words = "now checked" if self._input else "no longer checked"
+            message = f"{show(content_b)} {words} (the server's {self.b.dialect} validator checks content)"
+            where = "/" + next(iter(content_b)) if self._input else ""
+            self.add("content", ap, bp, ip, message, False, where)
+
+    def _items(
+        self, ctx: Context, node: dict[str, Any], ptr: str
+    ) -> tuple[list[tuple[JSON, str]], tuple[JSON, str] | None]:
+        if ctx.dialect == "draft-07":
+            items = node.get("items")
+            if isinstance(items, list):
+                rest = node.get("additionalItems")
+                return (
+                    [(s, f"{ptr}/items/{i}") for i, s in enumerate(items)],
+                    (rest, f"{ptr}/additionalItems") if rest is not None else None,
+                )
+            return [], ((items, f"{ptr}/items") if items is not None else None)
+        prefix = node.get("prefixItems")
+        prefixes = (
+            [(s, f"{ptr}/prefixItems/{i}") for i, s in enumerate(prefix)] if isinstance(prefix, list) else []
+        )
+        items = node.get("items")
+        return prefixes, ((items, f"{ptr}/items") if isinstance(items, dict | bool) else None)
+
+    def _arrays(self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool) -> None:
+        self._bound(
+            a, ap, b, bp, ip, exact and "contains" not in a, ("minItems", "maxItems", None, None), True
+        )
+        a_max = int_high(upper(a, "maxItems", None))
+        a_max = a_max if a_max is not None else 1 << 30
+        if b.get("uniqueItems") is True and a.get("uniqueItems") is not True and a_max >= 2:
+            message = (
+                "uniqueItems added"
+                if self._input
+                else "uniqueItems removed: repeated items may now be returned"
+            )
+            self.add("bound", ap, bp, ip, message, exact, "/uniqueItems" if self._input else "")
+        a_pre, a_rest = self._items(self.a, a, ap)
+        b_pre, b_rest = self._items(self.b, b, bp)
+        for i in range(max(len(a_pre), len(b_pre))):
+            if i >= a_max:
+                break
+            a_i: tuple[JSON, str] = a_pre[i] if i < len(a_pre) else a_rest or ({}, ap)
+            b_i = b_pre[i] if i < len(b_pre) else b_rest
+            if b_i is not None:
+                self.check(a_i[0], a_i[1], b_i[0], b_i[1], (*ip, i), exact)
+        if b_rest is not None and a_max > max(len(a_pre), len(b_pre)):
+            a_r = a_rest or ({}, ap)
+            self.check(a_r[0], a_r[1], b_rest[0], b_rest[1], (*ip, "*"), exact)
+
+    def _objects(
+        self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool
+    ) -> None:
+        a_props = a.get("properties") if isinstance(a.get("properties"), dict) else {}
+        b_props = b.get("properties") if isinstance(b.get("properties"), dict) else {}
+        assert isinstance(a_props, dict) and isinstance(b_props, dict)
+        a_req = (
+            {r for r in a.get("required", []) if isinstance(r, str)}
+            if isinstance(a.get("required"), list)
+            else set()
+        )
+        b_req = (
+            {r for r in b.get("required", []) if isinstance(r, str)}
+            if isinstance(b.get("required"), list)
+            else set()
+        )
+        a_add, b_add = a.get("additionalProperties"), b.get("additionalProperties")
+        a_pat, b_pat = a.get("patternProperties"), b.get("patternProperties")
+        names_exact = exact
+        a_pat = a_pat if isinstance(a_pat, dict) and "patternProperties" in self.a.active else {}
+        b_pat = b_pat if isinstance(b_pat, dict) and "patternProperties" in self.b.active else {}
+        pats_equal = not a_pat and not b_pat
+        if a_pat or b_pat:
+            pats_equal = bool(
+                a_pat and b_pat and self.equal_keyword("patternProperties", a_pat, ap, b_pat, bp)
+            )
+            # A name a pattern matches escapes additionalProperties: changed patterns change which
+            # names each side's other keywords judge. Undecided wherever B judges any name.
+            if not pats_equal and (b_pat or b_add is not None or b_props):
+                self.undecided(
+                    ap,
+                    bp,
+                    ip,
+                    "patternProperties changed: the rules cannot compare it",
+                    "/patternProperties" if (b_pat if self._input else a_pat) else "",
+                )
+            names_exact = False
+        for name in sorted(b_req - a_req):
+            if self._input:
+                message = f"property {name!r} is newly required"
+                where = f"/properties/{encode(name)}" if name in b_props else "/required"
+            else:
+                message = f"property {name!r} is no longer required"
+                where = f"/properties/{encode(name)}" if name in a_props else ""
+            self.add("required", ap, bp, (*ip,), message, exact, where)
+        max_props = a.get("maxProperties")
+        saturated = isinstance(max_props, int | float) and len(a_req) >= max_props  # only required names fit
+        # Every name either side declares, and the names A requires: with `maxProperties` filled by
+        # them, those are the only names A's instances have, and B judges each.
+        declared = [*a_props, *(n for n in b_props if n not in a_props)]
+        for name in [*declared, *sorted(n for n in a_req if n not in declared)]:
+            if saturated and name not in a_req:
+                continue
+            seg = f"/properties/{encode(name)}"
+            matched: list[str] = []  # A's patterns that match an undeclared name: its schema there
+            if name in a_props:
+                a_s, a_sp = a_props[name], ap + seg
+            else:
+                found = matching(a_pat, name)
+                if found is None:
+                    self.undecided(ap, bp, (*ip, name), "a pattern of patternProperties cannot be read")
+                    continue
+                matched = found
+                if matched:
+                    first = ap + "/patternProperties/" + encode(matched[0])
+                    a_s, a_sp = (
+                        (a_pat[matched[0]], first)
+                        if len(matched) == 1
+                        else (Virtual({"allOf": [a_pat[m] for m in matched]}), first)
+                    )
+                else:
+                    a_s, a_sp = (
+                        ({} if a_add is None else a_add),
+                        ap + ("/additionalProperties" if a_add is not None else seg),
+                    )
+            if name in b_props:
+                b_s, b_sp = b_props[name], bp + seg
+            elif pats_equal and b_pat and matching(b_pat, name) != []:
+                continue  # the same patterns judge the name on both sides; B's additional does not
+            elif b_add is not None:
+                b_s, b_sp = b_add, bp + "/additionalProperties"
+            else:
+                continue
+            a_resolved = self.a.resolve(a_s, a_sp)[0]
+            b_resolved = self.b.resolve(b_s, b_sp)[0]
+            if a_resolved is False:
+                continue
+            if name not in b_props and b_resolved is False and (name in a_props or name in a_req):
+                if name not in a_props:  # a required name never declared, only let in by A
+                    message = (
+                        f"required property {name!r} is refused: the object is now closed"
+                        if self._input
+                        else f"property {name!r} is now required where the object was closed"
+                    )
+                    where = "/additionalProperties" if self._input else "/required"
+                    self.add("additional", ap, bp, (*ip, name), message, names_exact, where)
+                    continue
+                if self._input:
+                    message, where = f"property {name!r} removed: the object is closed, so it is refused", seg
+                else:
+                    message, where = f"property {name!r} added where the object was closed", seg
+                self.add("property-forbidden", ap, bp, (*ip, name), message, names_exact, where)
+                continue
+            if name in b_props and name not in a_props and a_add is None and not matched:
+                if b_resolved is True or (isinstance(b_resolved, dict) and not self.b.keywords(b_resolved)):
+                    continue
+                message = (
+                    f"new property {name!r} constrains a name the old schema accepted with any value"
+                    if self._input
+                    else f"property {name!r} is no longer declared: any value may now be returned for it"
+                )
+                self.add(
+                    "property-undeclared",
+                    ap,
+                    bp,
+                    (*ip, name),
+                    message,
+                    names_exact,
+                    seg,
+                )
+                continue
+            self.check(a_s, a_sp, b_s, b_sp, (*ip, name), names_exact)
+        if b_add is not None and not saturated:
+            b_closed = self.b.resolve(b_add, bp + "/additionalProperties")[0] is False
+            a_closed = a_add is not None and self.a.resolve(a_add, ap + "/additionalProperties")[0] is False
+            if b_closed and not a_closed:
+                message = (
+                    "additionalProperties is now false: unlisted properties are refused"
+                    if self._input
+                    else "additionalProperties is no longer false: unlisted properties may now be returned"
+                )
+                self.add(
+                    "additional",
+                    ap,
+                    bp,
+                    (*ip, "**"),
+                    message,
+                    names_exact,
+                    "/additionalProperties" if self._input or a_add is not None else "",
+                )
+            elif not b_closed and not a_closed:
+                self.check(
+                    {} if a_add is None else a_add,
+                    ap + "/additionalProperties",
+                    b_add,
+                    bp + "/additionalProperties",
+                    (*ip, "**"),
+                    names_exact,
+                )
+        a_lo = max(a.get("minProperties", 0) if num(a.get("minProperties")) else 0, len(a_req))
+        probe = dict(a)
+        probe["minProperties"] = a_lo
+        if (
+            a_add is not None
+            and self.a.resolve(a_add, ap)[0] is False
+            and not a_pat
+            and "maxProperties" not in a
+        ):
+            probe["maxProperties"] = len(a_props)
+        self._bound(probe, ap, b, bp, ip, exact, ("minProperties", "maxProperties", None, None), True)

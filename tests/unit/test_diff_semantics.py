@@ -1,0 +1,96 @@
+"""`diff` judges as the generated server validates: its dialect, its format and content checks.
+
+Each pair below is a change that breaks clients under the server's own validator (built here as
+the server builds it): the verdict must be breaking, with a counterexample that OLD's validator
+accepts and NEW's refuses. The false alarms must give no breaking finding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcpstub.diff import DiffOptions, Side, diff_sides
+from mcpstub.diff.semantics import active_keywords, asserts_format, content_check, server_validator
+
+D7 = "http://json-schema.org/draft-07/schema#"
+D20 = "https://json-schema.org/draft/2020-12/schema"
+
+
+def props(schema: dict[str, Any], dialect: str | None = None, **more: Any) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": "object", "properties": {"a": schema}, **more}
+    if dialect:
+        node["$schema"] = dialect
+    return node
+
+
+def branch(value: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": {"k": {"const": value}}, "required": ["k"]}
+
+
+def findings(old: Any, new: Any) -> list[Any]:
+    old_side = Side("1.0.0", {"t": {"name": "t", "inputSchema": old}})
+    new_side = Side("1.0.0", {"t": {"name": "t", "inputSchema": new}})
+    return diff_sides(old_side, new_side, DiffOptions(check_version=False))
+
+
+BREAKING = [
+    ("max-properties-filled-by-required",
+     {"type": "object", "required": ["x"], "maxProperties": 1},
+     {"type": "object", "required": ["x"], "maxProperties": 1, "additionalProperties": False}),
+    ("format-asserted-after-dialect-switch",
+     props({"type": "string", "format": "uuid"}, D7), props({"type": "string", "format": "uuid"}, D20)),
+    ("duration-asserted-after-dialect-switch",
+     props({"type": "string", "format": "duration"}, D7), props({"type": "string", "format": "duration"})),
+    ("draft-07-content-encoding", props({"type": "string"}, D7),
+     props({"type": "string", "contentEncoding": "base64"}, D7)),
+    ("draft-07-content-media-type", props({"type": "string"}, D7),
+     props({"type": "string", "contentMediaType": "application/json"}, D7)),
+    ("number-multiple-of-one-to-bounded-integer", props({"type": "number", "multipleOf": 1}),
+     props({"type": "integer", "maximum": 10})),
+    ("if-then-apart-then-together",
+     props({"allOf": [{"if": {"type": "string"}}, {"then": {"minLength": 3}}]}),
+     props({"if": {"type": "string"}, "then": {"minLength": 3}})),
+    ("contains-min-contains-apart-then-together",
+     props({"type": "array", "allOf": [{"contains": {"type": "string"}}, {"minContains": 2}]}),
+     props({"type": "array", "contains": {"type": "string"}, "minContains": 2})),
+    ("one-of-branches-equal-by-value", props(branch(1)), props({"oneOf": [branch(1), branch(1.0)]})),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("old", "new"), [(o, n) for _, o, n in BREAKING], ids=[c[0] for c in BREAKING])
+def test_breaking_under_the_servers_validator(old: Any, new: Any) -> None:
+    found = [f for f in findings(old, new) if f.severity == "breaking"]
+    assert found, findings(old, new)
+    shown = [f for f in found if f.has_counterexample]
+    assert shown, found
+    for f in shown:
+        assert server_validator(old).is_valid(f.counterexample), f
+        assert not server_validator(new).is_valid(f.counterexample), f
+
+
+FALSE_ALARMS = [
+    ("uuid-added-to-draft-07", props({"type": "string"}, D7),
+     props({"type": "string", "format": "uuid"}, D7)),
+    ("content-added-in-2020-12", props({"type": "string"}),
+     props({"type": "string", "contentEncoding": "base64"})),
+    ("format-the-server-does-not-know", props({"type": "string"}),
+     props({"type": "string", "format": "zip"})),
+    ("then-without-if", props({"type": "string"}), props({"type": "string", "then": {"minLength": 3}})),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("old", "new"), [(o, n) for _, o, n in FALSE_ALARMS], ids=[c[0] for c in FALSE_ALARMS]
+)
+def test_no_breaking_where_the_server_accepts_the_same(old: Any, new: Any) -> None:
+    assert not [f for f in findings(old, new) if f.severity == "breaking"]
+
+
+def test_what_each_dialect_checks_is_read_from_the_validator() -> None:
+    assert not asserts_format("draft-07", "uuid") and asserts_format("2020-12", "uuid")
+    assert asserts_format("draft-07", "date") and not asserts_format("2020-12", "no-such-format")
+    assert content_check("draft-07", {"contentEncoding": "base64"}) == {"contentEncoding": "base64"}
+    assert content_check("2020-12", {"contentEncoding": "base64"}) == {}
+    assert "prefixItems" in active_keywords("2020-12") and "prefixItems" not in active_keywords("draft-07")
