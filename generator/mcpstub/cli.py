@@ -275,7 +275,7 @@ def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool
     from mcpstub.diff.command import SourceError, load_side, options_from_config  # noqa: PLC0415
     from mcpstub.diff.engine import diff_sides  # noqa: PLC0415
     from mcpstub.diff.report import RENDERERS  # noqa: PLC0415
-    from mcpstub.sources import side_from_git  # noqa: PLC0415
+    from mcpstub.sources import NotAtRevision, side_from_git  # noqa: PLC0415
 
     try:
         options, _ = options_from_config(config.get("diff"), "[tool.mcpstub.diff]")
@@ -286,6 +286,10 @@ def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool
     try:
         old = side_from_git(spec, config["policy"])
         new = load_side(str(path), shown=_shown(path), policy=config["policy"])
+    except NotAtRevision:
+        print(f"note: {_shown(path)} does not exist at {rev}: every tool is new, nothing is breaking",
+              file=sys.stderr)  # fmt: skip
+        return None
     except SourceError as exc:
         raise UsageError(f"--check-breaking: {exc}") from None
     findings = diff_sides(old, new, options)

@@ -137,6 +137,10 @@ def side_from_live(*, command: str | None = None, url: str | None = None) -> Sid
     return Side(version if isinstance(version, str) and version else None, tools)
 
 
+class NotAtRevision(SourceError):
+    """The revision exists, the file does not exist in it."""
+
+
 def _git(args: list[str], cwd: Path, *, binary: bool = False) -> Any:
     try:
         done = subprocess.run(
@@ -204,7 +208,11 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
     if relative.startswith("..") or os.path.isabs(relative):
         raise SourceError(f"{spec}: the path leaves the repository")
     relative = Path(relative).as_posix()
-    _git(["cat-file", "-e", f"{rev}:{relative}"], here)  # a clear error for a missing file
+    try:
+        _git(["cat-file", "-e", f"{rev}:{relative}"], here)
+    except SourceError:
+        _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], here)  # REV itself is wrong
+        raise NotAtRevision(f"{spec}: {relative} does not exist at {rev}") from None
     listed = _git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", rev], here, binary=True)
     names = [n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n]
     wanted = [n for n in names if n == relative or n.endswith((".yaml", ".yml", ".json"))]

@@ -144,6 +144,20 @@ def test_check_breaking_refuses_to_write_until_the_major_version_moves(
     assert "with a major version bump: writing" in capsys.readouterr().err
 
 
+def test_check_breaking_on_the_change_that_adds_the_toolset(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    toolset = repo / "api" / "new.yaml"  # not in HEAD: every tool is new
+    toolset.write_text(TOOLSET.replace("common.yaml", "./common.yaml"), "utf-8")
+    out = repo / "new_tools"
+    assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 0
+    err = capsys.readouterr().err
+    assert "does not exist at HEAD: every tool is new, nothing is breaking" in err
+    assert "git" not in err.lower().replace("HEAD", "") and (out / "tools.py").is_file()
+    assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "no-such-rev"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
 def generated(repo: Path, text: str, package: str) -> Path:
     """Generate `text` as a package under `repo`; its folder."""
     source = repo / f"{package}.yaml"

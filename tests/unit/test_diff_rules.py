@@ -198,13 +198,6 @@ PAIRS: list[tuple[str, Any, Any, tuple[str, str], tuple[str, str]]] = [
         ("output-required-removed", "/$defs/X/properties/b"),
     ),
     (
-        "new-declared-property",
-        obj({"a": S}),
-        obj({"a": S, "b": I}),
-        ("input-property-added", "/properties/b"),
-        ("output-property-removed", "/properties/b"),
-    ),
-    (
         "nested-object",
         obj({"a": obj({"b": I})}),
         obj({"a": obj({"b": {"type": "integer", "maximum": 3}})}),
@@ -665,3 +658,48 @@ def test_malformed_sides_never_raise_with_the_search_on() -> None:
             old = Side("1", {"t": {"name": "t", "inputSchema": a, "outputSchema": b}})
             new = Side("x", {"t": {"name": "t", "inputSchema": b, "outputSchema": a}})
             diff_sides(old, new, quick)
+
+
+def test_optional_property_added_to_an_open_input_object_warns_unless_strict() -> None:
+    old, new = obj({"a": S}), obj({"a": S, "b": I})
+    (found,) = [f for f in run_input(old, new, check_version=False) if f.rule == "input-property-added"]
+    assert (found.severity, found.path) == ("warning", "/inputSchema/properties/b")
+    assert found.has_counterexample and found.counterexample == {"b": None}
+    assert "additionalProperties: false" in found.message
+    strict = run_input(old, new, check_version=False, open_objects="strict")
+    assert ("input-property-added", "input", "/inputSchema/properties/b") in breaking(strict)
+    # A closed object gains the property without any client breaking: information only.
+    closed = run_input(
+        obj({"a": S}, additionalProperties=False), obj({"a": S, "b": I}, additionalProperties=False)
+    )
+    assert [(f.severity, f.rule) for f in closed] == [("info", "input-property-allowed")]
+    # As an output, a property no longer declared may come back with any value: breaking.
+    out = breaking(run_output(new, old, check_version=False))
+    assert ("output-property-removed", "output", "/outputSchema/properties/b") in out
+
+
+SAFE = [
+    ("input-enum-widened", "/properties/a/enum", obj({"a": {"enum": ["x"]}}), obj({"a": {"enum": ["x", "y"]}})),
+    ("input-constraint-relaxed", "/properties/a/maximum", obj({"a": {**I, "maximum": 3}}),
+     obj({"a": {**I, "maximum": 5}})),
+    ("input-type-widened", "/properties/a/type", obj({"a": I}), obj({"a": {"type": "number"}})),
+    ("input-required-removed", "/properties/a", obj({"a": S}, ("a",)), obj({"a": S})),
+    ("input-schema-rewritten", "", obj({"a": S}), obj({"a": {"$ref": "#/$defs/A"}}, **{"$defs": {"A": S}})),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("rule", "path", "old", "new"), SAFE, ids=[s[0] for s in SAFE])
+def test_every_compatible_change_is_an_info_finding(rule: str, path: str, old: Any, new: Any) -> None:
+    found = [(f.severity, f.rule, f.direction, f.path) for f in run_input(old, new)]
+    assert found == [("info", rule, "input", "/inputSchema" + path)]
+    # The same change to an output narrows what clients receive: information too, never a break.
+    assert {f.severity for f in run_output(new, old)} == {"info"}
+
+
+def test_a_hint_flipped_to_the_safer_side_is_info() -> None:
+    def side(hints: dict[str, Any]) -> Side:
+        return Side("1.0.0", {"t": {"name": "t", "inputSchema": {"type": "object"}, "annotations": hints}})
+
+    found = diff_sides(side({"destructiveHint": True}), side({"destructiveHint": False}))
+    assert [(f.severity, f.rule) for f in found] == [("info", "annotation-destructiveHint-safer")]
+    assert diff_sides(side({}), side({})) == []

@@ -1,9 +1,9 @@
 """`mcpstub diff OLD NEW`: read both sides, diff them, print a report, choose the exit code.
 
 `load_side(spec)` turns one command-line source into a `Side` (a toolset file here); `run`
-does the rest. Settings come from `[tool.mcpstub.diff]` (`fail-on`, `ignore`, `version-check`),
-flags win over the file. Exit codes: 0 nothing at or above `--fail-on`, 1 something is, 2 usage
-error (bad flag, missing or invalid source).
+does the rest. Settings come from `[tool.mcpstub.diff]` (`fail-on`, `ignore`, `version-check`,
+`open-objects`), flags win over the file. Exit codes: 0 nothing at or above `--fail-on`, 1 something
+is, 2 usage error (bad flag, missing or invalid source).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from mcpstub.diff.report import RENDERERS
 from mcpstub.policy import Policy
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
-CONFIG_KEYS = ("fail-on", "ignore", "version-check")
+CONFIG_KEYS = ("fail-on", "ignore", "version-check", "open-objects")
 
 
 class SourceError(Exception):
@@ -57,6 +57,9 @@ def options_from_config(section: Any, origin: str) -> tuple[DiffOptions, str | N
     check_version = section.get("version-check", True)
     if not isinstance(check_version, bool):
         raise ValueError(f"{origin}: [tool.mcpstub.diff] version-check must be true or false")
+    open_objects = section.get("open-objects", "warn")
+    if open_objects not in ("warn", "strict"):
+        raise ValueError(f'{origin}: [tool.mcpstub.diff] open-objects must be "warn" or "strict"')
     ignores: list[Ignore] = []
     raw = section.get("ignore", [])
     if not isinstance(raw, list):
@@ -69,7 +72,8 @@ def options_from_config(section: Any, origin: str) -> tuple[DiffOptions, str | N
         if not all(isinstance(v, str) and v.strip() for v in values):
             raise ValueError(f'{where} needs tool, rule and a non-empty reason (tool = "*" for every tool)')
         ignores.append(Ignore(str(values[0]), str(values[1]), str(values[2])))
-    return DiffOptions(check_version=check_version, ignore=tuple(ignores)), fail_on
+    options = DiffOptions(check_version=check_version, ignore=tuple(ignores), open_objects=open_objects)
+    return options, fail_on
 
 
 def run(

@@ -31,11 +31,45 @@ KIND_RULES = {
     "const": ("input-const-added", "output-const-removed"),
     "bound": ("input-constraint-tightened", "output-constraint-relaxed"),
     "format": ("input-format-added", "output-format-removed"),
+    "open-property": ("input-property-added", "output-property-removed"),
     "content": ("input-content-checked", "output-content-unchecked"),
     "pattern": ("input-pattern-changed", "output-pattern-changed"),
     "undecided": ("input-narrowed", "output-widened"),
 }
 UNDECIDED_RULES = ("input-undecided", "output-undecided")
+# Reason kind, found the other way round -> (input widened, output narrowed): an info rule's end.
+SAFE_CHANGES = {
+    "required": ("required-removed", "required-added"),
+    "property-forbidden": ("property-allowed", "property-removed"),
+    "property-undeclared": ("property-unconstrained", "property-declared"),
+    "open-property": ("property-unconstrained", "property-declared"),
+    "additional": ("additional-properties-opened", "additional-properties-closed"),
+    "type": ("type-widened", "type-narrowed"),
+    "false": ("type-widened", "type-narrowed"),
+    "null": ("null-allowed", "null-refused"),
+    "enum": ("enum-widened", "enum-narrowed"),
+    "const": ("const-removed", "const-added"),
+    "bound": ("constraint-relaxed", "constraint-tightened"),
+    "format": ("format-removed", "format-added"),
+    "content": ("content-unchecked", "content-checked"),
+    "pattern": ("pattern-changed", "pattern-changed"),
+    "undecided": ("widened", "narrowed"),
+}
+# The other way round, a reason is worded for the other direction: the words that turn it back.
+_INPUT_WORDS = (("may now be returned", "now accepted"), ("no longer required", "now optional"))
+_OUTPUT_WORDS = (
+    ("no longer accepted", "no longer returned"),
+    ("accepted", "returned"),
+    ("refused", "never returned"),
+)
+
+
+def _safe_words(message: str, direction: str) -> str:
+    for old, new in _INPUT_WORDS if direction == "input" else _OUTPUT_WORDS:
+        message = message.replace(old, new)
+    return message
+
+
 # Annotation -> (the value that is safe to rely on, its default when absent, rule when it is lost).
 HINTS = {
     "readOnlyHint": (True, False, "annotation-read-only-dropped"),
@@ -108,22 +142,24 @@ class _Tool:
         for key in _METADATA:
             if _canon(self.old.get(key)) != _canon(self.new.get(key)):
                 self.finding("metadata-changed", "info", "tool", f"/{key}", f"{key} changed")
+        if not self.findings:  # a change no rule names (an unknown member of the tool object)
+            changed = sorted(
+                k for k in {*self.old, *self.new} if _canon(self.old.get(k)) != _canon(self.new.get(k))
+            )
+            self.finding("tool-changed", "info", "tool", f"/{changed[0]}", f"{', '.join(changed)} changed")
         return self.findings
 
     def _annotations(self) -> None:
         old = self.old.get("annotations") if isinstance(self.old.get("annotations"), dict) else {}
         new = self.new.get("annotations") if isinstance(self.new.get("annotations"), dict) else {}
         assert isinstance(old, dict) and isinstance(new, dict)
-        for hint, (safe, default, rule) in HINTS.items():
+        for hint, (safe, default, lost) in HINTS.items():
             before, after = old.get(hint, default), new.get(hint, default)
-            if before is safe and after is not safe:
-                self.finding(
-                    rule,
-                    "warning",
-                    "tool",
-                    f"/annotations/{hint}",
-                    f"{hint} changed from {show(before)} to {show(after)}",
-                )
+            if (before is safe) != (after is safe):  # to the safer side: information only
+                severity: Severity = "warning" if before is safe else "info"
+                rule = lost if before is safe else f"annotation-{hint}-safer"
+                message = f"{hint} changed from {show(before)} to {show(after)}"
+                self.finding(rule, severity, "tool", f"/annotations/{hint}", message)
         if old.get("title") != new.get("title"):
             self.finding(
                 "title-changed",
@@ -138,10 +174,14 @@ class _Tool:
             return
         key = _SCHEMA_KEY[direction]
         a, b = (old, new) if direction == "input" else (new, old)
-        subset = Subset(a, b, a_is_old=direction == "input")
         rule_index = 0 if direction == "input" else 1
+        before = len(self.findings)
+        subset = Subset(a, b, a_is_old=direction == "input")
         try:
             reasons = subset.run()
+            # The other way round: what NEW lets through that OLD did not (an input widened, an
+            # output narrowed) breaks no client; each such change is an info finding.
+            widened = Subset(b, a, a_is_old=direction != "input").run()
         except (RecursionError, TypeError, ValueError, KeyError, AttributeError) as exc:
             # A source read from a live server or a snapshot may hold what no toolset check let
             # through; say so rather than stop.
@@ -152,6 +192,21 @@ class _Tool:
         for path, what in subset.infos:
             rule = "schema-default-changed" if what == "default" else "schema-wording-changed"
             self.finding(rule, "info", direction, f"/{key}{path}", f"schema {what} changed")
+        self._breaks(direction, a, b, reasons)
+        said = {f.path for f in self.findings[before:]}
+        for reason in widened:
+            where = f"/{key}{reason.path}"
+            if where not in said:
+                said.add(where)
+                rule = f"{direction}-{SAFE_CHANGES[reason.kind][rule_index]}"
+                self.finding(rule, "info", direction, where, _safe_words(reason.message, direction))
+        if len(self.findings) == before:
+            message = f"{key} changed without changing which values it accepts"
+            self.finding(f"{direction}-schema-rewritten", "info", direction, f"/{key}", message)
+
+    def _breaks(self, direction: Direction, a: JSON, b: JSON, reasons: list[Reason]) -> None:
+        """A finding for each reason A is not within B: breaking, or a warning."""
+        key, rule_index = _SCHEMA_KEY[direction], 0 if direction == "input" else 1
         seen: set[tuple[str, str]] = set()
         searcher = (
             Searcher(a, b, self.options.max_examples, self.options.search_seconds)
@@ -164,16 +219,20 @@ class _Tool:
                 continue
             seen.add((rule, reason.path))
             where = f"/{key}{reason.path}"
+            severity: Severity = "breaking"
+            if reason.kind == "open-property" and self.options.open_objects != "strict":
+                severity = "warning"
             if reason.has_witness:
-                self.finding(rule, "breaking", direction, where, reason.message, reason.witness, True)
+                shown = searcher.whole(reason) if searcher is not None else reason.witness
+                self.finding(rule, severity, direction, where, reason.message, shown, True)
                 continue
             # A break the rules know is shown with an instance too, when the values the schemas
             # name make one (planted into one drawn instance of A).
             outcome = self._search(searcher, reason, draw=not reason.exact)
             if outcome is not None and outcome.found:
-                self.finding(rule, "breaking", direction, where, reason.message, outcome.instance, True)
+                self.finding(rule, severity, direction, where, reason.message, outcome.instance, True)
             elif reason.exact:
-                self.finding(rule, "breaking", direction, where, reason.message)
+                self.finding(rule, severity, direction, where, reason.message)
             else:
                 note = outcome.note if outcome is not None else "the counterexample search is off"
                 message = f"rules could not decide ({reason.message}); {note}"

@@ -60,6 +60,8 @@ class DiffOptions:
     search_seconds: float = 10.0  # CPU time per undecided change (wall time varies with load)
     search_budget_seconds: float = 20.0  # CPU time for every search of one diff together
     ignore: tuple[Ignore, ...] = field(default_factory=tuple)
+    # An optional property added to an open input object: "warn" (a warning) or "strict" (breaking).
+    open_objects: Literal["warn", "strict"] = "warn"
 
 
 @dataclass(frozen=True)

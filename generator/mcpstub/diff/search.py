@@ -129,6 +129,18 @@ class Searcher:
             return _NOTHING
         return _NOTHING
 
+    def whole(self, reason: Reason) -> JSON:
+        """A reason's witness planted into an instance of A, when that is a counterexample; else
+        the witness alone."""
+        roots = self._roots
+        if roots is None or not reason.ipath or "**" in reason.ipath:
+            return reason.witness
+        for base in self._bases(time.process_time() + self.seconds):
+            instance = _planted(base, reason.ipath, reason.witness)
+            if roots[0](instance) and not roots[1](instance):
+                return instance
+        return reason.witness
+
     def find(self, reason: Reason, draw: bool = True, base: bool | None = None) -> Outcome:
         """An instance of A, refused by B at the reason's node; `draw=False` tries named values only
         (planted into one drawn instance of A when `base`, by default when `draw`)."""

@@ -30,6 +30,9 @@ from mcpstub.diff.facts import (
 )
 from mcpstub.diff.semantics import Context
 
+# Values tried, in order, for one a new property's schema refuses (the open-object counterexample).
+_OTHER_VALUES: tuple[JSON, ...] = (None, 0, "", True, [], {}, 0.5, "x", -1)
+
 
 class TypedRules:
     """Type-specific rules; `check` (the walk) is `compare.Subset`'s."""
@@ -42,6 +45,11 @@ class TypedRules:
     def check(self, a: JSON, ap: str, b: JSON, bp: str, ip: IPath, exact: bool) -> None:
         """Add the reasons why A (at `ap`) may hold an instance B (at `bp`) refuses."""
         raise NotImplementedError
+
+    @staticmethod
+    def _anything(ctx: Context, node: JSON) -> bool:
+        """True for a schema that accepts every value."""
+        return node is True or (isinstance(node, dict) and not ctx.keywords(node))
 
     def equal_keyword(self, key: str, xv: JSON, xp: str, yv: JSON, yp: str) -> bool:
         """Same meaning of one keyword's values (`compare.Subset`'s)."""
@@ -311,9 +319,25 @@ class TypedRules:
                     message, where = f"property {name!r} added where the object was closed", seg
                 self.add("property-forbidden", ap, bp, (*ip, name), message, names_exact, where)
                 continue
-            if name in b_props and name not in a_props and a_add is None and not matched:
-                if b_resolved is True or (isinstance(b_resolved, dict) and not self.b.keywords(b_resolved)):
+            a_open = a_add is None or self._anything(self.a, self.a.resolve(a_add, ap)[0])
+            if name in b_props and name not in a_props and a_open and not matched:
+                if self._anything(self.b, b_resolved):
                     continue
+                if self._input:  # the open-object rule: a warning unless open-objects is strict
+                    message = (
+                        f"property {name!r} added to an object that accepts unlisted "
+                        f"properties: a client that sent {name!r} with another value is refused; "
+                        "close the object (additionalProperties: false) to add properties safely"
+                    )
+                    reason = Reason("open-property", bp + seg, message, names_exact, ap, bp, (*ip, name))
+                    b_test = self.b.validator(b_resolved, self.b.resolve(b_s, b_sp)[1])
+                    refused = [v for v in _OTHER_VALUES if b_test is not None and not b_test(v)]
+                    reason.witness, reason.has_witness = (refused[0], True) if refused else (None, False)
+                    self.reasons.append(reason)
+                    continue
+                message = f"property {name!r} is no longer declared: any value may now be returned for it"
+                self.add("property-undeclared", ap, bp, (*ip, name), message, names_exact, seg)
+                continue
                 message = (
                     f"new property {name!r} constrains a name the old schema accepted with any value"
                     if self._input
