@@ -679,7 +679,8 @@ def test_optional_property_added_to_an_open_input_object_warns_unless_strict() -
 
 
 SAFE = [
-    ("input-enum-widened", "/properties/a/enum", obj({"a": {"enum": ["x"]}}), obj({"a": {"enum": ["x", "y"]}})),
+    ("input-enum-widened", "/properties/a/enum", obj({"a": {"enum": ["x"]}}),
+     obj({"a": {"enum": ["x", "y"]}})),
     ("input-constraint-relaxed", "/properties/a/maximum", obj({"a": {**I, "maximum": 3}}),
      obj({"a": {**I, "maximum": 5}})),
     ("input-type-widened", "/properties/a/type", obj({"a": I}), obj({"a": {"type": "number"}})),
