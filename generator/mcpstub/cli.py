@@ -473,7 +473,7 @@ def _schema_uri() -> str:
 def cmd_import(args: argparse.Namespace) -> int:
     """Write a toolset that advertises what a server (or a saved tools/list answer) advertises."""
     from mcpstub import importer  # noqa: PLC0415
-    from mcpstub.live import LiveError, is_url, read_live  # noqa: PLC0415
+    from mcpstub.live import LiveError, is_url, read_live, request_headers  # noqa: PLC0415
 
     given = [s for s in (args.source, args.server_command) if s is not None]
     if len(given) != 1:
@@ -485,7 +485,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise UsageError(f"folder {_shown(target.parent)} does not exist")
     try:
         if args.server_command is not None or is_url(args.source):
-            listing = read_live(command=args.server_command, url=None if args.server_command else args.source)
+            url = None if args.server_command else args.source
+            headers = request_headers(args.header, args.token_env)
+            listing = read_live(command=args.server_command, url=url, headers=headers)
             source = importer.source_from_listing(listing)
         else:
             path = Path(args.source)
@@ -541,12 +543,31 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if old is None or new is None or given:
         raise UsageError("give OLD and NEW: files, REV:path, URLs, or --server-command/--new-server-command")
 
+    from mcpstub.live import LiveError, request_headers  # noqa: PLC0415
+
+    try:
+        headers = request_headers(args.header, args.token_env)
+    except LiveError as exc:
+        raise UsageError(str(exc)) from None
+
     def load(spec: str) -> Side:
         command = commands.get(spec)
-        return side_from_live(command=command) if command else load_source(spec, policy)
+        return side_from_live(command=command) if command else load_source(spec, policy, headers)
 
     del load_side
     return run(old, new, fmt=args.format, fail_on=fail, options=options, load=load)
+
+
+def _auth_flags(parser: argparse.ArgumentParser) -> None:
+    """--header and --token-env: what an http(s) source is read with."""
+    parser.add_argument(
+        "--header", action="append", default=[], metavar="'NAME: VALUE'",
+        help="send this HTTP header to an http(s) source (repeatable)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--token-env", metavar="VAR",
+        help="send 'Authorization: Bearer <the value of environment variable VAR>' to an http(s) source",
+    )  # fmt: skip
 
 
 class _Parser(argparse.ArgumentParser):
@@ -613,6 +634,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not require a major server.version bump for breaking changes",
     )
+    _auth_flags(dif)
     dif.set_defaults(func=cmd_diff)
     imp = sub.add_parser("import", help="write a toolset from a server's tools/list answer")
     imp.add_argument("source", nargs="?", help="an http(s)://.../mcp URL on the loopback, or a JSON file")
@@ -622,6 +644,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--extract-defs", action="store_true", help="move repeated identical subschemas into shared $defs"
     )
     imp.add_argument("--force", action="store_true", help="replace the output file if it exists")
+    _auth_flags(imp)
     imp.set_defaults(func=cmd_import)
     ini = sub.add_parser("init", help="write a starter toolset")
     ini.add_argument("path", nargs="?", default="tools.yaml", help="file or folder (default: tools.yaml)")

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 import re
 import shlex
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field, replace
 from typing import IO, Any
@@ -21,6 +22,8 @@ from urllib.parse import unquote, urlsplit
 
 from mcpstub.surface import DIGEST_META_KEY
 
+# An HTTP header name (RFC 9110 token).
+_TOKEN_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 # How long connecting and listing may take, and how many pages a listing may have.
 TIMEOUT_SECONDS = 60.0
 MAX_PAGES = 1000
@@ -233,6 +236,23 @@ async def _handshake_info(target: Any) -> tuple[dict[str, Any], str | None]:
     return (info.model_dump(by_alias=True, mode="json", exclude_none=True) if info else {}), instructions
 
 
+def request_headers(headers: Sequence[str] = (), token_env: str | None = None) -> dict[str, str]:
+    """HTTP headers from `Name: value` texts and a bearer token read from an environment variable
+    (the token itself is never shown: a problem names the variable)."""
+    found: dict[str, str] = {}
+    for text in headers:
+        name, sep, value = text.partition(":")
+        if not sep or not _TOKEN_NAME.match(name.strip()):
+            raise LiveError(f"--header {name.strip()[:40]!r}...: write it as 'Name: value'")
+        found[name.strip()] = value.strip()
+    if token_env is not None:
+        token = os.environ.get(token_env, "").strip()
+        if not token:
+            raise LiveError(f"--token-env {token_env}: that environment variable is not set or empty")
+        found["Authorization"] = f"Bearer {token}"
+    return found
+
+
 def read_live(
     *,
     command: str | None = None,
@@ -240,9 +260,10 @@ def read_live(
     server: Any = None,
     mode: str = "auto",
     cwd: str | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> Listing:
-    """Connect (stdio command, loopback URL, or an in-process `Server`) and list every tool."""
-    import os  # noqa: PLC0415
+    """Connect (stdio command, loopback URL with `headers`, or an in-process `Server`) and list
+    every tool."""
     import tempfile  # noqa: PLC0415
 
     import anyio  # noqa: PLC0415
@@ -263,9 +284,10 @@ def read_live(
         elif url is not None:
             check_url(url)
             source = shown_url(url)
+            refused: list[int] = []  # HTTP 401 / 403 answers, to say so plainly
 
             def connect() -> Any:
-                return _loopback_transport(url)
+                return _loopback_transport(url, dict(headers or {}), refused)
 
         elif server is not None:
             source = "in-process server"
@@ -296,6 +318,8 @@ def read_live(
                 message = f"{source}: no tool listing within {TIMEOUT_SECONDS:.0f} s{_why(errlog, logged)}"
                 raise LiveError(_scrubbed(message, url) if url is not None else message) from None
             except Exception as exc:  # the SDK raises many kinds; the user needs one line, not a traceback
+                if url is not None and refused:
+                    raise LiveError(_refusal(source, refused[0], bool(headers))) from None
                 message = f"{source}: {_describe(exc)}{_why(errlog, logged)}"
                 raise LiveError(_scrubbed(message, url) if url is not None else message) from None
 
@@ -312,16 +336,31 @@ def _why(errlog: IO[str], logged: list[str]) -> str:
     return why
 
 
+def _refusal(source: str, status: int, sent: bool) -> str:
+    what = "401 Unauthorized" if status == 401 else "403 Forbidden"
+    if sent:
+        return f"{source}: the server refused the credentials given (HTTP {what})"
+    return (
+        f"{source}: the server requires authentication (HTTP {what}); pass a token with "
+        "--token-env VAR (a bearer token read from that environment variable) or --header 'Name: value'"
+    )
+
+
 @asynccontextmanager
-async def _loopback_transport(url: str) -> AsyncIterator[Any]:
+async def _loopback_transport(url: str, headers: dict[str, str], refused: list[int]) -> AsyncIterator[Any]:
     """Streamable HTTP straight to the URL: proxy settings of the environment are not used (a
     proxy would carry the request away from the loopback the URL names)."""
     import httpx2  # noqa: PLC0415 - the SDK's HTTP client, only when a URL is read
     from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415
 
+    async def note(response: Any) -> None:
+        if response.status_code in (401, 403):
+            refused.append(response.status_code)
+
     timeout = httpx2.Timeout(30.0, read=TIMEOUT_SECONDS)
+    hooks = {"response": [note]}
     async with (
-        httpx2.AsyncClient(trust_env=False, timeout=timeout) as http,
+        httpx2.AsyncClient(trust_env=False, timeout=timeout, headers=headers, event_hooks=hooks) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams

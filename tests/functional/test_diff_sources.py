@@ -445,3 +445,67 @@ def test_a_byte_order_mark_is_read_alike_by_diff_validate_generate_and_import(
         assert [f["rule"] for f in findings(capsys) if f["severity"] == "breaking"] == [
             "input-constraint-tightened"
         ]
+
+
+GUARDED_APP = """\
+from shop_guarded.app import StaticTokenVerifier, create_app
+
+app = create_app(token_verifier=StaticTokenVerifier("s3cret-token"))
+"""
+
+
+@pytest.fixture
+def guarded(repo: Path) -> Iterator[str]:
+    """The generated server over HTTP on 127.0.0.1, requiring the bearer token `s3cret-token`."""
+    generated(repo, TOOLSET, "shop_guarded")
+    (repo / "guarded_app.py").write_text(GUARDED_APP, "utf-8")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "guarded_app:app", "--host", "127.0.0.1", "--port", str(port)],
+        env=_env(repo), cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, "server did not start"
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+def test_diff_and_import_read_a_server_behind_a_bearer_token(
+    repo: Path, guarded: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    capsys.readouterr()
+    # Without credentials: said plainly, with how to give them.
+    assert cli.main(["diff", guarded, "shop_guarded.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert "requires authentication (HTTP 401 Unauthorized)" in err and "--token-env" in err
+    assert cli.main(["import", guarded, "-o", "imported.yaml"]) == 2
+    assert "HTTP 401" in capsys.readouterr().err and not (repo / "imported.yaml").exists()
+    # A wrong token: refused, and the token is never echoed.
+    monkeypatch.setenv("SHOP_TOKEN", "wrong-token")
+    assert cli.main(["diff", guarded, "shop_guarded.yaml", "--token-env", "SHOP_TOKEN"]) == 2
+    captured = capsys.readouterr()
+    assert "refused the credentials given (HTTP 401 Unauthorized)" in captured.err
+    assert "wrong-token" not in captured.err + captured.out
+    # The right token, from the environment or as a header.
+    monkeypatch.setenv("SHOP_TOKEN", "s3cret-token")
+    assert cli.main(["diff", guarded, "shop_guarded.yaml", "--token-env", "SHOP_TOKEN"]) == 0
+    assert "s3cret-token" not in capsys.readouterr().out
+    header = "Authorization: Bearer s3cret-token"
+    assert cli.main(["import", guarded, "-o", "imported.yaml", "--header", header]) == 0
+    assert "name: find" in (repo / "imported.yaml").read_text("utf-8")
+    captured = capsys.readouterr()
+    assert "s3cret-token" not in captured.err + captured.out
+    monkeypatch.delenv("SHOP_TOKEN")
+    assert cli.main(["diff", guarded, "shop_guarded.yaml", "--token-env", "SHOP_TOKEN"]) == 2
+    assert "SHOP_TOKEN: that environment variable is not set" in capsys.readouterr().err
