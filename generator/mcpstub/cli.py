@@ -197,10 +197,43 @@ def _fix_command(args: argparse.Namespace) -> str:
     return shlex.join(words)
 
 
-def _warn_orphans(out: Path, orphans: list[str]) -> None:
+def _renamed_handlers(out: Path, ours: dict[str, str]) -> dict[str, str]:
+    """Orphaned handler module name -> the tool its tool was probably renamed to (as `diff` guesses,
+    from the surface written last time and the one about to be written)."""
+    from mcpstub.diff.engine import renamed_to  # noqa: PLC0415
+    from mcpstub.ir import to_identifier  # noqa: PLC0415
+    from mcpstub.layout import SURFACE_FILE  # noqa: PLC0415
+    from mcpstub.sources import surface_tools  # noqa: PLC0415
+
+    try:
+        old = surface_tools((out / SURFACE_FILE).read_text("utf-8"))
+        new = surface_tools(ours[SURFACE_FILE])
+    except (OSError, KeyError, ValueError):
+        return {}
+    added = {name: tool for name, tool in new.items() if name not in old}
+    gone = {str(to_identifier(name)): tool for name, tool in old.items() if name not in new}
+    guesses = {module: renamed_to(tool, added) for module, tool in gone.items()}
+    return {module: name for module, name in guesses.items() if name is not None}
+
+
+def _warn_orphans(out: Path, orphans: list[str], ours: dict[str, str] | None = None) -> None:
+    from mcpstub.ir import to_identifier  # noqa: PLC0415
+
+    renamed = _renamed_handlers(out, ours) if orphans and ours else {}
     for rel in orphans:
-        print(f"{_shown(out / rel)}: warning: handler has no tool in the toolset (orphaned)", file=sys.stderr)
-    if orphans:  # the hint once, however many there are
+        old = Path(rel).stem
+        shown = _shown(out / rel)
+        print(f"{shown}: warning: handler has no tool in the toolset (orphaned)", file=sys.stderr)
+        if old in renamed:
+            new = to_identifier(renamed[old])
+            target = _shown(out / "handlers" / f"{new}.py")
+            hint = (
+                f"  hint: tool {renamed[old]!r} is probably its tool renamed; to keep your code: "
+                f"git mv -f {shlex.quote(shown)} {shlex.quote(target)} (over the new stub), "
+                f"then rename its function {old} to {new} and its model imports"
+            )
+            print(hint, file=sys.stderr)
+    if len(renamed) < len(orphans):  # the hint once, however many there are
         print("  hint: delete each; a helper module of yours is never reported if its name starts with '_'",
               file=sys.stderr)  # fmt: skip
 
@@ -406,7 +439,7 @@ def _write_package(
     from mcpstub.write import apply, plan  # noqa: PLC0415
 
     p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS,))
-    _warn_orphans(out, p.orphans)
+    _warn_orphans(out, p.orphans, ours)
     if p.foreign:
         for rel in p.foreign:
             print(

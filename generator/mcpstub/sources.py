@@ -74,6 +74,19 @@ def _tools_by_name(tools: Any, shown: str) -> dict[str, dict[str, Any]]:
     return result
 
 
+def surface_tools(text: str) -> dict[str, dict[str, Any]]:
+    """The tools of a surface snapshot's text by name (ValueError when it is not one)."""
+    import json  # noqa: PLC0415
+
+    data = json.loads(text)
+    if _listing_kind(data) != "surface":
+        raise ValueError("not a surface snapshot")
+    try:
+        return _tools_by_name(data["protocols"][PROTOCOL]["tools"], "surface")
+    except (KeyError, TypeError, SourceError) as exc:
+        raise ValueError(str(exc)) from None
+
+
 def side_from_surface(doc: Document, diagnostics: list[Diagnostic]) -> Side:
     """A loaded surface snapshot (or saved tools/list answer): its 2026-07-28 Tool objects, located."""
     shown = doc.file

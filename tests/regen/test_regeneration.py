@@ -106,6 +106,11 @@ def test_add_rename_remove_change_keep_user_code(tmp_path: Path) -> None:
     code, _, err = run("generate", str(toolset), "--out", str(out))
     assert code == 0
     assert "handlers/beta.py" in err and "orphaned" in err
+    # The tool with the same schemas is named, with the move that keeps the code.
+    assert "hint: tool 'beta_two' is probably its tool renamed" in err
+    source, target = err.split("git mv -f ", 1)[1].split(" (over the new stub)")[0].split(" ")
+    assert Path(source).resolve() == (out / "handlers/beta.py").resolve()
+    assert Path(target).resolve() == (out / "handlers/beta_two.py").resolve() and Path(target).is_file()
     write_toolset(toolset, {"beta_two": (1, 0), "gamma": (2, 2)})  # remove
     code, _, err = run("generate", str(toolset), "--out", str(out))
     assert code == 0

@@ -290,7 +290,8 @@ def _version_finding(old: Side, new: Side) -> Finding | None:
     return Finding("", "version-not-bumped", "breaking", "tool", "/server/version", message, where)
 
 
-def _renamed(tool: dict[str, Any], candidates: dict[str, dict[str, Any]]) -> str | None:
+def renamed_to(tool: dict[str, Any], candidates: dict[str, dict[str, Any]]) -> str | None:
+    """The candidate a removed tool was probably renamed to: the one with the same schemas."""
     key = (_canon(tool.get("inputSchema")), _canon(tool.get("outputSchema")))
     for name, other in candidates.items():
         if (_canon(other.get("inputSchema")), _canon(other.get("outputSchema"))) == key:
@@ -310,7 +311,7 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
     added = {n: t for n, t in new.tools.items() if n not in old.tools}
     for name, tool in old.tools.items():
         if name not in new.tools:
-            other = _renamed(tool, added)
+            other = renamed_to(tool, added)
             message = f"tool {name!r} removed" + (f" (renamed to {other!r}?)" if other else "")
             where = new.locate("", "/tools")
             findings.append(Finding(name, "tool-removed", "breaking", "tool", "", message, where))
