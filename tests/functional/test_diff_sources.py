@@ -509,3 +509,61 @@ def test_diff_and_import_read_a_server_behind_a_bearer_token(
     monkeypatch.delenv("SHOP_TOKEN")
     assert cli.main(["diff", guarded, "shop_guarded.yaml", "--token-env", "SHOP_TOKEN"]) == 2
     assert "SHOP_TOKEN: that environment variable is not set" in capsys.readouterr().err
+
+
+ROOT = Path(__file__).resolve().parents[2]
+# The edits docs/evolution.md describes, one per `mcpstub diff` block.
+EVOLUTION_EDITS = [
+    [("    minLength: 1", "    minLength: 2"), ("version: 1.2.0", "version: 1.3.0")],
+    [
+        ("maximum: 14, default: 3", "maximum: 16, default: 3"),
+        ("enum: [metric, imperial]", "enum: [metric, imperial, kelvin]"),
+        ("severe], default: minor}\n", "severe], default: minor}\n        language: {type: string}\n"),
+    ],
+]
+
+
+def _readme_diff_blocks() -> list[list[str]]:
+    """The output each `mcpstub diff HEAD:tools.yaml tools.yaml` of docs/evolution.md shows."""
+    section = (ROOT / "docs" / "evolution.md").read_text("utf-8")
+    blocks = []
+    for block in section.split("```sh\n")[1:]:
+        lines = block.split("```", 1)[0].splitlines()
+        if "mcpstub diff HEAD:tools.yaml tools.yaml" in lines:
+            after = lines[lines.index("mcpstub diff HEAD:tools.yaml tools.yaml") + 1 :]
+            shown = []
+            for line in after:
+                if not line.startswith("# "):
+                    break
+                shown.append(line[2:])
+            blocks.append(shown)
+    return blocks
+
+
+def test_the_evolution_page_commands_print_what_it_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocks = _readme_diff_blocks()
+    assert len(blocks) == len(EVOLUTION_EDITS)
+    original = (ROOT / "examples" / "weather" / "tools.yaml").read_text("utf-8")
+    (tmp_path / "tools.yaml").write_text(original, "utf-8")
+    config = '[tool.mcpstub]\ntoolset = "tools.yaml"\nout = "weather_tools"\n'
+    (tmp_path / "pyproject.toml").write_text(config, "utf-8")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "v1")
+    monkeypatch.chdir(tmp_path)
+    for edits, shown in zip(EVOLUTION_EDITS, blocks, strict=True):
+        text = original
+        for old, new in edits:
+            assert old in text
+            text = text.replace(old, new)
+        (tmp_path / "tools.yaml").write_text(text, "utf-8")
+        capsys.readouterr()
+        cli.main(["diff", "HEAD:tools.yaml", "tools.yaml"])
+        assert capsys.readouterr().out.splitlines() == shown
+    # The first block goes on: with the major version bumped, the check lets generation write.
+    text = original.replace("    minLength: 1", "    minLength: 2").replace("1.2.0", "2.0.0")
+    (tmp_path / "tools.yaml").write_text(text, "utf-8")
+    assert cli.main(["generate", "--check-breaking", "HEAD"]) == 0
+    assert (tmp_path / "weather_tools" / "tools.py").is_file()

@@ -1,13 +1,19 @@
-"""Soundness of the `diff` rules over a generated corpus of schema pairs.
+"""Soundness of `diff`, tested differentially against the server's own validator.
 
-A base schema is drawn, then mutated by random rule-relevant edits (bounds moved, types or enum
-values added or removed, required names, additionalProperties, formats, patterns, nullability,
-definitions moved behind `$ref`, anyOf wrappers). For every pair the rules call compatible (A ⊆ B:
-no reason at all), no instance may exist that A accepts and B refuses: many instances built from
-boundary values are judged by jsonschema-rs. Where the rules claim an exact break and name a
-witness value, that value must really be a counterexample at its node.
+Schema pairs are generated across the keywords of both dialects (dialect switches, `$ref` chains,
+`allOf`/`anyOf`/`oneOf`/`not`/`if`, `prefixItems` and draft-07 item arrays, `unevaluated*`,
+`propertyNames`, `min/maxProperties`, `contains`/`minContains`, `dependentSchemas`, formats and
+content keywords, `const` against a one-value `enum`, number against integer): a base schema,
+and a copy with one to three edits. Instances are judged by validators built as the generated
+server builds them (`semantics.server_validator`).
 
-`MCPSTUB_SOUNDNESS_EXAMPLES=2000 pytest tests/unit/test_diff_soundness.py` runs a longer search.
+- Where the rules call a change compatible (no reason at all), no instance may exist that OLD
+  accepts and NEW refuses: instances drawn from OLD by hypothesis-jsonschema (which reads patterns
+  with Python's `re`, so each is judged again by the server's ECMA-262 validator), values both
+  schemas name, and mutations of all of these are tried.
+- Where `diff` says breaking, it shows a counterexample, and the server's validators agree.
+
+`make diff-soundness` runs a long budget and prints its figures (MCPSTUB_SOUNDNESS_EXAMPLES).
 """
 
 from __future__ import annotations
@@ -15,100 +21,168 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import jsonschema_rs
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
 
+from mcpstub.diff import DiffOptions, Side, diff_sides
 from mcpstub.diff.compare import Subset
+from mcpstub.diff.semantics import server_validator
 
-EXAMPLES = int(os.environ.get("MCPSTUB_SOUNDNESS_EXAMPLES", "100"))
+EXAMPLES = int(os.environ.get("MCPSTUB_SOUNDNESS_EXAMPLES", "60"))
+D7 = "http://json-schema.org/draft-07/schema#"
+D20 = "https://json-schema.org/draft/2020-12/schema"
 NAMES = ("a", "b", "c")
-PATTERNS = ("^a", "^[a-z]+$", "b$", "^.{2,}$")
-FORMATS = ("date", "email", "uuid")
+PATTERNS = ("^a", "^[a-z]+$", "b$", "^\\d+$", "^\\p{L}+$")
+FORMATS = ("date", "email", "uuid", "duration", "regex", "zip")
 POOL: list[Any] = [
-    None, True, False, 0, 1, 2, 3, 5, 10, 11, -1, -3, 0.5, 2.5, -1.5, 1e9,
-    "", "a", "ab", "abc", "b", "zz", "aaaaaaaaaaaa", "2020-01-01", "x@y.org", "ÿ",
-    "123e4567-e89b-12d3-a456-426614174000", [], [1], [1, 1], ["a", "b"], ["a", "a"], [None],
-    [1, 2, 3, 4, 5, 6], {}, {"a": 1}, {"a": "a"}, {"b": None}, {"a": "ab", "b": 2}, {"z": 1},
+    None, True, False, 0, 1, 1.0, 2, 3, 5, 10, 11, -1, 0.5, 2.5, 1e9,
+    "", "a", "ab", "abc", "b", "zz", "aaaaaaaaaa", "2020-01-01", "x@y.org", "P1D", "é", "٣",
+    "123e4567-e89b-12d3-a456-426614174000", "eyJ9", "!", "{}", "(",
+    [], [1], [1, 1], ["a", "b"], ["a", 1], [None], [1, 2, 3, 4, 5],
+    {}, {"a": 1}, {"a": "a"}, {"b": None}, {"a": "ab", "b": 2}, {"z": 1}, {"c": []},
+]  # fmt: skip
+STRING_KEYWORDS: dict[str, st.SearchStrategy[Any]] = {
+    "pattern": st.sampled_from(PATTERNS),
+    "format": st.sampled_from(FORMATS),
+    "contentEncoding": st.just("base64"),
+    "contentMediaType": st.just("application/json"),
+}
+FIGURES: Counter[str] = Counter()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def figures() -> Iterator[None]:
+    """With a long budget, the figures for the README."""
+    yield
+    if "MCPSTUB_SOUNDNESS_EXAMPLES" in os.environ:
+        print(f"\ndiff soundness: {dict(sorted(FIGURES.items()))}")
+
+
+OBJECT_KEYWORDS = [
+    "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties",
+    "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties",
+]  # fmt: skip
+BOUNDS = [
+    "minimum", "maximum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems",
+    "minProperties", "maxProperties", "multipleOf",
 ]  # fmt: skip
 
-leaf_types = st.sampled_from(["string", "integer", "number", "boolean", "null", "array", "object"])
+
+def some(keywords: list[str]) -> st.SearchStrategy[set[str]]:
+    """Up to two of the keywords."""
+    return st.sets(st.sampled_from(keywords), max_size=2)
+
+
+def small(draw: st.DrawFn) -> Any:
+    return draw(st.sampled_from([0, 1, 2, 3, 0.5, 2.5, 10]))
 
 
 @st.composite
-def leaf(draw: st.DrawFn, depth: int = 0) -> dict[str, Any]:
-    """A small schema with constraints the rules model."""
-    kind = draw(leaf_types if depth < 2 else st.sampled_from(["string", "integer", "number"]))
-    node: dict[str, Any] = {"type": kind}
-    if draw(st.booleans()) and kind in ("string", "integer", "number"):
-        other = draw(st.sampled_from([t for t in ("null", "integer", "string") if t != kind]))
-        node["type"] = [kind, other]
+def node(draw: st.DrawFn, depth: int, d7: bool) -> Any:
+    """A schema node using keywords of the dialect (and some of the other, which it ignores)."""
+    if depth > 2 or draw(st.integers(0, 9)) == 0:
+        return draw(st.sampled_from([True, {"type": "string"}, {"type": "integer"}, {}, {"const": 1}]))
+    kind = draw(st.sampled_from(["string", "integer", "number", "array", "object", "combo", "literal"]))
+    out: dict[str, Any] = {}
     if kind == "string":
-        for key in draw(st.sets(st.sampled_from(["minLength", "maxLength", "pattern", "format", "enum"]))):
-            if key == "pattern":
-                node[key] = draw(st.sampled_from(PATTERNS))
-            elif key == "format":
-                node[key] = draw(st.sampled_from(FORMATS))
-            elif key == "enum":
-                node[key] = draw(
-                    st.lists(st.sampled_from(["a", "ab", "b", "zz"]), min_size=1, max_size=3, unique=True)
-                )
-            else:
-                node[key] = draw(st.integers(0, 4))
-    elif kind in ("integer", "number"):
+        out["type"] = "string"
         for key in draw(
-            st.sets(
-                st.sampled_from(
-                    ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const"]
-                )
-            )
+            some(["minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType"])
         ):
-            if key == "multipleOf":
-                node[key] = draw(st.sampled_from([1, 2, 5, 0.5]))
-            elif key == "const":
-                node[key] = draw(st.integers(-1, 3))
-            else:
-                node[key] = draw(st.sampled_from([-1, 0, 1, 2, 2.5, 10]))
+            out[key] = draw(STRING_KEYWORDS.get(key, st.integers(0, 3)))
+    elif kind in ("integer", "number"):
+        out["type"] = draw(st.sampled_from([kind, [kind, "null"], [kind, "string"]]))
+        for key in draw(some(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"])):
+            out[key] = draw(st.sampled_from([1, 2, 0.5])) if key == "multipleOf" else small(draw)
     elif kind == "array":
-        node["items"] = draw(leaf(depth + 1))
-        for key in draw(st.sets(st.sampled_from(["minItems", "maxItems", "uniqueItems"]))):
-            node[key] = True if key == "uniqueItems" else draw(st.integers(0, 3))
+        out["type"] = "array"
+        if d7 and draw(st.booleans()):
+            out["items"] = [draw(node(depth + 1, d7))]
+            out["additionalItems"] = draw(st.sampled_from([False, {"type": "integer"}, True]))
+        elif draw(st.booleans()):
+            out["prefixItems"] = [draw(node(depth + 1, d7))]
+            out["items"] = draw(node(depth + 1, d7))
+        else:
+            out["items"] = draw(node(depth + 1, d7))
+        for key in draw(
+            some(["minItems", "maxItems", "uniqueItems", "contains", "minContains", "unevaluatedItems"])
+        ):
+            if key == "uniqueItems":
+                out[key] = True
+            elif key in ("contains", "unevaluatedItems"):
+                out[key] = draw(st.sampled_from([{"type": "string"}, {"const": 1}, False]))
+            else:
+                out[key] = draw(st.integers(0, 2))
     elif kind == "object":
-        node.update(draw(object_schema(depth + 1)))
-    if draw(st.integers(0, 9)) == 0:
-        node = {"anyOf": [node, {"type": "null"}]}
-    return node
+        out.update(draw(obj(depth + 1, d7)))
+    elif kind == "literal":
+        value = draw(st.sampled_from([1, 1.0, "a", None, True, [1], {"a": 1}]))
+        out.update(draw(st.sampled_from([{"const": value}, {"enum": [value]}, {"enum": [value, "b", 2]}])))
+    else:
+        word = draw(st.sampled_from(["allOf", "anyOf", "oneOf", "not", "if"]))
+        first, second = draw(node(depth + 1, d7)), draw(node(depth + 1, d7))
+        if word == "not":
+            out["not"] = first
+        elif word == "if":
+            out.update({"if": first, "then": second})
+            if draw(st.booleans()):
+                out["else"] = {"type": "string"}
+        else:
+            out[word] = [first, second]
+    return out
 
 
 @st.composite
-def object_schema(draw: st.DrawFn, depth: int = 0) -> dict[str, Any]:
+def obj(draw: st.DrawFn, depth: int, d7: bool) -> dict[str, Any]:
     names = draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True))
-    node: dict[str, Any] = {"type": "object", "properties": {n: draw(leaf(depth + 1)) for n in names}}
+    out: dict[str, Any] = {"type": "object", "properties": {n: draw(node(depth + 1, d7)) for n in names}}
     if names:
-        node["required"] = draw(st.lists(st.sampled_from(names), max_size=len(names), unique=True))
-    extra = draw(st.sampled_from([None, False, {"type": "string"}]))
-    if extra is not None:
-        node["additionalProperties"] = extra
-    if draw(st.integers(0, 5)) == 0:
-        node["maxProperties"] = draw(st.integers(0, 3))
-    return node
+        out["required"] = draw(st.lists(st.sampled_from(names), max_size=len(names), unique=True))
+    for key in draw(some(OBJECT_KEYWORDS)):
+        if key in ("additionalProperties", "unevaluatedProperties"):
+            out[key] = draw(st.sampled_from([False, {"type": "string"}, True]))
+        elif key == "patternProperties":
+            out[key] = {draw(st.sampled_from(PATTERNS)): draw(node(depth + 1, d7))}
+        elif key == "propertyNames":
+            out[key] = draw(st.sampled_from([{"pattern": "^[a-b]$"}, {"maxLength": 1}, {"enum": ["a", "z"]}]))
+        elif key in ("minProperties", "maxProperties"):
+            out[key] = draw(st.integers(0, 2))
+        elif key == "dependentSchemas":
+            out[key] = {draw(st.sampled_from(NAMES)): draw(node(depth + 1, d7))}
+        else:
+            out[key] = {
+                draw(st.sampled_from(NAMES)): draw(st.lists(st.sampled_from(NAMES), max_size=2, unique=True))
+            }
+    return out
 
 
 def _nodes(schema: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Paths of every schema node (dict) inside a schema."""
     found = [path] if isinstance(schema, dict) else []
     if isinstance(schema, dict):
-        for key in ("items", "additionalProperties"):
-            found += _nodes(schema.get(key), (*path, key))
-        for name, sub in (schema.get("properties") or {}).items():
-            found += _nodes(sub, (*path, "properties", name))
-        for i, sub in enumerate(schema.get("anyOf") or []):
-            found += _nodes(sub, (*path, "anyOf", i))
-        for key in ("$defs", "patternProperties"):  # a definition both sides refer to by one name
-            for name, sub in (schema.get(key) or {}).items():
-                found += _nodes(sub, (*path, key, name))
+        for key, value in schema.items():
+            if key in ("properties", "patternProperties", "$defs", "dependentSchemas") and isinstance(
+                value, dict
+            ):
+                for name, sub in value.items():
+                    found += _nodes(sub, (*path, key, name))
+            elif key in ("allOf", "anyOf", "oneOf", "prefixItems", "items") and isinstance(value, list):
+                for i, sub in enumerate(value):
+                    found += _nodes(sub, (*path, key, i))
+            elif isinstance(value, dict) and key not in (
+                "const",
+                "enum",
+                "dependentRequired",
+                "dependencies",
+            ):
+                found += _nodes(value, (*path, key))
     return found
 
 
@@ -119,151 +193,127 @@ def _get(schema: Any, path: tuple[Any, ...]) -> Any:
 
 
 @st.composite
-def mutated(draw: st.DrawFn, schema: dict[str, Any]) -> dict[str, Any]:
-    """A copy of `schema` with one to three rule-relevant edits."""
+def edited(draw: st.DrawFn, schema: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `schema` with one to three edits."""
     new = json.loads(json.dumps(schema))
     for _ in range(draw(st.integers(1, 3))):
         path = draw(st.sampled_from(_nodes(new)))
-        node = _get(new, path)
-        edit = draw(
-            st.sampled_from(
-                ["bound", "drop", "type", "enum", "required", "additional", "format", "pattern", "nullable",
-                 "ref", "anyof", "const", "property", "pattern-property", "dependent"]
-            )
-        )  # fmt: skip
-        if edit == "bound":
-            key = draw(
-                st.sampled_from(
-                    [
-                        "minimum",
-                        "maximum",
-                        "exclusiveMinimum",
-                        "exclusiveMaximum",
-                        "minLength",
-                        "maxLength",
-                        "minItems",
-                        "maxItems",
-                        "multipleOf",
-                        "maxProperties",
-                    ]
-                )
-            )
-            node[key] = (
-                draw(st.sampled_from([0, 1, 2, 3, 0.5, 2.5, 10]))
-                if key != "multipleOf"
-                else draw(st.sampled_from([1, 2, 0.5, 5]))
-            )
-        elif edit == "drop" and set(node) - {"$defs"}:
-            del node[draw(st.sampled_from(sorted(set(node) - {"$defs"})))]
+        at = _get(new, path)
+        d7 = new.get("$schema") == D7
+        edit = draw(st.sampled_from([
+            "dialect", "replace", "drop", "bound", "type", "literal", "ref", "allof-split", "wrap",
+            "format", "content", "required", "additional", "number-integer", "property",
+        ]))  # fmt: skip
+        parent = _get(new, path[:-1]) if path else None
+        if edit == "dialect":
+            new["$schema"] = D20 if d7 else D7
+        elif edit == "replace" and parent is not None:
+            parent[path[-1]] = draw(node(2, d7))
+        elif edit == "drop" and set(at) - {"$defs", "$schema"}:
+            del at[draw(st.sampled_from(sorted(set(at) - {"$defs", "$schema"})))]
+        elif edit == "bound":
+            key = draw(st.sampled_from(BOUNDS))
+            at[key] = draw(st.sampled_from([1, 2, 0.5])) if key == "multipleOf" else small(draw)
         elif edit == "type":
-            node["type"] = draw(
-                st.sampled_from(
-                    [
-                        "string",
-                        "integer",
-                        "number",
-                        "null",
-                        ["string", "null"],
-                        ["integer", "string"],
-                        ["number", "array"],
-                    ]
+            at["type"] = draw(st.sampled_from(["string", "integer", "number", "object", ["string", "null"]]))
+        elif edit == "literal":
+            if "const" in at:
+                at["enum"] = [at.pop("const")]
+            elif isinstance(at.get("enum"), list) and at["enum"]:
+                at["const"] = at.pop("enum")[0]
+            else:
+                at["enum"] = draw(
+                    st.lists(st.sampled_from(["a", "b", 1, 1.0, 2, None]), min_size=1, max_size=3)
                 )
-            )
-        elif edit == "enum":
-            node["enum"] = draw(
-                st.lists(
-                    st.sampled_from(["a", "ab", "b", 1, 2, None, True]),
-                    min_size=1,
-                    max_size=4,
-                    unique_by=json.dumps,
-                )
+        elif edit == "ref" and parent is not None:
+            name = f"D{len(new.get('$defs', {}))}"
+            defs = new.setdefault("$defs", {}) if not d7 else new.setdefault("definitions", {})
+            defs[name] = at
+            where = "$defs" if not d7 else "definitions"
+            if draw(st.booleans()):  # a chain: a definition that refers to another
+                defs[name + "x"] = {"$ref": f"#/{where}/{name}"}
+                name += "x"
+            parent[path[-1]] = {"$ref": f"#/{where}/{name}"}
+        elif edit == "allof-split" and len(set(at) - {"$defs", "$schema", "definitions"}) >= 2:
+            keys = sorted(set(at) - {"$defs", "$schema", "definitions"})
+            moved = draw(st.sampled_from(keys))
+            at["allOf"] = [*at.get("allOf", []), {moved: at.pop(moved)}]
+        elif edit == "wrap" and parent is not None:
+            word = draw(st.sampled_from(["anyOf", "oneOf", "allOf", "not"]))
+            parent[path[-1]] = {"not": {"not": at}} if word == "not" else {word: [at, draw(node(2, d7))]}
+        elif edit == "format":
+            at["format"] = draw(st.sampled_from(FORMATS))
+        elif edit == "content":
+            at[draw(st.sampled_from(["contentEncoding", "contentMediaType"]))] = draw(
+                st.sampled_from(["base64", "application/json"])
             )
         elif edit == "required":
-            node["required"] = draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True))
+            at["required"] = draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True))
         elif edit == "additional":
-            node["additionalProperties"] = draw(
-                st.sampled_from([False, True, {"type": "string"}, {"type": "integer"}])
+            at[draw(st.sampled_from(["additionalProperties", "unevaluatedProperties"]))] = draw(
+                st.sampled_from([False, True, {"type": "string"}])
             )
-        elif edit == "format":
-            node["format"] = draw(st.sampled_from(FORMATS))
-        elif edit == "pattern":
-            node["pattern"] = draw(st.sampled_from(PATTERNS))
-        elif edit == "nullable" and path:
-            parent = _get(new, path[:-1])
-            parent[path[-1]] = {"anyOf": [node, {"type": "null"}]}
-        elif edit == "ref" and path:
-            parent = _get(new, path[:-1])
-            name = f"D{len(new.get('$defs', {}))}"
-            new.setdefault("$defs", {})[name] = node
-            parent[path[-1]] = {"$ref": f"#/$defs/{name}"}
-        elif edit == "anyof" and path:
-            parent = _get(new, path[:-1])
-            parent[path[-1]] = {"anyOf": [node, draw(leaf(2))]}
-        elif edit == "const":
-            node["const"] = draw(st.sampled_from(["a", 1, 2, None]))
+        elif edit == "number-integer":
+            at["type"] = "integer" if at.get("type") == "number" else "number"
+            if draw(st.booleans()):
+                at["multipleOf"] = 1
         elif edit == "property":
-            node.setdefault("properties", {})[draw(st.sampled_from(NAMES))] = draw(leaf(2))
-        elif edit == "pattern-property":
-            node.setdefault("patternProperties", {})[draw(st.sampled_from(["^a", "b$"]))] = draw(leaf(2))
-        elif edit == "dependent":
-            node["dependentRequired"] = {
-                draw(st.sampled_from(NAMES)): draw(st.lists(st.sampled_from(NAMES), max_size=2, unique=True))
-            }
+            at.setdefault("properties", {})[draw(st.sampled_from(NAMES))] = draw(node(2, d7))
     return new
 
 
-def _values_for(schema: Any, rng: random.Random, depth: int = 0) -> list[Any]:
-    """Boundary values for one schema node, plus the pool."""
-    values = list(POOL)
-    if isinstance(schema, dict):
-        for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const"):
-            v = schema.get(key)
-            if isinstance(v, int | float) and not isinstance(v, bool):
-                values += [v, v - 1, v + 1, v - 0.5, v + 0.5, v * 2]
-        for key in ("minLength", "maxLength"):
-            v = schema.get(key)
-            if isinstance(v, int):
-                values += ["a" * max(v - 1, 0), "a" * v, "a" * (v + 1), "b" * v]
-        for v in schema.get("enum", []) if isinstance(schema.get("enum"), list) else []:
-            values.append(v)
-        if depth < 2:
-            props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-            for _ in range(6):
-                obj = {
-                    n: rng.choice(_values_for(s, rng, depth + 1))
-                    for n, s in props.items()
-                    if rng.random() < 0.7
-                }
-                values.append(obj)
-            items = schema.get("items")
-            if isinstance(items, dict):
-                inner = _values_for(items, rng, depth + 1)
-                values += [[rng.choice(inner) for _ in range(rng.randint(0, 4))] for _ in range(4)]
-    return values
+def _mutants(value: Any, rng: random.Random, depth: int = 0) -> Iterator[Any]:
+    """Values near `value`: a part replaced, a key added or taken away, an item added."""
+    yield rng.choice(POOL)
+    if isinstance(value, dict) and depth < 3:
+        for key in list(value)[:4]:
+            yield {**value, key: rng.choice(POOL)}
+            yield {k: v for k, v in value.items() if k != key}
+            for inner in list(_mutants(value[key], rng, depth + 1))[:3]:
+                yield {**value, key: inner}
+        yield {**value, rng.choice([*NAMES, "z"]): rng.choice(POOL)}
+    elif isinstance(value, list) and depth < 3:
+        yield [*value, rng.choice(POOL)]
+        if value:
+            yield [rng.choice(POOL), *value[1:]]
+            yield value[:-1]
 
 
-def _instances(a: dict[str, Any], b: dict[str, Any], seed: int) -> list[Any]:
-    """Objects built from boundary values of both schemas' properties."""
-    rng = random.Random(seed)
-    defs = {**(a.get("$defs") or {}), **(b.get("$defs") or {})}
-
-    def resolve(node: Any) -> Any:
-        while isinstance(node, dict) and "$ref" in node:
-            node = defs.get(node["$ref"].rsplit("/", 1)[-1], {})
-        return node
-
-    per_name: dict[str, list[Any]] = {}
-    for schema in (a, b):
-        for name, written in (schema.get("properties") or {}).items():
-            sub = resolve(written)
-            branches = sub.get("anyOf", [sub]) if isinstance(sub, dict) else [sub]
-            for branch in branches:
-                per_name.setdefault(name, []).extend(_values_for(resolve(branch), rng))
-    per_name.setdefault("z", list(POOL))
-    found: list[Any] = [{}]
-    for _ in range(300):
-        found.append({n: rng.choice(vs) for n, vs in per_name.items() if rng.random() < 0.6})
+def _instances(data: st.DataObject, old: Any) -> list[Any]:
+    """Instances of OLD (drawn by hypothesis-jsonschema, when it takes the schema), the pool, and
+    mutations of both."""
+    drawn: list[Any] = []
+    try:
+        strategy = from_schema(old)
+        for _ in range(6):
+            drawn.append(data.draw(strategy))
+    except Exception:  # a schema hypothesis-jsonschema refuses (or cannot satisfy): the rest still runs
+        pass
+    rng = random.Random(len(json.dumps(old)))
+    seeds = [*drawn, *POOL, {n: rng.choice(POOL) for n in NAMES}]
+    found = list(seeds)
+    for value in seeds:
+        found.extend(_mutants(value, rng))
     return found
+
+
+@st.composite
+def pairs(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    d7 = draw(st.booleans())
+    old = draw(obj(0, d7))
+    old["$schema"] = D7 if d7 else D20
+    new = draw(edited(old))
+    if draw(st.booleans()):
+        old, new = new, old
+    return old, new
+
+
+def _valid(schema: Any) -> bool:
+    try:
+        server_validator(schema)
+    except Exception:
+        return False
+    return bool(jsonschema_rs.meta.is_valid(schema))
 
 
 @settings(
@@ -272,28 +322,40 @@ def _instances(a: dict[str, Any], b: dict[str, Any], seed: int) -> list[Any]:
     suppress_health_check=list(HealthCheck),
     derandomize="MCPSTUB_SOUNDNESS_EXAMPLES" not in os.environ,  # longer runs explore new seeds
 )
-@given(st.data())
-def test_compatible_means_no_counterexample(data: st.DataObject) -> None:
-    a = data.draw(object_schema())
-    if data.draw(st.booleans()):  # both sides may then hold definitions, anyOf, patternProperties
-        a = data.draw(mutated(a))
-    b = data.draw(mutated(a))
-    if data.draw(st.booleans()):
-        a, b = b, a
-    assume(jsonschema_rs.meta.is_valid(a) and jsonschema_rs.meta.is_valid(b))
-    subset = Subset(a, b, a_is_old=True)
-    reasons = subset.run()
-    in_a = jsonschema_rs.validator_for(a, validate_formats=True)
-    in_b = jsonschema_rs.validator_for(b, validate_formats=True)
-    if not reasons:
-        for instance in _instances(a, b, seed=len(json.dumps([a, b]))):
-            assert not (in_a.is_valid(instance) and not in_b.is_valid(instance)), (
-                f"rules call A ⊆ B but {instance!r} is in A and not in B\nA={a}\nB={b}"
+@given(pairs(), st.data())
+def test_compatible_means_no_counterexample_under_the_servers_validator(
+    pair: tuple[dict[str, Any], dict[str, Any]], data: st.DataObject
+) -> None:
+    old, new = pair
+    assume(_valid(old) and _valid(new))
+    FIGURES["pairs"] += 1
+    if Subset(old, new, a_is_old=True).run():
+        return
+    FIGURES["compatible"] += 1
+    in_old, in_new = server_validator(old).is_valid, server_validator(new).is_valid
+    for instance in _instances(data, old):
+        if in_old(instance) and not in_new(instance):
+            FIGURES["counterexamples"] += 1
+            raise AssertionError(
+                f"called compatible, yet {instance!r} is accepted by\n{old}\nrefused by\n{new}"
             )
-    for reason in reasons:
-        # A node merged from parts (an anyOf branch with its siblings) has no pointer to check at.
-        if reason.exact and reason.has_witness and subset.a.lookup(reason.a_ptr)[0]:
-            node_a = subset.a.validator(subset.a.lookup(reason.a_ptr)[1], reason.a_ptr)
-            node_b = subset.b.validator(subset.b.lookup(reason.b_ptr)[1], reason.b_ptr)
-            assert node_a is not None and node_b is not None
-            assert node_a(reason.witness) and not node_b(reason.witness), (reason, a, b)
+
+
+@settings(max_examples=max(EXAMPLES // 3, 10), deadline=None, suppress_health_check=list(HealthCheck),
+          derandomize="MCPSTUB_SOUNDNESS_EXAMPLES" not in os.environ)  # fmt: skip
+@given(pairs())
+def test_breaking_is_shown_with_a_counterexample_the_server_agrees_with(
+    pair: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    old, new = pair
+    assume(_valid(old) and _valid(new))
+    options = DiffOptions(check_version=False, max_examples=40, search_seconds=0.5, search_budget_seconds=1.5)
+    sides = [Side("1.0.0", {"t": {"name": "t", "inputSchema": s}}) for s in (old, new)]
+    in_old, in_new = server_validator(old).is_valid, server_validator(new).is_valid
+    for finding in diff_sides(*sides, options):
+        if finding.severity != "breaking":
+            continue
+        FIGURES["breaking"] += 1
+        assert finding.has_counterexample, finding
+        shown = finding.counterexample
+        assert in_old(shown) and not in_new(shown), (finding, old, new)

@@ -58,6 +58,7 @@ _ONE = frozenset(
         "propertyNames", "unevaluatedItems", "unevaluatedProperties",
     }
 )  # fmt: skip
+_NUMBER_KEYWORDS = ("maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "multipleOf")
 _LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _MAP = frozenset({"properties", "patternProperties", "dependentSchemas"})
 
@@ -241,6 +242,11 @@ class Subset(TypedRules):
             message = f"{'value' if len(bad) == 1 else 'values'} {listed} may now be returned"
         new_node = b if self._input else a
         where = next((f"/{k}" for k in ("const", "enum", "type") if k in new_node), "")
+        moved = [k for k in _NUMBER_KEYWORDS if canon(a.get(k)) != canon(b.get(k))]
+        if kind == "enum" and not {"enum", "const"} & {*a, *b} and moved:  # a bound of a small range
+            kind, where = "bound", f"/{moved[0]}" if moved[0] in new_node else ""
+            old, new = (a, b) if self._input else (b, a)
+            message = f"{moved[0]} {show(old.get(moved[0]))} -> {show(new.get(moved[0]))}: {message}"
         reason = Reason(kind, self._new(ap, bp) + where, message, exact, ap, bp, ip, bad[0], True)
         self.reasons.append(reason)
         return True

@@ -226,9 +226,8 @@ class _Tool:
                 shown = searcher.whole(reason) if searcher is not None else reason.witness
                 self.finding(rule, severity, direction, where, reason.message, shown, True)
                 continue
-            # A break the rules know is shown with an instance too, when the values the schemas
-            # name make one (planted into one drawn instance of A).
-            outcome = self._search(searcher, reason, draw=not reason.exact)
+            # A break the rules know is shown with an instance too: searched for like the others.
+            outcome = self._search(searcher, reason)
             if outcome is not None and outcome.found:
                 self.finding(rule, severity, direction, where, reason.message, outcome.instance, True)
             elif reason.exact:
@@ -238,14 +237,11 @@ class _Tool:
                 message = f"rules could not decide ({reason.message}); {note}"
                 self.finding(UNDECIDED_RULES[rule_index], "warning", direction, where, message)
 
-    def _search(self, searcher: Searcher | None, reason: Reason, draw: bool = True) -> Outcome | None:
+    def _search(self, searcher: Searcher | None, reason: Reason) -> Outcome | None:
         """The search for one reason, within what is left of the diff's search time."""
         if searcher is None:
             return None
         left = self.budget[0]
-        if not draw:
-            searcher.seconds = self.options.search_seconds
-            return searcher.find(reason, draw=False, base=left > 0)
         if left <= 0:  # only the values the schemas name are tried (cheap); nothing is drawn
             searcher.seconds = self.options.search_seconds
             outcome = searcher.find(reason, draw=False)

@@ -141,9 +141,8 @@ class Searcher:
                 return instance
         return reason.witness
 
-    def find(self, reason: Reason, draw: bool = True, base: bool | None = None) -> Outcome:
-        """An instance of A, refused by B at the reason's node; `draw=False` tries named values only
-        (planted into one drawn instance of A when `base`, by default when `draw`)."""
+    def find(self, reason: Reason, draw: bool = True) -> Outcome:
+        """An instance of A, refused by B at the reason's node; `draw=False` tries named values only."""
         roots = self._roots
         if roots is None:
             return Outcome(False, note="a schema could not be compiled for the search")
@@ -161,7 +160,7 @@ class Searcher:
             return in_a(instance) and not in_b(instance) and refused_here(instance)
 
         deadline = time.process_time() + self.seconds
-        named = self._named_values(reason, a_node, counterexample, deadline, draw if base is None else base)
+        named = self._named_values(reason, a_node, counterexample, deadline, draw)
         if named is not _NOTHING:
             return Outcome(True, named)
         if not draw:
@@ -297,7 +296,7 @@ def _unique(values: list[JSON]) -> list[JSON]:
 
 def _named(a_node: JSON, b_node: JSON) -> list[JSON]:
     """Candidate instances for the node: the values both schemas name, and objects made of them."""
-    values: list[JSON] = []
+    values: list[JSON] = [None, False, 0, 0.5, "", [], {}]  # one of each type
     for node in (a_node, b_node):
         _literal_values(node, values)
     per_name = _property_values([a_node, b_node])
