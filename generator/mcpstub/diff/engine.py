@@ -161,13 +161,7 @@ class _Tool:
                 message = f"{hint} changed from {show(before)} to {show(after)}"
                 self.finding(rule, severity, "tool", f"/annotations/{hint}", message)
         if old.get("title") != new.get("title"):
-            self.finding(
-                "title-changed",
-                "info",
-                "tool",
-                "/annotations/title",
-                "annotations.title changed",
-            )
+            self.finding("title-changed", "info", "tool", "/annotations/title", "annotations.title changed")
 
     def _schema(self, direction: Direction, old: JSON, new: JSON) -> None:
         if old is None or new is None or _canon(old) == _canon(new):

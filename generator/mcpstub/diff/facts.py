@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -322,8 +321,3 @@ def merge(parts: list[JSON], ctx: Context) -> Virtual | None:
             elif canon(merged[key]) != canon(value):
                 return None
     return merged
-
-
-def iter_reasons(reasons: list[Reason], exact: bool) -> Iterator[Reason]:
-    """Reasons of one kind of certainty."""
-    return (r for r in reasons if r.exact is exact)

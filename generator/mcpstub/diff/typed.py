@@ -343,15 +343,7 @@ class TypedRules:
                     if self._input
                     else f"property {name!r} is no longer declared: any value may now be returned for it"
                 )
-                self.add(
-                    "property-undeclared",
-                    ap,
-                    bp,
-                    (*ip, name),
-                    message,
-                    names_exact,
-                    seg,
-                )
+                self.add("property-undeclared", ap, bp, (*ip, name), message, names_exact, seg)
                 continue
             self.check(a_s, a_sp, b_s, b_sp, (*ip, name), names_exact)
         if b_add is not None and not saturated:
