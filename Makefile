@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo goldens bench clean
+.PHONY: test demo goldens bench clean diff-soundness
 
 NODE_CLIENT := tests/external/node_modules/.package-lock.json
 
@@ -27,6 +27,11 @@ test: $(STAMP) $(NODE_CLIENT)
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
+
+# diff's differential soundness test with a long budget (the README's figure): pairs tried, pairs
+# called compatible, breaking findings checked, counterexamples found.
+diff-soundness: $(STAMP)
+	MCPSTUB_SOUNDNESS_EXAMPLES=$${MCPSTUB_SOUNDNESS_EXAMPLES:-600} $(BIN)/python -m pytest tests/unit/test_diff_soundness.py -q -s -p no:xdist
 
 goldens: $(STAMP)
 	$(BIN)/python -m tests.regen_goldens

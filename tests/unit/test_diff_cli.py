@@ -97,7 +97,8 @@ def test_json_github_and_junit_formats(in_tmp: Path, capsys: pytest.CaptureFixtu
     capsys.readouterr()
     assert main(["diff", "old.yaml", "new.yaml", "--format", "json"]) == 1
     data = json.loads(capsys.readouterr().out)
-    assert data == [
+    assert data[0]["rule"] == "server-version-changed"
+    assert data[1:] == [
         {
             "tool": "forecast",
             "rule": "input-constraint-tightened",
@@ -110,14 +111,15 @@ def test_json_github_and_junit_formats(in_tmp: Path, capsys: pytest.CaptureFixtu
         }
     ]
     assert main(["diff", "old.yaml", "new.yaml", "--format", "github"]) == 1
-    out = capsys.readouterr().out
-    assert out.startswith(
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("::notice file=new.yaml,line=2,col=19,title=info [server-version-changed]::")
+    assert out[1].startswith(
         "::error file=new.yaml,line=12,col=31,title=breaking [input-constraint-tightened]::tool "
     )
     assert main(["diff", "old.yaml", "new.yaml", "--format", "junit"]) == 1
     root = ET.fromstring(capsys.readouterr().out.split("\n", 1)[1])
     suite = root.find("testsuite")
-    assert suite is not None and suite.get("failures") == "1"
+    assert suite is not None and suite.get("failures") == "1" and suite.get("tests") == "2"
     failure = suite.find("testcase/failure")
     assert failure is not None and failure.get("type") == "input-constraint-tightened"
 
@@ -130,7 +132,8 @@ def test_counterexample_shown_for_undecidable_rewrite(
     )
     write_new(in_tmp, new.replace("version: 1.0.0", "version: 2.0.0"))
     assert main(["diff", "old.yaml", "new.yaml", "--format", "json"]) == 1
-    [finding] = json.loads(capsys.readouterr().out)
+    version, finding = json.loads(capsys.readouterr().out)
+    assert (version["rule"], version["severity"]) == ("server-version-changed", "info")
     assert finding["severity"] == "breaking" and finding["direction"] == "input"
     assert finding["path"].startswith("/inputSchema/properties/days")
     days = finding["counterexample"]["days"]
@@ -146,7 +149,10 @@ def test_config_sets_fail_on_and_ignores_with_reason(
         'ignore = [{tool = "gone", rule = "tool-removed", reason = "never released"}]\n'
     )
     assert main(["diff", "old.yaml", "new.yaml"]) == 0
-    assert capsys.readouterr().out == "no differences\n"
+    assert capsys.readouterr().out.splitlines() == [
+        "new.yaml:2:19: info: server: server.version 1.0.0 -> 2.0.0 [server-version-changed]",
+        "0 breaking, 0 warning, 1 info",
+    ]
     (in_tmp / "pyproject.toml").write_text(
         '[tool.mcpstub.diff]\nignore = [{tool = "gone", rule = "tool-removed"}]\n'
     )

@@ -407,6 +407,9 @@ class Subset(TypedRules):
                 if (k in in_a) != (k in in_b) or (k in in_b and not self.equal_keyword(k, a[k], ap, b[k], bp))
             ]
             if not changed:
+                # Unchanged, A's keyword still constrains its instances: what the rules would call
+                # a break may be ruled out by it (a dependentSchemas no object with the name meets).
+                exact = exact and not in_a
                 continue
             if in_b:
                 # Name (and point at, when NEW has it) the first keyword of the group that changed.

@@ -318,6 +318,11 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
         version = _version_finding(old, new)
         if version is not None and not _ignored(version, options):
             findings.append(version)
+    said = any(f.rule == "version-not-bumped" for f in findings)
+    if old.server_version != new.server_version and not said:
+        message = f"server.version {old.server_version} -> {new.server_version}"
+        where, rule = new.locate("", "/server/version"), "server-version-changed"
+        findings.append(Finding("", rule, "info", "tool", "/server/version", message, where))
     unique: dict[tuple[str, str, str, str], Finding] = {}
     for f in findings:
         unique.setdefault((f.tool, f.rule, f.direction, f.path), f)

@@ -14,6 +14,7 @@ meets it.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import time
@@ -89,7 +90,7 @@ class Searcher:
     def _strategy(self) -> Any:
         from hypothesis_jsonschema import from_schema  # noqa: PLC0415
 
-        return from_schema(self.a.root)
+        return from_schema(copy.deepcopy(self.a.root))  # it resolves references in place
 
     def _bases(self, deadline: float, draw: bool = True) -> list[JSON]:
         """Instances of A to plant generated parts into: one small one, drawn once within the
@@ -117,7 +118,7 @@ class Searcher:
 
         try:
             for base in self._bases(deadline) if reason.ipath else [None]:
-                plant = from_schema(standalone(self.a.root, a_node)).map(
+                plant = from_schema(copy.deepcopy(standalone(self.a.root, a_node))).map(
                     partial(_planted, base, reason.ipath)
                 )
                 found = _run_find(plant, accept, self.max_examples, deadline)
