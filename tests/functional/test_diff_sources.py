@@ -448,7 +448,8 @@ def test_a_byte_order_mark_is_read_alike_by_diff_validate_generate_and_import(
 
 
 GUARDED_APP = """\
-from shop_guarded.app import StaticTokenVerifier, create_app
+from mcpstub_runtime.http import StaticTokenVerifier
+from shop_guarded import create_app
 
 app = create_app(token_verifier=StaticTokenVerifier("s3cret-token"))
 """

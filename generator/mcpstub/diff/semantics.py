@@ -1,11 +1,12 @@
 """What the generated server's validators check, learned from those validators themselves.
 
 The generated server validates each tool schema with a jsonschema-rs validator of the schema's
-own dialect (draft-07 or 2020-12), formats asserted, offline. `server_validator` builds exactly
-that, and the rest of `diff` asks it rather than a list kept here: which keywords validate in a
-dialect, which `format` names it asserts, whether `contentEncoding` / `contentMediaType` are
-checked. Each answer comes from probing the validator with a value the keyword must refuse when
-it is in force, so a jsonschema-rs upgrade that changes what a dialect checks changes the rules.
+own dialect (draft-07 or 2020-12), formats asserted, offline, built by its runtime's
+`dispatch.validator`. `server_validator` calls that very function, and the rest of `diff` asks
+it rather than a list kept here: which keywords validate in a dialect, which `format` names it
+asserts, whether `contentEncoding` / `contentMediaType` are checked. Each answer comes from
+probing the validator with a value the keyword must refuse when it is in force, so a change of
+what the server's validator checks (a jsonschema-rs upgrade) changes the rules.
 
 `Context` is one side's root schema with its dialect and validators for its nodes.
 """
@@ -16,7 +17,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Any
+from typing import Any, Literal
 
 import jsonschema_rs
 
@@ -83,10 +84,21 @@ CONTENT_PROBES = ("!", "{", "=", "eyJ", "not json")
 
 
 def server_validator(schema: JSON, dialect: str | None = None) -> Any:
-    """A validator for `schema` built as the generated server builds it (raises if it cannot)."""
-    dialect = dialect or schema_dialect(schema) or "2020-12"
-    cls = jsonschema_rs.Draft7Validator if dialect == "draft-07" else jsonschema_rs.Draft202012Validator
-    return cls(schema, validate_formats=True, offline=True)
+    """The validator the generated server builds for `schema` as a tool's input (its runtime's
+    own `dispatch.validator`, in the schema's dialect); raises if it cannot be built."""
+    from mcpstub_runtime.dispatch import validator  # noqa: PLC0415 - the server's own code
+    from mcpstub_runtime.results import ContentResult  # noqa: PLC0415
+    from mcpstub_runtime.spec import ToolSpec  # noqa: PLC0415
+
+    chosen: Literal["2020-12", "draft-07"] = (
+        "draft-07" if (dialect or schema_dialect(schema)) == "draft-07" else "2020-12"
+    )
+    spec = ToolSpec(
+        name="", package="", identifier="", input_class="", output_class=None,
+        result_type=ContentResult, input_schema=schema, output_schema=None,
+        legacy_output_schema=None, dialect=chosen, output_dialect=None, wire={}, digests={},
+    )  # fmt: skip
+    return validator(spec, "input", schema)
 
 
 def _refuses(dialect: str, schema: JSON, instances: tuple[JSON, ...]) -> bool:
