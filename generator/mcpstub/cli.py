@@ -29,6 +29,7 @@ from mcpstub.resources import resource_path
 
 if TYPE_CHECKING:
     from mcpstub.fastpath import Hashing
+    from mcpstub.write import Plan
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -468,13 +469,20 @@ def _write_package(
         apply(p)
     for rel in p.removals:
         print(f"{_shown(out / rel)}: removed (no longer generated)")
-    written = len([rel for rel in p.stale if rel not in p.removals])
-    print(
-        f"{_shown(out)}: {written} generated file{'s' * (written != 1)} written, "
-        f"{len(ours) - 1 - written} unchanged, {len(p.created_yours)} handler stub"
-        f"{'s' * (len(p.created_yours) != 1)} created"
-    )
+    print(_write_report(out, p, len(ours) - 1, modules))
     return EXIT_OK
+
+
+def _write_report(out: Path, p: Plan, generated: int, modules: set[str]) -> str:
+    """What a run wrote, counted exactly: generated files written and unchanged (of `generated`,
+    the stamp left out), and handler stubs created (one per tool module; the package's
+    `handlers/__init__.py` is none)."""
+    written = len([rel for rel in p.stale if rel not in p.removals])
+    stubs = len([rel for rel in p.created_yours if rel.startswith("handlers/") and Path(rel).stem in modules])
+    return (
+        f"{_shown(out)}: {written} generated file{'s' * (written != 1)} written, "
+        f"{generated - written} unchanged, {stubs} handler stub{'s' * (stubs != 1)} created"
+    )
 
 
 def cmd_init(args: argparse.Namespace) -> int:

@@ -578,3 +578,20 @@ def test_a_kill_at_any_point_of_a_write_leaves_a_tree_that_is_whole_or_refuses_t
     # the old files or stores what serves the next one (its pieces, in the cache), leaves the new tree.
     left = "new, old files left"
     assert {"old", "refused", left} <= seen <= {"old", "refused", "new", left}
+
+
+def test_the_report_counts_one_stub_per_tool_and_names_what_it_removed(tmp_path: Path) -> None:
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (2, 2), "gamma": (1, 0)})
+    code, msg, _ = run("generate", str(toolset), "--out", str(out), "--emit-tests")
+    assert code == 0 and msg.endswith(", 3 handler stubs created\n")  # handlers/__init__.py is no stub
+    assert "removed" not in msg
+    generated = int(msg.split(": ", 1)[1].split(" ", 1)[0])  # test_contract.py among them
+    (out / "handlers" / "beta.py").unlink()
+    code, msg, _ = run("generate", str(toolset), "--out", str(out))  # emit_tests off: the tests go
+    assert code == 0 and not (out / "test_contract.py").exists()
+    removed, summary = msg.splitlines()
+    assert removed.endswith("test_contract.py: removed (no longer generated)")
+    assert summary.endswith(f": 0 generated files written, {generated - 1} unchanged, 1 handler stub created")
+    code, msg, _ = run("generate", str(toolset), "--out", str(out), "--force")
+    assert code == 0 and "removed" not in msg and msg.endswith(", 0 handler stubs created\n")
