@@ -8,6 +8,7 @@ the schema stay as written. Remote refs, unresolvable refs and cycles of bare re
 
 from __future__ import annotations
 
+import difflib
 import json
 import marshal
 import re
@@ -320,17 +321,15 @@ class Bundler:
                         self._loop(ref, loc)
                     return ref
                 if not (len(parts) >= 2 and parts[0] in ("$defs", "definitions")):
-                    self._unresolved(ref, loc)
+                    self._unresolved(ref, loc, [(root_schema, parts)])
                     return None
                 parts = ["$defs", *parts[1:]]  # the toolset's shared definitions
         target = self._target(target_doc, parts)
         found, value, _ = resolve_pointer(target_doc.data, [str(p) for p in target.unit])
-        if not found:
-            self._unresolved(ref, loc)
-            return None
-        found_rest, pointed, _ = resolve_pointer(value, target.rest)
+        found_rest, pointed, _ = resolve_pointer(value, target.rest) if found else (False, None, ())
         if not found_rest:
-            self._unresolved(ref, loc)
+            own = [(root_schema, parts)] if root_schema is not None else []
+            self._unresolved(ref, loc, [*own, (target_doc.data, parts)])
             return None
         if not isinstance(pointed, dict | bool):
             self._not_schema(ref, pointed, loc)
@@ -389,14 +388,15 @@ class Bundler:
         self.files[path] = loaded
         return loaded
 
-    def _unresolved(self, ref: str, loc: _Where) -> None:
+    def _unresolved(self, ref: str, loc: _Where, tries: list[tuple[Any, list[str]]]) -> None:
+        """Report `ref` as unresolved; `tries` are the (data, pointer parts) it was looked up in,
+        where a close name is looked for."""
+        close = next((c for data, parts in tries if (c := _close_pointer(data, parts)) is not None), None)
+        hint = "check the name and path"
+        if close is not None:
+            hint = f"did you mean {ref.partition('#')[0] + '#' + close!r}?"
         self.diagnostics.append(
-            error(
-                "unresolved-ref",
-                f"reference {ref!r} does not resolve",
-                loc.location,
-                "check the name and path",
-            )
+            error("unresolved-ref", f"reference {ref!r} does not resolve", loc.location, hint)
         )
 
     def _not_schema(self, ref: str, value: Any, loc: _Where) -> None:
@@ -536,6 +536,27 @@ def _in_place(
             yield from ((doc, (*path, key, i), v) for i, v in enumerate(value) if isinstance(v, dict))
         elif key in _IN_PLACE_MAP and isinstance(value, dict):
             yield from ((doc, (*path, key, k), v) for k, v in value.items() if isinstance(v, dict))
+
+
+def _close_pointer(data: Any, parts: list[str]) -> str | None:
+    """The pointer `parts` with its first name that `data` lacks replaced by a close one that
+    it has (`/$defs/Stauts` -> `/$defs/Status`); None if there is none."""
+    for i, part in enumerate(parts):
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and part.isdigit() and int(part) < len(data):
+            data = data[int(part)]
+        elif isinstance(data, dict):
+            names = [k for k in data if isinstance(k, str)]
+            lowered = {k.lower(): k for k in names}
+            close = [lowered[part.lower()]] if part.lower() in lowered else []
+            close = close or difflib.get_close_matches(part, names, n=1, cutoff=0.6)
+            if not close:
+                return None
+            return "/" + "/".join(_encode(p) for p in (*parts[:i], close[0], *parts[i + 1 :]))
+        else:
+            return None
+    return None
 
 
 def _get(data: Any, path: JsonPath) -> Any:

@@ -12,6 +12,7 @@ collects every regular expression, so the caller checks them without walking aga
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -222,33 +223,59 @@ def _describe(path: JsonPath) -> str:
     return text or "toolset"
 
 
+# Keywords whose schemas apply to the very value their parent applies to: their `properties` and
+# `required` are the parent's too. (`not` is left out: what it requires is what must be absent.)
+_IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "dependencies"})
+# Beside these, a schema may have properties its `properties` do not name.
+_MORE_PROPERTIES = frozenset({"$ref", "$dynamicRef", "$recursiveRef", "patternProperties"})
+_DEFINITIONS = frozenset({"$defs", "definitions"})
+
+
 def lint_schema(
     doc: Document, path: JsonPath, schema: Any, draft07: bool, vendor: frozenset[str] = frozenset()
 ) -> Lint:
     """Lint the schema at `path` of `doc` in one walk (draft07: the dialect is draft-07)."""
     found = Lint()
     known = KNOWN_DRAFT_07 if draft07 else KNOWN_2020_12
-    stack: list[tuple[JsonPath, Any]] = [(path, schema)]
+    # (where, schema, the schema whose value it applies to (None: under `not`), is a definition)
+    root_is_definition = len(path) >= 2 and path[-2] in _DEFINITIONS
+    stack: list[tuple[JsonPath, Any, Any, bool]] = [(path, schema, schema, root_is_definition)]
+    families: dict[int, tuple[frozenset[str], bool] | None] = {}
     while stack:
-        where, node = stack.pop()
+        where, node, family, is_definition = stack.pop()
         if not isinstance(node, dict):
             continue
         for key, value in node.items():
             if key in known:
                 if key == "default" and not (value is None and doc.holds_nothing((*where, key))):
                     found.defaults.append(where)  # (one written without a value is said below)
+                    if is_definition:
+                        found.diagnostics.append(_definition_default(doc, where, value))
                 if key in _ONE and isinstance(value, dict):
-                    stack.append(((*where, key), value))
+                    inner = None if key == "not" else family if key in _IN_PLACE else value
+                    stack.append(((*where, key), value, inner, False))
                 elif key in _LIST and isinstance(value, list):
-                    stack.extend(((*where, key, i), item) for i, item in enumerate(value))
+                    in_place = key in _IN_PLACE
+                    stack.extend(
+                        ((*where, key, i), item, family if in_place else item, False)
+                        for i, item in enumerate(value)
+                    )
                 elif key in _MAP and isinstance(value, dict):
                     if key == "patternProperties":
                         found.patterns.extend(k for k in value if isinstance(k, str))
-                    stack.extend(((*where, key, name), item) for name, item in value.items())
+                    in_place, defines = key in _IN_PLACE, key in _DEFINITIONS
+                    stack.extend(
+                        ((*where, key, name), item, family if in_place else item, defines)
+                        for name, item in value.items()
+                    )
                 elif key == "pattern" and isinstance(value, str):
                     found.patterns.append(value)
                 elif key == "type":
                     _check_type(doc, (*where, key), value, found)
+                elif key == "required" and isinstance(value, list) and family is not None:
+                    if id(family) not in families:
+                        families[id(family)] = _property_names(family)
+                    _check_required(doc, where, value, families[id(family)], found)
                 elif value is None and key in _NULL_ALLOWED and doc.holds_nothing((*where, key)):
                     # `{description: a, default}`, not `default: null`
                     found.diagnostics.append(
@@ -269,6 +296,74 @@ def lint_schema(
                     )
                 )
     return found
+
+
+def _definition_default(doc: Document, where: JsonPath, value: Any) -> Diagnostic:
+    """The warning for a `default` at the root of a definition: it fills no field."""
+    written = json.dumps(value, ensure_ascii=False)
+    if len(written) > 40:
+        written = "..."
+    return warning(
+        "definition-default",
+        f"the default of definition {str(where[-1])!r} fills no field: a default applies only where "
+        "it is written on a property, not to the properties that refer to the definition",
+        doc.loc((*where, "default")),
+        f"write it beside the reference on each property that should have it: "
+        f"`{{$ref: ..., default: {written}}}` (it is advertised as written here all the same)",
+    )
+
+
+def _property_names(family: dict[str, Any]) -> tuple[frozenset[str], bool] | None:
+    """The property names of a schema and of the schemas that apply in place with it (allOf,
+    anyOf, oneOf, if/then/else, dependentSchemas), and whether any of them has `properties`;
+    None when some of them may allow more (a `$ref`, `patternProperties`)."""
+    names: set[str] = set()
+    has_properties = False
+    pending: list[Any] = [family]
+    while pending:
+        node = pending.pop()
+        if not isinstance(node, dict):
+            continue
+        if not _MORE_PROPERTIES.isdisjoint(node):
+            return None
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            has_properties = True
+            names.update(k for k in properties if isinstance(k, str))
+        for key in _IN_PLACE & node.keys():
+            value = node[key]
+            if isinstance(value, list):
+                pending.extend(value)
+            elif isinstance(value, dict):
+                pending.extend(value.values() if key in ("dependentSchemas", "dependencies") else (value,))
+    return frozenset(names), has_properties
+
+
+def _check_required(
+    doc: Document,
+    where: JsonPath,
+    required: list[Any],
+    family: tuple[frozenset[str], bool] | None,
+    found: Lint,
+) -> None:
+    """A warning for each name in `required` that no property of its object has."""
+    if family is None or not family[1]:
+        return  # nothing to compare with, or more properties than `properties` names
+    names = family[0]
+    for i, name in enumerate(required):
+        if not isinstance(name, str) or name in names:
+            continue
+        close = _did_you_mean(name, names)
+        found.diagnostics.append(
+            warning(
+                "required-not-a-property",
+                f"{_describe(where)}.required names {name!r}, which is not one of its properties",
+                doc.loc((*where, "required", i)),
+                f"did you mean {close!r}?"
+                if close is not None
+                else "add it under `properties`, or take it out of `required`",
+            )
+        )
 
 
 def _check_type(doc: Document, where: JsonPath, value: Any, found: Lint) -> None:

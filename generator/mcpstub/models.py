@@ -150,7 +150,7 @@ def render_models(toolset: Toolset) -> ModelsResult:
                 diagnostics.append(_fallback_warning(f"tool {tool.name!r}", str(exc), where))
     if not units:  # a toolset with no tools yet: nothing to model
         return ModelsResult("", diagnostics)
-    units = _defaults_at_uses(units)
+    units = _definition_defaults_dropped(units, set(toolset.shared_defs))
     stand_ins: tuple[str, ...] = ()
     wire: frozenset[str] = frozenset()
     if toolset.stand_ins and toolset.shared_defs:
@@ -234,55 +234,25 @@ def _defs_key(ref: object) -> str | None:
     return _unescape(unquote(ref[8:])) if isinstance(ref, str) and ref.startswith("#/$defs/") else None
 
 
-def _defaults_at_uses(units: dict[str, dict[str, JSON]]) -> dict[str, dict[str, JSON]]:
-    """A definition of a scalar, enum or array with a `default` of its own: the model generator
-    would make the type alias, or every field using it, optional (`City | None`), so handlers
-    would check for a None the schema never lets through. The default moves to the properties
-    that use a scalar or enum definition (which it filled in before), and leaves an array's."""
-    moved: dict[str, JSON] = {}
-    stripped: set[str] = set()
-    for entries in units.values():
-        for key, schema in entries.items():
-            if not isinstance(schema, dict) or "default" not in schema or "$ref" in schema:
-                continue
-            kind = schema.get("type")
-            kinds = set(kind) if isinstance(kind, list) else {kind}
-            if "object" in kinds or _OBJECT_KEYWORDS & schema.keys():
-                continue  # a class: its fields are what it holds
-            stripped.add(key)
-            if "array" not in kinds and not _ARRAY_KEYWORDS & schema.keys():
-                moved[key] = schema["default"]
-    if not stripped:
-        return units
+def _definition_defaults_dropped(
+    units: dict[str, dict[str, JSON]], shared: set[str]
+) -> dict[str, dict[str, JSON]]:
+    """The units without the `default` at the root of a definition (a shared one, or a part of a
+    tool schema that references point at): a default fills a field only where it is written on
+    that property, never one that merely refers to the definition. (The model generator would
+    also make the definition's type alias, or each field using it, optional.) A default written
+    on a property that was hoisted is kept there by `_rewrite`."""
+
+    def dropped(unit: str, key: str, schema: JSON) -> JSON:
+        is_definition = unit in shared or key != unit
+        if is_definition and isinstance(schema, dict) and "default" in schema:
+            return {k: v for k, v in schema.items() if k != "default"}
+        return schema
+
     return {
-        unit: {
-            key: _with_moved_defaults(
-                {k: v for k, v in schema.items() if k != "default"} if key in stripped else schema, moved
-            )
-            for key, schema in entries.items()
-        }
+        unit: {key: dropped(unit, key, schema) for key, schema in entries.items()}
         for unit, entries in units.items()
     }
-
-
-def _with_moved_defaults(node: JSON, moved: dict[str, JSON]) -> JSON:
-    if isinstance(node, list):
-        return [_with_moved_defaults(item, moved) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out = {k: v if k in DATA_KEYWORDS else _with_moved_defaults(v, moved) for k, v in node.items()}
-    properties = out.get("properties")
-    if isinstance(properties, dict) and _COUNTS_PROPERTIES.isdisjoint(out):
-        out["properties"] = {
-            name: {**prop, "default": moved[target]}
-            if isinstance(prop, dict)
-            and "default" not in prop
-            and isinstance(ref := prop.get("$ref"), str)
-            and (target := ref.removeprefix("#/$defs/")) in moved
-            else prop
-            for name, prop in properties.items()
-        }
-    return out
 
 
 # Where a `$ref` to a shared class renders as the class's name alone, whatever the class holds.
@@ -775,7 +745,12 @@ def _rewrite(
     what a model cannot express exactly is left to the run-time validator (see `_loosen`).
     """
     if names is not None and pointer != own and pointer in names:
-        return {"$ref": f"#/$defs/{names[pointer]}"}
+        ref: dict[str, JSON] = {"$ref": f"#/$defs/{names[pointer]}"}
+        if isinstance(node, dict) and "default" in node and not (draft07 and "$ref" in node):
+            # hoisted, it is a definition, whose own default fills nothing: written here, it does
+            if _valid_default(node, draft07):
+                ref["default"] = node["default"]
+        return ref
     if not isinstance(node, dict):
         return node
     if draft07 and "$ref" in node:

@@ -554,11 +554,9 @@ class _Checker:
                 errors_before = len(self.bundler.diagnostics)
                 bundled, took = self.bundler.bundle_schema(("$defs", name), dialect)
                 self._bundled_defs[name] = (bundled, took, dialect)
-                if not (
-                    has_errors(self.diagnostics[before:])
-                    or has_errors(self.bundler.diagnostics[errors_before:])
-                    or self.bundler.over_budget
-                ):
+                if not (has_errors(self.diagnostics[before:]) or self.bundler.over_budget):
+                    if has_errors(self.bundler.diagnostics[errors_before:]):
+                        bundled = value  # a reference is wrong: what refers to nothing is judged still
                     self.diagnostics.extend(_default_mismatches(doc, ("$defs", name), bundled, defaults))
         tools = self._tools()
         self.diagnostics.extend(self.bundler.diagnostics)
@@ -733,11 +731,12 @@ class _Checker:
             self.diagnostics.append(root_error())
         errors_before = len(self.bundler.diagnostics)
         bundled, shared = self.bundler.bundle_schema(path, dialect)
-        if (
-            has_errors(self.bundler.diagnostics[errors_before:])  # a referenced file's warnings keep it
-            or has_errors(self.diagnostics[before:])
-            or self.bundler.over_budget
-        ):
+        if has_errors(self.diagnostics[before:]) or self.bundler.over_budget:
+            return None
+        if has_errors(self.bundler.diagnostics[errors_before:]):  # a referenced file's warnings keep it
+            # A reference is wrong: the defaults that depend on none are judged all the same, so
+            # that one run says every problem of the schema.
+            self.diagnostics.extend(_default_mismatches(doc, path, schema, defaults))
             return None
         if by_ref:
             if _referenced_root(bundled).get("type") == "object":

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from pydantic import MISSING
 
 from tests.functional.helpers import imported, write_package
 
@@ -77,6 +78,8 @@ tools:
 HANDLER = """\
 from __future__ import annotations
 
+from pydantic import MISSING
+
 from ..models import EntryType, ListDirInput, ListDirOutput
 from ..results import ListDirResult
 from ..server import ToolContext
@@ -84,7 +87,9 @@ from ..server import ToolContext
 
 async def list_dir(args: ListDirInput, ctx: ToolContext) -> ListDirOutput | ListDirResult:
     kind: EntryType = "dir" if args.kind == "file" else "file"
-    city: str = args.city.upper() if args.town.lower() else ""  # a defaulted Town is a str
+    # Town's own default fills nothing: a town the client left out is MISSING, narrowed away here.
+    town: str = "Oslo" if args.town is MISSING else args.town
+    city: str = args.city.upper() if town.lower() else ""
     size: int = args.size + 1
     echo = args.model_dump(mode="json", by_alias=True)
     return ListDirOutput(city=city, kind=kind, size=size, tags=[*args.tags, "b"], echo=echo)
@@ -127,17 +132,22 @@ def test_scalars_and_enums_are_plain_types_with_their_constraints(pkg: ModuleTyp
     models = importlib.import_module(f"{pkg.__name__}.models")
     args = models.ListDirInput(city="Oslo")
     assert type(args.city) is str and args.kind == "file" and args.size == 0
-    assert args.limit == 30 and args.page == 30 and args.note is None and args.tags == ["a"]
+    assert args.page == 30 and args.note is None and args.tags == ["a"]
     assert args.origin == models.Point(x=1.5) and args.corners == [models.Point(x=0, y=0)]
     assert args.opts == {"verbose": False} and args.maybe_point is None
     # An integer written 2.0 is the integer 2 (JSON Schema counts it so); a number stays a float.
-    assert [(v, type(v)) for v in (args.whole, args.count, args.either, args.number)] == [
-        (2, int), (1, int), (3, int), (4.0, float)
-    ]
+    found = [(v, type(v)) for v in (args.whole, args.either, args.number)]
+    assert found == [(2, int), (3, int), (4.0, float)]
     assert args.ints == [1, 2] and all(type(v) is int for v in args.ints)
-    # A definition's own default fills the field in; neither the field nor the alias takes None.
-    assert args.town == "Oslo" and models.Town is not None
-    assert "None" not in str(models.ListDirInput.model_fields["town"].annotation)
+    # A definition's own default fills no field that merely refers to it: the client left it out.
+    assert args.town is MISSING and args.limit is MISSING and args.count is MISSING
+    assert args.labels is MISSING and not {"town", "limit", "count", "labels"} & args.model_fields_set
+    # A default written on the property fills it in, and the client's own values are told apart.
+    assert args.kind == "file" and "kind" not in args.model_fields_set
+    sent = models.ListDirInput(city="x", kind="file", town="Bergen")
+    assert sent.model_fields_set == {"city", "kind", "town"} and sent.town == "Bergen"
+    # Neither the field nor the alias takes None.
+    assert models.Town is not None
     assert "None" not in str(models.Labels)
     for bad in ({"city": "x", "town": None}, {"city": "x", "labels": None}):
         with pytest.raises(ValueError):
@@ -161,4 +171,6 @@ async def test_defaults_reach_the_handler_and_the_wire(pkg: ModuleType, mode: st
     assert (out["city"], out["kind"], out["size"], out["tags"]) == ("OSLO", "file", 1, ["a", "b"])
     assert out["echo"]["origin"] == {"x": 1.5}
     assert out["echo"]["corners"] == [{"x": 0, "y": 0}]
-    assert out["echo"]["limit"] == 30 and out["echo"]["inline"] == {"a": 1}
+    assert out["echo"]["page"] == 30 and out["echo"]["inline"] == {"a": 1}
+    # Fields whose only default is their definition's: left out by the client, absent in the handler.
+    assert not {"limit", "count", "town", "labels"} & out["echo"].keys()

@@ -1,0 +1,176 @@
+"""`validate` catches what a user types wrong: required names, references, defaults in definitions;
+one run says every problem, each where it is written."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mcpstub.pipeline import Checked, check_toolset
+
+HEAD = "mcpstub: 1\nserver: {name: s}\n"
+
+
+def check(tmp_path: Path, text: str) -> Checked:
+    path = tmp_path / "tools.yaml"
+    path.write_text(HEAD + textwrap.dedent(text), "utf-8")
+    return check_toolset(path, "tools.yaml")
+
+
+def said(checked: Checked, code: str) -> list[tuple[int, str | None]]:
+    return [(d.location.line, d.hint) for d in checked.diagnostics if d.code == code]
+
+
+ADD = "add it under `properties`, or take it out of `required`"
+
+
+def one_tool(schema: str) -> str:
+    return "tools:\n  - name: t\n    inputSchema: " + schema + "\n"
+
+
+@pytest.mark.parametrize(
+    ("schema", "hint"),
+    [
+        ("{type: object, properties: {limit: {}}, required: [limt]}", "did you mean 'limit'?"),
+        ("{type: object, properties: {Limit: {}}, required: [limit]}", "did you mean 'Limit'?"),
+        ("{type: object, properties: {a: {}}, required: [zzz]}", ADD),
+        ("{type: object, properties: {}, required: [a]}", ADD),
+        # a branch that applies to the same value requires what its object has
+        ("{type: object, properties: {after: {}}, anyOf: [{required: [afterr]}]}", "did you mean 'after'?"),
+        ("{type: object, properties: {a: {}, beta: {}}, if: {required: [a]}, then: {required: [betta]}}",
+         "did you mean 'beta'?"),
+        # nested objects are checked against their own properties, not their parent's
+        ("{type: object, properties: {n: {type: object, properties: {x: {}}, required: [limit]}, limit: {}}}",
+         ADD),
+    ],
+)  # fmt: skip
+def test_a_required_name_no_property_has_is_a_warning_where_it_is_written(
+    tmp_path: Path, schema: str, hint: str
+) -> None:
+    checked = check(tmp_path, one_tool(schema))
+    assert checked.ok  # a warning: the toolset is generated
+    assert said(checked, "required-not-a-property") == [(5, hint)]
+    assert [d.code for d in checked.diagnostics] == ["required-not-a-property"]
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        "{type: object, properties: {a: {}}, required: [a]}",
+        "{type: object, required: [anything]}",  # no properties to compare with
+        "{type: object, properties: {a: {}}, patternProperties: {'^x': {}}, required: [x1]}",
+        '{type: object, properties: {a: {}}, allOf: [{$ref: "#/$defs/B"}], required: [b], $defs: {B: {}}}',
+        "{type: object, properties: {a: {}}, allOf: [{properties: {b: {}}}], required: [a, b]}",
+        "{type: object, properties: {a: {}}, oneOf: [{properties: {b: {}}, required: [b]}, {required: [a]}]}",
+        "{type: object, properties: {a: {}}, dependentSchemas: {a: {properties: {b: {}}}}, required: [b]}",
+        "{type: object, properties: {a: {}}, not: {required: [legacy]}}",  # what must be absent
+        "{type: object, properties: {required: {type: array}}}",  # a property named `required`
+    ],
+)
+def test_required_names_that_may_well_exist_are_not_warned_about(tmp_path: Path, schema: str) -> None:
+    checked = check(tmp_path, one_tool(schema))
+    assert checked.ok and checked.diagnostics == [], [d.format() for d in checked.diagnostics]
+
+
+def test_an_unresolved_reference_names_the_close_one_in_each_place_it_may_point(tmp_path: Path) -> None:
+    (tmp_path / "common.yaml").write_text("$defs:\n  User: {type: string}\n  Team: {type: string}\n")
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Status: {enum: [open, closed]}
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              properties:
+                a: {$ref: "#/$defs/Stauts"}
+                b: {$ref: "#/$defs/status"}
+                c: {$ref: "#/$defs/Own2"}
+                d: {$ref: "common.yaml#/$defs/Usr"}
+                e: {$ref: "#/properties/aa"}
+                f: {$ref: "#/$defs/Nothing/like/it"}
+                g: {$ref: "#/$defs/Status/enum/9"}
+              $defs:
+                Own1: {type: string}
+        """,
+    )
+    assert not checked.ok
+    assert said(checked, "unresolved-ref") == [
+        (10, "did you mean '#/$defs/Status'?"),
+        (11, "did you mean '#/$defs/Status'?"),
+        (12, "did you mean '#/$defs/Own1'?"),  # the tool schema's own definitions count too
+        (13, "did you mean 'common.yaml#/$defs/User'?"),
+        (14, "did you mean '#/properties/a'?"),
+        (15, "check the name and path"),
+        (16, "check the name and path"),
+    ]
+
+
+def test_one_run_says_every_problem_of_a_schema(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Status: {enum: [open, closed]}
+          Issue:
+            type: object
+            properties:
+              n: {type: integer, default: ten}
+              s: {$ref: "#/$defs/Statsu"}
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              properties:
+                limit: {type: integer, minimum: 1, default: 0}
+                status: {$ref: "#/$defs/Stauts"}
+              required: [limt]
+        """,
+    )
+    found = [(d.code, d.location.line) for d in checked.diagnostics]
+    assert found == [
+        ("invalid-default", 8),
+        ("unresolved-ref", 9),
+        ("invalid-default", 15),
+        ("unresolved-ref", 16),
+        ("required-not-a-property", 17),
+    ]
+
+
+def test_a_default_at_the_root_of_a_definition_is_said_once_wherever_it_is_written(tmp_path: Path) -> None:
+    (tmp_path / "common.yaml").write_text("$defs:\n  Login: {type: string, default: nobody}\n")
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Priority: {enum: [low, medium, high], default: medium}
+          Box: {type: object, properties: {p: {enum: [a, b], default: a}}}
+          Nest: {$defs: {Inner: {type: integer, default: 1}}}
+        tools:
+          - name: one
+            inputSchema:
+              type: object
+              properties:
+                p: {$ref: "#/$defs/Priority"}
+                q: {$ref: "#/$defs/Priority", default: low}
+                who: {$ref: "common.yaml#/$defs/Login"}
+                $defs: {type: object, properties: {x: {type: string, default: a}}}
+                s: {$ref: "#/$defs/Size"}
+              $defs:
+                Size: {type: integer, default: 1}
+          - name: two
+            inputSchema:
+              type: object
+              properties: {p: {$ref: "#/$defs/Priority"}, w: {$ref: "common.yaml#/$defs/Login"}}
+        """,
+    )
+    assert checked.ok
+    where = [(d.location.file, d.location.line) for d in checked.diagnostics]
+    assert where == [("common.yaml", 2), ("tools.yaml", 4), ("tools.yaml", 6), ("tools.yaml", 18)]
+    assert {d.code for d in checked.diagnostics} == {"definition-default"}
+    first = checked.diagnostics[1]
+    assert "'Priority' fills no field" in first.message
+    assert first.hint is not None and '{$ref: ..., default: "medium"}' in first.hint
