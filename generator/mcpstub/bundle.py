@@ -167,6 +167,11 @@ class Bundler:
     # where each definition copied into a schema's `$defs` is written, by (the schema's path in the
     # toolset, its name there): the document and the path of what was copied
     origins: dict[tuple[JsonPath, str], tuple[Document, JsonPath]] = field(default_factory=dict)
+    # A definition of another file is one shared class, as a definition of the toolset is: `share`
+    # names it (given the name it wants; "" for none) when it is first copied, and a schema shares
+    # it where its copy has that name. The names, by (file, the unit's path there):
+    share: Callable[[str], str] | None = None
+    shared_files: dict[tuple[str, JsonPath], str] = field(default_factory=dict)
     # each unit copied so far, by (id of its document, its path there): its JSON size, a
     # marshalled copy, its refs
     _units: dict[tuple[int, JsonPath], tuple[int, bytes, list[tuple[JsonPath, str]]]] = field(
@@ -259,6 +264,12 @@ class Bundler:
         self.origins[(state.schema_path, name)] = (target_doc, target.unit)
         if is_shared and name == wanted:
             state.shared.add(name)
+        elif not is_shared and self.share is not None:
+            shared_name = self.shared_files.get(key)
+            if shared_name is None:
+                shared_name = self.shared_files[key] = self.share(wanted)
+            if name == shared_name:
+                state.shared.add(name)
         size, frozen, refs = self._unit((id(target_doc), target.unit), value)
         self.copied_bytes += size
         if self.copied_bytes > MAX_COPIED_BYTES:
@@ -276,6 +287,44 @@ class Bundler:
         state.added[name] = value
         queue.append((target_doc, target.unit, value, refs, (name, frozen)))
         return definition_pointer(state.defs_key, name, rest)
+
+    def shared_definitions(self) -> dict[str, Any]:
+        """The definitions of other files that are shared classes (`share`), by name, each as
+        shared definitions refer to one another (`pointing_at_shared`)."""
+        found: dict[str, Any] = {}
+        for (path, unit), name in self.shared_files.items():
+            doc = self.toolset if path == str(self.toolset.path) else self.files.get(Path(path))
+            if not name or doc is None:
+                continue
+            ok, value, _ = resolve_pointer(doc.data, [str(p) for p in unit])
+            if ok:
+                found[name] = self.pointing_at_shared(doc, value)
+        return found
+
+    def pointing_at_shared(self, doc: Document, schema: Any) -> Any:
+        """`schema` (a definition written in `doc`) with each reference to a shared definition
+        (the toolset's, or another file's that `shared_definitions` holds) written
+        `#/$defs/NAME[/...]`; the toolset's own references stay as written."""
+        refs = [
+            (path, ref) for path, ref in iter_refs(schema) if doc is not self.toolset or ref.partition("#")[0]
+        ]
+        if not refs:
+            return schema
+        copy = _copy(schema)
+        before = len(self.diagnostics)  # every reference resolved while bundling: nothing to say
+        for ref_path, ref in refs:
+            target = self._resolve(doc, ref, None, _Where(doc, (), ref_path))
+            if target is None or isinstance(target, str):
+                continue
+            target_doc, unit, _ = target
+            if target_doc is self.toolset and len(unit.unit) == 2 and unit.unit[0] == "$defs":
+                name = str(unit.unit[1])
+            else:
+                name = self.shared_files.get((str(target_doc.path), unit.unit), "")
+            if name:
+                _set(copy, ref_path, definition_pointer("$defs", name, tuple(unit.rest)))
+        del self.diagnostics[before:]
+        return copy
 
     def _resolve(
         self, doc: Document, ref: str, root_schema: Any, loc: _Where

@@ -101,7 +101,8 @@ class Tool:
     # The advertised MCP Tool object (camelCase keys), exactly the keys the author wrote.
     advertised: dict[str, JSON]
     examples: tuple[Example, ...] = ()
-    # Names of `$defs` entries that were bundled from the document-level `$defs`.
+    # Names of `$defs` entries that are shared definitions: bundled from the document-level `$defs`,
+    # or from another file's definitions under the name `Toolset.shared_defs` gives them.
     shared_def_names: frozenset[str] = field(default_factory=frozenset)
     # The output schema's own dialect (`dialect` is the input schema's); None without one.
     output_dialect: Dialect | None = None
@@ -135,7 +136,8 @@ class Toolset:
     server_name: str
     server_version: str | None
     instructions: str | None
-    # Document-level `$defs` after bundling: each becomes one shared model class.
+    # Document-level `$defs`, then the definitions of other files they and the tools refer to,
+    # each referring to the others as `#/$defs/NAME`: each becomes one shared model class.
     shared_defs: dict[str, JSON]
     tools: tuple[Tool, ...]
     # Hash of the toolset and every file it references, for the regeneration fast path.

@@ -49,7 +49,6 @@ from mcpstub.marshalled import marshalled
 from mcpstub.memo import ToolMemo, check_key
 from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
-from mcpstub.shared_files import Bundled, self_contained
 from mcpstub.toolrules import check_tool_entry
 
 FORMAT_VERSION = 1
@@ -466,10 +465,10 @@ class _Checker:
         self.memo = memo  # tools that checked clean in earlier runs, by their input
         self.on_tool = on_tool  # called with each tool passed, in order
         self._shared: bytes | None = None  # the shared definitions, marshalled once
-        self._bundled_defs: dict[str, Bundled] = {}  # each shared definition, self-contained
         self._policy_text = ""
         self.diagnostics: list[Diagnostic] = []
-        self.bundler = Bundler(doc, self._load_file, root=policy.ref_root)
+        self.bundler = Bundler(doc, self._load_file, root=policy.ref_root, share=self._share)
+        self._classes: set[str] | None = None  # class names taken (`_share`), made when first needed
         self._validators: dict[int, tuple[Any, Any]] = {}  # by id of a checked schema: it, compiled
         # what a definition refers to if it compiles on its own (else None), by (`$schema`, its
         # `$defs` key, its marshal)
@@ -483,6 +482,32 @@ class _Checker:
             known = self._finite_docs[id(doc)] = doc.finite or all_finite(doc.data)
             doc.finite = known  # (a file read again from this one keeps it: `load._reread`)
         return known
+
+    def _share(self, wanted: str) -> str:
+        """The name under which a definition of another file, which would be called `wanted`, is
+        one shared class: `wanted`, or `wanted2`, ... where a definition of the toolset, a tool or
+        another file's definition has that class name; "" for a name no class can have."""
+        if self._classes is None:
+            data = self.doc.data if isinstance(self.doc.data, dict) else {}
+            defs, tools = data.get("$defs"), data.get("tools")
+            self._classes = set()
+            for name in defs if isinstance(defs, dict) else ():
+                if isinstance(name, str):
+                    self._classes.update(_classes_of(name))
+            for raw in tools if isinstance(tools, list) else ():
+                if isinstance(raw, dict) and isinstance(raw.get("name"), str):
+                    prefix = to_class_prefix(raw["name"])
+                    self._classes.update(prefix + suffix for suffix in ("Input", "Output", "Result"))
+                    asks = raw.get("elicitations")
+                    keys = [k for k in asks if isinstance(k, str)] if isinstance(asks, dict) else []
+                    self._classes.update(elicitation_class(raw["name"], k) for k in keys)
+        if "." in wanted or not class_name(wanted).isidentifier():
+            return ""
+        name, counter = wanted, 2
+        while not self._classes.isdisjoint(_classes_of(name)):
+            name, counter = f"{wanted}{counter}", counter + 1
+        self._classes.update(_classes_of(name))
+        return name
 
     def _load_file(self, path: Path) -> tuple[Document | None, list[Diagnostic]]:
         relative = os.path.relpath(path, self.doc.path.parent.resolve())
@@ -552,8 +577,7 @@ class _Checker:
             self.diagnostics.extend(_meta_errors(doc, ("$defs", name), value, dialect, self.policy, defaults))
             if isinstance(value, dict):  # its refs must resolve even when no tool uses it
                 errors_before = len(self.bundler.diagnostics)
-                bundled, took = self.bundler.bundle_schema(("$defs", name), dialect)
-                self._bundled_defs[name] = (bundled, took, dialect)
+                bundled, _ = self.bundler.bundle_schema(("$defs", name), dialect)
                 if not (has_errors(self.diagnostics[before:]) or self.bundler.over_budget):
                     if has_errors(self.bundler.diagnostics[errors_before:]):
                         bundled = value  # a reference is wrong: what refers to nothing is judged still
@@ -563,10 +587,13 @@ class _Checker:
         if has_errors(self.diagnostics):
             return None
         server = doc.data["server"]
-        # What the shared definitions reach in other files is lifted beside them: the toolset's
-        # values say all its models are made of, whatever folder they are made in.
-        roots = (n for t in tools for n in (t.input_class, t.output_class, *t.elicitation_classes.values()))
-        shared = self_contained(doc.data.get("$defs") or {}, self._bundled_defs, roots)
+        # What the shared definitions and the tools reach in other files is shared beside them
+        # (`_share`): the toolset's values say all its models are made of, whatever folder they
+        # are made in.
+        shared = dict(doc.data.get("$defs") or {})
+        if self.bundler.shared_files:
+            shared = {n: self.bundler.pointing_at_shared(doc, v) for n, v in shared.items()}
+            shared.update(self.bundler.shared_definitions())
         return Toolset(
             server_name=server["name"],
             server_version=server.get("version"),
@@ -909,6 +936,13 @@ class _Checker:
                     self.doc.loc(where),
                 )
             )
+
+
+def _classes_of(name: str) -> set[str]:
+    """The class names a definition called `name` takes (`<name>Model` too for a name models.py
+    imports)."""
+    spelled = class_name(name)
+    return {spelled, spelled + "Model"} if spelled in IMPORTED else {spelled}
 
 
 def _referenced_root(schema: dict[str, Any]) -> dict[str, Any]:

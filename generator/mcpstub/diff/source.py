@@ -81,12 +81,12 @@ def side_from_toolset(checked: Checked) -> Side:
         if len(parts) >= 3 and parts[1] in ("$defs", "definitions"):
             own = _get(doc.data, (*schema, parts[1]))
             name = parts[2]
-            if not (isinstance(own, dict) and name in own) and name in shared.get(tool, ()):
-                return _written(doc, docs, (), ("$defs", name), parts[3:])
             origin = doc.bundled_from.get((schema, name))
             if not (isinstance(own, dict) and name in own) and origin is not None:
                 # copied from another file (or elsewhere in this one): located where it is written
                 return _written(origin[0], docs, (), origin[1], parts[3:])
+            if not (isinstance(own, dict) and name in own) and name in shared.get(tool, ()):
+                return _written(doc, docs, (), ("$defs", name), parts[3:])
         return _written(doc, docs, schema, schema, parts[1:])
 
     asked = {tool.name: tool.elicitations for tool in toolset.tools if tool.elicitations}

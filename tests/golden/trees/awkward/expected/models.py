@@ -24,6 +24,19 @@ class Node(BaseModel):
     children: list["Node"] | MISSING = MISSING
 
 
+Zip: TypeAlias = StrictStr
+
+
+class Address(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+    street: StrictStr
+    zip: Zip | MISSING = MISSING
+
+
 Node.model_rebuild()
 
 
@@ -76,7 +89,14 @@ def _json_number(value: Any) -> Any:
     raise ValueError("not a number")
 
 
-GetUserV2InputZip: TypeAlias = StrictStr
+class GetUserV2InputAddress(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )
+    street: StrictStr
+    zip: Zip | MISSING = MISSING
 
 
 class GetUserV2OutputNode(BaseModel):
@@ -104,14 +124,14 @@ class TreeWalkInput(BaseModel):
     ) = MISSING
 
 
-class GetUserV2InputAddress(BaseModel):
+class GetUserV2Input(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
-        extra="allow",
+        extra="forbid",
         validate_by_name=True,
     )
-    street: StrictStr
-    zip: GetUserV2InputZip | MISSING = MISSING
+    id: StrictStr
+    address: GetUserV2InputAddress | MISSING = MISSING
 
 
 class GetUserV2Output(BaseModel):
@@ -122,16 +142,6 @@ class GetUserV2Output(BaseModel):
     )
     name: StrictStr | None | MISSING = MISSING
     tree: GetUserV2OutputNode | MISSING = MISSING
-
-
-class GetUserV2Input(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="forbid",
-        validate_by_name=True,
-    )
-    id: StrictStr
-    address: GetUserV2InputAddress | MISSING = MISSING
 
 
 GetUserV2OutputNode.model_rebuild()

@@ -1,0 +1,188 @@
+"""A definition in a second file is shared as one written in the toolset: one class, used by every
+tool that refers to it (directly or through a shared definition), returnable by their handlers;
+its patterns are left to the validator."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from mcp import Client
+
+from tests.functional.helpers import imported, write_package
+
+PACKAGE = "fx_shared_files"
+
+COMMON = """\
+$defs:
+  User:
+    type: object
+    properties:
+      login: {type: string, pattern: "^(?!admin$)[a-z]+$"}
+      home: {$ref: "#/$defs/Address"}
+    required: [login]
+  Address: {type: object, properties: {city: {type: string}}, required: [city]}
+  Tag: {type: string, pattern: "^(?=x)[a-z]+$"}
+  Issue: {type: object, properties: {other: {type: boolean}}}
+  odd.name: {type: object, properties: {n: {type: integer}}}
+"""
+
+TOOLSET = """\
+mcpstub: 1
+server: {name: files}
+$defs:
+  Issue:
+    type: object
+    properties:
+      id: {type: integer}
+      title: {type: string}
+      assignee: {$ref: "common.yaml#/$defs/User"}
+    required: [id, title]
+tools:
+  - name: get_issue
+    inputSchema: {type: object, properties: {id: {type: integer}}, required: [id]}
+    outputSchema: {$ref: "#/$defs/Issue"}
+  - name: list_issues
+    inputSchema:
+      type: object
+      properties: {tag: {$ref: "common.yaml#/$defs/Tag"}}
+    outputSchema:
+      type: object
+      properties:
+        items: {type: array, items: {$ref: "#/$defs/Issue"}}
+        owner: {$ref: "common.yaml#/$defs/User"}
+        other: {$ref: "common.yaml#/$defs/Issue"}
+        odd: {$ref: "common.yaml#/$defs/odd.name"}
+      required: [items]
+  - name: whoami
+    inputSchema: {type: object, properties: {login: {type: string}}, required: [login]}
+    outputSchema: {$ref: "common.yaml#/$defs/User"}
+"""
+
+HANDLERS = {
+    "get_issue": """\
+from __future__ import annotations
+
+from ..models import Address, GetIssueInput, GetIssueOutput, Issue, User
+from ..results import GetIssueResult
+from ..server import ToolContext
+
+
+async def get_issue(args: GetIssueInput, ctx: ToolContext) -> GetIssueOutput | GetIssueResult:
+    owner = User(login="bob", home=Address(city="Oslo"))
+    return Issue(id=args.id, title="first", assignee=owner)
+""",
+    "list_issues": """\
+from __future__ import annotations
+
+from pydantic import MISSING
+
+from ..models import Issue, ListIssuesInput, ListIssuesOutput, User
+from ..results import ListIssuesResult
+from ..server import ToolContext
+
+
+async def list_issues(args: ListIssuesInput, ctx: ToolContext) -> ListIssuesOutput | ListIssuesResult:
+    tag = "none" if args.tag is MISSING else args.tag
+    owner = User(login="ann")
+    return ListIssuesOutput(items=[Issue(id=1, title=tag, assignee=owner)], owner=owner)
+""",
+    "whoami": """\
+from __future__ import annotations
+
+from ..models import User, WhoamiInput, WhoamiOutput
+from ..results import WhoamiResult
+from ..server import ToolContext
+
+
+async def whoami(args: WhoamiInput, ctx: ToolContext) -> WhoamiOutput | WhoamiResult:
+    return User(login=args.login)
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("files")
+    (root / "common.yaml").write_text(COMMON, encoding="utf-8")
+    folder, _ = write_package(root, PACKAGE, TOOLSET)
+    for name, text in HANDLERS.items():
+        (folder / "handlers" / f"{name}.py").write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def pkg(root: Path) -> Iterator[ModuleType]:
+    with imported(root, PACKAGE) as package:
+        yield package
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def test_each_definition_is_one_class_whichever_file_it_is_written_in(pkg: ModuleType) -> None:
+    models = importlib.import_module(f"{pkg.__name__}.models")
+    source = Path(models.__file__).read_text("utf-8")
+    assert models.GetIssueOutput is models.Issue and models.WhoamiOutput is models.User
+    fields = models.ListIssuesOutput.model_fields
+    assert fields["items"].annotation == list[models.Issue]
+    assert models.User in fields["owner"].annotation.__args__
+    assert models.User in models.Issue.model_fields["assignee"].annotation.__args__
+    assert models.Address in models.User.model_fields["home"].annotation.__args__
+    # the second file's `Issue` is a class of its own, named apart from the toolset's
+    assert models.Issue2 in fields["other"].annotation.__args__
+    assert set(models.Issue2.model_fields) == {"other"}
+    # no copies per tool: each class is written once
+    for name in ("User", "Address", "Issue", "Issue2"):
+        assert source.count(f"class {name}(") == 1
+    assert "OutputUser" not in source and "OutputIssue" not in source and "OutputAddress" not in source
+
+
+def test_patterns_of_a_second_file_are_left_to_the_validator(pkg: ModuleType) -> None:
+    models = importlib.import_module(f"{pkg.__name__}.models")
+    source = Path(models.__file__).read_text("utf-8")
+    assert "pattern" not in source and "regex_engine" not in source
+    assert models.User(login="admin").login == "admin"  # the model is never stricter than the schema
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", None])
+async def test_handlers_return_the_shared_classes_and_the_schema_still_rules(
+    pkg: ModuleType, mode: str | None
+) -> None:
+    options = {"mode": mode} if mode else {}
+    async with Client(pkg.create_server(), **options) as client:  # type: ignore[arg-type]
+        got = await client.call_tool("get_issue", {"id": 7})
+        listed = await client.call_tool("list_issues", {"tag": "xyz"})
+        me = await client.call_tool("whoami", {"login": "eve"})
+        bad_tag = await client.call_tool("list_issues", {"tag": "abc"})  # the lookahead refuses it
+        admin = await client.call_tool("whoami", {"login": "admin"})  # an output the schema refuses
+    assert got.structured_content == {
+        "id": 7, "title": "first", "assignee": {"login": "bob", "home": {"city": "Oslo"}}
+    }  # fmt: skip
+    assert not listed.is_error and listed.structured_content is not None
+    assert listed.structured_content["items"][0]["title"] == "xyz"
+    assert me.structured_content == {"login": "eve"}
+    assert bad_tag.is_error and "tag" in bad_tag.content[0].text  # type: ignore[union-attr]
+    assert admin.is_error and admin.structured_content is None
+    assert "output did not match the declared schema" in admin.content[0].text  # type: ignore[union-attr]
+
+
+def test_package_passes_mypy_strict(root: Path, tmp_path: Path) -> None:
+    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
+    done = subprocess.run(
+        [*mypy, "--cache-dir", str(tmp_path / "cache"), PACKAGE],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
