@@ -322,7 +322,81 @@ class Namer:
             elif key in _LIST and isinstance(value, list):
                 # The parts of a merged allOf are merged, not classes of their own.
                 part = key != "allOf" or not _merges(node)
-                out[key] = [self._walk(v, root, base, found, taken, exposed, part) for v in value]
+                tags = branch_tags(value) if key in ("oneOf", "anyOf") else None
+                out[key] = [
+                    self._walk(v, root, base, found, taken, exposed, part)
+                    if tags is None or not tags[i]
+                    else self._branch(v, root, base + tags[i], found, taken, exposed)
+                    for i, v in enumerate(value)
+                ]
             else:
                 out[key] = value
         return out
+
+    def _branch(
+        self,
+        node: dict[str, JSON],
+        root: str,
+        stem: str,
+        found: dict[str, JSON],
+        taken: set[str],
+        exposed: int,
+    ) -> JSON:
+        """A `oneOf`/`anyOf` branch told apart by a constant, as a class named `stem` (or, taken,
+        a fresh name from it)."""
+        name = self.fresh(root, stem, taken)
+        inner: dict[str, JSON] = {}
+        body = {k: v for k, v in node.items() if k not in _AT_REFERENCE}
+        found_body = self._walk(body, root, name, inner, taken, exposed, hoist=False)
+        found.update(inner)
+        found[name] = found_body
+        ref: dict[str, JSON] = {"$ref": f"#/$defs/{name}"}
+        ref.update((k, node[k]) for k in _AT_REFERENCE if k in node)
+        return ref
+
+
+def branch_tags(branches: list[JSON]) -> list[str] | None:
+    """What names each branch of a `oneOf`/`anyOf` (`File`, `Url`) where its object branches are told
+    apart by a property whose value each fixes (`kind: {const: file}`, or a one-value `enum`): the
+    value, as a class name part ("" for a branch that is no such object); None where there is no
+    such property (the generator then numbers the branches: `Target`, `Target1`)."""
+    objects = [b for b in branches if isinstance(b, dict) and _is_class(b) and not _merges(b)]
+    if len(objects) < 2:
+        return None
+    first = objects[0]["properties"]
+    for prop in first if isinstance(first, dict) else ():
+        values = [v for b in objects if (v := _fixed(b["properties"].get(prop))) is not None]
+        if len(values) != len(objects):
+            continue
+        tags = [_tag(prop, v) for v in values]
+        if len({_norm(t) for t in tags}) == len(tags) and all(tags):
+            named = iter(tags)
+            return [next(named) if any(b is o for o in objects) else "" for b in branches]
+    return None
+
+
+def _fixed(schema: JSON) -> tuple[object] | None:
+    """The one value a property schema allows (`const`, or an `enum` of one), in a 1-tuple."""
+    if not isinstance(schema, dict):
+        return None
+    if "const" in schema:
+        value = schema["const"]
+    elif isinstance(schema.get("enum"), list) and len(schema["enum"]) == 1:
+        value = schema["enum"][0]
+    else:
+        return None
+    return (value,) if isinstance(value, str | int | float | bool) and value is not None else None
+
+
+def _tag(prop: str, value: tuple[object]) -> str:
+    """A constant as a class name part: `file` -> `File`, `b-c` -> `BC`, 2 -> `Version2` (for a
+    property `version`: a part must not start with a digit), true -> `ActiveTrue`."""
+    raw = value[0]
+    text = str(raw).lower() if isinstance(raw, bool) else str(raw)
+    words = re.findall(r"[A-Za-z0-9]+", text)
+    tag = "".join(w[:1].upper() + w[1:] for w in words)
+    if not tag:
+        return ""  # nothing of it can be spelled in a class name
+    if tag[0].isdigit() or isinstance(raw, bool):
+        tag = to_class_prefix(prop) + tag
+    return tag if tag.isidentifier() and tag.isascii() else ""
