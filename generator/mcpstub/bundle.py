@@ -3,7 +3,10 @@
 `bundle_schema` takes a tool's input or output schema as written and returns a copy in which every
 reference that leaves the schema (to the toolset's shared `$defs` or to a relative local file) is
 copied into the schema's own `$defs` (`definitions` for draft-07) and pointed at there. Refs inside
-the schema stay as written. Remote refs, unresolvable refs and cycles of bare refs are diagnostics.
+the schema stay as written. Remote refs, unresolvable refs and cycles of bare refs are diagnostics
+(an unresolved one names the close name it may mean). A definition of another file gets one name
+for the whole toolset when first copied (`share`), so that, as the toolset's own definitions, it is
+one shared class (`shared_definitions`).
 """
 
 from __future__ import annotations

@@ -485,8 +485,8 @@ class _Checker:
 
     def _share(self, wanted: str) -> str:
         """The name under which a definition of another file, which would be called `wanted`, is
-        one shared class: `wanted`, or `wanted2`, ... where a definition of the toolset, a tool or
-        another file's definition has that class name; "" for a name no class can have."""
+        one shared class: `wanted` (a `.` in it written `_`), or `wanted2`, ... where a definition
+        of the toolset, a tool or another file's definition has that class name."""
         if self._classes is None:
             data = self.doc.data if isinstance(self.doc.data, dict) else {}
             defs, tools = data.get("$defs"), data.get("tools")
@@ -501,8 +501,8 @@ class _Checker:
                     asks = raw.get("elicitations")
                     keys = [k for k in asks if isinstance(k, str)] if isinstance(asks, dict) else []
                     self._classes.update(elicitation_class(raw["name"], k) for k in keys)
-        if "." in wanted or not class_name(wanted).isidentifier():
-            return ""
+        # The model generator reads a dotted name as module.Class: no class of models.py.
+        wanted = wanted.replace(".", "_") or "Definition"
         name, counter = wanted, 2
         while not self._classes.isdisjoint(_classes_of(name)):
             name, counter = f"{wanted}{counter}", counter + 1

@@ -1,0 +1,81 @@
+"""The checked toolset holds the definitions of other files as shared definitions: each named once
+for the whole toolset, every reference among shared definitions written `#/$defs/NAME`."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from mcpstub.pipeline import check_toolset
+
+COMMON = """\
+$defs:
+  User: {type: object, properties: {home: {$ref: "#/$defs/Address"}, login: {type: string}}}
+  Address: {type: object, properties: {city: {type: string}}}
+  Status: {enum: [a, b]}
+  odd.name: {type: object, properties: {n: {type: integer}}}
+"""
+
+
+def checked_toolset(tmp_path: Path, text: str) -> dict[str, object]:
+    (tmp_path / "common.yaml").write_text(COMMON, "utf-8")
+    (tmp_path / "other.yaml").write_text('$defs:\n  User: {type: object, properties: {x: {type: string}}}\n')
+    (tmp_path / "tools.yaml").write_text("mcpstub: 1\nserver: {name: s}\n" + textwrap.dedent(text), "utf-8")
+    checked = check_toolset(tmp_path / "tools.yaml", "tools.yaml")
+    assert checked.toolset is not None, [d.format() for d in checked.diagnostics]
+    return {"shared": checked.toolset.shared_defs, "tools": {t.name: t for t in checked.toolset.tools}}
+
+
+def test_definitions_of_other_files_are_shared_definitions_named_once(tmp_path: Path) -> None:
+    found = checked_toolset(
+        tmp_path,
+        """\
+        $defs:
+          Status: {enum: [x]}
+          Issue:
+            type: object
+            properties:
+              by: {$ref: "common.yaml#/$defs/User"}
+              other: {$ref: "other.yaml#/$defs/User"}
+              s: {$ref: "common.yaml#/$defs/Status"}
+              odd: {$ref: "common.yaml#/$defs/odd.name"}
+        tools:
+          - name: a
+            inputSchema: {type: object, properties: {i: {$ref: "#/$defs/Issue"}}}
+          - name: b
+            inputSchema: {type: object, properties: {u: {$ref: "common.yaml#/$defs/User"}}}
+        """,
+    )
+    shared = found["shared"]
+    assert isinstance(shared, dict)
+    # the toolset's first, then the files' in the order first met; a taken name is numbered
+    assert list(shared) == ["Status", "Issue", "User", "User2", "Status2", "odd_name", "Address"]
+    assert shared["Issue"]["properties"] == {
+        "by": {"$ref": "#/$defs/User"},
+        "other": {"$ref": "#/$defs/User2"},
+        "s": {"$ref": "#/$defs/Status2"},
+        "odd": {"$ref": "#/$defs/odd_name"},
+    }
+    assert shared["User"]["properties"]["home"] == {"$ref": "#/$defs/Address"}
+    assert "yaml" not in json.dumps(shared)  # the model generator never reads a file itself
+    tools = found["tools"]
+    assert isinstance(tools, dict)
+    assert tools["a"].shared_def_names >= {"Issue", "User", "Address"}
+    assert tools["b"].shared_def_names == {"User", "Address"}
+
+
+def test_a_toolset_without_file_references_keeps_its_definitions_as_written(tmp_path: Path) -> None:
+    found = checked_toolset(
+        tmp_path,
+        """\
+        $defs:
+          A: {type: object, properties: {b: {$ref: "#/$defs/B"}}}
+          B: {type: string}
+        tools:
+          - name: a
+            inputSchema: {type: object, properties: {a: {$ref: "#/$defs/A"}}}
+        """,
+    )
+    a_def = {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}}
+    assert found["shared"] == {"A": a_def, "B": {"type": "string"}}
