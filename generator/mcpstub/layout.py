@@ -27,7 +27,12 @@ OURS_FILES = (
     "tools.py",
     "server.py",
     "testing.py",
+    "client.py",
 )
+# Public names of the typed client's base class (`mcpstub_runtime.client.ToolsClient`): a tool
+# whose identifier is one of them gets a method named with a `_` suffix (`session_`). A runtime
+# test checks that the base class has no other public name.
+CLIENT_RESERVED = frozenset({"session", "drift"})
 # "ours" files that earlier versions wrote and this one does not (the framework moved into the
 # runtime library): a run removes them when they carry the generated header, and says so.
 RETIRED_FILES = ("app.py",)

@@ -20,6 +20,7 @@ import jinja2
 
 from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import (
+    CLIENT_RESERVED,
     CONTRACT_TESTS,
     HEADER_PREFIX,
     LINE_LENGTH,
@@ -257,23 +258,62 @@ def _import(module: str, names: list[str]) -> str:
     return f"from {module} import (\n" + "".join(f"    {name},\n" for name in names) + ")"
 
 
-def _signature(head: str, params: list[str], returns: list[str]) -> str:
-    """An `async def` line (without the body), split as black splits a long signature."""
+def _signature(head: str, params: list[str], returns: list[str], indent: str = "") -> str:
+    """An `async def` line (without the body) at `indent`, split as black splits a long signature."""
     annotation = " | ".join(returns)
-    one_line = f"{head}{', '.join(params)}) -> {annotation}:"
+    one_line = f"{indent}{head}{', '.join(params)}) -> {annotation}:"
     if text_width(one_line) <= LINE_LENGTH:
         return one_line
-    body = "    " + ", ".join(params)
+    inner = indent + "    "
+    body = inner + ", ".join(params)
     if text_width(body) > LINE_LENGTH:
-        body = "\n".join(f"    {param}," for param in params)
-    tail = f") -> {annotation}:"
+        body = "\n".join(f"{inner}{param}," for param in params)
+    tail = f"{indent}) -> {annotation}:"
     if text_width(tail) > LINE_LENGTH:
         # black parenthesizes a return annotation too long for the line, split at `|` if needed
-        inner = "    " + annotation
-        if text_width(inner) > LINE_LENGTH:
-            inner = "\n    | ".join(["    " + returns[0], *returns[1:]])
-        tail = f") -> (\n{inner}\n):"
-    return f"{head}\n{body}\n{tail}"
+        wrapped = inner + annotation
+        if text_width(wrapped) > LINE_LENGTH:
+            wrapped = f"\n{inner}| ".join([inner + returns[0], *returns[1:]])
+        tail = f"{indent}) -> (\n{wrapped}\n{indent}):"
+    return f"{indent}{head}\n{body}\n{tail}"
+
+
+def _call(head: str, args: list[str], indent: str) -> str:
+    """`head(args)` as a statement at `indent`, split as black splits a call too long for the line."""
+    one_line = f"{indent}{head}({', '.join(args)})"
+    if text_width(one_line) <= LINE_LENGTH:
+        return one_line
+    inner = indent + "    "
+    body = inner + ", ".join(args)
+    if len(args) > 1 and text_width(body) > LINE_LENGTH:
+        body = "\n".join(f"{inner}{arg}," for arg in args)
+    return f"{indent}{head}(\n{body}\n{indent})"
+
+
+def client_method(tool: Tool) -> str:
+    """The typed client's method for `tool`: keyword arguments from its input model, its output
+    type as the return type (content blocks without an output schema)."""
+    name = tool.identifier + "_" if tool.identifier in CLIENT_RESERVED else tool.identifier
+    argument = f"_models.{tool.input_class}"
+    returns = f"_models.{tool.output_class}" if tool.output_class else "list[_types.ContentBlock]"
+    call = [to_literal(tool.name), "args"]
+    lines = [
+        _call("@_runtime.arguments", [argument], "    "),
+        _signature(f"async def {name}(", ["self", f"args: {argument}"], [returns], "    "),
+    ]
+    if tool.output_class is not None:
+        # Declared apart, so that no line holds both the output type and the tool's name.
+        declared = f"        output: {returns}"
+        if text_width(declared) > LINE_LENGTH:
+            declared = f"        output: (\n            {returns}\n        )"
+        lines += [
+            declared,
+            _call("output = await self._output", call, "        "),
+            "        return output",
+        ]
+    else:
+        lines.append(_call("return await self._content", call, "        "))
+    return "\n".join(lines)
 
 
 def _check_names(toolset: Toolset) -> None:
@@ -495,6 +535,11 @@ def render_package(
         "tools.py": tools_text,
         "server.py": render("server.py.jinja"),
         "testing.py": render("testing.py.jinja"),
+        "client.py": render(
+            "client.py.jinja",
+            methods=[client_method(tool) for tool in toolset.tools],
+            content_tools=any(tool.output_class is None for tool in toolset.tools),
+        ),
     }
     if tuple(ours) != OURS_FILES:  # the fast path and the writer rely on this list
         raise RenderError(f"generated files {tuple(ours)} differ from the layout {OURS_FILES}")

@@ -92,6 +92,7 @@ from __future__ import annotations
 from . import create_server
 from .models import GetReportV2Input, GetReportV2Output, PingInput
 from .results import PingResult
+from .client import connect as connect_client
 from .server import ToolContext
 from .testing import connect
 
@@ -129,6 +130,24 @@ def build() -> None:
     create_server({"ping": wrong_arity})  # type: ignore[arg-type]
     create_server({"pong": ping_async})  # type: ignore[arg-type]
     create_server({"ping": 3})  # type: ignore[arg-type]
+
+
+# The typed client: keyword arguments and return types are checked, and so are connect's options.
+async def call() -> None:
+    async with connect_client(create_server(), strict=True, log_level="debug") as client:
+        report: GetReportV2Output = await client.get_report_v2(limit=2, topic="t")
+        blocks = await client.ping()
+        assert report.score >= 0 and blocks[0].type in {"text", "image"}
+        await client.get_report_v2(limt=2)  # type: ignore[call-arg]
+        await client.get_report_v2(limit="2")  # type: ignore[arg-type]
+        await client.get_report_v2(2)  # type: ignore  # positional: refused (its code varies)
+        wrong: int = await client.get_report_v2()  # type: ignore[assignment]
+        text: str = await client.ping()  # type: ignore[assignment]
+        await client.pong()  # type: ignore[attr-defined]
+    async with connect_client("http://127.0.0.1:1/mcp", token="t", headers={"X-A": "b"}):
+        pass
+    connect_client(["python", "-m", "x"], tokn="t")  # type: ignore[call-arg]
+    connect_client(["python", "-m", "x"], log_level="loud")  # type: ignore[arg-type]
 """
 
 

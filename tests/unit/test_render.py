@@ -134,6 +134,7 @@ def test_ours_files_start_with_the_header_and_stubs_do_not() -> None:
         "tools.py",
         "server.py",
         "testing.py",
+        "client.py",
         "surface.json",
     }
     assert set(package.yours) == {"handlers/__init__.py", "handlers/echo.py", "handlers/add.py"}

@@ -1,0 +1,475 @@
+"""The typed client of a generated package: `connect(Client, target)` and its base class.
+
+A generated `client.py` declares `Client(ToolsClient)` with one method per tool (its keyword
+arguments are the input model's fields, `@arguments(InputModel)`) and a `connect(target)` that
+calls `connect` here. What is the same for every toolset lives in this module:
+
+- the transport, from the target: an http(s) URL (streamable HTTP, with a bearer `token` or
+  extra `headers`), a command (a list of arguments, or the SDK's `StdioServerParameters`), or an
+  in-memory `mcp.server.Server`;
+- drift: on connect the server's `tools/list` is read as sent and each tool the client knows is
+  compared with the Tool object frozen in the package; what differs is reported once as a
+  `DriftWarning` naming each tool and where it differs, and is kept in `client.drift`. With
+  `strict=True` a call of a drifted tool raises `DriftError` and nothing is sent;
+- answers: an `isError` result raises `ToolError` with its text; an output is validated into the
+  package's output type (a model, or the type a non-object output declares), and one the type
+  refuses raises `UnexpectedOutput`; a tool without an output schema returns its content blocks;
+- logs: the server's log messages at `log_level` ("info" unless told) and above become records
+  of the Python logger `<package>.client`, or go to `on_log` instead.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar, Unpack
+
+from mcp import Client, StdioServerParameters, types
+from mcp.client.session import LoggingFnT
+from mcp.server import Server
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .context import LOG_LEVELS
+from .results import ToolError
+from .spec import ToolSpec
+
+__all__ = [
+    "ConnectOptions",
+    "Drift",
+    "DriftError",
+    "DriftWarning",
+    "LogHandler",
+    "Target",
+    "ToolError",
+    "ToolsClient",
+    "UnexpectedOutput",
+    "arguments",
+    "connect",
+]
+
+# What `connect` takes as the server: a URL, a command, the SDK's stdio parameters, or a server.
+Target = str | Sequence[str] | StdioServerParameters | Server[Any]
+# Receives each log message the server sends (at `log_level` or above) instead of Python logging.
+LogHandler = Callable[[types.LoggingMessageNotificationParams], Awaitable[None] | None]
+
+# A listing longer than this many pages is a server that never stops paginating.
+_MAX_PAGES = 1000
+# Differences shown per tool in the warning (all are in `Drift.changed`).
+_SHOWN_DIFFERENCES = 3
+# MCP's log levels as Python logging levels (Python has no notice, alert or emergency).
+_PYTHON_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL,
+    "emergency": logging.CRITICAL,
+}
+
+P = ParamSpec("P")
+R = TypeVar("R")
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
+ClientT = TypeVar("ClientT", bound="ToolsClient")
+
+
+class ConnectOptions(TypedDict, total=False):
+    """The keyword options of `connect`."""
+
+    token: str  # a bearer token for an HTTP URL: sent as `Authorization: Bearer <token>`
+    headers: Mapping[str, str]  # more HTTP headers for an HTTP URL
+    strict: bool  # refuse to call a tool whose advertised form differs (DriftError)
+    log_level: types.LoggingLevel | None  # the least severe server log message wanted; None: none
+    on_log: LogHandler  # receives those messages instead of the logger `<package>.client`
+    mode: str  # "auto" (default), "legacy" (2025-11-25) or a protocol version ("2026-07-28")
+    timeout: float  # seconds to wait for each answer
+
+
+class DriftWarning(UserWarning):
+    """The server's tools differ from those the client was generated for."""
+
+
+class DriftError(Exception):
+    """A strict client refused to call a tool whose advertised form differs from its own."""
+
+
+class UnexpectedOutput(Exception):
+    """A tool's answer does not fit the output type the client was generated with."""
+
+
+@dataclass(frozen=True)
+class Drift:
+    """How the server's `tools/list` differs from the tools the client was generated for."""
+
+    # Each tool of the client whose Tool object differs: what differs, one line each.
+    changed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # Tools of the client the server does not list.
+    missing: tuple[str, ...] = ()
+    # Tools the server lists that the client does not know (regenerate to call them).
+    added: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.changed or self.missing or self.added)
+
+    def affects(self, tool: str) -> bool:
+        """True when calling `tool` relies on a form the server no longer advertises."""
+        return tool in self.changed or tool in self.missing
+
+    def describe(self) -> str:
+        """One line per drifted tool, as the warning shows them."""
+        lines = [f"{name}: not listed by the server" for name in self.missing]
+        for name, differences in self.changed.items():
+            shown = "; ".join(differences[:_SHOWN_DIFFERENCES])
+            more = len(differences) - _SHOWN_DIFFERENCES
+            lines.append(f"{name}: {shown}" + (f"; and {more} more" if more > 0 else ""))
+        if self.added:
+            lines.append(f"not in this client: {', '.join(self.added)}")
+        return "\n".join(f"  {line}" for line in lines)
+
+
+def _shown(value: Any) -> str:
+    if value is _ABSENT:
+        return "(absent)"
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_ABSENT = object()
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """JSON equality: a boolean is no number, 1 and 1.0 are the same number."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and bool(a == b)
+
+
+def _pointer(path: tuple[str, ...]) -> str:
+    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def _differences(expected: Any, listed: Any, path: tuple[str, ...] = ()) -> Iterator[str]:
+    """Where `listed` differs from `expected`: `key/pointer: old -> new`, outermost first."""
+    if isinstance(expected, dict) and isinstance(listed, dict):
+        for key in [*expected, *(k for k in listed if k not in expected)]:
+            old, new = expected.get(key, _ABSENT), listed.get(key, _ABSENT)
+            if old is _ABSENT or new is _ABSENT or not _same_json(old, new):
+                yield from _differences(old, new, (*path, str(key)))
+        return
+    if isinstance(expected, list) and isinstance(listed, list) and len(expected) == len(listed):
+        for index, (old, new) in enumerate(zip(expected, listed, strict=True)):
+            if not _same_json(old, new):
+                yield from _differences(old, new, (*path, str(index)))
+        return
+    head, rest = path[0], _pointer(path[1:])
+    yield f"{head}{' ' + rest if rest else ''}: {_shown(expected)} -> {_shown(listed)}"
+
+
+def compare(
+    tools: Mapping[str, ToolSpec], listed: Sequence[Mapping[str, Any]], *, modern: bool
+) -> Drift:
+    """The drift of `listed` (tools/list objects as sent) from the frozen `tools`.
+
+    `modern`: the connection speaks 2026-07-28 (else 2025-11-25 objects are expected).
+    """
+    by_name = {tool.get("name"): tool for tool in listed}
+    changed: dict[str, tuple[str, ...]] = {}
+    missing: list[str] = []
+    for name, spec in tools.items():
+        got = by_name.get(name)
+        if got is None:
+            missing.append(name)
+            continue
+        expected = dict(spec.wire if modern else spec.legacy_wire)
+        if not _same_json(expected, dict(got)):
+            changed[name] = tuple(_differences(expected, dict(got)))
+    added = tuple(str(name) for name in by_name if name not in tools)
+    return Drift(changed=changed, missing=tuple(missing), added=added)
+
+
+def _text(result: types.CallToolResult) -> str:
+    texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
+    return "\n".join(texts) or "the tool answered isError without a message"
+
+
+class ToolsClient:
+    """Base of a generated `Client`: the connection, the drift found on connect, the calls."""
+
+    # The package's TOOLS: what the client was generated for.
+    _tools: ClassVar[Mapping[str, ToolSpec]] = {}
+    # Output types are prepared on a tool's first call.
+    _adapters: ClassVar[dict[str, TypeAdapter[Any]]]
+
+    __slots__ = ("_drift", "_modern", "_session", "_strict")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._adapters = {}
+
+    def __init__(self, session: Client, drift: Drift, *, strict: bool = False) -> None:
+        self._session = session
+        self._drift = drift
+        self._strict = strict
+        self._modern = session.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+    @property
+    def session(self) -> Client:
+        """The SDK's `mcp.Client`, for what the typed methods do not cover (resources, ...)."""
+        return self._session
+
+    @property
+    def drift(self) -> Drift:
+        """How the server's tools differed from this client's on connect (falsy: not at all)."""
+        return self._drift
+
+    async def _result(self, name: str, arguments: BaseModel) -> types.CallToolResult:
+        """Call tool `name`; an `isError` answer raises `ToolError` with its text."""
+        if self._strict and self._drift.affects(name):
+            what = self._drift.changed.get(name, ("not listed by the server",))
+            raise DriftError(
+                f"{name}: not called, the server's tool differs from this client's "
+                f"(strict mode): {'; '.join(what)}"
+            )
+        sent = arguments.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        result = await self._session.call_tool(name, sent)
+        if result.is_error:
+            raise ToolError(_text(result))
+        return result
+
+    async def _output(self, name: str, arguments: BaseModel) -> Any:
+        """Call tool `name` and return its output, validated into the package's output type."""
+        spec = self._tools[name]
+        result = await self._result(name, arguments)
+        payload = result.structured_content
+        sent_null = "structured_content" in result.model_fields_set
+        if payload is None and not sent_null:
+            raise UnexpectedOutput(f"{name}: the answer carries no structuredContent")
+        if spec.wraps_output and not self._modern:
+            # 2025-11-25 connections get a non-object output wrapped as {"result": value}.
+            if not isinstance(payload, dict) or "result" not in payload:
+                raise UnexpectedOutput(f'{name}: the answer is not wrapped as {{"result": ...}}')
+            payload = payload["result"]
+        adapter = self._adapters.get(name)
+        if adapter is None:
+            adapter = self._adapters[name] = TypeAdapter(spec.output_type)
+        try:
+            return adapter.validate_python(payload)
+        except ValidationError as exc:
+            raise UnexpectedOutput(
+                f"{name}: the output does not fit {spec.output_class}: "
+                + "; ".join(
+                    f"{_pointer(tuple(map(str, error['loc'])))or '/'} {error['msg']}"
+                    for error in exc.errors()[:5]
+                )
+            ) from exc
+
+    async def _content(self, name: str, arguments: BaseModel) -> list[types.ContentBlock]:
+        """Call tool `name` (it has no output schema) and return its content blocks."""
+        result = await self._result(name, arguments)
+        return list(result.content)
+
+
+def arguments(
+    model: Callable[P, ArgsT],
+) -> Callable[
+    [Callable[[ClientT, ArgsT], Awaitable[R]]], Callable[Concatenate[ClientT, P], Awaitable[R]]
+]:
+    """Make a method that takes the input model take its fields as keyword arguments instead.
+
+    Type checkers read the keywords, their types and defaults from the model's constructor.
+    """
+
+    def decorate(
+        method: Callable[[ClientT, ArgsT], Awaitable[R]],
+    ) -> Callable[Concatenate[ClientT, P], Awaitable[R]]:
+        async def call(self: ClientT, /, *args: P.args, **kwargs: P.kwargs) -> R:
+            return await method(self, model(*args, **kwargs))
+
+        call.__name__ = method.__name__
+        call.__qualname__ = method.__qualname__
+        call.__doc__ = method.__doc__
+        call.__module__ = method.__module__
+        fields = list(inspect.signature(model).parameters.values())
+        self_parameter = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
+        call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [self_parameter, *fields],
+            return_annotation=inspect.signature(method).return_annotation,
+        )
+        return call
+
+    return decorate
+
+
+def _sink(
+    logger: str, level: types.LoggingLevel | None, on_log: LogHandler | None
+) -> LoggingFnT:
+    """Where the server's log messages go: `on_log`, else the Python logger `logger`."""
+    least = None if level is None else LOG_LEVELS.index(level)
+
+    async def receive(params: types.LoggingMessageNotificationParams) -> None:
+        if least is None or LOG_LEVELS.index(params.level) < least:
+            return
+        if on_log is not None:
+            pending = on_log(params)
+            if pending is not None:
+                await pending
+            return
+        data = params.data
+        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
+        if params.logger:
+            text = f"{params.logger}: {text}"
+        logging.getLogger(logger).log(
+            _PYTHON_LEVELS[params.level],
+            "%s",
+            text,
+            extra={"mcp_level": params.level, "mcp_logger": params.logger},
+        )
+
+    return receive
+
+
+async def _transport(
+    target: Target,
+    token: str | None,
+    headers: Mapping[str, str] | None,
+    stack: AsyncExitStack,
+) -> Any:
+    """What `mcp.Client` takes for `target`; an HTTP client is entered on `stack`."""
+    if isinstance(target, str):
+        scheme, separator, _ = target.partition("://")
+        if not separator or scheme.lower() not in {"http", "https"}:
+            raise ValueError(
+                f"connect() takes an http(s) URL as a string, not {target[:80]!r}: give a "
+                "command as a list of arguments, e.g. ['python', '-m', 'my_tools']"
+            )
+        sent = dict(headers or {})
+        if token is not None:
+            if not token or not all("!" <= c <= "~" for c in token):
+                raise ValueError("token must be printable ASCII without spaces (a bearer token)")
+            sent["Authorization"] = f"Bearer {token}"
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        http = await stack.enter_async_context(create_mcp_http_client(headers=sent))
+        return streamable_http_client(target, http_client=http)
+    if token is not None or headers is not None:
+        raise TypeError("token and headers apply to an http(s) URL target only")
+    if isinstance(target, Server | StdioServerParameters):
+        return target
+    if (
+        isinstance(target, Sequence)
+        and target
+        and all(isinstance(part, str) for part in target)
+    ):
+        return StdioServerParameters(command=target[0], args=list(target[1:]))
+    raise TypeError(
+        "connect() takes an http(s) URL, a command (a list of arguments, or "
+        "StdioServerParameters) or an mcp.server.Server, not "
+        f"{type(target).__name__}"
+    )
+
+
+async def _listing(session: Client) -> list[dict[str, Any]]:
+    """Every tool object of the server's tools/list, as sent (the SDK's models drop keys)."""
+    raw = TypeAdapter(dict[str, Any])
+    tools: list[dict[str, Any]] = []
+    cursor: str | None = None
+    for _ in range(_MAX_PAGES):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+        request = types.ListToolsRequest(params=params)
+        page = await session.session.send_request(request, raw)  # type: ignore[type-var]
+        listed = page.get("tools")
+        if isinstance(listed, list):
+            tools.extend(tool for tool in listed if isinstance(tool, dict))
+        cursor = page.get("nextCursor")
+        if not isinstance(cursor, str):
+            return tools
+    raise RuntimeError(f"tools/list has more than {_MAX_PAGES} pages")
+
+
+@asynccontextmanager
+async def _connected(
+    client_class: type[ClientT],
+    target: Target,
+    *,
+    token: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    strict: bool = False,
+    log_level: types.LoggingLevel | None = "info",
+    on_log: LogHandler | None = None,
+    mode: str = "auto",
+    timeout: float | None = None,
+) -> AsyncIterator[ClientT]:
+    if log_level is not None and log_level not in LOG_LEVELS:
+        raise ValueError(f"log_level must be one of {', '.join(LOG_LEVELS)} or None")
+    package = client_class.__module__.rpartition(".")[0] or client_class.__module__
+    raised: list[BaseException] = []
+    try:
+        async with AsyncExitStack() as stack:
+            transport = await _transport(target, token, headers, stack)
+            session = Client(
+                transport,
+                mode=mode,
+                read_timeout_seconds=timeout,
+                logging_callback=_sink(f"{package}.client", log_level, on_log),
+                log_level=log_level,
+            )
+            await stack.enter_async_context(session)
+            modern = session.protocol_version in MODERN_PROTOCOL_VERSIONS
+            if not modern and session.server_capabilities.logging is not None:
+                # 2025-11-25: the connection's level is set once (the least is "emergency").
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", MCPDeprecationWarning)
+                    await session.session.set_logging_level(log_level or "emergency")
+            drift = compare(client_class._tools, await _listing(session), modern=modern)
+            if drift:
+                info = session.server_info
+                server = f"the server {info.name!r}" if info is not None else "the server"
+                warnings.warn(
+                    DriftWarning(
+                        f"{package}: {server} advertises tools that differ from those this client "
+                        f"was generated for:\n{drift.describe()}\nRegenerate the client from the "
+                        "server's tools (mcpstub import, then mcpstub generate) to follow it."
+                    ),
+                    stacklevel=3,
+                )
+            try:
+                yield client_class(session, drift, strict=strict)
+            except BaseException as exc:
+                raised.append(exc)
+                raise
+    except BaseExceptionGroup as group:
+        # The SDK's task groups wrap what the caller's block raised: it is given back as raised,
+        # so that `except ToolError:` around the block catches it.
+        if raised and _only(group, raised[0]):
+            raise raised[0] from None
+        raise
+
+
+def _only(group: BaseExceptionGroup[BaseException], error: BaseException) -> bool:
+    """True when `group` holds `error` and nothing else (at any depth)."""
+    return all(
+        _only(inner, error) if isinstance(inner, BaseExceptionGroup) else inner is error
+        for inner in group.exceptions
+    )
+
+
+def connect(
+    client_class: type[ClientT], target: Target, **options: Unpack[ConnectOptions]
+) -> AbstractAsyncContextManager[ClientT]:
+    """Connect `client_class` (a generated `Client`) to `target`; use with `async with`."""
+    return _connected(client_class, target, **options)
