@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcpstub import __version__
 from mcpstub.diagnostics import Diagnostic, Location, has_errors
-from mcpstub.layout import CONTRACT_TESTS, STAMP_FILE
+from mcpstub.layout import CONTRACT_TESTS, SERVER_FILES, STAMP_FILE
 from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
 
@@ -69,7 +69,7 @@ def _config(start: Path) -> tuple[dict[str, Any], Path]:
             section = data.get("tool", {}).get("mcpstub", {})
             if not isinstance(section, dict):
                 raise UsageError(f"{candidate}: [tool.mcpstub] must be a table")
-            known = {"toolset", "out", "emit_tests", "diff", "cache_dir", *_POLICY_KEYS}
+            known = {"toolset", "out", "emit_tests", "client_only", "diff", "cache_dir", *_POLICY_KEYS}
             unknown = sorted(set(section) - known)
             if unknown:
                 raise UsageError(f"{candidate}: unknown key(s) in [tool.mcpstub]: {', '.join(unknown)}")
@@ -195,6 +195,8 @@ def _fix_command(args: argparse.Namespace) -> str:
         words += ["--out", args.out]
     if args.emit_tests:
         words.append("--emit-tests")
+    if args.client_only:
+        words.append("--client-only")
     return shlex.join(words)
 
 
@@ -373,9 +375,17 @@ def _generate_paused(args: argparse.Namespace, watched: dict[str, list[Path]] | 
         if stop is not None:
             return stop
     emit_tests = bool(args.emit_tests or config.get("emit_tests", False))
+    if not isinstance(config.get("client_only", False), bool):
+        raise UsageError("[tool.mcpstub] client_only must be true or false")
+    client_only = bool(args.client_only or config.get("client_only", False))
+    if emit_tests and client_only:
+        raise UsageError(
+            "the contract tests (--emit-tests, emit_tests) call the package's own server, and a "
+            "client-only package (--client-only, client_only) has none: choose one"
+        )
     if not (args.check or args.diff or args.force):
         policy = config["policy"].fingerprint(path.resolve().parent)
-        current = is_current(path, out, emit_tests=emit_tests, policy=policy)
+        current = is_current(path, out, emit_tests=emit_tests, policy=policy, client_only=client_only)
         if current is not None:
             _warn_orphans(out, current.orphans)
             print(f"{_shown(out)}: up to date (toolset unchanged since the last run)")
@@ -396,6 +406,7 @@ def _generate_paused(args: argparse.Namespace, watched: dict[str, list[Path]] | 
                 path,
                 _shown(path),
                 emit_tests=emit_tests,
+                client_only=client_only,
                 policy=config["policy"],
                 cache_dir=_cache_dir(args, config, out),
                 later=True,
@@ -439,7 +450,7 @@ def _write_package(
     the stamp's, with the bytes of the files they were computed from)."""
     from mcpstub.write import apply, plan  # noqa: PLC0415
 
-    p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS,))
+    p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS, *SERVER_FILES))
     _warn_orphans(out, p.orphans, ours)
     if p.foreign:
         for rel in p.foreign:
@@ -650,6 +661,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--emit-tests",
         action="store_true",
         help="also write test_contract.py: pytest contract tests (or set emit_tests = true)",
+    )
+    gen.add_argument(
+        "--client-only",
+        action="store_true",
+        help="write the typed client alone (models, tools, client.py): no server, no handlers "
+        "(or set client_only = true)",
     )
     gen.set_defaults(func=cmd_generate)
     val = sub.add_parser("validate", help="check a toolset")

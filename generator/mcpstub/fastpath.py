@@ -23,9 +23,11 @@ from typing import Any
 
 from mcpstub import __version__
 from mcpstub.layout import (
+    CLIENT_ONLY_FILES,
     CONTRACT_TESTS,
     OURS_FILES,
     RETIRED_FILES,
+    SERVER_FILES,
     STAGED_NAME,
     STAMP_FILE,
     STAMP_PREFIX,
@@ -160,20 +162,23 @@ def _holds_staged(folder: Path) -> bool:
         return False
 
 
-def is_current(toolset: Path, out: Path, *, emit_tests: bool = False, policy: str = "") -> Current | None:
+def is_current(
+    toolset: Path, out: Path, *, emit_tests: bool = False, policy: str = "", client_only: bool = False
+) -> Current | None:
     """`Current` when a run would change nothing in `out`; None when a full run is needed."""
     stamp = _read_stamp(out)
     if stamp is None or (out / WRITING_MARKER).exists():
         return None  # no stamp, or a run was interrupted
     if _holds_staged(out) or _holds_staged(out / "handlers"):
         return None  # a run left files behind (killed as it removed its backups): the full run removes them
-    expected = {*OURS_FILES, SURFACE_FILE, *((CONTRACT_TESTS,) if emit_tests else ())}
+    generated = CLIENT_ONLY_FILES if client_only else OURS_FILES
+    expected = {*generated, SURFACE_FILE, *((CONTRACT_TESTS,) if emit_tests else ())}
     files: dict[str, str] = stamp["files"]
     if set(files) != expected:
         return None
     if not emit_tests and (out / CONTRACT_TESTS).exists():
         return None
-    if any((out / rel).exists() for rel in RETIRED_FILES):
+    if any((out / rel).exists() for rel in (*RETIRED_FILES, *(SERVER_FILES if client_only else ()))):
         return None  # a file an earlier version wrote: the full run removes it (if generated)
     try:
         paths = [toolset, *(toolset.parent / s for s in stamp["sources"])]

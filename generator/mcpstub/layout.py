@@ -29,6 +29,10 @@ OURS_FILES = (
     "testing.py",
     "client.py",
 )
+# The "ours" files that serve the tools: a client-only package (`--client-only`) has none of them
+# (nor handlers), and a run removes them when they carry the generated header.
+SERVER_FILES = ("__main__.py", "server.py", "testing.py")
+CLIENT_ONLY_FILES = tuple(name for name in OURS_FILES if name not in SERVER_FILES)
 # Public names of the typed client's base class (`mcpstub_runtime.client.ToolsClient`): a tool
 # whose identifier is one of them gets a method named with a `_` suffix (`session_`). A runtime
 # test checks that the base class has no other public name.

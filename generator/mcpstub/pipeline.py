@@ -102,6 +102,7 @@ def render(
     toolset: Toolset,
     *,
     emit_tests: bool = False,
+    client_only: bool = False,
     cache_dir: Path | None = None,
     source: Path | None = None,
     standby: ModelHelper | ModelFeed | None = None,
@@ -125,7 +126,7 @@ def render(
     try:
         try:
             memo = memo if memo is not None else ToolMemo(cache_dir, source)
-            package = render_package(toolset, "", emit_tests=emit_tests, memo=memo)
+            package = render_package(toolset, "", emit_tests=emit_tests, memo=memo, client_only=client_only)
         except RenderError as exc:
             problem = error("render-failed", str(exc), Location(toolset.source_name, 1, 1))
             return Generated({}, {}, [problem], toolset)
@@ -155,6 +156,7 @@ def generate(
     shown: str | None = None,
     *,
     emit_tests: bool = False,
+    client_only: bool = False,
     policy: Policy | None = None,
     cache_dir: Path | None = None,
     later: bool = False,
@@ -187,6 +189,7 @@ def generate(
             rendered = render(
                 checked.toolset,
                 emit_tests=emit_tests,
+                client_only=client_only,
                 cache_dir=cache_dir,
                 source=path,
                 standby=standby,

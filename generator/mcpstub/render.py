@@ -27,6 +27,7 @@ from mcpstub.layout import (
     OURS_FILES,
     RUNTIME_RANGE,
     RUNTIME_REQUIREMENTS,
+    SERVER_FILES,
     SURFACE_FILE,
     UNSAFE_IN_COMMENT,
     WRITING_MARKER,
@@ -452,11 +453,17 @@ def _pieces(toolset: Toolset, env: jinja2.Environment, memo: ToolMemo) -> list[P
 
 
 def render_package(
-    toolset: Toolset, models_source: str, *, emit_tests: bool = False, memo: ToolMemo | None = None
+    toolset: Toolset,
+    models_source: str,
+    *,
+    emit_tests: bool = False,
+    memo: ToolMemo | None = None,
+    client_only: bool = False,
 ) -> RenderedPackage:
     """Render every file of the generated package, laid out as black would.
 
-    What depends on one tool alone is taken from `memo` when that tool is unchanged.
+    What depends on one tool alone is taken from `memo` when that tool is unchanged. With
+    `client_only`, the package is the typed client alone: no server, handlers or contract tests.
     """
     _check_names(toolset)
     header = header_lines(toolset)
@@ -498,7 +505,12 @@ def render_package(
         # Sorted as ruff's defaults want them (isort, RUF022), so a lint run leaves them alone.
         "results_imported": import_order(["ToolError", *results]),
         "results_all": all_order(["ToolError", *results]),
-        "package_all": all_order([*_PUBLIC_NAMES, *results]),
+        "package_all": all_order(
+            ["TOOLS", "ToolError", "ToolSpec", "Client", "connect"]
+            if client_only
+            else [*_PUBLIC_NAMES, *results]
+        ),
+        "client_only": client_only,
         "server_assignments": "\n".join(
             [
                 _assignment("SERVER_NAME", "str", toolset.server_name),
@@ -544,6 +556,9 @@ def render_package(
     if tuple(ours) != OURS_FILES:  # the fast path and the writer rely on this list
         raise RenderError(f"generated files {tuple(ours)} differ from the layout {OURS_FILES}")
     ours[SURFACE_FILE] = surface_text
+    if client_only:
+        ours = {name: text for name, text in ours.items() if name not in SERVER_FILES}
+        return RenderedPackage(ours=ours, yours={}, proven=frozenset(["tools.py"]))
     if emit_tests:
         examples = _assignment("EXAMPLES", "list[dict[str, Any]]", _examples(toolset))
         # Only tools that say they change nothing are called unless the user opts in.

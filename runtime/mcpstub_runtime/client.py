@@ -28,10 +28,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar, Unpack
+from urllib.parse import urlsplit, urlunsplit
 
 from mcp import Client, StdioServerParameters, types
 from mcp.client.session import LoggingFnT
 from mcp.server import Server
+from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -55,7 +57,7 @@ __all__ = [
 ]
 
 # What `connect` takes as the server: a URL, a command, the SDK's stdio parameters, or a server.
-Target = str | Sequence[str] | StdioServerParameters | Server[Any]
+Target = str | Sequence[str] | StdioServerParameters | Server[Any] | MCPServer
 # Receives each log message the server sends (at `log_level` or above) instead of Python logging.
 LogHandler = Callable[[types.LoggingMessageNotificationParams], Awaitable[None] | None]
 
@@ -347,8 +349,10 @@ async def _transport(
     token: str | None,
     headers: Mapping[str, str] | None,
     stack: AsyncExitStack,
+    refusals: list[int],
 ) -> Any:
-    """What `mcp.Client` takes for `target`; an HTTP client is entered on `stack`."""
+    """What `mcp.Client` takes for `target`; an HTTP client is entered on `stack`, and the status
+    of each HTTP answer that refuses access (401, 403) is added to `refusals`."""
     if isinstance(target, str):
         scheme, separator, _ = target.partition("://")
         if not separator or scheme.lower() not in {"http", "https"}:
@@ -364,11 +368,16 @@ async def _transport(
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
+        async def note_refusal(response: Any) -> None:
+            if response.status_code in {401, 403}:
+                refusals.append(response.status_code)
+
         http = await stack.enter_async_context(create_mcp_http_client(headers=sent))
+        http.event_hooks = {"response": [note_refusal]}
         return streamable_http_client(target, http_client=http)
     if token is not None or headers is not None:
         raise TypeError("token and headers apply to an http(s) URL target only")
-    if isinstance(target, Server | StdioServerParameters):
+    if isinstance(target, Server | MCPServer | StdioServerParameters):
         return target
     if (
         isinstance(target, Sequence)
@@ -378,7 +387,7 @@ async def _transport(
         return StdioServerParameters(command=target[0], args=list(target[1:]))
     raise TypeError(
         "connect() takes an http(s) URL, a command (a list of arguments, or "
-        "StdioServerParameters) or an mcp.server.Server, not "
+        "StdioServerParameters) or a server object (mcp.server.Server, MCPServer), not "
         f"{type(target).__name__}"
     )
 
@@ -418,9 +427,11 @@ async def _connected(
         raise ValueError(f"log_level must be one of {', '.join(LOG_LEVELS)} or None")
     package = client_class.__module__.rpartition(".")[0] or client_class.__module__
     raised: list[BaseException] = []
+    refusals: list[int] = []
+    connected = False
     try:
         async with AsyncExitStack() as stack:
-            transport = await _transport(target, token, headers, stack)
+            transport = await _transport(target, token, headers, stack, refusals)
             session = Client(
                 transport,
                 mode=mode,
@@ -447,17 +458,46 @@ async def _connected(
                     ),
                     stacklevel=3,
                 )
+            connected = True
             try:
                 yield client_class(session, drift, strict=strict)
             except BaseException as exc:
                 raised.append(exc)
                 raise
-    except BaseExceptionGroup as group:
-        # The SDK's task groups wrap what the caller's block raised: it is given back as raised,
-        # so that `except ToolError:` around the block catches it.
-        if raised and _only(group, raised[0]):
+    except Exception as exc:
+        if raised and raised[0] is exc:
+            raise
+        if raised and isinstance(exc, ExceptionGroup) and _only(exc, raised[0]):
+            # The SDK's task groups wrap what the caller's block raised: it is given back as
+            # raised, so that `except ToolError:` around the block catches it.
             raise raised[0] from None
+        if not connected and refusals:
+            raise PermissionError(_refused(target, refusals[-1], token is not None)) from exc
+        if not connected and isinstance(exc, ExceptionGroup) and len(_leaves(exc)) == 1:
+            raise _leaves(exc)[0] from None  # why connecting failed, not the task group's wrapper
         raise
+
+
+def _refused(target: Target, status: int, token_given: bool) -> str:
+    """What to tell the caller the server refused, and what to do about it."""
+    parts = urlsplit(str(target))
+    url = urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    if status == 403:
+        return f"{url} answered 403 Forbidden: the token does not grant access to the MCP endpoint"
+    if token_given:
+        return f"{url} answered 401 Unauthorized: the server refused the bearer token given"
+    return (
+        f"{url} answered 401 Unauthorized: the server requires a bearer token; "
+        "pass connect(url, token=...)"
+    )
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    return [
+        leaf
+        for inner in group.exceptions
+        for leaf in (_leaves(inner) if isinstance(inner, BaseExceptionGroup) else [inner])
+    ]
 
 
 def _only(group: BaseExceptionGroup[BaseException], error: BaseException) -> bool:

@@ -1,0 +1,421 @@
+"""The typed client (client.py) end to end: it calls every tool of the bundled example in memory,
+over stdio and over HTTP with a bearer token, and of a server written without mcpstub, imported
+and generated client-only; it reports drift and refuses drifted tools in strict mode; every
+command of docs/client.md is run here."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import uvicorn
+from mcp import StdioServerParameters, types
+
+from mcpstub import cli
+from mcpstub.layout import CLIENT_RESERVED
+from mcpstub_runtime import StaticTokenVerifier, create_app
+from mcpstub_runtime.client import DriftError, DriftWarning, ToolsClient
+from tests.functional.helpers import imported, write_package
+from tests.functional.servers import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "weather"
+DOC = (ROOT / "docs" / "client.md").read_text("utf-8")
+
+
+def blocks(language: str) -> list[str]:
+    """The fenced blocks of docs/client.md in `language`, in order."""
+    return re.findall(rf"^```{language}\n(.*?)^```$", DOC, flags=re.MULTILINE | re.DOTALL)
+
+
+def run_python(code: str, cwd: Path, env: dict[str, str] | None = None) -> str:
+    """Run a page's Python block as a script (`python` in it is this interpreter); its output."""
+    code = code.replace('"python"', repr(sys.executable))
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def call_every_weather_tool(client: Any) -> None:
+    """Every tool of the example, answered as its types say (what a user of it notices)."""
+    forecast = await client.get_forecast(city="Paris", days=2)
+    assert type(forecast).__name__ == "GetForecastOutput"
+    assert forecast.city == "Paris" and len(forecast.days) == 2
+    alerts = await client.get_alerts(city="Oslo")
+    assert [alert.headline for alert in alerts.alerts] == ["Heavy snow expected overnight"]
+    radar = await client.radar_map(city="Lima", zoom=1)
+    assert [block.type for block in radar] == ["text", "image"]
+    assert isinstance(radar[1], types.ImageContent) and radar[1].mime_type == "image/png"
+    cities = await client.list_cities()
+    assert sorted(cities.cities) == ["Lima", "Oslo", "Paris", "Tokyo"]
+    with pytest.raises(client_module(client).ToolError, match="no weather station for 'Atlantis'"):
+        await client.get_alerts(city="Atlantis")
+
+
+def client_module(client: Any) -> Any:
+    return sys.modules[type(client).__module__]
+
+
+@pytest.fixture
+def weather() -> Iterator[Any]:
+    with imported(EXAMPLE, "weather_tools") as package:
+        yield package
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_the_example_is_called_in_memory(weather: Any, mode: str) -> None:
+    connect = importlib.import_module("weather_tools.client").connect
+
+    async def run() -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DriftWarning)  # its own server: no drift
+            async with connect(weather.create_server(), mode=mode) as client:
+                assert not client.drift
+                await call_every_weather_tool(client)
+
+    anyio.run(run)
+
+
+def test_the_example_is_called_over_stdio(weather: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    connect = importlib.import_module("weather_tools.client").connect
+
+    monkeypatch.chdir(EXAMPLE)  # where `python -m weather_tools` finds the package
+
+    async def run() -> None:
+        async with connect([sys.executable, "-m", "weather_tools"], strict=True) as client:
+            assert not client.drift
+            await call_every_weather_tool(client)
+
+    anyio.run(run)
+
+
+@contextmanager
+def serving(command: str, port: int) -> Iterator[dict[str, str]]:
+    """The page's server command (`VAR=value python -m ...`) running on `port`; its variables."""
+    words = shlex.split(command.replace("8000", str(port)))
+    variables = dict(word.split("=", 1) for word in words if re.fullmatch(r"[A-Z_]+=.*", word))
+    argv = [sys.executable if word == "python" else word for word in words if word not in
+            {f"{k}={v}" for k, v in variables.items()}]  # fmt: skip
+    process = subprocess.Popen(
+        argv, cwd=EXAMPLE, env={**os.environ, **variables}, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.05)
+        yield variables
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_the_example_is_called_over_http_with_a_token_as_the_page_shows(weather: Any) -> None:
+    connect = importlib.import_module("weather_tools.client").connect
+
+    port = free_port()
+    server_command = blocks("sh")[0].strip()
+    with serving(server_command, port) as variables:
+        url = f"http://127.0.0.1:{port}/mcp"
+        shown = run_python(blocks("python")[1].replace("8000", str(port)), EXAMPLE, variables)
+        assert shown == "['Heavy snow expected overnight']\n"
+
+        async def run(token: str | None) -> None:
+            options = {"token": token} if token is not None else {}
+            async with connect(url, **options) as client:
+                await call_every_weather_tool(client)
+
+        anyio.run(run, variables["WEATHER_TOKEN"])
+        with pytest.raises(PermissionError, match=r"401 Unauthorized: .* pass connect\(url, token=...\)"):
+            anyio.run(run, None)
+        with pytest.raises(PermissionError, match="401 Unauthorized: the server refused the bearer token"):
+            anyio.run(run, "wrong")
+
+
+def test_the_page_s_first_example_prints_what_it_says() -> None:
+    assert run_python(blocks("python")[0], EXAMPLE) == "Paris 2 sunny\n"
+    assert "prints `Paris 2 sunny`" in DOC
+
+
+CHANGED = {
+    # What the page's drift warning shows: a bound changed, a tool gone, a tool added.
+    "days: {type: integer, minimum: 1, maximum: 14, default: 3}": (
+        "days: {type: integer, minimum: 1, maximum: 7, default: 3}"
+    ),
+    "  - name: list_cities": "  - name: get_radar",
+}
+
+
+def test_drift_is_warned_as_the_page_shows_and_strict_mode_refuses(
+    weather: Any, tmp_path: Path
+) -> None:
+    connect = importlib.import_module("weather_tools.client").connect
+
+    text = (EXAMPLE / "tools.yaml").read_text("utf-8")
+    for old, new in CHANGED.items():
+        assert old in text
+        text = text.replace(old, new)
+    folder, _ = write_package(tmp_path, "weather_changed", text)
+    shutil.copytree(EXAMPLE / "weather_tools" / "handlers", folder / "handlers", dirs_exist_ok=True)
+
+    async def run(strict: bool, tool: str) -> Any:
+        with imported(tmp_path, "weather_changed") as changed:
+            async with connect(changed.create_server(), strict=strict) as client:
+                return await getattr(client, tool)(city="Paris")
+
+    with pytest.warns(DriftWarning) as caught:
+        anyio.run(run, False, "get_alerts")
+    shown = blocks("text")[0].replace("weather_client:", "weather_tools:")
+    assert str(caught[0].message).startswith(shown.rstrip("\n")), str(caught[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DriftWarning)
+        assert anyio.run(run, True, "get_alerts").alerts == []  # unchanged: called
+        with pytest.raises(DriftError, match="get_forecast: not called"):
+            anyio.run(run, True, "get_forecast")
+        # Without strict mode the call is made: the changed server answers as it now does.
+        assert len(anyio.run(run, False, "get_forecast").days) == 3
+
+
+SMALL_SERVER = '''\
+"""A small MCP server written with the SDK alone (no mcpstub): two tools."""
+
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("notes")
+
+
+class Note(BaseModel):
+    title: str
+    words: int
+
+
+@server.tool()
+def make_note(title: str, body: str = "") -> Note:
+    """Make a note."""
+    return Note(title=title, words=len(body.split()))
+
+
+@server.tool()
+def shout(text: str) -> str:
+    """Shout the text back."""
+    return text.upper()
+
+
+if __name__ == "__main__":
+    server.run()
+'''
+
+
+def test_a_server_written_without_mcpstub_is_imported_and_called_client_only(tmp_path: Path) -> None:
+    (tmp_path / "notes_server.py").write_text(SMALL_SERVER, "utf-8")
+    command = f"{shlex.quote(sys.executable)} notes_server.py"
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert cli.main(["import", "--server-command", command, "-o", "notes.yaml"]) == 0
+        assert cli.main(["generate", "notes.yaml", "--out", "notes_client", "--client-only"]) == 0
+    finally:
+        os.chdir(cwd)
+    written = sorted(p.name for p in (tmp_path / "notes_client").iterdir())
+    assert written == [
+        "__init__.py", "_mcpstub.json", "client.py", "models.py", "results.py", "surface.json", "tools.py"
+    ]  # fmt: skip
+    sys.path.insert(0, str(tmp_path))
+    try:
+        notes_server = __import__("notes_server")
+        with imported(tmp_path, "notes_client") as notes_client:
+
+            async def call(target: Any) -> tuple[Any, Any]:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error", DriftWarning)
+                    async with notes_client.connect(target, strict=True) as client:
+                        assert not client.drift
+                        return await client.make_note(title="t", body="a b c"), await client.shout(text="hi")
+
+            # In memory (the SDK's server object), over stdio, and over HTTP with a token.
+            note, shouted = anyio.run(call, notes_server.server)
+            assert (note.title, note.words) == ("t", 3)
+            assert type(note).__module__ == "notes_client.models"
+            assert shouted.result == "HI"  # the SDK wraps a plain return value as {"result": ...}
+            stdio = types_stdio(tmp_path)
+            assert anyio.run(call, stdio)[1].result == "HI"
+            with http_app(notes_server.server, "n0tes") as url:
+                got = anyio.run(functools.partial(call_with_token, notes_client, url, "n0tes"))
+                assert got == ("t", 3)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("notes_server", None)
+
+
+def types_stdio(folder: Path) -> Any:
+    return StdioServerParameters(command=sys.executable, args=["notes_server.py"], cwd=str(folder))
+
+
+async def call_with_token(package: Any, url: str, token: str) -> tuple[str, int]:
+    async with package.connect(url, token=token) as client:
+        note = await client.make_note(title="t", body="a b c")
+        return note.title, note.words
+
+
+@contextmanager
+def http_app(server: Any, token: str) -> Iterator[str]:
+    """`server` served by the runtime's create_app (bearer token required) on a loopback port."""
+    port = free_port()
+    app = create_app(server._lowlevel_server, token_verifier=StaticTokenVerifier(token))
+    runner = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not runner.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "the HTTP app did not start"
+            time.sleep(0.02)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        runner.should_exit = True
+        thread.join(timeout=10)
+
+
+def test_the_page_s_client_only_commands_make_a_client_that_calls_the_server(tmp_path: Path) -> None:
+    commands = [line for line in blocks("sh")[1].splitlines() if line.strip()]
+    env_before = dict(os.environ)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    os.environ["PYTHONPATH"] = str(EXAMPLE)  # where `python -m weather_tools` finds the server
+    try:
+        for command in commands:
+            words = shlex.split(command.replace('"python ', f'"{sys.executable} '))
+            assert words[0] == "mcpstub"
+            assert cli.main(words[1:]) == 0, command
+    finally:
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(env_before)
+    assert not (tmp_path / "weather_client" / "server.py").exists()
+    assert not (tmp_path / "weather_client" / "handlers").exists()
+    # The server command runs where the page's `python -m weather_tools` finds the server.
+    shown = run_python(blocks("python")[2], EXAMPLE, {"PYTHONPATH": str(tmp_path)})
+    assert shown == "['Lima', 'Oslo']\n"
+
+
+def test_client_only_is_also_a_pyproject_option(tmp_path: Path) -> None:
+    (tmp_path / "tools.yaml").write_text((EXAMPLE / "tools.yaml").read_text("utf-8"), "utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.mcpstub]\ntoolset = "tools.yaml"\nout = "weather_client"\nclient_only = true\n', "utf-8"
+    )
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert cli.main(["generate"]) == 0
+        assert not (tmp_path / "weather_client" / "server.py").exists()
+        assert cli.main(["generate", "--check"]) == 0
+        assert cli.main(["generate", "--emit-tests"]) == 2
+    finally:
+        os.chdir(cwd)
+
+
+def test_a_tool_named_like_the_client_s_own_attributes_keeps_both(tmp_path: Path) -> None:
+    public = {name for name in dir(ToolsClient) if not name.startswith("_")}
+    assert public == CLIENT_RESERVED  # the generator renames exactly what the base class uses
+    toolset = """\
+        mcpstub: 1
+        server: {name: clash}
+        tools:
+          - name: session
+            inputSchema: {type: object, properties: {n: {type: integer}}, required: [n]}
+            outputSchema: {type: object, properties: {n: {type: integer}}, required: [n]}
+    """
+    write_package(tmp_path, "clash_pkg", textwrap.dedent(toolset))
+
+    async def handler(args: Any, ctx: Any) -> Any:
+        return sys.modules["clash_pkg.models"].SessionOutput(n=args.n + 1)
+
+    async def run(package: Any) -> int:
+        async with package.client.connect(package.create_server({"session": handler})) as client:
+            assert client.session.protocol_version  # the SDK client is still there
+            output = await client.session_(n=1)
+            return int(output.n)
+
+    with imported(tmp_path, "clash_pkg") as package:
+        __import__("clash_pkg.client")
+        assert anyio.run(run, package) == 2
+
+
+def test_what_is_sent_is_json_of_the_wire_names(tmp_path: Path) -> None:
+    toolset = """\
+        mcpstub: 1
+        server: {name: wire}
+        tools:
+          - name: echo
+            inputSchema:
+              type: object
+              properties: {from: {type: string}, a-b: {type: integer}}
+            outputSchema: {type: object, properties: {got: {type: object}}, required: [got]}
+    """
+    write_package(tmp_path, "wire_pkg", textwrap.dedent(toolset))
+
+    async def handler(args: Any, ctx: Any) -> Any:
+        sent = args.model_dump(mode="json", by_alias=True)
+        return sys.modules["wire_pkg.models"].EchoOutput(got=sent)
+
+    async def run(package: Any) -> Any:
+        async with package.client.connect(package.create_server({"echo": handler})) as client:
+            return (await client.echo(from_="x", a_b=2)).got
+
+    with imported(tmp_path, "wire_pkg") as package:
+        __import__("wire_pkg.client")
+        assert anyio.run(run, package) == {"from": "x", "a-b": 2}
+
+
+def test_server_logs_reach_the_package_s_client_logger(
+    weather: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    connect = importlib.import_module("weather_tools.client").connect
+
+    async def logging_forecast(args: Any, ctx: Any) -> Any:
+        await ctx.info("looking up Paris")
+        await ctx.debug("cache miss")
+        await ctx.warning("stale data")
+        return await sys.modules["weather_tools.handlers.get_forecast"].get_forecast(args, ctx)
+
+    async def run() -> None:
+        __import__("weather_tools.handlers.get_forecast")
+        server = weather.create_server({"get_forecast": logging_forecast})
+        async with connect(server) as client:
+            await client.get_forecast(city="Paris")
+
+    with caplog.at_level("DEBUG", logger="weather_tools.client"):
+        anyio.run(run)
+    got = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "weather_tools.client"]
+    assert got == [("INFO", "looking up Paris"), ("WARNING", "stale data")]
