@@ -247,7 +247,13 @@ class ToolsClient:
                 f"(strict mode): {'; '.join(what)}"
             )
         sent = arguments.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        result = await self._session.call_tool(name, sent)
+        try:
+            result = await self._session.call_tool(name, sent)
+        except RuntimeError as exc:
+            # The SDK checks structuredContent against the schema the server lists for the tool.
+            if "structured content" not in str(exc):
+                raise
+            raise UnexpectedOutput(f"{name}: {exc}") from exc
         if result.is_error:
             raise ToolError(_text(result))
         return result

@@ -312,3 +312,25 @@ def test_compare_reads_json_as_json(tools: dict[str, ToolSpec]) -> None:
     flag = limited(True)
     drift = compare({"echo": tools["echo"]}, [flag], modern=True)
     assert drift.changed["echo"] == ("inputSchema /properties/text/maxLength: 5 -> true",)
+
+
+def test_an_output_its_own_listed_schema_refuses_raises_unexpected_output(
+    tools: dict[str, ToolSpec],
+) -> None:
+    # A server (not made by mcpstub) that breaks the output schema it lists itself.
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tools["echo"].tool])
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        text = types.TextContent(type="text", text="{}")
+        return types.CallToolResult(content=[text], structured_content={})
+
+    async def run() -> None:
+        server: Server[Any] = Server("other", on_list_tools=list_tools, on_call_tool=call_tool)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DriftWarning)
+            async with connect(client_class(tools), server, mode="legacy") as client:
+                await client.echo(text="a")  # type: ignore[attr-defined]
+
+    with pytest.raises(UnexpectedOutput, match="echo: Invalid structured content"):
+        anyio.run(run)
