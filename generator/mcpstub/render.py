@@ -296,7 +296,7 @@ def client_method(tool: Tool) -> str:
     type as the return type (content blocks without an output schema)."""
     name = tool.identifier + "_" if tool.identifier in CLIENT_RESERVED else tool.identifier
     argument = f"_models.{tool.input_class}"
-    returns = f"_models.{tool.output_class}" if tool.output_class else "list[_types.ContentBlock]"
+    returns = f"_models.{tool.output_class}" if tool.output_class else "_ContentBlocks"
     call = [to_literal(tool.name), "args"]
     lines = [
         _call("@_runtime.arguments", [argument], "    "),

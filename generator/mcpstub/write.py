@@ -216,10 +216,10 @@ def plan(
     files earlier versions wrote that this one does not (`RETIRED_FILES`), are removed."""
     result = Plan(out)
     for rel in (*RETIRED_FILES, *optional):
-        if rel in RETIRED_FILES and not os.path.lexists(out / rel):
-            continue  # the usual case: nothing to read
+        if rel in ours or (rel in RETIRED_FILES and not os.path.lexists(out / rel)):
+            continue  # rendered (compared below), or the usual case: nothing to read
         current, _ = _on_disk(out / rel, "")
-        if rel not in ours and current is not None and is_generated(current):
+        if current is not None and is_generated(current):
             result.removals.append(rel)
             result.existing.add(rel)
     for rel, text in ours.items():

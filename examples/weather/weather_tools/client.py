@@ -15,7 +15,7 @@ mcpstub_runtime.client does the work.
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from typing import Unpack
+from typing import TypeAlias, Unpack
 
 from mcp import types as _types
 from mcpstub_runtime import client as _runtime
@@ -42,6 +42,10 @@ __all__ = [
 ]
 
 
+# What a tool without an output schema returns (named here: a method may be called `list`).
+_ContentBlocks: TypeAlias = list[_types.ContentBlock]
+
+
 class Client(_runtime.ToolsClient):
     """The tools, called over MCP: one method per tool, taking its input's fields."""
 
@@ -62,7 +66,7 @@ class Client(_runtime.ToolsClient):
         return output
 
     @_runtime.arguments(_models.RadarMapInput)
-    async def radar_map(self, args: _models.RadarMapInput) -> list[_types.ContentBlock]:
+    async def radar_map(self, args: _models.RadarMapInput) -> _ContentBlocks:
         return await self._content("radar_map", args)
 
     @_runtime.arguments(_models.ListCitiesInput)

@@ -15,7 +15,7 @@ mcpstub_runtime.client does the work.
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from typing import Unpack
+from typing import TypeAlias, Unpack
 
 from mcp import types as _types
 from mcpstub_runtime import client as _runtime
@@ -42,6 +42,10 @@ __all__ = [
 ]
 
 
+# What a tool without an output schema returns (named here: a method may be called `list`).
+_ContentBlocks: TypeAlias = list[_types.ContentBlock]
+
+
 class Client(_runtime.ToolsClient):
     """The tools, called over MCP: one method per tool, taking its input's fields."""
 
@@ -56,9 +60,7 @@ class Client(_runtime.ToolsClient):
         return output
 
     @_runtime.arguments(_models.LegacyAlertsInput)
-    async def legacy_alerts(
-        self, args: _models.LegacyAlertsInput
-    ) -> list[_types.ContentBlock]:
+    async def legacy_alerts(self, args: _models.LegacyAlertsInput) -> _ContentBlocks:
         return await self._content("legacy_alerts", args)
 
 

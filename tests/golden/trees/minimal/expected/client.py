@@ -15,7 +15,7 @@ mcpstub_runtime.client does the work.
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from typing import Unpack
+from typing import TypeAlias, Unpack
 
 from mcp import types as _types
 from mcpstub_runtime import client as _runtime
@@ -42,13 +42,17 @@ __all__ = [
 ]
 
 
+# What a tool without an output schema returns (named here: a method may be called `list`).
+_ContentBlocks: TypeAlias = list[_types.ContentBlock]
+
+
 class Client(_runtime.ToolsClient):
     """The tools, called over MCP: one method per tool, taking its input's fields."""
 
     _tools = TOOLS
 
     @_runtime.arguments(_models.PingInput)
-    async def ping(self, args: _models.PingInput) -> list[_types.ContentBlock]:
+    async def ping(self, args: _models.PingInput) -> _ContentBlocks:
         return await self._content("ping", args)
 
 

@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 
+
 class Client(_runtime.ToolsClient):
     """The tools, called over MCP: one method per tool, taking its input's fields."""
 
