@@ -41,7 +41,6 @@ __all__ = [
 ]
 
 
-
 class Client(_runtime.ToolsClient):
     """The tools, called over MCP: one method per tool, taking its input's fields."""
 
