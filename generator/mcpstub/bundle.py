@@ -15,7 +15,7 @@ import difflib
 import json
 import marshal
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -25,6 +25,7 @@ from urllib.parse import unquote
 from mcpstub.containment import check_ref_file
 from mcpstub.diagnostics import Diagnostic, Location, error
 from mcpstub.load import Document, JsonPath
+from mcpstub.pointers import resolve, split_fragment, to_fragment, to_pointer
 
 # Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
 _ONE = frozenset(
@@ -70,44 +71,20 @@ def iter_refs(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, str]
                 yield from iter_refs(item, (*path, key, name))
 
 
-def split_pointer(pointer: str) -> list[str] | None:
-    """`/a/b~1c` -> ['a', 'b/c']; None if it is not a JSON pointer."""
-    parts = _split_pointer(pointer)
-    return None if parts is None else list(parts)
+# What `diff/` imports from here; new code imports `mcpstub.pointers`.
+resolve_pointer = resolve
 
 
-@lru_cache(maxsize=4096)
-def _split_pointer(pointer: str) -> tuple[str, ...] | None:
-    if pointer == "":
-        return ()
-    if not pointer.startswith("/"):
-        return None
-    return tuple(unquote(p).replace("~1", "/").replace("~0", "~") for p in pointer[1:].split("/"))
-
-
-def resolve_pointer(data: Any, parts: list[str]) -> tuple[bool, Any, JsonPath]:
-    """Follow pointer parts into data: (found, value, JSON path)."""
-    path: list[str | int] = []
-    for part in parts:
-        if isinstance(data, dict) and part in data:
-            data = data[part]
-            path.append(part)
-        elif isinstance(data, list) and part.isdigit() and int(part) < len(data):
-            data = data[int(part)]
-            path.append(int(part))
-        else:
-            return False, None, tuple(path)
-    return True, data, tuple(path)
-
-
-def _encode(part: str) -> str:
-    return part.replace("~", "~0").replace("/", "~1")
+def split_pointer(fragment: str) -> list[str] | None:
+    """The tokens of a `$ref` fragment (`pointers.split_fragment`), as a list."""
+    tokens = split_fragment(fragment)
+    return None if tokens is None else list(tokens)
 
 
 @lru_cache(maxsize=4096)
 def definition_pointer(defs_key: str, name: str, rest: tuple[str, ...] = ()) -> str:
-    """`#/$defs/NAME/rest...`, each part encoded."""
-    return "#/" + "/".join(_encode(p) for p in (defs_key, name, *rest))
+    """`#/$defs/NAME/rest...`, as a `$ref` fragment."""
+    return to_fragment((defs_key, name, *rest))
 
 
 @dataclass
@@ -299,7 +276,7 @@ class Bundler:
             doc = self.toolset if path == str(self.toolset.path) else self.files.get(Path(path))
             if not name or doc is None:
                 continue
-            ok, value, _ = resolve_pointer(doc.data, [str(p) for p in unit])
+            ok, value, _ = resolve(doc.data, [str(p) for p in unit])
             if ok:
                 found[name] = self.pointing_at_shared(doc, value)
         return found
@@ -345,7 +322,7 @@ class Bundler:
                 )
             )
             return None
-        parts = split_pointer(fragment)
+        parts = split_fragment(fragment)
         if parts is None:
             self.diagnostics.append(
                 error(
@@ -363,7 +340,7 @@ class Bundler:
         else:
             target_doc = doc
             if root_schema is not None:
-                found, value, _ = resolve_pointer(root_schema, parts)
+                found, value, _ = resolve(root_schema, parts)
                 if found:  # a pointer inside the tool schema itself
                     if not isinstance(value, dict | bool):
                         self._not_schema(ref, value, loc)
@@ -375,10 +352,10 @@ class Bundler:
                 if not (len(parts) >= 2 and parts[0] in ("$defs", "definitions")):
                     self._unresolved(ref, loc, [(root_schema, parts)])
                     return None
-                parts = ["$defs", *parts[1:]]  # the toolset's shared definitions
+                parts = ("$defs", *parts[1:])  # the toolset's shared definitions
         target = self._target(target_doc, parts)
-        found, value, _ = resolve_pointer(target_doc.data, [str(p) for p in target.unit])
-        found_rest, pointed, _ = resolve_pointer(value, target.rest) if found else (False, None, ())
+        found, value, _ = resolve(target_doc.data, [str(p) for p in target.unit])
+        found_rest, pointed, _ = resolve(value, target.rest) if found else (False, None, ())
         if not found_rest:
             own = [(root_schema, parts)] if root_schema is not None else []
             self._unresolved(ref, loc, [*own, (target_doc.data, parts)])
@@ -403,9 +380,9 @@ class Bundler:
             self._units[key] = known
         return known
 
-    def _target(self, doc: Document, parts: list[str]) -> _Target:
+    def _target(self, doc: Document, parts: Sequence[str]) -> _Target:
         if len(parts) >= 2 and parts[0] in ("$defs", "definitions"):
-            return _Target(doc, (parts[0], parts[1]), parts[2:])
+            return _Target(doc, (parts[0], parts[1]), list(parts[2:]))
         return _Target(doc, tuple(parts), [])
 
     def _file(self, doc: Document, file_part: str, loc: _Where) -> Document | None:
@@ -498,7 +475,7 @@ class Bundler:
         known = self._loops.get(key)
         if known is not None and known[1] == len(self.files):
             return known[0]
-        _, holder, here = resolve_pointer(doc.data, [str(p) for p in ref_path[:-1]])
+        _, holder, here = resolve(doc.data, [str(p) for p in ref_path[:-1]])
         start = (doc.path, here)
         seen: set[tuple[Path, JsonPath]] = set()
         pending: list[tuple[Document, JsonPath, Any]] = []
@@ -527,7 +504,7 @@ class Bundler:
     def _follow(self, doc: Document, where: JsonPath, ref: str) -> tuple[Document, JsonPath, Any] | None:
         """Where a `$ref` found at `where` in `doc` points, among the documents loaded so far."""
         file_part, _, fragment = ref.partition("#")
-        parts = split_pointer(fragment)
+        parts = split_fragment(fragment)
         if parts is None or _SCHEME.match(file_part):
             return None
         if file_part:
@@ -535,23 +512,23 @@ class Bundler:
             target = self.toolset if file == self.toolset.path.resolve() else self.files.get(file)
             if target is None:
                 return None
-            found, value, path = resolve_pointer(target.data, parts)
+            found, value, path = resolve(target.data, parts)
             return (target, path, value) if found else None
         if doc is self.toolset and where[:1] in (("tools",), ("$defs",)):
             # a tool schema (or shared definition) is the root its own pointers start from
             base = where[:3] if where[0] == "tools" else where[:2]
             found, value, path = (False, None, ())
             if len(base) > 1:
-                found, value, path = resolve_pointer(_get(doc.data, base), parts)
+                found, value, path = resolve(_get(doc.data, base), parts)
             if found:
                 return doc, (*base, *path), value
             if not (len(parts) >= 2 and parts[0] in ("$defs", "definitions")):
                 return None
-            parts = ["$defs", *parts[1:]]  # the toolset's shared definitions
-        found, value, path = resolve_pointer(doc.data, parts)
+            parts = ("$defs", *parts[1:])  # the toolset's shared definitions
+        found, value, path = resolve(doc.data, parts)
         return (doc, path, value) if found else None
 
-    def _is_cycle(self, doc: Document, root: Any, parts: list[str]) -> bool:
+    def _is_cycle(self, doc: Document, root: Any, parts: Sequence[str]) -> bool:
         """True when following bare `$ref`s from here comes back without reaching a schema."""
         seen: set[tuple[Path, int, tuple[str, ...]]] = set()
         while True:
@@ -559,13 +536,13 @@ class Bundler:
             if key in seen:
                 return True
             seen.add(key)
-            found, value, _ = resolve_pointer(root, parts)
+            found, value, _ = resolve(root, parts)
             if not found or not isinstance(value, dict) or not isinstance(value.get("$ref"), str):
                 return False
             if set(value) - _ANNOTATIONS - {"$ref"}:
                 return False
             file_part, _, fragment = value["$ref"].partition("#")
-            next_parts = split_pointer(fragment)
+            next_parts = split_fragment(fragment)
             if next_parts is None or _SCHEME.match(file_part):
                 return False
             if file_part:
@@ -596,7 +573,7 @@ def _close_pointer(data: Any, parts: list[str]) -> str | None:
     for i, part in enumerate(parts):
         if isinstance(data, dict) and part in data:
             data = data[part]
-        elif isinstance(data, list) and part.isdigit() and int(part) < len(data):
+        elif isinstance(data, list) and part.isascii() and part.isdigit() and int(part) < len(data):
             data = data[int(part)]
         elif isinstance(data, dict):
             names = [k for k in data if isinstance(k, str)]
@@ -605,7 +582,7 @@ def _close_pointer(data: Any, parts: list[str]) -> str | None:
             close = close or difflib.get_close_matches(part, names, n=1, cutoff=0.6)
             if not close:
                 return None
-            return "/" + "/".join(_encode(p) for p in (*parts[:i], close[0], *parts[i + 1 :]))
+            return to_pointer((*parts[:i], close[0], *parts[i + 1 :]))
         else:
             return None
     return None

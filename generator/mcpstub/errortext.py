@@ -13,6 +13,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from mcpstub.pointers import to_pointer
+
 ECHO_MAX = 80  # characters of an echoed instance kept in a message
 MESSAGE_MAX = 240  # characters of a message kept in all
 
@@ -21,7 +23,7 @@ def pointer(path: Sequence[str | int]) -> str:
     """`['a', 0]` -> `/a/0`; the empty path is `(root)`."""
     if not path:
         return "(root)"
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+    return to_pointer(path)
 
 
 def short_message(message: str, instance: Any) -> str:

@@ -22,6 +22,7 @@ from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import SERVER_INFO_KEYS, to_class_prefix
 from mcpstub.live import Listing
 from mcpstub.load import read_text
+from mcpstub.pointers import escape
 from mcpstub.yamltext import dump_yaml
 
 JSON = Any
@@ -302,7 +303,7 @@ def first_difference(a: JSON, b: JSON, pointer: str = "") -> str | None:
         return None
     if isinstance(a, dict) and isinstance(b, dict):
         for key in [*a, *(k for k in b if k not in a)]:
-            where = f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"
+            where = f"{pointer}/{escape(key)}"
             if key not in a or key not in b:
                 return where
             found = first_difference(a[key], b[key], where)

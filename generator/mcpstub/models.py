@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
-from urllib.parse import unquote
 
 from mcpstub.classnames import IMPORTED, Namer, imported_free, root_names
 from mcpstub.classnames import class_name as key_class_name
@@ -38,6 +37,7 @@ from mcpstub.model_source import (
     plain_aliases,
     typed_containers,
 )
+from mcpstub.pointers import escape, fragment_pointer, resolve, split, split_fragment
 from mcpstub.shapes import is_object_root
 
 # Keywords whose value is one schema, a map of schemas, or a list of schemas.
@@ -220,7 +220,7 @@ def _renamed(units: dict[str, dict[str, JSON]], renamed: dict[str, str]) -> dict
         out = {k: v if k in DATA_KEYWORDS else walk(v) for k, v in node.items()}
         key = _defs_key(out.get("$ref"))
         if key in renamed:
-            out["$ref"] = f"#/$defs/{_escape(renamed[key])}"
+            out["$ref"] = f"#/$defs/{escape(renamed[key])}"
         return out
 
     return {
@@ -231,7 +231,8 @@ def _renamed(units: dict[str, dict[str, JSON]], renamed: dict[str, str]) -> dict
 
 def _defs_key(ref: object) -> str | None:
     """The `$defs` key a `$ref` of the combined document names, or None for any other value."""
-    return _unescape(unquote(ref[8:])) if isinstance(ref, str) and ref.startswith("#/$defs/") else None
+    tokens = split_fragment(ref[1:]) if isinstance(ref, str) and ref.startswith("#") else None
+    return tokens[1] if tokens is not None and len(tokens) == 2 and tokens[0] == "$defs" else None
 
 
 def _definition_defaults_dropped(
@@ -421,7 +422,7 @@ def _shared_refs(entries: dict[str, JSON], shared: set[str]) -> Iterator[tuple[s
         # Below a default or a discriminator, a reference renders from what its class holds.
         name_only = name_only and "default" not in node and "discriminator" not in node
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and (key := _unescape(ref[8:])) in shared:
+        if (key := _defs_key(ref)) is not None and key in shared:
             yield key, name_only and _NAME_ONLY_SIBLINGS.issuperset(node)
         for suffix, sub in _children(node):
             yield from walk(sub, name_only and suffix.startswith(_NAME_ONLY_CHILDREN))
@@ -608,7 +609,7 @@ def _hoist(
     for pointer in _ref_targets(schema):
         if pointer in names:
             continue
-        parts = [_unescape(p) for p in pointer.split("/")[1:]]
+        parts = split(pointer) or ()
         node = nodes[pointer] = _lookup(schema, pointer)
         if len(parts) == 2 and parts[0] in _DEFS_KEYS:
             key = parts[1]
@@ -658,32 +659,24 @@ def _strip_root(schema: dict[str, JSON]) -> dict[str, JSON]:
 
 def _pointer(ref: JSON) -> str:
     """The decoded JSON pointer of a same-document `$ref` (`#/a~1b` -> `/a/b`)."""
-    if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+    pointer = fragment_pointer(ref[1:]) if isinstance(ref, str) and ref.startswith("#") else None
+    if pointer is None or split(pointer) is None:
         raise _Unsupported(f"$ref {ref!r} is not a JSON pointer into the schema")
-    return unquote(ref[1:])
-
-
-def _unescape(token: str) -> str:
-    """Decode one JSON pointer token."""
-    return token.replace("~1", "/").replace("~0", "~")
+    return pointer
 
 
 def _lookup(schema: JSON, pointer: str) -> JSON:
     """The node a JSON pointer designates."""
-    node = schema
-    for raw in pointer.split("/")[1:]:
-        token = _unescape(raw) if "~" in raw else raw
-        try:
-            node = node[int(token)] if isinstance(node, list) else node[token]
-        except (KeyError, IndexError, ValueError, TypeError):
-            raise _Unsupported(f"$ref target #{pointer} does not exist") from None
+    found, node, _ = resolve(schema, split(pointer) or ())
+    if not found:
+        raise _Unsupported(f"$ref target #{pointer} does not exist")
     return node
 
 
 def _children(node: dict[str, JSON]) -> Iterator[tuple[str, JSON]]:
     """(pointer suffix, subschema) for every direct subschema of a schema object."""
     for key, value in node.items():
-        esc = key.replace("~", "~0").replace("/", "~1")
+        esc = escape(key)
         if key in _SCHEMA_KEYS and isinstance(value, dict | bool):
             yield f"/{esc}", value
         elif key in _LIST_KEYS or (key == "items" and isinstance(value, list)):
@@ -692,7 +685,7 @@ def _children(node: dict[str, JSON]) -> Iterator[tuple[str, JSON]]:
         elif (key in _MAP_KEYS or key in _DEFS_KEYS) and isinstance(value, dict):
             for name, sub in value.items():
                 if isinstance(sub, dict | bool):
-                    yield f"/{esc}/{name.replace('~', '~0').replace('/', '~1')}", sub
+                    yield f"/{esc}/{escape(name)}", sub
 
 
 def _ref_targets(node: JSON) -> Iterator[str]:
@@ -760,14 +753,14 @@ def _rewrite(
     for key, value in node.items():
         if key not in _MODEL_KEYWORDS:
             continue
-        esc = "/" + key.replace("~", "~0").replace("/", "~1")
+        esc = "/" + escape(key)
         if key == "$ref" and names is not None:
             out[key] = f"#/$defs/{names[_pointer(value)]}"
         elif esc in subs:
             out[key] = _rewrite(value, pointer + esc, names, own, draft07)
         elif isinstance(value, dict) and any(s.startswith(esc + "/") for s in subs):
             out[key] = {
-                name: _rewrite(sub, f"{pointer}{esc}/{_escape(name)}", names, own, draft07)
+                name: _rewrite(sub, f"{pointer}{esc}/{escape(name)}", names, own, draft07)
                 for name, sub in value.items()
             }
         elif isinstance(value, list) and any(s.startswith(esc + "/") for s in subs):
@@ -889,11 +882,6 @@ def _valid_default(schema: dict[str, JSON], draft07: bool) -> bool:
         return bool(cls(rest).is_valid(schema["default"]))
     except Exception:
         return True
-
-
-def _escape(token: str) -> str:
-    """Encode one JSON pointer token."""
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def _only(

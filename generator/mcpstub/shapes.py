@@ -13,9 +13,8 @@ beside `$ref` is ignored, like every sibling of `$ref`, and starts nothing), so 
 
 from __future__ import annotations
 
-from urllib.parse import unquote
-
 from mcpstub.ir import JSON, Dialect
+from mcpstub.pointers import split_fragment
 
 # The property that carries the value inside the 2025-11-25 wrapper.
 RESULT_KEY = "result"
@@ -93,8 +92,7 @@ def _moved(ref: str) -> str:
         return f"#/properties/{RESULT_KEY}"
     if not ref.startswith("#/"):
         return ref  # not a pointer into this document (bundling leaves none such)
-    # A fragment is percent-decoded before it is read as a JSON pointer: `#/%24defs/X` is `$defs`.
-    first = unquote(ref[2:].split("/", 1)[0])
-    if first in _DEFS_KEYS:
+    tokens = split_fragment(ref[1:])  # `#/%24defs/X` is `$defs` too
+    if tokens and tokens[0] in _DEFS_KEYS:
         return ref  # hoisted with the definitions
     return f"#/properties/{RESULT_KEY}/{ref[2:]}"

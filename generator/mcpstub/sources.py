@@ -20,6 +20,7 @@ from mcpstub.diagnostics import Diagnostic, Location
 from mcpstub.diff.command import SourceError, load_side
 from mcpstub.diff.model import Side
 from mcpstub.load import Document, JsonPath, load_document
+from mcpstub.pointers import resolve, split
 from mcpstub.policy import Policy
 
 # The generation whose Tool objects a surface or a live server is compared by: schemas as written.
@@ -33,20 +34,7 @@ def _where(doc: Document, path: JsonPath) -> Location:
 
 def _pointer_path(data: Any, pointer: str, start: JsonPath) -> JsonPath:
     """A JSON pointer inside `data` as a document path, as far as the data goes."""
-    path: list[str | int] = list(start)
-    if pointer in ("", "/"):
-        return tuple(path)
-    for raw in pointer.lstrip("/").split("/"):
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(data, list) and part.isdigit() and int(part) < len(data):
-            path.append(int(part))
-            data = data[int(part)]
-        elif isinstance(data, dict) and part in data:
-            path.append(part)
-            data = data[part]
-        else:
-            break
-    return tuple(path)
+    return (*start, *resolve(data, split(pointer) or ())[2])
 
 
 def _listing_kind(data: Any) -> str | None:

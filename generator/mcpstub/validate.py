@@ -19,14 +19,13 @@ from collections.abc import Callable, Iterator
 from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 import jsonschema_rs
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
 
-from mcpstub.bundle import Bundler, definition_pointer, iter_refs, resolve_pointer, split_pointer
+from mcpstub.bundle import Bundler, definition_pointer, iter_refs
 from mcpstub.classnames import IMPORTED, class_name
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, warning
 from mcpstub.elicitations import check_elicitations
@@ -47,6 +46,7 @@ from mcpstub.keywords import KNOWN_2020_12, Lint, comma_hint, invalid_value_hint
 from mcpstub.load import Document, JsonPath, load_document
 from mcpstub.marshalled import marshalled
 from mcpstub.memo import ToolMemo, check_key
+from mcpstub.pointers import resolve, split_fragment, to_fragment
 from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
 from mcpstub.toolrules import check_tool_entry
@@ -406,9 +406,7 @@ def _default_rejected(
             registry.append(None)
     if registry[0] is None:
         return None
-    tokens = (str(t).replace("~", "~0").replace("/", "~1") for t in relative)
-    fragment = "".join(f"/{quote(t, safe='')}" for t in tokens)
-    return _rejection({"$ref": f"{_CHECKED_URI}#{fragment}"}, node["default"], registry[0])
+    return _rejection({"$ref": _CHECKED_URI + to_fragment(relative)}, node["default"], registry[0])
 
 
 def _rejection(schema: dict[str, Any], value: Any, registry: Any) -> str | None:
@@ -950,10 +948,10 @@ def _referenced_root(schema: dict[str, Any]) -> dict[str, Any]:
     node: Any = schema
     for _ in range(64):  # bare-ref cycles are refused by the bundler; this only bounds the walk
         ref = node.get("$ref") if isinstance(node, dict) and "type" not in node else None
-        parts = split_pointer(ref[1:]) if isinstance(ref, str) and ref.startswith("#") else None
+        parts = split_fragment(ref[1:]) if isinstance(ref, str) and ref.startswith("#") else None
         if parts is None:
             break
-        found, node, _ = resolve_pointer(schema, parts)
+        found, node, _ = resolve(schema, parts)
         if not found:
             return {}
     return node if isinstance(node, dict) else {}
