@@ -24,7 +24,7 @@ from urllib.parse import unquote
 
 from mcpstub.containment import check_ref_file
 from mcpstub.diagnostics import Diagnostic, Location, error
-from mcpstub.load import Document, JsonPath
+from mcpstub.document import Document, JsonPath
 from mcpstub.pointers import resolve, split_fragment, to_fragment, to_pointer
 
 # Keywords whose value is one schema, a list of schemas, or a map of name -> schema.

@@ -290,8 +290,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     def first_run() -> None:
-        from mcpstub.load import remember_reads  # noqa: PLC0415
         from mcpstub.modelcache import keep_worker, remember, warm_up  # noqa: PLC0415
+        from mcpstub.reread import remember_reads  # noqa: PLC0415
         from mcpstub.surface import remember as remember_surface  # noqa: PLC0415
         from mcpstub.write import remember_written  # noqa: PLC0415
 

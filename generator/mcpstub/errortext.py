@@ -43,3 +43,28 @@ def short_message(message: str, instance: Any) -> str:
 def describe_error(path: Sequence[str | int], message: str, instance: Any) -> str:
     """`/a/0: <short message>`."""
     return f"{pointer(path)}: {short_message(message, instance)}"
+
+
+def describe_path(path: Sequence[str | int]) -> str:
+    """`('tools', 2, 'name')` -> `tools[2].name`."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "toolset"
+
+
+def echo_value(value: Any) -> str:
+    """`repr(value)`, said in a few words when long: a 400-digit number or a page of text would
+    bury the line that says what is wrong."""
+    shown = repr(value)
+    if len(shown) <= ECHO_MAX:
+        return shown
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"an integer of {len(str(abs(value)))} digits"
+    return shown[: ECHO_MAX - 4] + "..." + shown[-1]
+
+
+def shortened(message: str, instance: Any) -> str:
+    """`message` with the value it quotes in full (`instance`) as `echo_value` says it."""
+    shown = repr(instance)
+    return message.replace(shown, echo_value(instance), 1) if len(shown) > ECHO_MAX else message

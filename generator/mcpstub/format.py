@@ -1,11 +1,12 @@
-"""Format stage: prove that every generated Python file compiles.
+"""Format stage: Python text laid out as black lays it out, and proof that every file compiles.
 
-The rendered text is already laid out as black (the pinned `MODE` below) would lay it out: the
-templates and `pytext.to_literal` write it that way, and `black_layout` fixes the few spots where
-datamodel-code-generator's output differs. Running black on 500 tools took longer than the rest
-of the generation together, so it only runs in the tests that prove this (`format_with_black`).
-A file that does not compile is a generator bug, never a user mistake: it is raised as
-`GeneratedCodeError` with the text attached.
+`format_piece(text)` is a pure function from a piece of generated Python (a group's models) to the
+text black (the pinned `MODE` below) would write: string quotes, numbers and long bracketed lines
+are laid out by hand, and a statement the hand layout does not cover is formatted by black itself.
+The templates and `pytext.to_literal` write the other files that way already. Black on every
+piece was measured 10-30 times slower where layout matters (README, Performance), so it runs on
+whole files only in the tests that hold the layout to it (`format_with_black`). A file that does
+not compile is a generator bug, never a user mistake: `GeneratedCodeError`, the text attached.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from collections.abc import Collection, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from mcpstub.compilecheck import GeneratedCodeError, compile_check
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.memo import ToolMemo
-from mcpstub.pytext import GeneratedCodeError, class_header, compile_check, import_order, text_width
+from mcpstub.pytext import class_header, import_order, text_width
 
 __all__ = ["GeneratedCodeError", "format_files", "format_package"]
 
@@ -75,7 +77,7 @@ def format_with_black(text: str) -> str:
 
 
 # --- Layout of datamodel-code-generator's output -------------------------------------------------
-# Its builtin formatter is close to black; `black_layout` fixes the rest: string quotes and the
+# Its builtin formatter is close to black; `format_piece` fixes the rest: string quotes and the
 # type expressions it leaves on one line too long.
 
 _STRING = re.compile(r"""(?<![\w"'])[rRbBuUfFtT]*("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
@@ -105,7 +107,7 @@ _TYPING_NAMES = re.compile(r"^from typing import (\([^)]*\)|.*)\n", re.M)
 
 
 def ruff_layout(source: str) -> str:
-    """What ruff's default rules want of datamodel-code-generator's output, before `black_layout`.
+    """What ruff's default rules want of datamodel-code-generator's output, before `format_piece`.
 
     Names of each `from m import ...` in isort's order (I001), `Union[A, B]` written `A | B`
     (UP007) and `Optional[A]` written `A | None` (UP045) where that also works at run time: no
@@ -199,8 +201,10 @@ def _bracketed(source: str, start: int, closing: str = "]") -> tuple[int | None,
     return None, []
 
 
-def black_layout(source: str) -> str:
-    """Python text with black's string quotes, and long bracketed lines split as black would."""
+def format_piece(source: str) -> str:
+    """Python text with black's string quotes, and long bracketed lines split as black would.
+
+    Pure (the same text in, the same text out): what may be memoised is memoised by the caller."""
     try:
         return _black_layout(source)
     finally:
@@ -483,7 +487,7 @@ def _glues(token: str) -> bool:
 
 # The flat text of the parsed pieces of a line, by id (each entry keeps its piece alive, so an id
 # is never reused while it is there): laying a line out asks for the same pieces' text at every
-# level, so without it a deep line costs its depth times over. Emptied after each `black_layout`.
+# level, so without it a deep line costs its depth times over. Emptied after each `format_piece`.
 _FLAT: dict[int, tuple[object, str]] = {}
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from mcpstub.diagnostics import Diagnostic, error, warning
 
 if TYPE_CHECKING:
-    from mcpstub.load import Document, JsonPath
+    from mcpstub.document import Document, JsonPath
 
 # Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
 _ONE = frozenset(

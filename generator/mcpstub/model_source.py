@@ -8,7 +8,7 @@ holding a JSON object (`x: Model = {"a": 1}`, which mypy --strict refuses) into 
 that pydantic validates into the model, as it validated the literal before. `typed_containers`
 gives a bare `list` or `dict` its item types (`Any`), as mypy --strict wants.
 Each returns the text laid out as datamodel-code-generator lays it out; long lines are left for
-`format.black_layout` to split.
+`format.format_piece` to split.
 """
 
 from __future__ import annotations

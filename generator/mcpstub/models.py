@@ -37,8 +37,8 @@ from mcpstub.model_source import (
     plain_aliases,
     typed_containers,
 )
+from mcpstub.output_wrapper import is_object_root
 from mcpstub.pointers import escape, fragment_pointer, resolve, split, split_fragment
-from mcpstub.shapes import is_object_root
 
 # Keywords whose value is one schema, a map of schemas, or a list of schemas.
 _SCHEMA_KEYS = frozenset(
@@ -1064,11 +1064,11 @@ def _postprocess(source: str) -> str:
             i += 1
         else:
             out += ["    model_config = ConfigDict(", "        defer_build=True,", "    )"]
-    from mcpstub.format import black_layout, ruff_layout  # noqa: PLC0415 - format imports render
+    from mcpstub.format import format_piece, ruff_layout  # noqa: PLC0415 - format imports render
 
     source = typed_containers(plain_aliases("\n".join(out)))
     source = own_field_names(json_literals(factory_defaults(exact_numbers(source))))
-    return black_layout(ruff_layout(source))
+    return format_piece(ruff_layout(source))
 
 
 def _with_missing(match: re.Match[str]) -> str:
@@ -1126,9 +1126,9 @@ def _alias_values(source: str, names: Sequence[str]) -> str:
         source = f"from typing import {', '.join(sorted(needed))}\n\n{source.lstrip(chr(10))}"
     if not re.search(r"\bRootModel\[", source):
         source = re.sub(r"\bRootModel,\s*|,\s*RootModel\b", "", source, count=1)
-    from mcpstub.format import black_layout  # noqa: PLC0415 - format imports render
+    from mcpstub.format import format_piece  # noqa: PLC0415 - format imports render
 
-    return black_layout(source)
+    return format_piece(source)
 
 
 _OPEN_CLASS = """class {name}(BaseModel):
@@ -1180,7 +1180,7 @@ def _open_classes(source: str, names: Sequence[str]) -> str:
         pieces += [source[position:start], _OPEN_CLASS.format(name=name)]
         position = end
     source = "".join(pieces) + source[position:]
-    from mcpstub.format import black_layout  # noqa: PLC0415 - format imports render
+    from mcpstub.format import format_piece  # noqa: PLC0415 - format imports render
     from mcpstub.model_source import add_imports  # noqa: PLC0415
 
     source = add_imports(source, "pydantic", ["BaseModel", "ConfigDict"])
@@ -1191,4 +1191,4 @@ def _open_classes(source: str, names: Sequence[str]) -> str:
         kept = [n for n in names if re.search(rf"\b{re.escape(n)}\b", rest)]
         line = f"from typing import {', '.join(kept)}\n" if kept else ""
         source = source[: typing.start()] + line + source[typing.end() :]
-    return black_layout(source)
+    return format_piece(source)

@@ -18,6 +18,7 @@ from typing import Any
 
 import jinja2
 
+from mcpstub.compilecheck import compile_check
 from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import (
     CLIENT_RESERVED,
@@ -33,17 +34,16 @@ from mcpstub.layout import (
     WRITING_MARKER,
 )
 from mcpstub.memo import Piece, TextCache, ToolMemo, tool_key
+from mcpstub.output_wrapper import is_object_root, legacy_output_schema
 from mcpstub.pytext import (
     RenderError,
     all_order,
     class_header,
-    compile_check,
     import_order,
     text_width,
     to_literal,
 )
 from mcpstub.resources import resource_dir
-from mcpstub.shapes import is_object_root, legacy_output_schema
 from mcpstub.surface import (
     PROTOCOLS,
     SurfaceError,

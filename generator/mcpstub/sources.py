@@ -19,7 +19,8 @@ from typing import Any
 from mcpstub.diagnostics import Diagnostic, Location
 from mcpstub.diff.command import SourceError, load_side
 from mcpstub.diff.model import Side
-from mcpstub.load import Document, JsonPath, load_document
+from mcpstub.document import Document, JsonPath
+from mcpstub.load import load_document
 from mcpstub.pointers import resolve, split
 from mcpstub.policy import Policy
 

@@ -24,7 +24,7 @@ from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import SURFACE_FORMAT, SURFACE_MARKER_KEY
 from mcpstub.marshalled import marshalled
 from mcpstub.memo import TextCache
-from mcpstub.shapes import is_object_root, legacy_output_schema
+from mcpstub.output_wrapper import is_object_root, legacy_output_schema
 
 # Protocol generations a generated server speaks, newest first.
 PROTOCOLS = ("2026-07-28", "2025-11-25")
@@ -50,7 +50,7 @@ def wire_tool(tool: Tool, protocol: str) -> dict[str, JSON]:
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol generation {protocol!r}")
     # Every key the author wrote, schemas bundled; a non-object output is shown to 2025-11-25
-    # connections as its `{result: ...}` wrapper (shapes.py).
+    # connections as its `{result: ...}` wrapper (output_wrapper.py).
     wire = dict(tool.advertised)
     output = tool.output_schema
     if protocol == "2025-11-25" and output is not None and not is_object_root(output):

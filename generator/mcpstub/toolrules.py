@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from mcpstub.diagnostics import Diagnostic, error, warning
-from mcpstub.load import Document, JsonPath
+from mcpstub.document import Document, JsonPath
 
 # What the model APIs behind many clients accept as a function name.
 PORTABLE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")

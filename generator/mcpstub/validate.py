@@ -27,9 +27,11 @@ if TYPE_CHECKING:
 
 from mcpstub.bundle import Bundler, definition_pointer, iter_refs
 from mcpstub.classnames import IMPORTED, class_name
-from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, warning
+from mcpstub.defaults import default_mismatches
+from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
+from mcpstub.document import Document, JsonPath
 from mcpstub.elicitations import check_elicitations
-from mcpstub.errortext import describe_error
+from mcpstub.errortext import describe_error, describe_path, echo_value, shortened
 from mcpstub.gcpause import gc_paused
 from mcpstub.ir import (
     SERVER_INFO_KEYS,
@@ -42,11 +44,12 @@ from mcpstub.ir import (
     to_class_prefix,
     to_identifier,
 )
+from mcpstub.jsonread import _holds_as_double, all_finite
 from mcpstub.keywords import KNOWN_2020_12, Lint, comma_hint, invalid_value_hint, lint_schema
-from mcpstub.load import Document, JsonPath, load_document
+from mcpstub.load import load_document
 from mcpstub.marshalled import marshalled
 from mcpstub.memo import ToolMemo, check_key
-from mcpstub.pointers import resolve, split_fragment, to_fragment
+from mcpstub.pointers import resolve, split_fragment
 from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
 from mcpstub.toolrules import check_tool_entry
@@ -78,14 +81,6 @@ def format_schema() -> dict[str, Any]:
 
 def _type_name(value: Any) -> str:
     return "null" if value is None else _JSON_TYPES.get(type(value), type(value).__name__)
-
-
-def describe_path(path: JsonPath) -> str:
-    """`('tools', 2, 'name')` -> `tools[2].name`."""
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "toolset"
 
 
 def _did_you_mean(key: str, allowed: list[str]) -> str:
@@ -153,7 +148,7 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
     elif kind == "const" and path == ("mcpstub",):
         yield error(
             "unsupported-version",
-            f"unsupported format version {_echo(err.instance)}",
+            f"unsupported format version {echo_value(err.instance)}",
             doc.loc(path),
             f"this mcpstub reads format version {FORMAT_VERSION}",
         )
@@ -169,7 +164,7 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
         )
     elif kind == "enum":
         choices = ", ".join(repr(c) for c in err.validator_value)
-        message = f"{where} must be one of {choices}, not {_echo(err.instance)}"
+        message = f"{where} must be one of {choices}, not {echo_value(err.instance)}"
         yield error("wrong-value", message, doc.loc(path))
     elif "propertyNames" in err.schema_path and isinstance(err.instance, str):
         # A refused key: located at the key itself, not at the mapping holding it.
@@ -181,35 +176,15 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
             if path[-1:] == ("elicitations",)
             else None
         )
-        message = f"{where}: {_echo(err.instance)} is not a valid name"
+        message = f"{where}: {echo_value(err.instance)} is not a valid name"
         yield error("invalid-name", message, doc.key_loc((*path, err.instance)), hint)
     elif kind == "pattern" and path and path[-1] != "name":
-        yield error("invalid-name", f"{where}: {_echo(err.instance)} is not a valid name", doc.key_loc(path))
+        message = f"{where}: {echo_value(err.instance)} is not a valid name"
+        yield error("invalid-name", message, doc.key_loc(path))
     elif kind == "minLength":
         yield error("empty-value", f"{where} must not be empty", doc.loc(path))
     else:
-        yield error("invalid-toolset", f"{where}: {_shortened(err.message, err.instance)}", doc.loc(path))
-
-
-# Longer than this, a value is not echoed in a message in full.
-_ECHO_MAX = 80
-
-
-def _echo(value: Any) -> str:
-    """`repr(value)`, said in a few words when long: a 400-digit number or a page of text would
-    bury the line that says what is wrong."""
-    shown = repr(value)
-    if len(shown) <= _ECHO_MAX:
-        return shown
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"an integer of {len(str(abs(value)))} digits"
-    return shown[: _ECHO_MAX - 4] + "..." + shown[-1]
-
-
-def _shortened(message: str, instance: Any) -> str:
-    """`message` with the value it quotes in full (`instance`) as `_echo` says it."""
-    shown = repr(instance)
-    return message.replace(shown, _echo(instance), 1) if len(shown) > _ECHO_MAX else message
+        yield error("invalid-toolset", f"{where}: {shortened(err.message, err.instance)}", doc.loc(path))
 
 
 def _timeout(value: Any) -> float | None:
@@ -237,43 +212,6 @@ def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
             stack.extend(((*path, k), v) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend(((*path, i), v) for i, v in enumerate(value))
-
-
-def _holds_as_double(integers: list[int]) -> bool:
-    """True when every integer converts to an IEEE double (JSON numbers, as clients read them)."""
-    try:
-        float(max(integers))
-        float(min(integers))
-    except OverflowError:
-        return False
-    return True
-
-
-def all_finite(value: Any) -> bool:
-    """True when every number in the data is one JSON can hold: no inf or nan (JSON has
-    neither), no integer beyond what a double holds (it has no canonical JSON form)."""
-    stack = [value] if isinstance(value, dict | list) else []
-    if not _all_finite_in([value]):
-        return False
-    while stack:
-        node = stack.pop()
-        items = list(node.values()) if isinstance(node, dict) else node
-        kinds = set(map(type, items))  # at C speed: most lists (enums) hold strings only
-        if any(issubclass(kind, int | float) and kind is not bool for kind in kinds) and not _all_finite_in(
-            items
-        ):
-            return False
-        if any(issubclass(kind, dict | list) for kind in kinds):
-            stack.extend(item for item in items if isinstance(item, dict | list))
-    return True
-
-
-def _all_finite_in(items: list[Any]) -> bool:
-    """`all_finite` for the numbers among `items` (not what they hold)."""
-    if not all(math.isfinite(item) for item in items if isinstance(item, float)):
-        return False
-    integers = [item for item in items if isinstance(item, int) and not isinstance(item, bool)]
-    return not integers or _holds_as_double(integers)
 
 
 def schema_dialect(schema: Any) -> Dialect | None:
@@ -334,100 +272,6 @@ def _meta_errors(
             doc.loc(where),
             invalid_value_hint(doc, path, schema, tuple(err.absolute_path), err.instance),
         )
-
-
-# The name under which a bundled schema is known while its defaults are checked against it.
-_CHECKED_URI = "urn:mcpstub:checked"
-
-
-def _default_mismatches(
-    doc: Document, path: JsonPath, bundled: Any, defaults: list[JsonPath]
-) -> Iterator[Diagnostic]:
-    """A warning for each `default` (in the schemas at `defaults`, below `path`) that the schema
-    holding it rejects: a client or a model may send it as it is, and the call then fails.
-
-    `bundled` is the schema at `path` made self-contained, so every reference resolves as it will
-    at run time. A schema that refers to nothing is judged on its own, once per value; one that
-    cannot be checked (an `$id` of its own, say) is left as it is: the check is a help, never a
-    refusal.
-    """
-    if not defaults or not isinstance(bundled, dict):
-        return
-    registry: list[Any] = []  # made once, if a schema refers to others
-    for where in defaults:
-        relative = where[len(path) :]
-        node: Any = bundled
-        for token in relative:
-            if isinstance(node, dict):
-                node = node.get(token)
-            elif isinstance(node, list) and isinstance(token, int) and 0 <= token < len(node):
-                node = node[token]
-            else:
-                node = None
-        if not isinstance(node, dict) or "default" not in node:
-            continue
-        reason = _default_rejected(bundled, relative, node, registry)
-        if reason is not None:
-            yield warning(
-                "invalid-default",
-                f"{describe_path((*where, 'default'))} does not match its own schema: {reason}",
-                doc.loc((*where, "default")),
-                "clients and models may send the default as it is: make it a value the schema "
-                "accepts, or leave it out",
-            )
-
-
-# Verdicts on defaults of schemas that refer to nothing, by ($schema, the schema as marshal
-# writes it): a schema repeated across tools (a page size, say) is judged once.
-_DEFAULT_VERDICTS: dict[tuple[Any, bytes], str | None] = {}
-_REFERRING = (b"$ref", b"$dynamicRef", b"$recursiveRef")
-
-
-def _default_rejected(
-    bundled: dict[str, Any], relative: JsonPath, node: dict[str, Any], registry: list[Any]
-) -> str | None:
-    """Why the schema `node`, at `relative` in `bundled`, rejects its own default; None if it
-    accepts it, or cannot be checked."""
-    try:
-        key: tuple[Any, bytes] | None = (bundled.get("$schema"), marshalled(node))
-    except ValueError:
-        key = None
-    if key is not None and not any(word in key[1] for word in _REFERRING):
-        if key not in _DEFAULT_VERDICTS:
-            if len(_DEFAULT_VERDICTS) >= 10_000:
-                _DEFAULT_VERDICTS.clear()
-            alone = {"$schema": key[0], **node} if isinstance(key[0], str) else node
-            _DEFAULT_VERDICTS[key] = _rejection(alone, node["default"], None)
-        return _DEFAULT_VERDICTS[key]
-    if not registry:
-        try:
-            registry.append(jsonschema_rs.Registry([(_CHECKED_URI, bundled)]))
-        except Exception:  # what cannot be registered is not checked
-            registry.append(None)
-    if registry[0] is None:
-        return None
-    return _rejection({"$ref": _CHECKED_URI + to_fragment(relative)}, node["default"], registry[0])
-
-
-def _rejection(schema: dict[str, Any], value: Any, registry: Any) -> str | None:
-    """The first reason `schema` rejects `value`, shortened; None if it accepts it or cannot say."""
-    try:
-        validator = jsonschema_rs.validator_for(schema, registry=registry, validate_formats=True)
-        problem = next(iter(validator.iter_errors(value)), None)
-    except Exception:  # a schema that cannot be checked so is not
-        return None
-    if problem is None:
-        return None
-    message: str = problem.message
-    # The validator quotes the value as JSON: said in a few words when long, the reason kept.
-    try:
-        shown = json.dumps(value, ensure_ascii=False)
-    except ValueError:
-        shown = ""
-    if len(shown) > _ECHO_MAX and shown in message:
-        short = _echo(value) if isinstance(value, int) else shown[: _ECHO_MAX - 4] + "..." + shown[-1]
-        message = message.replace(shown, short, 1)
-    return message if len(message) <= 200 else message[:97] + "..." + message[-100:]
 
 
 def _said(lint: Lint, where: JsonPath) -> bool:
@@ -579,7 +423,7 @@ class _Checker:
                 if not (has_errors(self.diagnostics[before:]) or self.bundler.over_budget):
                     if has_errors(self.bundler.diagnostics[errors_before:]):
                         bundled = value  # a reference is wrong: what refers to nothing is judged still
-                    self.diagnostics.extend(_default_mismatches(doc, ("$defs", name), bundled, defaults))
+                    self.diagnostics.extend(default_mismatches(doc, ("$defs", name), bundled, defaults))
         tools = self._tools()
         self.diagnostics.extend(self.bundler.diagnostics)
         if has_errors(self.diagnostics):
@@ -680,7 +524,7 @@ class _Checker:
         if not _NAME.match(name):
             return error(
                 "invalid-tool-name",
-                f"tool name {_echo(name)} is not valid",
+                f"tool name {echo_value(name)} is not valid",
                 name_loc.location,
                 "MCP tool names are 1-128 characters of A-Z a-z 0-9 _ - .",
             )
@@ -749,7 +593,7 @@ class _Checker:
                 "MCP tool arguments are always a JSON object; wrap other values in a property",
             )
 
-        # Arguments are always an object; an output may be any JSON value (see shapes.py).
+        # Arguments are always an object; an output may be any JSON value (see output_wrapper.py).
         is_input = path[-1] == "inputSchema"
         by_ref = "type" not in schema and isinstance(schema.get("$ref"), str)  # checked once bundled
         if is_input and schema.get("type") != "object" and not by_ref:
@@ -761,7 +605,7 @@ class _Checker:
         if has_errors(self.bundler.diagnostics[errors_before:]):  # a referenced file's warnings keep it
             # A reference is wrong: the defaults that depend on none are judged all the same, so
             # that one run says every problem of the schema.
-            self.diagnostics.extend(_default_mismatches(doc, path, schema, defaults))
+            self.diagnostics.extend(default_mismatches(doc, path, schema, defaults))
             return None
         if by_ref:
             if _referenced_root(bundled).get("type") == "object":
@@ -783,7 +627,7 @@ class _Checker:
                 error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))
             )
             return None
-        self.diagnostics.extend(_default_mismatches(doc, path, bundled, defaults))
+        self.diagnostics.extend(default_mismatches(doc, path, bundled, defaults))
         return bundled, shared, dialect
 
     def _compile(self, schema: dict[str, Any], shared: frozenset[str], dialect: Dialect) -> Any | None:

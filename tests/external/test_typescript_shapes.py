@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from mcpstub.shapes import legacy_output_schema
+from mcpstub.output_wrapper import legacy_output_schema
 from tests.functional.helpers import write_package
 
 HERE = Path(__file__).resolve().parent

@@ -21,7 +21,7 @@ from mcp import Client, types
 from pydantic import TypeAdapter
 
 from mcpstub.ir import Toolset
-from mcpstub.shapes import legacy_output_schema
+from mcpstub.output_wrapper import legacy_output_schema
 
 from .helpers import imported, write_package
 

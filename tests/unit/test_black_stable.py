@@ -417,7 +417,7 @@ def test_a_literal_of_plain_values_is_laid_out_as_black_would(
     source = form.format(name=name, items=", ".join(items))
     with monkeypatch.context() as patch:
         patch.setattr(format_module, "_black_statements", lambda text: text)
-        laid_out = format_module.black_layout(source)
+        laid_out = format_module.format_piece(source)
     assert laid_out == format_with_black(source)
 
 
@@ -426,7 +426,7 @@ def test_a_long_class_header_with_several_bases_has_one_base_a_line(bases: list[
     """However short the bases, as the model generator lays them out (the grouped and the whole
     generation must agree), and black keeps it (the trailing comma)."""
     name = "A" * 60
-    laid_out = format_module.black_layout(f"class {name}({', '.join(bases)}):\n    x: int\n")
+    laid_out = format_module.format_piece(f"class {name}({', '.join(bases)}):\n    x: int\n")
     expected = f"class {name}(\n" + "".join(f"    {b},\n" for b in bases) + "):\n    x: int\n"
     assert laid_out == expected
     assert format_with_black(laid_out) == laid_out
@@ -458,7 +458,7 @@ def test_a_field_with_a_default_too_long_for_its_line_is_laid_out_as_black_would
     source = ("class M(BaseModel):\n" if indent else "") + line + "\n"
     with monkeypatch.context() as patch:
         patch.setattr(format_module, "_black_statements", lambda text: text)
-        laid_out = format_module.black_layout(source)
+        laid_out = format_module.format_piece(source)
     if laid_out.count("\n") != source.count("\n") or format_module.text_width(line) <= 88:
         assert laid_out == format_with_black(laid_out)
         assert laid_out == format_with_black(source)

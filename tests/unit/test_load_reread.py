@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from benchmarks.bench_edit import _PlainDumper
 from benchmarks.toolset import build_shaped, edit_tools
-from mcpstub import load
+from mcpstub import load, reread
 from mcpstub.load import parse_document
 from mcpstub.pipeline import check_toolset
 from tests.unit.test_load_fastpath import _exact, _paths
@@ -102,11 +102,11 @@ def edited(draw: st.DrawFn, text: str) -> str:
 @pytest.fixture
 def remembering(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """Reads remembered, as in `--watch`; yields, per read, whether it took the tool's lines only."""
-    monkeypatch.setattr(load, "_READS", {})
+    monkeypatch.setattr(reread, "_READS", {})
     taken: list[bool] = []
     real = load._reread
 
-    def spy(doc: load.Document, text: str) -> load._Read | None:
+    def spy(doc: load.Document, text: str) -> reread._Read | None:
         again = real(doc, text)
         taken.append(again is not None)
         return again
@@ -121,12 +121,12 @@ def _written(doc: dict[str, Any]) -> str:
 
 
 def _whole(text: str) -> tuple[load.Document, list[Any]]:
-    saved = load._READS
-    load._READS = None
+    saved = reread._READS
+    reread._READS = None
     try:
         return parse_document("tools.yaml", PATH, text.encode())
     finally:
-        load._READS = saved
+        reread._READS = saved
 
 
 def _same(text: str) -> None:

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.toolset import build_shaped, edit_tools
-from mcpstub import load
+from mcpstub import load, reread
 from mcpstub.load import parse_document
 from tests.unit.test_load_fastpath import _exact, _paths
 
@@ -99,11 +99,11 @@ def edited(draw: st.DrawFn, text: str) -> str:
 @pytest.fixture
 def remembering(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """Reads remembered, as in `--watch`; yields, per read, whether it read the changed tools only."""
-    monkeypatch.setattr(load, "_READS", {})
+    monkeypatch.setattr(reread, "_READS", {})
     taken: list[bool] = []
     real = load._json_reread
 
-    def spy(doc: load.Document, text: str) -> load._JsonRead | None:
+    def spy(doc: load.Document, text: str) -> reread._JsonRead | None:
         again = real(doc, text)
         taken.append(again is not None)
         return again
@@ -113,12 +113,12 @@ def remembering(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
 
 
 def _whole(text: str) -> tuple[load.Document, list[Any]]:
-    saved = load._READS
-    load._READS = None
+    saved = reread._READS
+    reread._READS = None
     try:
         return parse_document("tools.json", PATH, text.encode("utf-8", "surrogatepass"))
     finally:
-        load._READS = saved
+        reread._READS = saved
 
 
 def _same(text: str, *, positions: bool = True) -> load.Document:
@@ -253,10 +253,10 @@ def test_the_alike_start_and_end_of_two_texts_are_counted_exactly(
     a, b = head + one + tail, head + other + tail
     start = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(load, "_COMPARED", chunk)
-        assert load._same_start(a, b) == start
+        patch.setattr(reread, "_COMPARED", chunk)
+        assert reread._same_start(a, b) == start
         for limit in {0, min(len(a), len(b)) - start, min(len(a), len(b))}:
             end = 0
             while end < limit and a[len(a) - 1 - end] == b[len(b) - 1 - end]:
                 end += 1
-            assert load._same_end(a, b, limit) == end
+            assert reread._same_end(a, b, limit) == end

@@ -285,7 +285,7 @@ def test_child_and_this_process_share_the_units(tmp_path: Path) -> None:
 def test_a_text_is_compiled_once_and_a_broken_one_is_still_caught(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mcpstub import pytext  # noqa: PLC0415
+    from mcpstub import compilecheck as pytext  # noqa: PLC0415
 
     memo_module._LIVE.clear()
     compiled: list[str] = []

@@ -10,7 +10,7 @@ import jsonschema
 import jsonschema_rs
 import pytest
 
-from mcpstub.shapes import is_object_root, legacy_output_schema
+from mcpstub.output_wrapper import is_object_root, legacy_output_schema
 from mcpstub.validate import schema_dialect
 
 JSTS = Path(__file__).resolve().parents[1] / "data" / "jsts"

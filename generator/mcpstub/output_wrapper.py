@@ -1,4 +1,4 @@
-"""Output shapes: the two advertised forms of a tool's output schema.
+"""Output wrapper: the two advertised forms of a tool's output schema.
 
 MCP 2026-07-28 lets `outputSchema` be any JSON Schema and `structuredContent` any JSON value;
 2025-11-25 clients require both to be objects. `is_object_root(schema)` says which a schema is;

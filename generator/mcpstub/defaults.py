@@ -1,0 +1,113 @@
+"""Defaults: a warning for each `default` its own schema rejects, judged as at run time.
+
+`default_mismatches(doc, path, bundled, defaults)` checks each default against the schema holding
+it inside `bundled`, the schema made self-contained, so every reference resolves as it will when
+served. A schema that refers to nothing is judged once per value in the process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema_rs
+
+from mcpstub.diagnostics import Diagnostic, warning
+from mcpstub.document import Document, JsonPath
+from mcpstub.errortext import ECHO_MAX, describe_path, echo_value
+from mcpstub.marshalled import marshalled
+from mcpstub.pointers import to_fragment
+
+# The name under which a bundled schema is known while its defaults are checked against it.
+_CHECKED_URI = "urn:mcpstub:checked"
+
+
+def default_mismatches(
+    doc: Document, path: JsonPath, bundled: Any, defaults: list[JsonPath]
+) -> Iterator[Diagnostic]:
+    """A warning for each `default` (in the schemas at `defaults`, below `path`) that the schema
+    holding it rejects: a client or a model may send it as it is, and the call then fails.
+
+    `bundled` is the schema at `path` made self-contained, so every reference resolves as it will
+    at run time. A schema that refers to nothing is judged on its own, once per value; one that
+    cannot be checked (an `$id` of its own, say) is left as it is: the check is a help, never a
+    refusal.
+    """
+    if not defaults or not isinstance(bundled, dict):
+        return
+    registry: list[Any] = []  # made once, if a schema refers to others
+    for where in defaults:
+        relative = where[len(path) :]
+        node: Any = bundled
+        for token in relative:
+            if isinstance(node, dict):
+                node = node.get(token)
+            elif isinstance(node, list) and isinstance(token, int) and 0 <= token < len(node):
+                node = node[token]
+            else:
+                node = None
+        if not isinstance(node, dict) or "default" not in node:
+            continue
+        reason = _default_rejected(bundled, relative, node, registry)
+        if reason is not None:
+            yield warning(
+                "invalid-default",
+                f"{describe_path((*where, 'default'))} does not match its own schema: {reason}",
+                doc.loc((*where, "default")),
+                "clients and models may send the default as it is: make it a value the schema "
+                "accepts, or leave it out",
+            )
+
+
+# Verdicts on defaults of schemas that refer to nothing, by ($schema, the schema as marshal
+# writes it): a schema repeated across tools (a page size, say) is judged once.
+_DEFAULT_VERDICTS: dict[tuple[Any, bytes], str | None] = {}
+_REFERRING = (b"$ref", b"$dynamicRef", b"$recursiveRef")
+
+
+def _default_rejected(
+    bundled: dict[str, Any], relative: JsonPath, node: dict[str, Any], registry: list[Any]
+) -> str | None:
+    """Why the schema `node`, at `relative` in `bundled`, rejects its own default; None if it
+    accepts it, or cannot be checked."""
+    try:
+        key: tuple[Any, bytes] | None = (bundled.get("$schema"), marshalled(node))
+    except ValueError:
+        key = None
+    if key is not None and not any(word in key[1] for word in _REFERRING):
+        if key not in _DEFAULT_VERDICTS:
+            if len(_DEFAULT_VERDICTS) >= 10_000:
+                _DEFAULT_VERDICTS.clear()
+            alone = {"$schema": key[0], **node} if isinstance(key[0], str) else node
+            _DEFAULT_VERDICTS[key] = _rejection(alone, node["default"], None)
+        return _DEFAULT_VERDICTS[key]
+    if not registry:
+        try:
+            registry.append(jsonschema_rs.Registry([(_CHECKED_URI, bundled)]))
+        except Exception:  # what cannot be registered is not checked
+            registry.append(None)
+    if registry[0] is None:
+        return None
+    return _rejection({"$ref": _CHECKED_URI + to_fragment(relative)}, node["default"], registry[0])
+
+
+def _rejection(schema: dict[str, Any], value: Any, registry: Any) -> str | None:
+    """The first reason `schema` rejects `value`, shortened; None if it accepts it or cannot say."""
+    try:
+        validator = jsonschema_rs.validator_for(schema, registry=registry, validate_formats=True)
+        problem = next(iter(validator.iter_errors(value)), None)
+    except Exception:  # a schema that cannot be checked so is not
+        return None
+    if problem is None:
+        return None
+    message: str = problem.message
+    # The validator quotes the value as JSON: said in a few words when long, the reason kept.
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except ValueError:
+        shown = ""
+    if len(shown) > ECHO_MAX and shown in message:
+        short = echo_value(value) if isinstance(value, int) else shown[: ECHO_MAX - 4] + "..." + shown[-1]
+        message = message.replace(shown, short, 1)
+    return message if len(message) <= 200 else message[:97] + "..." + message[-100:]
