@@ -417,7 +417,7 @@ class Bundler:
         self.files[path] = loaded
         return loaded
 
-    def _unresolved(self, ref: str, loc: _Where, tries: list[tuple[Any, list[str]]]) -> None:
+    def _unresolved(self, ref: str, loc: _Where, tries: list[tuple[Any, Sequence[str]]]) -> None:
         """Report `ref` as unresolved; `tries` are the (data, pointer parts) it was looked up in,
         where a close name is looked for."""
         close = next((c for data, parts in tries if (c := _close_pointer(data, parts)) is not None), None)
@@ -567,7 +567,7 @@ def _in_place(
             yield from ((doc, (*path, key, k), v) for k, v in value.items() if isinstance(v, dict))
 
 
-def _close_pointer(data: Any, parts: list[str]) -> str | None:
+def _close_pointer(data: Any, parts: Sequence[str]) -> str | None:
     """The pointer `parts` with its first name that `data` lacks replaced by a close one that
     it has (`/$defs/Stauts` -> `/$defs/Status`); None if there is none."""
     for i, part in enumerate(parts):
