@@ -29,7 +29,7 @@ from mcpstub.layout import (
     UNSAFE_IN_COMMENT,
     WRITING_MARKER,
 )
-from mcpstub.memo import Piece, TextCache, ToolMemo, tool_key
+from mcpstub.memo import Piece, ToolMemo, tool_key
 from mcpstub.pytext import (
     RenderError,
     all_order,
@@ -49,6 +49,7 @@ from mcpstub.surface import (
     wire_chunks,
     wire_tool,
 )
+from mcpstub.textcache import TextCache
 
 # Keys of the advertised Tool that are rendered as separate schema literals.
 _SCHEMA_KEYS = ("inputSchema", "outputSchema")
