@@ -143,9 +143,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     toolset = checked.toolset
     structured = sum(t.output_schema is not None for t in toolset.tools)
+    # The definitions the toolset writes (those lifted from the files they reach are not counted).
+    written = checked.document.data.get("$defs") if checked.document is not None else None
+    shared = len(written) if isinstance(written, dict) else len(toolset.shared_defs)
     print(
         f"{_shown(path)}: ok: server {toolset.server_name!r}, {len(toolset.tools)} tools "
-        f"({structured} with an output schema), {len(toolset.shared_defs)} shared definitions"
+        f"({structured} with an output schema), {shared} shared definitions"
     )
     for tool in toolset.tools:
         kind = "structured" if tool.output_schema is not None else "content"
@@ -424,7 +427,10 @@ def _generate_paused(args: argparse.Namespace, watched: dict[str, list[Path]] | 
         return EXIT_INVALID
     toolset = generated.toolset
     if watched is not None:
-        watched["files"] = [path, *(path.parent / s for s in toolset.sources)]
+        # The project's options count too: a save of them regenerates, as one of the toolset does.
+        _, root = _config(Path.cwd())
+        project = [root / "pyproject.toml"] if (root / "pyproject.toml").is_file() else []
+        watched["files"] = [path, *(path.parent / s for s in toolset.sources), *project]
     modules = {str(t.identifier) for t in toolset.tools}
     stamp = stamp_text(
         toolset.source_hash, toolset.sources, generated.ours, generated.yours, generated.hashes

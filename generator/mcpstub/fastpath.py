@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -37,14 +38,44 @@ from mcpstub.layout import (
 from mcpstub.resources import resource_dir
 
 
+def installed(module: str) -> str:
+    """Where the top-level module `module` is installed and as what (its entry file's path, size
+    and modification time: an upgrade or a reinstall changes them); "absent" when it is not. Found
+    without importing it, in a few milliseconds (reading the packages' metadata takes a third of
+    a second on a busy machine)."""
+    from importlib.util import find_spec  # noqa: PLC0415
+
+    try:
+        spec = find_spec(module)
+        if spec is None or spec.origin is None:
+            return "absent"
+        info = os.stat(spec.origin)
+    except (ImportError, ValueError, OSError):
+        return "absent"
+    return f"{spec.origin} {info.st_size} {info.st_mtime_ns}"
+
+
+@cache
+def environment_key() -> str:
+    """What besides mcpstub's code shapes the generated text and the checks: the interpreter (its
+    Unicode data measures line widths when black is absent), black (whose width table is read), the
+    model generator with the pydantic it runs on, and the schema validators that judge schemas and
+    examples. A cache shared by several environments keeps them apart."""
+    modules = ("black", "datamodel_code_generator", "pydantic", "jsonschema_rs", "jsonschema")
+    return "\n".join([sys.version, *(f"{name} {installed(name)}" for name in modules)])
+
+
 @cache
 def generator_fingerprint() -> str:
-    """Hash of mcpstub's own code and templates: output changes whenever they do."""
+    """Hash of all that decides the output besides the toolset and the options: mcpstub's version,
+    its code (every module, in every subpackage) and templates, and its environment
+    (`environment_key`). Every key of the cache and the stamp's source hash include it."""
     package = Path(__file__).resolve().parent
     templates = resource_dir("templates")
-    digest = hashlib.sha256(__version__.encode())
-    for path in sorted([*package.glob("*.py"), *templates.rglob("*.jinja")]):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    digest = hashlib.sha256(f"{__version__}\0{environment_key()}".encode())
+    for root, pattern in ((package, "*.py"), (templates, "*.jinja")):
+        for path in sorted(root.rglob(pattern)):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 

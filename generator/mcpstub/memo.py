@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import sys
 from collections.abc import Callable
 from dataclasses import fields
-from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 from mcpstub.cachefiles import RENDER_FOLDER, read_entry, write_entry
-from mcpstub.fastpath import generator_fingerprint
+from mcpstub.fastpath import environment_key, generator_fingerprint
 from mcpstub.ir import ClassName, Example, PythonIdentifier, Tool
 from mcpstub.marshalled import condensed
 
@@ -43,55 +41,6 @@ _KEPT_WITH_TOOL = (TOOL_KEY, MODELS_DIGEST)
 
 Piece = dict[str, Any]
 T = TypeVar("T")
-
-
-class TextCache:
-    """Texts by key in this process, all forgotten at once past a total size (keys counted), so
-    that what a long `--watch` session keeps stays bounded whatever toolsets it sees."""
-
-    def __init__(self, limit: int = 64_000_000) -> None:
-        self._texts: dict[tuple[object, ...], str] = {}
-        self._size = 0
-        self._limit = limit
-
-    def get(self, key: tuple[object, ...]) -> str | None:
-        """The text kept under `key`, or None."""
-        return self._texts.get(key)
-
-    def put(self, key: tuple[object, ...], text: str) -> str:
-        """Keep `text` under `key`; returns it."""
-        size = len(text) + sum(len(part) for part in key if isinstance(part, bytes | str))
-        if self._size + size > self._limit:
-            self._texts.clear()
-            self._size = 0
-        self._texts[key] = text
-        self._size += size
-        return text
-
-
-def version(name: str) -> str:
-    """The installed version of the distribution `name` (importlib.metadata, imported only when
-    needed: 20 ms, before the model child could be started)."""
-    from importlib.metadata import version as installed  # noqa: PLC0415
-
-    return installed(name)
-
-
-@cache
-def environment_key() -> str:
-    """What besides mcpstub's code shapes the generated text and the checks: the interpreter (its
-    Unicode data measures line widths when black is absent), black (whose width table is read), the
-    model generator with the pydantic it runs on, and the schema validators that judge schemas and
-    examples. A cache shared by several environments keeps them apart."""
-    from importlib.metadata import PackageNotFoundError  # noqa: PLC0415 - see `version`
-
-    parts = [sys.version]
-    for name in ("black", "datamodel-code-generator", "pydantic", "jsonschema-rs", "jsonschema"):
-        try:
-            parts.append(f"{name} {version(name)}")
-        except PackageNotFoundError:
-            parts.append(f"{name} absent")
-    return "\n".join(parts)
 
 
 def _plain(value: object) -> object:

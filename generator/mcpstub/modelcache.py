@@ -39,11 +39,9 @@ from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.gcpause import gc_running
 from mcpstub.ir import Tool, Toolset, to_class_prefix
-from mcpstub.layout import LINE_LENGTH
-from mcpstub.memo import MODELS_DIGEST, derived, environment_key, tool_plain
-from mcpstub.model_source import parsed
-from mcpstub.models import DATA_KEYWORDS, STAND_IN_MODULE, ModelsResult, render_models
-from mcpstub.pytext import import_order
+from mcpstub.memo import MODELS_DIGEST, derived, tool_plain
+from mcpstub.model_merge import Clash, Part, merge_parts, split_source
+from mcpstub.models import DATA_KEYWORDS, ModelsResult, render_models
 
 if TYPE_CHECKING:
     from mcpstub.load import Document
@@ -69,14 +67,9 @@ STAND_INS = True
 _MAGIC = b"mcpstub-models-cache 5"
 
 
-class _Clash(Exception):
-    """Two groups define one name differently: the groups cannot be merged."""
-
-
-@cache
 def _generator_key() -> str:
     """What, besides a group's input, decides its models: mcpstub's code and its environment."""
-    return f"{generator_fingerprint()}\n{environment_key()}"
+    return generator_fingerprint()
 
 
 def default_cache_dir() -> Path:
@@ -201,17 +194,12 @@ def _diagnostic(data: dict[str, Any]) -> Diagnostic:
     )
 
 
-# A top-level statement of generated models: (kind, names, text). Kinds: "from" (names imported
-# from the module in text), "import", "class", "alias" (names defined by text), "other".
-_Part = tuple[str, tuple[str, ...], str]
-
-
 @dataclass(frozen=True)
 class _Generated:
     """One unit's models, and the same source split into top-level statements for merging."""
 
     result: ModelsResult
-    parts: list[_Part]
+    parts: list[Part]
 
 
 @dataclass(frozen=True)
@@ -438,13 +426,13 @@ def _render_all(units: list[Toolset]) -> list[_Generated]:
     return out
 
 
-def _without(parts: list[_Part], names: set[str]) -> list[_Part]:
+def _without(parts: list[Part], names: set[str]) -> list[Part]:
     """The statements that do not define the named classes, with the imports they use.
 
     What the dropped statements used comes from the generation that defines them for real. Only
     names the dropped statements use can have become unused, so only those are looked for.
     """
-    kept: list[_Part] = []
+    kept: list[Part] = []
     dropped: set[str] = set()
     for part in parts:
         kind, defined, text = part
@@ -460,7 +448,7 @@ def _without(parts: list[_Part], names: set[str]) -> list[_Part]:
         if kind not in {"from", "import"} and any(w in text for w in wanted):
             used.update(n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name) and n.id in wanted)
     unused = dropped - used
-    out: list[_Part] = []
+    out: list[Part] = []
     for kind, imported, text in kept:
         bound = tuple(n for n in imported if kind != "from" or n.rpartition(" as ")[2] not in unused)
         if kind != "from" or bound:
@@ -827,7 +815,7 @@ class PendingModels:
         results = [done[u.key] for u in self._units]
         try:
             source = merge_parts(r.parts for r in results)
-        except _Clash:
+        except Clash:
             self.merged = False
             with gc_running():
                 return render_models(self._toolset)
@@ -870,121 +858,3 @@ def standby_models() -> ModelFeed | None:
     if not FORK or "datamodel_code_generator" in sys.modules:
         return None
     return ModelFeed()
-
-
-def merge_sources(sources: Iterable[str]) -> str:
-    """One module from several generated ones: imports united, identical definitions kept once."""
-    return merge_parts(split_source(s) for s in sources)
-
-
-def split_source(source: str) -> list[_Part]:
-    """A generated module's top-level statements, each with its kind, the names it binds, its text."""
-    parts: list[_Part] = []
-    if not source.strip():
-        return parts
-    lines = source.splitlines()
-    for node in parsed(source).body:
-        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        text = "\n".join(lines[start - 1 : node.end_lineno])
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = tuple(a.name if a.asname is None else f"{a.name} as {a.asname}" for a in node.names)
-            parts.append(("from", names, node.module))
-        elif isinstance(node, ast.Import):
-            parts.append(("import", (), text))
-        elif names := tuple(_defined_names(node)):
-            parts.append(("alias" if isinstance(node, ast.Assign | ast.AnnAssign) else "class", names, text))
-        else:
-            parts.append(("other", (), text))
-    return parts
-
-
-def merge_parts(units: Iterable[list[_Part]]) -> str:
-    """One module from the statements of several: imports united, identical definitions kept once."""
-    imports: dict[str, set[str]] = {}
-    plain_imports: set[str] = set()
-    body: list[tuple[str, str]] = []  # (kind: class, alias or other; text)
-    defined: dict[str, str] = {}
-    seen_other: set[str] = set()
-    stand_ins: set[str] = set()  # imported by a group: to be defined by another
-    for parts in units:
-        for kind, names, text in parts:
-            if kind == "from" and text == STAND_IN_MODULE:
-                stand_ins.update(names)
-            elif kind == "from":
-                imports.setdefault(text, set()).update(names)
-            elif kind == "import":
-                plain_imports.add(text)
-            elif names:
-                known = [defined.get(n) for n in names]
-                if all(k == text for k in known):
-                    continue
-                if any(k is not None for k in known):
-                    raise _Clash(", ".join(names))
-                defined.update(dict.fromkeys(names, text))
-                body.append((kind, text))
-            elif text not in seen_other:
-                seen_other.add(text)
-                body.append(("other", text))
-    if not stand_ins.issubset(defined):
-        raise _Clash(", ".join(sorted(stand_ins - set(defined))))
-    if not body and not imports and not plain_imports:
-        return ""
-    head = sorted(plain_imports, key=_import_order) + [
-        _import_line(module, names)
-        for module, names in sorted(imports.items(), key=lambda m: _import_order(m[0]))
-    ]
-    out = [_join_imports(head, sorted(plain_imports, key=_import_order), sorted(imports, key=_import_order))]
-    previous = ""
-    for kind, text in body:
-        # Black's spacing: two blank lines around classes, one between aliases, none between calls.
-        if "class" in (previous, kind):
-            gap = "\n\n\n" if previous or kind == "class" else "\n\n"
-        else:
-            gap = "\n" if previous == kind == "other" else "\n\n"
-        out.append(gap + text)
-        previous = kind
-    return "".join(out) + "\n"
-
-
-def _defined_names(node: ast.stmt) -> list[str]:
-    """The module-level names a statement defines (a class, an alias), or [] for anything else."""
-    if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-        return [node.name]
-    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-        return [node.target.id]
-    if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
-        return [t.id for t in node.targets if isinstance(t, ast.Name)]
-    if sys.version_info >= (3, 12) and isinstance(node, ast.TypeAlias):  # pragma: no cover
-        return [node.name.id] if isinstance(node.name, ast.Name) else []
-    return []
-
-
-def _import_order(module_or_line: str) -> tuple[int, str]:
-    """Future imports, then the standard library, then the rest, as isort groups them."""
-    name = module_or_line.removeprefix("import ").split()[0]
-    top = name.split(".")[0]
-    group = 0 if top == "__future__" else 1 if top in sys.stdlib_module_names else 2
-    return group, name
-
-
-def _import_line(module: str, names: set[str]) -> str:
-    ordered = import_order(list(names))  # as ruff's isort rule wants them
-    line = f"from {module} import {', '.join(ordered)}"
-    if len(line) <= LINE_LENGTH:  # black's line length, as the models are laid out
-        return line
-    return f"from {module} import (\n" + "".join(f"    {n},\n" for n in ordered) + ")"
-
-
-def _join_imports(lines: list[str], plain: list[str], modules: list[str]) -> str:
-    """The import block, one blank line between isort groups."""
-    keyed = [(_import_order(p)[0], p) for p in plain]
-    keyed += [(_import_order(m)[0], line) for m, line in zip(modules, lines[len(plain) :], strict=True)]
-    keyed.sort(key=lambda k: k[0])
-    out: list[str] = []
-    group = None
-    for g, line in keyed:
-        if group is not None and g != group:
-            out.append("")
-        out.append(line)
-        group = g
-    return "\n".join(out)

@@ -18,7 +18,7 @@ from pathlib import Path
 from mcpstub.ir import JSON
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.marshalled import marshalled
-from mcpstub.memo import TextCache
+from mcpstub.textcache import TextCache
 
 
 class RenderError(Exception):

@@ -33,7 +33,7 @@ from mcpstub.layout import (
     UNSAFE_IN_COMMENT,
     WRITING_MARKER,
 )
-from mcpstub.memo import Piece, TextCache, ToolMemo, tool_key
+from mcpstub.memo import Piece, ToolMemo, tool_key
 from mcpstub.output_wrapper import is_object_root, legacy_output_schema
 from mcpstub.pytext import (
     RenderError,
@@ -52,6 +52,7 @@ from mcpstub.surface import (
     wire_chunks,
     wire_tool,
 )
+from mcpstub.textcache import TextCache
 
 # Keys of the advertised Tool that are rendered as separate schema literals.
 _SCHEMA_KEYS = ("inputSchema", "outputSchema")

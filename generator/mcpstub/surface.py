@@ -23,8 +23,8 @@ import rfc8785
 from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import SURFACE_FORMAT, SURFACE_MARKER_KEY
 from mcpstub.marshalled import marshalled
-from mcpstub.memo import TextCache
 from mcpstub.output_wrapper import is_object_root, legacy_output_schema
+from mcpstub.textcache import TextCache
 
 # Protocol generations a generated server speaks, newest first.
 PROTOCOLS = ("2026-07-28", "2025-11-25")

@@ -7,7 +7,8 @@ a description changed in either file; a definition renamed or moved between the 
 updated; a tool added, removed, given or losing an output schema; an option changed):
 `generate --check` sees the package as stale, the cached run writes the cold run's bytes, and
 `--check` then passes. MCPSTUB_CACHE_EXAMPLES and MCPSTUB_CACHE_STEPS raise the budget;
-MCPSTUB_CACHE_PROCESSES=1 runs each generation in a process of its own.
+MCPSTUB_CACHE_PROCESSES=1 runs each generation in a process of its own;
+MCPSTUB_CACHE_TOOLS=N starts from N more tools.
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import queue
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +162,12 @@ class CachedEqualsCold(RuleBasedStateMachine):
                 },
             },
         ]
+        for i in range(int(os.environ.get("MCPSTUB_CACHE_TOOLS", "0"))):  # more tools: more model groups
+            target = ("City", "Zone", "Mode")[i % 3]
+            properties = {"item": _ref(target), "count": {"type": "integer", "maximum": i}}
+            self.tools.append(
+                {"name": f"extra_{i}", "inputSchema": {"type": "object", "properties": properties}}
+            )
         self.options: dict[str, Any] = {"emit_tests": False, "vendor_keywords": []}
         self.written: dict[str, str] = {}
 
@@ -372,6 +382,55 @@ class CachedEqualsCold(RuleBasedStateMachine):
         return seen
 
 
+class WatchedEqualsCold(CachedEqualsCold):
+    """The same edits saved under `generate --watch`: each save's run, which reuses what the session
+    keeps in memory, writes what a cold run writes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.watcher: subprocess.Popen[str] | None = None
+        self.lines: queue.Queue[str] = queue.Queue()
+
+    def teardown(self) -> None:
+        if self.watcher is not None:
+            self.watcher.send_signal(signal.SIGINT)
+            try:
+                self.watcher.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.watcher.kill()
+                self.watcher.wait()
+        super().teardown()
+
+    def _runs(self, wait: float) -> list[str]:
+        """The summary lines of the watcher's runs that end within `wait` seconds of each other."""
+        said: list[str] = []
+        with contextlib.suppress(queue.Empty):
+            while True:
+                said.append(self.lines.get(timeout=wait))
+                wait = 1.0  # a save of two files may start two runs: the last one counts
+        return said
+
+    def verify(self, first: bool = False) -> None:
+        if not self.write():
+            return
+        if self.watcher is None:
+            self.watcher = subprocess.Popen(
+                [sys.executable, "-m", "mcpstub", "generate", "--watch"],
+                cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            )  # fmt: skip
+            stream = self.watcher.stdout
+            assert stream is not None
+            threading.Thread(target=lambda: [self.lines.put(line) for line in stream], daemon=True).start()
+        said = self._runs(120)
+        assert any("generated file" in line for line in said), f"no run of the watcher: {said}"
+        shutil.rmtree(self.dir / "cold", ignore_errors=True)
+        code, text = run("generate", "--out", "cold", "--no-cache")
+        assert code == 0, text
+        assert_same_package(files_of(self.dir / "pkg"), files_of(self.dir / "cold"))
+        code, text = run("generate", "--check")
+        assert code == 0, f"--check after the watcher's run:\n{text}"
+
+
 CachedEqualsCold.TestCase.settings = settings(
     max_examples=int(os.environ.get("MCPSTUB_CACHE_EXAMPLES", "3")),
     stateful_step_count=int(os.environ.get("MCPSTUB_CACHE_STEPS", "6")),
@@ -387,6 +446,11 @@ CachedEqualsCold.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestCachedEqualsCold = CachedEqualsCold.TestCase
+WatchedEqualsCold.TestCase.settings = settings(
+    CachedEqualsCold.TestCase.settings,
+    max_examples=int(os.environ.get("MCPSTUB_CACHE_EXAMPLES", "2")),
+)
+TestWatchedEqualsCold = WatchedEqualsCold.TestCase
 
 
 def test_the_two_cases_of_a_shared_file() -> None:
@@ -404,5 +468,17 @@ def test_the_two_cases_of_a_shared_file() -> None:
         machine.verify()
         models = (machine.dir / "pkg" / "models.py").read_text()
         assert "min_length=4" in models and re.search(r"\bCity\b", models) is None
+    finally:
+        machine.teardown()
+
+
+def test_validate_counts_the_shared_definitions_written() -> None:
+    """The definitions lifted from common.yaml are the checked toolset's, not ones the user wrote."""
+    machine = CachedEqualsCold()
+    try:
+        machine.write()
+        code, said = run("validate")
+        assert code == 0, said
+        assert "2 tools (1 with an output schema), 1 shared definitions" in said
     finally:
         machine.teardown()

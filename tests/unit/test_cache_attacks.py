@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mcpstub import bundle
+from mcpstub import bundle, fastpath
 from mcpstub import memo as memo_module
 from mcpstub.cli import main
 from mcpstub.pipeline import generate
@@ -176,19 +176,49 @@ def test_work_cached_under_another_environment_is_not_reused(
         return memos[0].hits, sum(found)
 
     assert reused() == (3, len(found))  # the same environment reuses every tool's pieces and models
-    real_version = memo_module.version
-    for name in ("black", "pydantic", "jsonschema-rs"):
+    real_installed = fastpath.installed
+    for name in ("black", "pydantic", "jsonschema_rs"):
         monkeypatch.setattr(
-            memo_module, "version", lambda n, name=name: "0.0" if n == name else real_version(n)
+            fastpath, "installed", lambda n, name=name: "0.0" if n == name else real_installed(n)
         )
-        memo_module.environment_key.cache_clear()
-        modelcache._generator_key.cache_clear()
+        _forget_environment()
         try:
             assert reused() == (0, 0)
         finally:
-            monkeypatch.setattr(memo_module, "version", real_version)
-            memo_module.environment_key.cache_clear()
-            modelcache._generator_key.cache_clear()
+            monkeypatch.setattr(fastpath, "installed", real_installed)
+            _forget_environment()
+
+
+def _forget_environment() -> None:
+    fastpath.environment_key.cache_clear()
+    fastpath.generator_fingerprint.cache_clear()
+
+
+def test_another_environment_is_no_fast_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A package made with another model generator or formatter is made again, not found current.
+    toolset, out = (
+        _write(
+            tmp_path,
+            {
+                "mcpstub": 1,
+                "server": {"name": "s"},
+                "tools": [{"name": "t", "inputSchema": {"type": "object"}}],
+            },
+        ),
+        tmp_path / "pkg",
+    )
+    assert main(["generate", str(toolset), "--out", str(out)]) == 0
+    assert fastpath.is_current(toolset, out) is not None
+    real_installed = fastpath.installed
+    monkeypatch.setattr(
+        fastpath, "installed", lambda n: "0.0" if n == "datamodel_code_generator" else real_installed(n)
+    )
+    _forget_environment()
+    try:
+        assert fastpath.is_current(toolset, out) is None
+    finally:
+        monkeypatch.setattr(fastpath, "installed", real_installed)
+        _forget_environment()
 
 
 def test_a_child_killed_while_claiming_does_not_hang_the_run() -> None:

@@ -15,7 +15,8 @@ from pydantic import BaseModel
 from mcpstub import modelcache
 from mcpstub.classnames import IMPORTED, Namer, class_name, extending, imported_free, root_names
 from mcpstub.ir import Toolset
-from mcpstub.modelcache import split_source, start_models
+from mcpstub.model_merge import split_source
+from mcpstub.modelcache import start_models
 from mcpstub.models import render_models
 from mcpstub.pipeline import check_toolset
 from tests.unit.test_models import load

@@ -19,6 +19,7 @@ from mcpstub.memo import ToolMemo
 from mcpstub.pipeline import check_toolset, generate
 from mcpstub.render import render_package
 from mcpstub.surface import _doubles, canonical_json, render_surface, surface
+from mcpstub.textcache import TextCache
 from tests.unit.test_modelcache import SHARED, edit, tools
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -428,7 +429,7 @@ def test_a_tool_taken_from_the_memo_is_not_hashed_again(
 def test_texts_kept_in_this_process_stay_within_their_bound() -> None:
     # A long --watch session sees definition after definition: what is kept stays bounded, and
     # what is found is what was put.
-    texts = memo_module.TextCache(limit=1_000)
+    texts = TextCache(limit=1_000)
     for i in range(500):
         key = ("kind", f"definition {i}".encode())
         assert texts.put(key, "x" * (i % 50)) == "x" * (i % 50)

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from mcpstub import modelcache
 from mcpstub.cli import main
 from mcpstub.ir import Toolset
-from mcpstub.modelcache import ModelCache, merge_sources, split_groups, split_source, start_models
+from mcpstub.model_merge import Clash, merge_parts, merge_sources, split_source
+from mcpstub.modelcache import ModelCache, split_groups, start_models
 from mcpstub.models import STAND_IN_MODULE, render_models
 from mcpstub.pipeline import check_toolset, generate
 
@@ -325,7 +326,7 @@ def test_merge_keeps_identical_definitions_once_and_refuses_clashes() -> None:
     assert merged.count("class A(") == 1 and "class B(A)" in merged
     assert "from pydantic import BaseModel, Field" in merged and "from typing import Literal" in merged
     compile(merged, "m.py", "exec")
-    with pytest.raises(modelcache._Clash):
+    with pytest.raises(Clash):
         merge_sources([a, "class A(BaseModel):\n    x: str\n"])
 
 
@@ -343,7 +344,7 @@ def test_a_clash_between_groups_falls_back_to_one_whole_generation(
     )
 
     def clash(_: object) -> str:
-        raise modelcache._Clash("A")
+        raise Clash("A")
 
     monkeypatch.setattr(modelcache, "merge_parts", clash)
     assert start_models(toolset, None).result().source == render_models(toolset).source
@@ -622,10 +623,10 @@ def test_groups_import_the_shared_classes_they_only_name(tmp_path: Path) -> None
 
 def test_a_name_a_group_imports_must_be_defined_by_another() -> None:
     group = [("from", ("Entity",), STAND_IN_MODULE), ("class", ("Tool",), "class Tool:\n    e: Entity")]
-    with pytest.raises(modelcache._Clash):  # then the toolset is generated in one call
-        modelcache.merge_parts([group])
+    with pytest.raises(Clash):  # then the toolset is generated in one call
+        merge_parts([group])
     shared = [("class", ("Entity",), "class Entity:\n    pass")]
-    merged = modelcache.merge_parts([shared, group])
+    merged = merge_parts([shared, group])
     assert STAND_IN_MODULE not in merged
     exec(compile(merged, "models.py", "exec"), {})
 

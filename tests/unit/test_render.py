@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 from mcpstub import pytext, render
 from mcpstub.format import GeneratedCodeError, format_files, format_package
 from mcpstub.ir import Tool, Toolset, make_tool_names
-from mcpstub.memo import TextCache, ToolMemo
+from mcpstub.memo import ToolMemo
 from mcpstub.pytext import RenderError, text_width, to_literal
 from mcpstub.render import HEADER_PREFIX, render_package, templates_dir
+from mcpstub.textcache import TextCache
 
 MODELS = """\
 from __future__ import annotations
