@@ -10,7 +10,7 @@ import mcpstub
 PACKAGE = Path(mcpstub.__file__).parent
 MAX_LINES = 800  # non-blank lines
 # Modules still over the bound, to be split (each entry removed once it is).
-TOO_LONG_FOR_NOW = {"models.py", "modelcache.py"}
+TOO_LONG_FOR_NOW = {"models.py"}
 
 
 def _module_name(path: Path) -> str:
