@@ -7,6 +7,8 @@ recursive aliases keep `TypeAliasType`, which evaluates lazily. `factory_default
 holding a JSON object (`x: Model = {"a": 1}`, which mypy --strict refuses) into a default factory
 that pydantic validates into the model, as it validated the literal before. `typed_containers`
 gives a bare `list` or `dict` its item types (`Any`), as mypy --strict wants.
+`postprocess` applies them all, with the header dropped and schema building deferred; `alias_values`
+and `open_classes` make a tool's output a plain value or its model an open class.
 Each returns the text laid out as datamodel-code-generator lays it out; long lines are left for
 `format.format_piece` to split.
 """
@@ -17,7 +19,7 @@ import ast
 import builtins
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TypeGuard
 
@@ -663,3 +665,155 @@ def field_alias(field: ast.AnnAssign) -> str | None:
                 if keyword.arg == "alias" and isinstance(keyword.value, ast.Constant):
                     return str(keyword.value.value)
     return None
+
+
+_HEADER = re.compile(r"\A(?:#.*\n)+\n*")
+_MODEL_CLASS = re.compile(r"class \w+\(\s*(?:BaseModel|RootModel\[)")
+_MISSING_IMPORT = "from pydantic.experimental.missing_sentinel import MISSING\n"
+_PYDANTIC_IMPORT = re.compile(r"^from pydantic import (\([^)]*\)|.*)$", re.MULTILINE)
+_TYPING_IMPORT = re.compile(r"^from typing import (.*)$", re.MULTILINE)
+
+
+def postprocess(source: str) -> str:
+    """The generator's output without its header, with schema building deferred to first use (fast
+    imports), and with this module's rewrites applied."""
+    source = _HEADER.sub("", source)
+    if _MISSING_IMPORT in source:  # pydantic 2.14 warns on import from the experimental module
+        source = _PYDANTIC_IMPORT.sub(_with_missing, source.replace(_MISSING_IMPORT, ""), count=1)
+    lines = source.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        i += 1
+        if not _MODEL_CLASS.match(line):
+            continue
+        while not out[-1].endswith(":"):  # a class header wrapped over several lines
+            out.append(lines[i])
+            i += 1
+        body = lines[i]
+        if body == "    model_config = ConfigDict(":
+            out += [body, "        defer_build=True,"]
+            i += 1
+        elif body.startswith("    model_config = ConfigDict("):
+            out.append(body.replace("ConfigDict(", "ConfigDict(defer_build=True, ", 1))
+            i += 1
+        else:
+            out += ["    model_config = ConfigDict(", "        defer_build=True,", "    )"]
+    source = typed_containers(plain_aliases("\n".join(out)))
+    return own_field_names(json_literals(factory_defaults(exact_numbers(source))))
+
+
+def _with_missing(match: re.Match[str]) -> str:
+    """The `from pydantic import` statement with MISSING added, laid out as black would."""
+    names = sorted({*(n.strip() for n in match[1].strip("()").split(",") if n.strip()), "MISSING"})
+    line = f"from pydantic import {', '.join(names)}"
+    if len(line) <= LINE_LENGTH:
+        return line
+    return "from pydantic import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+
+
+def alias_values(source: str, names: Sequence[str]) -> str:
+    """Turn the root models of non-object outputs into type aliases, so handlers return plain values.
+
+    `class XOutput(RootModel[list[Item]])` becomes `XOutput: TypeAlias = list[Item]`; a root that
+    refers to itself, or one that is not a root model (a fallback), becomes `Any`. The output
+    schema, checked on every call, stays the judge of the value.
+    """
+    tree = ast.parse(source)
+    lines = source.split("\n")
+    wanted = set(names)
+    for node in reversed(tree.body):
+        if not isinstance(node, ast.ClassDef) or node.name not in wanted:
+            continue
+        annotation = "Any"
+        root = next(
+            (
+                item.annotation
+                for item in node.body
+                if isinstance(item, ast.AnnAssign)
+                and isinstance(item.target, ast.Name)
+                and item.target.id == "root"
+            ),
+            None,
+        )
+        is_root_model = any(
+            isinstance(base, ast.Subscript) and ast.unparse(base.value) == "RootModel" for base in node.bases
+        )
+        if root is not None and is_root_model:
+            text = ast.unparse(root)
+            if not re.search(rf"\b{re.escape(node.name)}\b", text):
+                annotation = text
+        end = node.end_lineno or node.lineno
+        lines[node.lineno - 1 : end] = [f"{node.name}: TypeAlias = {annotation}"]
+    source = "\n".join(lines)
+    needed = ["TypeAlias", *(["Any"] if re.search(r"\bAny\b", source) else [])]
+    match = _TYPING_IMPORT.search(source)
+    if match is not None:
+        names_in = {n.strip() for n in match[1].strip("()").split(",") if n.strip()}
+        line = f"from typing import {', '.join(sorted(names_in | set(needed)))}"
+        source = source[: match.start()] + line + source[match.end() :]
+    else:
+        source = f"from typing import {', '.join(sorted(needed))}\n\n{source.lstrip(chr(10))}"
+    if not re.search(r"\bRootModel\[", source):
+        source = re.sub(r"\bRootModel,\s*|,\s*RootModel\b", "", source, count=1)
+    return source
+
+
+_OPEN_CLASS = """class {name}(BaseModel):
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+    )"""
+
+
+def open_classes(source: str, names: Sequence[str]) -> str:
+    """An object-rooted tool model that came out as a type alias of a plain type (an object with
+    only combinators, `oneOf` of `required` lists) becomes an open model class again: the server
+    validates arguments and outputs through model classes, and the schema stays the judge.
+    An alias of another class (a root `$ref` to a shared object) is kept."""
+    tree = parsed(source)
+    defined = bound_names(tree)
+    wanted = set(names)
+    seen: set[str] = set()
+    reopened: list[ast.AnnAssign] = []  # each wanted alias's statement, however it is laid out
+    for node in tree.body:
+        if not (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.target.id in wanted
+            and node.target.id not in seen
+            and isinstance(node.annotation, ast.Name)
+            and node.annotation.id == "TypeAlias"
+        ):
+            continue
+        name = node.target.id
+        seen.add(name)
+        value = node.value
+        if not (isinstance(value, ast.Name) and value.id in defined and value.id != name):
+            reopened.append(node)
+    if not reopened:
+        return source
+    starts = [0, *(m.end() for m in re.finditer("\n", source))]
+    edits = [
+        ((starts[node.lineno - 1], starts[end] - 1 if end < len(starts) else len(source)), node.target.id)
+        for node in reopened
+        if isinstance(node.target, ast.Name)
+        for end in [node.end_lineno or node.lineno]
+    ]
+    pieces, position = [], 0
+    for (start, end), name in edits:
+        pieces += [source[position:start], _OPEN_CLASS.format(name=name)]
+        position = end
+    source = "".join(pieces) + source[position:]
+    source = add_imports(source, "pydantic", ["BaseModel", "ConfigDict"])
+    typing = re.search(r"^from typing import (\([^)]*\)|.*)\n", source, re.MULTILINE)
+    if typing is not None:  # drop what only the replaced aliases used
+        rest = source[: typing.start()] + source[typing.end() :]
+        names = [n.strip() for n in typing[1].strip("()").split(",") if n.strip()]
+        kept = [n for n in names if re.search(rf"\b{re.escape(n)}\b", rest)]
+        line = f"from typing import {', '.join(kept)}\n" if kept else ""
+        source = source[: typing.start()] + line + source[typing.end() :]
+    return source

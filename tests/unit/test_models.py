@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from mcpstub import model_source
-from mcpstub import models as models_module
+from mcpstub import model_schemas, model_source
 from mcpstub.diagnostics import Location, Severity
 from mcpstub.ir import Tool, Toolset, make_tool_names
 from mcpstub.models import ModelsResult, _check_binding, render_models
@@ -889,17 +888,17 @@ def _plain_targets(node: Any) -> Any:
     if not isinstance(node, dict):
         return
     if "$ref" in node:
-        target = models_module._pointer(node["$ref"])
+        target = model_schemas._pointer(node["$ref"])
         if target.endswith(("/properties", "/$defs", "/definitions")):
-            raise models_module._Unsupported(f"$ref target #{target} is not a schema")
+            raise model_schemas.Unsupported(f"$ref target #{target} is not a schema")
         yield target
-    for _, sub in models_module._children(node):
+    for _, sub in model_schemas.children(node):
         yield from _plain_targets(sub)
 
 
 def _plain_unsupported(node: Any) -> bool:
     if isinstance(node, dict):
-        keys = models_module._UNSUPPORTED_KEYS
+        keys = model_schemas._UNSUPPORTED_KEYS
         return not keys.isdisjoint(node) or any(_plain_unsupported(v) for v in node.values())
     return isinstance(node, list) and any(_plain_unsupported(v) for v in node)
 
@@ -910,7 +909,7 @@ def _read(schema: Any, targets: Any, unsupported: Any) -> tuple[list[str], str |
         for target in targets(schema):
             found.append(target)
         refused = None
-    except models_module._Unsupported as exc:
+    except model_schemas.Unsupported as exc:
         refused = str(exc)
     return found, refused, unsupported(schema)
 
@@ -922,7 +921,7 @@ def test_what_is_read_from_definitions_once_is_what_each_copy_gives(schemas: lis
     # same point and the unsupported keywords must be those a walk of every copy finds.
     expected = [_read(schema, _plain_targets, _plain_unsupported) for schema in schemas]
     for _ in range(2):  # the second time, from what was kept
-        got = [_read(s, models_module._ref_targets, models_module._uses_unsupported) for s in schemas]
+        got = [_read(s, model_schemas._ref_targets, model_schemas.uses_unsupported) for s in schemas]
         assert got == expected
 
 
