@@ -403,7 +403,9 @@ def _check_binding(
         seen = set()
         while name not in seen and isinstance(schema := defs.get(name), dict) and set(schema) == {"$ref"}:
             seen.add(name)
-            name = str(schema["$ref"]).rsplit("/", 1)[-1]
+            if (key := _defs_key(schema["$ref"])) is None:
+                break
+            name = key
         return name
 
     problems: list[Diagnostic] = []

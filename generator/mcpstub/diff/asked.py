@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from mcpstub.diff.model import Finding, Severity, Side
+from mcpstub.pointers import escape
 
 
 def elicitation_findings(tool: str, old: Side, new: Side) -> list[Finding]:
@@ -19,7 +20,7 @@ def elicitation_findings(tool: str, old: Side, new: Side) -> list[Finding]:
     found: list[Finding] = []
     severity: Severity
     for key in sorted(before.keys() | after.keys()):
-        path = "/elicitations/" + key.replace("~", "~0").replace("/", "~1")
+        path = "/elicitations/" + escape(key)
         if key not in before:
             rule, severity, message = "elicitation-added", "warning", f"the tool now asks its user {key!r}"
         elif key not in after:

@@ -27,7 +27,6 @@ from mcpstub.diff.facts import (
     Virtual,
     allows,
     canon,
-    encode,
     expand,
     finite_values,
     inhabited_types,
@@ -40,6 +39,7 @@ from mcpstub.diff.facts import (
 )
 from mcpstub.diff.semantics import Context
 from mcpstub.diff.typed import TypedRules
+from mcpstub.pointers import escape
 
 _OPAQUE_GROUPS = (
     ("not",),
@@ -153,7 +153,7 @@ class Subset(TypedRules):
             if not (isinstance(xv, dict) and isinstance(yv, dict) and set(xv) == set(yv)):
                 return False
             for name in xv:
-                p = f"/{key}/{encode(name)}"
+                p = f"/{key}/{escape(name)}"
                 if isinstance(xv[name], list) or isinstance(yv[name], list):  # draft-07 names
                     if canon(xv[name]) != canon(yv[name]):
                         return False

@@ -37,11 +37,6 @@ class Reason:
     has_witness: bool = False
 
 
-def encode(part: str | int) -> str:
-    """One JSON pointer segment."""
-    return str(part).replace("~", "~0").replace("/", "~1")
-
-
 def show(value: JSON, limit: int = 60) -> str:
     """A JSON value as one short line."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)

@@ -16,7 +16,6 @@ from mcpstub.diff.facts import (
     Virtual,
     bound_text,
     canon,
-    encode,
     fits_high,
     fits_low,
     int_high,
@@ -29,6 +28,7 @@ from mcpstub.diff.facts import (
     upper,
 )
 from mcpstub.diff.semantics import Context
+from mcpstub.pointers import escape
 
 # Values tried, in order, for one a new property's schema refuses (the open-object counterexample).
 _OTHER_VALUES: tuple[JSON, ...] = (None, 0, "", True, [], {}, 0.5, "x", -1)
@@ -256,10 +256,10 @@ class TypedRules:
         for name in sorted(b_req - a_req):
             if self._input:
                 message = f"property {name!r} is newly required"
-                where = f"/properties/{encode(name)}" if name in b_props else "/required"
+                where = f"/properties/{escape(name)}" if name in b_props else "/required"
             else:
                 message = f"property {name!r} is no longer required"
-                where = f"/properties/{encode(name)}" if name in a_props else ""
+                where = f"/properties/{escape(name)}" if name in a_props else ""
             self.add("required", ap, bp, (*ip,), message, exact, where)
         max_props = a.get("maxProperties")
         saturated = isinstance(max_props, int | float) and len(a_req) >= max_props  # only required names fit
@@ -269,7 +269,7 @@ class TypedRules:
         for name in [*declared, *sorted(n for n in a_req if n not in declared)]:
             if saturated and name not in a_req:
                 continue
-            seg = f"/properties/{encode(name)}"
+            seg = f"/properties/{escape(name)}"
             matched: list[str] = []  # A's patterns that match an undeclared name: its schema there
             if name in a_props:
                 a_s, a_sp = a_props[name], ap + seg
@@ -280,7 +280,7 @@ class TypedRules:
                     continue
                 matched = found
                 if matched:
-                    first = ap + "/patternProperties/" + encode(matched[0])
+                    first = ap + "/patternProperties/" + escape(matched[0])
                     a_s, a_sp = (
                         (a_pat[matched[0]], first)
                         if len(matched) == 1
