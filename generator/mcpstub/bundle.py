@@ -20,12 +20,11 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from mcpstub.containment import check_ref_file
 from mcpstub.diagnostics import Diagnostic, Location, error
 from mcpstub.document import Document, JsonPath
-from mcpstub.pointers import resolve, split_fragment, to_fragment, to_pointer
+from mcpstub.pointers import percent_decoded, ref_file, resolve, split_fragment, to_fragment, to_pointer
 
 # Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
 _ONE = frozenset(
@@ -389,7 +388,18 @@ class Bundler:
         if self._root is None:
             self._root = (self.root or self.toolset.path.parent).resolve()
         root = self._root
-        problem = check_ref_file(file_part, doc.path.parent, root, self.root is not None)
+        written = percent_decoded(file_part)
+        if written is None:
+            self.diagnostics.append(
+                error(
+                    "unsupported-ref",
+                    f"referenced file {file_part!r} has a malformed percent-escape",
+                    loc.location,
+                    "in a reference `%` begins two hex digits of UTF-8: write a `%` of the name as %25",
+                )
+            )
+            return None
+        problem = check_ref_file(written, doc.path.parent, root, self.root is not None)
         if problem is not None:
             self.diagnostics.append(
                 error(
@@ -401,7 +411,7 @@ class Bundler:
                 )
             )
             return None
-        path = (doc.path.parent / unquote(file_part)).resolve()
+        path = (doc.path.parent / written).resolve()
         cached = self.files.get(path)
         if cached is not None:
             return cached
@@ -508,7 +518,9 @@ class Bundler:
         if parts is None or _SCHEME.match(file_part):
             return None
         if file_part:
-            file = (doc.path.parent / unquote(file_part)).resolve()
+            file = ref_file(doc.path.parent, file_part)
+            if file is None:
+                return None
             target = self.toolset if file == self.toolset.path.resolve() else self.files.get(file)
             if target is None:
                 return None
@@ -546,7 +558,8 @@ class Bundler:
             if next_parts is None or _SCHEME.match(file_part):
                 return False
             if file_part:
-                nxt = self.files.get((doc.path.parent / unquote(file_part)).resolve())
+                file = ref_file(doc.path.parent, file_part)
+                nxt = None if file is None else self.files.get(file)
                 if nxt is None:
                     return False
                 doc, root = nxt, nxt.data

@@ -9,7 +9,7 @@ from mcpstub.classnames import Namer
 from mcpstub.ir import JSON, Tool, to_class_prefix
 from mcpstub.keywords import KNOWN_2020_12, KNOWN_DRAFT_07
 from mcpstub.marshalled import marshalled
-from mcpstub.pointers import escape, fragment_pointer, resolve, split
+from mcpstub.pointers import escape, percent_decoded, resolve, split
 
 # Keywords whose value is one schema, a map of schemas, or a list of schemas.
 _SCHEMA_KEYS = frozenset(
@@ -197,7 +197,7 @@ def _strip_root(schema: dict[str, JSON]) -> dict[str, JSON]:
 
 def _pointer(ref: JSON) -> str:
     """The decoded JSON pointer of a same-document `$ref` (`#/a~1b` -> `/a/b`)."""
-    pointer = fragment_pointer(ref[1:]) if isinstance(ref, str) and ref.startswith("#") else None
+    pointer = percent_decoded(ref[1:]) if isinstance(ref, str) and ref.startswith("#") else None
     if pointer is None or split(pointer) is None:
         raise Unsupported(f"$ref {ref!r} is not a JSON pointer into the schema")
     return pointer

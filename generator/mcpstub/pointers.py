@@ -2,7 +2,8 @@
 
 A pointer is `/a/b~1c` (tokens `a`, `b/c`; `~` is written `~0` and `/` `~1`). A `$ref` fragment
 is a URI fragment: percent-decoded as a whole first, then read as a pointer, as jsonschema-rs and
-`referencing` read it (`#/%24defs/a~1b` is `$defs`, `a/b`; `#/$defs/a%2Fb` is `$defs`, `a`, `b`).
+`referencing` read it (`#/%24defs/a~1b` is `$defs`, `a/b`; `#/$defs/a%2Fb` is `$defs`, `a`, `b`);
+the file part of a `$ref` is percent-decoded the same way.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -47,23 +49,32 @@ def split(pointer: str) -> tuple[str, ...] | None:
     return tuple(t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/"))
 
 
-def fragment_pointer(fragment: str) -> str | None:
-    """The JSON pointer a `$ref` fragment (the text after `#`) stands for, percent-decoded; None
-    when an escape is malformed (`%zz`) or not UTF-8."""
-    if "%" not in fragment:
-        return fragment
-    if re.search(r"%(?![0-9A-Fa-f]{2})", fragment):
+def percent_decoded(part: str) -> str | None:
+    """A part of a `$ref` percent-decoded as RFC 3986 reads it: the fragment (the text after `#`),
+    giving the JSON pointer it stands for, or the file part (before `#`), giving the relative path
+    it names (`%25` is `%`, `%2F` `/`). None when an escape is malformed (`%zz`, `%2`) or the
+    octets are not UTF-8: validators refuse such a reference too."""
+    if "%" not in part:
+        return part
+    if re.search(r"%(?![0-9A-Fa-f]{2})", part):
         return None
     try:
-        return unquote(fragment, errors="strict")
+        return unquote(part, errors="strict")
     except UnicodeDecodeError:
         return None
 
 
 def split_fragment(fragment: str) -> tuple[str, ...] | None:
     """The tokens of a `$ref` fragment (the text after `#`), or None when it is not a pointer."""
-    pointer = fragment_pointer(fragment)
+    pointer = percent_decoded(fragment)
     return None if pointer is None else split(pointer)
+
+
+def ref_file(base: Path, file_part: str) -> Path | None:
+    """The file a `$ref`'s file part names, written in a document in the folder `base` (resolved:
+    `..` and symlinks followed), or None when the part is not percent-encoded text."""
+    written = percent_decoded(file_part)
+    return None if written is None else (base / written).resolve()
 
 
 def resolve(data: Any, tokens: Iterable[str]) -> tuple[bool, Any, tuple[str | int, ...]]:

@@ -11,7 +11,17 @@ from hypothesis import strategies as st
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from mcpstub.pointers import escape, fragment_pointer, resolve, split, split_fragment, to_fragment, to_pointer
+from mcpstub.pipeline import Checked
+from mcpstub.pointers import (
+    escape,
+    percent_decoded,
+    ref_file,
+    resolve,
+    split,
+    split_fragment,
+    to_fragment,
+    to_pointer,
+)
 from tests.unit.test_bundle import check
 
 # Keys made of what pointers and fragments treat specially, and what they do not.
@@ -69,7 +79,7 @@ def test_written_pointers_and_fragments_read_back(path: list[str]) -> None:
     fragment = to_fragment(path)
     assert fragment.isascii() and " " not in fragment
     assert split_fragment(fragment[1:]) == tuple(path)
-    assert fragment_pointer(fragment[1:]) == to_pointer(path)
+    assert percent_decoded(fragment[1:]) == to_pointer(path)
 
 
 @given(st.lists(KEYS, min_size=1, max_size=3))
@@ -131,3 +141,65 @@ def test_a_reference_into_a_file_with_encoded_keys_is_advertised_so_the_server_r
     assert validator.is_valid({"price": 3, "plain": "x"})
     assert not validator.is_valid({"price": "3"})
     assert not validator.is_valid({"plain": 3})
+
+
+def _file_ref(tmp_path: Path, written: str) -> Checked:
+    """A toolset whose one property refers to definition `N` (an integer of at least 3) in the
+    file named by `written`, a `$ref` file part as written."""
+    return check(
+        tmp_path,
+        f"""\
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              properties:
+                n: {{$ref: "{written}#/$defs/N"}}
+        """,
+    )
+
+
+@pytest.mark.parametrize(
+    ("written", "stored"),
+    [
+        ("50%25.yaml", "50%.yaml"),
+        ("a%20b.yaml", "a b.yaml"),
+        ("sub%2Fcommon.yaml", "sub/common.yaml"),  # a file name holds no `/`: a folder, as a path reads it
+        ("caf%C3%A9.yaml", "café.yaml"),
+        ("%73ub/x.yaml", "sub/x.yaml"),
+    ],
+)
+def test_a_file_part_is_percent_decoded_into_the_path_it_names(
+    tmp_path: Path, written: str, stored: str
+) -> None:
+    (tmp_path / stored).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / stored).write_text("$defs: {N: {type: integer, minimum: 3}}\n", "utf-8")
+    checked = _file_ref(tmp_path, written)
+    assert [d.code for d in checked.diagnostics] == []
+    assert checked.toolset is not None
+    validator = jsonschema_rs.validator_for(checked.toolset.tools[0].input_schema)
+    assert validator.is_valid({"n": 3}) and not validator.is_valid({"n": 2})
+
+
+@pytest.mark.parametrize("written", ["a%zz.yaml", "a%2.yaml", "a%FF.yaml", "a%.yaml"])
+def test_a_file_part_with_a_malformed_escape_is_refused_at_the_reference(
+    tmp_path: Path, written: str
+) -> None:
+    """RFC 3986 (and jsonschema-rs) refuse such a reference; a file of that very name is not read
+    in its place, as the fragment of such a reference is not read as written either."""
+    (tmp_path / written).write_text("$defs: {N: {type: integer}}\n", "utf-8")
+    checked = _file_ref(tmp_path, written)
+    assert [(d.code, d.location.file, d.location.line, d.location.col) for d in checked.diagnostics] == [
+        ("unsupported-ref", "tools.yaml", 8, 19)
+    ]
+    assert repr(written) in checked.diagnostics[0].message
+    assert checked.toolset is None
+
+
+@pytest.mark.parametrize(
+    ("part", "decoded"),
+    [("a%2Fb", "a/b"), ("%25", "%"), ("a+b", "a+b"), ("%7e", "~"), ("é", "é"), ("a%zz", None), ("%C3", None)],
+)
+def test_percent_decoding_is_rfc_3986s(part: str, decoded: str | None) -> None:
+    assert percent_decoded(part) == decoded
+    assert ref_file(Path("/base"), part) == (None if decoded is None else Path("/base", decoded).resolve())

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 from mcpstub.bundle import resolve_pointer, split_pointer
 from mcpstub.diagnostics import Location
 from mcpstub.diff.model import Side
 from mcpstub.load import Document, JsonPath
+from mcpstub.pointers import ref_file
 
 if TYPE_CHECKING:
     from mcpstub.pipeline import Checked
@@ -131,7 +131,8 @@ def _target(
     if parts is None or "://" in file_part:
         return None
     if file_part:
-        found_doc = docs.get((doc.path.parent / unquote(file_part)).resolve())
+        file = ref_file(doc.path.parent, file_part)
+        found_doc = None if file is None else docs.get(file)
         if found_doc is None:
             return None
         doc, root = found_doc, ()
