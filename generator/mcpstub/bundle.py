@@ -70,16 +70,6 @@ def iter_refs(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, str]
                 yield from iter_refs(item, (*path, key, name))
 
 
-# What `diff/` imports from here; new code imports `mcpstub.pointers`.
-resolve_pointer = resolve
-
-
-def split_pointer(fragment: str) -> list[str] | None:
-    """The tokens of a `$ref` fragment (`pointers.split_fragment`), as a list."""
-    tokens = split_fragment(fragment)
-    return None if tokens is None else list(tokens)
-
-
 @lru_cache(maxsize=4096)
 def definition_pointer(defs_key: str, name: str, rest: tuple[str, ...] = ()) -> str:
     """`#/$defs/NAME/rest...`, as a `$ref` fragment."""

@@ -218,3 +218,38 @@ tools:
     widened = [line for line in lines if "[output-type-widened]" in line]
     assert widened and widened[0].startswith("new/common/types.yaml:5:16: "), lines
     assert not any(line.startswith("new/tools.yaml:") and "type" in line for line in lines), lines
+
+
+def test_findings_under_names_a_uri_would_escape_are_located_and_shown_as_pointers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A finding's path is a JSON pointer, where `%` is a character like any other: a property
+    `a%b` is located, and one reached through a percent-encoded `$ref` is shown decoded."""
+    monkeypatch.chdir(tmp_path)
+    toolset = """\
+mcpstub: 1
+server: {name: s, version: 1.0.0}
+$defs:
+  Offer:
+    type: object
+    properties:
+      "50% off": {type: string}
+tools:
+  - name: t
+    inputSchema:
+      type: object
+      properties:
+        "a%b": {type: string}
+        "a%25": {type: string}
+        deal: {$ref: "#/$defs/Offer/properties/50%25%20off"}
+"""
+    (tmp_path / "old.yaml").write_text(toolset, "utf-8")
+    (tmp_path / "new.yaml").write_text(toolset.replace("{type: string}", "{type: integer}"), "utf-8")
+    assert main(["diff", "old.yaml", "new.yaml"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    narrowed = sorted(line.split(": type ")[0] for line in lines if "[input-type-narrowed]" in line)
+    assert narrowed == [
+        "new.yaml:13:17: breaking: tool 't' input /properties/a%b/type",
+        "new.yaml:14:18: breaking: tool 't' input /properties/a%25/type",
+        "new.yaml:7:19: breaking: tool 't' input /$defs/Offer/properties/50% off/type",
+    ], lines

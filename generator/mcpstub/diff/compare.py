@@ -137,9 +137,9 @@ class Subset(TypedRules):
         if key == "$ref":
             if not (isinstance(xv, str) and isinstance(yv, str)):
                 return False
-            fx, tx = self.a.lookup(xv.partition("#")[2])
-            fy, ty = self.b.lookup(yv.partition("#")[2])
-            return fx and fy and self.equal(tx, xv.partition("#")[2], ty, yv.partition("#")[2], seen)
+            fx, tx, px = self.a.follow(xv)
+            fy, ty, py = self.b.follow(yv)
+            return fx and fy and self.equal(tx, px, ty, py, seen)
         if key in _ONE or (key == "items" and isinstance(xv, dict | bool)):
             return self.equal(xv, f"{xp}/{key}", yv, f"{yp}/{key}", seen)
         if key in _LIST or key == "items":

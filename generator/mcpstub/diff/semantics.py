@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import jsonschema_rs
 
-from mcpstub.bundle import resolve_pointer, split_pointer
+from mcpstub.pointers import percent_decoded, resolve, split
 from mcpstub.validate import schema_dialect
 
 JSON = Any
@@ -180,12 +180,20 @@ class Context:
             return None
 
     def lookup(self, ptr: str) -> tuple[bool, JSON]:
-        """The node at a pointer into the root."""
-        parts = split_pointer(ptr)
+        """The node at a JSON pointer into the root (`/properties/a%b`: a pointer is not a URI)."""
+        parts = split(ptr)
         if parts is None:
             return False, None
-        found, value, _ = resolve_pointer(self.root, parts)
+        found, value, _ = resolve(self.root, parts)
         return found, value
+
+    def follow(self, ref: str) -> tuple[bool, JSON, str]:
+        """(found, node, its JSON pointer) for a `$ref` into the root (`#/$defs/a%25`: a URI)."""
+        ptr = percent_decoded(ref.partition("#")[2])
+        if ptr is None:
+            return False, None, ""
+        found, node = self.lookup(ptr)
+        return found, node, ptr
 
     def validator(self, node: JSON, ptr: str) -> Callable[[JSON], bool] | None:
         """A validity test for `node` (the node at `ptr`, or one built from parts); None if none."""
@@ -220,11 +228,10 @@ class Context:
                 return node, ptr
             if self.dialect != "draft-07" and self.keywords(node) - {"$ref"}:
                 return node, ptr
-            fragment = node["$ref"].partition("#")[2]
-            found, target = self.lookup(fragment)
+            found, target, target_ptr = self.follow(node["$ref"])
             if not found:
                 return {}, ptr  # cannot happen after bundling; treat as unconstrained
-            node, ptr = target, fragment
+            node, ptr = target, target_ptr
         return node, ptr
 
 

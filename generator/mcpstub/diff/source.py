@@ -8,20 +8,20 @@ that definition is written: in the document-level `$defs`, or in the file a `$re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpstub.bundle import resolve_pointer, split_pointer
 from mcpstub.diagnostics import Location
 from mcpstub.diff.model import Side
 from mcpstub.load import Document, JsonPath
-from mcpstub.pointers import ref_file
+from mcpstub.pointers import ref_file, resolve, split, split_fragment
 
 if TYPE_CHECKING:
     from mcpstub.pipeline import Checked
 
 
-def _path(data: Any, parts: list[str], start: JsonPath = ()) -> JsonPath:
+def _path(data: Any, parts: Sequence[str], start: JsonPath = ()) -> JsonPath:
     """Pointer parts as a document path (list indexes as integers), as far as the data goes."""
     path: list[str | int] = list(start)
     for part in parts:
@@ -67,7 +67,7 @@ def side_from_toolset(checked: Checked) -> Side:
     def locate(tool: str, pointer: str) -> Location | None:
         if doc is None:
             return None
-        parts = split_pointer(pointer)
+        parts = split(pointer)
         if parts is None:
             return None
         if tool == "":
@@ -94,7 +94,7 @@ def side_from_toolset(checked: Checked) -> Side:
 
 
 def _written(
-    doc: Document, docs: dict[Path, Document], root: JsonPath, start: JsonPath, parts: list[str]
+    doc: Document, docs: dict[Path, Document], root: JsonPath, start: JsonPath, parts: Sequence[str]
 ) -> Location:
     """Where the schema at pointer `parts` below `start` in `doc` is written, following the `$ref`s
     on the way (into shared definitions, other files) as the bundled schema does; `root` is what
@@ -127,7 +127,7 @@ def _target(
 ) -> tuple[Document, JsonPath, JsonPath] | None:
     """Where a `$ref` in `doc` points among the loaded documents: (document, local root, path)."""
     file_part, _, fragment = ref.partition("#")
-    parts = split_pointer(fragment)
+    parts = split_fragment(fragment)
     if parts is None or "://" in file_part:
         return None
     if file_part:
@@ -136,11 +136,11 @@ def _target(
         if found_doc is None:
             return None
         doc, root = found_doc, ()
-    found, _, path = resolve_pointer(_get(doc.data, root), parts)
+    found, _, path = resolve(_get(doc.data, root), parts)
     if found:
         return doc, root, (*root, *path)
     if root and len(parts) >= 2 and parts[0] in ("$defs", "definitions"):
-        found, _, path = resolve_pointer(doc.data, ["$defs", *parts[1:]])  # the shared definitions
+        found, _, path = resolve(doc.data, ["$defs", *parts[1:]])  # the shared definitions
         if found:
             return doc, (), path
     return None
