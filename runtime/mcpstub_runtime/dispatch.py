@@ -27,7 +27,7 @@ import anyio.to_thread
 import jsonschema_rs
 from mcp import types
 from mcp.server import Server, ServerRequestContext
-from mcp.server.request_state import RequestStateSecurity
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
@@ -56,6 +56,8 @@ Handler = Callable[[Any, ToolContext], Awaitable[Any]]
 # At most this many schema errors are listed in one result.
 _MAX_ERRORS = 20
 _OWNED_OPTIONS = frozenset({"on_list_tools", "on_call_tool"})
+# The methods whose results the SDK's sieve would change (see `_as_written`).
+_FIXED_METHODS = frozenset({"tools/call", "tools/list"})
 # tools/list results carry `{DIGEST_META_KEY: {tool name: sha256}}` in their `_meta`.
 DIGEST_META_KEY = "io.mcpstub/sha256"
 # Connections of any version other than the 2026-07-28 one are shown the 2025-11-25 objects.
@@ -319,10 +321,10 @@ class _Entry:
             tool_ctx = ToolContext(ctx, interaction)
             timeout = self.timeout
             if timeout is None:
-                result = await run_asking(lambda: handler(args, tool_ctx), interaction)
+                result = await run_asking(handler, interaction, args, tool_ctx)
             else:
                 with anyio.move_on_after(timeout) as scope:
-                    result = await run_asking(lambda: handler(args, tool_ctx), interaction)
+                    result = await run_asking(handler, interaction, args, tool_ctx)
                 if scope.cancelled_caught:
                     self.logger.warning("tool %r timed out after %g s", spec.name, timeout)
                     return _error(f"tool {spec.name} timed out after {timeout:g} s")
@@ -500,9 +502,9 @@ def create_server(
         server: Server[Any] = Server(
             name, on_list_tools=on_list_tools, on_call_tool=cast(Any, on_call_tool), **options
         )
-    server.middleware.append(_as_written(entries, modern_tools, legacy_tools))
     # Seals each input-required result's state and refuses (-32602) one that comes back altered.
-    server.middleware.append(request_state_boundary(name, request_state_security))
+    boundary = request_state_boundary(name, request_state_security)
+    server.middleware.append(_as_written(entries, modern_tools, legacy_tools, boundary))
     _SERVED[server] = tools
     return server
 
@@ -532,22 +534,26 @@ def _as_written(
     entries: Mapping[str, _Entry],
     modern_tools: tuple[Mapping[str, Any], ...],
     legacy_tools: tuple[Mapping[str, Any], ...],
+    boundary: RequestStateBoundary,
 ) -> Any:
     """Middleware that sends the answers as computed where the SDK's per-version sieve would not.
 
     The SDK re-parses every result with its protocol models, which drop keys they do not know
     (annotation extension keys) and a `structuredContent` of `null`; both are put back here.
+    Inside it runs `boundary`, the SDK's request-state middleware, as the next layer would: one
+    layer, not two, on every request.
     """
 
     async def middleware(ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
-        result = await call_next(ctx)
-        if not isinstance(result, dict):
+        result = await boundary(ctx, call_next)
+        method = ctx.method
+        if method not in _FIXED_METHODS or not isinstance(result, dict):
             return result
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-        if ctx.method == "tools/list" and "tools" in result:
+        if method == "tools/list" and "tools" in result:
             # Versions before 2025-11-25 get its objects whole, as their digests describe them.
             return {**result, "tools": list(modern_tools if modern else legacy_tools)}
-        if ctx.method == "tools/call" and modern and "structuredContent" not in result:
+        if method == "tools/call" and modern and "structuredContent" not in result:
             name = ctx.params.get("name") if isinstance(ctx.params, Mapping) else None
             entry = entries.get(name) if isinstance(name, str) else None
             asking = result.get("resultType") == "input_required"

@@ -29,6 +29,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Generic, TypedDict, TypeVar, Unpack, overload
 
 import anyio.lowlevel
@@ -305,23 +306,32 @@ def _digest(request: Mapping[str, Any]) -> str:
 
 
 class Interaction:
-    """What one tools/call has asked and been answered: made per call by the dispatcher."""
+    """What one tools/call has asked and been answered: made per call by the dispatcher.
+
+    Most calls ask nothing: what the request says about earlier rounds (its answers and state)
+    is read on the first question, not when the call starts.
+    """
 
     def __init__(
         self, ctx: ServerRequestContext[Any, Any], forms: Mapping[type[BaseModel], Elicitation]
     ) -> None:
         self._ctx = ctx
         self._forms = forms
-        self.modern = is_version_at_least(ctx.protocol_version, INPUT_REQUIRED_PROTOCOL)
-        params: Mapping[str, Any] = ctx.params or {}
-        responses = params.get("inputResponses") if self.modern else None
-        self._responses: Mapping[str, Any] = responses if isinstance(responses, Mapping) else {}
-        self._answered, self._asked = _decode(params.get("requestState") if self.modern else None)
-        # This round: answers to carry on (by key: question digest, answer), questions to ask, and
-        # the digest each key was asked with this run (one key, one question).
-        self._carried: dict[str, tuple[str, Any]] = {}
+        # This round's questions to ask, by key.
         self.pending: dict[str, dict[str, Any]] = {}
-        self._this_run: dict[str, str] = {}
+
+    @cached_property
+    def modern(self) -> bool:
+        """Whether this call asks through input-required results (2026-07-28), not the back-channel."""
+        return is_version_at_least(self._ctx.protocol_version, INPUT_REQUIRED_PROTOCOL)
+
+    @cached_property
+    def _rounds(self) -> _Rounds:
+        """What the request carries from earlier rounds, and what this round has gathered."""
+        params: Mapping[str, Any] = self._ctx.params or {}
+        responses = params.get("inputResponses") if self.modern else None
+        answered, asked = _decode(params.get("requestState") if self.modern else None)
+        return _Rounds(responses if isinstance(responses, Mapping) else {}, answered, asked)
 
     @property
     def capabilities(self) -> types.ClientCapabilities | None:
@@ -348,34 +358,35 @@ class Interaction:
         return tuple(answers)
 
     def _lookup(self, question: Ask[Any]) -> tuple[bool, Any]:
+        rounds = self._rounds
         key = question.wire_key(self._forms)
         request = question.request(self._forms)
         digest = _digest(request)
-        if self._this_run.setdefault(key, digest) != digest:
+        if rounds.this_run.setdefault(key, digest) != digest:
             raise ValueError(
                 f"the key {key!r} was asked twice with different questions in one call: give each its own key"
             )
         lacking = question.allowed(self.capabilities)
-        recorded = self._answered.get(key)
+        recorded = rounds.answered.get(key)
         if recorded is not None and recorded[0] == digest:
             try:
                 answer = question.read(recorded[1], self._forms)
             except (ValueError, ValidationError):
                 pass  # the form changed shape since (a redeploy): asked again
             else:
-                self._carried[key] = recorded
+                rounds.carried[key] = recorded
                 return True, answer
         if lacking is not None:
             raise _cannot(lacking, key)
-        raw = self._responses.get(key)
+        raw = rounds.responses.get(key)
         # An answer counts for the question it answers: one asked with other words is asked again.
-        if raw is not None and self._asked.get(key, digest) == digest:
+        if raw is not None and rounds.asked.get(key, digest) == digest:
             try:
                 answer = question.read(raw, self._forms)
             except (ValueError, ValidationError) as exc:
                 logger.warning("the answer to %r was refused and is asked for again: %s", key, exc)
             else:
-                self._carried[key] = (digest, _plain(raw))
+                rounds.carried[key] = (digest, _plain(raw))
                 return True, answer
         self.pending[key] = request
         return False, None
@@ -407,7 +418,7 @@ class Interaction:
         """The input-required result asking what is pending, with the answers so far as state."""
         state = {
             "v": _STATE_VERSION,
-            "answers": {k: {"q": q, "answer": a} for k, (q, a) in self._carried.items()},
+            "answers": {k: {"q": q, "answer": a} for k, (q, a) in self._rounds.carried.items()},
             "asked": {k: _digest(r) for k, r in self.pending.items()},
         }
         wire = {
@@ -416,6 +427,21 @@ class Interaction:
             "requestState": json.dumps(state, separators=(",", ":")),
         }
         return InputRequired(wire)
+
+
+@dataclass
+class _Rounds:
+    """A 2026-07-28 call's answers so far: the retry's answers by key (`responses`), and from
+    its request state the answers of earlier rounds (`answered`: key -> question digest, answer)
+    and the digest each key was asked with (`asked`); then this round's answers to carry on
+    (`carried`) and the digest each key was asked with this run (`this_run`: one key, one
+    question)."""
+
+    responses: Mapping[str, Any]
+    answered: dict[str, tuple[str, Any]]
+    asked: dict[str, str]
+    carried: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    this_run: dict[str, str] = field(default_factory=dict)
 
 
 # Each question's request and result models, by method, for the back-channel.
@@ -471,10 +497,13 @@ def _decode(state: Any) -> tuple[dict[str, tuple[str, Any]], dict[str, str]]:
     return answers, asked
 
 
-async def run_asking(call: Callable[[], Awaitable[R]], interaction: Interaction) -> R | InputRequired:
-    """`await call()`, or the input-required result when the handler asked what has no answer yet."""
+async def run_asking(
+    call: Callable[..., Awaitable[R]], interaction: Interaction, *args: Any
+) -> R | InputRequired:
+    """`await call(*args)`, or the input-required result when the handler asked what has no
+    answer yet."""
     try:
-        result = await call()
+        result = await call(*args)
     except _NeedsInput:
         return interaction.input_required()
     except BaseExceptionGroup as group:  # tasks of one handler asking together
