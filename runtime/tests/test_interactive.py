@@ -17,7 +17,9 @@ from mcp.client.context import ClientRequestContext
 from mcp.server import Server, ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel
+from runtime_fixture import INFO, PACKAGE
 
+from mcpstub_runtime import create_server
 from mcpstub_runtime.interactive import (
     Asking,
     CannotAsk,
@@ -389,3 +391,19 @@ async def test_a_handler_that_swallows_the_stop_still_asks() -> None:
 
     first = await raw(serve(handler), {})
     assert first["resultType"] == "input_required"
+
+
+async def test_a_served_package_refuses_a_forged_state_before_any_handler_runs(tools: Any) -> None:
+    ran: list[Any] = []
+
+    async def echo(args: Any, ctx: Any) -> Any:  # asks nothing
+        ran.append(args)
+        return __import__(f"{PACKAGE}.models", fromlist=["x"]).EchoOutput(text=args.text)
+
+    server = create_server(tools, INFO, {"echo": echo})
+    for forged in ("v1.forged", "x" * 200, "{}"):
+        refused = await raw(server, {"arguments": {"text": "hi"}, "requestState": forged}, name="echo")
+        assert refused["code"] == -32602, (forged, refused)
+    assert ran == []
+    answered = await raw(server, {"arguments": {"text": "hi"}}, name="echo")
+    assert answered["structuredContent"] == {"text": "hi"} and len(ran) == 1
