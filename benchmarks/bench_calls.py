@@ -5,6 +5,10 @@ to the SDK's `Client(server)` (2026-07-28, stateless) and `Client(server, mode="
 - mcpstub: the generated server, validating input and output against the advertised schemas;
 - low-level: a hand-written `mcp.server.Server` that validates nothing and answers with
   `json.dumps` of a ready payload;
+- validating: a hand-written `mcp.server.Server` that does what mcpstub's data path does and
+  nothing else: the arguments checked against the input schema (jsonschema-rs) and parsed into
+  the input model, the output model dumped once, its JSON text, and the dump checked against the
+  output schema (the floor of any server that keeps mcpstub's guarantees);
 - MCPServer: the SDK's high-level server with a pydantic-typed function;
 - fastmcp: fastmcp 4.x with the same function (only when it is importable).
 Every handler returns a payload built once, so the figures are the frameworks' own costs. The
@@ -30,9 +34,11 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
+import jsonschema_rs
 from mcp import Client, types
 from mcp.client.session import ClientSession
 from mcp.server import Server
+from pydantic_core import to_json
 
 from benchmarks.toolset import sample_input, sample_output, tool_name
 
@@ -58,9 +64,31 @@ def contenders(package: str, module: str) -> dict[str, Any]:
         return {"content": [{"type": "text", "text": json.dumps(payload)}], "structuredContent": payload,
                 "resultType": "complete"}
 
+    input_model = spec.input_model
+    check_in, check_out = (
+        jsonschema_rs.Draft202012Validator(dict(schema), validate_formats=True, offline=True)
+        for schema in (spec.input_schema, spec.output_schema)
+    )
+
+    def failed(message: str) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": message}], "isError": True, "resultType": "complete"}
+
+    async def validating(ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
+        arguments = params.arguments or {}
+        if not check_in.is_valid(arguments):
+            return failed("invalid arguments")
+        result = await handler(input_model.model_validate(arguments), ctx)
+        dumped = result.model_dump(mode="json", by_alias=True, warnings=False)
+        text = to_json(dumped).decode()
+        if not check_out.is_valid(dumped):
+            return failed("output did not match the declared schema")
+        content = [{"type": "text", "text": text}]
+        return {"content": content, "structuredContent": dumped, "resultType": "complete"}
+
     servers: dict[str, Any] = {
         "mcpstub": pkg.create_server({TOOL: handler}),
         "low-level": Server("lowlevel", on_list_tools=on_list_tools, on_call_tool=on_call_tool),  # type: ignore[arg-type]
+        "validating": Server("validating", on_list_tools=on_list_tools, on_call_tool=validating),  # type: ignore[arg-type]
         "MCPServer": importlib.import_module(module).mcp,
     }
     try:

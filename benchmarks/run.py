@@ -99,8 +99,9 @@ def table(results: dict[str, Any]) -> str:
             f"| 2 | no-op `mcpstub generate`, {row['tools']} tools | {row['noop']:.2f} s "
             f"| `mcpstub --version` {row['version']:.2f} s | - | ≤ 0.3 s | {_verdict(row['noop'], 0.3)} |"
         )
-    names = {"low-level": ("low-level `Server`, no validation", 1.10), "MCPServer": ("`MCPServer`", 0.80),
-             "fastmcp": ("fastmcp 4.1.6", None)}
+    names = {"low-level": ("low-level `Server`, no validation", 1.10),
+             "validating": ("low-level `Server` validating as mcpstub does", None),
+             "MCPServer": ("`MCPServer`", 0.80), "fastmcp": ("fastmcp 4.1.6", None)}
     for key, value in results.get("calls", {}).items():
         mode, view = key.split()
         era = "2026-07-28 (`Client(server)`)" if mode == "auto" else "2025-11-25 (`mode=\"legacy\"`)"
