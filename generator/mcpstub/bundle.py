@@ -24,19 +24,9 @@ from typing import Any
 from mcpstub.containment import check_ref_file
 from mcpstub.diagnostics import Diagnostic, Location, error
 from mcpstub.document import Document, JsonPath
+from mcpstub.keywords import SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE
 from mcpstub.pointers import percent_decoded, ref_file, resolve, split_fragment, to_fragment, to_pointer
 
-# Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
-_ONE = frozenset(
-    {
-        "additionalProperties", "additionalItems", "items", "contains", "not", "if", "then", "else",
-        "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema",
-    }
-)  # fmt: skip
-_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
-_MAP = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
-)
 _ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated"})
 # Keywords that apply their schemas to the very value the schema applies to (not to a part of it).
 _IN_PLACE_ONE = frozenset({"not", "if", "then", "else"})
@@ -60,12 +50,12 @@ def iter_refs(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, str]
     if isinstance(ref, str):
         yield (*path, "$ref"), ref
     for key, value in schema.items():
-        if key in _ONE and isinstance(value, dict):
+        if key in SUBSCHEMA_ONE and isinstance(value, dict):
             yield from iter_refs(value, (*path, key))
-        if key in _LIST and isinstance(value, list):
+        if key in SUBSCHEMA_LIST and isinstance(value, list):
             for i, item in enumerate(value):
                 yield from iter_refs(item, (*path, key, i))
-        if key in _MAP and isinstance(value, dict):
+        if key in SUBSCHEMA_MAP and isinstance(value, dict):
             for name, item in value.items():
                 yield from iter_refs(item, (*path, key, name))
 

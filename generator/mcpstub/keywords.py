@@ -7,6 +7,7 @@ keywords). A keyword unknown to the dialect is a located warning with a hint: a 
 in `{description: a, b}` ends the text and makes `b` a key). A `type` that names no JSON type is
 an error. Keywords starting with `x-` and configured vendor keywords are allowed. The same walk
 collects every regular expression, so the caller checks them without walking again.
+The `SUBSCHEMA_*` tables say where a schema holds subschemas, for every walk of a schema tree.
 """
 
 from __future__ import annotations
@@ -22,17 +23,20 @@ from mcpstub.diagnostics import Diagnostic, error, warning
 if TYPE_CHECKING:
     from mcpstub.document import Document, JsonPath
 
-# Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
-_ONE = frozenset(
+# Where a schema holds subschemas (2020-12 and draft-07): keywords whose value is one schema, a
+# list of schemas, or a map of name -> schema.
+SUBSCHEMA_ONE = frozenset(
     {
         "additionalProperties", "additionalItems", "items", "contains", "not", "if", "then", "else",
         "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema",
     }
 )  # fmt: skip
-_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items", "additionalItems"})
-_MAP = frozenset(
+SUBSCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+SUBSCHEMA_MAP = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
 )
+# The lint also reads a list written as `additionalItems`.
+_LINTED_LIST = SUBSCHEMA_LIST | {"additionalItems"}
 
 _CORE_2020 = {"$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary",
               "$comment", "$defs"}  # fmt: skip
@@ -195,7 +199,7 @@ def _unknown_hint(
             f"; {instead}" if instead else ""
         )
     close = _did_you_mean(key, known)
-    if _looks_like_schema(value, known) and (close is None or close not in _ONE):
+    if _looks_like_schema(value, known) and (close is None or close not in SUBSCHEMA_ONE):
         if "properties" in node:
             return "it looks like a property indented one level too shallow: move it under `properties`"
         return "it looks like a property: properties go under `properties:`"
@@ -251,16 +255,16 @@ def lint_schema(
                     found.defaults.append(where)  # (one written without a value is said below)
                     if is_definition:
                         found.diagnostics.append(_definition_default(doc, where, value))
-                if key in _ONE and isinstance(value, dict):
+                if key in SUBSCHEMA_ONE and isinstance(value, dict):
                     inner = None if key == "not" else family if key in _IN_PLACE else value
                     stack.append(((*where, key), value, inner, False))
-                elif key in _LIST and isinstance(value, list):
+                elif key in _LINTED_LIST and isinstance(value, list):
                     in_place = key in _IN_PLACE
                     stack.extend(
                         ((*where, key, i), item, family if in_place else item, False)
                         for i, item in enumerate(value)
                     )
-                elif key in _MAP and isinstance(value, dict):
+                elif key in SUBSCHEMA_MAP and isinstance(value, dict):
                     if key == "patternProperties":
                         found.patterns.extend(k for k in value if isinstance(k, str))
                     in_place, defines = key in _IN_PLACE, key in _DEFINITIONS

@@ -14,22 +14,12 @@ beside `$ref` is ignored, like every sibling of `$ref`, and starts nothing), so 
 from __future__ import annotations
 
 from mcpstub.ir import JSON, Dialect
+from mcpstub.keywords import SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE
 from mcpstub.pointers import split_fragment
 
 # The property that carries the value inside the 2025-11-25 wrapper.
 RESULT_KEY = "result"
 _DEFS_KEYS = ("$defs", "definitions")
-# Keywords whose value is one schema, a list of schemas, or a map of name -> schema.
-_ONE = frozenset(
-    {
-        "additionalProperties", "additionalItems", "items", "contains", "not", "if", "then", "else",
-        "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema",
-    }
-)  # fmt: skip
-_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
-_MAP = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
-)
 
 
 def is_object_root(schema: JSON) -> bool:
@@ -70,11 +60,11 @@ def _rebase(value: JSON, key: str, draft7: bool) -> JSON:
     """One keyword's value of the wrapped schema's root, with its refs re-pointed."""
     if key == "$ref" and isinstance(value, str):
         return _moved(value)
-    if key in _ONE and isinstance(value, dict | bool):
+    if key in SUBSCHEMA_ONE and isinstance(value, dict | bool):
         return _rebase_schema(value, draft7)
-    if key in _LIST and isinstance(value, list):
+    if key in SUBSCHEMA_LIST and isinstance(value, list):
         return [_rebase_schema(item, draft7) for item in value]
-    if key in _MAP and isinstance(value, dict):
+    if key in SUBSCHEMA_MAP and isinstance(value, dict):
         return {name: _rebase_schema(item, draft7) for name, item in value.items()}
     return value
 
