@@ -22,17 +22,10 @@ if TYPE_CHECKING:
 
 
 def _path(data: Any, parts: Sequence[str], start: JsonPath = ()) -> JsonPath:
-    """Pointer parts as a document path (list indexes as integers), as far as the data goes."""
-    path: list[str | int] = list(start)
-    for part in parts:
-        if isinstance(data, list) and part.isdigit():
-            index = int(part)
-            path.append(index)
-            data = data[index] if index < len(data) else None
-        else:
-            path.append(part)
-            data = data.get(part) if isinstance(data, dict) else None
-    return tuple(path)
+    """Pointer parts as a document path below `start`: list indexes as integers as far as the
+    data goes, the parts past it as they are."""
+    _, _, walked = resolve(data, parts)
+    return (*start, *walked, *parts[len(walked) :])
 
 
 def _get(data: Any, path: JsonPath) -> Any:
@@ -103,11 +96,9 @@ def _written(
     hops = 0
     at = 0
     while at < len(parts):
-        part = parts[at]
-        if isinstance(node, dict) and part in node:
-            path, node = (*path, part), node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            path, node = (*path, int(part)), node[int(part)]
+        found, value, walked = resolve(node, parts[at : at + 1])
+        if found:
+            path, node = (*path, *walked), value
         elif isinstance(node, dict) and isinstance(node.get("$ref"), str) and hops < 64:
             target = _target(doc, docs, root, node["$ref"])
             if target is None:
