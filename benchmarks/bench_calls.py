@@ -17,7 +17,7 @@ SDK client re-validates every structured result against the output schema with t
 as a user's client sees it and with that client-side check turned off (the server's own cost plus
 the in-memory transport). The contenders run interleaved: each round times a batch of calls on
 each, in rotating order; the figures are medians over rounds, and ratios are medians of same-round
-ratios.
+ratios, with their spread (min-max over the rounds).
 
 Run as `python -m benchmarks.bench_calls FOLDER` where FOLDER holds the generated package `stub10`
 and the module `mcpserver10`; prints JSON.
@@ -133,12 +133,14 @@ async def run_mode(
                     await client.call_tool(TOOL, args)
                 per_call[name].append((time.perf_counter() - start) / batch)
     medians = {name: statistics.median(values) for name, values in per_call.items()}
-    ratios = {
-        name: statistics.median(a / b for a, b in zip(per_call["mcpstub"], values, strict=True))
+    same_round = {
+        name: sorted(a / b for a, b in zip(per_call["mcpstub"], values, strict=True))
         for name, values in per_call.items()
         if name != "mcpstub"
     }
-    return {"per_call": medians, "ratio": ratios, "rounds": rounds, "batch": batch}
+    ratios = {name: statistics.median(values) for name, values in same_round.items()}
+    spread = {name: (values[0], values[-1]) for name, values in same_round.items()}
+    return {"per_call": medians, "ratio": ratios, "spread": spread, "rounds": rounds, "batch": batch}
 
 
 def main(folder: str, rounds: int, batch: int) -> None:

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import subprocess
 import sys
 import venv
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from benchmarks.bench_diff import bench_diff
@@ -67,7 +70,8 @@ def bench_calls(rounds: int = 15, batch: int = 100) -> tuple[dict[str, Any], str
     python, note = fastmcp_python()
     done = subprocess.run(
         [python, "-m", "benchmarks.bench_calls", str(folder), str(rounds), str(batch)],
-        env=env(), cwd=ROOT, capture_output=True, text=True, timeout=900, check=False,
+        # The fastmcp virtualenv has the runtime's dependencies, not the runtime: its source is used.
+        env=env(ROOT / "runtime"), cwd=ROOT, capture_output=True, text=True, timeout=900, check=False,
     )
     if done.returncode != 0:
         raise RuntimeError(f"per-call benchmark failed:\n{done.stderr[-3000:]}")
@@ -76,6 +80,16 @@ def bench_calls(rounds: int = 15, batch: int = 100) -> tuple[dict[str, Any], str
         us = ", ".join(f"{n} {t * 1e6:.0f} µs" for n, t in value["per_call"].items())
         print(f"  calls {key}: {us}", file=sys.stderr)
     return results, note
+
+
+@contextmanager
+def _load_noted(results: dict[str, Any], section: str) -> Iterator[None]:
+    """Run a section, noting the machine's 1-minute load average as it starts and ends."""
+    start = os.getloadavg()[0]
+    yield
+    results["notes"].append(
+        f"{section}: 1-minute load average {start:.2f} as it started, {os.getloadavg()[0]:.2f} as it ended"
+    )
 
 
 def _verdict(value: float, target: float) -> str:
@@ -110,8 +124,10 @@ def table(results: dict[str, Any]) -> str:
         for name, ratio in value["ratio"].items():
             label, target = names[name]
             theirs = value["per_call"][name] * 1e6
+            low, high = value["spread"][name]
             lines.append(
-                f"| 3 | per call, {era}, {seen} | {ours:.0f} µs | {label} {theirs:.0f} µs | {ratio:.2f}x "
+                f"| 3 | per call, {era}, {seen} | {ours:.0f} µs | {label} {theirs:.0f} µs "
+                f"| {ratio:.2f}x ({low:.2f}-{high:.2f}) "
                 f"| {f'≤ {target:.2f}x' if target else '-'} | {_verdict(ratio, target) if target else '-'} |"
             )
     for row in results.get("startup", []):
@@ -161,30 +177,37 @@ def main(argv: list[str]) -> int:
         "date": datetime.date.today().isoformat(), "machine": machine(), "commit": commit, "notes": [],
     }
     if "generate" in sections:
-        print("1. cold generation", file=sys.stderr)
-        results["generate"] = bench_shapes(GENERATE_PLAN)
-        watched = ("mixed", "shared", "enums", "mixed+yaml")
-        results["watch"] = [bench_watch(shape, 500, 5) for shape in watched]
+        with _load_noted(results, "generate"):
+            print("1. cold generation", file=sys.stderr)
+            results["generate"] = bench_shapes(GENERATE_PLAN)
+            watched = ("mixed", "shared", "enums", "mixed+yaml")
+            results["watch"] = [bench_watch(shape, 500, 5) for shape in watched]
     if "noop" in sections:
-        print("2. no-op regeneration", file=sys.stderr)
-        results["noop"] = bench_noop(500, 3)
+        with _load_noted(results, "noop"):
+            print("2. no-op regeneration", file=sys.stderr)
+            results["noop"] = bench_noop(500, 3)
     if "calls" in sections:
-        print("3. per call, in memory", file=sys.stderr)
-        results["calls"], note = bench_calls()
-        if note:
-            results["notes"].append(note)
+        with _load_noted(results, "calls"):
+            print("3. per call, in memory", file=sys.stderr)
+            results["calls"], note = bench_calls()
+            if note:
+                results["notes"].append(note)
     if "startup" in sections:
-        print("4. start-up", file=sys.stderr)
-        results["startup"] = bench_startup({100: 7, 500: 5})
+        with _load_noted(results, "startup"):
+            print("4. start-up", file=sys.stderr)
+            results["startup"] = bench_startup({100: 7, 500: 5})
     if "http" in sections:
-        print("5. streamable HTTP", file=sys.stderr)
-        results["http"] = bench_http()
+        with _load_noted(results, "http"):
+            print("5. streamable HTTP", file=sys.stderr)
+            results["http"] = bench_http()
     if "workers" in sections:
-        print("5. stateless HTTP, 1 worker against 2", file=sys.stderr)
-        results["workers"] = bench_workers()
+        with _load_noted(results, "workers"):
+            print("5. stateless HTTP, 1 worker against 2", file=sys.stderr)
+            results["workers"] = bench_workers()
     if "diff" in sections:
-        print("6. mcpstub diff", file=sys.stderr)
-        results["diff"] = bench_diff()
+        with _load_noted(results, "diff"):
+            print("6. mcpstub diff", file=sys.stderr)
+            results["diff"] = bench_diff()
     text = table(results)
     sys.stdout.write(text)
     (BENCH / "results.md").write_text(text, encoding="utf-8")
