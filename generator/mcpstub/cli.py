@@ -29,6 +29,8 @@ from mcpstub.resources import resource_path
 
 if TYPE_CHECKING:
     from mcpstub.fastpath import Hashing
+    from mcpstub.modelcache import ModelFeed
+    from mcpstub.modelworkers import ModelWorkers
     from mcpstub.write import Plan
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -268,6 +270,35 @@ def _cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> P
     return folder
 
 
+class _WatchSession:
+    """What a `--watch` session keeps between runs: model workers that stay warm (replaced a few
+    times when one dies; then this process generates)."""
+
+    def __init__(self) -> None:
+        self.workers: ModelWorkers | None = None
+        self.restarts = 3
+
+    def feed(self) -> ModelFeed | None:
+        """The run's model feed on the session's workers (started, or replaced, as needed)."""
+        from mcpstub.modelcache import WORKERS, ModelFeed  # noqa: PLC0415
+        from mcpstub.modelworkers import ModelWorkers, available  # noqa: PLC0415
+
+        if not (WORKERS and available()):
+            return None
+        if self.workers is None or not self.workers.alive:
+            if self.workers is not None:
+                if self.restarts <= 0:
+                    return None
+                self.restarts -= 1
+                self.workers.close()
+            try:
+                self.workers = ModelWorkers()
+            except OSError:  # no process could be started: this process generates
+                self.workers = None
+                return None
+        return ModelFeed(self.workers, owned=False)
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate the package, or check that it is up to date; with --watch, on every change."""
     if not args.watch:
@@ -280,12 +311,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
     args.force = True  # the watcher saw a change: skip the unchanged-toolset shortcut
     watched: dict[str, list[Path]] = {"files": [path]}
 
-    def run() -> None:
-        from mcpstub.modelcache import keep_worker  # noqa: PLC0415
+    session = _WatchSession()
 
+    def run() -> None:
         try:
-            keep_worker()  # a model worker that ended (killed, say) is replaced
-            _generate_once(args, watched)
+            _generate_once(args, watched, session.feed())
         except UsageError as exc:
             print(f"mcpstub: error: {exc}", file=sys.stderr)
         except Exception as exc:  # a bug must not end the session: report it and wait for the next save
@@ -293,14 +323,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     def first_run() -> None:
-        from mcpstub.modelcache import keep_worker, remember, warm_up  # noqa: PLC0415
+        from mcpstub.modelcache import remember  # noqa: PLC0415
         from mcpstub.reread import remember_reads  # noqa: PLC0415
         from mcpstub.surface import remember as remember_surface  # noqa: PLC0415
         from mcpstub.write import remember_written  # noqa: PLC0415
 
-        warm_up()  # later runs fork their model work from a process that has the imports done
-        keep_worker()  # and a small change's models are generated beside this process's rendering
-        remember()  # and find the models of unchanged groups in memory
+        remember()  # later runs find the models of unchanged groups in memory
         remember_written()  # and compare the files they wrote with what they wrote, not read them
         remember_surface()  # and reuse each unchanged tool's text in surface.json
         remember_reads()  # and read a toolset again by the tools a save changed
@@ -351,7 +379,9 @@ def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool
     return EXIT_INVALID
 
 
-def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | None = None) -> int:
+def _generate_once(
+    args: argparse.Namespace, watched: dict[str, list[Path]] | None = None, feed: ModelFeed | None = None
+) -> int:
     """One generation (or check) run; `watched` gets the files the toolset is made of."""
     from mcpstub.gcpause import gc_paused  # noqa: PLC0415
 
@@ -362,12 +392,14 @@ def _generate_once(args: argparse.Namespace, watched: dict[str, list[Path]] | No
         # The process ends with this run: the collector stays off, or its first pass once on
         # would walk all of them (a quarter of a second at 500 tools) just before the exit.
         gc.disable()
-        return _generate_paused(args, watched)
+        return _generate_paused(args, watched, feed)
     with gc_paused():
-        return _generate_paused(args, watched)
+        return _generate_paused(args, watched, feed)
 
 
-def _generate_paused(args: argparse.Namespace, watched: dict[str, list[Path]] | None) -> int:
+def _generate_paused(
+    args: argparse.Namespace, watched: dict[str, list[Path]] | None, feed: ModelFeed | None
+) -> int:
     from mcpstub.fastpath import is_current  # noqa: PLC0415
 
     path, out, config = _resolve(args, need_out=True)
@@ -395,9 +427,9 @@ def _generate_paused(args: argparse.Namespace, watched: dict[str, list[Path]] | 
             return EXIT_OK
     from mcpstub.modelcache import standby_models  # noqa: PLC0415
 
-    # The child that imports the model generator starts before this process imports what it
-    # needs to read, check and render (a tenth of a second): its imports end that much sooner.
-    standby = standby_models()
+    # The workers that import the model generator start before this process imports what it
+    # needs to read, check and render (a tenth of a second): their imports end that much sooner.
+    standby = feed if feed is not None else standby_models()
     try:
         from mcpstub.fastpath import stamp_text  # noqa: PLC0415
         from mcpstub.format import GeneratedCodeError  # noqa: PLC0415

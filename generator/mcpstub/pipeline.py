@@ -26,7 +26,7 @@ from mcpstub.validate import check_document
 
 if TYPE_CHECKING:
     from mcpstub.ir import Tool
-    from mcpstub.modelcache import ModelFeed, ModelHelper
+    from mcpstub.modelcache import ModelFeed
 
 
 @dataclass(frozen=True)
@@ -105,14 +105,14 @@ def render(
     client_only: bool = False,
     cache_dir: Path | None = None,
     source: Path | None = None,
-    standby: ModelHelper | ModelFeed | None = None,
+    standby: ModelFeed | None = None,
     memo: ToolMemo | None = None,
 ) -> Generated:
     """Render a checked toolset into the files of its package.
 
     Models and the pieces made of each tool are reused from `cache_dir` (and from earlier runs in
     this process) where their input is unchanged; `source`, the toolset's path, names its pieces.
-    `standby` (`modelcache.standby_models`) is a child ready to generate models, used or closed;
+    `standby` (`modelcache.standby_models`) has workers ready to generate models, used or closed;
     `memo`, if given, is the one the check used.
     """
     from mcpstub.format import format_files  # noqa: PLC0415 - heavy imports, only when generating
@@ -174,7 +174,7 @@ def generate(
     from mcpstub.modelcache import ModelCache, standby_models  # noqa: PLC0415 - only when generating
 
     forget()  # what an earlier run (a `--watch` session's) read is let go
-    # A child imports the model generator while this process reads the toolset, then generates
+    # Workers import the model generator while this process reads the toolset, then generate
     # each group's models as soon as the check has passed its tools.
     if standby is None:
         standby = standby_models()
@@ -201,7 +201,7 @@ def generate(
             return Generated({}, {}, sort_diagnostics([*checked.diagnostics, too_deep]))
     finally:
         if standby is not None:
-            standby.close()  # used by render, or not needed: a no-op, or the child is stopped
+            standby.close()  # used by render, or not needed: its workers are let go
     if rendered.later is not None and not later:
         rendered.later()
         rendered = replace(rendered, later=None)

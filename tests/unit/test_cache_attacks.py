@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -221,26 +220,6 @@ def test_another_environment_is_no_fast_path(tmp_path: Path, monkeypatch: pytest
         _forget_environment()
 
 
-def test_a_child_killed_while_claiming_does_not_hang_the_run() -> None:
-    # The child generating models may die at any point (the OOM killer picks the largest
-    # process): even holding the claims' lock, the run must go on without it.
-    from mcpstub.modelcache import _Claims  # noqa: PLC0415
-
-    claims = _Claims()
-    claims.reset(3)
-    pid = os.fork()
-    if pid == 0:  # the child: takes the lock and dies holding it
-        lock = claims._lock
-        lock.__enter__()
-        os.kill(os.getpid(), signal.SIGKILL)
-    os.waitpid(pid, 0)
-    taken: list[int | None] = []
-    worker = threading.Thread(target=lambda: taken.append(claims.back()), daemon=True)
-    worker.start()
-    worker.join(timeout=10)
-    assert taken == [2], "claiming hangs on the lock a dead child held"
-
-
 def _edits() -> list[tuple[str, Callable[[dict[str, Any]], None]]]:
     """Edits a cache keyed loosely would mistake for no change, each applied to the last."""
 
@@ -401,43 +380,3 @@ def test_unused_entries_are_pruned_by_age_and_size(tmp_path: Path, monkeypatch: 
     old = min(_entries(cache), key=lambda e: e.stat().st_mtime)
     assert cachefiles._read_file(old) is not None
     assert old.stat().st_mtime > 1_500_000_000
-
-
-def test_a_fork_of_the_child_killed_after_claiming_leaves_its_units_to_the_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The child forks a warm copy of itself per spare core. One killed after claiming a group must
-    # neither hang the run nor lose that group: the files are a cold run's.
-    from mcpstub import modelcache  # noqa: PLC0415
-
-    doc = {
-        "mcpstub": 1,
-        "server": {"name": "s"},
-        "tools": [
-            {"name": f"t{i}", "inputSchema": {"type": "object", "properties": {f"p{i}": {"type": "integer"}}}}
-            for i in range(40)
-        ],
-    }
-    path = _write(tmp_path, doc)
-    cold = generate(path, path.name)
-    top = os.getpid()
-    render_all = modelcache._render_all
-    killed = tmp_path / "killed"
-
-    def dying(units: Any) -> Any:
-        if os.getppid() != top and os.getpid() != top:  # a fork of the child: die holding a claim
-            killed.touch()
-            os.kill(os.getpid(), signal.SIGKILL)
-        return render_all(units)
-
-    monkeypatch.setattr(modelcache, "_cores", lambda: 2)
-    monkeypatch.setattr(modelcache, "GROUP_SPREAD", 2)
-    monkeypatch.setattr(modelcache, "GROUP_WEIGHT", 0)
-    monkeypatch.setattr(modelcache, "_render_all", dying)
-    done: list[Any] = []
-    worker = threading.Thread(target=lambda: done.append(generate(path, path.name)), daemon=True)
-    worker.start()
-    worker.join(120)
-    assert not worker.is_alive(), "a killed fork made the run hang"
-    assert killed.exists(), "no fork of the child claimed a group"
-    assert done[0].ok and done[0].ours == cold.ours

@@ -58,12 +58,12 @@ def checked(folder: Path, tools: list[dict[str, Any]], defs: dict[str, Any] | No
 
 def grouped(toolset: Toolset) -> str:
     """The models as the cache builds them: one tool per group, merged."""
-    saved = modelcache.GROUP_MAX, modelcache.FORK
-    modelcache.GROUP_MAX, modelcache.FORK = 1, False
+    saved = modelcache.GROUP_MAX, modelcache.WORKERS
+    modelcache.GROUP_MAX, modelcache.WORKERS = 1, False
     try:
         return start_models(toolset, None).result().source
     finally:
-        modelcache.GROUP_MAX, modelcache.FORK = saved
+        modelcache.GROUP_MAX, modelcache.WORKERS = saved
 
 
 def definitions(source: str) -> dict[tuple[str, ...], str]:

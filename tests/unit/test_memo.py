@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpstub import memo as memo_module
-from mcpstub.beside import Standby
 from mcpstub.memo import ToolMemo
 from mcpstub.pipeline import check_toolset, generate
 from mcpstub.render import render_package
@@ -208,79 +206,6 @@ def test_surface_from_pieces_is_the_whole_dump_even_with_text_that_looks_like_a_
     whole = json.dumps(surface(toolset), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     assert render_surface(toolset) == whole
     assert render_package(toolset, "").ours["surface.json"] == whole
-
-
-# --- models shared between this process and a child ------------------------------------------------
-
-
-def _claim_all_then_die(parent: int, claims: Any, units: list[Any]) -> dict[int, Any]:
-    """A child that takes every unit and is killed before sending anything (run here: nothing)."""
-    while claims.front() is not None:
-        pass
-    if os.getpid() != parent:
-        os.kill(os.getpid(), 9)
-    return {}
-
-
-def _in_this_process(toolset: Any) -> str:
-    from mcpstub import modelcache  # noqa: PLC0415
-
-    saved, modelcache.FORK = modelcache.FORK, False
-    try:
-        return modelcache.start_models(toolset, None).result().source
-    finally:
-        modelcache.FORK = saved
-
-
-def test_units_a_dead_child_claimed_are_generated_here(tmp_path: Path) -> None:
-    from functools import partial  # noqa: PLC0415
-
-    from mcpstub import modelcache  # noqa: PLC0415
-
-    doc = {
-        "mcpstub": 1,
-        "server": {"name": "s"},
-        "$defs": copy.deepcopy(SHARED),
-        "tools": [
-            {"name": f"t{n}", "inputSchema": {"type": "object", "properties": {f"p{n}": {"type": "string"}}}}
-            for n in range(30)
-        ],
-    }
-    toolset = check_toolset(_write(tmp_path, doc)).toolset
-    assert toolset is not None
-    expected = _in_this_process(toolset)
-    helper = modelcache.ModelHelper(lambda: None)
-    helper.child.close()
-    helper.child = Standby(partial(_claim_all_then_die, os.getpid(), helper.claims), lambda: None)
-    pending = modelcache.start_models(toolset, None, helper)
-    try:
-        assert pending.result().source == expected
-    finally:
-        pending.close()
-
-
-def test_child_and_this_process_share_the_units(tmp_path: Path) -> None:
-    from mcpstub import modelcache  # noqa: PLC0415
-
-    doc = {
-        "mcpstub": 1,
-        "server": {"name": "s"},
-        "tools": [
-            {
-                "name": f"tool{n}",
-                "inputSchema": {"type": "object", "properties": {f"p{n}": {"type": "integer"}}},
-            }
-            for n in range(60)
-        ],
-    }
-    toolset = check_toolset(_write(tmp_path, doc)).toolset
-    assert toolset is not None
-    modelcache.render_models(toolset)  # this process has the generator imported: it joins at once
-    pending = modelcache.start_models(toolset, None, modelcache.ModelHelper(lambda: None))
-    try:
-        assert pending.result().source == _in_this_process(toolset)
-    finally:
-        pending.close()
 
 
 def test_a_text_is_compiled_once_and_a_broken_one_is_still_caught(

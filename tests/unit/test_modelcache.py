@@ -24,8 +24,9 @@ from mcpstub import modelcache
 from mcpstub.cli import main
 from mcpstub.ir import Toolset
 from mcpstub.model_merge import Clash, merge_parts, merge_sources, split_source
-from mcpstub.modelcache import ModelCache, split_groups, start_models
+from mcpstub.modelcache import ModelCache, ModelFeed, split_groups, start_models
 from mcpstub.models import STAND_IN_MODULE, render_models
+from mcpstub.modelworkers import ModelWorkers
 from mcpstub.pipeline import check_toolset, generate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,9 +112,9 @@ def edit(draw: st.DrawFn, doc: dict[str, Any]) -> dict[str, Any]:
 
 @contextmanager
 def small_groups() -> Iterator[None]:
-    """Many groups, and a fork for even a few tools, so that small toolsets exercise the merge."""
-    small = {"GROUP_SPREAD": 2, "GROUP_WEIGHT": 0, "GROUP_MAX": 3, "FORK_MIN_TOOLS": 2}
-    saved = {name: getattr(modelcache, name) for name in [*small, "FORK"]}
+    """Many groups, so that small toolsets exercise the merge."""
+    small = {"GROUP_SPREAD": 2, "GROUP_WEIGHT": 0, "GROUP_MAX": 3}
+    saved = {name: getattr(modelcache, name) for name in small}
     for name, value in small.items():
         setattr(modelcache, name, value)
     try:
@@ -141,94 +142,34 @@ def first_toolset(data: Any) -> dict[str, Any]:
     }
 
 
+@pytest.fixture(scope="module")
+def workers() -> Iterator[ModelWorkers]:
+    """Warm workers that stay across runs, as a `--watch` session keeps them."""
+    made = ModelWorkers()
+    yield made
+    made.close()
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.data())
-def test_cached_output_equals_a_cold_run_over_random_edit_sequences(tmp_path_factory: Any, data: Any) -> None:
+@given(data=st.data())
+def test_cached_output_equals_a_cold_run_over_random_edit_sequences(
+    tmp_path_factory: Any, data: Any, workers: ModelWorkers
+) -> None:
     folder = tmp_path_factory.mktemp("edits")
     store = ModelCache(folder / "cache")
     doc = first_toolset(data)
     with small_groups():
         for _ in range(data.draw(st.integers(1, 4))):
             toolset = checked(folder, doc)
-            modelcache.FORK = False
-            cold = start_models(toolset, None).result()  # one process
-            modelcache.FORK = True
-            warm = start_models(toolset, store).result()
+            cold = start_models(toolset, None).result()  # this process alone, no cache
+            warm = start_models(toolset, store, ModelFeed(workers, owned=False)).result()  # the workers
             again = start_models(toolset, store).result()  # every group from the cache now
             assert warm.source == cold.source
             assert again.source == cold.source
             assert warm.diagnostics == cold.diagnostics == again.diagnostics
             compile(cold.source, "models.py", "exec")
             doc = data.draw(edit(doc))
-
-
-@pytest.fixture
-def worker() -> Iterator[None]:
-    """A warm worker for the test's model generation, as `--watch` keeps one after its first run."""
-    modelcache.warm_up()
-    modelcache.keep_worker()
-    assert modelcache._WORKER is not None and modelcache._WORKER.alive
-    try:
-        yield
-    finally:
-        modelcache._WORKER.close()
-        modelcache._WORKER = None
-
-
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
-@given(data=st.data())
-def test_models_from_the_watch_worker_equal_a_cold_run_over_random_edit_sequences(
-    tmp_path_factory: Any, data: Any, worker: None
-) -> None:
-    folder = tmp_path_factory.mktemp("edits")
-    store = ModelCache(folder / "cache")
-    doc = first_toolset(data)
-    with small_groups():
-        modelcache.FORK_MIN_TOOLS = 10**6  # every change is a small one: the worker takes it
-        for _ in range(data.draw(st.integers(1, 4))):
-            toolset = checked(folder, doc)
-            modelcache.FORK = False
-            cold = start_models(toolset, None).result()  # this process alone
-            modelcache.FORK = True
-            assert modelcache._WORKER is not None
-            sent = modelcache._WORKER._sent
-            pending = start_models(toolset, store)
-            changed = bool(pending._missing)
-            edited = pending.result()  # what changed, from the worker
-            assert modelcache._WORKER.alive
-            assert modelcache._WORKER._sent == sent + changed, "the worker was not used"
-            assert edited.source == cold.source
-            assert edited.diagnostics == cold.diagnostics
-            doc = data.draw(edit(doc))
-
-
-def test_a_worker_that_died_leaves_the_models_to_this_process(tmp_path: Path, worker: None) -> None:
-    source = ROOT / "examples" / "weather" / "tools.yaml"
-    expected = generate(source, cache_dir=None)
-    assert modelcache._WORKER is not None
-    os.kill(modelcache._WORKER._pid, 9)  # as the OOM killer would
-    again = generate(source, cache_dir=tmp_path / "cache")
-    assert again.ours == expected.ours
-    assert not modelcache._WORKER.alive
-
-
-def test_a_worker_that_ended_is_reaped_and_replaced_a_few_times(
-    monkeypatch: pytest.MonkeyPatch, worker: None
-) -> None:
-    monkeypatch.setattr(modelcache, "_WORKER_RESTARTS", [2])
-    pids = []
-    for _ in range(3):
-        assert modelcache._WORKER is not None and modelcache._WORKER.alive
-        pid = modelcache._WORKER._pid
-        assert pid > 0
-        pids.append(pid)
-        os.kill(pid, 9)
-        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # dead, not reaped yet: a zombie
-        modelcache.keep_worker()  # before a save's run, as the watcher does
-        with pytest.raises(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)  # reaped: no zombie stays behind
-    assert len(set(pids)) == 3  # the first worker and two replacements, then none
-    assert not modelcache._WORKER.alive
+    assert workers.alive
 
 
 def test_cached_generation_writes_the_same_files_as_no_cache(tmp_path: Path) -> None:
@@ -487,9 +428,7 @@ def test_clashing_class_names_are_the_same_cached_grouped_and_in_one_call(
     whole = render_models(toolset)
     assert [d.format() for d in whole.diagnostics if d.is_error] == []
     with small_groups():
-        modelcache.FORK = False
         cold = start_models(toolset, None).result()
-        modelcache.FORK = True
         warm = start_models(toolset, store).result()
         again = start_models(toolset, store).result()
     assert warm.source == cold.source == again.source
@@ -585,7 +524,6 @@ def test_stand_ins_for_shared_classes_change_no_byte(tmp_path_factory: Any, data
     saved = modelcache.STAND_INS
     try:
         with small_groups():
-            modelcache.FORK = False
             modelcache.STAND_INS = False
             whole = start_models(toolset, None).result()
             modelcache.STAND_INS = True
@@ -614,7 +552,6 @@ def test_groups_import_the_shared_classes_they_only_name(tmp_path: Path) -> None
     assert f"from {STAND_IN_MODULE} import" in group.source
     assert "class Entity" not in group.source and "arbitrary_types_allowed" not in group.source
     with small_groups():
-        modelcache.FORK = False
         merged = start_models(toolset, None).result().source
     assert STAND_IN_MODULE not in merged and "arbitrary_types_allowed" not in merged
     assert all(merged.count(f"class Entity{k}(BaseModel):") == 1 for k in range(8))
@@ -653,7 +590,6 @@ def test_a_run_pauses_the_cycle_collector_but_model_generation_runs_it(
         return real(toolset)
 
     monkeypatch.setattr(modelcache, "render_models", spy)
-    monkeypatch.setattr(modelcache, "FORK", False)
     monkeypatch.setattr(modelcache, "GROUP_MAX", 1)
     doc = {"mcpstub": 1, "server": {"name": "s"}, "tools": [
         {"name": f"t{i}", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}

@@ -1,0 +1,305 @@
+"""Model workers: models made as the check passes each group's tools give the same bytes as a
+run in one process, whatever fails on the way (a worker killed, a check that fails late, a wrong
+guess), and no process is left behind when a run ends, however it ends."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpstub import modelcache, pipeline, validate
+from mcpstub.modelworkers import ModelWorkers
+
+SHARED = {
+    "Point": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "integer"}}},
+    "Mode": {"enum": ["fast", "slow"]},
+}
+LINUX = Path("/proc/self/stat").exists()
+
+
+def _doc(count: int, last: dict[str, Any] | None = None) -> dict[str, Any]:
+    tools: list[dict[str, Any]] = [
+        {
+            "name": f"tool{n}",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"at": {"$ref": "#/$defs/Point"}, f"p{n}": {"type": "integer", "default": n}},
+            },
+            **(
+                {"outputSchema": {"type": "object", "properties": {"mode": {"$ref": "#/$defs/Mode"}}}}
+                if n % 3
+                else {}
+            ),
+        }
+        for n in range(40)
+    ]
+    if last is not None:
+        tools.append(last)
+    return {"mcpstub": 1, "server": {"name": "s"}, "$defs": SHARED, "tools": tools}
+
+
+def _write(folder: Path, doc: dict[str, Any]) -> Path:
+    path = folder / "tools.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def workers() -> Iterator[ModelWorkers]:
+    """Warm workers shared by the module's runs, as a `--watch` session keeps them."""
+    made = ModelWorkers()
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def feeds(monkeypatch: pytest.MonkeyPatch, workers: ModelWorkers) -> Iterator[list[modelcache.ModelFeed]]:
+    """`pipeline.generate` with the workers fed during the check, as a fresh command has (this
+    process has the model generator imported, where a fresh command would not), in groups of two
+    tools or so; each feed made is listed. No unit is left pending once a run is over."""
+    made: list[modelcache.ModelFeed] = []
+
+    def standby() -> modelcache.ModelFeed:
+        made.append(modelcache.ModelFeed(workers, owned=False))
+        return made[-1]
+
+    monkeypatch.setattr(modelcache, "standby_models", standby)
+    monkeypatch.setattr(modelcache, "GROUP_SPREAD", 2)
+    monkeypatch.setattr(modelcache, "GROUP_WEIGHT", 0)
+    monkeypatch.setattr(modelcache, "GROUP_MAX", 3)
+    yield made
+    for feed in made:
+        if feed.stream is not None:
+            assert all(f is None or f.done() for f in feed.stream.sent.values()) or _settles(feed)
+
+
+def _settles(feed: modelcache.ModelFeed) -> bool:
+    """Whether every unit sent is done (run or dropped) within a few seconds."""
+    assert feed.stream is not None
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if all(f is None or f.done() for f in feed.stream.sent.values()):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _in_one_process(path: Path, monkeypatch: pytest.MonkeyPatch) -> pipeline.Generated:
+    with monkeypatch.context() as patch:
+        patch.setattr(modelcache, "WORKERS", False)
+        patch.setattr(modelcache, "standby_models", lambda: None)
+        return pipeline.generate(path)
+
+
+def test_groups_are_fed_while_the_check_runs_and_give_the_same_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, feeds: list[modelcache.ModelFeed]
+) -> None:
+    path = _write(tmp_path, _doc(40))
+    events: list[str] = []
+    real_make, real_run = modelcache._Stream._make, validate._Checker.run
+
+    def make(self: Any, unit: Any) -> None:
+        events.append("unit")
+        real_make(self, unit)
+
+    def run(self: Any) -> Any:
+        result = real_run(self)
+        events.append("checked")
+        return result
+
+    monkeypatch.setattr(modelcache._Stream, "_make", make)
+    monkeypatch.setattr(validate._Checker, "run", run)
+    fed = pipeline.generate(path)
+    assert len(feeds) == 1 and feeds[0].stream is not None
+    assert events.index("checked") >= 5, events  # the shared definitions and groups went first
+    assert fed.ok
+    alone = _in_one_process(path, monkeypatch)
+    assert fed.ours == alone.ours and fed.yours == alone.yours
+
+
+def test_units_made_from_a_wrong_guess_are_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, feeds: list[modelcache.ModelFeed]
+) -> None:
+    path = _write(tmp_path, _doc(40))
+    real = modelcache._predicted_roots
+    # A guess of the root class names the check then contradicts: the units fed are not used.
+    monkeypatch.setattr(modelcache, "_predicted_roots", lambda data: {*(real(data) or ()), "Tool0"})
+    fed = pipeline.generate(path)
+    assert fed.ok and feeds[0].stream is not None
+    assert not feeds[0].stream.matches(fed.toolset)  # type: ignore[arg-type]
+    alone = _in_one_process(path, monkeypatch)
+    assert fed.ours == alone.ours
+
+
+def _dies_at_tool7(unit: Any) -> Any:
+    """A unit's models, except that a worker dies at the group of `tool7` (as the OOM killer
+    would kill it); in this process, the models."""
+    if multiprocessing.parent_process() is not None and any(t.name == "tool7" for t in unit.tools):
+        os._exit(9)
+    return modelcache._render_all([unit])[0]
+
+
+def test_units_a_dead_worker_had_are_generated_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _write(tmp_path, _doc(40))
+    own = ModelWorkers()  # a worker dies: the pool takes no more units, these are not shared
+    monkeypatch.setattr(modelcache, "standby_models", lambda: modelcache.ModelFeed(own))
+    monkeypatch.setattr(modelcache, "GROUP_MAX", 3)
+    monkeypatch.setattr(modelcache, "_render_unit", _dies_at_tool7)
+    fed = pipeline.generate(path)
+    assert fed.ok
+    assert not own.alive  # it broke, and said so
+    monkeypatch.setattr(modelcache, "_render_unit", modelcache._render_all.__globals__["_render_unit"])
+    assert fed.ours == _in_one_process(path, monkeypatch).ours
+
+
+def test_a_check_that_fails_after_units_were_fed_stops_the_child(
+    tmp_path: Path, feeds: list[modelcache.ModelFeed]
+) -> None:
+    bad = {"name": "last", "inputSchema": {"type": "object", "properties": {"p": {"pattern": "("}}}}
+    fed = pipeline.generate(_write(tmp_path, _doc(40, bad)))
+    assert not fed.ok and fed.ours == {}
+    assert "invalid-schema" in {d.code for d in fed.diagnostics}
+    assert feeds[0].stream is not None and len(feeds[0].stream.missing) > 3  # fed, then dropped
+
+
+def test_a_step_that_fails_while_feeding_costs_time_not_the_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, feeds: list[modelcache.ModelFeed]
+) -> None:
+    path = _write(tmp_path, _doc(40))
+    real, calls = modelcache._Planner.group, [0]
+
+    def group(self: Any, tools: Any) -> Any:
+        calls[0] += 1
+        if calls[0] == 4:
+            raise RecursionError("deep")
+        return real(self, tools)
+
+    monkeypatch.setattr(modelcache._Planner, "group", group)
+    fed = pipeline.generate(path)
+    assert fed.ok and feeds[0].stream is not None and feeds[0].stream.broken
+    monkeypatch.setattr(modelcache._Planner, "group", real)
+    assert fed.ours == _in_one_process(path, monkeypatch).ours
+
+
+@pytest.mark.parametrize(
+    "defs",
+    [
+        "$defs:\n  1: {type: object}\n",
+        "$defs: [1, 2]\n",
+        "$defs:\n  Point: {type: object, properties: {at: {}}}\n",
+    ],
+)
+def test_toolsets_the_feed_cannot_follow_are_checked_as_before(
+    tmp_path: Path, feeds: list[modelcache.ModelFeed], defs: str
+) -> None:
+    path = tmp_path / "tools.yaml"
+    tools = "".join(
+        f"  - name: t{n}\n    inputSchema: {{type: object, properties: {{p: {{type: string}}}}}}\n"
+        for n in range(30)
+    )
+    path.write_text(f"mcpstub: 1\nserver: {{name: s}}\n{defs}tools:\n{tools}", encoding="utf-8")
+    fed = pipeline.generate(path)
+    checked = pipeline.check_toolset(path)
+    assert fed.ok == checked.ok
+    if not fed.ok:
+        assert [d.code for d in fed.diagnostics] == [d.code for d in checked.diagnostics]
+
+
+def _gone(pid: int, within: float = 5.0) -> bool:
+    """Whether process `pid` ends (or is a zombie) within `within` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state in {"Z", "X"}:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+
+def _sleeper(mark: str) -> None:
+    """A unit that never ends: its worker's pid is written to `mark` first."""
+    Path(mark).write_text(str(os.getpid()), encoding="utf-8")
+    time.sleep(600)
+
+
+def _pid(mark: Path) -> int:
+    deadline = time.monotonic() + 30
+    while not (mark.exists() and mark.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return int(mark.read_text())
+
+
+@pytest.mark.skipif(not LINUX, reason="dying with the parent is Linux's")
+@pytest.mark.parametrize("how", ["exit", "SIGKILL", "SIGTERM"])
+def test_workers_end_with_a_run_that_ends_without_stopping_them(tmp_path: Path, how: str) -> None:
+    mark = tmp_path / "pid"
+    code = (
+        "import os, sys, time; sys.path.insert(0, sys.argv[2]); import test_modelworkers as t;"
+        " from mcpstub.modelworkers import ModelWorkers; w = ModelWorkers();"
+        " w.submit(t._sleeper, sys.argv[1]); t._pid(t.Path(sys.argv[1]));"
+        " time.sleep(600 if sys.argv[3] != 'exit' else 0); os._exit(0)"
+    )
+    run = subprocess.Popen([sys.executable, "-c", code, str(mark), str(Path(__file__).parent), how])
+    worker = _pid(mark)
+    if how != "exit":
+        run.send_signal(getattr(signal, how))
+    run.wait(timeout=30)
+    assert _gone(worker)
+
+
+def test_closed_workers_take_no_more_units_and_their_child_leaves() -> None:
+    own = ModelWorkers()
+    first = own.submit(len, [1, 2])
+    assert first is not None and first.result(timeout=60) == 2
+    own.close()
+    assert not own.alive and own.submit(len, []) is None
+    own._child.join(timeout=30)
+    assert own._child.exitcode == 0
+
+
+def test_a_watch_session_replaces_dead_workers_a_few_times() -> None:
+    from mcpstub.cli import _WatchSession  # noqa: PLC0415
+
+    session = _WatchSession()
+    seen = []
+    for _ in range(4):
+        feed = session.feed()
+        assert feed is not None and feed.workers.alive
+        seen.append(feed.workers)
+        dying = feed.workers.submit(os._exit, 9)
+        assert dying is not None
+        with pytest.raises(Exception):  # noqa: B017 - BrokenProcessPool
+            dying.result(timeout=60)
+        deadline = time.monotonic() + 30
+        while feed.workers.alive and time.monotonic() < deadline:  # its child leaves, then
+            time.sleep(0.01)
+        assert not feed.workers.alive
+    assert len({id(w) for w in seen}) == 4  # the first and three replacements
+    assert session.feed() is None  # then this process generates
+
+
+def test_a_child_killed_mid_unit_fails_its_units_and_hangs_nothing() -> None:
+    own = ModelWorkers()
+    waiting = own.submit(time.sleep, 600)
+    assert waiting is not None
+    os.kill(own._child.pid, signal.SIGKILL)  # as the OOM killer would
+    with pytest.raises(Exception, match="ended"):
+        waiting.result(timeout=60)
+    assert not own.alive and own.submit(len, []) is None
+    own.close()
