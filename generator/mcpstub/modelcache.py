@@ -39,6 +39,7 @@ from mcpstub.memo import MODELS_DIGEST, derived, tool_plain
 from mcpstub.model_merge import Clash, Part, merge_parts, split_source
 from mcpstub.models import DATA_KEYWORDS, ModelsResult, render_models
 from mcpstub.modelworkers import ModelWorkers, available
+from mcpstub.pointers import split_fragment
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -367,8 +368,10 @@ def _shared_refs(node: object) -> Iterable[str]:
     """The names of the shared definitions `#/$defs/<name>` references anywhere in `node` name."""
     if isinstance(node, dict):
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and "/" not in ref[8:]:
-            yield ref[8:].replace("~1", "/").replace("~0", "~")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            tokens = split_fragment(ref[1:])
+            if tokens is not None and len(tokens) == 2:
+                yield tokens[1]
         for value in node.values():
             yield from _shared_refs(value)
     elif isinstance(node, list):
@@ -617,11 +620,6 @@ class PendingModels:
         self.merged = True
         diagnostics = list(dict.fromkeys(d for r in results for d in r.result.diagnostics))
         return ModelsResult(source, diagnostics)
-
-
-def warm_up() -> None:
-    """Import what the model generator imports on its first call (it is slow on the first)."""
-    render_models(Toolset("warm", None, None, {"Warm": {"type": "object", "properties": {"a": {}}}}, ()))
 
 
 def start_models(toolset: Toolset, store: ModelCache | None, feed: ModelFeed | None = None) -> PendingModels:

@@ -163,11 +163,12 @@ def _serve_units(units: Connection, results: Connection) -> None:  # pragma: no 
     import multiprocessing  # noqa: PLC0415 - the child's own imports
     from concurrent.futures import BrokenExecutor, ProcessPoolExecutor  # noqa: PLC0415
 
-    from mcpstub.modelcache import warm_up  # noqa: PLC0415
+    from mcpstub.ir import Toolset  # noqa: PLC0415
+    from mcpstub.models import render_models  # noqa: PLC0415
 
     _start_worker()
-    try:
-        warm_up()
+    try:  # what the model generator imports on its first call (it is slow on the first)
+        render_models(Toolset("warm", None, None, {"Warm": {"type": "object", "properties": {"a": {}}}}, ()))
     except Exception:  # a failed warm-up only costs time later
         pass
     gc.freeze()  # what it holds now is shared with the pool's processes, never walked again
