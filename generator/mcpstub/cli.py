@@ -30,7 +30,6 @@ from mcpstub.resources import resource_path
 if TYPE_CHECKING:
     from mcpstub.fastpath import Hashing
     from mcpstub.modelcache import ModelFeed
-    from mcpstub.modelworkers import ModelWorkers
     from mcpstub.write import Plan
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -270,35 +269,6 @@ def _cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> P
     return folder
 
 
-class _WatchSession:
-    """What a `--watch` session keeps between runs: model workers that stay warm (replaced a few
-    times when one dies; then this process generates)."""
-
-    def __init__(self) -> None:
-        self.workers: ModelWorkers | None = None
-        self.restarts = 3
-
-    def feed(self) -> ModelFeed | None:
-        """The run's model feed on the session's workers (started, or replaced, as needed)."""
-        from mcpstub.modelcache import WORKERS, ModelFeed  # noqa: PLC0415
-        from mcpstub.modelworkers import ModelWorkers, available  # noqa: PLC0415
-
-        if not (WORKERS and available()):
-            return None
-        if self.workers is None or not self.workers.alive:
-            if self.workers is not None:
-                if self.restarts <= 0:
-                    return None
-                self.restarts -= 1
-                self.workers.close()
-            try:
-                self.workers = ModelWorkers()
-            except OSError:  # no process could be started: this process generates
-                self.workers = None
-                return None
-        return ModelFeed(self.workers, owned=False)
-
-
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate the package, or check that it is up to date; with --watch, on every change."""
     if not args.watch:
@@ -311,30 +281,28 @@ def cmd_generate(args: argparse.Namespace) -> int:
     args.force = True  # the watcher saw a change: skip the unchanged-toolset shortcut
     watched: dict[str, list[Path]] = {"files": [path]}
 
-    session = _WatchSession()
+    from mcpstub.modelcache import session_feed  # noqa: PLC0415
+    from mcpstub.session import Session, running  # noqa: PLC0415
+
+    # What the runs keep between saves: models of unchanged groups, the last read, each tool's
+    # text in surface.json, what was written, and warm model workers.
+    session = Session()
 
     def run() -> None:
         try:
-            _generate_once(args, watched, session.feed())
+            with running(session):
+                _generate_once(args, watched, session_feed(session))
         except UsageError as exc:
             print(f"mcpstub: error: {exc}", file=sys.stderr)
         except Exception as exc:  # a bug must not end the session: report it and wait for the next save
             print(f"mcpstub: internal error: {exc!r}", file=sys.stderr)
         sys.stdout.flush()
 
-    def first_run() -> None:
-        from mcpstub.modelcache import remember  # noqa: PLC0415
-        from mcpstub.reread import remember_reads  # noqa: PLC0415
-        from mcpstub.surface import remember as remember_surface  # noqa: PLC0415
-        from mcpstub.write import remember_written  # noqa: PLC0415
+    try:
+        return watch(run, lambda: watched["files"])
+    finally:
+        session.close()
 
-        remember()  # later runs find the models of unchanged groups in memory
-        remember_written()  # and compare the files they wrote with what they wrote, not read them
-        remember_surface()  # and reuse each unchanged tool's text in surface.json
-        remember_reads()  # and read a toolset again by the tools a save changed
-        run()
-
-    return watch(run, lambda: watched["files"], first=first_run)
 
 
 def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool) -> int | None:

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import yaml
 
+from mcpstub import session
 from mcpstub.diagnostics import Diagnostic, Location, error
 from mcpstub.document import MAX_ALIAS_NODES, MAX_DEPTH, Document, JsonPath
 from mcpstub.gcpause import gc_paused
 from mcpstub.jsonread import _astral, _json_data
-from mcpstub.reread import _json_reread, _JsonRead, _keep, _remember_read, _reread, remembering
+from mcpstub.reread import _json_reread, _JsonRead, _keep, _remember_read, _reread
 from mcpstub.yamlread import (
     _build,
     _check_expansion,
@@ -76,7 +77,7 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
             and all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
         ):
             raise _LoadFailed(error("empty-file", "file is empty", Location(file, 1, 1)))
-        watching = fast and remembering() and not doc._moves  # `--watch`
+        watching = fast and session.current() is not None and not doc._moves  # `--watch`
         if watching:  # perhaps a save changed some tools
             json_again = _json_reread(doc, source)
             if json_again is not None:
@@ -92,13 +93,13 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
                 _keep(_JsonRead(doc, source, spans))
             return doc, []
         try:
-            if remembering() and fast:  # a `--watch` session: perhaps one tool's lines changed
+            if session.current() is not None and fast:  # a session: perhaps one tool's lines changed
                 again = _reread(doc, text)
                 if again is not None:
                     doc._lazy = True
                     _keep(again)
                     return doc, []
-            tools = _ToolLines() if remembering() else None
+            tools = _ToolLines() if session.current() is not None else None
             built = _build(doc, text, tools)
             if built is not None:
                 doc.data, doc._lazy = built[0], True

@@ -29,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcpstub import session
 from mcpstub.cachefiles import MODELS_FOLDER, read_entry, write_entry
 from mcpstub.classnames import RootIndex, root_names
 from mcpstub.diagnostics import Diagnostic, Location, Severity
@@ -79,27 +80,6 @@ def default_cache_dir() -> Path:
     return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "mcpstub"
 
 
-# Entries read or written in this process, by key, once `remember()` is called (a `--watch`
-# session): entries are named by the hash of their input, so a remembered one is never stale.
-_REMEMBERED: dict[str, _Generated] | None = None
-_REMEMBER_MAX = 4096
-
-
-def remember() -> None:
-    """Keep the entries this process reads or writes in memory too (for `--watch`)."""
-    global _REMEMBERED  # noqa: PLW0603 - one switch for the process
-    if _REMEMBERED is None:
-        _REMEMBERED = {}
-
-
-def _remember(key: str, generated: _Generated) -> None:
-    if _REMEMBERED is None:
-        return
-    if len(_REMEMBERED) >= _REMEMBER_MAX:
-        _REMEMBERED.clear()
-    _REMEMBERED[key] = generated
-
-
 class ModelCache:
     """Group models on disk, one file per input hash; unreadable or altered entries are misses.
 
@@ -116,11 +96,13 @@ class ModelCache:
 
     def get(self, key: str) -> _Generated | None:
         """The stored result for `key`, or None when absent, unreadable or corrupted."""
-        if _REMEMBERED is not None and key in _REMEMBERED:
-            return _REMEMBERED[key]
+        kept = session.current()  # a session keeps the entries it read or wrote in memory too
+        if kept is not None and key in kept.models:
+            found: _Generated | None = kept.models[key]
+            return found
         found = self._read(key)
-        if found is not None:
-            _remember(key, found)
+        if found is not None and kept is not None:
+            kept.keep_models(key, found)
         return found
 
     def _read(self, key: str) -> _Generated | None:
@@ -139,7 +121,8 @@ class ModelCache:
 
     def put(self, key: str, generated: _Generated) -> None:
         """Store a result; a cache that cannot be written is silently skipped."""
-        _remember(key, generated)
+        if (kept := session.current()) is not None:
+            kept.keep_models(key, generated)
         result = generated.result
         entry = {
             "key": key,
@@ -628,6 +611,26 @@ def start_models(toolset: Toolset, store: ModelCache | None, feed: ModelFeed | N
     `feed` (from `standby_models`), if given, has its workers generate the missing ones.
     """
     return PendingModels(toolset, store, feed)
+
+
+def session_feed(kept: session.Session) -> ModelFeed | None:
+    """A run's model feed on a session's workers (started, or replaced, as needed); None when
+    there are none (no fork here, or they died too often: this process generates)."""
+    if not (WORKERS and available()):
+        return None
+    workers = kept.workers if isinstance(kept.workers, ModelWorkers) else None
+    if workers is None or not workers.alive:
+        if workers is not None:
+            if kept.restarts <= 0:
+                return None
+            kept.restarts -= 1
+            workers.close()
+        try:
+            kept.workers = workers = ModelWorkers()
+        except OSError:  # no process could be started: this process generates
+            kept.workers = None
+            return None
+    return ModelFeed(workers, owned=False)
 
 
 def standby_models() -> ModelFeed | None:

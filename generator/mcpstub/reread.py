@@ -1,6 +1,6 @@
 """Re-reading in a `--watch` session: a save that changed some tools is read by those tools.
 
-Once `remember_reads()` is called, each toolset's last read is kept; a YAML save is read again
+In a session (`session.running`), each toolset's last read is kept; a YAML save is read again
 by the lines of the tools it changed (`_reread`), a JSON save by their text (`_json_reread`), and
 spliced into the last read's data. Anything unusual returns None: the whole file is read.
 """
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcpstub import session
 from mcpstub.document import MAX_DEPTH, Document
 from mcpstub.jsonread import (
     _depth_within,
@@ -27,7 +28,7 @@ from mcpstub.yamlread import _build, _ToolLines
 
 @dataclass
 class _Read:
-    """A YAML toolset as last read, kept in a `--watch` session (`remember_reads()`)."""
+    """A YAML toolset as last read, kept in a session (`session.reads`)."""
 
     doc: Document
     lines: list[str]
@@ -44,23 +45,14 @@ class _JsonRead:
     spans: list[tuple[int, int]]
 
 
-# Each toolset's last plain read, by (path, name shown), once `remember_reads()` is called.
-_READS: dict[tuple[Path, str], _Read | _JsonRead] | None = None
 # Characters Python splits lines at but YAML does not, and those YAML 1.1 splits at too.
 _ODD_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
-def remembering() -> bool:
-    """Whether this process keeps each toolset's last read (a `--watch` session)."""
-    return _READS is not None
-
-
-def remember_reads() -> None:
-    """Keep each toolset's last read, so that a save changing some tools re-reads only those (for
-    `--watch`)."""
-    global _READS  # noqa: PLW0603 - one switch for the process
-    if _READS is None:
-        _READS = {}
+def _reads() -> dict[tuple[Path, str], _Read | _JsonRead] | None:
+    """Each toolset's last plain read, by (path, name shown), in a session (`session.reads`)."""
+    kept = session.current()
+    return kept.reads if kept is not None else None
 
 
 def _lines(text: str) -> list[str] | None:
@@ -73,20 +65,22 @@ def _lines(text: str) -> list[str] | None:
 
 
 def _remember_read(doc: Document, tools: _ToolLines) -> None:
-    if _READS is None:
+    reads = _reads()
+    if reads is None:
         return
     key = (doc.path, doc.file)
     lines = _lines(doc.text)
     if lines is None or doc._moves or not tools.entries(lines):
-        _READS.pop(key, None)
+        reads.pop(key, None)
         return
     _keep(_Read(doc, lines, tools))
 
 
 def _keep(read: _Read | _JsonRead) -> None:
     """Remember `read` as its file's last (in a `--watch` session)."""
-    if _READS is not None:
-        _READS[(read.doc.path, read.doc.file)] = read
+    reads = _reads()
+    if reads is not None:
+        reads[(read.doc.path, read.doc.file)] = read
 
 
 def _reread(doc: Document, text: str) -> _Read | None:
@@ -100,7 +94,7 @@ def _reread(doc: Document, text: str) -> _Read | None:
     without a diagnostic, they read the same in the whole file: what could stay open past their
     end (a quote, a flow collection) fails that read instead, and the whole file is read.
     """
-    last = _READS.get((doc.path, doc.file)) if _READS is not None else None
+    last = reads.get((doc.path, doc.file)) if (reads := _reads()) is not None else None
     if not isinstance(last, _Read) or doc._moves:
         return None
     lines = _lines(text)
@@ -205,7 +199,7 @@ def _json_reread(doc: Document, text: str) -> _JsonRead | None:
     it in the same state: reading the changed part on its own as items separated by commas,
     ending exactly where they did, is reading the whole text.
     """
-    last = _READS.get((doc.path, doc.file)) if _READS is not None else None
+    last = reads.get((doc.path, doc.file)) if (reads := _reads()) is not None else None
     if not isinstance(last, _JsonRead):
         return None
     old, spans = last.text, last.spans

@@ -20,6 +20,7 @@ from typing import Any
 
 import rfc8785
 
+from mcpstub import session
 from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import SURFACE_FORMAT, SURFACE_MARKER_KEY
 from mcpstub.marshalled import marshalled
@@ -324,12 +325,16 @@ def render_surface_from(
     skeleton = _indented(surface(toolset, places, all_digests))
 
     filled: dict[tuple[str, tuple[str, ...]], str] = {}
+    # In a session, each tool's text as the last run made it: an unchanged tool's chunks are the
+    # same, and so is its text.
+    kept = session.current()
+    known = kept.surface_texts if kept is not None else {}
 
     def fill(match: re.Match[str]) -> str:
         indent, protocol, index, comma = match[1], PROTOCOLS[int(match[2])], int(match[3]), match[4]
         chunks = tuple(texts[index][protocol])
         key = (indent, chunks)
-        text = _FILLED.get(key) if _FILLED is not None else None
+        text = known.get(key)
         if text is None:
             text = indent + "".join(chunks).replace("\n", "\n" + indent)
         filled[key] = text
@@ -338,19 +343,6 @@ def render_surface_from(
     # Only a tool's place is an array element on a line of its own: the other strings of the
     # skeleton are values of keys, so user text that looks like a place is never taken for one.
     result = _PLACE.sub(fill, skeleton + "\n")  # the line break added to the skeleton: no copy of the whole
-    if _FILLED is not None:  # this run's texts only: what is gone is forgotten
-        _FILLED.clear()
-        _FILLED.update(filled)
+    if kept is not None:  # this run's texts only: what is gone is forgotten
+        kept.surface_texts = filled
     return result
-
-
-# Each tool's text in `surface.json` as the last run made it, once `remember()` is called (a
-# `--watch` session): an unchanged tool's chunks are the same, and so is its text.
-_FILLED: dict[tuple[str, tuple[str, ...]], str] | None = None
-
-
-def remember() -> None:
-    """Keep each tool's text in `surface.json` from one run to the next (for `--watch`)."""
-    global _FILLED  # noqa: PLW0603 - one switch for the process
-    if _FILLED is None:
-        _FILLED = {}

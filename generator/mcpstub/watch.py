@@ -39,14 +39,13 @@ def watch(
     run: Callable[[], object],
     sources: Callable[[], list[Path]],
     poll: float = POLL_SECONDS,
-    first: Callable[[], object] | None = None,
 ) -> int:
-    """Run (`first` the first time), then again on every change of the watched files, until Ctrl-C."""
+    """Run, then again on every change of the watched files, until Ctrl-C."""
     for stop in (signal.SIGINT, signal.SIGTERM):
         signal.signal(stop, _interrupt)
     try:
         seen = _stamps(sources())
-        (first or run)()
+        run()
         seen = {p: seen.get(p, _stamp(p)) for p in sources()}
         count = f"{len(seen)} file{'s' * (len(seen) != 1)}"
         print(f"watching {count}; Ctrl-C to stop", file=sys.stderr, flush=True)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from mcpstub import session
 from mcpstub.layout import (
     HEADER_PREFIX,
     RETIRED_FILES,
@@ -159,18 +160,13 @@ _HEAD = 4096  # characters read to tell a generated file (its header) from a han
 _BLOCK = 1 << 20  # characters compared at a time
 
 
-# What this process wrote, once `remember_written()` is called (a `--watch` session): by path,
-# the file's stat just after (modification and change times, size, inode) and its text. A file
-# whose stat is still that holds that text, which is then compared instead of reading the file
-# again. The change time is the one no tool can set back (`touch -r` and `cp -p` set the other).
-_WRITTEN: dict[Path, tuple[tuple[int, int, int, int], str]] | None = None
-
-
-def remember_written() -> None:
-    """Remember the files this process writes (for `--watch`)."""
-    global _WRITTEN  # noqa: PLW0603 - one switch for the process
-    if _WRITTEN is None:
-        _WRITTEN = {}
+def _written() -> dict[Path, tuple[tuple[int, int, int, int], str]] | None:
+    """In a session, what it wrote (`session.written`): by path, the file's stat just after
+    (modification and change times, size, inode) and its text. A file whose stat is still that
+    holds that text, which is then compared instead of reading the file again. The change time is
+    the one no tool can set back (`touch -r` and `cp -p` set the other)."""
+    kept = session.current()
+    return kept.written if kept is not None else None
 
 
 def _stat_of(path: Path) -> tuple[int, int, int, int] | None:
@@ -185,7 +181,8 @@ def _on_disk(path: Path, text: str) -> tuple[str | None, bool]:
     """The start of the file at `path` (None if there is none) and whether it holds `text`,
     read as `_read` reads it, a block at a time: a large file is never held in memory beside its
     new text. Something that is not a file there starts with ""."""
-    known = _WRITTEN.get(path) if _WRITTEN is not None else None
+    written = _written()
+    known = written.get(path) if written is not None else None
     if known is not None and _stat_of(path) == known[0]:
         return known[1][:_HEAD], known[1] == text
     try:
@@ -491,8 +488,8 @@ def apply(p: Plan, encoded: Callable[[str, str], bytes] = _utf8) -> None:
             os.replace(target, backup)
             done.append((target, backup))
     except BaseException:
-        if _WRITTEN is not None:
-            _WRITTEN.clear()  # what is on disk now is read again
+        if (written := _written()) is not None:
+            written.clear()  # what is on disk now is read again
         for target, before in reversed(done):
             _restore(target, before)
         for tmp, _ in staged:
@@ -503,14 +500,14 @@ def apply(p: Plan, encoded: Callable[[str, str], bytes] = _utf8) -> None:
         _unmark(p, marker)
         raise
     backups = [before for _, before in done if isinstance(before, Path)]
-    if _WRITTEN is not None:
+    if (written := _written()) is not None:
         for rel in order:
             target = p.out / rel
             signature = _stat_of(target)
             if signature is not None and rel not in p.created_yours:
-                _WRITTEN[target] = (signature, p.changes[rel])
+                written[target] = (signature, p.changes[rel])
         for rel in p.removals:
-            _WRITTEN.pop(p.out / rel, None)
+            written.pop(p.out / rel, None)
     # Every file is in place: the package is whole once the marker is gone. The old files are
     # removed after that, since freeing a large file's blocks takes a while; a kill in between
     # leaves hidden backups, which the next run removes (the fast path does not skip it).

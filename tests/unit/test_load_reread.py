@@ -18,6 +18,7 @@ from benchmarks.toolset import build_shaped, edit_tools
 from mcpstub import load, reread
 from mcpstub.load import parse_document
 from mcpstub.pipeline import check_toolset
+from mcpstub.session import Session, running
 from tests.unit.test_load_fastpath import _exact, _paths
 
 PATH = Path("tools.yaml")
@@ -102,7 +103,6 @@ def edited(draw: st.DrawFn, text: str) -> str:
 @pytest.fixture
 def remembering(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """Reads remembered, as in `--watch`; yields, per read, whether it took the tool's lines only."""
-    monkeypatch.setattr(reread, "_READS", {})
     taken: list[bool] = []
     real = load._reread
 
@@ -112,7 +112,8 @@ def remembering(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
         return again
 
     monkeypatch.setattr(load, "_reread", spy)
-    yield taken
+    with running(Session()):
+        yield taken
 
 
 def _written(doc: dict[str, Any]) -> str:
@@ -121,12 +122,8 @@ def _written(doc: dict[str, Any]) -> str:
 
 
 def _whole(text: str) -> tuple[load.Document, list[Any]]:
-    saved = reread._READS
-    reread._READS = None
-    try:
+    with running(None):
         return parse_document("tools.yaml", PATH, text.encode())
-    finally:
-        reread._READS = saved
 
 
 def _same(text: str) -> None:

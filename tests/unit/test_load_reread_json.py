@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from benchmarks.toolset import build_shaped, edit_tools
 from mcpstub import load, reread
 from mcpstub.load import parse_document
+from mcpstub.session import Session, running
 from tests.unit.test_load_fastpath import _exact, _paths
 
 PATH = Path("tools.json")
@@ -99,7 +100,6 @@ def edited(draw: st.DrawFn, text: str) -> str:
 @pytest.fixture
 def remembering(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """Reads remembered, as in `--watch`; yields, per read, whether it read the changed tools only."""
-    monkeypatch.setattr(reread, "_READS", {})
     taken: list[bool] = []
     real = load._json_reread
 
@@ -109,16 +109,13 @@ def remembering(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
         return again
 
     monkeypatch.setattr(load, "_json_reread", spy)
-    yield taken
+    with running(Session()):
+        yield taken
 
 
 def _whole(text: str) -> tuple[load.Document, list[Any]]:
-    saved = reread._READS
-    reread._READS = None
-    try:
+    with running(None):
         return parse_document("tools.json", PATH, text.encode("utf-8", "surrogatepass"))
-    finally:
-        reread._READS = saved
 
 
 def _same(text: str, *, positions: bool = True) -> load.Document:

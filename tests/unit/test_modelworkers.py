@@ -274,12 +274,12 @@ def test_closed_workers_take_no_more_units_and_their_child_leaves() -> None:
 
 
 def test_a_watch_session_replaces_dead_workers_a_few_times() -> None:
-    from mcpstub.cli import _WatchSession  # noqa: PLC0415
+    from mcpstub.session import Session  # noqa: PLC0415
 
-    session = _WatchSession()
+    session = Session()
     seen = []
     for _ in range(4):
-        feed = session.feed()
+        feed = modelcache.session_feed(session)
         assert feed is not None and feed.workers.alive
         seen.append(feed.workers)
         dying = feed.workers.submit(os._exit, 9)
@@ -291,7 +291,7 @@ def test_a_watch_session_replaces_dead_workers_a_few_times() -> None:
             time.sleep(0.01)
         assert not feed.workers.alive
     assert len({id(w) for w in seen}) == 4  # the first and three replacements
-    assert session.feed() is None  # then this process generates
+    assert modelcache.session_feed(session) is None  # then this process generates
 
 
 def test_a_child_killed_mid_unit_fails_its_units_and_hangs_nothing() -> None:

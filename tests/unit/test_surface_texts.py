@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpstub import surface
+from mcpstub.session import Session, running
 from mcpstub.surface import tool_digest, wire_chunks
 from tests.functional.test_surface import recompute as whole_digest
 
@@ -121,12 +122,11 @@ def test_a_watch_session_writes_the_surface_a_fresh_run_writes(
         lambda ts: ts[0].update(description="now described"),  # the same text as another tool's
     ]
     path = tmp_path / "tools.json"
-    monkeypatch.setattr(surface, "_FILLED", {})  # as `remember()` leaves it
+    kept = Session()
     for edit in [lambda ts: None, *edits]:
         edit(tools)
         path.write_text(json.dumps({"mcpstub": 1, "server": {"name": "s"}, "$defs": shared, "tools": tools}))
-        remembered = generate(path, cache_dir=tmp_path / "cache").ours["surface.json"]
-        assert surface._FILLED, "the session keeps each tool's text"
-        with monkeypatch.context() as fresh_run:
-            fresh_run.setattr(surface, "_FILLED", None)
-            assert remembered == generate(path).ours["surface.json"]
+        with running(kept):
+            remembered = generate(path, cache_dir=tmp_path / "cache").ours["surface.json"]
+        assert kept.surface_texts, "the session keeps each tool's text"
+        assert remembered == generate(path).ours["surface.json"]  # a run outside the session

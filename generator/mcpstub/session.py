@@ -1,0 +1,80 @@
+"""Session: what a long-running process (`--watch`) keeps from one run to the next, in one object.
+
+A run outside a session keeps nothing for the next. Within `running(session)`, the stages that can
+reuse earlier work find their store here, each keyed by what its values were made from:
+
+- `models`: each group's models, by the hash of the group's input (`modelcache`);
+- `reads`: each toolset file's last read, so that a save is read again by the tools it changed
+  (`reread`);
+- `surface_texts`: each tool's text in `surface.json`, by the chunks it was made of (`surface`);
+- `written`: each file the session wrote, with its stat just after, so that an unchanged file is
+  compared in memory instead of read back (`write`);
+- `workers`: the model workers, kept warm between runs (`modelworkers`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+# Group models kept at most (a session that has seen this many starts over).
+MAX_MODELS = 4096
+# Times the model workers are replaced when they die (killed, say); then this process generates
+# (`modelcache.session_feed`).
+WORKER_RESTARTS = 3
+
+
+class Workers(Protocol):
+    """What a session needs of its model workers (`modelworkers.ModelWorkers`)."""
+
+    @property
+    def alive(self) -> bool:
+        """Whether they take units."""
+
+    def close(self) -> None:
+        """Let them go."""
+
+
+@dataclass
+class Session:
+    """The stores of a long-running process; see the module's docstring."""
+
+    models: dict[str, Any] = field(default_factory=dict)
+    reads: dict[tuple[Path, str], Any] = field(default_factory=dict)
+    surface_texts: dict[tuple[str, tuple[str, ...]], str] = field(default_factory=dict)
+    written: dict[Path, tuple[tuple[int, int, int, int], str]] = field(default_factory=dict)
+    workers: Workers | None = None
+    restarts: int = WORKER_RESTARTS
+
+    def keep_models(self, key: str, value: Any) -> None:
+        """Keep one group's models (bounded: a full store starts over)."""
+        if len(self.models) >= MAX_MODELS:
+            self.models.clear()
+        self.models[key] = value
+
+    def close(self) -> None:
+        """Let the workers go."""
+        if self.workers is not None:
+            self.workers.close()
+
+
+_CURRENT: ContextVar[Session | None] = ContextVar("mcpstub_session", default=None)
+
+
+def current() -> Session | None:
+    """The session this run belongs to, if any."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def running(session: Session | None) -> Iterator[Session | None]:
+    """Run the code within as part of `session` (None: outside any session)."""
+    token = _CURRENT.set(session)
+    try:
+        yield session
+    finally:
+        _CURRENT.reset(token)
