@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import gc
 import os
+import pickle
 import queue
 import signal
 import threading
@@ -124,7 +125,7 @@ class ModelWorkers:
                 future = self._futures.pop(ticket, None)
             if future is not None and not future.cancelled():
                 if failure is None:
-                    future.set_result(value)
+                    future.set_result(pickle.loads(value))
                 else:
                     future.set_exception(WorkerFailed(failure))
         with self._lock:
@@ -200,10 +201,15 @@ def _serve_units(units: Connection, results: Connection) -> None:  # pragma: no 
             break
         ticket, fn, arg = item
         try:
-            pool.submit(fn, arg).add_done_callback(partial(answer, ticket))
+            pool.submit(_pickled, fn, arg).add_done_callback(partial(answer, ticket))
         except Exception:
             break
     # The pool's processes end with this one (`_start_worker`).
+
+
+def _pickled(fn: Callable[[Any], Any], arg: Any) -> bytes:
+    """`fn(arg)`, pickled where it is made: the child passes the bytes on as they are."""
+    return pickle.dumps(fn(arg), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _nothing(_: object) -> None:
