@@ -2,7 +2,7 @@
 
 Everything `render.py` derives from one tool alone (its literals, its stub, its digests and its
 surface entries) is a pure function of the `Tool` and of mcpstub's own code. `ToolMemo` keeps
-those pieces under a hash of both, in this process (a `--watch` session) and in one file per
+those pieces under a hash of both, in a session's memory (`--watch`) and in one file per
 toolset in the cache folder (a plain run), so an edit re-renders only the tools it touched. A
 piece is stored only after the Python in it compiled on its own, so a reused piece needs no
 compile check either; nor does a generated file whose exact text compiled in an earlier run. The
@@ -19,18 +19,16 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mcpstub import session
 from mcpstub.cachefiles import RENDER_FOLDER, read_entry, write_entry
 from mcpstub.fastpath import environment_key, generator_fingerprint
 from mcpstub.ir import ClassName, Example, PythonIdentifier, Tool
 from mcpstub.marshalled import condensed
 
 _MAGIC = b"mcpstub-render-memo 3"
-# What is kept in this process between runs (a `--watch` session): the last run's, by memo file.
-_LIVE: dict[str, dict[str, Any]] = {}
-# Within this process, the same `Tool` object for the same checked input, and what is derived
-# from a `Tool` object alone, by its id (the object is held, so the id stays its own): a
-# `--watch` session skips even rebuilding and rehashing the tools an edit did not touch.
-_TOOLS: dict[str, Tool] = {}
+# What is derived from a `Tool` object alone, by its id (the object is held, so the id stays its
+# own). With a session's tools (`session.tools`: the same `Tool` object for the same checked
+# input), a `--watch` run skips even rebuilding and rehashing the tools an edit did not touch.
 _DERIVED: dict[tuple[int, str], tuple[Tool, Any]] = {}
 _KEEP = 100_000  # entries kept before the oldest half is dropped
 # What is derived from a checked tool and kept with it in the memo file, so that a tool taken
@@ -121,7 +119,9 @@ class ToolMemo:
     def _load(self) -> dict[str, Any]:
         if self._old is None:
             # Without a folder nothing is reused (`--no-cache`): a cold render.
-            self._old = (_LIVE.get(str(self._path)) or self._read() or {}) if self._path is not None else {}
+            kept = session.current()  # a session keeps the last run's in memory
+            live = kept.memo_files.get(str(self._path)) if kept is not None else None
+            self._old = (live or self._read() or {}) if self._path is not None else {}
         return self._old
 
     def _read(self) -> dict[str, Any] | None:
@@ -159,7 +159,8 @@ class ToolMemo:
         plain = self._load().get("checked", {}).get(key)
         if plain is None:
             return None
-        tool = _TOOLS.get(key)
+        kept = session.current()
+        tool = kept.tools.get(key) if kept is not None else None
         try:
             if tool is None:
                 tool = _tool_from_plain(plain[0])
@@ -201,9 +202,9 @@ class ToolMemo:
                 self._checked[key] = (plain[0], plain[1], known)
                 self._changed = True
         stored = {"pieces": self._pieces, "checked": self._checked, "compiled": frozenset(self._compiled)}
-        _LIVE[str(self._path)] = stored
-        _TOOLS.clear()
-        _TOOLS.update(self._tools)
+        if (kept := session.current()) is not None:
+            kept.memo_files[str(self._path)] = stored
+            kept.tools = dict(self._tools)
         if not self._changed and old.get("pieces", {}).keys() == self._pieces.keys():
             return
         write_entry(self._path, _MAGIC, marshal.dumps(stored))

@@ -9,6 +9,8 @@ reuse earlier work find their store here, each keyed by what its values were mad
 - `surface_texts`: each tool's text in `surface.json`, by the chunks it was made of (`surface`);
 - `written`: each file the session wrote, with its stat just after, so that an unchanged file is
   compared in memory instead of read back (`write`);
+- `memo_files`, `tools`: what rendering made of each tool, by memo file, and each checked tool
+  by the hash of its input (`memo`);
 - `workers`: the model workers, kept warm between runs (`modelworkers`).
 """
 
@@ -47,6 +49,8 @@ class Session:
     reads: dict[tuple[Path, str], Any] = field(default_factory=dict)
     surface_texts: dict[tuple[str, tuple[str, ...]], str] = field(default_factory=dict)
     written: dict[Path, tuple[tuple[int, int, int, int], str]] = field(default_factory=dict)
+    memo_files: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tools: dict[str, Any] = field(default_factory=dict)
     workers: Workers | None = None
     restarts: int = WORKER_RESTARTS
 

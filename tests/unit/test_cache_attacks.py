@@ -21,6 +21,7 @@ from mcpstub import bundle, fastpath
 from mcpstub import memo as memo_module
 from mcpstub.cli import main
 from mcpstub.pipeline import generate
+from mcpstub.session import Session, running
 
 
 def _write(folder: Path, doc: dict[str, Any], name: str = "tools.json") -> Path:
@@ -50,19 +51,19 @@ def test_reused_checks_that_cross_the_expansion_bound_are_refused_as_cold(
     # The bound is crossed while adding up tools whose checks are reused: the cold run refuses
     # the toolset there, so must the cached one.
     monkeypatch.setattr(bundle, "MAX_COPIED_BYTES", 20_000)
-    memo_module._LIVE.clear()
     big = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(60)}}
     ref = {"type": "object", "properties": {"x": {"$ref": "#/$defs/Big"}}}
     doc: dict[str, Any] = {"mcpstub": 1, "server": {"name": "s"}, "$defs": {"Big": big}}
     doc["tools"] = [{"name": f"t{i}", "inputSchema": ref} for i in range(8)]
     path = _write(tmp_path, doc)
-    assert _same_as_cold(path, tmp_path / "cache").ok  # 8 copies fit, and their checks are kept
+    kept = Session()  # a `--watch` session, then a new process
+    with running(kept):
+        assert _same_as_cold(path, tmp_path / "cache").ok  # 8 copies fit, and their checks are kept
     doc["tools"] = [{"name": f"n{i}", "inputSchema": ref} for i in range(6)] + doc["tools"]
     _write(tmp_path, doc)
     for fresh_process in (False, True):
-        if fresh_process:
-            memo_module._LIVE.clear()
-        warm = _same_as_cold(path, tmp_path / "cache")
+        with running(None if fresh_process else kept):
+            warm = _same_as_cold(path, tmp_path / "cache")
         assert [d.code for d in warm.diagnostics] == ["expansion-too-large"]
 
 
@@ -157,7 +158,6 @@ def test_work_cached_under_another_environment_is_not_reused(
         ],
     }
     path = _write(tmp_path, doc)
-    memo_module._LIVE.clear()
     assert _same_as_cold(path, tmp_path / "cache").ok
     found: list[bool] = []
     memos: list[memo_module.ToolMemo] = []
@@ -170,7 +170,6 @@ def test_work_cached_under_another_environment_is_not_reused(
     def reused() -> tuple[int, int]:
         found.clear()
         memos.clear()
-        memo_module._LIVE.clear()
         generate(path, path.name, cache_dir=tmp_path / "cache")
         return memos[0].hits, sum(found)
 
@@ -294,15 +293,17 @@ def test_edits_that_look_alike_give_a_cold_runs_files(tmp_path: Path) -> None:
             {"name": "beta", "inputSchema": {"type": "object", "properties": {"c": {"type": "number"}}}},
         ],
     }
-    memo_module._LIVE.clear()
     path = _write(tmp_path, doc)
-    _same_as_cold(path, tmp_path / "cache")
+    kept = Session()  # a `--watch` session: what was reused is in memory too
+    with running(kept):
+        _same_as_cold(path, tmp_path / "cache")
     for step, (what, edit) in enumerate(_edits()):
         edit(doc)
         _write(tmp_path, doc)
         if step % 2:
-            memo_module._LIVE.clear()  # a new process: what is reused comes from the files
-        assert _same_as_cold(path, tmp_path / "cache").ok, what
+            kept = Session()  # a new process: what is reused comes from the files
+        with running(kept):
+            assert _same_as_cold(path, tmp_path / "cache").ok, what
 
 
 def _entries(cache: Path) -> list[Path]:

@@ -16,6 +16,7 @@ from mcpstub import memo as memo_module
 from mcpstub.memo import ToolMemo
 from mcpstub.pipeline import check_toolset, generate
 from mcpstub.render import render_package
+from mcpstub.session import Session, running
 from mcpstub.surface import _doubles, canonical_json, render_surface, surface
 from mcpstub.textcache import TextCache
 from tests.unit.test_modelcache import SHARED, edit, tools
@@ -35,7 +36,7 @@ def test_pieces_reused_over_random_edit_sequences_give_a_cold_runs_files(
     tmp_path_factory: Any, data: Any
 ) -> None:
     folder = tmp_path_factory.mktemp("memo")
-    memo_module._LIVE.clear()
+    kept = Session()  # a `--watch` session: the last run's pieces in memory
     doc: dict[str, Any] = {
         "mcpstub": 1,
         "server": {"name": "s"},
@@ -46,8 +47,9 @@ def test_pieces_reused_over_random_edit_sequences_give_a_cold_runs_files(
         path = _write(folder, doc)
         cold = generate(path, "tools.json")
         if step % 2:
-            memo_module._LIVE.clear()  # a new process: pieces come from the file
-        warm = generate(path, "tools.json", cache_dir=folder / "cache")
+            kept = Session()  # a new process: pieces come from the file
+        with running(kept):
+            warm = generate(path, "tools.json", cache_dir=folder / "cache")
         assert cold.ok, [d.format() for d in cold.diagnostics]
         assert warm.ours == cold.ours
         assert warm.yours == cold.yours
@@ -73,14 +75,12 @@ def _toolset(folder: Path, count: int = 4) -> Any:
 
 
 def test_only_changed_tools_are_rendered_again(tmp_path: Path) -> None:
-    memo_module._LIVE.clear()
     doc, toolset = _toolset(tmp_path)
     path = tmp_path / "tools.json"
     first = ToolMemo(tmp_path / "cache", path)
     expected = render_package(toolset, "", memo=first)
     first.save()
     assert first.hits == 0
-    memo_module._LIVE.clear()
     second = ToolMemo(tmp_path / "cache", path)
     assert render_package(toolset, "", memo=second) == expected
     assert second.hits == 4
@@ -104,7 +104,6 @@ def test_only_changed_tools_are_rendered_again(tmp_path: Path) -> None:
     ],
 )
 def test_a_damaged_memo_file_is_ignored_and_rewritten(tmp_path: Path, damage: Any) -> None:
-    memo_module._LIVE.clear()
     _, toolset = _toolset(tmp_path)
     path = tmp_path / "tools.json"
     memo = ToolMemo(tmp_path / "cache", path)
@@ -112,12 +111,10 @@ def test_a_damaged_memo_file_is_ignored_and_rewritten(tmp_path: Path, damage: An
     memo.save()
     [stored] = (tmp_path / "cache").rglob("*.bin")
     stored.write_bytes(damage(stored.read_bytes()))
-    memo_module._LIVE.clear()
     again = ToolMemo(tmp_path / "cache", path)
     assert render_package(toolset, "", memo=again) == expected
     assert again.hits == 0
     again.save()
-    memo_module._LIVE.clear()
     third = ToolMemo(tmp_path / "cache", path)
     render_package(toolset, "", memo=third)
     assert third.hits == 4, "the damaged file was not rewritten"
@@ -213,14 +210,12 @@ def test_a_text_is_compiled_once_and_a_broken_one_is_still_caught(
 ) -> None:
     from mcpstub import compilecheck as pytext  # noqa: PLC0415
 
-    memo_module._LIVE.clear()
     compiled: list[str] = []
     real = pytext.compile_check
     monkeypatch.setattr(pytext, "compile_check", lambda path, text: (compiled.append(path), real(path, text)))
     first = ToolMemo(tmp_path / "cache", tmp_path / "tools.json")
     first.compile_check("a.py", "x = 1\n")
     first.save()
-    memo_module._LIVE.clear()
     second = ToolMemo(tmp_path / "cache", tmp_path / "tools.json")
     second.compile_check("a.py", "x = 1\n")
     assert compiled == ["a.py"]
@@ -240,7 +235,6 @@ def _big(properties: int) -> dict[str, Any]:
 
 
 def test_reused_checks_still_count_toward_the_expansion_bound(tmp_path: Path) -> None:
-    memo_module._LIVE.clear()
     ref = {"type": "object", "properties": {"x": {"$ref": "#/$defs/Big"}}}
     doc: dict[str, Any] = {"mcpstub": 1, "server": {"name": "s"}, "$defs": {"Big": _big(2000)}}
     doc["tools"] = [{"name": f"t{i}", "inputSchema": ref} for i in range(20)]
@@ -248,7 +242,6 @@ def test_reused_checks_still_count_toward_the_expansion_bound(tmp_path: Path) ->
     assert generate(path, "tools.json", cache_dir=tmp_path / "cache").ok  # 20 tools fit, and are remembered
     doc["tools"] = [{"name": f"t{i}", "inputSchema": ref} for i in range(400)]
     _write(tmp_path, doc)
-    memo_module._LIVE.clear()
     warm = generate(path, "tools.json", cache_dir=tmp_path / "cache")
     cold = generate(path, "tools.json")
     assert not cold.ok
@@ -257,7 +250,6 @@ def test_reused_checks_still_count_toward_the_expansion_bound(tmp_path: Path) ->
 
 
 def test_a_tool_with_a_warning_warns_on_every_run(tmp_path: Path) -> None:
-    memo_module._LIVE.clear()
     doc = {
         "mcpstub": 1,
         "server": {"name": "s"},
@@ -279,7 +271,6 @@ def test_a_tool_with_a_warning_warns_on_every_run(tmp_path: Path) -> None:
 
 
 def test_a_changed_referenced_file_is_seen_although_the_tool_entry_is_unchanged(tmp_path: Path) -> None:
-    memo_module._LIVE.clear()
     (tmp_path / "point.json").write_text(
         json.dumps({"type": "object", "properties": {"x": {"type": "integer"}}})
     )
@@ -305,7 +296,6 @@ def test_a_changed_referenced_file_is_seen_although_the_tool_entry_is_unchanged(
 def test_clean_checks_are_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mcpstub import validate  # noqa: PLC0415
 
-    memo_module._LIVE.clear()
     _, _ = _toolset(tmp_path, 6)
     path = tmp_path / "tools.json"
     expected = generate(path, "tools.json")
@@ -317,7 +307,6 @@ def test_clean_checks_are_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         "_tool",
         lambda self, path, raw, *rest: (checked.append(raw["name"]), real(self, path, raw, *rest))[1],
     )
-    memo_module._LIVE.clear()
     again = generate(path, "tools.json", cache_dir=tmp_path / "cache")
     assert again.ours == expected.ours
     assert checked == []
@@ -344,8 +333,7 @@ def test_a_tool_taken_from_the_memo_is_not_hashed_again(
         "_marshal",
         lambda v: (hashed.append(v.name) if isinstance(v, memo_module.Tool) else None, real_marshal(v))[1],
     )
-    for table in (memo_module._LIVE, memo_module._TOOLS, memo_module._DERIVED):
-        table.clear()  # a new process
+    memo_module._DERIVED.clear()  # a new process
     again = generate(path, "tools.json", cache_dir=cache)
     assert sorted(hashed) == [doc["tools"][3]["name"]] * 2
     assert again.ours == generate(path, "tools.json").ours
@@ -365,7 +353,6 @@ def test_texts_kept_in_this_process_stay_within_their_bound() -> None:
 
 
 def test_what_only_serves_the_next_run_is_left_until_the_files_are_written(tmp_path: Path) -> None:
-    memo_module._LIVE.clear()
     _, toolset = _toolset(tmp_path)
     path = tmp_path / "tools.json"
     cache = tmp_path / "cache"
@@ -373,7 +360,6 @@ def test_what_only_serves_the_next_run_is_left_until_the_files_are_written(tmp_p
     assert generated.ok and generated.later is not None
     assert not list((cache / memo_module.RENDER_FOLDER).glob("*.bin"))
     generated.later()
-    memo_module._LIVE.clear()
     again = ToolMemo(cache, path)
     render_package(toolset, "", memo=again)
     assert again.hits == 4, "the pieces were not stored"
