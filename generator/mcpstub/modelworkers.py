@@ -71,7 +71,7 @@ class ModelWorkers:
         self._results, results = context.Pipe(duplex=False)
         # Not a daemon: a daemon may not start the processes of a pool. It ends with its input.
         ends = (units, results, self._units, self._results)
-        self._child = context.Process(target=_serve, args=ends)
+        self._child = context.Process(target=_serve, args=(os.getpid(), *ends))
         self._child.start()
         units.close()  # the child's ends: the child sees the end of its input when this one
         results.close()  # ends, and this one the end of the answers when the child does
@@ -148,18 +148,18 @@ class ModelWorkers:
         atexit.unregister(self.close)
 
 
-def _serve(units: Connection, results: Connection, *theirs: Connection) -> None:  # pragma: no cover
+def _serve(run: int, units: Connection, results: Connection, *theirs: Connection) -> None:  # pragma: no cover
     """The child: whatever fails in it, it leaves quietly (the caller generates what is left).
     `theirs` are the parent's ends, closed here: its input ends when the parent's end closes."""
     try:
         for end in theirs:
             end.close()
-        _serve_units(units, results)
+        _serve_units(run, units, results)
     finally:
         os._exit(0)
 
 
-def _serve_units(units: Connection, results: Connection) -> None:  # pragma: no cover - the child
+def _serve_units(run: int, units: Connection, results: Connection) -> None:  # pragma: no cover - the child
     """Warm the generator, fork the pool, then run each unit sent until the input ends."""
     import multiprocessing  # noqa: PLC0415 - the child's own imports
     from concurrent.futures import BrokenExecutor, ProcessPoolExecutor  # noqa: PLC0415
@@ -167,14 +167,14 @@ def _serve_units(units: Connection, results: Connection) -> None:  # pragma: no 
     from mcpstub.ir import Toolset  # noqa: PLC0415
     from mcpstub.models import render_models  # noqa: PLC0415
 
-    _start_worker()
+    _start_worker(run)
     try:  # what the model generator imports on its first call (it is slow on the first)
         render_models(Toolset("warm", None, None, {"Warm": {"type": "object", "properties": {"a": {}}}}, ()))
     except Exception:  # a failed warm-up only costs time later
         pass
     gc.freeze()  # what it holds now is shared with the pool's processes, never walked again
     fork = multiprocessing.get_context("fork")
-    pool = ProcessPoolExecutor(cores(), mp_context=fork, initializer=_start_worker)
+    pool = ProcessPoolExecutor(cores(), mp_context=fork, initializer=_start_worker, initargs=(os.getpid(),))
     # Every process of the pool is forked now, before this process starts a thread of its own.
     pool.submit(_nothing, None).result()
     sending = threading.Lock()
@@ -216,11 +216,11 @@ def _nothing(_: object) -> None:
     """What the child asks of its pool to fork it."""
 
 
-def _start_worker() -> None:  # pragma: no cover - runs in the child and its pool
-    """Ctrl-C is the run's to handle, and a worker ends with the process that started it,
-    however that ends (Linux; elsewhere at the end of its input)."""
+def _start_worker(parent: int) -> None:  # pragma: no cover - runs in the child and its pool
+    """Ctrl-C is the run's to handle, and a worker ends with `parent`, the process that started
+    it, however that ends (Linux; elsewhere at the end of its input): if `parent` is gone
+    already (it ended while this one started), at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = os.getppid()
     try:
         import ctypes  # noqa: PLC0415 - only in workers
 

@@ -303,3 +303,55 @@ def test_a_child_killed_mid_unit_fails_its_units_and_hangs_nothing() -> None:
         waiting.result(timeout=60)
     assert not own.alive and own.submit(len, []) is None
     own.close()
+
+
+def _marked(mark: str) -> list[int]:
+    """The processes whose environment holds `mark`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and mark.encode() in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not LINUX, reason="dying with the parent is Linux's")
+@pytest.mark.parametrize("delay", [0.0, 0.5])
+def test_a_run_that_ends_while_its_workers_start_leaves_none_holding_its_output(delay: float) -> None:
+    """Whenever the run ends (before, while or after the child forks its pool), no process is
+    left: a reader of the run's output (`mcpstub generate | cat`) sees its end at once."""
+    mark = f"MCPSTUB_TEST_RUN={os.getpid()}-{delay}"
+    code = (
+        "import os, sys, time; from mcpstub.modelworkers import ModelWorkers; w = ModelWorkers();"
+        " w.submit(len, [1]); time.sleep(float(sys.argv[1])); print('done', flush=True); os._exit(0)"
+    )
+    name, value = mark.split("=")
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(delay)],
+        check=False, capture_output=True, text=True, timeout=60, env={**os.environ, name: value},
+    )  # fmt: skip
+    assert run.stdout == "done\n" and run.stderr == ""
+    deadline = time.monotonic() + 10
+    while _marked(mark) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _marked(mark) == []
+
+
+@pytest.mark.skipif(not LINUX, reason="dying with the parent is Linux's")
+@pytest.mark.parametrize("started_by_parent", [True, False])
+def test_a_worker_whose_starter_is_gone_before_it_starts_leaves_at_once(started_by_parent: bool) -> None:
+    """A pool process may start after the child that forked it has ended (a run that needed no
+    models): it must not wait for work for ever, holding the run's output open."""
+    from mcpstub.modelworkers import _start_worker  # noqa: PLC0415
+
+    starter = os.getpid() if started_by_parent else 1  # 1: it was forked by another, now gone
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the forked process
+        try:
+            _start_worker(starter)
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == (0 if started_by_parent else 1)
