@@ -236,14 +236,6 @@ def _weigh(node: object) -> float:
     return 0.0
 
 
-def _unit_weight(toolset: Toolset) -> float:
-    """About what generating a unit's models costs: its tools' weights, or, for the unit of the
-    shared definitions alone, theirs."""
-    if not toolset.tools:
-        return sum(_weigh(d) for d in toolset.shared_defs.values())
-    return sum(_weight(t) for t in toolset.tools)
-
-
 def _weight(tool: Tool) -> float:
     """About what generating a tool's models costs: its subschemas, and a little per listed value.
     The shared definitions bundled into its schemas do not count: a group generates them apart."""

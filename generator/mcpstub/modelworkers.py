@@ -79,6 +79,7 @@ class ModelWorkers:
         self._tickets = 0
         self._lock = threading.Lock()
         self._alive = True
+        self._closed = False
         # Units are sent from a thread: the child reads none until it is warm, and a full pipe
         # must not hold up this process's check meanwhile.
         self._outbox: queue.SimpleQueue[tuple[int, Callable[[Any], Any], Any] | None] = queue.SimpleQueue()
@@ -142,8 +143,9 @@ class ModelWorkers:
     def close(self) -> None:
         """Stop the child (and its pool)."""
         with self._lock:
-            if self._alive:
-                self._alive = False
+            self._alive = False
+            if not self._closed:  # the sender stops, also when the child ended first
+                self._closed = True
                 self._outbox.put(None)
         atexit.unregister(self.close)
 
