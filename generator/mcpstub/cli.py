@@ -16,7 +16,8 @@ import shlex
 import sys
 import tomllib
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -272,7 +273,7 @@ def _cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> P
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate the package, or check that it is up to date; with --watch, on every change."""
     if not args.watch:
-        return _generate_once(args)
+        return _generate(args)
     if args.check or args.diff:
         raise UsageError("--watch writes the package; it cannot be combined with --check or --diff")
     from mcpstub.watch import watch  # noqa: PLC0415
@@ -290,8 +291,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     def run() -> None:
         try:
-            with running(session):
-                _generate_once(args, watched, session_feed(session))
+            with running(session), _collector_paused():
+                _generate(args, watched, session_feed(session))
         except UsageError as exc:
             print(f"mcpstub: error: {exc}", file=sys.stderr)
         except Exception as exc:  # a bug must not end the session: report it and wait for the next save
@@ -302,7 +303,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return watch(run, lambda: watched["files"])
     finally:
         session.close()
-
 
 
 def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool) -> int | None:
@@ -347,26 +347,28 @@ def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool
     return EXIT_INVALID
 
 
-def _generate_once(
+@contextmanager
+def _collector_paused(*, to_the_exit: bool = False) -> Iterator[None]:
+    """Pause Python's cycle collector for a command, or for one run of a `--watch` session.
+
+    Reading, checking, rendering and writing build millions of objects that hold no cycles, which
+    the collector would walk again and again (a fifth of a one-tool edit at 500 tools). Under
+    `run()` the process ends with the command, and the collector stays off: its first pass once on
+    would walk all of them (a quarter of a second at 500 tools) just before the exit
+    (`to_the_exit`). What model generation leaves behind in this process is collected once it is
+    back on (a session's wait).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled and not to_the_exit:
+            gc.enable()
+
+
+def _generate(
     args: argparse.Namespace, watched: dict[str, list[Path]] | None = None, feed: ModelFeed | None = None
-) -> int:
-    """One generation (or check) run; `watched` gets the files the toolset is made of."""
-    from mcpstub.gcpause import gc_paused  # noqa: PLC0415
-
-    # A run builds millions of objects that hold no cycles (data, texts, pieces), which the cycle
-    # collector would walk again and again (a fifth of a one-tool edit at 500 tools); model
-    # generation, which leaves cycles behind, runs it (modelcache).
-    if _LEAVING[0] and watched is None:
-        # The process ends with this run: the collector stays off, or its first pass once on
-        # would walk all of them (a quarter of a second at 500 tools) just before the exit.
-        gc.disable()
-        return _generate_paused(args, watched, feed)
-    with gc_paused():
-        return _generate_paused(args, watched, feed)
-
-
-def _generate_paused(
-    args: argparse.Namespace, watched: dict[str, list[Path]] | None, feed: ModelFeed | None
 ) -> int:
     from mcpstub.fastpath import is_current  # noqa: PLC0415
 
@@ -720,7 +722,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:
         args = build_parser().parse_args(argv)
-        code: int = args.func(args)
+        if getattr(args, "watch", False):  # each run of the session pauses it on its own
+            code: int = args.func(args)
+        else:
+            with _collector_paused(to_the_exit=_LEAVING[0]):
+                code = args.func(args)
         return code
     except UsageError as exc:
         from mcpstub.live import shown_url  # noqa: PLC0415

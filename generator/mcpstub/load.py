@@ -20,7 +20,6 @@ import yaml
 from mcpstub import session
 from mcpstub.diagnostics import Diagnostic, Location, error
 from mcpstub.document import MAX_ALIAS_NODES, MAX_DEPTH, Document, JsonPath
-from mcpstub.gcpause import gc_paused
 from mcpstub.jsonread import _astral, _json_data
 from mcpstub.reread import _json_reread, _JsonRead, _keep, _remember_read, _reread
 from mcpstub.yamlread import (
@@ -53,8 +52,7 @@ def parse_document(
 
     `fast=False` reads JSON through the YAML path too (the fast path's results are the same).
     """
-    with gc_paused():
-        return _parse(file, path, raw, fast=fast)
+    return _parse(file, path, raw, fast=fast)
 
 
 def _parse(file: str, path: Path, raw: bytes, *, fast: bool) -> tuple[Document, list[Diagnostic]]:

@@ -34,7 +34,6 @@ from mcpstub.cachefiles import MODELS_FOLDER, read_entry, write_entry
 from mcpstub.classnames import RootIndex, root_names
 from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
-from mcpstub.gcpause import gc_running
 from mcpstub.ir import Tool, Toolset, to_class_prefix
 from mcpstub.memo import MODELS_DIGEST, derived, tool_plain
 from mcpstub.model_merge import Clash, Part, merge_parts, split_source
@@ -367,13 +366,12 @@ def _schema_only(tool: Tool) -> Tool:
 
 def _render_all(units: list[Toolset]) -> list[_Generated]:
     out = []
-    with gc_running():  # the model generator leaves cycles behind
-        for unit in units:
-            result = render_models(unit)
-            parts = split_source(result.source)
-            if result.stand_ins:
-                parts = _without(parts, set(result.stand_ins))
-            out.append(_Generated(result, parts))
+    for unit in units:
+        result = render_models(unit)
+        parts = split_source(result.source)
+        if result.stand_ins:
+            parts = _without(parts, set(result.stand_ins))
+        out.append(_Generated(result, parts))
     return out
 
 
@@ -588,8 +586,7 @@ class PendingModels:
             source = merge_parts(r.parts for r in results)
         except Clash:
             self.merged = False
-            with gc_running():
-                return render_models(self._toolset)
+            return render_models(self._toolset)
         # Every part is a whole top-level statement parsed out of a generated module, and the
         # imports are written from parsed names: the merged module compiles by construction.
         self.merged = True

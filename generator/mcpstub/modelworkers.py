@@ -221,8 +221,10 @@ def _nothing(_: object) -> None:
 def _start_worker(parent: int) -> None:  # pragma: no cover - runs in the child and its pool
     """Ctrl-C is the run's to handle, and a worker ends with `parent`, the process that started
     it, however that ends (Linux; elsewhere at the end of its input): if `parent` is gone
-    already (it ended while this one started), at once."""
+    already (it ended while this one started), at once. The cycle collector runs (the command
+    line pauses it in the process that forked this one): the model generator leaves cycles."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.enable()
     try:
         import ctypes  # noqa: PLC0415 - only in workers
 

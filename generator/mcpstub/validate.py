@@ -32,7 +32,6 @@ from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.document import Document, JsonPath
 from mcpstub.elicitations import check_elicitations
 from mcpstub.errortext import describe_error, describe_path, echo_value, shortened
-from mcpstub.gcpause import gc_paused
 from mcpstub.ir import (
     SERVER_INFO_KEYS,
     ClassName,
@@ -818,8 +817,7 @@ def check_document(
     """
     checker = _Checker(doc, policy or Policy(), memo, on_tool)
     try:
-        with gc_paused():
-            toolset = checker.run()
+        toolset = checker.run()
     except RecursionError:  # the loader bounds nesting; this is the last line of defence
         checker.diagnostics.append(
             error("too-deep", "the toolset nests too deeply to be checked", doc.loc(()))

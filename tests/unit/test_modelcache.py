@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpstub import modelcache
+from mcpstub import modelcache, pipeline
 from mcpstub.cli import main
 from mcpstub.ir import Toolset
 from mcpstub.model_merge import Clash, merge_parts, merge_sources, split_source
@@ -574,39 +574,34 @@ def _statements(source: str) -> tuple[list[Any], dict[tuple[str, ...], str], set
     return imports, _definitions(source), {text for kind, _, text in parts if kind == "other"}
 
 
-def test_a_run_pauses_the_cycle_collector_but_model_generation_runs_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("argv", [["generate"], ["generate", "--check"], ["validate"]])
+def test_a_command_pauses_the_cycle_collector_and_turns_it_on_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]
 ) -> None:
-    """A run's own objects hold no cycles and the collector is paused for it; the model generator
-    leaves cycles behind, so it runs with the collector on, in this process or a child, or memory
-    would pile up over a large toolset. Afterwards the collector is on again."""
+    """A run's own objects hold no cycles, and the command pauses the collector while it reads,
+    checks and writes (the stages do not touch it); called as a function, it is on again after."""
     import gc  # noqa: PLC0415
 
-    seen: list[bool] = []
-    real = modelcache.render_models
-
-    def spy(toolset: Toolset) -> Any:
-        seen.append(gc.isenabled())
-        return real(toolset)
-
-    monkeypatch.setattr(modelcache, "render_models", spy)
-    monkeypatch.setattr(modelcache, "GROUP_MAX", 1)
     doc = {"mcpstub": 1, "server": {"name": "s"}, "tools": [
         {"name": f"t{i}", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}
         for i in range(3)
     ]}  # fmt: skip
     (tmp_path / "tools.json").write_text(json.dumps(doc))
     paused: list[bool] = []
-    real_plan = __import__("mcpstub.write", fromlist=["plan"]).plan
+    real = pipeline.check_document
 
-    def plan_spy(*args: Any, **kwargs: Any) -> Any:
+    def spy(*args: Any, **kwargs: Any) -> Any:
         paused.append(not gc.isenabled())
-        return real_plan(*args, **kwargs)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr("mcpstub.write.plan", plan_spy)
+    monkeypatch.setattr(pipeline, "check_document", spy)
     assert gc.isenabled()
-    code = main(["generate", str(tmp_path / "tools.json"), "--out", str(tmp_path / "pkg"), "--no-cache"])
-    assert code == 0
-    assert seen and all(seen), seen  # every generation with the collector on
-    assert paused == [True]  # the rest of the run without it
+    out = ["--out", str(tmp_path / "pkg"), "--no-cache"] if argv[0] == "generate" else []
+    if "--check" in argv:
+        assert main(["generate", str(tmp_path / "tools.json"), *out]) == 0
+    assert main([*argv, str(tmp_path / "tools.json"), *out]) == 0
+    assert paused and all(paused)
     assert gc.isenabled()
+    paused.clear()
+    assert pipeline.check_toolset(tmp_path / "tools.json").ok  # a stage alone leaves it as it is
+    assert paused == [False]

@@ -336,3 +336,25 @@ def test_a_worker_whose_starter_is_gone_before_it_starts_leaves_at_once(started_
             os._exit(0)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == (0 if started_by_parent else 1)
+
+
+def test_a_worker_runs_the_cycle_collector_that_its_starter_paused() -> None:
+    """The command pauses the collector, and forks the workers while it is paused; the model
+    generator leaves cycles behind, which a worker must collect, or its memory piles up."""
+    import gc  # noqa: PLC0415
+
+    from mcpstub.modelworkers import _start_worker  # noqa: PLC0415
+
+    gc.disable()
+    try:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the forked process
+            try:
+                _start_worker(os.getppid())
+                os._exit(0 if gc.isenabled() else 3)
+            finally:
+                os._exit(4)
+    finally:
+        gc.enable()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
