@@ -13,6 +13,7 @@ from typing import Any
 
 import jsonschema_rs
 
+from mcpstub import memory
 from mcpstub.diagnostics import Diagnostic, warning
 from mcpstub.document import Document, JsonPath
 from mcpstub.errortext import ECHO_MAX, describe_path, echo_value
@@ -60,9 +61,6 @@ def default_mismatches(
             )
 
 
-# Verdicts on defaults of schemas that refer to nothing, by ($schema, the schema as marshal
-# writes it): a schema repeated across tools (a page size, say) is judged once.
-_DEFAULT_VERDICTS: dict[tuple[Any, bytes], str | None] = {}
 _REFERRING = (b"$ref", b"$dynamicRef", b"$recursiveRef")
 
 
@@ -76,12 +74,10 @@ def _default_rejected(
     except ValueError:
         key = None
     if key is not None and not any(word in key[1] for word in _REFERRING):
-        if key not in _DEFAULT_VERDICTS:
-            if len(_DEFAULT_VERDICTS) >= 10_000:
-                _DEFAULT_VERDICTS.clear()
-            alone = {"$schema": key[0], **node} if isinstance(key[0], str) else node
-            _DEFAULT_VERDICTS[key] = _rejection(alone, node["default"], None)
-        return _DEFAULT_VERDICTS[key]
+        # A schema that refers to nothing, by ($schema, its marshal bytes): one repeated across
+        # tools (a page size, say) is judged once.
+        alone = {"$schema": key[0], **node} if isinstance(key[0], str) else node
+        return memory.keyed("default-verdict", key, lambda: _rejection(alone, node["default"], None))
     if not registry:
         try:
             registry.append(jsonschema_rs.Registry([(_CHECKED_URI, bundled)]))

@@ -17,6 +17,7 @@ from collections.abc import Collection, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from mcpstub import memory
 from mcpstub.compilecheck import GeneratedCodeError, compile_check
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.memo import ToolMemo
@@ -204,11 +205,11 @@ def _bracketed(source: str, start: int, closing: str = "]") -> tuple[int | None,
 def format_piece(source: str) -> str:
     """Python text with black's string quotes, and long bracketed lines split as black would.
 
-    Pure (the same text in, the same text out): what may be memoised is memoised by the caller."""
-    try:
+    Pure (the same text in, the same text out): what may be memoised is memoised by the caller.
+    Laying a line out asks for the flat text of the same parsed pieces at every level, so each is
+    made once per call (a memory of its own), or a deep line would cost its depth times over."""
+    with memory.remembering(memory.Memory()):
         return _black_layout(source)
-    finally:
-        _FLAT.clear()
 
 
 def _black_layout(source: str) -> str:
@@ -485,12 +486,6 @@ def _glues(token: str) -> bool:
     return token[-1].isalnum() or token[-1] in "_.="
 
 
-# The flat text of the parsed pieces of a line, by id (each entry keeps its piece alive, so an id
-# is never reused while it is there): laying a line out asks for the same pieces' text at every
-# level, so without it a deep line costs its depth times over. Emptied after each `format_piece`.
-_FLAT: dict[int, tuple[object, str]] = {}
-
-
 def _token(item: list[list[_Atom]]) -> str | None:
     """The item's text when it is one plain token (a name, a number, a string), else None."""
     if len(item) == 1 and len(item[0]) == 1 and type(item[0][0]) is str:
@@ -502,25 +497,24 @@ def _flat_item(item: list[list[_Atom]]) -> str:
     token = _token(item)
     if token is not None:
         return token  # nothing to remember
-    known = _FLAT.get(id(item))
-    if known is None:
-        text = " | ".join("".join(_flat_atom(a) for a in operand) for operand in item)
-        known = _FLAT[id(item)] = (item, text)
-    return known[1]
+    return memory.of("flat", item, _flat_operands)
+
+
+def _flat_operands(item: list[list[_Atom]]) -> str:
+    return " | ".join("".join(_flat_atom(a) for a in operand) for operand in item)
 
 
 def _flat_atom(atom: _Atom) -> str:
     if isinstance(atom, str):
         return atom
-    known = _FLAT.get(id(atom))
-    if known is None:
-        if isinstance(atom[1], _Flat):
-            text = atom[0] + ", ".join(t for t in atom[1] if t) + atom[2]
-        else:
-            inner = [i for i in atom[1] if i != [[]]]
-            text = atom[0] + ", ".join(_flat_item(i) for i in inner) + atom[2]
-        known = _FLAT[id(atom)] = (atom, text)
-    return known[1]
+    return memory.of("flat", atom, _flat_bracket)
+
+
+def _flat_bracket(atom: tuple[str, Any, str]) -> str:
+    if isinstance(atom[1], _Flat):
+        return atom[0] + ", ".join(t for t in atom[1] if t) + atom[2]
+    inner = [i for i in atom[1] if i != [[]]]
+    return atom[0] + ", ".join(_flat_item(i) for i in inner) + atom[2]
 
 
 def _split_line(line: str, tokens: list[str]) -> list[str] | None:

@@ -14,23 +14,17 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from mcpstub import session
+from mcpstub import memory, session
 from mcpstub.cachefiles import RENDER_FOLDER, read_entry, write_entry
 from mcpstub.fastpath import environment_key, generator_fingerprint
 from mcpstub.ir import ClassName, Example, PythonIdentifier, Tool
 from mcpstub.marshalled import condensed
 
 _MAGIC = b"mcpstub-render-memo 3"
-# What is derived from a `Tool` object alone, by its id (the object is held, so the id stays its
-# own). With a session's tools (`session.tools`: the same `Tool` object for the same checked
-# input), a `--watch` run skips even rebuilding and rehashing the tools an edit did not touch.
-_DERIVED: dict[tuple[int, str], tuple[Tool, Any]] = {}
-_KEEP = 100_000  # entries kept before the oldest half is dropped
 # What is derived from a checked tool and kept with it in the memo file, so that a tool taken
 # from there is not hashed again: its key here, and the hash of what its models are made from.
 TOOL_KEY = "key"
@@ -38,7 +32,6 @@ MODELS_DIGEST = "models-digest"
 _KEPT_WITH_TOOL = (TOOL_KEY, MODELS_DIGEST)
 
 Piece = dict[str, Any]
-T = TypeVar("T")
 
 
 def _plain(value: object) -> object:
@@ -68,23 +61,9 @@ def _condensed(field_name: str, value: object) -> object:
     return value
 
 
-def derived(tool: Tool, what: str, make: Callable[[Tool], T]) -> T:
-    """`make(tool)`, computed once per `Tool` object in this process."""
-    hit = _DERIVED.get((id(tool), what))
-    if hit is not None and hit[0] is tool:
-        value: T = hit[1]
-        return value
-    value = make(tool)
-    if len(_DERIVED) >= _KEEP:
-        for old in list(_DERIVED)[: _KEEP // 2]:
-            del _DERIVED[old]
-    _DERIVED[(id(tool), what)] = (tool, value)
-    return value
-
-
 def tool_key(tool: Tool) -> str:
     """Hash of every field of `tool` (in order, types kept apart) and of mcpstub's code."""
-    return derived(tool, TOOL_KEY, _tool_key)
+    return memory.of(TOOL_KEY, tool, _tool_key)
 
 
 def _tool_key(tool: Tool) -> str:
@@ -168,9 +147,9 @@ class ToolMemo:
             known = plain[2] if len(plain) > 2 and isinstance(plain[2], dict) else {}
         except (TypeError, ValueError, IndexError):
             return None
-        for name in _KEPT_WITH_TOOL:
-            if isinstance(known.get(name), str) and (id(tool), name) not in _DERIVED:
-                _DERIVED[(id(tool), name)] = (tool, known[name])
+        for name in _KEPT_WITH_TOOL:  # (with a session's tools, the same object for the same input)
+            if isinstance(value := known.get(name), str):
+                memory.of(name, tool, lambda _, value=value: value)  # type: ignore[misc]
         self._checked[key] = plain
         self._tools[key] = tool
         return tool, copied
@@ -195,8 +174,7 @@ class ToolMemo:
             return
         old = self._load()
         for key, tool in self._tools.items():
-            hits = {name: _DERIVED.get((id(tool), name)) for name in _KEPT_WITH_TOOL}
-            known = {name: hit[1] for name, hit in hits.items() if hit is not None and hit[0] is tool}
+            known = {name: hit for name in _KEPT_WITH_TOOL if (hit := _known(name, tool)) is not None}
             plain = self._checked[key]
             if len(plain) < 3 or plain[2] != known:
                 self._checked[key] = (plain[0], plain[1], known)
@@ -208,6 +186,11 @@ class ToolMemo:
         if not self._changed and old.get("pieces", {}).keys() == self._pieces.keys():
             return
         write_entry(self._path, _MAGIC, marshal.dumps(stored))
+
+
+def _known(kind: str, tool: Tool) -> Any:
+    kept = memory.current()
+    return kept.known(kind, tool) if kept is not None else None
 
 
 def _compile_check(path: str, text: str) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
+from mcpstub import memory
 from mcpstub.classnames import Namer
 from mcpstub.ir import JSON, Tool, to_class_prefix
 from mcpstub.keywords import KNOWN_2020_12, KNOWN_DRAFT_07
@@ -107,23 +109,14 @@ def uses_unsupported(node: JSON) -> bool:
     return False
 
 
-# Bundling copies a shared definition into every tool schema that uses it: what is read from a
-# definition alone is found once per distinct definition (by its content, as marshal writes it:
-# types and order kept) instead of once per copy.
-_BY_DEFINITION: dict[tuple[str, bytes], Any] = {}
-_BY_DEFINITION_MAX = 50_000  # entries kept before all are dropped
-
-
 def _by_definition(what: str, node: JSON, make: Callable[[JSON], Any]) -> Any:
+    """`make(node)` for a definition, once per distinct one: bundling copies a shared definition
+    into every tool schema that uses it (its content as marshal writes it: types and order kept)."""
     try:
-        key = (what, marshalled(node))
+        key = marshalled(node)
     except ValueError:  # not plain data
         return make(node)
-    if key not in _BY_DEFINITION:
-        if len(_BY_DEFINITION) >= _BY_DEFINITION_MAX:
-            _BY_DEFINITION.clear()
-        _BY_DEFINITION[key] = make(node)
-    return _BY_DEFINITION[key]
+    return memory.keyed(what, key, partial(make, node))
 
 
 def _definition_uses_unsupported(node: JSON) -> bool:

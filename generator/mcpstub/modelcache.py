@@ -29,13 +29,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpstub import session
+from mcpstub import memory, session
 from mcpstub.cachefiles import MODELS_FOLDER, read_entry, write_entry
 from mcpstub.classnames import RootIndex, root_names
 from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.fastpath import generator_fingerprint
 from mcpstub.ir import Tool, Toolset, to_class_prefix
-from mcpstub.memo import MODELS_DIGEST, derived, tool_plain
+from mcpstub.memo import MODELS_DIGEST, tool_plain
+from mcpstub.memory import remembering
 from mcpstub.model_merge import Clash, Part, merge_parts, split_source
 from mcpstub.models import DATA_KEYWORDS, ModelsResult, render_models
 from mcpstub.modelworkers import ModelWorkers, available
@@ -200,7 +201,7 @@ def _digest(toolset: Toolset, tools: Sequence[Tool], definitions: Mapping[str, b
 
 def _tool_digest(tool: Tool) -> str:
     """The hash of what a tool gives its unit (kept with the checked tool by the render memo)."""
-    return derived(tool, MODELS_DIGEST, lambda t: hashlib.sha256(_marshal(_schema_only(t))).hexdigest())
+    return memory.of(MODELS_DIGEST, tool, lambda t: hashlib.sha256(_marshal(_schema_only(t))).hexdigest())
 
 
 @lru_cache(maxsize=65536)
@@ -253,7 +254,7 @@ def _weight(tool: Tool) -> float:
         shared = frozenset(t.shared_def_names)
         return own(t.input_schema, shared) + own(t.output_schema, shared)
 
-    return derived(tool, "group-weight", make)
+    return memory.of("group-weight", tool, make)
 
 
 class _Grouper:
@@ -361,18 +362,7 @@ def _units(toolset: Toolset) -> list[_Unit]:
 
 def _schema_only(tool: Tool) -> Tool:
     """A tool as its models see it: names and schemas, without what only the other files show."""
-    return derived(tool, "schema-only", lambda t: replace(t, advertised={}, examples=(), timeout=None))
-
-
-def _render_all(units: list[Toolset]) -> list[_Generated]:
-    out = []
-    for unit in units:
-        result = render_models(unit)
-        parts = split_source(result.source)
-        if result.stand_ins:
-            parts = _without(parts, set(result.stand_ins))
-        out.append(_Generated(result, parts))
-    return out
+    return memory.of("schema-only", tool, lambda t: replace(t, advertised={}, examples=(), timeout=None))
 
 
 def _without(parts: list[Part], names: set[str]) -> list[Part]:
@@ -405,9 +395,14 @@ def _without(parts: list[Part], names: set[str]) -> list[Part]:
     return out
 
 
+@remembering()
 def _render_unit(unit: Toolset) -> _Generated:
-    """One unit's models (what a worker is asked)."""
-    return _render_all([unit])[0]
+    """One unit's models (what a worker is asked: in a worker, remembering within the unit)."""
+    result = render_models(unit)
+    parts = split_source(result.source)
+    if result.stand_ins:
+        parts = _without(parts, set(result.stand_ins))
+    return _Generated(result, parts)
 
 
 class ModelFeed:

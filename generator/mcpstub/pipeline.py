@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mcpstub import memory
 from mcpstub.cachefiles import prune
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, sort_diagnostics
 from mcpstub.fastpath import Hashing, source_hash
@@ -21,6 +22,7 @@ from mcpstub.ir import Toolset
 from mcpstub.layout import UNSAFE_IN_COMMENT
 from mcpstub.load import Document, load_document
 from mcpstub.memo import ToolMemo
+from mcpstub.memory import remembering
 from mcpstub.policy import Policy
 from mcpstub.validate import check_document
 
@@ -63,6 +65,7 @@ class Generated:
         return not has_errors(self.diagnostics)
 
 
+@remembering()
 def check_toolset(
     path: Path,
     shown: str | None = None,
@@ -98,6 +101,7 @@ def check_toolset(
     return Checked(toolset, diagnostics, sources, doc)
 
 
+@remembering()
 def render(
     toolset: Toolset,
     *,
@@ -142,8 +146,11 @@ def render(
     proven = {"models.py"} if pending.merged else set()
     ours.update(format_files({"models.py": models_file(toolset, models.source)}, proven, memo))
 
+    kept = memory.current()
+
     def later() -> None:
-        memo.save()
+        with remembering(kept):
+            memo.save()
         if cache_dir is not None:
             prune(cache_dir)
 
@@ -151,6 +158,7 @@ def render(
     return Generated(ours, yours, diagnostics, toolset, later, hashes)
 
 
+@remembering()
 def generate(
     path: Path,
     shown: str | None = None,
@@ -170,10 +178,8 @@ def generate(
     the files are written. `standby` (`modelcache.standby_models()`, started as early as the
     caller could) is used and closed; without it, one is started here if it pays.
     """
-    from mcpstub.marshalled import forget  # noqa: PLC0415
     from mcpstub.modelcache import ModelCache, standby_models  # noqa: PLC0415 - only when generating
 
-    forget()  # what an earlier run (a `--watch` session's) read is let go
     # Workers import the model generator while this process reads the toolset, then generate
     # each group's models as soon as the check has passed its tools.
     if standby is None:

@@ -15,10 +15,10 @@ import unicodedata
 from functools import cache, lru_cache
 from pathlib import Path
 
+from mcpstub import memory
 from mcpstub.ir import JSON
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.marshalled import marshalled
-from mcpstub.textcache import TextCache
 
 
 class RenderError(Exception):
@@ -86,7 +86,6 @@ def to_literal(
 # Keys whose value maps names to schemas: bundling copies the same definitions into every tool
 # that uses them, so each one's entry is laid out once per place and reused (`_definition_entry`).
 _DEFINITIONS = frozenset(("$defs", "definitions"))
-_LAID_OUT = TextCache()  # by (key, the definition as marshal writes it, indent, columns used)
 
 
 def _definition_entry(
@@ -100,12 +99,10 @@ def _definition_entry(
         key: tuple[object, ...] | None = (key_text, marshalled(item), indent, used)
     except ValueError:  # not plain data: laid out as it comes
         key = None
-    line = _LAID_OUT.get(key) if key is not None else None
-    if line is None:
-        line = f"{inner}{key_text}{to_literal(item, indent=indent, used=used, _cache=cache)},\n"
-        if key is not None:
-            _LAID_OUT.put(key, line)
-    return line
+    def lay_out() -> str:
+        return f"{inner}{key_text}{to_literal(item, indent=indent, used=used, _cache=cache)},\n"
+
+    return lay_out() if key is None else memory.keyed("definition-entry", key, lay_out)
 
 
 _ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
+from mcpstub import memory
 from mcpstub.compilecheck import compile_check
 from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import (
@@ -52,7 +53,6 @@ from mcpstub.surface import (
     wire_chunks,
     wire_tool,
 )
-from mcpstub.textcache import TextCache
 
 # Keys of the advertised Tool that are rendered as separate schema literals.
 _SCHEMA_KEYS = ("inputSchema", "outputSchema")
@@ -406,16 +406,14 @@ def _chunks(text: str, parts: tuple[str, ...]) -> tuple[str, ...]:
 
 _ENTRY_AFTER = frozenset(("{\n", ",\n"))
 
-# Definitions' entries known to compile in this process (a definition copied into many tools is
-# compiled once, not once per tool).
-_COMPILED_PARTS = TextCache()
 # What stands for a run of definitions' entries while the rest of the assignments is compiled.
 _STAND_IN = "0: 0,\n"
 
 
 def _compile_assignments(chunks: tuple[str, ...], memo: ToolMemo) -> None:
     """Compile-check a tool's schema assignments, cut by `_chunks`: each definition's entry on
-    its own (once per process), and the rest with a stand-in for each run of entries.
+    its own (once per run: a definition copied into many tools is compiled once), and the rest
+    with a stand-in for each run of entries.
 
     An entry is whole lines `key: value,` (strings never hold a line break, so no token spans its
     ends), cut where a line ending in `{` or `,` precedes it. A run of entries there and the
@@ -424,9 +422,7 @@ def _compile_assignments(chunks: tuple[str, ...], memo: ToolMemo) -> None:
     entry is never cut out of it.
     """
     for part in chunks[1::2]:
-        if _COMPILED_PARTS.get((part,)) is None:
-            compile_check("tools.py", f"_ = {{\n{part}}}\n")
-            _COMPILED_PARTS.put((part,), "")
+        memory.keyed("compiles", part, partial(compile_check, "tools.py", f"_ = {{\n{part}}}\n"))
     rest = [chunks[0]]
     for between in chunks[2::2]:
         if rest[-1] is not _STAND_IN:

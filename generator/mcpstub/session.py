@@ -11,7 +11,8 @@ reuse earlier work find their store here, each keyed by what its values were mad
   compared in memory instead of read back (`write`);
 - `memo_files`, `tools`: what rendering made of each tool, by memo file, and each checked tool
   by the hash of its input (`memo`);
-- `workers`: the model workers, kept warm between runs (`modelworkers`).
+- `workers`: the model workers, kept warm between runs (`modelworkers`);
+- `memory`: what the stages made of the values they saw (`memory`), current within `running`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+
+from mcpstub.memory import Memory, remembering
 
 # Group models kept at most (a session that has seen this many starts over).
 MAX_MODELS = 4096
@@ -53,6 +56,7 @@ class Session:
     tools: dict[str, Any] = field(default_factory=dict)
     workers: Workers | None = None
     restarts: int = WORKER_RESTARTS
+    memory: Memory = field(default_factory=Memory)
 
     def keep_models(self, key: str, value: Any) -> None:
         """Keep one group's models (bounded: a full store starts over)."""
@@ -79,6 +83,10 @@ def running(session: Session | None) -> Iterator[Session | None]:
     """Run the code within as part of `session` (None: outside any session)."""
     token = _CURRENT.set(session)
     try:
-        yield session
+        if session is None:
+            yield session
+        else:
+            with remembering(session.memory):
+                yield session
     finally:
         _CURRENT.reset(token)

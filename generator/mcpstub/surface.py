@@ -16,16 +16,16 @@ import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import rfc8785
 
-from mcpstub import session
+from mcpstub import memory, session
 from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import SURFACE_FORMAT, SURFACE_MARKER_KEY
 from mcpstub.marshalled import marshalled
 from mcpstub.output_wrapper import is_object_root, legacy_output_schema
-from mcpstub.textcache import TextCache
 
 # Protocol generations a generated server speaks, newest first.
 PROTOCOLS = ("2026-07-28", "2025-11-25")
@@ -117,7 +117,6 @@ def tool_digest(wire: dict[str, JSON]) -> str:
 # do not each appear exactly once is made whole instead.
 _SECRET = secrets.token_hex(16)
 _PLACEHOLDER = re.compile(r'"\\u0000' + _SECRET + r':([0-9]+)"')
-_ENTRIES = TextCache()  # by (layout, first or not, name, the definition as marshal writes it)
 # Where a definition's value sits in a wire object: tool > schema > `$defs` > name.
 _DEFINITION_DEPTH = 3
 
@@ -200,14 +199,16 @@ def _entry(layout: _Layout, first: bool, name: str, item: JSON) -> str | None:
         key = (layout.name, first, name, marshalled(item))  # equal bytes: equal value, types and order kept
     except ValueError:
         key = None
-    known = _ENTRIES.get(key) if key is not None else None
-    if known is not None:
-        return known
+    if key is None:
+        return _make_entry(layout, first, name, item)
+    return memory.keyed("surface-entry", key, partial(_make_entry, layout, first, name, item))
+
+
+def _make_entry(layout: _Layout, first: bool, name: str, item: JSON) -> str | None:
     name_text, item_text = layout.whole(name), layout.item(item)
     if name_text is None or item_text is None:
         return None
-    entry = (layout.first if first else layout.then).format(name=name_text, item=item_text)
-    return entry if key is None else _ENTRIES.put(key, entry)
+    return (layout.first if first else layout.then).format(name=name_text, item=item_text)
 
 
 def digests(toolset: Toolset) -> dict[str, dict[str, str]]:

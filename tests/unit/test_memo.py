@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from mcpstub import memo as memo_module
 from mcpstub.memo import ToolMemo
+from mcpstub.memory import Memory
 from mcpstub.pipeline import check_toolset, generate
 from mcpstub.render import render_package
 from mcpstub.session import Session, running
 from mcpstub.surface import _doubles, canonical_json, render_surface, surface
-from mcpstub.textcache import TextCache
 from tests.unit.test_modelcache import SHARED, edit, tools
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -333,23 +333,26 @@ def test_a_tool_taken_from_the_memo_is_not_hashed_again(
         "_marshal",
         lambda v: (hashed.append(v.name) if isinstance(v, memo_module.Tool) else None, real_marshal(v))[1],
     )
-    memo_module._DERIVED.clear()  # a new process
     again = generate(path, "tools.json", cache_dir=cache)
     assert sorted(hashed) == [doc["tools"][3]["name"]] * 2
     assert again.ours == generate(path, "tools.json").ours
 
 
-def test_texts_kept_in_this_process_stay_within_their_bound() -> None:
+def test_what_a_memory_keeps_stays_within_its_budget() -> None:
     # A long --watch session sees definition after definition: what is kept stays bounded, and
-    # what is found is what was put.
-    texts = TextCache(limit=1_000)
-    for i in range(500):
-        key = ("kind", f"definition {i}".encode())
-        assert texts.put(key, "x" * (i % 50)) == "x" * (i % 50)
-        assert texts.get(key) == "x" * (i % 50)
-        kept = sum(len(t) + len(k[1]) + len(k[0]) for k, t in texts._texts.items())
-        assert kept == texts._size <= 1_000
-    assert texts.get(("kind", b"never put")) is None
+    # what is found is what was put, by key or by object.
+    kept = Memory(budget=2_000)
+    objects = [[i] for i in range(500)]
+    for i, obj in enumerate(objects):
+        key = f"definition {i}".encode()
+        assert kept.keyed("text", key, lambda i=i: "x" * (i % 50)) == "x" * (i % 50)
+        assert kept.keyed("text", key, lambda: "made again") == "x" * (i % 50)
+        assert kept.of("list", obj, lambda o: o[0] * 2) == i * 2
+        assert kept.known("list", obj) == i * 2
+        assert kept._spent <= 2_000
+    assert len(kept._keyed) + len(kept._objects) < 40  # it started over, more than once
+    assert kept.keyed("text", b"never put", lambda: None) is None
+    assert kept.known("list", [0]) is None  # an equal object is another object
 
 
 def test_what_only_serves_the_next_run_is_left_until_the_files_are_written(tmp_path: Path) -> None:

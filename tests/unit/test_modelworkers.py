@@ -25,6 +25,7 @@ SHARED = {
     "Mode": {"enum": ["fast", "slow"]},
 }
 LINUX = sys.platform.startswith("linux")
+_RENDER_UNIT = modelcache._render_unit  # (tests replace it)
 
 
 def _doc(count: int, last: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -146,7 +147,7 @@ def _dies_at_tool7(unit: Any) -> Any:
     would kill it); in this process, the models."""
     if multiprocessing.parent_process() is not None and any(t.name == "tool7" for t in unit.tools):
         os._exit(9)
-    return modelcache._render_all([unit])[0]
+    return _RENDER_UNIT(unit)
 
 
 def test_units_a_dead_worker_had_are_generated_here(
@@ -160,7 +161,7 @@ def test_units_a_dead_worker_had_are_generated_here(
     fed = pipeline.generate(path)
     assert fed.ok
     assert not own.alive  # it broke, and said so
-    monkeypatch.setattr(modelcache, "_render_unit", modelcache._render_all.__globals__["_render_unit"])
+    monkeypatch.setattr(modelcache, "_render_unit", _RENDER_UNIT)
     assert fed.ours == _in_one_process(path, monkeypatch).ours
 
 

@@ -90,3 +90,46 @@ def test_no_module_is_longer_than_a_sitting_reads() -> None:
     }
     too_long = {name: count for name, count in lengths.items() if count > MAX_LINES}
     assert too_long == {}
+
+
+# Module-level state a stage may not keep: what a run remembers is in its `memory.Memory`, what a
+# session keeps is in its `session.Session`. The two allowed are facts about the process itself.
+_PROCESS_FACTS = {
+    ("cli.py", "_LEAVING"),  # the command line runs as the `mcpstub` command (it exits with it)
+    ("write.py", "_LOCKED"),  # the output folders whose lock this process holds
+}
+_CONTAINERS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter", "Memory"}
+
+
+def module_state(source: str) -> list[str]:
+    """Names a module binds at its top level to a mutable container it could fill as it runs: an
+    empty `{}`, `[]`, `set()` and the like, a one-item list (a switch), or a store's instance."""
+    found = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        empty = isinstance(value, ast.Dict) and not value.keys
+        empty |= isinstance(value, ast.Set) and not value.elts
+        empty |= isinstance(value, ast.List) and len(value.elts) <= 1
+        called = isinstance(value, ast.Call) and ast.unparse(value.func).rpartition(".")[2] in _CONTAINERS
+        if empty or called:
+            found.extend(t.id for t in targets if isinstance(t, ast.Name))
+    return found
+
+
+def test_no_stage_keeps_module_level_state() -> None:
+    held = {
+        (path.relative_to(PACKAGE).as_posix(), name)
+        for path in PACKAGE.rglob("*.py")
+        for name in module_state(path.read_text("utf-8"))
+    }
+    assert held == _PROCESS_FACTS
+
+
+def test_module_state_is_found() -> None:
+    source = "A = {}\nB: dict[int, str] = {}\nC = [False]\nD = set()\nE = memory.Memory()\n"
+    assert module_state(source + "F = {1: 2}\nG = (1,)\nH = {'x'}\nI = [1, 2]\n") == ["A", "B", "C", "D", "E"]

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpstub import pytext, render
+from mcpstub import render
 from mcpstub.format import GeneratedCodeError, format_files, format_package
 from mcpstub.ir import Tool, Toolset, make_tool_names
 from mcpstub.memo import ToolMemo
+from mcpstub.memory import Memory, remembering
 from mcpstub.pytext import RenderError, text_width, to_literal
 from mcpstub.render import HEADER_PREFIX, render_package, templates_dir
-from mcpstub.textcache import TextCache
 
 MODELS = """\
 from __future__ import annotations
@@ -301,23 +302,26 @@ def _sharing_toolset() -> Toolset:
     return make_toolset(make_tool("one", schema), make_tool("two", json.loads(json.dumps(schema))))
 
 
-class _Broken(TextCache):
-    def get(self, key: tuple[object, ...]) -> str:
-        return '        "Big": {\n            1 +\n        },\n'
+T = TypeVar("T")
 
 
-def test_a_definition_text_that_does_not_compile_is_caught_even_when_shared(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+class _Broken(Memory):
+    """A memory whose definitions' entries in tools.py do not compile."""
+
+    def keyed(self, kind: str, key: Hashable, make: Callable[[], T]) -> T:
+        if kind == "definition-entry":
+            return cast(T, '        "Big": {\n            1 +\n        },\n')
+        return super().keyed(kind, key, make)
+
+
+def test_a_definition_text_that_does_not_compile_is_caught_even_when_shared() -> None:
     # Definitions' entries are compiled once each and stand as `0: 0,` in the rest: a broken one must
     # still fail the run, naming tools.py, not slip through in its stand-in's place.
-    monkeypatch.setattr(render, "_COMPILED_PARTS", TextCache())
     toolset = _sharing_toolset()
-    good = render_package(toolset, MODELS).ours["tools.py"]
+    with remembering(Memory()):
+        good = render_package(toolset, MODELS).ours["tools.py"]
     assert good.count('"field_7": {"type": "string"}') == 2
-    monkeypatch.setattr(pytext, "_LAID_OUT", _Broken())
-    monkeypatch.setattr(render, "_COMPILED_PARTS", TextCache())
-    with pytest.raises(GeneratedCodeError) as caught:
+    with remembering(_Broken()), pytest.raises(GeneratedCodeError) as caught:
         render_package(toolset, MODELS)
     assert caught.value.path == "tools.py" and "1 +" in caught.value.text
 

@@ -1,0 +1,109 @@
+"""Memory: what a run has made already, found again by what it was made of.
+
+Every value a stage remembers is in the current `Memory`, one object: a run's own (`remembering()`
+in `pipeline`), or a `--watch` session's, kept across its runs (`session.running`). Outside both,
+nothing is kept: each value is made again, and the files are the same. Two kinds of entry:
+
+- `of(kind, obj, make)`: `make(obj)` for one object the run holds (a schema, a tool), by the
+  object's identity. The entry holds the object, so its id names no other while the entry is
+  there; a checked schema or tool is never changed in place, so the value stays true of it.
+- `keyed(kind, key, make)`: `make()` under a key that holds everything the value is made of
+  (bytes, texts), so a value found is the one that would be made again: nothing to invalidate.
+
+A memory past its budget (bytes of the texts it holds, plus a little per entry) starts over, so a
+long session stays bounded whatever toolsets it sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+Obj = TypeVar("Obj")
+
+_ENTRY = 100  # what an entry is counted beside the texts and bytes in it
+_MISSING = object()
+
+
+class Memory:
+    """Values by the object or the key they were made of; see the module's docstring."""
+
+    def __init__(self, budget: int = 256_000_000) -> None:
+        self._objects: dict[tuple[str, int], tuple[object, Any]] = {}
+        self._keyed: dict[tuple[str, Hashable], Any] = {}
+        self._spent = 0
+        self._budget = budget
+
+    def of(self, kind: str, obj: Obj, make: Callable[[Obj], T]) -> T:
+        """`make(obj)`, made once per object."""
+        hit = self._objects.get((kind, id(obj)))
+        if hit is not None and hit[0] is obj:
+            found: T = hit[1]
+            return found
+        value = make(obj)
+        self._spend(value)
+        self._objects[(kind, id(obj))] = (obj, value)
+        return value
+
+    def known(self, kind: str, obj: object) -> Any:
+        """What `of(kind, obj, ...)` made, or None."""
+        hit = self._objects.get((kind, id(obj)))
+        return hit[1] if hit is not None and hit[0] is obj else None
+
+    def keyed(self, kind: str, key: Hashable, make: Callable[[], T]) -> T:
+        """`make()`, made once per key."""
+        value = self._keyed.get((kind, key), _MISSING)
+        if value is _MISSING:
+            value = make()
+            self._spend(key, value)
+            self._keyed[(kind, key)] = value
+        found: T = value
+        return found
+
+    def _spend(self, *parts: object) -> None:
+        cost = _ENTRY
+        for part in parts:
+            for item in part if isinstance(part, tuple) else (part,):
+                if isinstance(item, str | bytes):
+                    cost += len(item)
+        self._spent += cost
+        if self._spent > self._budget:
+            self._objects.clear()
+            self._keyed.clear()
+            self._spent = cost
+
+
+_CURRENT: ContextVar[Memory | None] = ContextVar("mcpstub_memory", default=None)
+
+
+def current() -> Memory | None:
+    """The memory of the run under way, if any."""
+    return _CURRENT.get()
+
+
+def of(kind: str, obj: Obj, make: Callable[[Obj], T]) -> T:
+    """`Memory.of` in the current memory; outside any, `make(obj)`."""
+    memory = _CURRENT.get()
+    return make(obj) if memory is None else memory.of(kind, obj, make)
+
+
+def keyed(kind: str, key: Hashable, make: Callable[[], T]) -> T:
+    """`Memory.keyed` in the current memory; outside any, `make()`."""
+    memory = _CURRENT.get()
+    return make() if memory is None else memory.keyed(kind, key, make)
+
+
+@contextmanager
+def remembering(memory: Memory | None = None) -> Iterator[Memory]:
+    """Run the code within with `memory` current; without one, with the memory already current,
+    else with a new one that ends with the block."""
+    if memory is None:
+        memory = _CURRENT.get() or Memory()
+    token = _CURRENT.set(memory)
+    try:
+        yield memory
+    finally:
+        _CURRENT.reset(token)
