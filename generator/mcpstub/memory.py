@@ -53,11 +53,11 @@ class Memory:
         hit = self._objects.get((kind, id(obj)))
         return hit[1] if hit is not None and hit[0] is obj else None
 
-    def keyed(self, kind: str, key: Hashable, make: Callable[[], T]) -> T:
-        """`make()`, made once per key."""
+    def keyed(self, kind: str, key: Hashable, make: Callable[..., T], *args: Any) -> T:
+        """`make(*args)`, made once per key."""
         value = self._keyed.get((kind, key), _MISSING)
         if value is _MISSING:
-            value = make()
+            value = make(*args)
             self._spend(key, value)
             self._keyed[(kind, key)] = value
         found: T = value
@@ -84,16 +84,38 @@ def current() -> Memory | None:
     return _CURRENT.get()
 
 
+# The two functions below are called some 100,000 times in a run over 500 tools: what they find
+# is looked up here, and the memory's method is called only to make a value.
+
+
 def of(kind: str, obj: Obj, make: Callable[[Obj], T]) -> T:
     """`Memory.of` in the current memory; outside any, `make(obj)`."""
     memory = _CURRENT.get()
-    return make(obj) if memory is None else memory.of(kind, obj, make)
+    if memory is None:
+        return make(obj)
+    hit = memory._objects.get((kind, id(obj)))
+    if hit is not None and hit[0] is obj:
+        found: T = hit[1]
+        return found
+    return memory.of(kind, obj, make)
 
 
-def keyed(kind: str, key: Hashable, make: Callable[[], T]) -> T:
-    """`Memory.keyed` in the current memory; outside any, `make()`."""
+def keyed(kind: str, key: Hashable, make: Callable[..., T], *args: Any) -> T:
+    """`Memory.keyed` in the current memory; outside any, `make(*args)`."""
     memory = _CURRENT.get()
-    return make() if memory is None else memory.keyed(kind, key, make)
+    if memory is None:
+        return make(*args)
+    value = memory._keyed.get((kind, key), _MISSING)
+    if value is _MISSING:
+        return memory.keyed(kind, key, make, *args)
+    found: T = value
+    return found
+
+
+def keep(memory: Memory) -> None:
+    """Make `memory` current for the rest of this thread: a model worker's, whose units are the
+    groups of one run (a definition shared by many tools is looked at once per worker)."""
+    _CURRENT.set(memory)
 
 
 @contextmanager

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from functools import partial
 from typing import Any
 
 from mcpstub import memory
@@ -116,7 +115,7 @@ def _by_definition(what: str, node: JSON, make: Callable[[JSON], Any]) -> Any:
         key = marshalled(node)
     except ValueError:  # not plain data
         return make(node)
-    return memory.keyed(what, key, partial(make, node))
+    return memory.keyed(what, key, make, node)
 
 
 def _definition_uses_unsupported(node: JSON) -> bool:

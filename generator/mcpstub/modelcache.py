@@ -397,7 +397,7 @@ def _without(parts: list[Part], names: set[str]) -> list[Part]:
 
 @remembering()
 def _render_unit(unit: Toolset) -> _Generated:
-    """One unit's models (what a worker is asked: in a worker, remembering within the unit)."""
+    """One unit's models (what a worker is asked)."""
     result = render_models(unit)
     parts = split_source(result.source)
     if result.stand_ins:

@@ -26,6 +26,8 @@ from concurrent.futures import Future
 from functools import cache, partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from mcpstub import memory
+
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
@@ -225,6 +227,7 @@ def _start_worker(parent: int) -> None:  # pragma: no cover - runs in the child 
     line pauses it in the process that forked this one): the model generator leaves cycles."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.enable()
+    memory.keep(memory.Memory())
     try:
         import ctypes  # noqa: PLC0415 - only in workers
 

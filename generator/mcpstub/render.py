@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
-from functools import cache, partial
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -410,6 +410,10 @@ _ENTRY_AFTER = frozenset(("{\n", ",\n"))
 _STAND_IN = "0: 0,\n"
 
 
+def _compiles_alone(entry: str) -> None:
+    compile_check("tools.py", f"_ = {{\n{entry}}}\n")
+
+
 def _compile_assignments(chunks: tuple[str, ...], memo: ToolMemo) -> None:
     """Compile-check a tool's schema assignments, cut by `_chunks`: each definition's entry on
     its own (once per run: a definition copied into many tools is compiled once), and the rest
@@ -422,7 +426,7 @@ def _compile_assignments(chunks: tuple[str, ...], memo: ToolMemo) -> None:
     entry is never cut out of it.
     """
     for part in chunks[1::2]:
-        memory.keyed("compiles", part, partial(compile_check, "tools.py", f"_ = {{\n{part}}}\n"))
+        memory.keyed("compiles", part, _compiles_alone, part)
     rest = [chunks[0]]
     for between in chunks[2::2]:
         if rest[-1] is not _STAND_IN:

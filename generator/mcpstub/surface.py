@@ -16,7 +16,6 @@ import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import rfc8785
@@ -201,7 +200,7 @@ def _entry(layout: _Layout, first: bool, name: str, item: JSON) -> str | None:
         key = None
     if key is None:
         return _make_entry(layout, first, name, item)
-    return memory.keyed("surface-entry", key, partial(_make_entry, layout, first, name, item))
+    return memory.keyed("surface-entry", key, _make_entry, layout, first, name, item)
 
 
 def _make_entry(layout: _Layout, first: bool, name: str, item: JSON) -> str | None:

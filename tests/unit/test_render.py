@@ -308,10 +308,10 @@ T = TypeVar("T")
 class _Broken(Memory):
     """A memory whose definitions' entries in tools.py do not compile."""
 
-    def keyed(self, kind: str, key: Hashable, make: Callable[[], T]) -> T:
+    def keyed(self, kind: str, key: Hashable, make: Callable[..., T], *args: Any) -> T:
         if kind == "definition-entry":
             return cast(T, '        "Big": {\n            1 +\n        },\n')
-        return super().keyed(kind, key, make)
+        return super().keyed(kind, key, make, *args)
 
 
 def test_a_definition_text_that_does_not_compile_is_caught_even_when_shared() -> None:
