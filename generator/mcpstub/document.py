@@ -112,12 +112,6 @@ class Document:
         `{a: b, c}`, `{a: b, c }`. Spaces, line breaks and comments may follow it."""
         return self._bare_key(path)[0]
 
-    def cut_by_comma(self, path: JsonPath) -> bool:
-        """True when the key at `path` is written without a value in a `{...}` mapping right after
-        an entry whose value is unquoted text: `{description: a, b}`, where the comma ended the
-        text and made `b` a key (quotes would have kept the comma in the text)."""
-        return self.comma_cut(path) is not None
-
     def comma_cut(self, path: JsonPath) -> tuple[str, str] | None:
         """When the key at `path` is plain text a comma cut from the plain text before it in a
         `{...}` mapping (`{description: a,b}`, `{description: a, b, c}`): the key whose value was

@@ -497,24 +497,25 @@ def _flat_item(item: list[list[_Atom]]) -> str:
     token = _token(item)
     if token is not None:
         return token  # nothing to remember
-    return memory.of("flat", item, _flat_operands)
-
-
-def _flat_operands(item: list[list[_Atom]]) -> str:
-    return " | ".join("".join(_flat_atom(a) for a in operand) for operand in item)
+    text: str | None = memory.known("flat", item)
+    if text is None:
+        text = " | ".join("".join(_flat_atom(a) for a in operand) for operand in item)
+        memory.put("flat", item, text)
+    return text
 
 
 def _flat_atom(atom: _Atom) -> str:
     if isinstance(atom, str):
         return atom
-    return memory.of("flat", atom, _flat_bracket)
-
-
-def _flat_bracket(atom: tuple[str, Any, str]) -> str:
-    if isinstance(atom[1], _Flat):
-        return atom[0] + ", ".join(t for t in atom[1] if t) + atom[2]
-    inner = [i for i in atom[1] if i != [[]]]
-    return atom[0] + ", ".join(_flat_item(i) for i in inner) + atom[2]
+    text: str | None = memory.known("flat", atom)
+    if text is None:
+        if isinstance(atom[1], _Flat):
+            text = atom[0] + ", ".join(t for t in atom[1] if t) + atom[2]
+        else:
+            inner = [i for i in atom[1] if i != [[]]]
+            text = atom[0] + ", ".join(_flat_item(i) for i in inner) + atom[2]
+        memory.put("flat", atom, text)
+    return text
 
 
 def _split_line(line: str, tokens: list[str]) -> list[str] | None:

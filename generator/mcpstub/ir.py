@@ -1,4 +1,5 @@
-"""The intermediate representation: a checked toolset as frozen dataclasses.
+"""The intermediate representation: a checked toolset as frozen dataclasses, equal when their
+values are (a `Tool` holds its schemas as dicts, so it is not hashable).
 
 `build_ir` (in validate.py) produces a `Toolset` from a loaded, checked document; render stages
 read only these fields. Every Python name that generated code uses is computed here, never in a
@@ -84,7 +85,7 @@ class Example:
     has_output: bool = False
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class Tool:
     """One tool, with its advertised form and every Python name generated code uses."""
 
@@ -129,7 +130,7 @@ class Tool:
         return value if isinstance(value, str) else None
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class Toolset:
     """A checked toolset, ready to render."""
 

@@ -148,8 +148,8 @@ class ToolMemo:
         except (TypeError, ValueError, IndexError):
             return None
         for name in _KEPT_WITH_TOOL:  # (with a session's tools, the same object for the same input)
-            if isinstance(value := known.get(name), str):
-                memory.of(name, tool, lambda _, value=value: value)  # type: ignore[misc]
+            if isinstance(value := known.get(name), str) and memory.known(name, tool) is None:
+                memory.put(name, tool, value)
         self._checked[key] = plain
         self._tools[key] = tool
         return tool, copied
@@ -174,7 +174,7 @@ class ToolMemo:
             return
         old = self._load()
         for key, tool in self._tools.items():
-            known = {name: hit for name in _KEPT_WITH_TOOL if (hit := _known(name, tool)) is not None}
+            known = {name: hit for name in _KEPT_WITH_TOOL if (hit := memory.known(name, tool)) is not None}
             plain = self._checked[key]
             if len(plain) < 3 or plain[2] != known:
                 self._checked[key] = (plain[0], plain[1], known)
@@ -186,11 +186,6 @@ class ToolMemo:
         if not self._changed and old.get("pieces", {}).keys() == self._pieces.keys():
             return
         write_entry(self._path, _MAGIC, marshal.dumps(stored))
-
-
-def _known(kind: str, tool: Tool) -> Any:
-    kept = memory.current()
-    return kept.known(kind, tool) if kept is not None else None
 
 
 def _compile_check(path: str, text: str) -> None:

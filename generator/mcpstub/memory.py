@@ -44,14 +44,18 @@ class Memory:
             found: T = hit[1]
             return found
         value = make(obj)
-        self._spend(value)
-        self._objects[(kind, id(obj))] = (obj, value)
+        self.put(kind, obj, value)
         return value
 
     def known(self, kind: str, obj: object) -> Any:
-        """What `of(kind, obj, ...)` made, or None."""
+        """What `of(kind, obj, ...)` made (or `put`), or None."""
         hit = self._objects.get((kind, id(obj)))
         return hit[1] if hit is not None and hit[0] is obj else None
+
+    def put(self, kind: str, obj: object, value: Any) -> None:
+        """Remember `value` as `of(kind, obj, ...)` would have made it."""
+        self._spend(value)
+        self._objects[(kind, id(obj))] = (obj, value)
 
     def keyed(self, kind: str, key: Hashable, make: Callable[..., T], *args: Any) -> T:
         """`make(*args)`, made once per key."""
@@ -98,6 +102,20 @@ def of(kind: str, obj: Obj, make: Callable[[Obj], T]) -> T:
         found: T = hit[1]
         return found
     return memory.of(kind, obj, make)
+
+
+def known(kind: str, obj: object) -> Any:
+    """`Memory.known` in the current memory; outside any, None."""
+    memory = _CURRENT.get()
+    return None if memory is None else memory.known(kind, obj)
+
+
+def put(kind: str, obj: object, value: Any) -> None:
+    """`Memory.put` in the current memory; outside any, nothing. With `known`, for a value made
+    by recursion: a call of `of` between two levels would take stack frames of its own."""
+    memory = _CURRENT.get()
+    if memory is not None:
+        memory.put(kind, obj, value)
 
 
 def keyed(kind: str, key: Hashable, make: Callable[..., T], *args: Any) -> T:

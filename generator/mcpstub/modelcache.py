@@ -502,9 +502,9 @@ class _Stream:
         return (
             not self.broken
             and len(self.tools) == len(toolset.tools)
-            and all(a is b for a, b in zip(self.tools, toolset.tools, strict=True))
+            and self.tools == list(toolset.tools)
+            and early.shared_defs == toolset.shared_defs
             and list(early.shared_defs) == list(toolset.shared_defs)
-            and all(early.shared_defs[n] is s for n, s in toolset.shared_defs.items())
             and early.source_name == toolset.source_name
             and not toolset.reserved_roots
             and not toolset.stand_ins

@@ -79,3 +79,22 @@ def test_a_toolset_without_file_references_keeps_its_definitions_as_written(tmp_
     )
     a_def = {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}}
     assert found["shared"] == {"A": a_def, "B": {"type": "string"}}
+
+
+def test_checked_toolsets_compare_by_value(tmp_path: Path) -> None:
+    """Two checks of the same files give equal toolsets (no identity in the IR); a change to what
+    a tool is made of, in the other file, makes that tool differ and leaves the rest equal."""
+    tools = """\
+    tools:
+      - {name: who, inputSchema: {type: object, properties: {u: {$ref: "common.yaml#/$defs/User"}}}}
+      - {name: what, inputSchema: {type: object, properties: {s: {$ref: "common.yaml#/$defs/Status"}}}}
+    """
+    checked = [checked_toolset(tmp_path, tools) for _ in range(2)]
+    assert checked[0]["tools"]["who"] is not checked[1]["tools"]["who"]
+    assert checked[0] == checked[1]
+    (tmp_path / "common.yaml").write_text(COMMON.replace("city: {type: string}", "city: {type: number}"))
+    (tmp_path / "tools.yaml").write_text("mcpstub: 1\nserver: {name: s}\n" + textwrap.dedent(tools), "utf-8")
+    edited = check_toolset(tmp_path / "tools.yaml", "tools.yaml").toolset
+    assert edited is not None
+    by_name = {t.name: t for t in edited.tools}
+    assert by_name["who"] != checked[0]["tools"]["who"] and by_name["what"] == checked[0]["tools"]["what"]

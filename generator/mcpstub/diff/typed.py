@@ -338,13 +338,6 @@ class TypedRules:
                 message = f"property {name!r} is no longer declared: any value may now be returned for it"
                 self.add("property-undeclared", ap, bp, (*ip, name), message, names_exact, seg)
                 continue
-                message = (
-                    f"new property {name!r} constrains a name the old schema accepted with any value"
-                    if self._input
-                    else f"property {name!r} is no longer declared: any value may now be returned for it"
-                )
-                self.add("property-undeclared", ap, bp, (*ip, name), message, names_exact, seg)
-                continue
             self.check(a_s, a_sp, b_s, b_sp, (*ip, name), names_exact)
         if b_add is not None and not saturated:
             b_closed = self.b.resolve(b_add, bp + "/additionalProperties")[0] is False
