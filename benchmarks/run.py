@@ -1,4 +1,4 @@
-"""Run every benchmark of issue 6 and write the figures as a markdown table.
+"""Run every benchmark and write the figures as a markdown table.
 
 `python -m benchmarks.run [SECTION ...]` (sections: generate, noop, calls, startup, http, workers, diff;
 default all) prints the table and writes it to benchmarks/results.md. fastmcp is installed, pinned, in its
