@@ -29,8 +29,8 @@ from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
 
 if TYPE_CHECKING:
-    from mcpstub.fastpath import Hashing
-    from mcpstub.modelcache import ModelFeed
+    from mcpstub.engine.model_groups import ModelFeed
+    from mcpstub.engine.stamp import Hashing
     from mcpstub.write import Plan
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -257,7 +257,7 @@ def _cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> P
         _, root = _config(Path.cwd())
         folder, said = root / str(config["cache_dir"]), "cache_dir in [tool.mcpstub]"
     else:
-        from mcpstub.modelcache import default_cache_dir  # noqa: PLC0415
+        from mcpstub.engine.model_groups import default_cache_dir  # noqa: PLC0415
 
         folder, said = default_cache_dir(), "the user cache folder"
     inside, package = folder.resolve(), out.resolve()
@@ -282,8 +282,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     args.force = True  # the watcher saw a change: skip the unchanged-toolset shortcut
     watched: dict[str, list[Path]] = {"files": [path]}
 
-    from mcpstub.modelcache import session_feed  # noqa: PLC0415
-    from mcpstub.session import Session, running  # noqa: PLC0415
+    from mcpstub.engine.model_groups import session_feed  # noqa: PLC0415
+    from mcpstub.engine.session import Session, running  # noqa: PLC0415
 
     # What the runs keep between saves: models of unchanged groups, the last read, each tool's
     # text in surface.json, what was written, and warm model workers.
@@ -370,7 +370,7 @@ def _collector_paused(*, to_the_exit: bool = False) -> Iterator[None]:
 def _generate(
     args: argparse.Namespace, watched: dict[str, list[Path]] | None = None, feed: ModelFeed | None = None
 ) -> int:
-    from mcpstub.fastpath import is_current  # noqa: PLC0415
+    from mcpstub.engine.stamp import is_current  # noqa: PLC0415
 
     path, out, config = _resolve(args, need_out=True)
     assert out is not None
@@ -395,13 +395,13 @@ def _generate(
             _warn_orphans(out, current.orphans)
             print(f"{_shown(out)}: up to date (toolset unchanged since the last run)")
             return EXIT_OK
-    from mcpstub.modelcache import standby_models  # noqa: PLC0415
+    from mcpstub.engine.model_groups import standby_models  # noqa: PLC0415
 
     # The workers that import the model generator start before this process imports what it
     # needs to read, check and render (a tenth of a second): their imports end that much sooner.
     standby = feed if feed is not None else standby_models()
     try:
-        from mcpstub.fastpath import stamp_text  # noqa: PLC0415
+        from mcpstub.engine.stamp import stamp_text  # noqa: PLC0415
         from mcpstub.format import GeneratedCodeError  # noqa: PLC0415
         from mcpstub.pipeline import generate  # noqa: PLC0415
         from mcpstub.write import locked  # noqa: PLC0415

@@ -13,11 +13,11 @@ from typing import Any
 
 import jsonschema_rs
 
-from mcpstub import memory
 from mcpstub.diagnostics import Diagnostic, warning
 from mcpstub.document import Document, JsonPath
+from mcpstub.engine import memory
+from mcpstub.engine.fingerprints import marshalled
 from mcpstub.errortext import ECHO_MAX, describe_path, echo_value
-from mcpstub.marshalled import marshalled
 from mcpstub.pointers import to_fragment
 
 # The name under which a bundled schema is known while its defaults are checked against it.

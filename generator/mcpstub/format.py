@@ -17,10 +17,10 @@ from collections.abc import Collection, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from mcpstub import memory
 from mcpstub.compilecheck import GeneratedCodeError, compile_check
+from mcpstub.engine import memory
+from mcpstub.engine.pieces import ToolMemo
 from mcpstub.layout import LINE_LENGTH
-from mcpstub.memo import ToolMemo
 from mcpstub.pytext import class_header, import_order, text_width
 
 __all__ = ["GeneratedCodeError", "format_files", "format_package"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from mcpstub import memory
 from mcpstub.classnames import Namer
+from mcpstub.engine import memory
+from mcpstub.engine.fingerprints import marshalled
 from mcpstub.ir import JSON, Tool, to_class_prefix
 from mcpstub.keywords import KNOWN_2020_12, KNOWN_DRAFT_07
-from mcpstub.marshalled import marshalled
 from mcpstub.pointers import escape, percent_decoded, resolve, split
 
 # Keywords whose value is one schema, a map of schemas, or a list of schemas.

@@ -96,7 +96,7 @@ def render_models(toolset: Toolset) -> ModelsResult:
         units = _renamed(units, renamed)
         stand_ins = tuple(sorted(renamed.get(n, n) for n in stand_ins))
     try:
-        # A group's statements are merged, imports and spacing made anew (`modelcache`): the
+        # A group's statements are merged, imports and spacing made anew (`engine.model_groups`): the
         # generator's own layout pass, which the layout below redoes, is not needed there.
         source = _generate_standing_in(units, stand_ins, wire, formatted=not toolset.stand_ins)
     except Exception:

@@ -14,21 +14,21 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcpstub import memory
-from mcpstub.cachefiles import prune
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, sort_diagnostics
-from mcpstub.fastpath import Hashing, source_hash
+from mcpstub.engine import memory
+from mcpstub.engine.memory import remembering
+from mcpstub.engine.pieces import ToolMemo
+from mcpstub.engine.stamp import Hashing, source_hash
+from mcpstub.engine.store import prune
 from mcpstub.ir import Toolset
 from mcpstub.layout import UNSAFE_IN_COMMENT
 from mcpstub.load import Document, load_document
-from mcpstub.memo import ToolMemo
-from mcpstub.memory import remembering
 from mcpstub.policy import Policy
 from mcpstub.validate import check_document
 
 if TYPE_CHECKING:
+    from mcpstub.engine.model_groups import ModelFeed
     from mcpstub.ir import Tool
-    from mcpstub.modelcache import ModelFeed
 
 
 @dataclass(frozen=True)
@@ -116,11 +116,11 @@ def render(
 
     Models and the pieces made of each tool are reused from `cache_dir` (and from earlier runs in
     this process) where their input is unchanged; `source`, the toolset's path, names its pieces.
-    `standby` (`modelcache.standby_models`) has workers ready to generate models, used or closed;
+    `standby` (`model_groups.standby_models`) has workers ready to generate models, used or closed;
     `memo`, if given, is the one the check used.
     """
+    from mcpstub.engine.model_groups import ModelCache, start_models  # noqa: PLC0415
     from mcpstub.format import format_files  # noqa: PLC0415 - heavy imports, only when generating
-    from mcpstub.modelcache import ModelCache, start_models  # noqa: PLC0415
     from mcpstub.pytext import RenderError  # noqa: PLC0415
     from mcpstub.render import models_file, render_package  # noqa: PLC0415
 
@@ -175,10 +175,10 @@ def generate(
     With `cache_dir`, models of unchanged groups of tools are read from there instead of being
     generated again; the files are the same either way. With `later`, what only serves the next
     run (storing this run's pieces) is left in the result's `later`, for the caller to call once
-    the files are written. `standby` (`modelcache.standby_models()`, started as early as the
+    the files are written. `standby` (`model_groups.standby_models()`, started as early as the
     caller could) is used and closed; without it, one is started here if it pays.
     """
-    from mcpstub.modelcache import ModelCache, standby_models  # noqa: PLC0415 - only when generating
+    from mcpstub.engine.model_groups import ModelCache, standby_models  # noqa: PLC0415 - only when generating
 
     # Workers import the model generator while this process reads the toolset, then generate
     # each group's models as soon as the check has passed its tools.

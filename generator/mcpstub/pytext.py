@@ -15,10 +15,10 @@ import unicodedata
 from functools import cache, lru_cache
 from pathlib import Path
 
-from mcpstub import memory
+from mcpstub.engine import memory
+from mcpstub.engine.fingerprints import marshalled
 from mcpstub.ir import JSON
 from mcpstub.layout import LINE_LENGTH
-from mcpstub.marshalled import marshalled
 
 
 class RenderError(Exception):

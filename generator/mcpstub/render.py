@@ -18,8 +18,9 @@ from typing import Any
 
 import jinja2
 
-from mcpstub import memory
 from mcpstub.compilecheck import compile_check
+from mcpstub.engine import memory
+from mcpstub.engine.pieces import Piece, ToolMemo, tool_key
 from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import (
     CLIENT_RESERVED,
@@ -34,7 +35,6 @@ from mcpstub.layout import (
     UNSAFE_IN_COMMENT,
     WRITING_MARKER,
 )
-from mcpstub.memo import Piece, ToolMemo, tool_key
 from mcpstub.output_wrapper import is_object_root, legacy_output_schema
 from mcpstub.pytext import (
     RenderError,

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcpstub import session
 from mcpstub.document import MAX_DEPTH, Document
+from mcpstub.engine import session
 from mcpstub.jsonread import (
     _depth_within,
     _json_alike,

@@ -20,10 +20,10 @@ from typing import Any
 
 import rfc8785
 
-from mcpstub import memory, session
+from mcpstub.engine import memory, session
+from mcpstub.engine.fingerprints import marshalled
 from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import SURFACE_FORMAT, SURFACE_MARKER_KEY
-from mcpstub.marshalled import marshalled
 from mcpstub.output_wrapper import is_object_root, legacy_output_schema
 
 # Protocol generations a generated server speaks, newest first.

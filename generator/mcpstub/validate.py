@@ -31,6 +31,8 @@ from mcpstub.defaults import default_mismatches
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.document import Document, JsonPath
 from mcpstub.elicitations import check_elicitations
+from mcpstub.engine.fingerprints import marshalled
+from mcpstub.engine.pieces import ToolMemo, check_key
 from mcpstub.errortext import describe_error, describe_path, echo_value, shortened
 from mcpstub.ir import (
     SERVER_INFO_KEYS,
@@ -46,8 +48,6 @@ from mcpstub.ir import (
 from mcpstub.jsonread import _holds_as_double, all_finite
 from mcpstub.keywords import KNOWN_2020_12, Lint, comma_hint, invalid_value_hint, lint_schema
 from mcpstub.load import load_document
-from mcpstub.marshalled import marshalled
-from mcpstub.memo import ToolMemo, check_key
 from mcpstub.pointers import resolve, split_fragment
 from mcpstub.policy import Policy
 from mcpstub.resources import resource_path

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from mcpstub import session
+from mcpstub.engine import session
 from mcpstub.layout import (
     HEADER_PREFIX,
     RETIRED_FILES,

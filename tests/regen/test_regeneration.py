@@ -242,10 +242,11 @@ TestRegenerationMachine.settings = settings(
 
 
 def test_fast_path_skips_only_when_nothing_changed(tmp_path: Path) -> None:
-    from mcpstub import fastpath, render  # noqa: PLC0415
+    from mcpstub import render  # noqa: PLC0415
+    from mcpstub.engine import stamp  # noqa: PLC0415
 
-    assert fastpath.OURS_FILES == render.OURS_FILES
-    assert fastpath.CONTRACT_TESTS == render.CONTRACT_TESTS
+    assert stamp.OURS_FILES == render.OURS_FILES
+    assert stamp.CONTRACT_TESTS == render.CONTRACT_TESTS
     (tmp_path / "common.yaml").write_text("$defs:\n  Tag: {type: string}\n")
     toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
     toolset.write_text(

@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 
-from mcpstub import bundle, fastpath
-from mcpstub import memo as memo_module
+from mcpstub import bundle
 from mcpstub.cli import main
+from mcpstub.engine import pieces as memo_module
+from mcpstub.engine import stamp
+from mcpstub.engine.session import Session, running
 from mcpstub.pipeline import generate
-from mcpstub.session import Session, running
 
 
 def _write(folder: Path, doc: dict[str, Any], name: str = "tools.json") -> Path:
@@ -147,7 +148,8 @@ def test_work_cached_under_another_environment_is_not_reused(
     # Line widths come from black's width table (or the interpreter's Unicode data): a cache
     # shared by environments with another black or Python must not hand one's text to the other,
     # nor a check another jsonschema-rs passed.
-    from mcpstub import modelcache, pipeline  # noqa: PLC0415
+    from mcpstub import pipeline  # noqa: PLC0415
+    from mcpstub.engine import model_groups  # noqa: PLC0415
 
     doc = {
         "mcpstub": 1,
@@ -161,9 +163,9 @@ def test_work_cached_under_another_environment_is_not_reused(
     assert _same_as_cold(path, tmp_path / "cache").ok
     found: list[bool] = []
     memos: list[memo_module.ToolMemo] = []
-    real_get, real_memo = modelcache.ModelCache.get, memo_module.ToolMemo
+    real_get, real_memo = model_groups.ModelCache.get, memo_module.ToolMemo
     monkeypatch.setattr(
-        modelcache.ModelCache, "get", lambda self, key: found.append(real_get(self, key) is not None) or None
+        model_groups.ModelCache, "get", lambda self, k: found.append(real_get(self, k) is not None) or None
     )
     monkeypatch.setattr(pipeline, "ToolMemo", lambda *args: memos.append(real_memo(*args)) or memos[-1])
 
@@ -174,22 +176,51 @@ def test_work_cached_under_another_environment_is_not_reused(
         return memos[0].hits, sum(found)
 
     assert reused() == (3, len(found))  # the same environment reuses every tool's pieces and models
-    real_installed = fastpath.installed
+    real_installed = stamp.installed
     for name in ("black", "pydantic", "jsonschema_rs"):
         monkeypatch.setattr(
-            fastpath, "installed", lambda n, name=name: "0.0" if n == name else real_installed(n)
+            stamp, "installed", lambda n, name=name: "0.0" if n == name else real_installed(n)
         )
         _forget_environment()
         try:
             assert reused() == (0, 0)
         finally:
-            monkeypatch.setattr(fastpath, "installed", real_installed)
+            monkeypatch.setattr(stamp, "installed", real_installed)
             _forget_environment()
 
 
 def _forget_environment() -> None:
-    fastpath.environment_key.cache_clear()
-    fastpath.generator_fingerprint.cache_clear()
+    stamp.environment_key.cache_clear()
+    stamp.generator_fingerprint.cache_clear()
+
+
+@pytest.mark.parametrize(
+    "changed",
+    ["validate.py", "engine/memory.py", "diff/compare.py", "__init__.py", "templates/tools.py.jinja"],
+)
+def test_a_change_to_any_module_or_template_changes_the_generator_fingerprint(
+    monkeypatch: pytest.MonkeyPatch, changed: str
+) -> None:
+    """Every cache key and the stamp hold the generator's fingerprint: a stage, the engine, a
+    subpackage or a template edited (an upgrade, a local patch) must make every key new."""
+    package = Path(stamp.__file__).resolve().parents[1]
+    target = (package.parents[1] if changed.startswith("templates/") else package) / changed
+    assert target.is_file()
+    before = stamp.generator_fingerprint()
+    real = Path.read_bytes
+
+    def read_bytes(path: Path) -> bytes:
+        data = real(path)
+        return data + b"\n# edited\n" if path.resolve() == target.resolve() else data
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    _forget_environment()
+    try:
+        assert stamp.generator_fingerprint() != before
+    finally:
+        monkeypatch.undo()
+        _forget_environment()
+    assert stamp.generator_fingerprint() == before
 
 
 def test_another_environment_is_no_fast_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -206,16 +237,16 @@ def test_another_environment_is_no_fast_path(tmp_path: Path, monkeypatch: pytest
         tmp_path / "pkg",
     )
     assert main(["generate", str(toolset), "--out", str(out)]) == 0
-    assert fastpath.is_current(toolset, out) is not None
-    real_installed = fastpath.installed
+    assert stamp.is_current(toolset, out) is not None
+    real_installed = stamp.installed
     monkeypatch.setattr(
-        fastpath, "installed", lambda n: "0.0" if n == "datamodel_code_generator" else real_installed(n)
+        stamp, "installed", lambda n: "0.0" if n == "datamodel_code_generator" else real_installed(n)
     )
     _forget_environment()
     try:
-        assert fastpath.is_current(toolset, out) is None
+        assert stamp.is_current(toolset, out) is None
     finally:
-        monkeypatch.setattr(fastpath, "installed", real_installed)
+        monkeypatch.setattr(stamp, "installed", real_installed)
         _forget_environment()
 
 
@@ -344,7 +375,7 @@ def test_entries_replaced_by_a_fifo_a_device_or_a_link_are_misses_not_hangs(tmp_
 
 
 def test_unused_entries_are_pruned_by_age_and_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcpstub import cachefiles  # noqa: PLC0415
+    from mcpstub.engine import store  # noqa: PLC0415
 
     tools = [
         {"name": f"t{i}", "inputSchema": {"type": "object", "properties": {"p": {"type": "integer"}}}}
@@ -373,11 +404,11 @@ def test_unused_entries_are_pruned_by_age_and_size(tmp_path: Path, monkeypatch: 
     for entry, when in ages.items():
         os.utime(entry, (when, when))
     sizes = sorted(e.stat().st_size for e in live)
-    monkeypatch.setattr(cachefiles, "MAX_AGE", 10**12)
-    monkeypatch.setattr(cachefiles, "MAX_BYTES", sum(sizes) - 1)
-    assert cachefiles.prune(cache, now=2_000_000_000) == 1
+    monkeypatch.setattr(store, "MAX_AGE", 10**12)
+    monkeypatch.setattr(store, "MAX_BYTES", sum(sizes) - 1)
+    assert store.prune(cache, now=2_000_000_000) == 1
     assert _entries(cache) == live[:0] + [e for e in live if e != min(ages, key=ages.__getitem__)]
     # A used entry is touched, so it counts as recent.
     old = min(_entries(cache), key=lambda e: e.stat().st_mtime)
-    assert cachefiles._read_file(old) is not None
+    assert store._read_file(old) is not None
     assert old.stat().st_mtime > 1_500_000_000

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from mcpstub import modelcache
 from mcpstub.classnames import IMPORTED, Namer, class_name, extending, imported_free, root_names
+from mcpstub.engine import model_groups
+from mcpstub.engine.model_groups import start_models
 from mcpstub.ir import Toolset
 from mcpstub.model_merge import split_source
-from mcpstub.modelcache import start_models
 from mcpstub.models import render_models
 from mcpstub.pipeline import check_toolset
 from tests.unit.test_models import load
@@ -58,12 +58,12 @@ def checked(folder: Path, tools: list[dict[str, Any]], defs: dict[str, Any] | No
 
 def grouped(toolset: Toolset) -> str:
     """The models as the cache builds them: one tool per group, merged."""
-    saved = modelcache.GROUP_MAX, modelcache.WORKERS
-    modelcache.GROUP_MAX, modelcache.WORKERS = 1, False
+    saved = model_groups.GROUP_MAX, model_groups.WORKERS
+    model_groups.GROUP_MAX, model_groups.WORKERS = 1, False
     try:
         return start_models(toolset, None).result().source
     finally:
-        modelcache.GROUP_MAX, modelcache.WORKERS = saved
+        model_groups.GROUP_MAX, model_groups.WORKERS = saved
 
 
 def definitions(source: str) -> dict[tuple[str, ...], str]:

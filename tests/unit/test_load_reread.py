@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from benchmarks.bench_edit import _PlainDumper
 from benchmarks.toolset import build_shaped, edit_tools
 from mcpstub import load, reread
+from mcpstub.engine.session import Session, running
 from mcpstub.load import parse_document
 from mcpstub.pipeline import check_toolset
-from mcpstub.session import Session, running
 from tests.unit.test_load_fastpath import _exact, _paths
 
 PATH = Path("tools.yaml")

@@ -12,12 +12,12 @@ import rfc8785
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpstub import memo as memo_module
-from mcpstub.memo import ToolMemo
-from mcpstub.memory import Memory
+from mcpstub.engine import pieces as memo_module
+from mcpstub.engine.memory import Memory
+from mcpstub.engine.pieces import ToolMemo
+from mcpstub.engine.session import Session, running
 from mcpstub.pipeline import check_toolset, generate
 from mcpstub.render import render_package
-from mcpstub.session import Session, running
 from mcpstub.surface import _doubles, canonical_json, render_surface, surface
 from tests.unit.test_modelcache import SHARED, edit, tools
 
@@ -317,7 +317,7 @@ def test_a_tool_taken_from_the_memo_is_not_hashed_again(
 ) -> None:
     # Its key and the hash its models are made from are kept with it: a new process hashes
     # only the tool an edit changed, and the files are still a cold run's.
-    from mcpstub import modelcache  # noqa: PLC0415
+    from mcpstub.engine import model_groups  # noqa: PLC0415
 
     doc, _ = _toolset(tmp_path, 6)
     path = tmp_path / "tools.json"
@@ -326,10 +326,10 @@ def test_a_tool_taken_from_the_memo_is_not_hashed_again(
     doc["tools"][3]["inputSchema"]["properties"]["added"] = {"type": "integer"}
     _write(tmp_path, doc)
     hashed: list[str] = []
-    real_key, real_marshal = memo_module._tool_key, modelcache._marshal
+    real_key, real_marshal = memo_module._tool_key, model_groups._marshal
     monkeypatch.setattr(memo_module, "_tool_key", lambda t: (hashed.append(t.name), real_key(t))[1])
     monkeypatch.setattr(
-        modelcache,
+        model_groups,
         "_marshal",
         lambda v: (hashed.append(v.name) if isinstance(v, memo_module.Tool) else None, real_marshal(v))[1],
     )
@@ -375,9 +375,9 @@ def test_what_only_serves_the_next_run_is_left_until_the_files_are_written(tmp_p
 def test_a_tool_key_tells_definitions_apart_by_value_not_by_object() -> None:
     from dataclasses import replace  # noqa: PLC0415
 
+    from mcpstub.engine.fingerprints import fingerprint  # noqa: PLC0415
+    from mcpstub.engine.pieces import tool_key  # noqa: PLC0415
     from mcpstub.ir import Tool  # noqa: PLC0415
-    from mcpstub.marshalled import fingerprint  # noqa: PLC0415
-    from mcpstub.memo import tool_key  # noqa: PLC0415
 
     def tool(defs: dict[str, Any]) -> Tool:
         schema = {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": defs}

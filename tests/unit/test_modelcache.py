@@ -20,13 +20,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpstub import modelcache, pipeline
+from mcpstub import pipeline
 from mcpstub.cli import main
+from mcpstub.engine import model_groups
+from mcpstub.engine.model_groups import ModelCache, ModelFeed, split_groups, start_models
+from mcpstub.engine.workers import ModelWorkers
 from mcpstub.ir import Toolset
 from mcpstub.model_merge import Clash, merge_parts, merge_sources, split_source
-from mcpstub.modelcache import ModelCache, ModelFeed, split_groups, start_models
 from mcpstub.models import STAND_IN_MODULE, render_models
-from mcpstub.modelworkers import ModelWorkers
 from mcpstub.pipeline import check_toolset, generate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,14 +115,14 @@ def edit(draw: st.DrawFn, doc: dict[str, Any]) -> dict[str, Any]:
 def small_groups() -> Iterator[None]:
     """Many groups, so that small toolsets exercise the merge."""
     small = {"GROUP_SPREAD": 2, "GROUP_WEIGHT": 0, "GROUP_MAX": 3}
-    saved = {name: getattr(modelcache, name) for name in small}
+    saved = {name: getattr(model_groups, name) for name in small}
     for name, value in small.items():
-        setattr(modelcache, name, value)
+        setattr(model_groups, name, value)
     try:
         yield
     finally:
         for name, value in saved.items():
-            setattr(modelcache, name, value)
+            setattr(model_groups, name, value)
 
 
 def checked(folder: Path, doc: dict[str, Any]) -> Toolset:
@@ -232,7 +233,7 @@ def test_groups_are_content_defined() -> None:
     # Inserting a tool changes at most the group it lands in (and perhaps splits it): the rest stay.
     unchanged = {tuple(t.name for t in g) for g in before} & {tuple(t.name for t in g) for g in after}
     assert len(unchanged) >= len(before) - 2
-    assert all(len(g) <= modelcache.GROUP_MAX for g in before)
+    assert all(len(g) <= model_groups.GROUP_MAX for g in before)
 
 
 def test_light_tools_make_longer_groups_and_no_group_outweighs_the_bound() -> None:
@@ -242,8 +243,8 @@ def test_light_tools_make_longer_groups_and_no_group_outweighs_the_bound() -> No
     # Fewer generator calls for light tools; bounded work for an edit of heavy ones.
     assert len(light_groups) * 3 < len(heavy_groups)
     for group in light_groups + heavy_groups:
-        assert len(group) <= modelcache.GROUP_MAX
-        assert sum(modelcache._weight(t) for t in group[:-1]) < modelcache.GROUP_MAX_WEIGHT
+        assert len(group) <= model_groups.GROUP_MAX
+        assert sum(model_groups._weight(t) for t in group[:-1]) < model_groups.GROUP_MAX_WEIGHT
 
 
 def checked_tool(name: str, properties: int = 1) -> Any:
@@ -287,7 +288,7 @@ def test_a_clash_between_groups_falls_back_to_one_whole_generation(
     def clash(_: object) -> str:
         raise Clash("A")
 
-    monkeypatch.setattr(modelcache, "merge_parts", clash)
+    monkeypatch.setattr(model_groups, "merge_parts", clash)
     assert start_models(toolset, None).result().source == render_models(toolset).source
 
 
@@ -521,15 +522,15 @@ def test_stand_ins_for_shared_classes_change_no_byte(tmp_path_factory: Any, data
         assert {d.code for d in checked_result.diagnostics if d.is_error} == {"name-collision"}
         return
     toolset = checked_result.toolset
-    saved = modelcache.STAND_INS
+    saved = model_groups.STAND_INS
     try:
         with small_groups():
-            modelcache.STAND_INS = False
+            model_groups.STAND_INS = False
             whole = start_models(toolset, None).result()
-            modelcache.STAND_INS = True
+            model_groups.STAND_INS = True
             standing = start_models(toolset, None).result()
     finally:
-        modelcache.STAND_INS = saved
+        model_groups.STAND_INS = saved
     # A group's classes may come in another order (the generator sorts them by what they refer
     # to); every statement is the same, and the module still runs.
     assert _statements(standing.source) == _statements(whole.source)
@@ -546,7 +547,7 @@ def test_groups_import_the_shared_classes_they_only_name(tmp_path: Path) -> None
 
     tools = [{"name": f"t{i}", "inputSchema": schema(i)} for i in range(12)]
     toolset = checked(tmp_path, {"mcpstub": 1, "server": {"name": "s"}, "$defs": shared, "tools": tools})
-    units = modelcache._units(toolset)
+    units = model_groups._units(toolset)
     group = render_models(units[1].toolset)
     # The group's tools name shared classes: imported from the stand-in module, not generated.
     assert f"from {STAND_IN_MODULE} import" in group.source

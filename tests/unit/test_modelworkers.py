@@ -17,15 +17,16 @@ from typing import Any
 
 import pytest
 
-from mcpstub import modelcache, pipeline, validate
-from mcpstub.modelworkers import ModelWorkers
+from mcpstub import pipeline, validate
+from mcpstub.engine import model_groups
+from mcpstub.engine.workers import ModelWorkers
 
 SHARED = {
     "Point": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "integer"}}},
     "Mode": {"enum": ["fast", "slow"]},
 }
 LINUX = sys.platform.startswith("linux")
-_RENDER_UNIT = modelcache._render_unit  # (tests replace it)
+_RENDER_UNIT = model_groups._render_unit  # (tests replace it)
 
 
 def _doc(count: int, last: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -64,27 +65,27 @@ def workers() -> Iterator[ModelWorkers]:
 
 
 @pytest.fixture
-def feeds(monkeypatch: pytest.MonkeyPatch, workers: ModelWorkers) -> Iterator[list[modelcache.ModelFeed]]:
+def feeds(monkeypatch: pytest.MonkeyPatch, workers: ModelWorkers) -> Iterator[list[model_groups.ModelFeed]]:
     """`pipeline.generate` with the workers fed during the check, as a fresh command has (this
     process has the model generator imported, where a fresh command would not), in groups of two
     tools or so; each feed made is listed. No unit is left pending once a run is over."""
-    made: list[modelcache.ModelFeed] = []
+    made: list[model_groups.ModelFeed] = []
 
-    def standby() -> modelcache.ModelFeed:
-        made.append(modelcache.ModelFeed(workers, owned=False))
+    def standby() -> model_groups.ModelFeed:
+        made.append(model_groups.ModelFeed(workers, owned=False))
         return made[-1]
 
-    monkeypatch.setattr(modelcache, "standby_models", standby)
-    monkeypatch.setattr(modelcache, "GROUP_SPREAD", 2)
-    monkeypatch.setattr(modelcache, "GROUP_WEIGHT", 0)
-    monkeypatch.setattr(modelcache, "GROUP_MAX", 3)
+    monkeypatch.setattr(model_groups, "standby_models", standby)
+    monkeypatch.setattr(model_groups, "GROUP_SPREAD", 2)
+    monkeypatch.setattr(model_groups, "GROUP_WEIGHT", 0)
+    monkeypatch.setattr(model_groups, "GROUP_MAX", 3)
     yield made
     for feed in made:
         if feed.stream is not None:
             assert all(f is None or f.done() for f in feed.stream.sent.values()) or _settles(feed)
 
 
-def _settles(feed: modelcache.ModelFeed) -> bool:
+def _settles(feed: model_groups.ModelFeed) -> bool:
     """Whether every unit sent is done (run or dropped) within a few seconds."""
     assert feed.stream is not None
     deadline = time.monotonic() + 10
@@ -97,17 +98,17 @@ def _settles(feed: modelcache.ModelFeed) -> bool:
 
 def _in_one_process(path: Path, monkeypatch: pytest.MonkeyPatch) -> pipeline.Generated:
     with monkeypatch.context() as patch:
-        patch.setattr(modelcache, "WORKERS", False)
-        patch.setattr(modelcache, "standby_models", lambda: None)
+        patch.setattr(model_groups, "WORKERS", False)
+        patch.setattr(model_groups, "standby_models", lambda: None)
         return pipeline.generate(path)
 
 
 def test_groups_are_fed_while_the_check_runs_and_give_the_same_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, feeds: list[modelcache.ModelFeed]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, feeds: list[model_groups.ModelFeed]
 ) -> None:
     path = _write(tmp_path, _doc(40))
     events: list[str] = []
-    real_make, real_run = modelcache._Stream._make, validate._Checker.run
+    real_make, real_run = model_groups._Stream._make, validate._Checker.run
 
     def make(self: Any, unit: Any) -> None:
         events.append("unit")
@@ -118,7 +119,7 @@ def test_groups_are_fed_while_the_check_runs_and_give_the_same_files(
         events.append("checked")
         return result
 
-    monkeypatch.setattr(modelcache._Stream, "_make", make)
+    monkeypatch.setattr(model_groups._Stream, "_make", make)
     monkeypatch.setattr(validate._Checker, "run", run)
     fed = pipeline.generate(path)
     assert len(feeds) == 1 and feeds[0].stream is not None
@@ -129,12 +130,12 @@ def test_groups_are_fed_while_the_check_runs_and_give_the_same_files(
 
 
 def test_units_made_from_a_wrong_guess_are_dropped(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, feeds: list[modelcache.ModelFeed]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, feeds: list[model_groups.ModelFeed]
 ) -> None:
     path = _write(tmp_path, _doc(40))
-    real = modelcache._predicted_roots
+    real = model_groups._predicted_roots
     # A guess of the root class names the check then contradicts: the units fed are not used.
-    monkeypatch.setattr(modelcache, "_predicted_roots", lambda data: {*(real(data) or ()), "Tool0"})
+    monkeypatch.setattr(model_groups, "_predicted_roots", lambda data: {*(real(data) or ()), "Tool0"})
     fed = pipeline.generate(path)
     assert fed.ok and feeds[0].stream is not None
     assert not feeds[0].stream.matches(fed.toolset)  # type: ignore[arg-type]
@@ -155,18 +156,18 @@ def test_units_a_dead_worker_had_are_generated_here(
 ) -> None:
     path = _write(tmp_path, _doc(40))
     own = ModelWorkers()  # a worker dies: the pool takes no more units, these are not shared
-    monkeypatch.setattr(modelcache, "standby_models", lambda: modelcache.ModelFeed(own))
-    monkeypatch.setattr(modelcache, "GROUP_MAX", 3)
-    monkeypatch.setattr(modelcache, "_render_unit", _dies_at_tool7)
+    monkeypatch.setattr(model_groups, "standby_models", lambda: model_groups.ModelFeed(own))
+    monkeypatch.setattr(model_groups, "GROUP_MAX", 3)
+    monkeypatch.setattr(model_groups, "_render_unit", _dies_at_tool7)
     fed = pipeline.generate(path)
     assert fed.ok
     assert not own.alive  # it broke, and said so
-    monkeypatch.setattr(modelcache, "_render_unit", _RENDER_UNIT)
+    monkeypatch.setattr(model_groups, "_render_unit", _RENDER_UNIT)
     assert fed.ours == _in_one_process(path, monkeypatch).ours
 
 
 def test_a_check_that_fails_after_units_were_fed_stops_the_child(
-    tmp_path: Path, feeds: list[modelcache.ModelFeed]
+    tmp_path: Path, feeds: list[model_groups.ModelFeed]
 ) -> None:
     bad = {"name": "last", "inputSchema": {"type": "object", "properties": {"p": {"pattern": "("}}}}
     fed = pipeline.generate(_write(tmp_path, _doc(40, bad)))
@@ -176,10 +177,10 @@ def test_a_check_that_fails_after_units_were_fed_stops_the_child(
 
 
 def test_a_step_that_fails_while_feeding_costs_time_not_the_models(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, feeds: list[modelcache.ModelFeed]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, feeds: list[model_groups.ModelFeed]
 ) -> None:
     path = _write(tmp_path, _doc(40))
-    real, calls = modelcache._Planner.group, [0]
+    real, calls = model_groups._Planner.group, [0]
 
     def group(self: Any, tools: Any) -> Any:
         calls[0] += 1
@@ -187,10 +188,10 @@ def test_a_step_that_fails_while_feeding_costs_time_not_the_models(
             raise RecursionError("deep")
         return real(self, tools)
 
-    monkeypatch.setattr(modelcache._Planner, "group", group)
+    monkeypatch.setattr(model_groups._Planner, "group", group)
     fed = pipeline.generate(path)
     assert fed.ok and feeds[0].stream is not None and feeds[0].stream.broken
-    monkeypatch.setattr(modelcache._Planner, "group", real)
+    monkeypatch.setattr(model_groups._Planner, "group", real)
     assert fed.ours == _in_one_process(path, monkeypatch).ours
 
 
@@ -203,7 +204,7 @@ def test_a_step_that_fails_while_feeding_costs_time_not_the_models(
     ],
 )
 def test_toolsets_the_feed_cannot_follow_are_checked_as_before(
-    tmp_path: Path, feeds: list[modelcache.ModelFeed], defs: str
+    tmp_path: Path, feeds: list[model_groups.ModelFeed], defs: str
 ) -> None:
     path = tmp_path / "tools.yaml"
     tools = "".join(
@@ -250,7 +251,7 @@ def test_workers_end_with_a_run_that_ends_without_stopping_them(tmp_path: Path, 
     mark = tmp_path / "pid"
     code = (
         "import os, sys, time; sys.path.insert(0, sys.argv[2]); import test_modelworkers as t;"
-        " from mcpstub.modelworkers import ModelWorkers; w = ModelWorkers();"
+        " from mcpstub.engine.workers import ModelWorkers; w = ModelWorkers();"
         " w.submit(t._sleeper, sys.argv[1]); t._pid(t.Path(sys.argv[1]));"
         " time.sleep(600 if sys.argv[3] != 'exit' else 0); os._exit(0)"
     )
@@ -273,12 +274,12 @@ def test_closed_workers_take_no_more_units_and_their_child_leaves() -> None:
 
 
 def test_a_watch_session_replaces_dead_workers_a_few_times() -> None:
-    from mcpstub.session import Session  # noqa: PLC0415
+    from mcpstub.engine.session import Session  # noqa: PLC0415
 
     session = Session()
     seen = []
     for _ in range(4):
-        feed = modelcache.session_feed(session)
+        feed = model_groups.session_feed(session)
         assert feed is not None and feed.workers.alive
         seen.append(feed.workers)
         dying = feed.workers.submit(os._exit, 9)
@@ -290,7 +291,7 @@ def test_a_watch_session_replaces_dead_workers_a_few_times() -> None:
             time.sleep(0.01)
         assert not feed.workers.alive
     assert len({id(w) for w in seen}) == 4  # the first and three replacements
-    assert modelcache.session_feed(session) is None  # then this process generates
+    assert model_groups.session_feed(session) is None  # then this process generates
 
 
 def test_a_child_killed_mid_unit_fails_its_units_and_hangs_nothing() -> None:
@@ -310,7 +311,7 @@ def test_a_run_that_ends_while_its_workers_start_leaves_none_holding_its_output(
     """Whenever the run ends (before, while or after the child forks its pool), no process is
     left: a reader of the run's output (`mcpstub generate | cat`) sees its end at once."""
     code = (
-        "import os, sys, time; from mcpstub.modelworkers import ModelWorkers; w = ModelWorkers();"
+        "import os, sys, time; from mcpstub.engine.workers import ModelWorkers; w = ModelWorkers();"
         " w.submit(len, [1]); time.sleep(float(sys.argv[1])); print('done', flush=True); os._exit(0)"
     )
     # Its output ends only once every process holding it has ended: the run's own and each one
@@ -326,7 +327,7 @@ def test_a_run_that_ends_while_its_workers_start_leaves_none_holding_its_output(
 def test_a_worker_whose_starter_is_gone_before_it_starts_leaves_at_once(started_by_parent: bool) -> None:
     """A pool process may start after the child that forked it has ended (a run that needed no
     models): it must not wait for work for ever, holding the run's output open."""
-    from mcpstub.modelworkers import _start_worker  # noqa: PLC0415
+    from mcpstub.engine.workers import _start_worker  # noqa: PLC0415
 
     starter = os.getpid() if started_by_parent else 1  # 1: it was forked by another, now gone
     pid = os.fork()
@@ -344,7 +345,7 @@ def test_a_worker_runs_the_cycle_collector_that_its_starter_paused() -> None:
     generator leaves cycles behind, which a worker must collect, or its memory piles up."""
     import gc  # noqa: PLC0415
 
-    from mcpstub.modelworkers import _start_worker  # noqa: PLC0415
+    from mcpstub.engine.workers import _start_worker  # noqa: PLC0415
 
     gc.disable()
     try:

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpstub import render
+from mcpstub.engine.memory import Memory, remembering
+from mcpstub.engine.pieces import ToolMemo
 from mcpstub.format import GeneratedCodeError, format_files, format_package
 from mcpstub.ir import Tool, Toolset, make_tool_names
-from mcpstub.memo import ToolMemo
-from mcpstub.memory import Memory, remembering
 from mcpstub.pytext import RenderError, text_width, to_literal
 from mcpstub.render import HEADER_PREFIX, render_package, templates_dir
 

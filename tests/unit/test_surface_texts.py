@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpstub import surface
-from mcpstub.session import Session, running
+from mcpstub.engine.session import Session, running
 from mcpstub.surface import tool_digest, wire_chunks
 from tests.functional.test_surface import recompute as whole_digest
 

@@ -3,7 +3,7 @@
 A run outside a session keeps nothing for the next. Within `running(session)`, the stages that can
 reuse earlier work find their store here, each keyed by what its values were made from:
 
-- `models`: each group's models, by the hash of the group's input (`modelcache`);
+- `models`: each group's models, by the hash of the group's input (`engine.model_groups`);
 - `reads`: each toolset file's last read, so that a save is read again by the tools it changed
   (`reread`);
 - `surface_texts`: each tool's text in `surface.json`, by the chunks it was made of (`surface`);
@@ -11,7 +11,7 @@ reuse earlier work find their store here, each keyed by what its values were mad
   compared in memory instead of read back (`write`);
 - `memo_files`, `tools`: what rendering made of each tool, by memo file, and each checked tool
   by the hash of its input (`memo`);
-- `workers`: the model workers, kept warm between runs (`modelworkers`);
+- `workers`: the model workers, kept warm between runs (`engine.workers`);
 - `memory`: what the stages made of the values they saw (`memory`), current within `running`.
 """
 
@@ -24,17 +24,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from mcpstub.memory import Memory, remembering
+from mcpstub.engine.memory import Memory, remembering
 
 # Group models kept at most (a session that has seen this many starts over).
 MAX_MODELS = 4096
 # Times the model workers are replaced when they die (killed, say); then this process generates
-# (`modelcache.session_feed`).
+# (`model_groups.session_feed`).
 WORKER_RESTARTS = 3
 
 
 class Workers(Protocol):
-    """What a session needs of its model workers (`modelworkers.ModelWorkers`)."""
+    """What a session needs of its model workers (`workers.ModelWorkers`)."""
 
     @property
     def alive(self) -> bool:

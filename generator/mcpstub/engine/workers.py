@@ -26,7 +26,7 @@ from concurrent.futures import Future
 from functools import cache, partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mcpstub import memory
+from mcpstub.engine import memory
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection

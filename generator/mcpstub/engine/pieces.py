@@ -18,11 +18,11 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from mcpstub import memory, session
-from mcpstub.cachefiles import RENDER_FOLDER, read_entry, write_entry
-from mcpstub.fastpath import environment_key, generator_fingerprint
+from mcpstub.engine import memory, session
+from mcpstub.engine.fingerprints import condensed
+from mcpstub.engine.stamp import environment_key, generator_fingerprint
+from mcpstub.engine.store import RENDER_FOLDER, read_entry, write_entry
 from mcpstub.ir import ClassName, Example, PythonIdentifier, Tool
-from mcpstub.marshalled import condensed
 
 _MAGIC = b"mcpstub-render-memo 3"
 # What is derived from a checked tool and kept with it in the memo file, so that a tool taken
@@ -49,7 +49,7 @@ def _plain(value: object) -> object:
 
 def tool_plain(tool: Tool) -> tuple[object, ...]:
     """Every field of `tool`, in order, as exact built-in types marshal writes, to hash it by: its
-    schemas' definitions stand as their fingerprints (`marshalled.condensed`)."""
+    schemas' definitions stand as their fingerprints (`fingerprints.condensed`)."""
     return tuple(_plain(_condensed(f.name, getattr(tool, f.name))) for f in fields(Tool))
 
 

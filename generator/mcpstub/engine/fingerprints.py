@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 
-from mcpstub import memory
+from mcpstub.engine import memory
 
 
 def marshalled(value: object) -> bytes:

@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import mcpstub
 from mcpstub import __version__
 from mcpstub.layout import (
     CLIENT_ONLY_FILES,
@@ -70,13 +71,20 @@ def generator_fingerprint() -> str:
     """Hash of all that decides the output besides the toolset and the options: mcpstub's version,
     its code (every module, in every subpackage) and templates, and its environment
     (`environment_key`). Every key of the cache and the stamp's source hash include it."""
-    package = Path(__file__).resolve().parent
-    templates = resource_dir("templates")
     digest = hashlib.sha256(f"{__version__}\0{environment_key()}".encode())
-    for root, pattern in ((package, "*.py"), (templates, "*.jinja")):
-        for path in sorted(root.rglob(pattern)):
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    for root, path in generator_files():
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+def generator_files() -> list[tuple[Path, Path]]:
+    """(folder, file) for every module of the `mcpstub` package and every template."""
+    package, templates = Path(mcpstub.__file__).resolve().parent, resource_dir("templates")
+    return [
+        (root, path)
+        for root, pattern in ((package, "*.py"), (templates, "*.jinja"))
+        for path in sorted(root.rglob(pattern))
+    ]
 
 
 def source_hash(paths: list[Path], policy: str = "", read: Mapping[Path, bytes] | None = None) -> str:
