@@ -533,7 +533,7 @@ def _schema_uri() -> str:
 def cmd_import(args: argparse.Namespace) -> int:
     """Write a toolset that advertises what a server (or a saved tools/list answer) advertises."""
     from mcpstub import importer  # noqa: PLC0415
-    from mcpstub.live import LiveError, is_url, read_live, request_headers  # noqa: PLC0415
+    from mcpstub.server_listing import LiveError, is_url, read_live, request_headers  # noqa: PLC0415
 
     given = [s for s in (args.source, args.server_command) if s is not None]
     if len(given) != 1:
@@ -603,7 +603,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if old is None or new is None or given:
         raise UsageError("give OLD and NEW: files, REV:path, URLs, or --server-command/--new-server-command")
 
-    from mcpstub.live import LiveError, request_headers  # noqa: PLC0415
+    from mcpstub.server_listing import LiveError, request_headers  # noqa: PLC0415
 
     try:
         headers = request_headers(args.header, args.token_env)
@@ -729,7 +729,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 code = args.func(args)
         return code
     except UsageError as exc:
-        from mcpstub.live import shown_url  # noqa: PLC0415
+        from mcpstub.server_listing import shown_url  # noqa: PLC0415
 
         print(f"mcpstub: error: {shown_url(str(exc))}", file=sys.stderr)  # a URL's password stays unsaid
         return EXIT_USAGE

@@ -1,7 +1,7 @@
 """Import: an existing server's `tools/list` answer -> a toolset that advertises the same tools.
 
 `read_listing_file(path)` reads a saved answer (a JSON-RPC response, a `tools/list` result, a bare
-list of tools, or a `surface.json`); a live server's answer comes from `live.read_live`. Either
+list of tools, or a `surface.json`); a live server's answer comes from `server_listing.read_live`. Either
 becomes a `Source`, and `toolset_text(source)` writes the toolset: every tool exactly as the source
 advertised it (key order, schemas, annotations, icons, `_meta`, title, execution), the server info,
 and with `extract_defs` repeated identical subschemas moved into shared `$defs`. What the format
@@ -20,9 +20,9 @@ from typing import Any
 
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import SERVER_INFO_KEYS, to_class_prefix
-from mcpstub.live import Listing
 from mcpstub.load import read_text
 from mcpstub.pointers import escape
+from mcpstub.server_listing import Listing
 from mcpstub.yamltext import dump_yaml
 
 JSON = Any

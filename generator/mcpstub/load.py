@@ -20,8 +20,8 @@ import yaml
 from mcpstub.diagnostics import Diagnostic, Location, error
 from mcpstub.document import MAX_ALIAS_NODES, MAX_DEPTH, Document, JsonPath
 from mcpstub.engine import session
-from mcpstub.jsonread import _astral, _json_data
-from mcpstub.reread import _json_reread, _JsonRead, _keep, _remember_read, _reread
+from mcpstub.engine.jsonread import _astral, _json_data
+from mcpstub.engine.reread import _json_reread, _JsonRead, _keep, _remember_read, _reread
 from mcpstub.yamlread import (
     _build,
     _check_expansion,

@@ -130,7 +130,7 @@ def side_from_live(
     *, command: str | None = None, url: str | None = None, headers: dict[str, str] | None = None
 ) -> Side:
     """A running server's tools as a 2026-07-28 client receives them (no file to locate in)."""
-    from mcpstub.live import LiveError, read_live  # noqa: PLC0415
+    from mcpstub.server_listing import LiveError, read_live  # noqa: PLC0415
 
     try:
         listing = read_live(command=command, url=url, headers=headers)
@@ -258,7 +258,7 @@ def _listing(path: Path, shown: str) -> Side | None:
 def load_source(spec: str, policy: Policy | None = None, headers: dict[str, str] | None = None) -> Side:
     """Any source, told apart by its form: URL (read with `headers`), file (snapshot, listing or
     toolset), or REV:path."""
-    from mcpstub.live import is_url  # noqa: PLC0415
+    from mcpstub.server_listing import is_url  # noqa: PLC0415
 
     if is_url(spec):  # any scheme: check_url refuses what is not http(s) on the loopback
         return side_from_live(url=spec, headers=headers)

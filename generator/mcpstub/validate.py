@@ -32,6 +32,7 @@ from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.document import Document, JsonPath
 from mcpstub.elicitations import check_elicitations
 from mcpstub.engine.fingerprints import marshalled
+from mcpstub.engine.jsonread import _holds_as_double, all_finite
 from mcpstub.engine.pieces import ToolMemo, check_key
 from mcpstub.errortext import describe_error, describe_path, echo_value, shortened
 from mcpstub.ir import (
@@ -45,7 +46,6 @@ from mcpstub.ir import (
     to_class_prefix,
     to_identifier,
 )
-from mcpstub.jsonread import _holds_as_double, all_finite
 from mcpstub.keywords import KNOWN_2020_12, Lint, comma_hint, invalid_value_hint, lint_schema
 from mcpstub.load import load_document
 from mcpstub.pointers import resolve, split_fragment

@@ -24,7 +24,7 @@ from mcpstub.document import (
     _Loader,
     _mark_loc,
 )
-from mcpstub.jsonread import _JSON_START
+from mcpstub.engine.jsonread import _JSON_START
 
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _BOOL_TRUE = re.compile(r"^(?:true|True|TRUE)$")

@@ -17,7 +17,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from mcpstub import cli, live
+from mcpstub import cli, server_listing
 from mcpstub.pipeline import check_toolset
 
 COMMON = """\
@@ -270,7 +270,7 @@ def test_a_server_that_writes_junk_then_hangs_is_stopped_and_said_why(
 ) -> None:
     # The client reads on after a line that is not JSON-RPC (a banner), so the run waits for the
     # timeout; the message then says what the server wrote, not only that time ran out.
-    monkeypatch.setattr(live, "TIMEOUT_SECONDS", 3.0)
+    monkeypatch.setattr(server_listing, "TIMEOUT_SECONDS", 3.0)
     hang = "import sys, time; print('starting up'); sys.stdout.flush(); time.sleep(600)"
     command = f"{sys.executable} -c {shlex.quote(hang)}"
     started = time.monotonic()

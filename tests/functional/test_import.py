@@ -13,8 +13,8 @@ import pytest
 
 from mcpstub import cli
 from mcpstub.importer import extract_shared, same
-from mcpstub.live import read_live
 from mcpstub.pipeline import check_toolset
+from mcpstub.server_listing import read_live
 from tests.functional.helpers import imported
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ import pytest
 import rfc8785
 
 from mcpstub import cli
-from mcpstub.live import read_live
 from mcpstub.pipeline import check_toolset
+from mcpstub.server_listing import read_live
 from mcpstub.surface import digests
 from tests.functional.helpers import imported, write_package
 

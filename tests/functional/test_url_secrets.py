@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mcpstub import cli
-from mcpstub.live import LiveError, read_live, shown_url
+from mcpstub.server_listing import LiveError, read_live, shown_url
 
 TOOLSET = "mcpstub: 1\nserver: {name: s}\ntools:\n  - {name: t, inputSchema: {type: object}}\n"
 

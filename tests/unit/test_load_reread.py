@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from benchmarks.bench_edit import _PlainDumper
 from benchmarks.toolset import build_shaped, edit_tools
-from mcpstub import load, reread
+from mcpstub import load
+from mcpstub.engine import reread
 from mcpstub.engine.session import Session, running
 from mcpstub.load import parse_document
 from mcpstub.pipeline import check_toolset

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.toolset import build_shaped, edit_tools
-from mcpstub import load, reread
+from mcpstub import load
+from mcpstub.engine import reread
 from mcpstub.engine.session import Session, running
 from mcpstub.load import parse_document
 from tests.unit.test_load_fastpath import _exact, _paths

@@ -85,7 +85,7 @@ def run(
         old = load(old_spec)
         new = load(new_spec)
     except SourceError as exc:
-        from mcpstub.live import shown_url  # noqa: PLC0415
+        from mcpstub.server_listing import shown_url  # noqa: PLC0415
 
         print(f"mcpstub: error: {shown_url(str(exc))}", file=sys.stderr)  # a URL's password stays unsaid
         return EXIT_USAGE

@@ -14,7 +14,7 @@ from typing import Any
 
 from mcpstub.document import MAX_DEPTH, Document
 from mcpstub.engine import session
-from mcpstub.jsonread import (
+from mcpstub.engine.jsonread import (
     _depth_within,
     _json_alike,
     _NotYamlAlike,
