@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -151,15 +152,38 @@ def _dies_at_tool7(unit: Any) -> Any:
     return _RENDER_UNIT(unit)
 
 
+def _dies_answering_at_tool7(unit: Any) -> Any:
+    """As `_dies_at_tool7`, but the worker dies halfway through sending the group's models back,
+    holding the pool's lock for answers and leaving a message cut short: the pool never learns
+    that it broke."""
+    if multiprocessing.parent_process() is not None and any(t.name == "tool7" for t in unit.tools):
+        import struct  # noqa: PLC0415
+        from multiprocessing import connection  # noqa: PLC0415
+
+        def half(self: Any, buf: Any) -> None:
+            data = bytes(buf)
+            self._send(struct.pack("!i", len(data)) + data[: len(data) // 2])
+            os._exit(9)
+
+        connection.Connection._send_bytes = half  # type: ignore[method-assign]
+    return _RENDER_UNIT(unit)
+
+
+@pytest.mark.parametrize("dies", [_dies_at_tool7, _dies_answering_at_tool7], ids=["working", "answering"])
 def test_units_a_dead_worker_had_are_generated_here(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dies: Any
 ) -> None:
     path = _write(tmp_path, _doc(40))
     own = ModelWorkers()  # a worker dies: the pool takes no more units, these are not shared
     monkeypatch.setattr(model_groups, "standby_models", lambda: model_groups.ModelFeed(own))
     monkeypatch.setattr(model_groups, "GROUP_MAX", 3)
-    monkeypatch.setattr(model_groups, "_render_unit", _dies_at_tool7)
-    fed = pipeline.generate(path)
+    monkeypatch.setattr(model_groups, "_render_unit", dies)
+    done: list[Any] = []
+    run = threading.Thread(target=lambda: done.append(pipeline.generate(path)), daemon=True)
+    run.start()
+    run.join(timeout=120)
+    assert done, "the run hung on the dead worker"
+    fed = done[0]
     assert fed.ok
     assert not own.alive  # it broke, and said so
     monkeypatch.setattr(model_groups, "_render_unit", _RENDER_UNIT)

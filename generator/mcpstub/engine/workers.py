@@ -181,6 +181,8 @@ def _serve_units(run: int, units: Connection, results: Connection) -> None:  # p
     pool = ProcessPoolExecutor(cores(), mp_context=fork, initializer=_start_worker, initargs=(os.getpid(),))
     # Every process of the pool is forked now, before this process starts a thread of its own.
     pool.submit(_nothing, None).result()
+    processes = list(pool._processes.values())
+    threading.Thread(target=_leave_with_the_first, args=(processes,), daemon=True).start()
     sending = threading.Lock()
 
     def answer(ticket: int, future: Future[Any]) -> None:
@@ -209,6 +211,17 @@ def _serve_units(run: int, units: Connection, results: Connection) -> None:  # p
         except Exception:
             break
     # The pool's processes end with this one (`_start_worker`).
+
+
+def _leave_with_the_first(processes: list[Any]) -> None:  # pragma: no cover - the child
+    """Leave as soon as a process of the pool ends (killed, say), and the caller generates what is
+    left. The pool finds most deaths itself (`BrokenExecutor`), but not one that comes while a
+    process sends an answer: that one holds the pool's lock for answers and leaves a message cut
+    short, and the pool would wait for the rest of it for ever."""
+    from multiprocessing.connection import wait  # noqa: PLC0415
+
+    wait([process.sentinel for process in processes])
+    os._exit(0)
 
 
 def _pickled(fn: Callable[[Any], Any], arg: Any) -> bytes:
