@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from mcpstub.write import Plan
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+EXIT_OUTPUT_LOST = 120  # what an interpreter exits with when it cannot flush its output
 
 # True once `run()` runs the command: the process ends with it (`leave()`).
 _LEAVING = [False]
@@ -738,11 +739,48 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into a command that stopped reading (`| head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OutputLost as exc:  # (under `run()`)
+        print(f"mcpstub: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is left goes nowhere
+        return EXIT_OUTPUT_LOST
+
+
+class OutputLost(OSError):
+    """Standard output could not be written (a full disk, say)."""
+
+
+class _Output:
+    """Standard output under `run()`: an error writing it is told apart from any other OSError."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            written: int = self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputLost(exc.errno, exc.strerror) from exc
+        return written
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputLost(exc.errno, exc.strerror) from exc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def run() -> NoReturn:
     """The `mcpstub` command: `main()`, then `leave()` with its code."""
     _LEAVING[0] = True
+    if sys.stdout is not None:
+        sys.stdout = _Output(sys.stdout)
     leave(main())
 
 
@@ -761,7 +799,7 @@ def leave(code: int) -> NoReturn:
         except BrokenPipeError:  # a reader that stopped reading (`| head`), as main() treats it
             pass
         except OSError as exc:  # output lost (a full disk): said, and the exit code an exit gives
-            code = 120
+            code = EXIT_OUTPUT_LOST
             if stream is sys.stdout and sys.stderr is not None:
                 try:
                     print(f"mcpstub: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)

@@ -254,10 +254,29 @@ def test_a_command_started_with_its_output_closed_still_succeeds(tmp_path: Path)
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-def test_output_lost_to_a_full_disk_is_said_and_fails(tmp_path: Path) -> None:
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize(
+    "command",
+    [["validate"], ["generate", "--out", "pkg"], ["generate", "--out", "pkg", "--diff"]],
+    ids=["validate", "generate", "diff"],  # the last prints the whole package: more than a buffer
+)
+def test_output_lost_to_a_full_disk_is_said_and_fails(
+    tmp_path: Path, unbuffered: bool, command: list[str]
+) -> None:
+    """Output that cannot be written is said in one line, with the exit code an interpreter gives,
+    whether it is lost while the command runs (unbuffered, or more than a buffer) or at its exit."""
     (tmp_path / "tools.yaml").write_text(GOOD)
+    argv = [command[0], "tools.yaml", *command[1:]]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
     with Path("/dev/full").open("w") as full:
-        done = _buffered(tmp_path, ["validate", "tools.yaml"], stdout=full, stderr=subprocess.PIPE)
+        if unbuffered:
+            done = subprocess.run(
+                [sys.executable, "-m", "mcpstub", *argv], check=False, cwd=tmp_path, text=True, timeout=120,
+                stdout=full, stderr=subprocess.PIPE, env=env,
+            )  # fmt: skip
+        else:
+            done = _buffered(tmp_path, argv, stdout=full, stderr=subprocess.PIPE)
     assert done.returncode == 120  # as an interpreter's exit reports it
     assert done.stderr == "mcpstub: error: cannot write the output: No space left on device\n"
 
