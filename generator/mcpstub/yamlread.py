@@ -63,6 +63,17 @@ def _offset_loc(file: str, data: bytes, offset: int) -> Location:
     return Location(file, line, offset - start + 1)
 
 
+def _reader_loc(file: str, text: str, position: int) -> Location:
+    """Where the YAML reader's `position` is: libyaml counts UTF-8 bytes, PyYAML characters."""
+    if hasattr(yaml, "CSafeLoader") and issubclass(_Loader, yaml.CSafeLoader):
+        data = text.encode("utf-8", "surrogatepass")[: max(position, 0)]
+        before = data.decode("utf-8", "replace")
+    else:
+        before = text[: max(position, 0)]
+    line = before.count("\n") + 1
+    return Location(file, line, len(before) - (before.rfind("\n") + 1) + 1)
+
+
 def _decode(file: str, raw: bytes) -> str:
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
@@ -80,6 +91,12 @@ def _decode(file: str, raw: bytes) -> str:
 
 
 def _yaml_error(file: str, text: str, exc: yaml.YAMLError) -> Diagnostic:
+    if isinstance(exc, yaml.reader.ReaderError):  # a character YAML does not allow: no mark, an offset
+        code = exc.character
+        shown = f"U+{code:04X}" if isinstance(code, int) else repr(code)
+        message = f"invalid YAML: the character {shown} is not allowed here ({exc.reason})"
+        hint = "remove it, or write it as an escape (\\xNN, \\uNNNN) in a double-quoted string"
+        return error("yaml-syntax", message, _reader_loc(file, text, exc.position), hint)
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     loc = _mark_loc(file, mark) if mark is not None else Location(file, 1, 1)
     problem = getattr(exc, "problem", None) or str(exc)

@@ -103,6 +103,24 @@ def test_invalid_utf8_points_at_the_byte() -> None:
     assert diagnostics == [("invalid-utf8", 2, 20)]
 
 
+@pytest.mark.parametrize("character", ["\x07", "\x00", "\ufffe", "\x1b"])
+@pytest.mark.parametrize(
+    "before",
+    [
+        "mcpstub: 1\ntools: [] # ",
+        'mcpstub: 1\nserver: {name: "é€',
+        "# 😀 ünï\nmcpstub: 1\nserver: {name: 'a𝄞",
+    ],
+)
+def test_a_character_yaml_does_not_allow_is_located_where_it_stands(before: str, character: str) -> None:
+    """The reader reports an offset, not a line and a column: counted as characters, past any
+    multi-byte ones, and shown by its code point, not as the reader's own text."""
+    _, diagnostics = parse_document("tools.yaml", Path("tools.yaml"), (before + character + "\n").encode())
+    line, col = before.count("\n") + 1, len(before) - before.rfind("\n")
+    assert [(d.code, d.location.line, d.location.col) for d in diagnostics] == [("yaml-syntax", line, col)]
+    assert f"U+{ord(character):04X}" in diagnostics[0].message and "position" not in diagnostics[0].message
+
+
 def test_utf8_bom_is_accepted() -> None:
     data, diagnostics, _ = parse(b"\xef\xbb\xbfa: caf\xc3\xa9\n")
     assert diagnostics == []
