@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 from mcpstub.ir import Toolset, to_class_prefix
@@ -36,7 +36,7 @@ _AT_REFERENCE = ("title", "description", "default", "examples", "deprecated")
 _NOT_ALNUM = re.compile(r"[^0-9a-z]")
 
 
-@cache
+@lru_cache(maxsize=65536)
 def _norm(name: str) -> str:
     """A name as class names compare: case and separators do not count."""
     return _NOT_ALNUM.sub("", name.casefold()) or name

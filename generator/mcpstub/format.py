@@ -63,12 +63,6 @@ def black_mode() -> Mode:
     return Mode(target_versions={TargetVersion.PY311}, line_length=LINE_LENGTH)
 
 
-def __getattr__(name: str) -> Any:
-    if name == "MODE":  # `format.MODE`, without importing black at generation time
-        return black_mode()
-    raise AttributeError(name)
-
-
 def format_with_black(text: str) -> str:
     """What black makes of a file (tests only: generated files must come out unchanged)."""
     import black  # noqa: PLC0415

@@ -11,7 +11,7 @@ from __future__ import annotations
 import keyword
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import lru_cache
 from typing import Any, Literal
 
 JSON = Any
@@ -43,7 +43,7 @@ def split_words(name: str) -> list[str]:
     return _WORD.findall(re.sub(r"[^A-Za-z0-9]+", " ", name))
 
 
-@cache
+@lru_cache(maxsize=65536)
 def to_identifier(name: str) -> PythonIdentifier:
     """`get-User.v2` -> `get_user_v2`; keywords and reserved names get a `_` suffix."""
     words = [w.lower() for w in split_words(name)]
@@ -55,7 +55,7 @@ def to_identifier(name: str) -> PythonIdentifier:
     return PythonIdentifier(text)
 
 
-@cache
+@lru_cache(maxsize=65536)
 def to_class_prefix(name: str) -> ClassName:
     """`get_forecast` -> `GetForecast`."""
     words = split_words(name)

@@ -1,7 +1,8 @@
-"""Pipeline: the pure function from a toolset file to generated files plus diagnostics.
+"""Pipeline: from a toolset file to the generated files and diagnostics, top to bottom.
 
-`check_toolset(path)` loads and validates; `generate(path, package)` also renders the package. Neither
-writes anything: `write.py` is the only stage that touches the disk.
+`check_toolset(path)` loads and validates; `generate(path)` also renders the package. Neither writes
+the package (`write.py` does): what they write is the cache (`cache_dir`), which the engine keeps
+by what its entries are made of, so the files are the same with it or without it.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterator
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,7 @@ from mcpstub.ir import (
     ClassName,
     Dialect,
     Example,
+    PythonIdentifier,
     Tool,
     Toolset,
     elicitation_class,
@@ -223,7 +224,7 @@ def schema_dialect(schema: Any) -> Dialect | None:
     return None
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _is_regex(pattern: str) -> bool:
     """True when the schema validator accepts `pattern` (ECMA-262 flavour, not Python's `re`)."""
     try:
@@ -233,7 +234,7 @@ def _is_regex(pattern: str) -> bool:
     return True
 
 
-@cache
+@lru_cache(maxsize=8)
 def _meta_validator(dialect: Dialect) -> Any:
     """The Python meta-schema validator, which explains failures precisely."""
     import jsonschema  # noqa: PLC0415 - slow to import, and only needed for messages
@@ -680,7 +681,9 @@ class _Checker:
             self._compiled_definitions[key] = known
         return known is not None and known <= pointers
 
-    def _tool(self, path: JsonPath, raw: dict[str, Any], ident: str, prefix: ClassName) -> Tool | None:
+    def _tool(
+        self, path: JsonPath, raw: dict[str, Any], ident: PythonIdentifier, prefix: ClassName
+    ) -> Tool | None:
         # Compiled schemas serve this tool's examples only: an earlier tool's are let go, which
         # bounds what checking a large toolset holds in memory.
         self._validators.clear()
@@ -722,7 +725,7 @@ class _Checker:
             advertised["outputSchema"] = output_schema
         return Tool(
             name=raw["name"],
-            identifier=to_identifier(raw["name"]),
+            identifier=ident,
             class_prefix=prefix,
             input_class=ClassName(prefix + "Input"),
             output_class=ClassName(prefix + "Output") if output_schema is not None else None,

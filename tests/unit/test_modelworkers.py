@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from mcpstub import pipeline, validate
+from mcpstub.classnames import root_names
 from mcpstub.engine import model_groups
 from mcpstub.engine.workers import ModelWorkers
 
@@ -128,6 +129,29 @@ def test_groups_are_fed_while_the_check_runs_and_give_the_same_files(
     assert fed.ok
     alone = _in_one_process(path, monkeypatch)
     assert fed.ours == alone.ours and fed.yours == alone.yours
+
+
+CONFIRM = {"confirm": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}
+
+
+@pytest.mark.parametrize("asks", [{}, CONFIRM])
+@pytest.mark.parametrize("outputs", [False, True])
+def test_the_guess_of_root_class_names_is_what_the_check_finds(
+    tmp_path: Path, asks: dict[str, Any], outputs: bool
+) -> None:
+    """Units are fed on a guess of the toolset's root class names made from its tools' names; a
+    wrong guess costs the units fed, so the guess must hold for every kind of root: inputs,
+    outputs, shared definitions and what a tool may ask its user."""
+    doc = _doc(6)
+    for raw in doc["tools"]:
+        if asks:
+            raw["elicitations"] = asks
+        if not outputs:
+            raw.pop("outputSchema", None)
+    path = _write(tmp_path, doc)
+    checked = pipeline.check_toolset(path)
+    assert checked.toolset is not None and checked.document is not None
+    assert model_groups._predicted_roots(checked.document.data) == root_names(checked.toolset)
 
 
 def test_units_made_from_a_wrong_guess_are_dropped(

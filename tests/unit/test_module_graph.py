@@ -103,9 +103,19 @@ _CONTAINERS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Co
 
 def module_state(source: str) -> list[str]:
     """Names a module binds at its top level to a mutable container it could fill as it runs: an
-    empty `{}`, `[]`, `set()` and the like, a one-item list (a switch), or a store's instance."""
+    empty `{}`, `[]`, `set()` and the like, a one-item list (a switch), or a store's instance; and
+    functions of arguments whose results are kept without bound (`@cache`, `lru_cache(None)`),
+    which grow with every name a long `--watch` session sees. A bounded cache of a pure function,
+    or a cache of a function without arguments (a constant made when first needed), is no state."""
     found = []
     for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.args.args:
+            for decorator in node.decorator_list:
+                text = ast.unparse(decorator)
+                if text in {"cache", "functools.cache", "lru_cache", "functools.lru_cache"} or (
+                    "lru_cache(" in text and "maxsize=None" in text
+                ):
+                    found.append(node.name)
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -132,4 +142,7 @@ def test_no_stage_keeps_module_level_state() -> None:
 
 def test_module_state_is_found() -> None:
     source = "A = {}\nB: dict[int, str] = {}\nC = [False]\nD = set()\nE = memory.Memory()\n"
+    grows = "@cache\ndef f(x): pass\n@lru_cache(maxsize=None)\ndef g(x): pass\n"
+    fine = "@cache\ndef h(): pass\n@lru_cache(maxsize=64)\ndef i(x): pass\n"
+    assert module_state(grows + fine) == ["f", "g"]
     assert module_state(source + "F = {1: 2}\nG = (1,)\nH = {'x'}\nI = [1, 2]\n") == ["A", "B", "C", "D", "E"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 import jsonschema_rs
@@ -109,18 +109,18 @@ def _refuses(dialect: str, schema: JSON, instances: tuple[JSON, ...]) -> bool:
     return any(not check(i) for i in instances)
 
 
-@cache
+@lru_cache(maxsize=8)
 def active_keywords(dialect: str) -> frozenset[str]:
     """The keywords the dialect's server validator applies."""
     return frozenset(k for k, (s, bad) in _PROBES.items() if _refuses(dialect, s, (bad,)))
 
 
-@cache
+@lru_cache(maxsize=1024)
 def _asserts_format(dialect: str, name: str) -> bool:
     return _refuses(dialect, {"format": name}, FORMAT_PROBES)
 
 
-@cache
+@lru_cache(maxsize=1024)
 def _asserts_content(dialect: str, canon: str) -> bool:
     return _refuses(dialect, json.loads(canon), CONTENT_PROBES)
 

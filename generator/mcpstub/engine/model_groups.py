@@ -37,7 +37,7 @@ from mcpstub.engine.pieces import MODELS_DIGEST, tool_plain
 from mcpstub.engine.stamp import generator_fingerprint
 from mcpstub.engine.store import MODELS_FOLDER, read_entry, write_entry
 from mcpstub.engine.workers import ModelWorkers, available
-from mcpstub.ir import Tool, Toolset, to_class_prefix
+from mcpstub.ir import Tool, Toolset, elicitation_class, to_class_prefix
 from mcpstub.model_merge import Clash, Part, merge_parts, split_source
 from mcpstub.models import DATA_KEYWORDS, ModelsResult, render_models
 from mcpstub.pointers import split_fragment
@@ -453,6 +453,9 @@ def _predicted_roots(data: Any) -> set[str] | None:
         roots.add(prefix + "Input")
         if raw.get("outputSchema") is not None:
             roots.add(prefix + "Output")
+        asks = raw.get("elicitations")
+        if isinstance(asks, dict):
+            roots.update(elicitation_class(name, key) for key in asks if isinstance(key, str))
     return roots
 
 
