@@ -22,6 +22,7 @@ import difflib
 import os
 import re
 import secrets
+import signal
 import stat
 import time
 from collections.abc import Callable, Iterator
@@ -463,6 +464,30 @@ def apply(p: Plan, encoded: Callable[[str, str], bytes] = _utf8) -> None:
     """
     if not (p.changes or p.removals or p.leftovers):
         return
+    with _interrupts_deferred():
+        _apply(p, encoded)
+
+
+@contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Ctrl-C while the files are replaced takes effect once the package is whole again, new or as
+    it was: between two steps it would leave a file staged, kept or replaced that the rollback
+    does not know of yet. (Where a signal handler cannot be set, off the main thread, as it comes.)"""
+    caught: list[int] = []
+    try:
+        before = signal.signal(signal.SIGINT, lambda number, _: caught.append(number))
+    except ValueError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+        if caught:
+            signal.raise_signal(signal.SIGINT)
+
+
+def _apply(p: Plan, encoded: Callable[[str, str], bytes]) -> None:
     marker = p.out / WRITING_MARKER
     p.out.mkdir(parents=True, exist_ok=True)
     marker.write_text("mcpstub generate is writing this package; if no run is going on, run it again\n")

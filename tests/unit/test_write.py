@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import time
 from pathlib import Path
@@ -186,6 +187,43 @@ def test_a_failure_at_any_step_puts_every_file_back(
     with pytest.raises(OSError, match="disk full"):
         apply(steps)
     assert tree(out) == before  # every file as it was, no temporary file left behind
+
+
+@pytest.mark.parametrize("step", ["_keep", "_stage", "replace", "write_text", "unlink"])
+@pytest.mark.parametrize("at", range(1, 5))
+def test_ctrl_c_at_any_step_leaves_the_new_package_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, at: int
+) -> None:
+    """Ctrl-C lands between any two steps of replacing the files (a file kept, staged, moved into
+    place, the marker written, a leftover removed): the run stops once the package is whole, with
+    nothing of its own left beside it (no marker, no staged file, no backup)."""
+    out = tmp_path / "pkg"
+    first = {"a.py": ours("A = 1\n"), "b.py": ours("B = 1\n"), "old.py": ours("OLD\n")}
+    apply(plan(out, first, {}, set()))
+    (out / ".a.py.0123abcd.mcpstub-tmp").write_text("left by a run that was killed")
+    second = {"a.py": ours("A = 2\n"), "b.py": ours("B = 2\n"), "new.py": ours("N\n")}
+    steps = plan(out, second, {}, set(), optional=("old.py",))
+    assert steps.leftovers
+    target = write.os if step in {"replace", "unlink"} else write if step.startswith("_") else Path
+    real = getattr(target, step)
+    calls = [0]
+
+    def interrupted(*args: object, **kwargs: object) -> object:
+        done = real(*args, **kwargs)
+        calls[0] += 1
+        if calls[0] == at:
+            signal.raise_signal(signal.SIGINT)  # as a Ctrl-C between this step and the next
+        return done
+
+    monkeypatch.setattr(target, step, interrupted)
+    stopped = False
+    try:
+        apply(steps)
+    except KeyboardInterrupt:
+        stopped = True
+    monkeypatch.undo()
+    assert stopped == (calls[0] >= at)  # said once the package is whole (when the step came)
+    assert tree(out) == second
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
