@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from mcpstub.engine import pieces as memo_module
 from mcpstub.engine.memory import Memory
-from mcpstub.engine.pieces import ToolMemo
+from mcpstub.engine.pieces import TOOL_KEY, ToolMemo
 from mcpstub.engine.session import Session, running
 from mcpstub.pipeline import check_toolset, generate
 from mcpstub.render import render_package
@@ -353,6 +353,26 @@ def test_what_a_memory_keeps_stays_within_its_budget() -> None:
     assert len(kept._keyed) + len(kept._objects) < 40  # it started over, more than once
     assert kept.keyed("text", b"never put", lambda: None) is None
     assert kept.known("list", [0]) is None  # an equal object is another object
+
+
+def test_a_session_lets_go_of_what_it_made_of_objects_it_no_longer_holds(tmp_path: Path) -> None:
+    """A `--watch` session's memory would otherwise keep every earlier read's schemas alive (its
+    entries hold their objects); what it made of the tools it still holds stays."""
+    _toolset(tmp_path)
+    path = tmp_path / "tools.json"
+    kept = Session()
+    with running(kept):
+        generate(path, "tools.json", cache_dir=tmp_path / "cache")
+    tools = list(kept.tools.values())
+    assert tools and all(kept.memory.known(TOOL_KEY, tool) is not None for tool in tools)
+    schemas = [tool.input_schema for tool in tools]
+    assert any(kept.memory.known("condensed", schema) is not None for schema in schemas)
+    with running(kept):
+        assert all(kept.memory.known(TOOL_KEY, tool) is not None for tool in tools)
+        assert all(kept.memory.known("condensed", schema) is None for schema in schemas)
+    spent = kept.memory._spent
+    kept.memory.forget_objects()
+    assert not kept.memory._objects and kept.memory._spent < spent
 
 
 def test_what_only_serves_the_next_run_is_left_until_the_files_are_written(tmp_path: Path) -> None:

@@ -11,12 +11,14 @@ nothing is kept: each value is made again, and the files are the same. Two kinds
   (bytes, texts), so a value found is the one that would be made again: nothing to invalidate.
 
 A memory past its budget (bytes of the texts it holds, plus a little per entry) starts over, so a
-long session stays bounded whatever toolsets it sees.
+long session stays bounded whatever toolsets it sees; and a session lets go of the entries made of
+objects it no longer holds at the start of each run (`forget_objects`): they would keep those
+objects alive, which weigh more than what is counted of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
@@ -32,7 +34,7 @@ class Memory:
     """Values by the object or the key they were made of; see the module's docstring."""
 
     def __init__(self, budget: int = 256_000_000) -> None:
-        self._objects: dict[tuple[str, int], tuple[object, Any]] = {}
+        self._objects: dict[tuple[str, int], tuple[object, Any, int]] = {}
         self._keyed: dict[tuple[str, Hashable], Any] = {}
         self._spent = 0
         self._budget = budget
@@ -54,8 +56,14 @@ class Memory:
 
     def put(self, kind: str, obj: object, value: Any) -> None:
         """Remember `value` as `of(kind, obj, ...)` would have made it."""
-        self._spend(value)
-        self._objects[(kind, id(obj))] = (obj, value)
+        self._objects[(kind, id(obj))] = (obj, value, self._spend(value))
+
+    def forget_objects(self, held: Iterable[object] = ()) -> None:
+        """Let go of every entry made of an object, except of those `held` (by identity)."""
+        ids = {id(obj) for obj in held}
+        kept = {key: hit for key, hit in self._objects.items() if key[1] in ids}
+        self._spent -= sum(hit[2] for key, hit in self._objects.items() if key not in kept)
+        self._objects = kept
 
     def keyed(self, kind: str, key: Hashable, make: Callable[..., T], *args: Any) -> T:
         """`make(*args)`, made once per key."""
@@ -67,7 +75,7 @@ class Memory:
         found: T = value
         return found
 
-    def _spend(self, *parts: object) -> None:
+    def _spend(self, *parts: object) -> int:
         cost = _ENTRY
         for part in parts:
             for item in part if isinstance(part, tuple) else (part,):
@@ -78,6 +86,7 @@ class Memory:
             self._objects.clear()
             self._keyed.clear()
             self._spent = cost
+        return cost
 
 
 _CURRENT: ContextVar[Memory | None] = ContextVar("mcpstub_memory", default=None)

@@ -86,6 +86,9 @@ def running(session: Session | None) -> Iterator[Session | None]:
         if session is None:
             yield session
         else:
+            # What the last runs made of objects the session no longer holds is let go; of its
+            # checked tools (the same object for the same input) it is kept.
+            session.memory.forget_objects(session.tools.values())
             with remembering(session.memory):
                 yield session
     finally:
