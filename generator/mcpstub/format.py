@@ -1,14 +1,15 @@
 """Format stage: Python text laid out as black lays it out, and proof that every file compiles.
 
-`format_piece(text)` is a pure function from a piece of generated Python (a group's models) to the
-text black (the pinned `MODE` below) would write: string quotes, numbers and long bracketed lines
-are laid out by hand, and a statement the hand layout does not cover is formatted by black itself.
-The templates and `pytext.to_literal` write the other files that way already. Black on every
-piece was measured 10-30 times slower where layout matters (README, Performance), so it runs on
-whole files only in the tests that hold the layout to it (`format_with_black`). A file that does
-not compile is a generator bug, never a user mistake: `GeneratedCodeError`, the text attached.
+`format_piece(text)` is a pure function from a piece of generated Python (a group's models, in the
+models stage) to the text black (`black_mode()`) would write: string quotes, numbers and long
+bracketed lines are laid out by hand, and a statement the hand layout does not cover is formatted
+by black itself. The templates and `pytext.to_literal` write the other files that way already.
+Black on every piece was measured 10-30 times slower where layout matters, and ruff's formatter,
+a process a call, 1.07-1.12 times the cold run (docs/performance.md), so black runs on whole files
+only in the tests that hold the layout to it (`format_with_black`). `compile_files` proves every
+file compiles: one that does not is a generator bug, never a user mistake (`GeneratedCodeError`,
+the text attached).
 """
-
 from __future__ import annotations
 
 import ast
@@ -23,7 +24,7 @@ from mcpstub.engine.pieces import ToolMemo
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.pytext import class_header, import_order, text_width
 
-__all__ = ["GeneratedCodeError", "format_files", "format_package"]
+__all__ = ["GeneratedCodeError", "compile_files", "compile_package"]
 
 if TYPE_CHECKING:
     from black.mode import Mode
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from mcpstub.render import RenderedPackage
 
 
-def format_files(
+def compile_files(
     files: Mapping[str, str], proven: Collection[str] = (), memo: ToolMemo | None = None
 ) -> dict[str, str]:
     """Compile-check every `.py` file not `proven` to compile (nor known to `memo`); return them."""
@@ -44,13 +45,13 @@ def format_files(
     return dict(files)
 
 
-def format_package(package: RenderedPackage) -> RenderedPackage:
-    """`format_files` over both halves of a rendered package."""
+def compile_package(package: RenderedPackage) -> RenderedPackage:
+    """`compile_files` over both halves of a rendered package."""
     from mcpstub.render import RenderedPackage  # noqa: PLC0415 - the models' layout needs no templates
 
     return RenderedPackage(
-        ours=format_files(package.ours, package.proven),
-        yours=format_files(package.yours, package.proven),
+        ours=compile_files(package.ours, package.proven),
+        yours=compile_files(package.yours, package.proven),
         proven=package.proven,
     )
 

@@ -121,7 +121,7 @@ def render(
     `memo`, if given, is the one the check used.
     """
     from mcpstub.engine.model_groups import ModelCache, start_models  # noqa: PLC0415
-    from mcpstub.format import format_files  # noqa: PLC0415 - heavy imports, only when generating
+    from mcpstub.format import compile_files  # noqa: PLC0415 - heavy imports, only when generating
     from mcpstub.pytext import RenderError  # noqa: PLC0415
     from mcpstub.render import models_file, render_package  # noqa: PLC0415
 
@@ -135,8 +135,9 @@ def render(
         except RenderError as exc:
             problem = error("render-failed", str(exc), Location(toolset.source_name, 1, 1))
             return Generated({}, {}, [problem], toolset)
-        ours = format_files({k: v for k, v in package.ours.items() if k != "models.py"}, package.proven, memo)
-        yours = format_files(package.yours, package.proven, memo)
+        others = {k: v for k, v in package.ours.items() if k != "models.py"}
+        ours = compile_files(others, package.proven, memo)
+        yours = compile_files(package.yours, package.proven, memo)
         hashes = Hashing(ours)  # while the models are finished elsewhere
         models = pending.result()
     finally:
@@ -145,7 +146,7 @@ def render(
     if has_errors(diagnostics):
         return Generated({}, {}, diagnostics, toolset)
     proven = {"models.py"} if pending.merged else set()
-    ours.update(format_files({"models.py": models_file(toolset, models.source)}, proven, memo))
+    ours.update(compile_files({"models.py": models_file(toolset, models.source)}, proven, memo))
 
     kept = memory.current()
 

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from mcpstub.format import format_package
+from mcpstub.format import compile_package
 from mcpstub.ir import Toolset
 from mcpstub.pipeline import generate
 from mcpstub.render import RenderedPackage
@@ -23,7 +23,7 @@ def write_package(root: Path, package: str, toolset_yaml: str) -> tuple[Path, To
     generated = generate(source)
     assert generated.ok, generated.diagnostics
     assert generated.toolset is not None
-    formatted = format_package(RenderedPackage(generated.ours, generated.yours))
+    formatted = compile_package(RenderedPackage(generated.ours, generated.yours))
     folder = root / package
     for relative, text in {**formatted.ours, **formatted.yours}.items():
         path = folder / relative

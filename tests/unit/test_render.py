@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from mcpstub import render
 from mcpstub.engine.memory import Memory, remembering
 from mcpstub.engine.pieces import ToolMemo
-from mcpstub.format import GeneratedCodeError, format_files, format_package
+from mcpstub.format import GeneratedCodeError, compile_files, compile_package
 from mcpstub.ir import Tool, Toolset, make_tool_names
 from mcpstub.pytext import RenderError, text_width, to_literal
 from mcpstub.render import HEADER_PREFIX, render_package, templates_dir
@@ -152,7 +152,7 @@ def test_ours_files_start_with_the_header_and_stubs_do_not() -> None:
 
 
 def test_formatted_package_keeps_the_header_and_compiles() -> None:
-    package = format_package(render_package(make_toolset(), MODELS))
+    package = compile_package(render_package(make_toolset(), MODELS))
     for path, text in {**package.ours, **package.yours}.items():
         compile(text, path, "exec")
     assert package.ours["server.py"].startswith(HEADER_PREFIX)
@@ -191,7 +191,7 @@ def test_header_refuses_control_and_bidirectional_characters(name: str) -> None:
 
 def test_code_that_does_not_compile_is_a_generator_bug() -> None:
     with pytest.raises(GeneratedCodeError) as caught:
-        format_files({"server.py": "def broken(:\n    pass\n"})
+        compile_files({"server.py": "def broken(:\n    pass\n"})
     assert "mcpstub bug" in str(caught.value) and "def broken(:" in str(caught.value)
     assert caught.value.path == "server.py"
 
