@@ -278,8 +278,7 @@ def _black_statements(source: str) -> str:
         return source
     try:
         tree = ast.parse(source)
-        import black  # noqa: PLC0415
-    except (SyntaxError, ImportError):
+    except SyntaxError:
         return source
     spans = sorted(
         {
@@ -292,12 +291,17 @@ def _black_statements(source: str) -> str:
         reverse=True,
     )
     for first, last, column in spans:
-        depth = column // 4
-        wrapper = "".join("    " * level + "class _:\n" for level in range(depth))
-        text = wrapper + "\n".join(lines[first - 1 : last]) + "\n"
-        formatted = black.format_str(text, mode=black_mode()).rstrip("\n").split("\n")[depth:]
-        lines[first - 1 : last] = formatted
+        lines[first - 1 : last] = black_statement(lines[first - 1 : last], column // 4)
     return "\n".join(lines)
+
+
+def black_statement(lines: list[str], depth: int) -> list[str]:
+    """The lines of one statement, `depth` classes deep, as black lays them out."""
+    import black  # noqa: PLC0415 - only for the rare statements the hand layout leaves
+
+    wrapper = "".join("    " * level + "class _:\n" for level in range(depth))
+    text = wrapper + "\n".join(lines) + "\n"
+    return list(black.format_str(text, mode=black_mode()).rstrip("\n").split("\n")[depth:])
 
 
 def _class_header(line: str, name: str) -> list[str]:

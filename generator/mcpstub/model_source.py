@@ -509,9 +509,7 @@ def json_literals(source: str) -> str:
     source = "\n".join(lines)
     body = ast.parse(source).body  # the same statements, in the same order
     lines = source.split("\n")
-    import black  # noqa: PLC0415 - only for these rare statements
-
-    from mcpstub.format import black_mode  # noqa: PLC0415 - format imports render
+    from mcpstub.format import black_statement  # noqa: PLC0415 - format imports render
 
     # As black lays out each edited statement, from the last (those before it keep their lines).
     for index, field in reversed(edited):
@@ -519,10 +517,7 @@ def json_literals(source: str) -> str:
         if field >= 0 and isinstance(node, ast.ClassDef):
             node = node.body[field]
         first, last = node.lineno - 1, node.end_lineno or node.lineno
-        wrapper = "class _:\n" if node.col_offset else ""
-        text = wrapper + "\n".join(lines[first:last]) + "\n"
-        formatted = black.format_str(text, mode=black_mode()).rstrip("\n").split("\n")
-        lines[first:last] = formatted[1:] if wrapper else formatted
+        lines[first:last] = black_statement(lines[first:last], 1 if node.col_offset else 0)
     text = add_imports("\n".join(lines), "typing", ["Annotated", "Any"])
     text = add_imports(text, "pydantic", ["BeforeValidator"])
     return _insert_after_imports(text, "\n\n\n".join(_LITERAL_GUARDS[g] for g in sorted(used)))
@@ -631,14 +626,11 @@ def own_field_names(source: str) -> str:
                 )
     if not renamed:
         return source
-    import black  # noqa: PLC0415 - only for these rare statements
-
-    from mcpstub.format import black_mode  # noqa: PLC0415 - format imports render
+    from mcpstub.format import black_statement  # noqa: PLC0415 - format imports render
 
     for field in sorted(renamed, key=lambda f: f.lineno, reverse=True):  # as black lays each out
         first, last = field.lineno - 1, field.end_lineno or field.lineno
-        text = "class _:\n" + "\n".join(lines[first:last]) + "\n"
-        lines[first:last] = black.format_str(text, mode=black_mode()).rstrip("\n").split("\n")[1:]
+        lines[first:last] = black_statement(lines[first:last], 1)
     return "\n".join(lines)
 
 
