@@ -16,6 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 POLL_SECONDS = 0.01
+# A save that empties the file first and writes it after (in place: some editors, or a script's
+# `open(path, "w")`) can leave it empty longer than a poll: its text is waited for this long
+# before the empty file is taken for what the user meant.
+EMPTY_SECONDS = 0.25
 _Stamp = tuple[int, int, int] | None
 
 
@@ -58,6 +62,10 @@ def watch(
             settled = _stamps(sources())
             if settled != now:
                 continue
+            if any(stamp is not None and stamp[1] == 0 for stamp in settled.values()):
+                time.sleep(EMPTY_SECONDS)
+                if _stamps(sources()) != settled:
+                    continue
             seen = settled
             run()
             # Files the toolset references since this run are watched from their state now.

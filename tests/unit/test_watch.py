@@ -98,3 +98,35 @@ def test_watch_refuses_check_and_diff(tmp_path: Path) -> None:
         cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 2 and "--watch" in done.stderr
+
+
+def test_a_save_that_empties_the_file_first_is_read_once_written(tmp_path: Path) -> None:
+    """An in-place save truncates the file, then writes it: the run waits for the text, and a
+    file the user really left empty is still read (and reported) once it stays empty."""
+    from mcpstub.watch import watch  # noqa: PLC0415
+
+    path = tmp_path / "tools.yaml"
+    path.write_text("v0\n")
+    seen: list[str] = []
+
+    def saves() -> None:
+        time.sleep(0.3)
+        for n in range(1, 4):
+            with path.open("r+", encoding="utf-8") as handle:
+                handle.truncate(0)
+                handle.flush()
+                time.sleep(0.05)  # longer than the watcher takes to see a save settle
+                handle.write(f"v{n}\n")
+            time.sleep(0.3)
+        path.write_text("")
+        time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    before = {stop: signal.getsignal(stop) for stop in (signal.SIGINT, signal.SIGTERM)}
+    threading.Thread(target=saves, daemon=True).start()
+    try:
+        assert watch(lambda: seen.append(path.read_text("utf-8")), lambda: [path]) == 0
+    finally:
+        for stop, handler in before.items():
+            signal.signal(stop, handler)
+    assert seen[:-1] == ["v0\n", "v1\n", "v2\n", "v3\n"] and seen[-1] == "", seen
