@@ -779,8 +779,9 @@ class _Output:
 def run() -> NoReturn:
     """The `mcpstub` command: `main()`, then `leave()` with its code."""
     _LEAVING[0] = True
-    if sys.stdout is not None:
-        sys.stdout = _Output(sys.stdout)
+    # Started without a standard output (`>&-`): what would be written goes nowhere, as `print`
+    # already lets it, instead of failing where the output is written directly.
+    sys.stdout = _Output(sys.stdout if sys.stdout is not None else open(os.devnull, "w"))
     leave(main())
 
 

@@ -253,6 +253,20 @@ def test_a_command_started_with_its_output_closed_still_succeeds(tmp_path: Path)
     assert (tmp_path / "pkg" / "tools.py").is_file()
 
 
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [(["generate", "tools.yaml", "--out", "pkg", "--diff"], 1), (["diff", "tools.yaml", "tools.yaml"], 0)],
+    ids=["generate-diff", "diff"],
+)
+def test_a_command_that_writes_its_output_directly_started_with_it_closed(
+    tmp_path: Path, argv: list[str], code: int
+) -> None:
+    """What it would print goes nowhere, as `print` lets it; its exit code still says the verdict."""
+    (tmp_path / "tools.yaml").write_text(GOOD)
+    done = _buffered(tmp_path, argv, stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
+    assert done.returncode == code and "Traceback" not in done.stderr, done.stderr
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 @pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
