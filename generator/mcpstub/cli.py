@@ -757,20 +757,26 @@ class _Output:
 
     def write(self, text: str) -> int:
         try:
-            written: int = self._stream.write(text)
+            self._stream.write(text)
         except BrokenPipeError:
-            raise
+            self._reader_gone()
         except OSError as exc:
             raise OutputLost(exc.errno, exc.strerror) from exc
-        return written
+        return len(text)
 
     def flush(self) -> None:
         try:
             self._stream.flush()
         except BrokenPipeError:
-            raise
+            self._reader_gone()
         except OSError as exc:
             raise OutputLost(exc.errno, exc.strerror) from exc
+
+    def _reader_gone(self) -> None:
+        """The reader stopped reading (`| head`): the rest goes nowhere and the command goes on,
+        so its exit code still says the verdict (a stale package fails under `set -o pipefail`)."""
+        os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+        self._stream = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

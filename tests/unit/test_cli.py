@@ -267,7 +267,35 @@ def test_a_command_that_writes_its_output_directly_started_with_it_closed(
     assert done.returncode == code and "Traceback" not in done.stderr, done.stderr
 
 
-@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def _many_tools(count: int, kind: str) -> str:
+    props = ", ".join(f"x{j}: {{type: {kind}}}" for j in range(3))
+    tools = "".join(f"  - name: t{i}\n    inputSchema: {{type: object, properties: {{{props}}}}}\n" for i in range(count))
+    return f"mcpstub: 1\nserver: {{name: s, version: 1.0.0}}\ntools:\n{tools}"
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [(["generate", "new.yaml", "--out", "pkg", "--diff"], 1), (["diff", "old.yaml", "new.yaml"], 1)],
+    ids=["generate-diff", "diff"],
+)
+def test_a_reader_that_stops_early_leaves_the_verdict_in_the_exit_code(
+    tmp_path: Path, argv: list[str], code: int
+) -> None:
+    """`mcpstub generate --diff | head` under `set -o pipefail` still fails on a stale package."""
+    (tmp_path / "old.yaml").write_text(_many_tools(300, "string"))  # more than a pipe holds
+    (tmp_path / "new.yaml").write_text(_many_tools(300, "integer"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "mcpstub", *argv], cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    ) as child:  # fmt: skip
+        assert child.stdout is not None and child.stderr is not None
+        assert child.stdout.readline()  # as `head -1` reads, then goes
+        child.stdout.close()
+        err = child.stderr.read()
+        assert child.wait(timeout=120) == code and "Traceback" not in err, err
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 @pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize(
