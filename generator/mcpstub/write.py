@@ -91,8 +91,7 @@ def _lines(text: str | None) -> list[str]:
     return re.findall(r"[^\n]*\n|[^\n]+$", text or "")
 
 
-# A line as written, with its line ending ("\r\n", "\r" or "\n": the ones a run reads as "\n").
-_RAW_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+# The line ending at the end of a line as a patch splits them ("\r" ends the last one only).
 _ENDING = re.compile(r"(?:\r\n|\r|\n)$")
 
 
@@ -106,10 +105,14 @@ def _read_raw(path: Path) -> str | None:
 
 
 def _unified(before: str | None, after: str | None, path: str) -> list[str]:
-    """A unified diff from `before` (as written on disk) to `after` (with "\n" line endings)."""
-    old = _RAW_LINE.findall(before or "")
-    endings = [m[0] for line in old if (m := _ENDING.search(line))]
-    ending = max(("\n", "\r\n", "\r"), key=endings.count) if endings else "\n"
+    """A unified diff from `before` (as written on disk) to `after` (with "\n" line endings).
+
+    A patch splits lines at "\n" only: a line of `before` that holds a bare "\r" (old Mac line
+    endings) is one line to it, which a run reads as two, so it shows as replaced, and added lines
+    end in "\r\n" where most of `before` does, else in "\n".
+    """
+    old = _lines(before)
+    ending = "\r\n" if 2 * sum(line.endswith("\r\n") for line in old) > len(old) else "\n"
     new = [line[:-1] + ending if line.endswith("\n") else line for line in _lines(after)]
     read = [_ENDING.sub("\n", line) for line in old]  # as a run reads them
     out: list[str] = []
@@ -127,7 +130,7 @@ def _unified(before: str | None, after: str | None, path: str) -> list[str]:
                 continue
             out += [f"-{line}" for line in old[i1:i2]]
             out += [f"+{line}" for line in new[j1:j2]]
-    return [line if _ENDING.search(line) else f"{line}\n\\ No newline at end of file\n" for line in out]
+    return [line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in out]
 
 
 Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]

@@ -460,10 +460,11 @@ def test_diff_applies_with_git_apply_from_the_repository_root(tmp_path: Path, wh
     assert code == 0, err  # the diff applied is exactly the regeneration
 
 
-@pytest.mark.parametrize("mixed", [False, True])
-def test_diff_applies_to_a_checkout_with_other_line_endings(tmp_path: Path, mixed: bool) -> None:
+@pytest.mark.parametrize("style", ["crlf", "mixed", "cr", "some cr"])
+def test_diff_applies_to_a_checkout_with_other_line_endings(tmp_path: Path, style: str) -> None:
     """A checkout with CRLF line endings (git's autocrlf) is up to date for --check; --diff's
-    output applies to its bytes (`git apply`, `patch`) and keeps each file one style."""
+    output applies to its bytes (`git apply`, `patch`) and keeps each file one style. So does
+    one with old Mac line endings (a bare CR), which a patch sees as one line."""
     repo = tmp_path / "repo"
     repo.mkdir()
     assert _git(repo, "init", "-q").returncode == 0
@@ -471,14 +472,15 @@ def test_diff_applies_to_a_checkout_with_other_line_endings(tmp_path: Path, mixe
     toolset, out = repo / "tools.yaml", repo / "pkg"
     write_toolset(toolset, {"alpha": (0, 1), "beta": (2, 2)})
     assert run("generate", str(toolset), "--out", str(out))[0] == 0
-    ending = b"\r\n"
+    ending, odd = {"crlf": (b"\r\n", b"\r\n"), "mixed": (b"\r\n", b"\n"), "cr": (b"\r", b"\r"), "some cr": (b"\n", b"\r")}[style]
     for path in out.rglob("*"):
         if path.is_file():
             lines = path.read_bytes().split(b"\n")
-            # every line CRLF, or (a file edited on both systems) all but one in ten
+            # every line so, or (a file edited on two systems) all but one in ten
             path.write_bytes(
                 b"".join(
-                    line + (b"\n" if mixed and i % 10 == 3 else ending) for i, line in enumerate(lines[:-1])
+                    line + (odd if i % 10 == 3 and lines[i + 1] else ending)  # (a CR then LF is one ending)
+                    for i, line in enumerate(lines[:-1])
                 )
                 + lines[-1]
             )
@@ -498,7 +500,8 @@ def test_diff_applies_to_a_checkout_with_other_line_endings(tmp_path: Path, mixe
     assert _in(repo, "generate", "tools.yaml", "--out", "pkg", "--check")[0] == 0
     models = (out / "models.py").read_bytes()
     crlf, lf = models.count(b"\r\n"), models.count(b"\n")
-    assert crlf > 10 and (crlf == lf if not mixed else crlf > 0.8 * lf)  # the style it had
+    if style in {"crlf", "mixed"}:
+        assert crlf > 10 and (crlf == lf if style == "crlf" else crlf > 0.8 * lf)  # the style it had
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o027])
