@@ -401,7 +401,7 @@ class Bundler:
         if loaded is None or (loaded.data is None and diagnostics):
             if not diagnostics:
                 self.diagnostics.append(
-                    error("ref-file", f"referenced file {file_part!r} does not exist", loc.location)
+                    error("ref-file", f"referenced file {file_part!r} {_missing(path)}", loc.location)
                 )
             return None
         self.files[path] = loaded
@@ -600,3 +600,10 @@ def _set(data: Any, path: JsonPath, value: Any) -> None:
     for part in path[:-1]:
         data = data[part]
     data[path[-1]] = value
+
+
+def _missing(path: Path) -> str:
+    """Why the file at `path` cannot be read as a referenced document."""
+    if path.is_dir():
+        return "is a folder"
+    return "is not a regular file" if path.exists() else "does not exist"

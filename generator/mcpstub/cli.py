@@ -776,7 +776,7 @@ class _Output:
         """The reader stopped reading (`| head`): the rest goes nowhere and the command goes on,
         so its exit code still says the verdict (a stale package fails under `set -o pipefail`)."""
         os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
-        self._stream = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+        self._stream = open(os.devnull, "w")
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

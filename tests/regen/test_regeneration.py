@@ -472,7 +472,12 @@ def test_diff_applies_to_a_checkout_with_other_line_endings(tmp_path: Path, styl
     toolset, out = repo / "tools.yaml", repo / "pkg"
     write_toolset(toolset, {"alpha": (0, 1), "beta": (2, 2)})
     assert run("generate", str(toolset), "--out", str(out))[0] == 0
-    ending, odd = {"crlf": (b"\r\n", b"\r\n"), "mixed": (b"\r\n", b"\n"), "cr": (b"\r", b"\r"), "some cr": (b"\n", b"\r")}[style]
+    ending, odd = {
+        "crlf": (b"\r\n", b"\r\n"),
+        "mixed": (b"\r\n", b"\n"),
+        "cr": (b"\r", b"\r"),
+        "some cr": (b"\n", b"\r"),
+    }[style]
     for path in out.rglob("*"):
         if path.is_file():
             lines = path.read_bytes().split(b"\n")

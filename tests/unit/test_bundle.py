@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
+
+import pytest
 
 from mcpstub.pipeline import Checked, check_toolset
 
@@ -174,6 +177,20 @@ def test_missing_file_is_reported_at_the_reference(tmp_path: Path) -> None:
     checked = check(tmp_path, tool_schema('a: {$ref: "nowhere.yaml#/$defs/A"}\n'))
     assert found(checked) == [("ref-file", "tools.yaml", 8, 19)]
     assert "nowhere.yaml" in checked.diagnostics[0].message
+
+
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [("folder", "is a folder"), ("fifo", "is not a regular file"), ("none", "does not exist")],
+)
+def test_a_reference_to_what_is_not_a_file_says_what_it_is(tmp_path: Path, kind: str, said: str) -> None:
+    if kind == "folder":
+        (tmp_path / "there.yaml").mkdir()
+    elif kind == "fifo":
+        os.mkfifo(tmp_path / "there.yaml")  # never opened: a read would wait for a writer
+    checked = check(tmp_path, tool_schema('a: {$ref: "there.yaml#/$defs/A"}\n'))
+    assert found(checked) == [("ref-file", "tools.yaml", 8, 19)]
+    assert checked.diagnostics[0].message == f"referenced file 'there.yaml' {said}"
 
 
 def test_referenced_file_with_bad_yaml(tmp_path: Path) -> None:

@@ -269,7 +269,9 @@ def test_a_command_that_writes_its_output_directly_started_with_it_closed(
 
 def _many_tools(count: int, kind: str) -> str:
     props = ", ".join(f"x{j}: {{type: {kind}}}" for j in range(3))
-    tools = "".join(f"  - name: t{i}\n    inputSchema: {{type: object, properties: {{{props}}}}}\n" for i in range(count))
+    tools = "".join(
+        f"  - name: t{i}\n    inputSchema: {{type: object, properties: {{{props}}}}}\n" for i in range(count)
+    )
     return f"mcpstub: 1\nserver: {{name: s, version: 1.0.0}}\ntools:\n{tools}"
 
 
