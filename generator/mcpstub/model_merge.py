@@ -13,10 +13,9 @@ import ast
 import sys
 from collections.abc import Iterable
 
-from mcpstub.layout import LINE_LENGTH
 from mcpstub.model_source import parsed
 from mcpstub.models import STAND_IN_MODULE
-from mcpstub.pytext import import_order
+from mcpstub.pytext import from_import, import_order
 
 
 class Clash(Exception):
@@ -86,7 +85,7 @@ def merge_parts(units: Iterable[list[Part]]) -> str:
     if not body and not imports and not plain_imports:
         return ""
     head = sorted(plain_imports, key=_import_order) + [
-        _import_line(module, names)
+        from_import(module, import_order(list(names)))  # as ruff's isort rule wants them
         for module, names in sorted(imports.items(), key=lambda m: _import_order(m[0]))
     ]
     out = [_join_imports(head, sorted(plain_imports, key=_import_order), sorted(imports, key=_import_order))]
@@ -121,14 +120,6 @@ def _import_order(module_or_line: str) -> tuple[int, str]:
     top = name.split(".")[0]
     group = 0 if top == "__future__" else 1 if top in sys.stdlib_module_names else 2
     return group, name
-
-
-def _import_line(module: str, names: set[str]) -> str:
-    ordered = import_order(list(names))  # as ruff's isort rule wants them
-    line = f"from {module} import {', '.join(ordered)}"
-    if len(line) <= LINE_LENGTH:  # black's line length, as the models are laid out
-        return line
-    return f"from {module} import (\n" + "".join(f"    {n},\n" for n in ordered) + ")"
 
 
 def _join_imports(lines: list[str], plain: list[str], modules: list[str]) -> str:

@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import TypeGuard
 
 from mcpstub.layout import LINE_LENGTH
-from mcpstub.pytext import text_width, to_literal
+from mcpstub.pytext import from_import, text_width, to_literal
 
 
 @lru_cache(maxsize=4)
@@ -34,7 +34,6 @@ def parsed(source: str) -> ast.Module:
     return ast.parse(source)
 
 
-_TYPING_IMPORT = re.compile(r"^from typing import (\([^)]*\)|.*)$", re.MULTILINE)
 _ALIAS_IMPORT = "from typing_extensions import TypeAliasType\n"
 
 
@@ -72,9 +71,7 @@ def plain_aliases(source: str) -> str:
     text = "\n".join(lines)
     if not kept:
         text = text.replace(_ALIAS_IMPORT, "")
-    if _TYPING_IMPORT.search(text) is None:  # the standard library block comes first
-        return "from typing import TypeAlias\n\n" + text
-    return _TYPING_IMPORT.sub(_with_type_alias, text, count=1)
+    return add_imports(text, "typing", ["TypeAlias"])
 
 
 def _alias_value(node: ast.stmt) -> tuple[str, ast.expr] | None:
@@ -196,15 +193,6 @@ def _matching_opening(text: str) -> int:
                 return start
         i += 1
     return -1
-
-
-def _with_type_alias(match: re.Match[str]) -> str:
-    """The `from typing import` statement with TypeAlias added."""
-    names = sorted({*(n.strip() for n in match[1].strip("()").split(",") if n.strip()), "TypeAlias"})
-    line = f"from typing import {', '.join(names)}"
-    if len(line) <= LINE_LENGTH:
-        return line
-    return "from typing import (\n" + "".join(f"    {n},\n" for n in names) + ")"
 
 
 def factory_defaults(source: str) -> str:
@@ -403,7 +391,7 @@ def add_imports(source: str, module: str, names: tuple[str, ...] | list[str]) ->
     pattern = re.compile(rf"^from {re.escape(module)} import (\([^)]*\)|.*)$", re.MULTILINE)
     match = pattern.search(source)
     if match is None:
-        line = _import_line(module, sorted(set(names)))
+        line = from_import(module, sorted(set(names)))
         if module == "typing":  # the standard library block comes first
             return f"{line}\n\n{source}"
         first = re.search(r"^from (?!typing )", source, re.MULTILINE)
@@ -412,16 +400,8 @@ def add_imports(source: str, module: str, names: tuple[str, ...] | list[str]) ->
     present = {n.strip() for n in match[1].strip("()").split(",") if n.strip()}
     if present >= set(names):
         return source
-    line = _import_line(module, sorted(present | set(names)))
+    line = from_import(module, sorted(present | set(names)))
     return source[: match.start()] + line + source[match.end() :]
-
-
-def _import_line(module: str, names: list[str]) -> str:
-    """`from module import names`, wrapped as black wraps it."""
-    line = f"from {module} import {', '.join(names)}"
-    if len(line) <= LINE_LENGTH:
-        return line
-    return f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
 
 
 def _insert_after_imports(source: str, block: str) -> str:
@@ -662,8 +642,6 @@ def field_alias(field: ast.AnnAssign) -> str | None:
 _HEADER = re.compile(r"\A(?:#.*\n)+\n*")
 _MODEL_CLASS = re.compile(r"class \w+\(\s*(?:BaseModel|RootModel\[)")
 _MISSING_IMPORT = "from pydantic.experimental.missing_sentinel import MISSING\n"
-_PYDANTIC_IMPORT = re.compile(r"^from pydantic import (\([^)]*\)|.*)$", re.MULTILINE)
-_TYPING_IMPORT = re.compile(r"^from typing import (.*)$", re.MULTILINE)
 
 
 def postprocess(source: str) -> str:
@@ -671,7 +649,7 @@ def postprocess(source: str) -> str:
     imports), and with this module's rewrites applied."""
     source = _HEADER.sub("", source)
     if _MISSING_IMPORT in source:  # pydantic 2.14 warns on import from the experimental module
-        source = _PYDANTIC_IMPORT.sub(_with_missing, source.replace(_MISSING_IMPORT, ""), count=1)
+        source = add_imports(source.replace(_MISSING_IMPORT, ""), "pydantic", ["MISSING"])
     lines = source.split("\n")
     out: list[str] = []
     i = 0
@@ -695,15 +673,6 @@ def postprocess(source: str) -> str:
             out += ["    model_config = ConfigDict(", "        defer_build=True,", "    )"]
     source = typed_containers(plain_aliases("\n".join(out)))
     return own_field_names(json_literals(factory_defaults(exact_numbers(source))))
-
-
-def _with_missing(match: re.Match[str]) -> str:
-    """The `from pydantic import` statement with MISSING added, laid out as black would."""
-    names = sorted({*(n.strip() for n in match[1].strip("()").split(",") if n.strip()), "MISSING"})
-    line = f"from pydantic import {', '.join(names)}"
-    if len(line) <= LINE_LENGTH:
-        return line
-    return "from pydantic import (\n" + "".join(f"    {n},\n" for n in names) + ")"
 
 
 def alias_values(source: str, names: Sequence[str]) -> str:
@@ -741,13 +710,7 @@ def alias_values(source: str, names: Sequence[str]) -> str:
         lines[node.lineno - 1 : end] = [f"{node.name}: TypeAlias = {annotation}"]
     source = "\n".join(lines)
     needed = ["TypeAlias", *(["Any"] if re.search(r"\bAny\b", source) else [])]
-    match = _TYPING_IMPORT.search(source)
-    if match is not None:
-        names_in = {n.strip() for n in match[1].strip("()").split(",") if n.strip()}
-        line = f"from typing import {', '.join(sorted(names_in | set(needed)))}"
-        source = source[: match.start()] + line + source[match.end() :]
-    else:
-        source = f"from typing import {', '.join(sorted(needed))}\n\n{source.lstrip(chr(10))}"
+    source = add_imports(source.lstrip("\n"), "typing", needed)
     if not re.search(r"\bRootModel\[", source):
         source = re.sub(r"\bRootModel,\s*|,\s*RootModel\b", "", source, count=1)
     return source

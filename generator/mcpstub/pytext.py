@@ -99,6 +99,7 @@ def _definition_entry(
         key: tuple[object, ...] | None = (key_text, marshalled(item), indent, used)
     except ValueError:  # not plain data: laid out as it comes
         key = None
+
     def lay_out() -> str:
         return f"{inner}{key_text}{to_literal(item, indent=indent, used=used, _cache=cache)},\n"
 
@@ -247,6 +248,14 @@ def _name_kind(name: str) -> int:
 def import_order(names: list[str]) -> list[str]:
     """Names of one `from m import ...` in the order ruff's isort rule (I001) wants by default."""
     return sorted(names, key=lambda n: (_name_kind(n), _natural(n.lower()), _natural(n)))
+
+
+def from_import(module: str, names: list[str]) -> str:
+    """`from module import names` (in the order given), wrapped as black wraps it."""
+    line = f"from {module} import {', '.join(names)}"
+    if text_width(line) <= LINE_LENGTH:
+        return line
+    return f"from {module} import (\n" + "".join(f"    {name},\n" for name in names) + ")"
 
 
 def all_order(names: list[str]) -> list[str]:

@@ -40,6 +40,7 @@ from mcpstub.pytext import (
     RenderError,
     all_order,
     class_header,
+    from_import,
     import_order,
     text_width,
     to_literal,
@@ -188,7 +189,9 @@ def _view(tool: Tool) -> _ToolView:
         output_type_line=(
             _class_attribute("_output_name", to_literal(None if wrapped else output)) if output else ""
         ),
-        stub_imports=_import("..models", models_names) + "\n" + _import("..results", [tool.result_class]),
+        stub_imports=from_import("..models", import_order(models_names))
+        + "\n"
+        + from_import("..results", [tool.result_class]),
         stub_signature=_signature(
             f"async def {tool.identifier}(",
             [f"args: {tool.input_class}", "ctx: ToolContext"],
@@ -249,15 +252,6 @@ def _class_attribute(name: str, value: str) -> str:
     if text_width(line) <= LINE_LENGTH or text_width(f"        {value}") > LINE_LENGTH:
         return line
     return f"    {name} = (\n        {value}\n    )"
-
-
-def _import(module: str, names: list[str]) -> str:
-    """`from module import names`, wrapped as black wraps imports."""
-    names = import_order(names)
-    line = f"from {module} import {', '.join(names)}"
-    if text_width(line) <= LINE_LENGTH:
-        return line
-    return f"from {module} import (\n" + "".join(f"    {name},\n" for name in names) + ")"
 
 
 def _signature(head: str, params: list[str], returns: list[str], indent: str = "") -> str:
