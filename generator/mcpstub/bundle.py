@@ -17,13 +17,13 @@ import marshal
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from mcpstub.containment import check_ref_file
-from mcpstub.diagnostics import Diagnostic, Location, error
-from mcpstub.document import Document, JsonPath
+from mcpstub.diagnostics import Diagnostic, error
+from mcpstub.document import Document, JsonPath, Where
 from mcpstub.keywords import SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE
 from mcpstub.pointers import percent_decoded, ref_file, resolve, split_fragment, to_fragment, to_pointer
 
@@ -71,24 +71,6 @@ class _Target:
     doc: Document
     unit: JsonPath  # the part copied into $defs
     rest: list[str]  # pointer below the unit
-
-
-class _Where:
-    """Where a reference stands: its path and position are made only when needed (a diagnostic,
-    a reference not met before)."""
-
-    def __init__(self, doc: Document, base: JsonPath, ref_path: JsonPath) -> None:
-        self.doc, self._base, self._ref_path = doc, base, ref_path
-
-    @cached_property
-    def path(self) -> JsonPath:
-        """The path of the `$ref` value in its document."""
-        return (*self._base, *self._ref_path)
-
-    @cached_property
-    def location(self) -> Location:
-        """The reference's file:line:col."""
-        return self.doc.loc(self.path)
 
 
 # What bundling a schema has yet to look through: the document, the path there and value of a
@@ -198,9 +180,9 @@ class Bundler:
             name = state.names.get(key)
             if name is not None:  # (the common case: a definition this schema has taken already)
                 return definition_pointer(state.defs_key, name, rest)
-            loc = _Where(doc, base, ref_path)
+            loc = Where(doc, base, ref_path)
         else:
-            loc = _Where(doc, base, ref_path)
+            loc = Where(doc, base, ref_path)
             found_target = self._resolve(doc, ref, root_schema, loc)
             if found_target is None or isinstance(found_target, str):
                 return found_target
@@ -272,7 +254,7 @@ class Bundler:
         copy = _copy(schema)
         before = len(self.diagnostics)  # every reference resolved while bundling: nothing to say
         for ref_path, ref in refs:
-            target = self._resolve(doc, ref, None, _Where(doc, (), ref_path))
+            target = self._resolve(doc, ref, None, Where(doc, (), ref_path))
             if target is None or isinstance(target, str):
                 continue
             target_doc, unit, _ = target
@@ -286,7 +268,7 @@ class Bundler:
         return copy
 
     def _resolve(
-        self, doc: Document, ref: str, root_schema: Any, loc: _Where
+        self, doc: Document, ref: str, root_schema: Any, loc: Where
     ) -> tuple[Document, _Target, Any] | str | None:
         """Where `ref` (in `doc`) points: the document, unit and unit's value; `ref` itself when it
         points inside the tool schema; None, with a diagnostic, when it points nowhere usable."""
@@ -364,7 +346,7 @@ class Bundler:
             return _Target(doc, (parts[0], parts[1]), list(parts[2:]))
         return _Target(doc, tuple(parts), [])
 
-    def _file(self, doc: Document, file_part: str, loc: _Where) -> Document | None:
+    def _file(self, doc: Document, file_part: str, loc: Where) -> Document | None:
         if self._root is None:
             self._root = (self.root or self.toolset.path.parent).resolve()
         root = self._root
@@ -407,7 +389,7 @@ class Bundler:
         self.files[path] = loaded
         return loaded
 
-    def _unresolved(self, ref: str, loc: _Where, tries: list[tuple[Any, Sequence[str]]]) -> None:
+    def _unresolved(self, ref: str, loc: Where, tries: list[tuple[Any, Sequence[str]]]) -> None:
         """Report `ref` as unresolved; `tries` are the (data, pointer parts) it was looked up in,
         where a close name is looked for."""
         close = next((c for data, parts in tries if (c := _close_pointer(data, parts)) is not None), None)
@@ -418,7 +400,7 @@ class Bundler:
             error("unresolved-ref", f"reference {ref!r} does not resolve", loc.location, hint)
         )
 
-    def _not_schema(self, ref: str, value: Any, loc: _Where) -> None:
+    def _not_schema(self, ref: str, value: Any, loc: Where) -> None:
         names = {list: "an array", str: "a string", int: "an integer", float: "a number"}
         kind = names.get(type(value), "null")
         self.diagnostics.append(
@@ -430,7 +412,7 @@ class Bundler:
             )
         )
 
-    def _cycle(self, ref: str, loc: _Where) -> None:
+    def _cycle(self, ref: str, loc: Where) -> None:
         self.diagnostics.append(
             error(
                 "ref-cycle",
@@ -440,7 +422,7 @@ class Bundler:
             )
         )
 
-    def _loop(self, ref: str, loc: _Where) -> None:
+    def _loop(self, ref: str, loc: Where) -> None:
         self.diagnostics.append(
             error(
                 "ref-cycle",

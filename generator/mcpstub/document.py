@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -221,3 +222,21 @@ def _compose_quietly(text: str) -> yaml.Node | None:
     except (yaml.YAMLError, RecursionError):  # pragma: no cover - the fast path excludes both
         return None
     return node
+
+
+class Where:
+    """Where a value of `doc` is written, at `base` then `rest`: its path and position are made
+    only when needed (a diagnostic; a clean JSON toolset then never composes its YAML nodes)."""
+
+    def __init__(self, doc: Document, base: JsonPath, rest: JsonPath = ()) -> None:
+        self.doc, self._base, self._rest = doc, base, rest
+
+    @cached_property
+    def path(self) -> JsonPath:
+        """The value's path in its document."""
+        return (*self._base, *self._rest) if self._rest else self._base
+
+    @cached_property
+    def location(self) -> Location:
+        """The value's file:line:col."""
+        return self.doc.loc(self.path)

@@ -16,6 +16,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from mcpstub.diagnostics import Diagnostic, error
+from mcpstub.errortext import describe_path as _where
 from mcpstub.ir import elicitation_class, to_class_prefix
 from mcpstub.load import Document, JsonPath
 
@@ -323,10 +324,3 @@ def _default(
 def _short(value: Any) -> str:
     shown = repr(value)
     return shown if len(shown) <= 60 else shown[:56] + "..." + shown[-1]
-
-
-def _where(path: JsonPath) -> str:
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcpstub.diagnostics import Diagnostic, error, warning
+from mcpstub.errortext import describe_path
 
 if TYPE_CHECKING:
     from mcpstub.document import Document, JsonPath
@@ -220,13 +221,6 @@ def _type_hint(value: str) -> str:
     return f"JSON Schema types: {', '.join(JSON_TYPES)}"
 
 
-def _describe(path: JsonPath) -> str:
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "toolset"
-
-
 # Keywords whose schemas apply to the very value their parent applies to: their `properties` and
 # `required` are the parent's too. (`not` is left out: what it requires is what must be absent.)
 _IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "dependencies"})
@@ -285,7 +279,7 @@ def lint_schema(
                     found.diagnostics.append(
                         warning(
                             "missing-value",
-                            f"{key!r} in {_describe(where)} has no value, so it is null",
+                            f"{key!r} in {describe_path(where)} has no value, so it is null",
                             doc.key_loc((*where, key)),
                             comma_hint(doc, (*where, key), node) or f"write `{key}: VALUE`, or leave it out",
                         )
@@ -294,7 +288,7 @@ def lint_schema(
                 found.diagnostics.append(
                     warning(
                         "unknown-keyword",
-                        f"unknown {_dialect_name(known)} keyword {key!r} in {_describe(where)}",
+                        f"unknown {_dialect_name(known)} keyword {key!r} in {describe_path(where)}",
                         doc.key_loc((*where, key)),
                         _unknown_hint(doc, (*where, key), node, value, known),
                     )
@@ -361,7 +355,7 @@ def _check_required(
         found.diagnostics.append(
             warning(
                 "required-not-a-property",
-                f"{_describe(where)}.required names {name!r}, which is not one of its properties",
+                f"{describe_path(where)}.required names {name!r}, which is not one of its properties",
                 doc.loc((*where, "required", i)),
                 f"did you mean {close!r}?"
                 if close is not None
@@ -380,7 +374,7 @@ def _check_type(doc: Document, where: JsonPath, value: Any, found: Lint) -> None
             found.diagnostics.append(
                 error(
                     "unknown-type",
-                    f"{_describe(where)}: {name!r} is not a JSON Schema type",
+                    f"{describe_path(where)}: {name!r} is not a JSON Schema type",
                     doc.loc(at),
                     _type_hint(name),
                 )

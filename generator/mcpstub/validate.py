@@ -16,7 +16,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterator
-from functools import cache, cached_property, lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 from mcpstub.bundle import Bundler, definition_pointer, iter_refs
 from mcpstub.classnames import IMPORTED, class_name
 from mcpstub.defaults import default_mismatches
-from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
-from mcpstub.document import Document, JsonPath
+from mcpstub.diagnostics import Diagnostic, error, has_errors
+from mcpstub.document import Document, JsonPath, Where
 from mcpstub.elicitations import check_elicitations
 from mcpstub.engine.fingerprints import marshalled
 from mcpstub.engine.jsonread import _holds_as_double, all_finite
@@ -279,19 +279,6 @@ def _said(lint: Lint, where: JsonPath) -> bool:
     return where in lint.bad_types or where[:-1] in lint.bad_types
 
 
-class _LazyLoc:
-    """Where a value is written, looked up only when a diagnostic needs it (a clean JSON toolset
-    then never composes its YAML node graph)."""
-
-    def __init__(self, doc: Document, path: JsonPath) -> None:
-        self.doc, self.path = doc, path
-
-    @cached_property
-    def location(self) -> Location:
-        """The value's file:line:col."""
-        return self.doc.loc(self.path)
-
-
 class _Checker:
     """Collects diagnostics for one toolset document."""
 
@@ -452,7 +439,7 @@ class _Checker:
         if not isinstance(raw_tools, list):
             return []
         result: list[Tool] = []
-        names: dict[str, _LazyLoc] = {}
+        names: dict[str, Where] = {}
         identifiers: dict[str, str] = {}
         classes: dict[str, str] = {}
         shared_classes = {class_name(n): n for n in (doc.data.get("$defs") or {}) if isinstance(n, str)}
@@ -466,7 +453,7 @@ class _Checker:
             keys = asks if isinstance(asks, dict) else ()
             asked = tuple(elicitation_class(name, k) for k in keys if isinstance(k, str))
             problem = self._name_problem(
-                name, _LazyLoc(doc, (*path, "name")), names, identifiers, classes, shared_classes, asked
+                name, Where(doc, (*path, "name")), names, identifiers, classes, shared_classes, asked
             )
             if problem is not None:
                 self.diagnostics.append(problem)
@@ -513,8 +500,8 @@ class _Checker:
     @staticmethod
     def _name_problem(
         name: str,
-        name_loc: _LazyLoc,
-        names: dict[str, _LazyLoc],
+        name_loc: Where,
+        names: dict[str, Where],
         identifiers: dict[str, str],
         classes: dict[str, str],
         shared_classes: dict[str, str],
