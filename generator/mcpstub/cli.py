@@ -401,30 +401,35 @@ def _generate(
     # The workers that import the model generator start before this process imports what it
     # needs to read, check and render (a tenth of a second): their imports end that much sooner.
     standby = feed if feed is not None else standby_models()
-    try:
-        from mcpstub.engine.stamp import stamp_text  # noqa: PLC0415
-        from mcpstub.format import GeneratedCodeError  # noqa: PLC0415
-        from mcpstub.pipeline import generate  # noqa: PLC0415
-        from mcpstub.write import locked  # noqa: PLC0415
+    from mcpstub.engine.run import generating  # noqa: PLC0415
 
-        try:
-            generated = generate(
-                path,
-                _shown(path),
-                emit_tests=emit_tests,
-                client_only=client_only,
-                policy=config["policy"],
-                cache_dir=_cache_dir(args, config, out),
-                later=True,
-                standby=standby,
-            )
-        except GeneratedCodeError as exc:
-            print(f"mcpstub: internal error: {exc}", file=sys.stderr)
-            print("  this is a bug in mcpstub, not in your toolset; please report it", file=sys.stderr)
-            return EXIT_INVALID
-    finally:
-        if standby is not None:
-            standby.close()  # closed by generate() already, unless something failed before it
+    # The run stays open until the package is written: then it keeps what the next run reuses.
+    with generating(_cache_dir(args, config, out), path, standby):
+        return _generate_in_run(args, path, out, config, emit_tests, client_only, watched)
+
+
+def _generate_in_run(
+    args: argparse.Namespace,
+    path: Path,
+    out: Path,
+    config: dict[str, Any],
+    emit_tests: bool,
+    client_only: bool,
+    watched: dict[str, list[Path]] | None,
+) -> int:
+    from mcpstub.engine.stamp import stamp_text  # noqa: PLC0415
+    from mcpstub.format import GeneratedCodeError  # noqa: PLC0415
+    from mcpstub.pipeline import generate  # noqa: PLC0415
+    from mcpstub.write import locked  # noqa: PLC0415
+
+    try:
+        generated = generate(
+            path, _shown(path), emit_tests=emit_tests, client_only=client_only, policy=config["policy"]
+        )
+    except GeneratedCodeError as exc:
+        print(f"mcpstub: internal error: {exc}", file=sys.stderr)
+        print("  this is a bug in mcpstub, not in your toolset; please report it", file=sys.stderr)
+        return EXIT_INVALID
     _report(generated.diagnostics)
     if has_errors(generated.diagnostics) or generated.toolset is None:
         return EXIT_INVALID
@@ -439,12 +444,8 @@ def _generate(
         toolset.source_hash, toolset.sources, generated.ours, generated.yours, generated.hashes
     )
     ours = {**generated.ours, STAMP_FILE: stamp}
-    try:
-        with locked(out, writing=not (args.check or args.diff)):
-            return _write_package(args, out, ours, generated.yours, modules, generated.hashes)
-    finally:
-        if generated.later is not None:
-            generated.later()  # for the next run, once this one's files are written
+    with locked(out, writing=not (args.check or args.diff)):
+        return _write_package(args, out, ours, generated.yours, modules, generated.hashes)
 
 
 def _write_package(

@@ -148,8 +148,8 @@ def test_work_cached_under_another_environment_is_not_reused(
     # Line widths come from black's width table (or the interpreter's Unicode data): a cache
     # shared by environments with another black or Python must not hand one's text to the other,
     # nor a check another jsonschema-rs passed.
-    from mcpstub import pipeline  # noqa: PLC0415
     from mcpstub.engine import model_groups  # noqa: PLC0415
+    from mcpstub.engine import run as engine_run  # noqa: PLC0415
 
     doc = {
         "mcpstub": 1,
@@ -167,7 +167,7 @@ def test_work_cached_under_another_environment_is_not_reused(
     monkeypatch.setattr(
         model_groups.ModelCache, "get", lambda self, k: found.append(real_get(self, k) is not None) or None
     )
-    monkeypatch.setattr(pipeline, "ToolMemo", lambda *args: memos.append(real_memo(*args)) or memos[-1])
+    monkeypatch.setattr(engine_run, "ToolMemo", lambda *args: memos.append(real_memo(*args)) or memos[-1])
 
     def reused() -> tuple[int, int]:
         found.clear()

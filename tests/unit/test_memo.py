@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from mcpstub.engine import pieces as memo_module
 from mcpstub.engine.memory import Memory
 from mcpstub.engine.pieces import TOOL_KEY, ToolMemo
+from mcpstub.engine.run import generating
 from mcpstub.engine.session import Session, running
 from mcpstub.pipeline import check_toolset, generate
 from mcpstub.render import render_package
@@ -379,17 +380,21 @@ def test_what_only_serves_the_next_run_is_left_until_the_files_are_written(tmp_p
     _, toolset = _toolset(tmp_path)
     path = tmp_path / "tools.json"
     cache = tmp_path / "cache"
-    generated = generate(path, cache_dir=cache, later=True)
-    assert generated.ok and generated.later is not None
-    assert not list((cache / memo_module.RENDER_FOLDER).glob("*.bin"))
-    generated.later()
+    with generating(cache, path):  # as the command line runs it, the package written within
+        assert generate(path).ok
+        assert not list((cache / memo_module.RENDER_FOLDER).glob("*.bin"))
     again = ToolMemo(cache, path)
     render_package(toolset, "", memo=again)
     assert again.hits == 4, "the pieces were not stored"
-    # Without `later`, the run stores its pieces itself, as before.
-    plain = generate(path, cache_dir=tmp_path / "other")
-    assert plain.later is None
+    # In a run of its own, generate stores its pieces itself.
+    assert generate(path, cache_dir=tmp_path / "other").ok
     assert list((tmp_path / "other" / memo_module.RENDER_FOLDER).glob("*.bin"))
+    # A run that renders nothing (an invalid toolset) keeps the pieces stored before.
+    stored = {p: p.read_bytes() for p in (cache / memo_module.RENDER_FOLDER).glob("*.bin")}
+    path.write_text("{")
+    with generating(cache, path):
+        assert not generate(path).ok
+    assert {p: p.read_bytes() for p in (cache / memo_module.RENDER_FOLDER).glob("*.bin")} == stored
 
 
 def test_a_tool_key_tells_definitions_apart_by_value_not_by_object() -> None:
