@@ -52,10 +52,6 @@ def parse_document(
 
     `fast=False` reads JSON through the YAML path too (the fast path's results are the same).
     """
-    return _parse(file, path, raw, fast=fast)
-
-
-def _parse(file: str, path: Path, raw: bytes, *, fast: bool) -> tuple[Document, list[Diagnostic]]:
     doc = Document(file=file, path=path, raw=raw)
     doc, diagnostics = _parse_into(doc, raw, fast=fast)
     if doc._moves:
