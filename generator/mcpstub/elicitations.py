@@ -17,7 +17,7 @@ from typing import Any
 
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.errortext import describe_path as _where
-from mcpstub.ir import elicitation_class, to_class_prefix
+from mcpstub.ir import CLASS_SUFFIXES, elicitation_class, to_class_prefix
 from mcpstub.load import Document, JsonPath
 
 # A check that yields its diagnostics and returns the choices it found (None: none, or wrong).
@@ -53,7 +53,7 @@ def check_elicitations(
     schemas: dict[str, dict[str, Any]] = {}
     prefix = to_class_prefix(tool)
     taken = {
-        prefix + suffix: f"the tool's {suffix.lower()} class" for suffix in ("Input", "Output", "Result")
+        prefix + suffix: f"the tool's {suffix.lower()} class" for suffix in CLASS_SUFFIXES
     }
     for key, schema in raw.items():
         if not isinstance(key, str) or not isinstance(schema, dict):

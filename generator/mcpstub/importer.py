@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
-from mcpstub.ir import SERVER_INFO_KEYS, to_class_prefix
+from mcpstub.ir import CLASS_SUFFIXES, SERVER_INFO_KEYS, to_class_prefix
 from mcpstub.load import read_text
 from mcpstub.pointers import escape
 from mcpstub.server_listing import Listing
@@ -243,7 +243,7 @@ def extract_shared(tools: list[dict[str, JSON]]) -> tuple[dict[str, JSON], list[
         name = tool.get("name")
         if isinstance(name, str):
             prefix = _class_prefix(name)
-            taken.update({prefix, f"{prefix}Input", f"{prefix}Output", f"{prefix}Result"})
+            taken.update({prefix, *(prefix + suffix for suffix in CLASS_SUFFIXES)})
         for key in ("inputSchema", "outputSchema"):
             schema = tool.get(key)
             for defs in ("$defs", "definitions"):

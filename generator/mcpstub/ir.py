@@ -72,6 +72,21 @@ def elicitation_class(tool_name: str, key: str) -> ClassName:
     return ClassName(to_class_prefix(tool_name) + to_class_prefix(key))
 
 
+# The classes every tool takes, after its prefix (`GetForecastInput`, ...).
+CLASS_SUFFIXES = ("Input", "Output", "Result")
+
+
+def entry_classes(raw: dict[str, Any]) -> list[ClassName]:
+    """The class names a tool entry as written (with a string `name`) takes: its input, output and
+    result classes, then one per requested schema (`elicitations`)."""
+    prefix = to_class_prefix(raw["name"])
+    asks = raw.get("elicitations")
+    keys = [key for key in asks if isinstance(key, str)] if isinstance(asks, dict) else []
+    return [ClassName(prefix + suffix) for suffix in CLASS_SUFFIXES] + [
+        elicitation_class(raw["name"], key) for key in keys
+    ]
+
+
 # serverInfo fields a toolset's `server` may set besides name and version, in the order sent.
 SERVER_INFO_KEYS = ("title", "description", "websiteUrl", "icons")
 

@@ -36,6 +36,7 @@ from mcpstub.engine.jsonread import _holds_as_double, all_finite
 from mcpstub.engine.pieces import ToolMemo, check_key
 from mcpstub.errortext import describe_error, describe_path, echo_value, shortened
 from mcpstub.ir import (
+    CLASS_SUFFIXES,
     SERVER_INFO_KEYS,
     ClassName,
     Dialect,
@@ -44,6 +45,7 @@ from mcpstub.ir import (
     Tool,
     Toolset,
     elicitation_class,
+    entry_classes,
     to_class_prefix,
     to_identifier,
 )
@@ -325,11 +327,7 @@ class _Checker:
                     self._classes.update(_classes_of(name))
             for raw in tools if isinstance(tools, list) else ():
                 if isinstance(raw, dict) and isinstance(raw.get("name"), str):
-                    prefix = to_class_prefix(raw["name"])
-                    self._classes.update(prefix + suffix for suffix in ("Input", "Output", "Result"))
-                    asks = raw.get("elicitations")
-                    keys = [k for k in asks if isinstance(k, str)] if isinstance(asks, dict) else []
-                    self._classes.update(elicitation_class(raw["name"], k) for k in keys)
+                    self._classes.update(entry_classes(raw))
         # The model generator reads a dotted name as module.Class: no class of models.py.
         wanted = wanted.replace(".", "_") or "Definition"
         name, counter = wanted, 2
@@ -532,7 +530,7 @@ class _Checker:
                 "rename one of the tools",
             )
         identifiers[ident] = name
-        tool_classes = [prefix + suffix for suffix in ("Input", "Output", "Result")]
+        tool_classes = [prefix + suffix for suffix in CLASS_SUFFIXES]
         tool_classes += [c for c in elicitation_classes if c not in tool_classes]
         clash = next((c for c in tool_classes if c in classes or c in shared_classes), None)
         if clash is not None:

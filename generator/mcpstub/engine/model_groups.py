@@ -37,7 +37,7 @@ from mcpstub.engine.pieces import MODELS_DIGEST, tool_plain
 from mcpstub.engine.stamp import generator_fingerprint
 from mcpstub.engine.store import MODELS_FOLDER, read_entry, write_entry
 from mcpstub.engine.workers import ModelWorkers, available
-from mcpstub.ir import Tool, Toolset, elicitation_class, to_class_prefix
+from mcpstub.ir import Tool, Toolset, entry_classes
 from mcpstub.model_merge import Clash, Part, merge_parts, split_source
 from mcpstub.models import DATA_KEYWORDS, ModelsResult, render_models
 from mcpstub.pointers import split_fragment
@@ -447,15 +447,10 @@ def _predicted_roots(data: Any) -> set[str] | None:
         return None
     roots = set(shared)
     for raw in tools:
-        if not isinstance(raw, dict) or not isinstance(name := raw.get("name"), str):
+        if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
             return None
-        prefix = to_class_prefix(name)
-        roots.add(prefix + "Input")
-        if raw.get("outputSchema") is not None:
-            roots.add(prefix + "Output")
-        asks = raw.get("elicitations")
-        if isinstance(asks, dict):
-            roots.update(elicitation_class(name, key) for key in asks if isinstance(key, str))
+        input_class, output_class, _, *asked = entry_classes(raw)
+        roots.update([input_class, *asked, *([output_class] if raw.get("outputSchema") is not None else [])])
     return roots
 
 
