@@ -129,11 +129,8 @@ def _decoder(numbers: _Numbers) -> json.JSONDecoder:
 
 
 def _json_data(text: str, spans: list[tuple[int, int]] | None = None) -> tuple[Any, bool] | None:
-    """`(data, finite)` when `text` is JSON that the YAML path reads as the same data, without a
-    diagnostic; `finite` is True when every number is one JSON can hold (see `_Numbers`).
-
-    With `spans`, where each item of the top-level `tools` array starts and ends is put in it
-    (nothing when there is no such array)."""
+    """`(data, finite)` when `text` is JSON the YAML path reads alike without a diagnostic (`finite`:
+    see `_Numbers`); `spans` receives where each item of the top-level `tools` array starts and ends."""
     if _JSON_START.match(text) is None or not _json_alike(text):
         return None
     numbers = _Numbers()

@@ -37,8 +37,7 @@ class _Read:
 
 @dataclass
 class _JsonRead:
-    """A JSON toolset as last read, kept in a `--watch` session: its text, and where each item
-    of its `tools` array starts and ends in it."""
+    """A JSON toolset as last read, with where each item of its `tools` array starts and ends."""
 
     doc: Document
     text: str
@@ -84,15 +83,12 @@ def _keep(read: _Read | _JsonRead) -> None:
 
 
 def _reread(doc: Document, text: str) -> _Read | None:
-    """`text` read from the last read of the same file where the two differ only within the
-    lines of some consecutive tools: those lines are read on their own and those tools replaced,
-    the rest kept. None when that does not hold: the caller reads the whole file.
+    """`text` read from the last read where only the lines of some consecutive tools differ: those
+    are read on their own and replaced. None otherwise: the caller reads the whole file.
 
-    A tool's lines start with its `-` entry and end before the next one (or the next top-level
-    key). When the first changed tool's first line and every line outside those tools are as they
-    were, and the changed lines read on their own as a plain block sequence of one tool or more
-    without a diagnostic, they read the same in the whole file: what could stay open past their
-    end (a quote, a flow collection) fails that read instead, and the whole file is read.
+    When the first changed tool's `-` line and every line outside those tools are unchanged, and the
+    changed lines read alone as a block sequence without a diagnostic, they read the same in the
+    whole file: what could stay open past their end (a quote, a flow collection) fails that read.
     """
     last = reads.get((doc.path, doc.file)) if (reads := _reads()) is not None else None
     if not isinstance(last, _Read) or doc._moves:
@@ -191,14 +187,9 @@ def _same_end(a: str, b: str, limit: int) -> int:
 
 
 def _json_reread(doc: Document, text: str) -> _JsonRead | None:
-    """`text` read from the last read of the same JSON file where the two differ only within the
-    items of some consecutive tools: those are read on their own and replaced, the rest kept.
-    None when that does not hold: the caller reads the whole file.
-
-    The text before the first changed item and after the last is as it was, so the reader meets
-    it in the same state: reading the changed part on its own as items separated by commas,
-    ending exactly where they did, is reading the whole text.
-    """
+    """`_reread` for JSON, by the items of the `tools` array. The text before the first changed item
+    and after the last is unchanged, so reading the changed items alone, ending exactly where they
+    did, is reading the whole text."""
     last = reads.get((doc.path, doc.file)) if (reads := _reads()) is not None else None
     if not isinstance(last, _JsonRead):
         return None

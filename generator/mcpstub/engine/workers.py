@@ -1,15 +1,12 @@
 """Model workers: processes beside this one that generate the models of groups of tools.
 
-Model generation (datamodel-code-generator) is the long pole of a run, and its first call in a
-process costs most of a second in imports. `ModelWorkers` starts one child (`multiprocessing`,
-fork) that imports and warms the generator while this process reads and checks the toolset, then
-runs each unit it is sent in a process pool of its own (`concurrent.futures`, fork): one process
-per core, each forked warm. A child that fails, or a system without fork, leaves the units to the
-caller, which generates them itself: the models are the same either way, only later.
+Model generation is the long pole of a run, and its first call in a process costs most of a second
+in imports. `ModelWorkers` forks one child that warms the generator while this process reads and
+checks the toolset, then runs each unit in a fork pool of its own, one process per core, each forked
+warm. A failed child, or no fork, leaves the units to the caller: the same models, only later.
 
-Measured against the pool on a fork server (each worker a fork of a server that imports the
-generator afresh), this layout saves 0.17 s a run at 100 tools (1.15-1.28x): a fresh interpreter
-imports mcpstub again, and a fork server re-runs the caller's `__main__` in every worker.
+Against a pool on a fork server (which imports afresh and re-runs the caller's `__main__` in every
+worker), this layout saves 0.17 s a run at 100 tools (1.15-1.28x).
 """
 
 from __future__ import annotations
@@ -59,11 +56,8 @@ def cores() -> int:
 
 
 class ModelWorkers:
-    """A warm child with a pool of `cores()` processes; `submit(fn, arg)` runs `fn(arg)` there.
-
-    Start it as early as possible: the child imports the model generator at once. `close()`
-    stops it; a unit not answered by then is not generated.
-    """
+    """A warm child with a pool of `cores()` processes. Start it early: the child imports the model
+    generator at once. A unit not answered by `close()` is not generated."""
 
     def __init__(self) -> None:
         import multiprocessing  # noqa: PLC0415 - see the imports
