@@ -26,7 +26,9 @@ _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
 def _astral(text: str, path: Path) -> tuple[str, dict[int, list[int]]]:
-    """`text` with the surrogate pairs of JSON text rewritten for YAML, and where (see Document)."""
+    """`text` with JSON's surrogate pair escapes (`\\ud83d\\ude00`, which a YAML reader refuses) written
+    as YAML's escape of the character (`\\U0001F600`), and where (see Document). A lone surrogate stays:
+    the YAML reader reports it."""
     if "\\" not in text or "\\u" not in text:  # (one character is found far faster than two)
         return text, {}
     if _JSON_START.match(text) is None or _SURROGATE_PAIR.search(text) is None:
