@@ -259,13 +259,10 @@ def _targets_and_refusal(node: JSON) -> tuple[tuple[str, ...], str | None]:
 def rewrite(
     node: JSON, pointer: str, names: dict[str, str] | None, own: str, draft07: bool, typed: bool = False
 ) -> JSON:
-    """Copy a subschema, pointing `$ref`s at `$defs` keys and replacing hoisted parts by refs.
-
-    With `names` None (a shared definition) refs are kept as they are. Objects that do not say
-    otherwise get `additionalProperties: true`: JSON Schema allows unknown properties there, and
-    a model that drops them would not dump what it was given. `typed` says the node is a branch
-    of a combinator whose parent fixes the type. The result is never stricter than the schema:
-    what a model cannot express exactly is left to the run-time validator (see `_loosen`).
+    """Copy a subschema, `$ref`s pointed at `$defs` keys (kept as they are with `names` None) and
+    hoisted parts replaced by refs. Objects get `additionalProperties: true` unless they say
+    otherwise: a model that drops unknown properties would not dump what it was given. The result
+    is never stricter than the schema; the rest is left to the run-time validator (`_loosen`).
     """
     if names is not None and pointer != own and pointer in names:
         ref: dict[str, JSON] = {"$ref": f"#/$defs/{names[pointer]}"}

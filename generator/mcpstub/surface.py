@@ -1,11 +1,8 @@
 """Surface: a checked `Toolset` -> the snapshot of what its server advertises, and tool digests.
 
-`wire_tool(tool, protocol)` is the one place that says which `Tool` object a connection of a
-protocol generation is shown; the snapshot and the generated server's digests both come from it.
-`tool_digest(wire)` is the SHA-256 of a wire object's canonical JSON (RFC 8785, JCS), and
-`render_surface(toolset)` the text of `surface.json`: the `tools/list` answer of each generation,
-the server info, every digest and the requested schemas tools ask their users with, laid out
-byte-stably (the same toolset gives the same bytes).
+`wire_tool` is the one place that says which `Tool` object a connection of a protocol generation is
+shown; the snapshot and the generated server's digests both come from it. A digest is the SHA-256 of
+RFC 8785 (JCS) canonical JSON; `surface.json` is byte-stable (the same toolset, the same bytes).
 """
 
 from __future__ import annotations
@@ -134,9 +131,8 @@ class _Layout:
 
 
 def _by_definition(wire: dict[str, JSON], layout: _Layout) -> tuple[str, ...] | None:
-    """`wire`'s text in `layout`, in chunks: each entry of a definitions mapping is a chunk of
-    its own, the very same string object wherever an equal entry sits at the same place; None
-    when it cannot be made so."""
+    """`wire`'s text in `layout`, in chunks: each definition entry one chunk, the same string object
+    wherever an equal entry sits at the same place; None when it cannot be made so."""
     apart = _definitions_apart(wire)
     if apart is None:
         return None
@@ -290,9 +286,8 @@ _PLACE = re.compile(r'^( *)"\\u0000(\d+):(\d+)"(,?)$', re.MULTILINE)
 
 
 def wire_chunks(wire: dict[str, JSON]) -> tuple[str, ...]:
-    """A wire tool as `surface.json` writes it, as if at the top level (two-space indent), in
-    consecutive chunks: a definition's text is one chunk, the very same string object for every
-    tool that copies the definition (kept once wherever it is stored)."""
+    """A wire tool as `surface.json` writes it, at the top level, in chunks (see `_by_definition`:
+    a shared definition's text is kept once wherever it is stored)."""
     return _by_definition(wire, _INDENTED) or (_indented(wire),)
 
 
