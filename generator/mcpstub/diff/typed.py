@@ -1,8 +1,7 @@
 """The comparison of one node's type-specific keywords: numbers, strings, arrays and objects.
 
-`TypedRules` is the half of `compare.Subset` that knows what each type's keywords mean (bounds,
-`multipleOf`, `pattern`, `format` and content checks, items, properties, additional properties),
-and how a reason is recorded; the walk through combinators and references is in `compare`.
+`TypedRules` is the half of `compare.Subset` that knows what each type's keywords mean and how a
+reason is recorded; the walk through combinators and references is in `compare`.
 """
 
 from __future__ import annotations
