@@ -89,8 +89,7 @@ IMPORTED = frozenset(
 
 
 def imported_free(name: str) -> str:
-    """The `$defs` key a definition is generated under: `<class name>Model` for a class name that
-    models.py imports, the key itself otherwise."""
+    """The `$defs` key a definition is generated under: `<class name>Model` if models.py imports it."""
     spelled = class_name(name)
     return spelled + "Model" if spelled in IMPORTED else name
 
@@ -163,9 +162,8 @@ _MERGED = 2
 
 
 def _combined(node: dict[str, JSON]) -> dict[str, JSON]:
-    """A merged allOf whose parts declare each property once: the generator merges two
-    declarations of one property into a class it names after the property alone, so a property
-    several parts declare is declared by the first as the allOf of them all (the same constraint)."""
+    """A merged allOf whose parts declare each property once (the first, as the allOf of them all):
+    the generator merges two declarations into a class named after the property alone."""
     parts = node["allOf"]
     owners: dict[str, list[int]] = {}
     for i, part in enumerate(parts):
@@ -192,7 +190,6 @@ def _combined(node: dict[str, JSON]) -> dict[str, JSON]:
 
 
 def _is_object(node: dict[str, JSON]) -> bool:
-    """True for a schema of objects only."""
     return node.get("type") == "object"
 
 
@@ -327,8 +324,7 @@ class Namer:
         taken: set[str],
         exposed: int,
     ) -> JSON:
-        """A `oneOf`/`anyOf` branch told apart by a constant, as a class named `stem` (or, taken,
-        a fresh name from it)."""
+        """A `oneOf`/`anyOf` branch told apart by a constant, as a class named `stem` (or fresh)."""
         name = self.fresh(root, stem, taken)
         inner: dict[str, JSON] = {}
         body = {k: v for k, v in node.items() if k not in _AT_REFERENCE}
@@ -341,9 +337,8 @@ class Namer:
 
 
 def branch_tags(branches: list[JSON]) -> list[str] | None:
-    """Each `oneOf`/`anyOf` branch's name part (`File`, `Url`; "" for a non-object) where the object
-    branches are told apart by a property each fixes (`kind: {const: file}`); else None, and the
-    generator numbers them (`Target`, `Target1`)."""
+    """Each `oneOf`/`anyOf` branch's name part (`File`; "" for a non-object) where a property each fixes
+    tells them apart (`kind: {const: file}`); else None (the generator numbers: `Target1`)."""
     objects = [b for b in branches if isinstance(b, dict) and _is_class(b) and not _merges(b)]
     if len(objects) < 2:
         return None

@@ -165,8 +165,7 @@ def _optionals(source: str) -> str:
 
 
 def _bracketed(source: str, start: int, closing: str = "]") -> tuple[int | None, list[str]]:
-    """The end of the bracket opened before `start` (closed by `closing`), and its top-level
-    comma-separated items."""
+    """The end of the bracket opened before `start` (closed by `closing`), and its top-level items."""
     depth, quote, item_start = 0, "", start
     members: list[str] = []
     for index in range(start, len(source)):
@@ -444,8 +443,7 @@ _STRUCTURE = frozenset("()[]{}|")
 
 
 def _flat_group(tokens: list[str], start: int, closing: str) -> tuple[_Flat, int] | None:
-    """The items from `start` to `closing`, when only plain tokens and commas come before it;
-    with the index after it. None for anything else (left to `_parse`)."""
+    """The plain items from `start` to `closing`, and the index after it; None if anything else comes."""
     texts = _Flat()
     run: list[str] = []
     for index in range(start, len(tokens)):
@@ -521,8 +519,7 @@ def _split_line(line: str, tokens: list[str]) -> list[str] | None:
 
 
 def _joined_within(texts: list[str], room: int) -> str | None:
-    """The texts joined by ", ", or None when that is longer than `room` characters (a text is
-    at least as wide as it is long, so it would not fit either)."""
+    """The texts joined by ", ", or None when longer than `room` (a text is at least as wide)."""
     if sum(len(t) + 2 for t in texts) - 2 > room:
         return None
     return ", ".join(texts)

@@ -196,7 +196,6 @@ def _pointer(ref: JSON) -> str:
 
 
 def _lookup(schema: JSON, pointer: str) -> JSON:
-    """The node a JSON pointer designates."""
     found, node, _ = resolve(schema, split(pointer) or ())
     if not found:
         raise Unsupported(f"$ref target #{pointer} does not exist")
@@ -262,8 +261,7 @@ def rewrite(
     """Copy a subschema, `$ref`s pointed at `$defs` keys (kept as they are with `names` None) and
     hoisted parts replaced by refs. Objects get `additionalProperties: true` unless they say
     otherwise: a model that drops unknown properties would not dump what it was given. The result
-    is never stricter than the schema; the rest is left to the run-time validator (`_loosen`).
-    """
+    is never stricter than the schema; the rest is left to the run-time validator (`_loosen`)."""
     if names is not None and pointer != own and pointer in names:
         ref: dict[str, JSON] = {"$ref": f"#/$defs/{names[pointer]}"}
         if isinstance(node, dict) and "default" in node and not (draft07 and "$ref" in node):
@@ -322,9 +320,8 @@ def rewrite(
 
 
 def _null_apart(out: dict[str, JSON]) -> None:
-    """`type: [array, null]` (or another list with null) around a reference: as `anyOf` of the
-    other types and null, in place. The model generator drops the null of such a recursive type
-    list (`list`, refusing null), but not of the `anyOf`."""
+    """`type: [array, null]` around a reference, as `anyOf` of the types, in place: the model
+    generator drops the null of such a recursive type list, but not of the `anyOf`."""
     kind = out.get("type")
     if not (isinstance(kind, list) and "null" in kind and len(kind) > 1 and "'$ref'" in repr(out)):
         return

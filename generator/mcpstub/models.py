@@ -205,13 +205,10 @@ _NOT_PLAIN_CLASS = ANY_KEYWORDS | {"$ref", "enum", "const", "default", "nullable
 def _stand_ins(
     units: dict[str, dict[str, JSON]], shared: set[str]
 ) -> tuple[dict[str, dict[str, JSON]], tuple[str, ...], frozenset[str]]:
-    """Replace the shared classes that the tools only name by stand-ins, and drop those unreached.
-
-    A plain object class reached only through `$ref`s that render as its name (no default, `allOf`
-    or discriminator on the way) becomes an empty class of that name: what refers to it comes out the
-    same, and its real statements come from the shared definitions' generation. The property names
-    left out are returned (`wire`), so field names are chosen as before.
-    """
+    """Replace the shared classes the tools only name by stand-ins, and drop those unreached. A plain
+    object class reached only through `$ref`s that render as its name (no default, `allOf` or
+    discriminator on the way) becomes an empty class of that name; its real statements come from the
+    shared definitions' generation. The property names left out are returned (`wire`)."""
     real: set[str] = set()
     named: set[str] = set()
     pending = [n for n in units if n not in shared]
@@ -250,8 +247,7 @@ def _generate_standing_in(
     """`_generate(units, wire)` with the stand-ins imported, not generated: an empty class costs as
     much as a real one, and a group names many. The import and the config key the generator adds for
     imported types are dropped here (the merge checks every name so imported is defined). A stand-in
-    whose class name the generator could spell otherwise stays an empty class.
-    """
+    whose class name the generator could spell otherwise stays an empty class."""
     imported = {n for n in stand_ins if _imports_as_itself(n)} - _merged_through(units)
     if not imported:
         return _generate(units, wire, formatted=formatted)
@@ -341,8 +337,7 @@ def _plain_class(schema: JSON) -> bool:
 
 
 def _shared_refs(entries: dict[str, JSON], shared: set[str]) -> Iterator[tuple[str, bool]]:
-    """(shared name, whether the reference renders as the name alone) for every `$ref` to a shared
-    definition in a unit's entries."""
+    """(shared name, whether it renders as the name alone) for each `$ref` to a shared definition."""
 
     def walk(node: JSON, name_only: bool) -> Iterator[tuple[str, bool]]:
         if not isinstance(node, dict):
@@ -445,7 +440,6 @@ def _class_names(tool: Tool) -> Iterator[str]:
 
 
 def _schemas(tool: Tool) -> Iterator[tuple[str, dict[str, JSON]]]:
-    """A tool's (class name, schema) pairs."""
     yield tool.input_class, tool.input_schema
     if tool.output_class is not None and tool.output_schema is not None:
         yield tool.output_class, tool.output_schema
@@ -454,7 +448,6 @@ def _schemas(tool: Tool) -> Iterator[tuple[str, dict[str, JSON]]]:
 
 
 def _fallback_warning(what: str, why: str, where: Location) -> Diagnostic:
-    """The warning for a schema that became a permissive model."""
     reason = f" ({why})" if why else ""
     return warning(
         "models-fallback",
@@ -561,8 +554,7 @@ def _field_names(defs: dict[str, JSON], extra: frozenset[str] = frozenset()) -> 
     """A distinct field name for each property name that is not one as it stands: not in NFKC form
     (Python reads `\ufb01le` as `file`), no identifier, a keyword, or in pydantic's protected
     namespaces (`model_dump_path` warns on import). A chosen name is no property name anywhere in the
-    document nor a pydantic attribute, so two names that normalise alike stay two fields.
-    """
+    document nor a pydantic attribute, so two names that normalise alike stay two fields."""
     from datamodel_code_generator.util import camel_to_snake  # noqa: PLC0415
 
     wire: set[str] = set(extra)

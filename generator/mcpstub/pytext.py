@@ -37,8 +37,7 @@ def to_literal(
 
     With `indent`, a container too wide for its line (`used` columns before it, `tail` after) is one
     item per line with a trailing comma, which keeps black from joining it again. `_parts` collects
-    the entries of multi-line definitions; `_definitions`: `value` maps names to definitions.
-    """
+    the entries of multi-line definitions; `_definitions`: `value` maps names to definitions."""
     if indent is None or not value or not isinstance(value, dict | list | tuple):
         return _flat_literal(value)
     # Flat text of each container by id, None once it is known to be longer than a line: a large

@@ -30,8 +30,7 @@ SDK_LOGGERS = ("mcp", "client")
 
 
 class LiveError(Exception):
-    """The server could not be reached or answered something that is not a tool listing (the
-    message shows no URL's user name or password)."""
+    """No server reached, or no tool listing in its answer; the message shows no URL's credentials."""
 
     def __init__(self, message: str) -> None:
         super().__init__(shown_url(message))
@@ -93,13 +92,11 @@ def shown_url(text: str) -> str:
     unencoded `/`, `?` or `#` in a password ends the authority early (`http://u:pa/ss@127.0.0.1/mcp`
     reads as host `u`): then a later `@` and host end it when the URL as read names no loopback
     server and the text before the `@` holds a `:` or the host after it is the loopback. An `@` in
-    the path or query of a URL naming a server stays (`http://h/x?mail=a@b`).
-    """
+    the path or query of a URL naming a server stays (`http://h/x?mail=a@b`)."""
     return _URL.sub(lambda m: m[1] + _without_userinfo(m[2]), text)
 
 
 def _without_userinfo(rest: str) -> str:
-    """What follows a URL's `scheme://`, with no user information."""
     cut = _late_userinfo_end(rest)
     if cut is not None:
         return rest[cut:]
@@ -258,8 +255,7 @@ def read_live(
     cwd: str | None = None,
     headers: Mapping[str, str] | None = None,
 ) -> Listing:
-    """Connect (stdio command, loopback URL with `headers`, or an in-process `Server`) and list
-    every tool."""
+    """Connect (stdio command, loopback URL with `headers`, or an in-process `Server`); list its tools."""
     import tempfile  # noqa: PLC0415
 
     import anyio  # noqa: PLC0415

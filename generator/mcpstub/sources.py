@@ -251,8 +251,7 @@ def _listing(path: Path, shown: str) -> Side | None:
 
 
 def load_source(spec: str, policy: Policy | None = None, headers: dict[str, str] | None = None) -> Side:
-    """Any source, told apart by its form: URL (read with `headers`), file (snapshot, listing or
-    toolset), or REV:path."""
+    """Any source, told apart by its form: URL, file (snapshot, listing or toolset), or REV:path."""
     from mcpstub.server_listing import is_url  # noqa: PLC0415
 
     if is_url(spec):  # any scheme: check_url refuses what is not http(s) on the loopback

@@ -159,8 +159,7 @@ def _by_definition(wire: dict[str, JSON], layout: _Layout) -> tuple[str, ...] | 
 
 
 def _definitions_apart(wire: dict[str, JSON]) -> tuple[dict[str, JSON], list[dict[str, JSON]]] | None:
-    """`wire` with each non-empty definitions mapping of its schemas as a placeholder, and those
-    mappings in order; None when it has none."""
+    """`wire` with each non-empty definitions mapping as a placeholder, and those mappings; or None."""
     mappings: list[dict[str, JSON]] = []
     skeleton = dict(wire)
     for key in ("inputSchema", "outputSchema"):

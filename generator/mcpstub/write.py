@@ -139,8 +139,7 @@ class _Matcher(difflib.SequenceMatcher):  # type: ignore[type-arg]
 
 
 def shortest_edits(a: list[str], b: list[str], limit: int) -> list[Opcode] | None:
-    """The opcodes (as difflib's) of a shortest edit script from `a` to `b`, after their common
-    head and tail; None past `limit` lines changed."""
+    """difflib's opcodes of a shortest edit script from `a` to `b`; None past `limit` lines changed."""
     head = 0
     while head < len(a) and head < len(b) and a[head] == b[head]:
         head += 1
@@ -182,8 +181,7 @@ def _steps(trace: list[dict[int, int]], x: int, y: int) -> list[str]:
 
 
 def _opcodes(steps: list[str], head: int, len_a: int, len_b: int) -> list[Opcode]:
-    """Runs of steps as opcodes, the common head and tail around them; a run of changes is a
-    `replace` when it both deletes and inserts, as difflib writes it."""
+    """Runs of steps as difflib's opcodes (a run that deletes and inserts is a `replace`)."""
     runs: list[list[Any]] = [["equal", 0, head, 0, head]] if head else []
     i = j = head
     for step in steps:
@@ -379,8 +377,7 @@ def _of_a_running_run(path: Path) -> bool:
 
 
 def _running_elsewhere(out: Path, folders: set[str], own: frozenset[str] | set[str] = frozenset()) -> bool:
-    """Whether `out` holds staged files of a live run other than this run's `own` backups (never
-    while this process holds the folder's lock)."""
+    """Whether `out` holds staged files of a live run other than this run's `own` backups."""
     if _holds_lock(out):
         return False
     for folder in folders | {"."}:
@@ -429,10 +426,9 @@ def _alive_windows(pid: int) -> bool:  # pragma: no cover - Windows only
 
 @contextmanager
 def locked(out: Path, *, writing: bool = True) -> Iterator[None]:
-    """Hold the output folder's lock from planning to the last file written (shared when only
-    reading): two runs on one folder take turns instead of racing to write the same files.
-    Where advisory locks do not exist (Windows) runs may overlap: each still keeps to its own
-    staged files and backups (see `_leftovers`), but the last to write a file wins."""
+    """Hold the output folder's lock from planning to the last file written (shared when reading),
+    so runs take turns. Without advisory locks (Windows) runs may overlap: each keeps to its own
+    staged files (`_leftovers`), but the last to write a file wins."""
     try:
         import fcntl  # noqa: PLC0415 - POSIX only
     except ImportError:  # pragma: no cover - Windows
@@ -523,8 +519,7 @@ def _utf8(_rel: str, text: str) -> bytes:
 
 
 def apply(p: Plan, encoded: Callable[[str, str], bytes] = _utf8) -> None:
-    """Replace every changed file, all or nothing; remove what an interrupted run left. `encoded`
-    gives a file's UTF-8 bytes, if made already."""
+    """Replace every changed file, all or nothing; remove what an interrupted run left."""
     if not (p.changes or p.removals or p.leftovers):
         return
     with _interrupts_deferred():
@@ -533,9 +528,8 @@ def apply(p: Plan, encoded: Callable[[str, str], bytes] = _utf8) -> None:
 
 @contextmanager
 def _interrupts_deferred() -> Iterator[None]:
-    """Ctrl-C while the files are replaced takes effect once the package is whole again, new or as
-    it was: between two steps it would leave a file staged, kept or replaced that the rollback
-    does not know of yet. (Where a signal handler cannot be set, off the main thread, as it comes.)"""
+    """Ctrl-C while files are replaced takes effect once the package is whole again: between two
+    steps the rollback would miss a file (off the main thread no handler can be set)."""
     caught: list[int] = []
     try:
         before = signal.signal(signal.SIGINT, lambda number, _: caught.append(number))

@@ -167,8 +167,7 @@ def _compose(file: str, text: str) -> tuple[yaml.Node | None, bool]:
     """The node graph of the single document in `text`, as `yaml.compose` builds it, and whether it
     holds an alias. No recursion (libyaml's composer recurses on the C stack): nesting past MAX_DEPTH
     is refused where it starts. A composer problem (an undefined alias, a duplicate anchor, a second
-    document) is raised only once the whole text parsed, so a syntax error anywhere is reported first.
-    """
+    document) is raised only once the whole text parsed, so a syntax error anywhere is reported first."""
     loader = _Loader(text)
     scalar_event, alias_event, document_start = yaml.ScalarEvent, yaml.AliasEvent, yaml.DocumentStartEvent
     mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
@@ -288,8 +287,7 @@ def _build(
     """The data and diagnostics of a plain YAML document (a collection at the top; no anchors,
     aliases, tags, complex or merge keys), read from libyaml's events; None for any other, which
     `_compose` reads. It reports what `_Converter` would, in the same order. `tools` gets where the
-    top-level `tools` items are written (see `reread`).
-    """
+    top-level `tools` items are written (see `reread`)."""
     file = doc.file
     loader = _Loader(text)
     scalar_event, mapping_start, sequence_start = (
@@ -399,8 +397,7 @@ def _build(
 
 
 def _duplicate_key(doc: Document, key: str, first: Any, again: Any) -> Diagnostic:
-    """A mapping key written again (`first` and `again` are where, as marks; the message names
-    the first in the file as written, the location is mapped with every other, in `_parse`)."""
+    """A key written again; the message names the first as written (`_parse` maps the location)."""
     prev = doc.written(_mark_loc(doc.file, first))
     return error(
         "duplicate-key",
@@ -411,7 +408,6 @@ def _duplicate_key(doc: Document, key: str, first: Any, again: Any) -> Diagnosti
 
 
 def _too_many_digits(file: str, mark: Any) -> Diagnostic:
-    """An integer beyond Python's digit limit for str -> int."""
     return error("number-too-large", "number has too many digits", _mark_loc(file, mark))
 
 
@@ -606,8 +602,7 @@ class _Converter:
 
 @dataclass
 class _ToolLines:
-    """Where a YAML toolset writes its tools: the first line of each item of the top-level
-    `tools` block sequence and the line after the last (0-based), as `_build` met them."""
+    """The first line of each item of the top-level `tools` block sequence, and the line after (0-based)."""
 
     found: bool | None = None  # whether `tools` is a block sequence (None: not met)
     starts: list[int] = field(default_factory=list)

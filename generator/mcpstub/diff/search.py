@@ -126,8 +126,7 @@ class Searcher:
         return _NOTHING
 
     def whole(self, reason: Reason) -> JSON:
-        """A reason's witness planted into an instance of A, when that is a counterexample; else
-        the witness alone."""
+        """A reason's witness planted into an instance of A if that is a counterexample, else alone."""
         roots = self._roots
         if roots is None or not reason.ipath or "**" in reason.ipath:
             return reason.witness

@@ -81,8 +81,7 @@ CONTENT_PROBES = ("!", "{", "=", "eyJ", "not json")
 
 
 def server_validator(schema: JSON, dialect: str | None = None) -> Any:
-    """The validator the generated server builds for `schema` as a tool's input (its runtime's
-    own `dispatch.validator`, in the schema's dialect); raises if it cannot be built."""
+    """The validator the generated server builds for `schema` as a tool's input (`dispatch.validator`)."""
     from mcpstub_runtime.dispatch import validator  # noqa: PLC0415 - the server's own code
     from mcpstub_runtime.results import ContentResult  # noqa: PLC0415
     from mcpstub_runtime.spec import ToolSpec  # noqa: PLC0415

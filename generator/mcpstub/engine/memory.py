@@ -143,8 +143,7 @@ def keep(memory: Memory) -> None:
 
 @contextmanager
 def remembering(memory: Memory | None = None) -> Iterator[Memory]:
-    """Run the code within with `memory` current; without one, with the memory already current,
-    else with a new one that ends with the block."""
+    """Run the block with `memory` current (default: the current one, else a new one for the block)."""
     if memory is None:
         memory = _CURRENT.get() or Memory()
     token = _CURRENT.set(memory)

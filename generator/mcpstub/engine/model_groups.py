@@ -77,8 +77,7 @@ def default_cache_dir() -> Path:
 
 
 class ModelCache:
-    """Group models on disk, one entry per input hash (`store`); two runs writing one entry write
-    the same bytes."""
+    """Group models on disk by input hash (`store`); two runs writing one entry write the same bytes."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder / MODELS_FOLDER
@@ -277,8 +276,7 @@ def split_groups(tools: Sequence[Tool]) -> list[tuple[Tool, ...]]:
 
 
 class _Planner:
-    """Makes the units of a toolset: the shared definitions alone, then each group of tools with
-    the shared definitions it uses. `roots` are the root class names of the whole toolset."""
+    """Makes the units of a toolset (see `_units`); `roots`: the whole toolset's root class names."""
 
     def __init__(self, toolset: Toolset, roots: set[str]) -> None:
         # What models cannot depend on is blanked, so that an edit of it (a description, an
@@ -393,17 +391,15 @@ def _render_unit(unit: Toolset) -> _Generated:
 
 
 class ModelFeed:
-    """The models of one run, handed to the workers (`ModelWorkers`) as the check passes each
-    group's tools (`follow`), the rest once the check is done (`PendingModels`). `owned`: the
-    workers are this run's, let go with it (a `--watch` session keeps its own)."""
+    """The models of one run, sent to the workers as the check passes each group's tools (`follow`).
+    `owned`: the workers are this run's, let go with it (a `--watch` session keeps its own)."""
 
     def __init__(self, workers: ModelWorkers, *, owned: bool = True) -> None:
         self.workers, self._owned = workers, owned
         self.stream: _Stream | None = None
 
     def follow(self, doc: Document, store: ModelCache | None) -> Callable[[Tool], None] | None:
-        """What the check of the loaded toolset `doc` calls with each tool it passes, in order;
-        None when it cannot be followed."""
+        """What the check of `doc` calls with each tool it passes, in order; None if it cannot be."""
         roots = _predicted_roots(doc.data)
         if roots is None or not self.workers.alive:
             return None
@@ -423,8 +419,7 @@ class ModelFeed:
 
 
 def _predicted_roots(data: Any) -> set[str] | None:
-    """The root class names a checked toolset of the document `data` has (`root_names`), as far
-    as its tools' names tell; None when they do not (the check will say why)."""
+    """`root_names` of the toolset `data` will check into, as its tools' names tell; else None."""
     if not isinstance(data, dict):
         return None
     tools, shared = data.get("tools"), data.get("$defs") or {}

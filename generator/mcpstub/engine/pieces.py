@@ -128,8 +128,7 @@ class ToolMemo:
         self._changed = True
 
     def checked(self, key: str) -> tuple[Tool, int] | None:
-        """A tool that checked clean before from exactly this input, and the bytes its bundling
-        copied; None when unknown."""
+        """A tool that checked clean before from exactly this input, and the bytes bundling copied."""
         plain = self._load().get("checked", {}).get(key)
         if plain is None:
             return None

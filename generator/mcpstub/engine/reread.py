@@ -76,20 +76,16 @@ def _remember_read(doc: Document, tools: _ToolLines) -> None:
 
 
 def _keep(read: _Read | _JsonRead) -> None:
-    """Remember `read` as its file's last (in a `--watch` session)."""
     reads = _reads()
     if reads is not None:
         reads[(read.doc.path, read.doc.file)] = read
 
 
 def _reread(doc: Document, text: str) -> _Read | None:
-    """`text` read from the last read where only the lines of some consecutive tools differ: those
-    are read on their own and replaced. None otherwise: the caller reads the whole file.
-
-    When the first changed tool's `-` line and every line outside those tools are unchanged, and the
-    changed lines read alone as a block sequence without a diagnostic, they read the same in the
-    whole file: what could stay open past their end (a quote, a flow collection) fails that read.
-    """
+    """`text` read from the last read where only some consecutive tools' lines differ; None: the caller
+    reads the whole file. If the first changed tool's `-` line and every line outside are unchanged,
+    and the changed lines read alone without a diagnostic, they read the same in the whole file: what
+    could stay open past their end (a quote, a flow collection) fails that read."""
     last = reads.get((doc.path, doc.file)) if (reads := _reads()) is not None else None
     if not isinstance(last, _Read) or doc._moves:
         return None
@@ -139,8 +135,7 @@ def _reread(doc: Document, text: str) -> _Read | None:
 
 
 def _splice(doc: Document, last: Document, begin: int, stop: int, items: list[Any], *, finite: bool) -> None:
-    """`doc` holds `last`'s data with its tools `begin` to `stop - 1` replaced by `items` (read
-    again; `finite`: whether their numbers are all ones JSON can hold)."""
+    """`doc` holds `last`'s data with its tools `begin` to `stop - 1` replaced by `items`."""
     data = dict(last.data)
     data["tools"] = [*data["tools"][:begin], *items, *data["tools"][stop:]]
     doc.data, doc.finite = data, last.finite and finite
@@ -187,9 +182,8 @@ def _same_end(a: str, b: str, limit: int) -> int:
 
 
 def _json_reread(doc: Document, text: str) -> _JsonRead | None:
-    """`_reread` for JSON, by the items of the `tools` array. The text before the first changed item
-    and after the last is unchanged, so reading the changed items alone, ending exactly where they
-    did, is reading the whole text."""
+    """`_reread` for JSON, by `tools` items: the text around them is unchanged, so reading the changed
+    items alone, ending exactly where they did, is reading the whole text."""
     last = reads.get((doc.path, doc.file)) if (reads := _reads()) is not None else None
     if not isinstance(last, _JsonRead):
         return None

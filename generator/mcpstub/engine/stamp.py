@@ -55,10 +55,9 @@ def installed(module: str) -> str:
 
 @cache
 def environment_key() -> str:
-    """What besides mcpstub's code shapes the generated text and the checks: the interpreter (its
-    Unicode data measures line widths when black is absent), black (whose width table is read), the
-    model generator with the pydantic it runs on, and the schema validators that judge schemas and
-    examples. A cache shared by several environments keeps them apart."""
+    """What besides mcpstub's code shapes the output and the checks: the interpreter (its Unicode data
+    measures widths without black), black (its width table), the model generator, pydantic and the
+    schema validators. A cache shared by several environments keeps them apart."""
     modules = ("black", "datamodel_code_generator", "pydantic", "jsonschema_rs", "jsonschema")
     return "\n".join([sys.version, *(f"{name} {installed(name)}" for name in modules)])
 

@@ -31,8 +31,7 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 def read_entry(path: Path, magic: bytes) -> bytes | None:
-    """The body of a cache entry written with `magic`, or None when it is missing, unreadable,
-    not a regular file, of another kind or altered."""
+    """The body of an entry written with `magic`; None if missing, not a regular file, or altered."""
     data = _read_file(path)
     if data is None:
         return None

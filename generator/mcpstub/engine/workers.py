@@ -208,10 +208,9 @@ def _serve_units(run: int, units: Connection, results: Connection) -> None:  # p
 
 
 def _leave_with_the_first(processes: list[Any]) -> None:  # pragma: no cover - the child
-    """Leave as soon as a process of the pool ends (killed, say), and the caller generates what is
-    left. The pool finds most deaths itself (`BrokenExecutor`), but not one that comes while a
-    process sends an answer: that one holds the pool's lock for answers and leaves a message cut
-    short, and the pool would wait for the rest of it for ever."""
+    """Leave as soon as a process of the pool ends (killed, say). The pool misses a death while a
+    process sends an answer: it holds the answers' lock and leaves a message cut short, which the
+    pool would wait for for ever."""
     from multiprocessing.connection import wait  # noqa: PLC0415
 
     wait([process.sentinel for process in processes])
@@ -228,10 +227,9 @@ def _nothing(_: object) -> None:
 
 
 def _start_worker(parent: int) -> None:  # pragma: no cover - runs in the child and its pool
-    """Ctrl-C is the run's to handle, and a worker ends with `parent`, the process that started
-    it, however that ends (Linux; elsewhere at the end of its input): if `parent` is gone
-    already (it ended while this one started), at once. The cycle collector runs (the command
-    line pauses it in the process that forked this one): the model generator leaves cycles."""
+    """Ctrl-C is the run's to handle; a worker ends with `parent` however that ends (Linux; elsewhere
+    at the end of its input), at once if it is gone already. The cycle collector runs (the command
+    line pauses it in the forking process): the model generator leaves cycles."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.enable()
     memory.keep(memory.Memory())
