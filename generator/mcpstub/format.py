@@ -398,9 +398,8 @@ def _tokens(line: str) -> list[str] | None:
     return _TOKEN.findall(text)
 
 
-# A parsed line: items separated by `|` (operands); each operand a list of atoms: str or group.
-# A group is (opening text such as "Literal[", [item, ...], closing bracket); an item is an
-# operand list, i.e. list[list[atom]].
+# A parsed line: items of `|`-separated operands, each a list of atoms: a str, or a group
+# (opening text such as "Literal[", [item, ...], closing bracket). An item is list[list[atom]].
 _Atom = Any
 
 

@@ -54,14 +54,11 @@ _COUNTS_PROPERTIES = frozenset(
 )
 # Keywords datamodel-code-generator silently misreads; a schema using them gets a fallback model.
 _UNSUPPORTED_KEYS = frozenset({"$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"})
-# What the models read of a schema: JSON Schema's keywords. Anything else (vendor keywords, typos)
-# no validator reads, and the model generator must not either: it takes some for instructions
-# (`customTypePath`, `x-python-type` and `x-python-import` import any name into models.py,
-# `x-enum-varnames` renames, `nullable` admits null).
-# Of the annotations, which no validator reads either, the models keep `title`, `description` and
-# `default`: the generator turns others into behaviour (`readOnly` freezes a field, `deprecated`
-# warns on every read, `discriminator` makes a union refuse what its `oneOf` takes) or copies them
-# into models.py as text.
+# What the models read of a schema: JSON Schema's keywords. What no validator reads the generator
+# must not either: it takes some for instructions (`customTypePath`, `x-python-import` import any name
+# into models.py, `x-enum-varnames` renames, `nullable` admits null). Of the annotations, the models
+# keep `title`, `description` and `default`: the generator turns others into behaviour (`readOnly`
+# freezes a field, `deprecated` warns on every read, `discriminator` refuses what `oneOf` takes).
 _NOT_FOR_MODELS = frozenset(
     {"$defs", "definitions", "$schema", "$id", "$anchor", "$comment", "$vocabulary", "readOnly",
      "writeOnly", "deprecated", "examples", "example", "discriminator", "xml", "externalDocs",

@@ -105,12 +105,10 @@ def tool_digest(wire: dict[str, JSON]) -> str:
     return hashlib.sha256(canonical_json(wire)).hexdigest()
 
 
-# Bundling copies shared definitions into every tool schema that uses them: the texts of a wire
-# object are made with each of its schemas' `$defs` (or `definitions`) mappings standing as a
-# placeholder string, then each placeholder is replaced by that mapping's text, made of one
-# entry (name and definition) per definition, each made once per distinct one. The placeholder
-# holds a per-process secret, so no user text is taken for one; a text in which the placeholders
-# do not each appear exactly once is made whole instead.
+# Bundling copies shared definitions into every tool schema using them: a wire object's text is made
+# with each definitions mapping as a placeholder, then each placeholder is replaced by the mapping's
+# text, each entry made once per distinct definition. The placeholder holds a per-process secret, so
+# no user text is taken for one; a text where a placeholder is not found exactly once is made whole.
 _SECRET = secrets.token_hex(16)
 _PLACEHOLDER = re.compile(r'"\\u0000' + _SECRET + r':([0-9]+)"')
 # Where a definition's value sits in a wire object: tool > schema > `$defs` > name.

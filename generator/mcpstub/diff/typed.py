@@ -47,7 +47,7 @@ class TypedRules:
 
     @staticmethod
     def _anything(ctx: Context, node: JSON) -> bool:
-            return node is True or (isinstance(node, dict) and not ctx.keywords(node))
+        return node is True or (isinstance(node, dict) and not ctx.keywords(node))
 
     def equal_keyword(self, key: str, xv: JSON, xp: str, yv: JSON, yp: str) -> bool:
         """Same meaning of one keyword's values (`compare.Subset`'s)."""

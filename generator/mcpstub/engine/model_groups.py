@@ -43,10 +43,9 @@ if TYPE_CHECKING:
 
     from mcpstub.load import Document
 
-# A tool closes its group one time in GROUP_SPREAD at most (groups of about this many tools),
-# a light one less often: one time in GROUP_WEIGHT / its weight (`_weight`, about its count of
-# subschemas), so that a group of light tools is longer and each generation, which costs a good
-# part of its time whatever it holds, does more. 0 turns the weights off.
+# A tool closes its group one time in GROUP_SPREAD at most, a light one less often (one time in
+# GROUP_WEIGHT / `_weight`), so a group of light tools is longer: each generation has a fixed cost.
+# 0 turns the weights off.
 GROUP_SPREAD = 3
 GROUP_WEIGHT = 110
 # No group is longer than this, or weighs more than GROUP_MAX_WEIGHT, whatever the hashes say
@@ -313,12 +312,10 @@ class _Planner:
         return closed
 
     def first(self) -> _Unit:
-        """The shared definitions' unit."""
         first = replace(self.base, reserved_roots=self.roots.extending(root_names(self.base)))
         return _Unit(_digest(first, (), self._definitions), first)
 
     def group(self, group: tuple[Tool, ...]) -> _Unit:
-        """A group's unit."""
         used = self._closed(set().union(*(t.shared_def_names for t in group)))
         shared = {n: s for n, s in self.base.shared_defs.items() if n in used}
         tools = tuple(_schema_only(t) for t in group)
@@ -442,8 +439,7 @@ def _predicted_roots(data: Any) -> set[str] | None:
 
 
 class _Stream:
-    """The units of a toolset made as its check passes its tools: each group's as soon as it is
-    whole, sent to the workers unless the store has it (or it was sent already)."""
+    """A toolset's units, each made once its group is checked, sent unless stored or sent already."""
 
     def __init__(
         self, workers: ModelWorkers, early: Toolset, roots: set[str], store: ModelCache | None
@@ -481,8 +477,7 @@ class _Stream:
             self.missing.append(unit)
 
     def matches(self, toolset: Toolset) -> bool:
-        """Whether the units made so far are those of `toolset` (the checked toolset): the same
-        tools in order, the same shared definitions, root class names and file name."""
+        """Whether the units made so far are those of the checked `toolset`."""
         early = self._early
         return (
             not self.broken
@@ -580,8 +575,7 @@ def start_models(toolset: Toolset, store: ModelCache | None, feed: ModelFeed | N
 
 
 def session_feed(kept: session.Session) -> ModelFeed | None:
-    """A run's model feed on a session's workers (started, or replaced, as needed); None when
-    there are none (no fork here, or they died too often: this process generates)."""
+    """A run's model feed on a session's workers (restarted as needed); None: this process generates."""
     if not (WORKERS and available()):
         return None
     workers = kept.workers if isinstance(kept.workers, ModelWorkers) else None

@@ -23,7 +23,6 @@ from typing import Any, Protocol
 
 from mcpstub.engine.memory import Memory, remembering
 
-# Group models kept at most (a session that has seen this many starts over).
 MAX_MODELS = 4096
 # Times the model workers are replaced when they die (killed, say); then this process generates
 # (`model_groups.session_feed`).
