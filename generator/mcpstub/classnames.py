@@ -1,16 +1,13 @@
 """Class names of the generated models: unique across the whole toolset by construction.
 
-datamodel-code-generator names a nested class after its parent class and the property it sits in
-(`FooInput` + `input` -> `FooInputInput`) and numbers a name already taken (`...1`), so two schemas
-of one toolset can want one name: a tool `foo` with an object property `input` and a tool
-`foo_input`. Every class it derives starts with the name of the root it comes from (a tool's input
-or output class, a shared definition), so two roots can only clash when one's name starts with the
-other's. Such a root is *exposed*, and this module names its nested classes itself: every object
-schema nested in it becomes a `$defs` entry named after the root and the path to it, but never
-starting with the name of another root (`FooInputNestedInput` when `FooInputInput` is a tool's), so
-it is nothing generated from another root. A merged `allOf`, which the generator would name without
-its parent, is named so in every root. The names depend only on the root's own schema and on the
-root names that extend it: a toolset generated in parts names each class as it would in one piece.
+datamodel-code-generator names a nested class after its parent and property (`FooInput` + `input` ->
+`FooInputInput`) and numbers a taken name, so a tool `foo` with an object property `input` and a tool
+`foo_input` can want one name. Every derived class starts with its root's name (a tool's input or
+output class, a shared definition), so roots clash only when one's name starts with another's. Such
+a root is *exposed*: its nested object schemas become `$defs` entries named here, never starting
+with another root's name (`FooInputNestedInput`). A merged `allOf`, which the generator names without
+its parent, is named here in every root. Names depend only on the root's schema and the root names
+extending it, so a toolset generated in parts names each class as it would in one piece.
 """
 
 from __future__ import annotations
@@ -67,11 +64,10 @@ def _segment(key: str, name: str) -> str:
     return to_class_prefix(name) if key == "properties" else ""
 
 
-# Every name models.py can import (from typing, typing_extensions, pydantic, annotated_types: what
-# the model generator may use with the options models.py gives it, and what mcpstub's rewrites add).
-# A definition whose class would take one of these names is generated as `<name>Model`, always, so
-# its name never depends on what else the module needs; validation refuses a second definition
-# spelled `<name>Model`. A root that such a name extends has its nested classes named by `Namer`.
+# Every name models.py can import (what the model generator may use with models.py's options, and
+# what mcpstub's rewrites add). A definition whose class would take one is always generated as
+# `<name>Model`, so its name never depends on what else the module needs; validation refuses a
+# second definition spelled `<name>Model`.
 IMPORTED = frozenset(
     {
         # typing and typing_extensions
@@ -93,8 +89,7 @@ IMPORTED = frozenset(
 
 
 def imported_free(name: str) -> str:
-    """The `$defs` key a definition is generated under: `<class name>Model` for a class name that
-    models.py imports, the key itself otherwise."""
+    """The `$defs` key a definition is generated under: `<class name>Model` if models.py imports it."""
     spelled = class_name(name)
     return spelled + "Model" if spelled in IMPORTED else name
 
@@ -114,8 +109,7 @@ def _root_key(root: str) -> str:
 
 
 def root_names(toolset: Toolset) -> set[str]:
-    """The class names given, not derived: tool input, output and elicitation classes, shared
-    definitions."""
+    """The class names given, not derived: tools' classes and shared definitions."""
     names = set(toolset.shared_defs)
     for tool in toolset.tools:
         names.add(tool.input_class)
@@ -168,9 +162,8 @@ _MERGED = 2
 
 
 def _combined(node: dict[str, JSON]) -> dict[str, JSON]:
-    """A merged allOf whose parts declare each property once: the generator merges two
-    declarations of one property into a class it names after the property alone, so a property
-    several parts declare is declared by the first as the allOf of them all (the same constraint)."""
+    """A merged allOf whose parts declare each property once (the first, as the allOf of them all):
+    the generator merges two declarations into a class named after the property alone."""
     parts = node["allOf"]
     owners: dict[str, list[int]] = {}
     for i, part in enumerate(parts):
@@ -197,7 +190,6 @@ def _combined(node: dict[str, JSON]) -> dict[str, JSON]:
 
 
 def _is_object(node: dict[str, JSON]) -> bool:
-    """True for a schema of objects only."""
     return node.get("type") == "object"
 
 
@@ -218,7 +210,6 @@ class Namer:
         """The normalised names of the other roots that start with (and are longer than) `root`."""
         key = _root_key(root)
         if key not in self._found:
-            # Every name starting with `key` sorts from `key` on, in one run.
             at = bisect.bisect_right(self._keys, key)
             end = at
             while end < len(self._keys) and self._keys[end].startswith(key):
@@ -227,11 +218,8 @@ class Namer:
         return self._found[key]
 
     def fresh(self, root: str, base: str, taken: set[str]) -> str:
-        """A name not taken for a class of `root` (`base` if free), starting with no longer root's name.
-
-        A name of `root`'s that starts with another root's is moved aside just after `root`'s own
-        name (`FooInputNestedInput`); numbers make it unique among `root`'s own classes.
-        """
+        """A free name for a class of `root` (`base` if free) starting with no longer root's name: a
+        marker goes after `root`'s name (`FooInputNestedInput`), numbers make it unique."""
         extensions = self._extensions(root)
         prefix = class_name(root)
         rest = base[len(prefix) :] if base.startswith(prefix) else base
@@ -260,11 +248,8 @@ class Namer:
         return candidate
 
     def scope(self, root: str, entries: dict[str, JSON], taken: set[str]) -> dict[str, JSON]:
-        """`entries` (the `$defs` entries of one root) with nested classes hoisted under names of ours.
-
-        An exposed root has every nested class hoisted; any other root only its merged `allOf`s.
-        Hoisted entries come before the entry they were found in, as nested classes are generated.
-        """
+        """One root's `$defs` entries with nested classes hoisted under names of ours (every class of
+        an exposed root, else merged `allOf`s only), each before the entry it was found in."""
         exposed = int(bool(self._extensions(root)))
         prefix = class_name(root)
         out: dict[str, JSON] = {}
@@ -286,11 +271,8 @@ class Namer:
         exposed: int,
         hoist: bool = True,
     ) -> JSON:
-        """Copy a schema, replacing the classes to name by references to new `found` entries.
-
-        `exposed`: 0 names merged allOfs only; 1 every class too; `_MERGED` (below a merged allOf,
-        where same-named properties of its parts are merged into classes) every object too.
-        """
+        """Copy a schema, the classes to name replaced by references to new `found` entries. `exposed`:
+        0 names merged allOfs only; 1 every class too; `_MERGED` (below a merged allOf) every object."""
         if not isinstance(node, dict):
             return node
         if hoist and (
@@ -342,8 +324,7 @@ class Namer:
         taken: set[str],
         exposed: int,
     ) -> JSON:
-        """A `oneOf`/`anyOf` branch told apart by a constant, as a class named `stem` (or, taken,
-        a fresh name from it)."""
+        """A `oneOf`/`anyOf` branch told apart by a constant, as a class named `stem` (or fresh)."""
         name = self.fresh(root, stem, taken)
         inner: dict[str, JSON] = {}
         body = {k: v for k, v in node.items() if k not in _AT_REFERENCE}
@@ -356,10 +337,8 @@ class Namer:
 
 
 def branch_tags(branches: list[JSON]) -> list[str] | None:
-    """What names each branch of a `oneOf`/`anyOf` (`File`, `Url`) where its object branches are told
-    apart by a property whose value each fixes (`kind: {const: file}`, or a one-value `enum`): the
-    value, as a class name part ("" for a branch that is no such object); None where there is no
-    such property (the generator then numbers the branches: `Target`, `Target1`)."""
+    """Each `oneOf`/`anyOf` branch's name part (`File`; "" for a non-object) where a property each fixes
+    tells them apart (`kind: {const: file}`); else None (the generator numbers: `Target1`)."""
     objects = [b for b in branches if isinstance(b, dict) and _is_class(b) and not _merges(b)]
     if len(objects) < 2:
         return None

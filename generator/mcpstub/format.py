@@ -1,14 +1,11 @@
 """Format stage: Python text laid out as black lays it out, and proof that every file compiles.
 
-`format_piece(text)` is a pure function from a piece of generated Python (a group's models, in the
-models stage) to the text black (`black_mode()`) would write: string quotes, numbers and long
-bracketed lines are laid out by hand, and a statement the hand layout does not cover is formatted
-by black itself. The templates and `pytext.to_literal` write the other files that way already.
-Black on every piece was measured 10-30 times slower where layout matters, and ruff's formatter,
-a process a call, 1.07-1.12 times the cold run (docs/performance.md), so black runs on whole files
-only in the tests that hold the layout to it (`format_with_black`). `compile_files` proves every
-file compiles: one that does not is a generator bug, never a user mistake (`GeneratedCodeError`,
-the text attached).
+`format_piece` lays out generated models as black (`black_mode()`) would: quotes, numbers and long
+bracketed lines by hand, a statement the hand layout does not cover by black itself; the templates
+and `pytext.to_literal` write the other files that way already. Black on every piece measured 10-30x
+slower, ruff's formatter 1.07-1.12x the cold run (docs/performance.md), so black runs on whole files
+only in the tests (`format_with_black`). A file that fails `compile_files` is a generator bug, never
+a user mistake (`GeneratedCodeError`, the text attached).
 """
 from __future__ import annotations
 
@@ -103,12 +100,8 @@ _TYPING_NAMES = re.compile(r"^from typing import (\([^)]*\)|.*)\n", re.M)
 
 
 def ruff_layout(source: str) -> str:
-    """What ruff's default rules want of datamodel-code-generator's output, before `format_piece`.
-
-    Names of each `from m import ...` in isort's order (I001), `Union[A, B]` written `A | B`
-    (UP007) and `Optional[A]` written `A | None` (UP045) where that also works at run time: no
-    member is a bare string (a forward reference); `Optional[Union[A, "B"]]` is `Union[A, "B", None]`.
-    """
+    """What ruff's default rules want of the generator's output: imports in isort's order (I001), and
+    `A | B`, `A | None` (UP007, UP045) unless a member is a forward reference (a bare string)."""
     if "Union[" in source or "Optional[" in source:
         source = _optionals(_unions(source))
         body = source.split("\n\n", 1)[-1]
@@ -172,8 +165,7 @@ def _optionals(source: str) -> str:
 
 
 def _bracketed(source: str, start: int, closing: str = "]") -> tuple[int | None, list[str]]:
-    """The end of the bracket opened before `start` (closed by `closing`), and its top-level
-    comma-separated items."""
+    """The end of the bracket opened before `start` (closed by `closing`), and its top-level items."""
     depth, quote, item_start = 0, "", start
     members: list[str] = []
     for index in range(start, len(source)):
@@ -198,11 +190,8 @@ def _bracketed(source: str, start: int, closing: str = "]") -> tuple[int | None,
 
 
 def format_piece(source: str) -> str:
-    """Python text with black's string quotes, and long bracketed lines split as black would.
-
-    Pure (the same text in, the same text out): what may be memoised is memoised by the caller.
-    Laying a line out asks for the flat text of the same parsed pieces at every level, so each is
-    made once per call (a memory of its own), or a deep line would cost its depth times over."""
+    """Python text with black's string quotes, and long bracketed lines split as black would. Pure;
+    a memory of its own makes each piece's flat text once, or a deep line would cost its depth times."""
     with memory.remembering(memory.Memory()):
         return _black_layout(source)
 
@@ -261,13 +250,8 @@ _COMPOUND = (
 
 
 def _black_statements(source: str) -> str:
-    """Statements still holding a line too long, laid out by black itself.
-
-    The layout above covers what generated code usually holds; a statement it leaves too long
-    (a long name before a long annotation or default) is one black may lay out in ways of its
-    own, so black (installed with datamodel-code-generator) formats that statement alone, at its
-    own indentation. Nothing else pays for importing black.
-    """
+    """Statements still holding a line too long (a long name before a long annotation), laid out by
+    black alone, at their indentation: only these pay for importing black."""
     lines = source.split("\n")
     long_lines = [
         number
@@ -305,9 +289,8 @@ def black_statement(lines: list[str], depth: int) -> list[str]:
 
 
 def _class_header(line: str, name: str) -> list[str]:
-    """A class header too long for one line: one base split as black splits it, several one a
-    line with a trailing comma after the last, however short they are (as the model generator
-    lays them out; black keeps it so)."""
+    """A class header too long for one line: one base split as black does, several one a line with a
+    trailing comma (as the model generator lays them out; black keeps it)."""
     end, bases = _bracketed(line, len(f"class {name}("), ")")
     if end != len(line) - 1 or not bases:
         return [line]
@@ -352,9 +335,8 @@ def _split_annotated(indent: str, name: str, rest: str) -> list[str] | None:
         prefix, value, trailing = f"{name}: TypeAlias = ", default, ""
     elif default is not None and text_width(f"{indent}{name}: {annotation} = (") <= LINE_LENGTH:
         # With the head up to `= (` short enough, black puts a plain default in parentheses of its
-        # own rather than split the annotation (its `_prefer_split_rhs_oop_over_rhs`); anything
-        # else (a trailing comma that explodes the annotation, a default too long for its line,
-        # an expression) black decides.
+        # own rather than split the annotation (`_prefer_split_rhs_oop_over_rhs`); black decides
+        # anything else.
         body = f"{indent}    {default}"
         if _PLAIN_DEFAULT.fullmatch(default) and text_width(body) <= LINE_LENGTH and ",]" not in annotation:
             return [f"{indent}{name}: {annotation} = (", body, f"{indent})"]
@@ -416,9 +398,8 @@ def _tokens(line: str) -> list[str] | None:
     return _TOKEN.findall(text)
 
 
-# A parsed line: items separated by `|` (operands); each operand a list of atoms: str or group.
-# A group is (opening text such as "Literal[", [item, ...], closing bracket); an item is an
-# operand list, i.e. list[list[atom]].
+# A parsed line: items of `|`-separated operands, each a list of atoms: a str, or a group
+# (opening text such as "Literal[", [item, ...], closing bracket). An item is list[list[atom]].
 _Atom = Any
 
 
@@ -461,8 +442,7 @@ _STRUCTURE = frozenset("()[]{}|")
 
 
 def _flat_group(tokens: list[str], start: int, closing: str) -> tuple[_Flat, int] | None:
-    """The items from `start` to `closing`, when only plain tokens and commas come before it;
-    with the index after it. None for anything else (left to `_parse`)."""
+    """The plain items from `start` to `closing`, and the index after it; None if anything else comes."""
     texts = _Flat()
     run: list[str] = []
     for index in range(start, len(tokens)):
@@ -538,8 +518,7 @@ def _split_line(line: str, tokens: list[str]) -> list[str] | None:
 
 
 def _joined_within(texts: list[str], room: int) -> str | None:
-    """The texts joined by ", ", or None when that is longer than `room` characters (a text is
-    at least as wide as it is long, so it would not fit either)."""
+    """The texts joined by ", ", or None when longer than `room` (a text is at least as wide)."""
     if sum(len(t) + 2 for t in texts) - 2 > room:
         return None
     return ", ".join(texts)

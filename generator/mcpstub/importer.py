@@ -1,13 +1,10 @@
 """Import: an existing server's `tools/list` answer -> a toolset that advertises the same tools.
 
-`read_listing_file(path)` reads a saved answer (a JSON-RPC response, a `tools/list` result, a bare
-list of tools, or a `surface.json`); a live server's answer comes from `server_listing.read_live`. Either
-becomes a `Source`, and `toolset_text(source)` writes the toolset: every tool exactly as the source
-advertised it (key order, schemas, annotations, icons, `_meta`, title, execution), the server info,
-and with `extract_defs` repeated identical subschemas moved into shared `$defs`. What the format
-cannot express is written as it is: `check_import` then loads the written file with the ordinary
-pipeline and reports, located in it, every problem and every tool that would not be advertised as
-the source did.
+A saved answer (a JSON-RPC response, a `tools/list` result, a list of tools, or a `surface.json`) or a
+live one (`server_listing.read_live`) becomes a `Source`; `toolset_text` writes every tool exactly as
+advertised, key order kept. What the format cannot express is written as it is: `check_import` loads
+the written file with the ordinary pipeline and reports, located in it, every problem and every tool
+that would not be advertised as the source did.
 """
 
 from __future__ import annotations
@@ -229,12 +226,8 @@ def _name_for(path: tuple[str | int, ...], schema: dict[str, JSON], taken: set[s
 
 
 def extract_shared(tools: list[dict[str, JSON]]) -> tuple[dict[str, JSON], list[dict[str, JSON]]]:
-    """Move subschemas that occur more than once, identical, into shared `$defs`.
-
-    Only 2020-12 schemas take part, and only subschemas without references or identifiers (they
-    mean the same wherever they stand). The largest repeated subschema goes first; each becomes
-    `{"$ref": "#/$defs/NAME"}` at every place it stood.
-    """
+    """Move identical repeated subschemas into shared `$defs`, largest first: only in 2020-12 schemas,
+    only those without references or identifiers (they mean the same wherever they stand)."""
     tools = json.loads(json.dumps(tools))  # a private copy to rewrite
     # Names a shared definition must not take: the classes generated for the tools themselves, and
     # any tool's own definitions (a tool's `#/$defs/NAME` finds its own first).

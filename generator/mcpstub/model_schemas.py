@@ -54,14 +54,11 @@ _COUNTS_PROPERTIES = frozenset(
 )
 # Keywords datamodel-code-generator silently misreads; a schema using them gets a fallback model.
 _UNSUPPORTED_KEYS = frozenset({"$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"})
-# What the models read of a schema: JSON Schema's keywords. Anything else (vendor keywords, typos)
-# no validator reads, and the model generator must not either: it takes some for instructions
-# (`customTypePath`, `x-python-type` and `x-python-import` import any name into models.py,
-# `x-enum-varnames` renames, `nullable` admits null).
-# Of the annotations, which no validator reads either, the models keep `title`, `description` and
-# `default`: the generator turns others into behaviour (`readOnly` freezes a field, `deprecated`
-# warns on every read, `discriminator` makes a union refuse what its `oneOf` takes) or copies them
-# into models.py as text.
+# What the models read of a schema: JSON Schema's keywords. What no validator reads the generator
+# must not either: it takes some for instructions (`customTypePath`, `x-python-import` import any name
+# into models.py, `x-enum-varnames` renames, `nullable` admits null). Of the annotations, the models
+# keep `title`, `description` and `default`: the generator turns others into behaviour (`readOnly`
+# freezes a field, `deprecated` warns on every read, `discriminator` refuses what `oneOf` takes).
 _NOT_FOR_MODELS = frozenset(
     {"$defs", "definitions", "$schema", "$id", "$anchor", "$comment", "$vocabulary", "readOnly",
      "writeOnly", "deprecated", "examples", "example", "discriminator", "xml", "externalDocs",
@@ -196,7 +193,6 @@ def _pointer(ref: JSON) -> str:
 
 
 def _lookup(schema: JSON, pointer: str) -> JSON:
-    """The node a JSON pointer designates."""
     found, node, _ = resolve(schema, split(pointer) or ())
     if not found:
         raise Unsupported(f"$ref target #{pointer} does not exist")
@@ -259,14 +255,10 @@ def _targets_and_refusal(node: JSON) -> tuple[tuple[str, ...], str | None]:
 def rewrite(
     node: JSON, pointer: str, names: dict[str, str] | None, own: str, draft07: bool, typed: bool = False
 ) -> JSON:
-    """Copy a subschema, pointing `$ref`s at `$defs` keys and replacing hoisted parts by refs.
-
-    With `names` None (a shared definition) refs are kept as they are. Objects that do not say
-    otherwise get `additionalProperties: true`: JSON Schema allows unknown properties there, and
-    a model that drops them would not dump what it was given. `typed` says the node is a branch
-    of a combinator whose parent fixes the type. The result is never stricter than the schema:
-    what a model cannot express exactly is left to the run-time validator (see `_loosen`).
-    """
+    """Copy a subschema, `$ref`s pointed at `$defs` keys (kept as they are with `names` None) and
+    hoisted parts replaced by refs. Objects get `additionalProperties: true` unless they say
+    otherwise: a model that drops unknown properties would not dump what it was given. The result
+    is never stricter than the schema; the rest is left to the run-time validator (`_loosen`)."""
     if names is not None and pointer != own and pointer in names:
         ref: dict[str, JSON] = {"$ref": f"#/$defs/{names[pointer]}"}
         if isinstance(node, dict) and "default" in node and not (draft07 and "$ref" in node):
@@ -325,9 +317,8 @@ def rewrite(
 
 
 def _null_apart(out: dict[str, JSON]) -> None:
-    """`type: [array, null]` (or another list with null) around a reference: as `anyOf` of the
-    other types and null, in place. The model generator drops the null of such a recursive type
-    list (`list`, refusing null), but not of the `anyOf`."""
+    """`type: [array, null]` around a reference, as `anyOf` of the types, in place: the model
+    generator drops the null of such a recursive type list, but not of the `anyOf`."""
     kind = out.get("type")
     if not (isinstance(kind, list) and "null" in kind and len(kind) > 1 and "'$ref'" in repr(out)):
         return

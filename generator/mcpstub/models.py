@@ -1,11 +1,9 @@
 """Pydantic models for a toolset: the only module that imports datamodel_code_generator.
 
-`render_models` takes a `Toolset` and returns the text of the generated `models.py` (formatted,
-without a file header) plus diagnostics. Every tool schema and every shared definition is
-combined into one JSON Schema document whose `$defs` are the classes to generate, and
-datamodel-code-generator runs once on it, in memory. A schema it cannot handle becomes a
-permissive model and a warning, so one odd tool never blocks the rest.
-The document's schemas are made in `model_schemas`; the text is finished in `model_source`.
+Every tool schema and shared definition goes into one JSON Schema document whose `$defs` are the
+classes to generate (made in `model_schemas`), and datamodel-code-generator runs once on it, in
+memory; the text is finished in `model_source`. A schema it cannot handle becomes a permissive model
+and a warning, so one odd tool never blocks the rest.
 """
 
 from __future__ import annotations
@@ -178,11 +176,9 @@ def _defs_key(ref: object) -> str | None:
 def _definition_defaults_dropped(
     units: dict[str, dict[str, JSON]], shared: set[str]
 ) -> dict[str, dict[str, JSON]]:
-    """The units without the `default` at the root of a definition (a shared one, or a part of a
-    tool schema that references point at): a default fills a field only where it is written on
-    that property, never one that merely refers to the definition. (The model generator would
-    also make the definition's type alias, or each field using it, optional.) A default written
-    on a property that was hoisted is kept there by `model_schemas.rewrite`."""
+    """The units without a `default` at the root of a definition: a default fills a field only where
+    written on that property, not one that refers to the definition (the generator would also make
+    every field using it optional). A hoisted property's default stays there (`model_schemas.rewrite`)."""
 
     def dropped(unit: str, key: str, schema: JSON) -> JSON:
         is_definition = unit in shared or key != unit
@@ -209,15 +205,10 @@ _NOT_PLAIN_CLASS = ANY_KEYWORDS | {"$ref", "enum", "const", "default", "nullable
 def _stand_ins(
     units: dict[str, dict[str, JSON]], shared: set[str]
 ) -> tuple[dict[str, dict[str, JSON]], tuple[str, ...], frozenset[str]]:
-    """Replace the shared classes that the tools only name by stand-ins, and drop those unreached.
-
-    A shared definition that is a plain object class, reached only through `$ref`s that render as
-    its name (a property, an item, a union member; no default, no `allOf`, no discriminator on the
-    way), is generated as an empty class of the same name: what refers to it comes out the
-    same, and its own statements (dropped by the caller) come from the generation of the shared
-    definitions. What only such a class reaches is not generated at all. The property names of
-    what is left out stay in the document's name set, so that field names are chosen as before.
-    """
+    """Replace the shared classes the tools only name by stand-ins, and drop those unreached. A plain
+    object class reached only through `$ref`s that render as its name (no default, `allOf` or
+    discriminator on the way) becomes an empty class of that name; its real statements come from the
+    shared definitions' generation. The property names left out are returned (`wire`)."""
     real: set[str] = set()
     named: set[str] = set()
     pending = [n for n in units if n not in shared]
@@ -253,15 +244,10 @@ _SIMPLE_CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9]*")
 def _generate_standing_in(
     units: dict[str, dict[str, JSON]], stand_ins: Sequence[str], wire: frozenset[str], *, formatted: bool
 ) -> str:
-    """`_generate(units, wire)` with the stand-ins among `units` imported, not generated.
-
-    A stand-in is an empty class only so that what names it names it; generating one costs as
-    much as a real class, and a group of tools names many. Where the class name is the key
-    itself, each reference to it is written as an import of that name instead: references come
-    out the same, and the import and the config key the generator adds for imported types are
-    dropped here (the merge checks that every name so imported is defined). A stand-in whose
-    class name the generator could spell otherwise stays an empty class.
-    """
+    """`_generate(units, wire)` with the stand-ins imported, not generated: an empty class costs as
+    much as a real one, and a group names many. The import and the config key the generator adds for
+    imported types are dropped here (the merge checks every name so imported is defined). A stand-in
+    whose class name the generator could spell otherwise stays an empty class."""
     imported = {n for n in stand_ins if _imports_as_itself(n)} - _merged_through(units)
     if not imported:
         return _generate(units, wire, formatted=formatted)
@@ -290,14 +276,12 @@ _LOOKS_INTO = frozenset({"default", "discriminator", "allOf"})
 
 
 def _merged_through(units: dict[str, dict[str, JSON]]) -> set[str]:
-    """The definitions reached through references from an `allOf`, a default or a discriminator:
-    the generator looks into the classes these refer to (merging, checking a default), so those
-    must be classes."""
+    """The definitions reached from an `allOf`, a default or a discriminator: the generator looks
+    into these (merging, checking a default), so they must be classes."""
     defs = {name: schema for entries in units.values() for name, schema in entries.items()}
 
     def targets(node: JSON, within: bool) -> Iterator[str]:
-        """Definitions `node` refers to: all of them if `within`, else only those below one of
-        `_LOOKS_INTO`."""
+        """Definitions `node` refers to: all if `within`, else only those below `_LOOKS_INTO`."""
         if isinstance(node, list):
             for item in node:
                 yield from targets(item, within)
@@ -353,8 +337,7 @@ def _plain_class(schema: JSON) -> bool:
 
 
 def _shared_refs(entries: dict[str, JSON], shared: set[str]) -> Iterator[tuple[str, bool]]:
-    """(shared name, whether the reference renders as the name alone) for every `$ref` to a shared
-    definition in a unit's entries."""
+    """(shared name, whether it renders as the name alone) for each `$ref` to a shared definition."""
 
     def walk(node: JSON, name_only: bool) -> Iterator[tuple[str, bool]]:
         if not isinstance(node, dict):
@@ -375,11 +358,8 @@ def _shared_refs(entries: dict[str, JSON], shared: set[str]) -> Iterator[tuple[s
 def _check_binding(
     source: str, units: dict[str, dict[str, JSON]], toolset: Toolset, where: Location
 ) -> list[Diagnostic]:
-    """Every tool's classes are the ones generated from its own schemas, not just classes of that name.
-
-    A class generated from an object schema has exactly the schema's property names as its wire
-    names; a tool schema that is a reference names the class the reference ends at.
-    """
+    """Errors where a tool's class is not the one generated from its own schema: an object schema's
+    class has exactly its property names as wire names; a reference names the class it ends at."""
     import ast  # noqa: PLC0415
 
     nodes: dict[str, ast.stmt] = {}
@@ -460,7 +440,6 @@ def _class_names(tool: Tool) -> Iterator[str]:
 
 
 def _schemas(tool: Tool) -> Iterator[tuple[str, dict[str, JSON]]]:
-    """A tool's (class name, schema) pairs."""
     yield tool.input_class, tool.input_schema
     if tool.output_class is not None and tool.output_schema is not None:
         yield tool.output_class, tool.output_schema
@@ -469,7 +448,6 @@ def _schemas(tool: Tool) -> Iterator[tuple[str, dict[str, JSON]]]:
 
 
 def _fallback_warning(what: str, why: str, where: Location) -> Diagnostic:
-    """The warning for a schema that became a permissive model."""
     reason = f" ({why})" if why else ""
     return warning(
         "models-fallback",
@@ -573,14 +551,10 @@ def _property_names(node: JSON, found: set[str]) -> None:
 
 
 def _field_names(defs: dict[str, JSON], extra: frozenset[str] = frozenset()) -> dict[str, str]:
-    """A distinct field name for each property name that is not one as it stands.
-
-    Python parses identifiers in NFKC form (the ligature `\ufb01le` is `file`), so such a
-    name, like one that is no identifier, a keyword or in pydantic's protected namespaces
-    (`model_dump_path` would warn on import), gets a field name of its own with the wire name as
-    its alias. A chosen name is no property name anywhere in the document nor a pydantic
-    attribute: two names that normalise alike stay two fields, and no wire name means two fields.
-    """
+    """A distinct field name for each property name that is not one as it stands: not in NFKC form
+    (Python reads `\ufb01le` as `file`), no identifier, a keyword, or in pydantic's protected
+    namespaces (`model_dump_path` warns on import). A chosen name is no property name anywhere in the
+    document nor a pydantic attribute, so two names that normalise alike stay two fields."""
     from datamodel_code_generator.util import camel_to_snake  # noqa: PLC0415
 
     wire: set[str] = set(extra)

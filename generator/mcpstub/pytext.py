@@ -1,8 +1,6 @@
 """Python text as black and ruff write it: literals of JSON values, and the order of imported names.
 
-`to_literal(value)` is a Python expression that evaluates to a JSON value, laid out as black lays
-it out; `text_width` counts columns as black does; `import_order` and `all_order` sort names as
-ruff's rules want them. Model generation uses these without the templates `render` needs.
+Model generation uses these without the templates `render` needs.
 """
 
 from __future__ import annotations
@@ -35,14 +33,11 @@ def to_literal(
     _parts: list[str] | None = None,
     _definitions: bool = False,
 ) -> str:
-    """A Python expression that evaluates to the JSON value (dicts keep their key order).
+    """A Python expression, as black writes it, that evaluates to the JSON value (key order kept).
 
-    The text is what black would write. With `indent`, a container too wide for its line is laid
-    out one item per line with a trailing comma (which also keeps black from joining it again);
-    `used` is how many columns the line holds before the literal and `tail` how many after it.
-    `_parts` collects the entries of definitions that span lines (`_definition_entry`);
-    `_definitions` says `value` maps names to definitions.
-    """
+    With `indent`, a container too wide for its line (`used` columns before it, `tail` after) is one
+    item per line with a trailing comma, which keeps black from joining it again. `_parts` collects
+    the entries of multi-line definitions; `_definitions`: `value` maps names to definitions."""
     if indent is None or not value or not isinstance(value, dict | list | tuple):
         return _flat_literal(value)
     # Flat text of each container by id, None once it is known to be longer than a line: a large
@@ -212,11 +207,8 @@ def _is_wide(code: int, wide: dict[int, list[tuple[int, int]]]) -> bool:
 
 @cache
 def _wide_ranges() -> dict[int, list[tuple[int, int]]]:
-    """Black's table of wide characters, by block of 256 code points.
-
-    Read from black's own data file (black pins the Unicode version it measures with) without
-    importing black, which generation does not need.
-    """
+    """Black's table of wide characters, by block of 256 code points, read from black's data file
+    (black pins its Unicode version) without importing black, which generation does not need."""
     ranges: list[tuple[int, int]] = []
     spec = importlib.util.find_spec("black")
     if spec is not None and spec.submodule_search_locations:

@@ -1,10 +1,8 @@
 """Live: what a running MCP server advertises, read through the official client.
 
-`read_live(command=..., url=...)` starts the server command over stdio (or connects to a
-streamable HTTP URL on the loopback), and returns a `Listing`: the server info, its instructions
-and every `tools/list` page's tool objects exactly as they came over the wire (the raw JSON, not
-the SDK's models, which drop keys they do not know), plus any digests the pages carry in `_meta`.
-Every failure is a `LiveError` with one line to show the user.
+`read_live` starts a server command over stdio (or connects to a streamable HTTP URL on the loopback)
+and returns its tools exactly as they came over the wire: the raw JSON, not the SDK's models, which
+drop keys they do not know. Every failure is a `LiveError` with one line to show the user.
 """
 
 from __future__ import annotations
@@ -32,8 +30,7 @@ SDK_LOGGERS = ("mcp", "client")
 
 
 class LiveError(Exception):
-    """The server could not be reached or answered something that is not a tool listing (the
-    message shows no URL's user name or password)."""
+    """No server reached, or no tool listing in its answer; the message shows no URL's credentials."""
 
     def __init__(self, message: str) -> None:
         super().__init__(shown_url(message))
@@ -91,19 +88,15 @@ def check_url(url: str) -> None:
 def shown_url(text: str) -> str:
     """Text as messages and written files show it: every URL in it without a user name or password.
 
-    User information ends at the last `@` of the authority (`http://u:p@ss@h/x` -> `http://h/x`).
-    A password (or user name) holding an unencoded `/`, `?` or `#` ends the authority early
-    (`http://u:pa/ss@127.0.0.1/mcp` reads as host `u`, port `pa`): then a later `@` followed by
-    a host ends the user information when the URL as read names no loopback server to connect to
-    and either the text before that `@` holds a `:` (a password) or the host after it is the
-    loopback. An `@` in the path or query of a URL that names a server is left alone
-    (`http://h/x?mail=a@b`).
-    """
+    User information ends at the authority's last `@` (`http://u:p@ss@h/x` -> `http://h/x`). An
+    unencoded `/`, `?` or `#` in a password ends the authority early (`http://u:pa/ss@127.0.0.1/mcp`
+    reads as host `u`): then a later `@` and host end it when the URL as read names no loopback
+    server and the text before the `@` holds a `:` or the host after it is the loopback. An `@` in
+    the path or query of a URL naming a server stays (`http://h/x?mail=a@b`)."""
     return _URL.sub(lambda m: m[1] + _without_userinfo(m[2]), text)
 
 
 def _without_userinfo(rest: str) -> str:
-    """What follows a URL's `scheme://`, with no user information."""
     cut = _late_userinfo_end(rest)
     if cut is not None:
         return rest[cut:]
@@ -262,8 +255,7 @@ def read_live(
     cwd: str | None = None,
     headers: Mapping[str, str] | None = None,
 ) -> Listing:
-    """Connect (stdio command, loopback URL with `headers`, or an in-process `Server`) and list
-    every tool."""
+    """Connect (stdio command, loopback URL with `headers`, or an in-process `Server`); list its tools."""
     import tempfile  # noqa: PLC0415
 
     import anyio  # noqa: PLC0415

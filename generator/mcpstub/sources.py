@@ -1,11 +1,9 @@
 """Sources: what `mcpstub diff` compares, from wherever it is, as a diff `Side`.
 
-A source is a toolset file, a git revision of one (`REV:path`), a surface snapshot
-(`surface.json`), a saved `tools/list` answer, or a live server (a stdio command or an
-`http(s)://` URL on the loopback). `load_source(spec)` tells them apart and returns the `Side`;
-`side_from_surface`, `side_from_git` and `side_from_live` do one kind each. A revision is read with
-git itself: its YAML and JSON files are materialised in a temporary folder, so references from the
-toolset to other files resolve inside the same revision. Every failure is a `SourceError`.
+A source is a toolset file, a git revision of one (`REV:path`), a `surface.json`, a saved `tools/list`
+answer, or a live server (a stdio command or a loopback `http(s)://` URL). A revision's YAML and JSON
+files are materialised in a temporary folder, so the toolset's references resolve inside the same
+revision. Every failure is a `SourceError`.
 """
 
 from __future__ import annotations
@@ -238,10 +236,7 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
 
 def _listing(path: Path, shown: str) -> Side | None:
     """The side of a surface snapshot or saved tools/list answer; None for anything else (a toolset).
-
-    The file is read as every toolset is (`load_document`: a byte order mark, located errors); a
-    `.json` file that cannot be read at all is no toolset either, so it is refused here.
-    """
+    Read as every toolset is (`load_document`); a `.json` file that cannot be read is refused here."""
     doc, diagnostics = load_document(path, shown)
     if _listing_kind(doc.data) is not None:
         return side_from_surface(doc, diagnostics)
@@ -256,8 +251,7 @@ def _listing(path: Path, shown: str) -> Side | None:
 
 
 def load_source(spec: str, policy: Policy | None = None, headers: dict[str, str] | None = None) -> Side:
-    """Any source, told apart by its form: URL (read with `headers`), file (snapshot, listing or
-    toolset), or REV:path."""
+    """Any source, told apart by its form: URL, file (snapshot, listing or toolset), or REV:path."""
     from mcpstub.server_listing import is_url  # noqa: PLC0415
 
     if is_url(spec):  # any scheme: check_url refuses what is not http(s) on the loopback

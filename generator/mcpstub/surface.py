@@ -1,11 +1,8 @@
 """Surface: a checked `Toolset` -> the snapshot of what its server advertises, and tool digests.
 
-`wire_tool(tool, protocol)` is the one place that says which `Tool` object a connection of a
-protocol generation is shown; the snapshot and the generated server's digests both come from it.
-`tool_digest(wire)` is the SHA-256 of a wire object's canonical JSON (RFC 8785, JCS), and
-`render_surface(toolset)` the text of `surface.json`: the `tools/list` answer of each generation,
-the server info, every digest and the requested schemas tools ask their users with, laid out
-byte-stably (the same toolset gives the same bytes).
+`wire_tool` is the one place that says which `Tool` object a connection of a protocol generation is
+shown; the snapshot and the generated server's digests both come from it. A digest is the SHA-256 of
+RFC 8785 (JCS) canonical JSON; `surface.json` is byte-stable (the same toolset, the same bytes).
 """
 
 from __future__ import annotations
@@ -108,12 +105,10 @@ def tool_digest(wire: dict[str, JSON]) -> str:
     return hashlib.sha256(canonical_json(wire)).hexdigest()
 
 
-# Bundling copies shared definitions into every tool schema that uses them: the texts of a wire
-# object are made with each of its schemas' `$defs` (or `definitions`) mappings standing as a
-# placeholder string, then each placeholder is replaced by that mapping's text, made of one
-# entry (name and definition) per definition, each made once per distinct one. The placeholder
-# holds a per-process secret, so no user text is taken for one; a text in which the placeholders
-# do not each appear exactly once is made whole instead.
+# Bundling copies shared definitions into every tool schema using them: a wire object's text is made
+# with each definitions mapping as a placeholder, then each placeholder is replaced by the mapping's
+# text, each entry made once per distinct definition. The placeholder holds a per-process secret, so
+# no user text is taken for one; a text where a placeholder is not found exactly once is made whole.
 _SECRET = secrets.token_hex(16)
 _PLACEHOLDER = re.compile(r'"\\u0000' + _SECRET + r':([0-9]+)"')
 # Where a definition's value sits in a wire object: tool > schema > `$defs` > name.
@@ -134,9 +129,8 @@ class _Layout:
 
 
 def _by_definition(wire: dict[str, JSON], layout: _Layout) -> tuple[str, ...] | None:
-    """`wire`'s text in `layout`, in chunks: each entry of a definitions mapping is a chunk of
-    its own, the very same string object wherever an equal entry sits at the same place; None
-    when it cannot be made so."""
+    """`wire`'s text in `layout`, in chunks: each definition entry one chunk, the same string object
+    wherever an equal entry sits at the same place; None when it cannot be made so."""
     apart = _definitions_apart(wire)
     if apart is None:
         return None
@@ -163,8 +157,7 @@ def _by_definition(wire: dict[str, JSON], layout: _Layout) -> tuple[str, ...] | 
 
 
 def _definitions_apart(wire: dict[str, JSON]) -> tuple[dict[str, JSON], list[dict[str, JSON]]] | None:
-    """`wire` with each non-empty definitions mapping of its schemas as a placeholder, and those
-    mappings in order; None when it has none."""
+    """`wire` with each non-empty definitions mapping as a placeholder, and those mappings; or None."""
     mappings: list[dict[str, JSON]] = []
     skeleton = dict(wire)
     for key in ("inputSchema", "outputSchema"):
@@ -290,9 +283,8 @@ _PLACE = re.compile(r'^( *)"\\u0000(\d+):(\d+)"(,?)$', re.MULTILINE)
 
 
 def wire_chunks(wire: dict[str, JSON]) -> tuple[str, ...]:
-    """A wire tool as `surface.json` writes it, as if at the top level (two-space indent), in
-    consecutive chunks: a definition's text is one chunk, the very same string object for every
-    tool that copies the definition (kept once wherever it is stored)."""
+    """A wire tool as `surface.json` writes it, at the top level, in chunks (see `_by_definition`:
+    a shared definition's text is kept once wherever it is stored)."""
     return _by_definition(wire, _INDENTED) or (_indented(wire),)
 
 

@@ -16,9 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 POLL_SECONDS = 0.01
-# A save that empties the file first and writes it after (in place: some editors, or a script's
-# `open(path, "w")`) can leave it empty longer than a poll: its text is waited for this long
-# before the empty file is taken for what the user meant.
+# A save in place (some editors, `open(path, "w")`) can leave the file empty longer than a poll: its
+# text is waited for this long before the empty file is taken for what the user meant.
 EMPTY_SECONDS = 0.25
 _Stamp = tuple[int, int, int] | None
 

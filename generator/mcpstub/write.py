@@ -1,19 +1,14 @@
 """Write: the only stage that touches the disk.
 
-`plan(out, generated)` compares rendered files with the tree on disk: which "ours" files change,
-which "yours" files are missing, which files at "ours" paths were not written by mcpstub (never
-overwritten), and which handler modules no longer belong to a tool. `apply(plan)` then replaces the
-files all-or-nothing: every new text is staged beside its target first, and if any step fails the
-files already replaced are put back.
+`plan` compares rendered files with the tree on disk; a file at an "ours" path that mcpstub did not
+write is never overwritten. `apply` replaces the files all-or-nothing: each new text is staged beside
+its target first, and if any step fails the files already replaced are put back.
 
-A kill cannot be rolled back, so it must not go unnoticed: `apply` creates `layout.WRITING_MARKER`
-before it replaces the first file and removes it after the last, and the generated `__init__.py`
-(always replaced first) refuses to load while the marker exists. The next run sees the marker and
-the staged files a killed run left behind (`Plan.leftovers`), removes them and finishes the tree.
-Runs writing one folder at once take turns (`locked`), so none mistakes another's staged files for
-a killed run's. Where the lock cannot be taken, a staged file or backup carries the id of its
-run's process, and another run takes it for a killed run's only once that process is gone: no run
-removes or restores another's backups.
+A kill cannot be rolled back, so it must not go unnoticed: `layout.WRITING_MARKER` exists from before
+the first replacement to after the last, and the generated `__init__.py` (replaced first) refuses to
+load while it does. The next run removes a killed run's marker and staged files (`Plan.leftovers`).
+Runs on one folder take turns (`locked`); where no lock can be taken, a staged file or backup
+carries its run's process id and counts as left over only once that process is gone.
 """
 
 from __future__ import annotations
@@ -61,23 +56,15 @@ class Plan:
 
     @property
     def stale(self) -> list[str]:
-        """Generated files that are missing, differ from a fresh generation, or are obsolete.
-
-        The stamp is not one of them: it records how the files were made, not what they say.
-        """
+        """Generated files that are missing, differ or are obsolete; not the stamp, which records how
+        the files were made, not what they say."""
         changed = (p for p in self.changes if p not in self.created_yours and p != STAMP_FILE)
         return sorted([*changed, *self.removals])
 
     def diff(self, base: str = "") -> str:
-        """A unified diff of every change the run would make, for `git apply` (-p1).
-
-        `base` is the output folder's path from where the diff is applied (a repository root), in
-        posix form; files are named `a/<base>/<rel>` and `b/<base>/<rel>`.
-        A file on disk is compared as a run reads it (any line ending as "\n"), but its lines are
-        shown as they are written: a checkout with CRLF line endings (git's autocrlf) gets a diff
-        whose context and removed lines match its bytes, and whose added lines take the file's
-        line ending, so that the diff applies to it and leaves it one style throughout.
-        """
+        """A unified diff of every change the run would make, for `git apply` (-p1) from where the
+        output folder is `base` (posix). Lines on disk are compared as a run reads them but shown as
+        written, so a CRLF checkout (git's autocrlf) gets a diff that applies to its bytes."""
         prefix = f"{base.strip('/')}/" if base.strip("/") not in {"", "."} else ""
         chunks: list[str] = []
         for rel in sorted({*self.removals, *self.changes} - {STAMP_FILE}):
@@ -105,12 +92,9 @@ def _read_raw(path: Path) -> str | None:
 
 
 def _unified(before: str | None, after: str | None, path: str) -> list[str]:
-    """A unified diff from `before` (as written on disk) to `after` (with "\n" line endings).
-
-    A patch splits lines at "\n" only: a line of `before` that holds a bare "\r" (old Mac line
-    endings) is one line to it, which a run reads as two, so it shows as replaced, and added lines
-    end in "\r\n" where most of `before` does, else in "\n".
-    """
+    """A unified diff from `before` (as on disk) to `after` ("\n" endings). A patch splits lines at
+    "\n" only, so a line holding a bare "\r" (read by a run as two) shows as replaced; added lines
+    end in "\r\n" where most of `before` does."""
     old = _lines(before)
     ending = "\r\n" if 2 * sum(line.endswith("\r\n") for line in old) > len(old) else "\n"
     new = [line[:-1] + ending if line.endswith("\n") else line for line in _lines(after)]
@@ -155,8 +139,7 @@ class _Matcher(difflib.SequenceMatcher):  # type: ignore[type-arg]
 
 
 def shortest_edits(a: list[str], b: list[str], limit: int) -> list[Opcode] | None:
-    """The opcodes (as difflib's) of a shortest edit script from `a` to `b`, after their common
-    head and tail; None past `limit` lines changed."""
+    """difflib's opcodes of a shortest edit script from `a` to `b`; None past `limit` lines changed."""
     head = 0
     while head < len(a) and head < len(b) and a[head] == b[head]:
         head += 1
@@ -198,8 +181,7 @@ def _steps(trace: list[dict[int, int]], x: int, y: int) -> list[str]:
 
 
 def _opcodes(steps: list[str], head: int, len_a: int, len_b: int) -> list[Opcode]:
-    """Runs of steps as opcodes, the common head and tail around them; a run of changes is a
-    `replace` when it both deletes and inserts, as difflib writes it."""
+    """Runs of steps as difflib's opcodes (a run that deletes and inserts is a `replace`)."""
     runs: list[list[Any]] = [["equal", 0, head, 0, head]] if head else []
     i = j = head
     for step in steps:
@@ -255,10 +237,8 @@ _BLOCK = 1 << 20  # characters compared at a time
 
 
 def _written() -> dict[Path, tuple[tuple[int, int, int, int], str]] | None:
-    """In a session, what it wrote (`session.written`): by path, the file's stat just after
-    (modification and change times, size, inode) and its text. A file whose stat is still that
-    holds that text, which is then compared instead of reading the file again. The change time is
-    the one no tool can set back (`touch -r` and `cp -p` set the other)."""
+    """In a session, each file's stat just after it was written, and its text: a file whose stat is
+    unchanged is not read again. The stat holds the change time, which no tool can set back."""
     kept = session.current()
     return kept.written if kept is not None else None
 
@@ -272,9 +252,8 @@ def _stat_of(path: Path) -> tuple[int, int, int, int] | None:
 
 
 def _on_disk(path: Path, text: str) -> tuple[str | None, bool]:
-    """The start of the file at `path` (None if there is none) and whether it holds `text`,
-    read as `_read` reads it, a block at a time: a large file is never held in memory beside its
-    new text. Something that is not a file there starts with ""."""
+    """The start of the file at `path` (None: none; "": not a file) and whether it holds `text`,
+    read a block at a time so a large file is never held beside its new text."""
     written = _written()
     known = written.get(path) if written is not None else None
     if known is not None and _stat_of(path) == known[0]:
@@ -344,13 +323,8 @@ _STAGED = re.compile(STAGED_NAME)
 
 
 def _leftovers(out: Path, folders: set[str]) -> list[str]:
-    """The marker and the staged files that an interrupted run left in `out`, as relative paths.
-
-    Where this process holds the folder's lock, no other run is writing it: every staged file is
-    left over, whatever process id its name carries (ids are reused). Without the lock, a file of
-    a run still going on (its process is alive) is not left over: removing it would take that
-    run's backup. A folder is never a staged file, whatever its name.
-    """
+    """The marker and staged files an interrupted run left in `out`. Under the folder's lock every
+    staged file is left over (process ids are reused); without it, not those of a live process."""
     found = [WRITING_MARKER] if (out / WRITING_MARKER).exists() else []
     held = _holds_lock(out)
     for folder in sorted(folders | {"."}):
@@ -403,9 +377,7 @@ def _of_a_running_run(path: Path) -> bool:
 
 
 def _running_elsewhere(out: Path, folders: set[str], own: frozenset[str] | set[str] = frozenset()) -> bool:
-    """True when `out` holds staged files or backups of a run still going on, other than this
-    run's `own` (names of its backups, in whichever folder); never while this process holds the
-    folder's lock."""
+    """Whether `out` holds staged files of a live run other than this run's `own` backups."""
     if _holds_lock(out):
         return False
     for folder in folders | {"."}:
@@ -454,10 +426,9 @@ def _alive_windows(pid: int) -> bool:  # pragma: no cover - Windows only
 
 @contextmanager
 def locked(out: Path, *, writing: bool = True) -> Iterator[None]:
-    """Hold the output folder's lock from planning to the last file written (shared when only
-    reading): two runs on one folder take turns instead of racing to write the same files.
-    Where advisory locks do not exist (Windows) runs may overlap: each still keeps to its own
-    staged files and backups (see `_leftovers`), but the last to write a file wins."""
+    """Hold the output folder's lock from planning to the last file written (shared when reading),
+    so runs take turns. Without advisory locks (Windows) runs may overlap: each keeps to its own
+    staged files (`_leftovers`), but the last to write a file wins."""
     try:
         import fcntl  # noqa: PLC0415 - POSIX only
     except ImportError:  # pragma: no cover - Windows
@@ -484,10 +455,7 @@ def locked(out: Path, *, writing: bool = True) -> Iterator[None]:
 
 
 def _stage(target: Path, data: bytes) -> Path:
-    """Write `data` to a new temporary file beside `target` and return its path.
-
-    The file gets the mode `target` has, or, for a new file, the one the user's umask gives.
-    """
+    """A new temporary file beside `target` holding `data`, with `target`'s mode (else the umask's)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode: int | None = stat.S_IMODE(target.stat().st_mode)
@@ -551,10 +519,7 @@ def _utf8(_rel: str, text: str) -> bytes:
 
 
 def apply(p: Plan, encoded: Callable[[str, str], bytes] = _utf8) -> None:
-    """Replace every changed file, all or nothing; remove what an interrupted run left.
-
-    `encoded(rel, text)` gives a file's bytes (UTF-8), if they were made already.
-    """
+    """Replace every changed file, all or nothing; remove what an interrupted run left."""
     if not (p.changes or p.removals or p.leftovers):
         return
     with _interrupts_deferred():
@@ -563,9 +528,8 @@ def apply(p: Plan, encoded: Callable[[str, str], bytes] = _utf8) -> None:
 
 @contextmanager
 def _interrupts_deferred() -> Iterator[None]:
-    """Ctrl-C while the files are replaced takes effect once the package is whole again, new or as
-    it was: between two steps it would leave a file staged, kept or replaced that the rollback
-    does not know of yet. (Where a signal handler cannot be set, off the main thread, as it comes.)"""
+    """Ctrl-C while files are replaced takes effect once the package is whole again: between two
+    steps the rollback would miss a file (off the main thread no handler can be set)."""
     caught: list[int] = []
     try:
         before = signal.signal(signal.SIGINT, lambda number, _: caught.append(number))

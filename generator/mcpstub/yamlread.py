@@ -164,14 +164,10 @@ def _too_deep(file: str, mark: Any) -> _LoadFailed:
 
 
 def _compose(file: str, text: str) -> tuple[yaml.Node | None, bool]:
-    """The node graph of the single document in `text`, as `yaml.compose` builds it, and whether
-    it holds an alias.
-
-    One pass over libyaml's events, with no recursion (libyaml's own composer recurses on the C
-    stack): nesting deeper than MAX_DEPTH is refused where it starts. A problem the composer finds
-    (an undefined alias, a duplicate anchor, a second document) is raised only once the whole text
-    has parsed, so a syntax error or deep nesting anywhere is what gets reported, as before.
-    """
+    """The node graph of the single document in `text`, as `yaml.compose` builds it, and whether it
+    holds an alias. No recursion (libyaml's composer recurses on the C stack): nesting past MAX_DEPTH
+    is refused where it starts. A composer problem (an undefined alias, a duplicate anchor, a second
+    document) is raised only once the whole text parsed, so a syntax error anywhere is reported first."""
     loader = _Loader(text)
     scalar_event, alias_event, document_start = yaml.ScalarEvent, yaml.AliasEvent, yaml.DocumentStartEvent
     mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
@@ -288,15 +284,10 @@ class _NotPlain(Exception):
 def _build(
     doc: Document, text: str, tools: _ToolLines | None = None, max_depth: int = MAX_DEPTH
 ) -> tuple[Any, list[Diagnostic]] | None:
-    """The data and diagnostics of a plain YAML document (a mapping or sequence at the top, no
-    anchors, aliases, tags, complex or merge keys: what a toolset is), read straight from libyaml's
-    events with no node graph; None for any other document, which `_compose` reads instead.
-
-    What it reports is what `_Converter` reports on the composed graph, in the same order: a
-    duplicate key (its value skipped, and whatever is inside it), a number with too many digits.
-    `tools`, if given, gets the lines each item of a block sequence under the top-level `tools`
-    key is written on (see `_reread`).
-    """
+    """The data and diagnostics of a plain YAML document (a collection at the top; no anchors,
+    aliases, tags, complex or merge keys), read from libyaml's events; None for any other, which
+    `_compose` reads. It reports what `_Converter` would, in the same order. `tools` gets where the
+    top-level `tools` items are written (see `reread`)."""
     file = doc.file
     loader = _Loader(text)
     scalar_event, mapping_start, sequence_start = (
@@ -406,8 +397,7 @@ def _build(
 
 
 def _duplicate_key(doc: Document, key: str, first: Any, again: Any) -> Diagnostic:
-    """A mapping key written again (`first` and `again` are where, as marks; the message names
-    the first in the file as written, the location is mapped with every other, in `_parse`)."""
+    """A key written again; the message names the first as written (`_parse` maps the location)."""
     prev = doc.written(_mark_loc(doc.file, first))
     return error(
         "duplicate-key",
@@ -418,7 +408,6 @@ def _duplicate_key(doc: Document, key: str, first: Any, again: Any) -> Diagnosti
 
 
 def _too_many_digits(file: str, mark: Any) -> Diagnostic:
-    """An integer beyond Python's digit limit for str -> int."""
     return error("number-too-large", "number has too many digits", _mark_loc(file, mark))
 
 
@@ -611,17 +600,9 @@ class _Converter:
         )
 
 
-# A character beyond the BMP escaped as JSON writes it by default (`json.dumps`, ensure_ascii): a
-# UTF-16 surrogate pair, `\ud83d\ude00`. JSON reads it as one character; a YAML reader refuses it,
-# so in JSON text it is rewritten as YAML's own escape of the same character (`\U0001F600`, 2
-# characters shorter) before reading. The backslash must not be escaped itself (`\\ud83d` is a
-# backslash and text). A lone surrogate stays as written: the YAML reader reports where it is.
-
-
 @dataclass
 class _ToolLines:
-    """Where a YAML toolset writes its tools: the first line of each item of the top-level
-    `tools` block sequence and the line after the last (0-based), as `_build` met them."""
+    """The first line of each item of the top-level `tools` block sequence, and the line after (0-based)."""
 
     found: bool | None = None  # whether `tools` is a block sequence (None: not met)
     starts: list[int] = field(default_factory=list)
@@ -630,9 +611,8 @@ class _ToolLines:
     dash: int = -1  # the column of the sequence's `-` entries
 
     def entries(self, lines: list[str]) -> bool:
-        """Whether each tool starts on the line of its own `-` entry, in the sequence's column,
-        and the sequence ends after its last line: what a re-read relies on. (A `-` alone on its
-        line, its tool below, does not: that tool starts on another line.)"""
+        """Whether each tool starts on the line of its own `-` entry (not a `-` alone on its line), in
+        the sequence's column, and the sequence ends after its last line: what a re-read relies on."""
         column = self.dash
         return (
             bool(self.found)

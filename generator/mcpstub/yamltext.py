@@ -1,10 +1,8 @@
 """YAML text: JSON-like data -> YAML that reads back, under the YAML 1.2 core schema, as the same data.
 
-`dump_yaml(data)` writes block mappings and sequences in the data's key order, small containers on
-one line in flow style, multi-line strings as literal blocks where that is exact, and every other
-string plain only when no YAML reader (1.2 core, or 1.1 like PyYAML's default) could take it for
-anything else; otherwise double-quoted with JSON's escapes. Numbers keep their kind: an integer has
-no dot, a float always has a dot or an exponent.
+Key order is kept; small containers go on one line; multi-line strings are literal blocks where that
+is exact. A string is plain only when no YAML reader (1.2 core, or 1.1 like PyYAML's default) could
+take it for anything else, else double-quoted with JSON's escapes. A float always has a dot or exponent.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """What a tool asks its user: two sides' requested schemas of one tool -> findings.
 
-A requested schema is not part of the `Tool` object, so the schema rules do not see it; what a
-client shows or answers changes with it all the same. A question added is a warning (a client
-without elicitation cannot answer it), a removed one is information, and a changed one a warning
-naming the key: clients that answer it by program may answer the old form.
+A requested schema is not part of the `Tool` object, so the schema rules do not see it. A question
+added is a warning (a client without elicitation cannot answer it), a removed one information, a
+changed one a warning naming the key (clients answering by program may answer the old form).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """`mcpstub diff OLD NEW`: read both sides, diff them, print a report, choose the exit code.
 
-`load_side(spec)` turns one command-line source into a `Side` (a toolset file here); `run`
-does the rest. Settings come from `[tool.mcpstub.diff]` (`fail-on`, `ignore`, `version-check`,
-`open-objects`), flags win over the file. Exit codes: 0 nothing at or above `--fail-on`, 1 something
-is, 2 usage error (bad flag, missing or invalid source).
+Settings come from `[tool.mcpstub.diff]`; flags win over the file. Exit codes: 0 nothing at or above
+`--fail-on`, 1 something is, 2 usage error (bad flag, missing or invalid source).
 """
 
 from __future__ import annotations

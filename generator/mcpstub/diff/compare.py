@@ -1,17 +1,14 @@
 """Compare two self-contained schemas: is every instance of A also an instance of B?
 
-Both directions of `diff` reduce to this one question. For an input, A is OLD and B is NEW (an
-input breaks clients when NEW refuses what OLD accepted); for an output, A is NEW and B is OLD
-(an output breaks clients when NEW may send what OLD never did). `Subset(...).run()` walks the
-two schemas side by side, following `$ref`s structurally (so moving a definition is no change),
-and returns `Reason`s, each at a JSON pointer inside the NEW schema:
+Both directions of `diff` reduce to this question: for an input A is OLD and B is NEW (NEW refuses
+what OLD accepted), for an output A is NEW and B is OLD (NEW may send what OLD never did). `Subset`
+walks both schemas side by side, following `$ref`s structurally (moving a definition is no change),
+and returns `Reason`s at JSON pointers inside NEW: exact ones (an instance of A outside B exists) and
+inexact ones (an `anyOf`/`not`/`if` rewrite, a pattern change, an unmodelled keyword), which the
+counterexample search settles.
 
-- exact reasons: the rules know an instance of A outside B exists (a breaking change);
-- inexact reasons: the rules cannot decide (an `anyOf`/`not`/`if` rewrite, a pattern change, a
-  constraint beside a keyword the rules do not model); the counterexample search settles them.
-
-The rules are sound: when no reason is returned, A is a subset of B. A finite A (a `const`, an
-`enum`, booleans, a small integer range) is decided exactly by validating every value.
+The rules are sound: no reason means A is a subset of B. A finite A (a `const`, an `enum`, booleans,
+a small integer range) is decided exactly by validating every value.
 """
 
 from __future__ import annotations
@@ -126,11 +123,8 @@ class Subset(TypedRules):
         return all(self._equal_key(key, x[key], xp, y[key], yp, seen) for key in keys)
 
     def equal_keyword(self, key: str, xv: JSON, xp: str, yv: JSON, yp: str) -> bool:
-        """Same meaning of one keyword's values, in the nodes at `xp` (A) and `yp` (B).
-
-        A keyword's value is not a schema (a map of them, a list of them, names): compared as one,
-        any map would look like a schema without keywords, equal to every other.
-        """
+        """Same meaning of one keyword's values at `xp` (A) and `yp` (B). A value that is not a schema
+        (a map of them, names) is not compared as one: any map would equal every other."""
         return self._equal_key(key, xv, xp, yv, yp, set())
 
     def _equal_key(self, key: str, xv: JSON, xp: str, yv: JSON, yp: str, seen: set[tuple[str, str]]) -> bool:

@@ -1,9 +1,8 @@
 """The values `diff` works on: two sides (old and new tool lists) and the findings between them.
 
-A `Side` is what any source (a toolset file, a git revision, a surface snapshot, a live server)
-turns into: the server version and each tool's complete wire object, with schemas self-contained,
-plus a way to find where a JSON pointer inside a tool sits in the source. A `Finding` is one
-difference, with a rule id, a severity, the direction it breaks and where it is in NEW.
+Every source (a toolset file, a git revision, a surface snapshot, a live server) becomes a `Side`:
+each tool's complete wire object, schemas self-contained, and where a pointer inside it sits in the
+source. A `Finding` is one difference, located in NEW.
 """
 
 from __future__ import annotations

@@ -17,12 +17,8 @@ _SCHEMA_PREFIX = {"input": "/inputSchema", "output": "/outputSchema"}
 
 
 def visible(text: str) -> str:
-    """Text with every character that does not print escaped (`\\x1b`, `\\u202e`).
-
-    Names and pointers come from the sources (a server's tool and property names): a control
-    character would move a terminal's cursor, reorder the line (bidi overrides) or make the XML
-    of a JUnit report ill-formed, so none reaches the output as itself.
-    """
+    """Text with every non-printing character escaped (`\\x1b`, `\\u202e`): names come from the
+    sources, and a control character would move the cursor, reorder the line or break JUnit XML."""
     if text.isprintable():
         return text
     from mcpstub.pytext import char_escape  # noqa: PLC0415 - only for text that does not print

@@ -1,15 +1,11 @@
 """Counterexample search: settle what the rules cannot decide by generating instances.
 
-`Searcher(a_root, b_root)` draws instances of schema A with hypothesis-jsonschema (bounded
-examples and time, derandomized: the same schemas give the same answer) and keeps one that A
-accepts and B refuses, both judged by jsonschema-rs in each schema's own dialect (ECMA-262
-patterns, formats checked as the generated server checks them). A candidate must also be refused
-at the node the rules could not decide, so the finding is attributed to the right place.
-
-Before drawing, the values both schemas name at that node are tried (each `const` and `enum`
-value, a bound and its neighbours, a string of each length limit, objects made of them): the
-value a `not`, `if` or `anyOf` rewrite turns on is usually one of them, and random drawing seldom
-meets it.
+`Searcher` draws instances of A with hypothesis-jsonschema (bounded, derandomized: the same schemas
+give the same answer) and keeps one that A accepts and B refuses, as jsonschema-rs judges in each
+schema's dialect, the way the generated server does. It must be refused at the undecided node, so
+the finding is placed right. First the values both schemas name there are tried (consts, enum
+values, bounds and neighbours, strings at each length limit): a `not`, `if` or `anyOf` rewrite
+usually turns on one of them, which random drawing seldom meets.
 """
 
 from __future__ import annotations
@@ -94,8 +90,7 @@ class Searcher:
 
     def _bases(self, deadline: float, draw: bool = True) -> list[JSON]:
         """Instances of A to plant generated parts into: one small one, drawn once within the
-        caller's deadline and only when drawing is allowed; `[None]` (parts planted into
-        nothing) when there is none, or none may be drawn."""
+        deadline when drawing is allowed; else `[None]` (parts planted into nothing)."""
         if self._base is None:
             roots = self._roots
             if not draw or roots is None or not search_available():
@@ -131,8 +126,7 @@ class Searcher:
         return _NOTHING
 
     def whole(self, reason: Reason) -> JSON:
-        """A reason's witness planted into an instance of A, when that is a counterexample; else
-        the witness alone."""
+        """A reason's witness planted into an instance of A if that is a counterexample, else alone."""
         roots = self._roots
         if roots is None or not reason.ipath or "**" in reason.ipath:
             return reason.witness

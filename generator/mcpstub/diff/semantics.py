@@ -1,12 +1,9 @@
 """What the generated server's validators check, learned from those validators themselves.
 
-The generated server validates each tool schema with a jsonschema-rs validator of the schema's
-own dialect (draft-07 or 2020-12), formats asserted, offline, built by its runtime's
-`dispatch.validator`. `server_validator` calls that very function, and the rest of `diff` asks
-it rather than a list kept here: which keywords validate in a dialect, which `format` names it
-asserts, whether `contentEncoding` / `contentMediaType` are checked. Each answer comes from
-probing the validator with a value the keyword must refuse when it is in force, so a change of
-what the server's validator checks (a jsonschema-rs upgrade) changes the rules.
+`server_validator` calls the generated runtime's own `dispatch.validator` (jsonschema-rs, the
+schema's dialect, formats asserted, offline), and `diff` asks it, not a list kept here, which
+keywords validate, which formats it asserts, whether content keywords are checked: each answer
+comes from probing with a value the keyword must refuse, so a jsonschema-rs upgrade changes the rules.
 
 `Context` is one side's root schema with its dialect and validators for its nodes.
 """
@@ -84,8 +81,7 @@ CONTENT_PROBES = ("!", "{", "=", "eyJ", "not json")
 
 
 def server_validator(schema: JSON, dialect: str | None = None) -> Any:
-    """The validator the generated server builds for `schema` as a tool's input (its runtime's
-    own `dispatch.validator`, in the schema's dialect); raises if it cannot be built."""
+    """The validator the generated server builds for `schema` as a tool's input (`dispatch.validator`)."""
     from mcpstub_runtime.dispatch import validator  # noqa: PLC0415 - the server's own code
     from mcpstub_runtime.results import ContentResult  # noqa: PLC0415
     from mcpstub_runtime.spec import ToolSpec  # noqa: PLC0415

@@ -1,9 +1,8 @@
 """A checked toolset as a diff side: the advertised tool wire objects and their places in the file.
 
-`side_from_toolset(checked)` takes `pipeline.check_toolset`'s result. Tools are the advertised
-`Tool` objects (schemas bundled, so self-contained); a pointer inside one is located in the
-toolset file, and a pointer into a definition bundled into the tool's `$defs` is located where
-that definition is written: in the document-level `$defs`, or in the file a `$ref` took it from.
+Tools are the advertised `Tool` objects (schemas bundled, so self-contained). A pointer into a
+bundled definition is located where that definition is written: the document's `$defs`, or the
+file a `$ref` took it from.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The comparison of one node's type-specific keywords: numbers, strings, arrays and objects.
 
-`TypedRules` is the half of `compare.Subset` that knows what each type's keywords mean (bounds,
-`multipleOf`, `pattern`, `format` and content checks, items, properties, additional properties),
-and how a reason is recorded; the walk through combinators and references is in `compare`.
+`TypedRules` is the half of `compare.Subset` that knows what each type's keywords mean and how a
+reason is recorded; the walk through combinators and references is in `compare`.
 """
 
 from __future__ import annotations
@@ -48,7 +47,6 @@ class TypedRules:
 
     @staticmethod
     def _anything(ctx: Context, node: JSON) -> bool:
-        """True for a schema that accepts every value."""
         return node is True or (isinstance(node, dict) and not ctx.keywords(node))
 
     def equal_keyword(self, key: str, xv: JSON, xp: str, yv: JSON, yp: str) -> bool:

@@ -1,11 +1,9 @@
-"""`marshalled(value)`: `marshal.dumps(value, 2)`, made once per object; `condensed(schema)`: a
-schema with each of its definitions as a hash of those bytes, to hash schemas by.
+"""A value's marshal bytes and their hash, made once per object; schemas condensed to hash them by.
 
-Bundling puts the very object of a shared definition into every tool schema that takes it as it
-is, and what is made once per distinct definition (its text, its model, whether it compiles) is
-found by these bytes: equal bytes, equal value, with types and key order kept (marshal version 2
-has no back-references). A checked schema is never changed in place, so an object's bytes stay
-what they were (`memory.of`).
+Bundling puts the very object of a shared definition into every tool schema that takes it, and what
+is made once per distinct definition (its text, its model, whether it compiles) is found by these
+bytes: marshal version 2 has no back-references, so equal bytes mean an equal value, types and key
+order kept. A checked schema is never changed in place, so an object's bytes stay what they were.
 """
 
 from __future__ import annotations
@@ -31,10 +29,8 @@ def fingerprint(value: object) -> bytes:
 
 
 def condensed(schema: object) -> object:
-    """`schema` with each definition of its `$defs` or `definitions` (a non-empty object) standing
-    as its `fingerprint`, for hashing: bytes, which no JSON value is, so no two schemas that differ
-    condense alike (short of a SHA-256 collision), and a definition copied into many schemas is
-    written out once, not once per copy."""
+    """`schema` with each `$defs`/`definitions` entry as its `fingerprint`: bytes, which no JSON value
+    is, so differing schemas never condense alike, and a definition copied into many is written once."""
     if not isinstance(schema, dict):
         return schema
     return memory.of("condensed", schema, _condensed)

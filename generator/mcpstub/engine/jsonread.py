@@ -26,7 +26,9 @@ _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
 def _astral(text: str, path: Path) -> tuple[str, dict[int, list[int]]]:
-    """`text` with the surrogate pairs of JSON text rewritten for YAML, and where (see Document)."""
+    """`text` with JSON's surrogate pair escapes (`\\ud83d\\ude00`, which a YAML reader refuses) written
+    as YAML's escape of the character (`\\U0001F600`), and where (see Document). A lone surrogate stays:
+    the YAML reader reports it."""
     if "\\" not in text or "\\u" not in text:  # (one character is found far faster than two)
         return text, {}
     if _JSON_START.match(text) is None or _SURROGATE_PAIR.search(text) is None:
@@ -80,8 +82,7 @@ def _json_constant(_name: str) -> Any:
 
 
 class _Numbers:
-    """`json.loads` number hooks that note whether a number could be one JSON cannot hold: a
-    float that is inf (1e400), an integer of more digits than a double's range has."""
+    """`json.loads` number hooks noting a number JSON may not hold: inf (1e400), or too many digits."""
 
     def __init__(self) -> None:
         self.finite = True
@@ -129,11 +130,8 @@ def _decoder(numbers: _Numbers) -> json.JSONDecoder:
 
 
 def _json_data(text: str, spans: list[tuple[int, int]] | None = None) -> tuple[Any, bool] | None:
-    """`(data, finite)` when `text` is JSON that the YAML path reads as the same data, without a
-    diagnostic; `finite` is True when every number is one JSON can hold (see `_Numbers`).
-
-    With `spans`, where each item of the top-level `tools` array starts and ends is put in it
-    (nothing when there is no such array)."""
+    """`(data, finite)` when `text` is JSON the YAML path reads alike without a diagnostic (`finite`:
+    see `_Numbers`); `spans` receives where each item of the top-level `tools` array starts and ends."""
     if _JSON_START.match(text) is None or not _json_alike(text):
         return None
     numbers = _Numbers()
@@ -151,7 +149,6 @@ _SPACE = re.compile(r"[ \t\n\r]*")  # what JSON allows between tokens
 
 
 def _skip(text: str, at: int) -> int:
-    """Where the first character at or after `at` that is not JSON whitespace is."""
     found = _SPACE.match(text, at)
     return found.end() if found else at
 
@@ -167,9 +164,8 @@ def _scanner(numbers: _Numbers) -> _Scanner:
 
 
 def _scan_tools(scan: _Scanner, text: str, spans: list[tuple[int, int]]) -> Any:
-    """`text` as `json.loads` reads it where it is an object, read with the same scanner a value
-    at a time, noting in `spans` where each item of its `tools` array starts and ends; None
-    (`spans` left empty) when `text` is not an object."""
+    """`text` read a value at a time as `json.loads` would, noting in `spans` where each item of its
+    `tools` array starts and ends; None (`spans` left empty) when `text` is not an object."""
     at = _skip(text, 0)
     if not text.startswith("{", at):
         return None
@@ -259,8 +255,7 @@ def _holds_as_double(integers: list[int]) -> bool:
 
 
 def all_finite(value: Any) -> bool:
-    """True when every number in the data is one JSON can hold: no inf or nan (JSON has
-    neither), no integer beyond what a double holds (it has no canonical JSON form)."""
+    """Whether every number is one JSON can hold: no inf or nan, no integer beyond a double's range."""
     stack = [value] if isinstance(value, dict | list) else []
     if not _all_finite_in([value]):
         return False

@@ -1,19 +1,15 @@
 """Memory: what a run has made already, found again by what it was made of.
 
-Every value a stage remembers is in the current `Memory`, one object: a run's own (`remembering()`
-in `pipeline`), or a `--watch` session's, kept across its runs (`session.running`). Outside both,
-nothing is kept: each value is made again, and the files are the same. Two kinds of entry:
+The current `Memory` is a run's own (`remembering()` in `pipeline`) or a `--watch` session's, kept
+across its runs (`session.running`). Outside both nothing is kept, and the files are the same.
 
-- `of(kind, obj, make)`: `make(obj)` for one object the run holds (a schema, a tool), by the
-  object's identity. The entry holds the object, so its id names no other while the entry is
-  there; a checked schema or tool is never changed in place, so the value stays true of it.
-- `keyed(kind, key, make)`: `make()` under a key that holds everything the value is made of
-  (bytes, texts), so a value found is the one that would be made again: nothing to invalidate.
+- `of(kind, obj, make)`: by the object's identity. The entry holds the object, so its id names no
+  other; a checked schema or tool is never changed in place, so the value stays true of it.
+- `keyed(kind, key, make)`: under a key holding everything the value is made of: nothing to invalidate.
 
-A memory past its budget (bytes of the texts it holds, plus a little per entry) starts over, so a
-long session stays bounded whatever toolsets it sees; and a session lets go of the entries made of
-objects it no longer holds at the start of each run (`forget_objects`): they would keep those
-objects alive, which weigh more than what is counted of them.
+Past its budget (bytes of the texts held, plus a little per entry) a memory starts over. A session
+drops the entries of objects it no longer holds at each run (`forget_objects`): they would keep
+those objects alive, which weigh more than what is counted of them.
 """
 
 from __future__ import annotations
@@ -147,8 +143,7 @@ def keep(memory: Memory) -> None:
 
 @contextmanager
 def remembering(memory: Memory | None = None) -> Iterator[Memory]:
-    """Run the code within with `memory` current; without one, with the memory already current,
-    else with a new one that ends with the block."""
+    """Run the block with `memory` current (default: the current one, else a new one for the block)."""
     if memory is None:
         memory = _CURRENT.get() or Memory()
     token = _CURRENT.set(memory)

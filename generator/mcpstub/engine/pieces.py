@@ -1,13 +1,10 @@
 """Memo: what rendering made of each tool, reused when the tool comes back unchanged.
 
-Everything `render.py` derives from one tool alone (its literals, its stub, its digests and its
-surface entries) is a pure function of the `Tool` and of mcpstub's own code. `ToolMemo` keeps
-those pieces under a hash of both, in a session's memory (`--watch`) and in one file per
-toolset in the cache folder (a plain run), so an edit re-renders only the tools it touched. A
-piece is stored only after the Python in it compiled on its own, so a reused piece needs no
-compile check either; nor does a generated file whose exact text compiled in an earlier run. The
-file is written whole and renamed into place: concurrent runs see
-whole files, last writer wins, and an unreadable or altered file is ignored (a cold render).
+What `render.py` derives from one tool alone (literals, stub, digests, surface entries) is a pure
+function of the `Tool` and of mcpstub's code. `ToolMemo` keeps those pieces under a hash of both, in a
+session's memory and in one cache file per toolset (`store`: last writer wins), so an edit re-renders
+only the tools it touched. A piece is stored only after its Python compiled, so a reused piece needs
+no compile check; nor does a generated file whose exact text compiled in an earlier run.
 """
 
 from __future__ import annotations
@@ -48,8 +45,7 @@ def _plain(value: object) -> object:
 
 
 def tool_plain(tool: Tool) -> tuple[object, ...]:
-    """Every field of `tool`, in order, as exact built-in types marshal writes, to hash it by: its
-    schemas' definitions stand as their fingerprints (`fingerprints.condensed`)."""
+    """`tool`'s fields as `_plain` values to hash it by, definitions condensed (`fingerprints`)."""
     return tuple(_plain(_condensed(f.name, getattr(tool, f.name))) for f in fields(Tool))
 
 
@@ -97,7 +93,6 @@ class ToolMemo:
 
     def _load(self) -> dict[str, Any]:
         if self._old is None:
-            # Without a folder nothing is reused (`--no-cache`): a cold render.
             kept = session.current()  # a session keeps the last run's in memory
             live = kept.memo_files.get(str(self._path)) if kept is not None else None
             self._old = (live or self._read() or {}) if self._path is not None else {}
@@ -133,8 +128,7 @@ class ToolMemo:
         self._changed = True
 
     def checked(self, key: str) -> tuple[Tool, int] | None:
-        """A tool that checked clean before from exactly this input, and the bytes its bundling
-        copied; None when unknown."""
+        """A tool that checked clean before from exactly this input, and the bytes bundling copied."""
         plain = self._load().get("checked", {}).get(key)
         if plain is None:
             return None

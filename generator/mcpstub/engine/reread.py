@@ -37,8 +37,7 @@ class _Read:
 
 @dataclass
 class _JsonRead:
-    """A JSON toolset as last read, kept in a `--watch` session: its text, and where each item
-    of its `tools` array starts and ends in it."""
+    """A JSON toolset as last read, with where each item of its `tools` array starts and ends."""
 
     doc: Document
     text: str
@@ -77,23 +76,16 @@ def _remember_read(doc: Document, tools: _ToolLines) -> None:
 
 
 def _keep(read: _Read | _JsonRead) -> None:
-    """Remember `read` as its file's last (in a `--watch` session)."""
     reads = _reads()
     if reads is not None:
         reads[(read.doc.path, read.doc.file)] = read
 
 
 def _reread(doc: Document, text: str) -> _Read | None:
-    """`text` read from the last read of the same file where the two differ only within the
-    lines of some consecutive tools: those lines are read on their own and those tools replaced,
-    the rest kept. None when that does not hold: the caller reads the whole file.
-
-    A tool's lines start with its `-` entry and end before the next one (or the next top-level
-    key). When the first changed tool's first line and every line outside those tools are as they
-    were, and the changed lines read on their own as a plain block sequence of one tool or more
-    without a diagnostic, they read the same in the whole file: what could stay open past their
-    end (a quote, a flow collection) fails that read instead, and the whole file is read.
-    """
+    """`text` read from the last read where only some consecutive tools' lines differ; None: the caller
+    reads the whole file. If the first changed tool's `-` line and every line outside are unchanged,
+    and the changed lines read alone without a diagnostic, they read the same in the whole file: what
+    could stay open past their end (a quote, a flow collection) fails that read."""
     last = reads.get((doc.path, doc.file)) if (reads := _reads()) is not None else None
     if not isinstance(last, _Read) or doc._moves:
         return None
@@ -143,8 +135,7 @@ def _reread(doc: Document, text: str) -> _Read | None:
 
 
 def _splice(doc: Document, last: Document, begin: int, stop: int, items: list[Any], *, finite: bool) -> None:
-    """`doc` holds `last`'s data with its tools `begin` to `stop - 1` replaced by `items` (read
-    again; `finite`: whether their numbers are all ones JSON can hold)."""
+    """`doc` holds `last`'s data with its tools `begin` to `stop - 1` replaced by `items`."""
     data = dict(last.data)
     data["tools"] = [*data["tools"][:begin], *items, *data["tools"][stop:]]
     doc.data, doc.finite = data, last.finite and finite
@@ -191,14 +182,8 @@ def _same_end(a: str, b: str, limit: int) -> int:
 
 
 def _json_reread(doc: Document, text: str) -> _JsonRead | None:
-    """`text` read from the last read of the same JSON file where the two differ only within the
-    items of some consecutive tools: those are read on their own and replaced, the rest kept.
-    None when that does not hold: the caller reads the whole file.
-
-    The text before the first changed item and after the last is as it was, so the reader meets
-    it in the same state: reading the changed part on its own as items separated by commas,
-    ending exactly where they did, is reading the whole text.
-    """
+    """`_reread` for JSON, by `tools` items: the text around them is unchanged, so reading the changed
+    items alone, ending exactly where they did, is reading the whole text."""
     last = reads.get((doc.path, doc.file)) if (reads := _reads()) is not None else None
     if not isinstance(last, _JsonRead):
         return None

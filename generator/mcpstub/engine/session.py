@@ -1,18 +1,15 @@
-"""Session: what a long-running process (`--watch`) keeps from one run to the next, in one object.
+"""Session: what a long-running process (`--watch`) keeps from one run to the next.
 
-A run outside a session keeps nothing for the next. Within `running(session)`, the stages that can
-reuse earlier work find their store here, each keyed by what its values were made from:
+Outside a session a run keeps nothing. Within `running(session)` each store is keyed by what its
+values were made from:
 
-- `models`: each group's models, by the hash of the group's input (`engine.model_groups`);
-- `reads`: each toolset file's last read, so that a save is read again by the tools it changed
-  (`reread`);
+- `models`: each group's models, by the hash of the group's input (`model_groups`);
+- `reads`: each toolset file's last read, so a save is read again by the tools it changed (`reread`);
 - `surface_texts`: each tool's text in `surface.json`, by the chunks it was made of (`surface`);
-- `written`: each file the session wrote, with its stat just after, so that an unchanged file is
-  compared in memory instead of read back (`write`);
-- `memo_files`, `tools`: what rendering made of each tool, by memo file, and each checked tool
-  by the hash of its input (`memo`);
-- `workers`: the model workers, kept warm between runs (`engine.workers`);
-- `memory`: what the stages made of the values they saw (`memory`), current within `running`.
+- `written`: each file written, with its stat just after: an unchanged file is not read back (`write`);
+- `memo_files`, `tools`: rendered pieces by memo file, checked tools by input hash (`pieces`);
+- `workers`: the model workers, kept warm between runs (`workers`);
+- `memory`: the current `Memory` within `running`.
 """
 
 from __future__ import annotations
@@ -26,7 +23,6 @@ from typing import Any, Protocol
 
 from mcpstub.engine.memory import Memory, remembering
 
-# Group models kept at most (a session that has seen this many starts over).
 MAX_MODELS = 4096
 # Times the model workers are replaced when they die (killed, say); then this process generates
 # (`model_groups.session_feed`).

@@ -1,11 +1,10 @@
 """Fast path: tell, without parsing the toolset, that a generated package is already current.
 
-Every run writes one stamp file into the package (`layout.STAMP_FILE`): the generator version, a hash
-of the generator and of the toolset and every file it references, and a hash of each "ours" file as
-written, plus the "yours" files it created. When the sources hash the same, every "ours" file still
-hashes as written and every handler is still there, nothing would change and generation is skipped.
-Anything else (an edited or deleted file, a deleted stub, an interrupted run) takes the full run,
-which repairs it. Only the stamp carries the hash, so a change rewrites only the files it changes.
+Every run writes a stamp (`layout.STAMP_FILE`): a hash of the generator and of every source file, a
+hash of each "ours" file as written, and the "yours" files created. When all still match and every
+handler is there, generation is skipped; anything else (an edited or deleted file, an interrupted
+run) takes the full run, which repairs it. Only the stamp carries the hash, so a change rewrites
+only the files it changes.
 """
 
 from __future__ import annotations
@@ -40,10 +39,8 @@ from mcpstub.resources import resource_dir
 
 
 def installed(module: str) -> str:
-    """Where the top-level module `module` is installed and as what (its entry file's path, size
-    and modification time: an upgrade or a reinstall changes them); "absent" when it is not. Found
-    without importing it, in a few milliseconds (reading the packages' metadata takes a third of
-    a second on a busy machine)."""
+    """`module`'s entry file path, size and mtime (an upgrade changes them), or "absent". Found without
+    importing it, in milliseconds (package metadata takes a third of a second on a busy machine)."""
     from importlib.util import find_spec  # noqa: PLC0415
 
     try:
@@ -58,19 +55,17 @@ def installed(module: str) -> str:
 
 @cache
 def environment_key() -> str:
-    """What besides mcpstub's code shapes the generated text and the checks: the interpreter (its
-    Unicode data measures line widths when black is absent), black (whose width table is read), the
-    model generator with the pydantic it runs on, and the schema validators that judge schemas and
-    examples. A cache shared by several environments keeps them apart."""
+    """What besides mcpstub's code shapes the output and the checks: the interpreter (its Unicode data
+    measures widths without black), black (its width table), the model generator, pydantic and the
+    schema validators. A cache shared by several environments keeps them apart."""
     modules = ("black", "datamodel_code_generator", "pydantic", "jsonschema_rs", "jsonschema")
     return "\n".join([sys.version, *(f"{name} {installed(name)}" for name in modules)])
 
 
 @cache
 def generator_fingerprint() -> str:
-    """Hash of all that decides the output besides the toolset and the options: mcpstub's version,
-    its code (every module, in every subpackage) and templates, and its environment
-    (`environment_key`). Every key of the cache and the stamp's source hash include it."""
+    """Hash of mcpstub's version, code (every subpackage), templates and `environment_key`: all that
+    decides the output besides the toolset and options. Every cache key and the stamp include it."""
     digest = hashlib.sha256(f"{__version__}\0{environment_key()}".encode())
     for root, path in generator_files():
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
@@ -88,9 +83,8 @@ def generator_files() -> list[tuple[Path, Path]]:
 
 
 def source_hash(paths: list[Path], policy: str = "", read: Mapping[Path, bytes] | None = None) -> str:
-    """Hash of the generator (version, code, templates), every source file's bytes and the
-    check policy (`Policy.fingerprint`, empty for the defaults). `read` holds the bytes of files
-    already read (a run hashes what it parsed, not what a save wrote since)."""
+    """Hash of the generator, every source file's bytes and the policy (`Policy.fingerprint`). `read`:
+    bytes already read (a run hashes what it parsed, not what a save wrote since)."""
     digest = hashlib.sha256(f"mcpstub {generator_fingerprint()}\n".encode())
     if policy:
         digest.update(f"policy\n{len(policy)}\n{policy}".encode())
@@ -106,9 +100,8 @@ def _file_hash(data: bytes) -> str:
 
 
 class Hashing:
-    """The stamp's hashes of some files, computed in a thread while this one waits for others
-    (hashlib lets go of the interpreter lock while it hashes: it runs beside this thread). Each
-    file's bytes are kept for the writer, so that a large file is encoded once."""
+    """The stamp's hashes of some files, computed in a thread (hashlib releases the GIL while it
+    hashes); each file's bytes are kept for the writer, so a large file is encoded once."""
 
     def __init__(self, texts: Mapping[str, str]) -> None:
         self._texts = dict(texts)
@@ -144,8 +137,7 @@ def stamp_text(
     yours: dict[str, str],
     ahead: Hashing | None = None,
 ) -> str:
-    """The stamp a run writes: `source` is the source hash, `ours`/`yours` the rendered files
-    (`ahead`: hashes of some of them, computed already)."""
+    """The stamp a run writes (`source`: the source hash; `ahead`: hashes computed already)."""
 
     def digest(rel: str, text: str) -> str:
         return ahead.of(rel, text) if ahead is not None else _file_hash(text.encode("utf-8"))

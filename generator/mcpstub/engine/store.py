@@ -1,13 +1,11 @@
 """Files of the cache folder: read only when they are plain files, kept while used, pruned when not.
 
-An entry is a line `MAGIC SHA256` and a body: written to a temporary file and renamed into place, so
-readers only ever see whole files; one whose header does not match its body is a miss. An entry is
-read through a descriptor opened without following a symbolic link and without blocking, and only if
-it is a regular file: a FIFO, a device or a link planted at an entry's path is a miss, never a hang
-or an endless read. An entry read is touched (at most once a day), so its modification time says
-when it was last used; `prune` removes entries unused for `MAX_AGE` and, past `MAX_BYTES` in all,
-the longest unused first. It runs at most once per `PRUNE_EVERY`, after a run that used the cache,
-and never fails the run: the cache is safe to delete at any time.
+An entry is a line `MAGIC SHA256` and a body, written to a temporary file and renamed into place, so
+readers see whole files; a header that does not match its body is a miss. Entries are read without
+following links or blocking, and only if regular: a FIFO, device or link planted at an entry's path
+is a miss, never a hang. A read touches the entry (at most daily), so its mtime says when it was last
+used. `prune` removes entries unused for `MAX_AGE` and, past `MAX_BYTES`, the longest unused first; it
+runs at most once per `PRUNE_EVERY` and never fails a run: the cache is safe to delete at any time.
 """
 
 from __future__ import annotations
@@ -19,13 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-# Entries not used for this long are removed.
 MAX_AGE = 30 * 86400
-# Past this size in all, the entries used longest ago are removed first.
 MAX_BYTES = 512 * 1024 * 1024
-# How often a run looks for entries to remove.
 PRUNE_EVERY = 86400
-# An entry used is touched when its time is older than this.
 _TOUCH_AFTER = 86400
 # The folders holding entries (one file per entry, any depth): models by group, render memos.
 MODELS_FOLDER = "models-v2"
@@ -37,8 +31,7 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 def read_entry(path: Path, magic: bytes) -> bytes | None:
-    """The body of a cache entry written with `magic`, or None when it is missing, unreadable,
-    not a regular file, of another kind or altered."""
+    """The body of an entry written with `magic`; None if missing, not a regular file, or altered."""
     data = _read_file(path)
     if data is None:
         return None

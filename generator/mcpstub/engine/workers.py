@@ -1,15 +1,12 @@
 """Model workers: processes beside this one that generate the models of groups of tools.
 
-Model generation (datamodel-code-generator) is the long pole of a run, and its first call in a
-process costs most of a second in imports. `ModelWorkers` starts one child (`multiprocessing`,
-fork) that imports and warms the generator while this process reads and checks the toolset, then
-runs each unit it is sent in a process pool of its own (`concurrent.futures`, fork): one process
-per core, each forked warm. A child that fails, or a system without fork, leaves the units to the
-caller, which generates them itself: the models are the same either way, only later.
+Model generation is the long pole of a run, and its first call in a process costs most of a second
+in imports. `ModelWorkers` forks one child that warms the generator while this process reads and
+checks the toolset, then runs each unit in a fork pool of its own, one process per core, each forked
+warm. A failed child, or no fork, leaves the units to the caller: the same models, only later.
 
-Measured against the pool on a fork server (each worker a fork of a server that imports the
-generator afresh), this layout saves 0.17 s a run at 100 tools (1.15-1.28x): a fresh interpreter
-imports mcpstub again, and a fork server re-runs the caller's `__main__` in every worker.
+Against a pool on a fork server (which imports afresh and re-runs the caller's `__main__` in every
+worker), this layout saves 0.17 s a run at 100 tools (1.15-1.28x).
 """
 
 from __future__ import annotations
@@ -59,11 +56,8 @@ def cores() -> int:
 
 
 class ModelWorkers:
-    """A warm child with a pool of `cores()` processes; `submit(fn, arg)` runs `fn(arg)` there.
-
-    Start it as early as possible: the child imports the model generator at once. `close()`
-    stops it; a unit not answered by then is not generated.
-    """
+    """A warm child with a pool of `cores()` processes. Start it early: the child imports the model
+    generator at once. A unit not answered by `close()` is not generated."""
 
     def __init__(self) -> None:
         import multiprocessing  # noqa: PLC0415 - see the imports
@@ -214,10 +208,9 @@ def _serve_units(run: int, units: Connection, results: Connection) -> None:  # p
 
 
 def _leave_with_the_first(processes: list[Any]) -> None:  # pragma: no cover - the child
-    """Leave as soon as a process of the pool ends (killed, say), and the caller generates what is
-    left. The pool finds most deaths itself (`BrokenExecutor`), but not one that comes while a
-    process sends an answer: that one holds the pool's lock for answers and leaves a message cut
-    short, and the pool would wait for the rest of it for ever."""
+    """Leave as soon as a process of the pool ends (killed, say). The pool misses a death while a
+    process sends an answer: it holds the answers' lock and leaves a message cut short, which the
+    pool would wait for for ever."""
     from multiprocessing.connection import wait  # noqa: PLC0415
 
     wait([process.sentinel for process in processes])
@@ -234,10 +227,9 @@ def _nothing(_: object) -> None:
 
 
 def _start_worker(parent: int) -> None:  # pragma: no cover - runs in the child and its pool
-    """Ctrl-C is the run's to handle, and a worker ends with `parent`, the process that started
-    it, however that ends (Linux; elsewhere at the end of its input): if `parent` is gone
-    already (it ended while this one started), at once. The cycle collector runs (the command
-    line pauses it in the process that forked this one): the model generator leaves cycles."""
+    """Ctrl-C is the run's to handle; a worker ends with `parent` however that ends (Linux; elsewhere
+    at the end of its input), at once if it is gone already. The cycle collector runs (the command
+    line pauses it in the forking process): the model generator leaves cycles."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.enable()
     memory.keep(memory.Memory())
