@@ -3,6 +3,8 @@
 The stages are read top to bottom in `pipeline.py`. Each store here is keyed by everything its values
 are made of, so a value found is the one a cold run would make:
 
+- `run`: what one generation may reuse (its stores and model workers), handed to the stages by
+  `pipeline.py`, kept for the next once the package is written;
 - `memory`: what a run (or a `--watch` session) made already, by the object or by a key;
 - `fingerprints`: a value's marshal bytes and their hash, once per object, to key by;
 - `model_groups`: models generated per group of tools, cached on disk, and merged;
