@@ -52,6 +52,9 @@ class Document:
     _lazy: bool = field(default=False, repr=False)  # the node graph is composed on first use
     # line -> columns of `text` just after each surrogate pair `_astral` rewrote (2 shorter each)
     _moves: dict[int, list[int]] = field(default_factory=dict, repr=False)
+    # YAML line -> (line, column offset) in the file, where `text` holds a line break YAML counts
+    # and an editor does not (`yaml_lines`); None where the two count alike.
+    _breaks: list[tuple[int, int]] | None = field(default=None, repr=False)
     # True when the reader saw every number and each is one JSON can hold (finite, an integer
     # within a double's range); False when that is not known.
     finite: bool = field(default=False, repr=False)
@@ -102,11 +105,17 @@ class Document:
         )
 
     def written(self, location: Location) -> Location:
-        """A location in `text` as a location in the file (where surrogate pairs were rewritten)."""
-        moves = self._moves.get(location.line) if self._moves else None
-        if not moves or location.file != self.file:
+        """A location in `text`, as the YAML reader counts lines, as a location in the file: where
+        surrogate pairs were rewritten, and where YAML counted a line break an editor does not."""
+        if location.file != self.file:
             return location
-        return replace(location, col=location.col + 2 * sum(1 for col in moves if col <= location.col))
+        moves = self._moves.get(location.line) if self._moves else None
+        if moves:
+            location = replace(location, col=location.col + 2 * sum(col <= location.col for col in moves))
+        if self._breaks is not None and 0 < location.line <= len(self._breaks):
+            line, offset = self._breaks[location.line - 1]
+            location = replace(location, line=line, col=location.col + offset)
+        return location
 
     def holds_nothing(self, path: JsonPath) -> bool:
         """True when the key at `path` is written without a value (no `:`) in a `{...}` mapping:
@@ -209,6 +218,25 @@ def _is_plain(node: yaml.Node) -> bool:
 
 def _is_key(node: yaml.Node, name: str) -> bool:
     return isinstance(node, yaml.ScalarNode) and node.value == name
+
+
+# The line breaks the YAML reader counts (YAML 1.1): an editor counts NEL, LS and PS as none.
+YAML_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def yaml_lines(text: str) -> list[tuple[int, int]] | None:
+    """For each line of `text` as the YAML reader counts them, the line it starts on as an editor
+    counts them and the column it starts at there, less one; None where the two count alike."""
+    if text.isascii() or not any(c in text for c in "\x85\u2028\u2029"):
+        return None
+    lines, line, start = [(1, 0)], 1, 0
+    for match in YAML_LINE_BREAK.finditer(text):
+        if match[0] in "\x85\u2028\u2029":
+            lines.append((line, match.end() - start))
+        else:
+            line, start = line + 1, match.end()
+            lines.append((line, 0))
+    return lines
 
 
 def _mark_loc(file: str, mark: Any) -> Location:

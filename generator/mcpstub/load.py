@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from mcpstub.diagnostics import Diagnostic, Location, error
-from mcpstub.document import MAX_ALIAS_NODES, MAX_DEPTH, Document, JsonPath
+from mcpstub.document import MAX_ALIAS_NODES, MAX_DEPTH, Document, JsonPath, yaml_lines
 from mcpstub.engine import session
 from mcpstub.engine.jsonread import _astral, _json_data
 from mcpstub.engine.reread import _json_reread, _JsonRead, _keep, _remember_read, _reread
@@ -54,7 +54,7 @@ def parse_document(
     """
     doc = Document(file=file, path=path, raw=raw)
     doc, diagnostics = _parse_into(doc, raw, fast=fast)
-    if doc._moves:
+    if doc._moves or doc._breaks:
         diagnostics = [replace(d, location=doc.written(d.location)) for d in diagnostics]
     return doc, diagnostics
 
@@ -64,7 +64,7 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
     try:
         source = _decode(file, raw)
         text, doc._moves = _astral(source, doc.path)
-        doc.text = text
+        doc.text, doc._breaks = text, yaml_lines(text)
         start = text.lstrip()[:1]  # where it is not a comment, there is more than comments
         if not start or (
             start == "#"

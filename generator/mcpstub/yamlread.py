@@ -20,6 +20,7 @@ from mcpstub.document import (
     _TAG_PLAIN,
     MAX_ALIAS_NODES,
     MAX_DEPTH,
+    YAML_LINE_BREAK,
     Document,
     _Loader,
     _mark_loc,
@@ -70,8 +71,8 @@ def _reader_loc(file: str, text: str, position: int) -> Location:
         before = data.decode("utf-8", "replace")
     else:
         before = text[: max(position, 0)]
-    line = before.count("\n") + 1
-    return Location(file, line, len(before) - (before.rfind("\n") + 1) + 1)
+    breaks = list(YAML_LINE_BREAK.finditer(before))  # lines as the YAML reader counts them
+    return Location(file, len(breaks) + 1, len(before) - (breaks[-1].end() if breaks else 0) + 1)
 
 
 def _decode(file: str, raw: bytes) -> str:
@@ -109,7 +110,20 @@ def _yaml_error(file: str, text: str, exc: yaml.YAMLError) -> Diagnostic:
             "YAML indentation must use spaces; replace the tab with spaces",
         )
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
-    return error("yaml-syntax", message, loc)
+    return error("yaml-syntax", message, loc, _odd_break_hint(text, mark.index if mark is not None else 0))
+
+
+def _odd_break_hint(text: str, index: int) -> str | None:
+    """A hint where the line up to `index` holds a character YAML reads as a line break and an
+    editor shows as none (NEL, LS, PS)."""
+    line = text[text.rfind("\n", 0, index) + 1 : index]
+    odd = next((c for c in line if c in "\x85\u2028\u2029"), None)
+    if odd is None:
+        return None
+    return (
+        f"this line holds U+{ord(odd):04X}, which YAML reads as a line break: remove it, or write it"
+        f" as the escape \\u{ord(odd):04x} in a double-quoted string"
+    )
 
 
 # A surrogate escape: a first half (and the second after it, if there), or a second half alone.

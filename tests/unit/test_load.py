@@ -121,6 +121,54 @@ def test_a_character_yaml_does_not_allow_is_located_where_it_stands(before: str,
     assert f"U+{ord(character):04X}" in diagnostics[0].message and "position" not in diagnostics[0].message
 
 
+def _editor_position(text: str, marker: str) -> tuple[int, int]:
+    """Where `marker` last starts as an editor shows it: lines end at LF, CRLF or CR only."""
+    before = text[: text.rindex(marker)].replace("\r\n", "\n").replace("\r", "\n")
+    return before.count("\n") + 1, len(before) - before.rfind("\n")
+
+
+@pytest.mark.parametrize("odd", ["\x85", "\u2028", "\u2029"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize(
+    ("name", "text", "code", "marker"),
+    [
+        ("quoted", 'mcpstub: 1\nserver: {name: "a~b~c"}\ntools:\n  - name: t\n    inputSchema: {type: OBJ}\n',
+         "unknown-type", "OBJ"),
+        ("json", '{"mcpstub": 1, "server": {"name": "a~b"},\n "tools": [{"name": "t",\n'
+         '  "inputSchema": {"type": "OBJ"}}]}\n', "unknown-type", '"OBJ'),
+        ("comment", "mcpstub: 1\n# x~y: 1\nserver: {name: s}\ntools: [{name: t, inputSchema: {type: OBJ}}]\n",
+         "unknown-type", "OBJ"),
+        ("syntax", 'mcpstub: 1\nserver: {name: "a~b"}\ntools: [OBJ}\n', "yaml-syntax", "}\n"),
+        ("duplicate", 'mcpstub: 1\nserver: {name: "a~b"}\nOBJ: 1\nOBJ: 2\n', "duplicate-key", "OBJ: 2"),
+    ],
+)  # fmt: skip
+def test_a_line_break_only_yaml_counts_moves_no_location(
+    tmp_path: Path, odd: str, newline: str, name: str, text: str, code: str, marker: str
+) -> None:
+    """PyYAML counts NEL, LS and PS as line breaks (YAML 1.1), an editor does not: a problem after
+    one is still located where the editor shows it."""
+    text, marker = text.replace("~", odd).replace("\n", newline), marker.replace("\n", newline)
+    path = tmp_path / ("tools.json" if name == "json" else "tools.yaml")
+    path.write_bytes(text.encode())
+    checked = check_toolset(path, path.name)
+    found = [d for d in checked.diagnostics if d.code == code]
+    assert found, checked.diagnostics
+    assert (found[0].location.line, found[0].location.col) == _editor_position(text, marker), found[0]
+    if name == "duplicate":
+        assert f"first defined at line {_editor_position(text, 'OBJ: 1')[0]}, column 1" in found[0].message
+
+
+@pytest.mark.parametrize("odd", ["\x85", "\u2028", "\u2029"])
+def test_a_syntax_error_after_a_line_break_only_yaml_counts_says_so(odd: str) -> None:
+    text = f"mcpstub: 1\nserver: {{name: s}}  # pasted{odd} text\n"
+    _, diagnostics = parse_document("tools.yaml", Path("tools.yaml"), text.encode())
+    assert [(d.code, d.location.line) for d in diagnostics] == [("yaml-syntax", 2)]
+    assert diagnostics[0].hint == (
+        f"this line holds U+{ord(odd):04X}, which YAML reads as a line break: remove it, or write it as the"
+        f" escape \\u{ord(odd):04x} in a double-quoted string"
+    )
+
+
 def test_utf8_bom_is_accepted() -> None:
     data, diagnostics, _ = parse(b"\xef\xbb\xbfa: caf\xc3\xa9\n")
     assert diagnostics == []

@@ -15,14 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mcpstub.document import MAX_DEPTH
+from mcpstub.document import MAX_DEPTH, YAML_LINE_BREAK
 
 _SURROGATE_PAIR = re.compile(
     r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE
 )
 
 
-_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
 def _astral(text: str, path: Path) -> tuple[str, dict[int, list[int]]]:
@@ -38,7 +37,7 @@ def _astral(text: str, path: Path) -> tuple[str, dict[int, list[int]]]:
             json.loads(text)
         except (ValueError, RecursionError):
             return text, {}
-    starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]  # where each line starts, as YAML counts
+    starts = [0] + [m.end() for m in YAML_LINE_BREAK.finditer(text)]  # where each line starts, as YAML counts
     parts: list[str] = []
     moves: dict[int, list[int]] = {}
     at = 0
