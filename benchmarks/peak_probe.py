@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 
 def _peak_kb() -> int:
@@ -21,14 +22,18 @@ def _peak_kb() -> int:
 def main() -> None:
     out = Path(sys.argv[1])
     sys.argv = ["mcpstub", *sys.argv[2:]]
-    from mcpstub.cli import leave  # noqa: PLC0415 - after argv is set
-    from mcpstub.cli import main as mcpstub_main  # noqa: PLC0415
+    from mcpstub import cli  # noqa: PLC0415 - after argv is set
 
-    try:
-        code = mcpstub_main()
-    finally:
+    leave = cli.leave
+
+    def reported(code: int) -> NoReturn:
         out.write_text(str(_peak_kb()))
-    leave(code)  # and leave as the command does
+        leave(code)
+
+    # The command as the `mcpstub` script runs it (`cli.run`: its collector and exit included),
+    # with the peak written on its way out.
+    cli.leave = reported
+    cli.run()
 
 
 if __name__ == "__main__":
