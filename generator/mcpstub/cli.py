@@ -8,6 +8,7 @@ A user mistake is reported as diagnostics, never as a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import keyword
 import os
@@ -751,32 +752,35 @@ class OutputLost(OSError):
 
 
 class _Output:
-    """Standard output under `run()`: an error writing it is told apart from any other OSError."""
+    """A standard stream under `run()`: an error writing standard output is told apart from any
+    other OSError; one writing standard error (`said=False`) has nowhere to be told."""
 
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
+    def __init__(self, stream: Any, *, said: bool = True) -> None:
+        self._stream, self._said = stream, said
 
     def write(self, text: str) -> int:
         try:
             self._stream.write(text)
-        except BrokenPipeError:
-            self._reader_gone()
         except OSError as exc:
-            raise OutputLost(exc.errno, exc.strerror) from exc
+            self._failed(exc)
         return len(text)
 
     def flush(self) -> None:
         try:
             self._stream.flush()
-        except BrokenPipeError:
-            self._reader_gone()
         except OSError as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: OSError) -> None:
+        if self._said and not isinstance(exc, BrokenPipeError):
             raise OutputLost(exc.errno, exc.strerror) from exc
+        self._reader_gone()
 
     def _reader_gone(self) -> None:
         """The reader stopped reading (`| head`): the rest goes nowhere and the command goes on,
         so its exit code still says the verdict (a stale package fails under `set -o pipefail`)."""
-        os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
         self._stream = open(os.devnull, "w")
 
     def __getattr__(self, name: str) -> Any:
@@ -786,9 +790,10 @@ class _Output:
 def run() -> NoReturn:
     """The `mcpstub` command: `main()`, then `leave()` with its code."""
     _LEAVING[0] = True
-    # Started without a standard output (`>&-`): what would be written goes nowhere, as `print`
-    # already lets it, instead of failing where the output is written directly.
+    # Started without a standard output or error (`>&-`, `2>&-`): what would be written there goes
+    # nowhere (`print` would write what is meant for a missing standard error into standard output).
     sys.stdout = _Output(sys.stdout if sys.stdout is not None else open(os.devnull, "w"))
+    sys.stderr = _Output(sys.stderr if sys.stderr is not None else open(os.devnull, "w"), said=False)
     leave(main())
 
 

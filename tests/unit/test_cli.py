@@ -298,6 +298,40 @@ def test_a_reader_that_stops_early_leaves_the_verdict_in_the_exit_code(
         assert child.wait(timeout=120) == code and "Traceback" not in err, err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [["validate", "bad.yaml"], ["generate", "bad.yaml", "--out", "pkg"],
+     ["generate", "new.yaml", "--out", "pkg", "--diff"]],
+    ids=["validate", "generate", "generate-diff"],
+)  # fmt: skip
+def test_a_reader_of_both_streams_that_stops_early_leaves_the_verdict_in_the_exit_code(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    """`mcpstub validate bad.yaml 2>&1 | head -1`: what is said on standard error counts too."""
+    entry = "  - name: t{}\n    descriptionx: 1\n    inputSchema: {{type: object}}\n"
+    bad = "".join(entry.format(i) for i in range(1500))
+    (tmp_path / "bad.yaml").write_text(f"mcpstub: 1\nserver: {{name: s}}\ntools:\n{bad}")
+    (tmp_path / "new.yaml").write_text(_many_tools(300, "integer"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "mcpstub", *argv], cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    ) as child:  # fmt: skip
+        assert child.stdout is not None
+        assert child.stdout.readline()
+        child.stdout.close()
+        assert child.wait(timeout=120) == 1
+
+
+def test_what_is_said_with_standard_error_closed_stays_out_of_the_output(tmp_path: Path) -> None:
+    """`generate --diff 2>&-`: the patch alone, not the stale files and the hint after it."""
+    (tmp_path / "new.yaml").write_text(_many_tools(3, "integer"))
+    done = _buffered(tmp_path, ["generate", "new.yaml", "--out", "pkg", "--diff"], stdout=subprocess.PIPE,
+                     preexec_fn=lambda: os.close(2))  # fmt: skip
+    assert done.returncode == 1
+    assert done.stdout.startswith("--- ") and "stale" not in done.stdout and "to update it" not in done.stdout
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 @pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize(
