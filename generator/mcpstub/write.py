@@ -78,10 +78,6 @@ def _lines(text: str | None) -> list[str]:
     return re.findall(r"[^\n]*\n|[^\n]+$", text or "")
 
 
-# The line ending at the end of a line as a patch splits them ("\r" ends the last one only).
-_ENDING = re.compile(r"(?:\r\n|\r|\n)$")
-
-
 def _read_raw(path: Path) -> str | None:
     """The text of the file at `path` as `_read` reads it, but with its line endings as written."""
     try:
@@ -98,7 +94,9 @@ def _unified(before: str | None, after: str | None, path: str) -> list[str]:
     old = _lines(before)
     ending = "\r\n" if 2 * sum(line.endswith("\r\n") for line in old) > len(old) else "\n"
     new = [line[:-1] + ending if line.endswith("\n") else line for line in _lines(after)]
-    read = [_ENDING.sub("\n", line) for line in old]  # as a run reads them
+    # As a run reads them, but a last line without "\n" only ever matches one without it: a patch
+    # cannot keep it as context and add lines after it.
+    read = [line[:-2] + "\n" if line.endswith("\r\n") else line for line in old]
     out: list[str] = []
     for group in _Matcher(read, _lines(after)).get_grouped_opcodes(3):
         if not out:

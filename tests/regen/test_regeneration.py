@@ -460,7 +460,7 @@ def test_diff_applies_with_git_apply_from_the_repository_root(tmp_path: Path, wh
     assert code == 0, err  # the diff applied is exactly the regeneration
 
 
-@pytest.mark.parametrize("style", ["crlf", "mixed", "cr", "some cr"])
+@pytest.mark.parametrize("style", ["crlf", "mixed", "cr", "some cr", "last cr"])
 def test_diff_applies_to_a_checkout_with_other_line_endings(tmp_path: Path, style: str) -> None:
     """A checkout with CRLF line endings (git's autocrlf) is up to date for --check; --diff's
     output applies to its bytes (`git apply`, `patch`) and keeps each file one style. So does
@@ -477,6 +477,7 @@ def test_diff_applies_to_a_checkout_with_other_line_endings(tmp_path: Path, styl
         "mixed": (b"\r\n", b"\n"),
         "cr": (b"\r", b"\r"),
         "some cr": (b"\n", b"\r"),
+        "last cr": (b"\n", b"\n"),
     }[style]
     for path in out.rglob("*"):
         if path.is_file():
@@ -489,11 +490,13 @@ def test_diff_applies_to_a_checkout_with_other_line_endings(tmp_path: Path, styl
                 )
                 + lines[-1]
             )
+            if style == "last cr" and path.read_bytes().endswith(b"\n"):  # the last line alone ends in CR
+                path.write_bytes(path.read_bytes()[:-1] + b"\r")
     assert run("generate", str(toolset), "--out", str(out), "--check")[0] == 0
     assert _git(repo, "add", "-A").returncode == 0
     assert _git(repo, "commit", "-qm", "base").returncode == 0
 
-    write_toolset(toolset, {"alpha": (1, 1), "gamma": (0, 0)})
+    write_toolset(toolset, {"alpha": (1, 1), "beta": (2, 2), "gamma": (0, 0)})  # gamma: after the last line
     code, diff, err = _in(repo, "generate", "tools.yaml", "--out", "pkg", "--diff")
     assert code == 1 and "+++ b/pkg/models.py" in diff, err
     patch = ["patch", "-p1", "--dry-run", "--binary"]
