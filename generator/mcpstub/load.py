@@ -64,7 +64,7 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
     try:
         source = _decode(file, raw)
         text, doc._moves = _astral(source, doc.path)
-        doc.text, doc._breaks = text, yaml_lines(text)
+        doc.text, doc._breaks = text, yaml_lines(source)  # (the escapes as written)
         start = text.lstrip()[:1]  # where it is not a comment, there is more than comments
         if not start or (
             start == "#"

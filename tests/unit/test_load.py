@@ -136,6 +136,8 @@ def _editor_position(text: str, marker: str) -> tuple[int, int]:
          "unknown-type", "OBJ"),
         ("json", '{"mcpstub": 1, "server": {"name": "a~b"},\n "tools": [{"name": "t",\n'
          '  "inputSchema": {"type": "OBJ"}}]}\n', "unknown-type", '"OBJ'),
+        ("escaped", '{"mcpstub": 1, "server": {"name": "\\ud83d\\ude00~\\ud83d\\ude00"},'
+         ' "tools": [{"name": "t", "inputSchema": {"type": "OBJ"}}]}\n', "unknown-type", '"OBJ'),
         ("comment", "mcpstub: 1\n# x~y: 1\nserver: {name: s}\ntools: [{name: t, inputSchema: {type: OBJ}}]\n",
          "unknown-type", "OBJ"),
         ("syntax", 'mcpstub: 1\nserver: {name: "a~b"}\ntools: [OBJ}\n', "yaml-syntax", "}\n"),
@@ -148,7 +150,7 @@ def test_a_line_break_only_yaml_counts_moves_no_location(
     """PyYAML counts NEL, LS and PS as line breaks (YAML 1.1), an editor does not: a problem after
     one is still located where the editor shows it."""
     text, marker = text.replace("~", odd).replace("\n", newline), marker.replace("\n", newline)
-    path = tmp_path / ("tools.json" if name == "json" else "tools.yaml")
+    path = tmp_path / ("tools.json" if name in {"json", "escaped"} else "tools.yaml")
     path.write_bytes(text.encode())
     checked = check_toolset(path, path.name)
     found = [d for d in checked.diagnostics if d.code == code]
