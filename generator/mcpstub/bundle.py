@@ -12,9 +12,11 @@ one shared class (`shared_definitions`).
 from __future__ import annotations
 
 import difflib
+import errno
 import json
 import marshal
 import re
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -586,6 +588,9 @@ def _set(data: Any, path: JsonPath, value: Any) -> None:
 
 def _missing(path: Path) -> str:
     """Why the file at `path` cannot be read as a referenced document."""
-    if path.is_dir():
-        return "is a folder"
-    return "is not a regular file" if path.exists() else "does not exist"
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:  # (a name longer than the system allows, a loop of links, ...)
+        gone = exc.errno in (errno.ENOENT, errno.ENOTDIR)
+        return "does not exist" if gone else f"cannot be read: {exc.strerror}"
+    return "is a folder" if stat.S_ISDIR(mode) else "is not a regular file"

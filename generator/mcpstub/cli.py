@@ -120,7 +120,11 @@ def _resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | Non
             out = root / str(config["out"])
         else:
             raise UsageError("no output folder: pass --out DIR or set `out` in [tool.mcpstub]")
-    if not toolset.is_file():
+    try:
+        found = toolset.is_file()
+    except OSError as exc:  # (a name longer than the system allows)
+        raise UsageError(f"toolset file cannot be read: {_shown(toolset)}: {exc.strerror}") from None
+    if not found:
         raise UsageError(f"toolset file not found: {_shown(toolset)}")
     return toolset, out, config
 
@@ -745,6 +749,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"mcpstub: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is left goes nowhere
         return EXIT_OUTPUT_LOST
+    except OSError as exc:  # a path the system refuses where none was expected (a name too long)
+        if exc.filename is None:
+            raise
+        print(f"mcpstub: error: {_shown(Path(exc.filename))}: {exc.strerror}", file=sys.stderr)
+        return EXIT_INVALID
 
 
 class OutputLost(OSError):

@@ -339,7 +339,11 @@ class _Checker:
     def _load_file(self, path: Path) -> tuple[Document | None, list[Diagnostic]]:
         relative = os.path.relpath(path, self.doc.path.parent.resolve())
         shown = os.path.normpath(os.path.join(os.path.dirname(self.doc.file), relative))
-        if not path.is_file():
+        try:
+            regular = path.is_file()
+        except OSError:  # (a name longer than the system allows)
+            regular = False
+        if not regular:
             return None, []  # reported by the bundler, at the reference
         loaded, diagnostics = load_document(path, shown)
         if not has_errors(diagnostics):

@@ -445,3 +445,30 @@ def test_check_ends_with_the_command_that_fixes_it(in_tmp: Path) -> None:
         command = shlex.split(last.removeprefix("to update it, run: "))
         assert run(cwd, *command[1:]).returncode == 0
         assert run(cwd, *command[1:], "--check").returncode == 0
+
+
+LONG = "a" * 300  # a file name longer than the system allows (255 bytes on Linux)
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["validate", f"{LONG}.yaml"], "toolset file cannot be read"),
+        (["generate", "tools.yaml", "--out", LONG], "File name too long"),
+        (["generate", "tools.yaml", "--out", f"x/{LONG}/pkg"], "File name too long"),
+        (["diff", "tools.yaml", f"{LONG}.yaml"], "error"),
+        (["validate", "ref.yaml"], "ref.yaml:5:56: error: referenced file 'aaa"),
+    ],
+    ids=["toolset", "out", "out-inside", "diff", "ref"],
+)
+def test_a_name_longer_than_the_system_allows_is_one_line_not_a_traceback(
+    tmp_path: Path, argv: list[str], said: str
+) -> None:
+    (tmp_path / "tools.yaml").write_text(GOOD)
+    refer = f'{{type: object, properties: {{x: {{$ref: "{LONG}.yaml#/$defs/X"}}}}}}'
+    ref = GOOD.replace("{type: object}", refer)
+    (tmp_path / "ref.yaml").write_text(ref)
+    done = run(tmp_path, *argv)
+    assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr
+    assert said in done.stderr and len(done.stderr.splitlines()) <= 3, done.stderr
+    assert argv[-1] != "ref.yaml" or ".yaml' cannot be read: File name too long [ref-file]" in done.stderr
