@@ -268,7 +268,7 @@ def test_a_command_that_writes_its_output_directly_started_with_it_closed(
 
 
 def _many_tools(count: int, kind: str) -> str:
-    props = ", ".join(f"x{j}: {{type: {kind}}}" for j in range(3))
+    props = ", ".join(f"{'x' * 60}{j}: {{type: {kind}}}" for j in range(3))  # long lines: output is large
     tools = "".join(
         f"  - name: t{i}\n    inputSchema: {{type: object, properties: {{{props}}}}}\n" for i in range(count)
     )
@@ -284,8 +284,8 @@ def test_a_reader_that_stops_early_leaves_the_verdict_in_the_exit_code(
     tmp_path: Path, argv: list[str], code: int
 ) -> None:
     """`mcpstub generate --diff | head` under `set -o pipefail` still fails on a stale package."""
-    (tmp_path / "old.yaml").write_text(_many_tools(300, "string"))  # more than a pipe holds
-    (tmp_path / "new.yaml").write_text(_many_tools(300, "integer"))
+    (tmp_path / "old.yaml").write_text(_many_tools(100, "string"))  # more than a pipe holds
+    (tmp_path / "new.yaml").write_text(_many_tools(100, "integer"))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     with subprocess.Popen(
         [sys.executable, "-m", "mcpstub", *argv], cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)},
@@ -309,9 +309,9 @@ def test_a_reader_of_both_streams_that_stops_early_leaves_the_verdict_in_the_exi
 ) -> None:
     """`mcpstub validate bad.yaml 2>&1 | head -1`: what is said on standard error counts too."""
     entry = "  - name: t{}\n    descriptionx: 1\n    inputSchema: {{type: object}}\n"
-    bad = "".join(entry.format(i) for i in range(1500))
+    bad = "".join(entry.format(i) for i in range(800))
     (tmp_path / "bad.yaml").write_text(f"mcpstub: 1\nserver: {{name: s}}\ntools:\n{bad}")
-    (tmp_path / "new.yaml").write_text(_many_tools(300, "integer"))
+    (tmp_path / "new.yaml").write_text(_many_tools(100, "integer"))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     with subprocess.Popen(
         [sys.executable, "-m", "mcpstub", *argv], cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)},
