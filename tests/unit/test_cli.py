@@ -286,16 +286,23 @@ def test_a_reader_that_stops_early_leaves_the_verdict_in_the_exit_code(
     """`mcpstub generate --diff | head` under `set -o pipefail` still fails on a stale package."""
     (tmp_path / "old.yaml").write_text(_many_tools(100, "string"))  # more than a pipe holds
     (tmp_path / "new.yaml").write_text(_many_tools(100, "integer"))
+    assert _read_one_line(tmp_path, argv, stderr=subprocess.PIPE) == code
+
+
+def _read_one_line(tmp_path: Path, argv: list[str], stderr: int) -> int:
+    """The exit code of `mcpstub ARGV | head -1` (`stderr=subprocess.STDOUT`: `2>&1 | head -1`)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     with subprocess.Popen(
         [sys.executable, "-m", "mcpstub", *argv], cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=stderr, text=True,
     ) as child:  # fmt: skip
-        assert child.stdout is not None and child.stderr is not None
+        assert child.stdout is not None
         assert child.stdout.readline()  # as `head -1` reads, then goes
         child.stdout.close()
-        err = child.stderr.read()
-        assert child.wait(timeout=120) == code and "Traceback" not in err, err
+        err = child.stderr.read() if child.stderr is not None else ""
+        code = child.wait(timeout=120)
+        assert "Traceback" not in err, err
+        return code
 
 
 @pytest.mark.parametrize(
@@ -312,15 +319,7 @@ def test_a_reader_of_both_streams_that_stops_early_leaves_the_verdict_in_the_exi
     bad = "".join(entry.format(i) for i in range(800))
     (tmp_path / "bad.yaml").write_text(f"mcpstub: 1\nserver: {{name: s}}\ntools:\n{bad}")
     (tmp_path / "new.yaml").write_text(_many_tools(100, "integer"))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-    with subprocess.Popen(
-        [sys.executable, "-m", "mcpstub", *argv], cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    ) as child:  # fmt: skip
-        assert child.stdout is not None
-        assert child.stdout.readline()
-        child.stdout.close()
-        assert child.wait(timeout=120) == 1
+    assert _read_one_line(tmp_path, argv, stderr=subprocess.STDOUT) == 1
 
 
 def test_what_is_said_with_standard_error_closed_stays_out_of_the_output(tmp_path: Path) -> None:
