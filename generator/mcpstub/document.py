@@ -220,18 +220,20 @@ def _is_key(node: yaml.Node, name: str) -> bool:
     return isinstance(node, yaml.ScalarNode) and node.value == name
 
 
-# The line breaks the YAML reader counts (YAML 1.1): an editor counts NEL, LS and PS as none.
-YAML_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+# Line breaks to the YAML reader (YAML 1.1) and to no editor: NEL, LS and PS.
+YAML_ONLY_BREAKS = "\x85\u2028\u2029"
+# The line breaks the YAML reader counts.
+YAML_LINE_BREAK = re.compile(f"\r\n|[\r\n{YAML_ONLY_BREAKS}]")
 
 
 def yaml_lines(text: str) -> list[tuple[int, int]] | None:
     """For each line of `text` as the YAML reader counts them, the line it starts on as an editor
     counts them and the column it starts at there, less one; None where the two count alike."""
-    if text.isascii() or not any(c in text for c in "\x85\u2028\u2029"):
+    if text.isascii() or not any(c in text for c in YAML_ONLY_BREAKS):
         return None
     lines, line, start = [(1, 0)], 1, 0
     for match in YAML_LINE_BREAK.finditer(text):
-        if match[0] in "\x85\u2028\u2029":
+        if match[0] in YAML_ONLY_BREAKS:
             lines.append((line, match.end() - start))
         else:
             line, start = line + 1, match.end()

@@ -21,6 +21,7 @@ from mcpstub.document import (
     MAX_ALIAS_NODES,
     MAX_DEPTH,
     YAML_LINE_BREAK,
+    YAML_ONLY_BREAKS,
     Document,
     _Loader,
     _mark_loc,
@@ -116,8 +117,8 @@ def _yaml_error(file: str, text: str, exc: yaml.YAMLError) -> Diagnostic:
 def _odd_break_hint(text: str, index: int) -> str | None:
     """A hint where the line up to `index` holds a character YAML reads as a line break and an
     editor shows as none (NEL, LS, PS)."""
-    line = text[text.rfind("\n", 0, index) + 1 : index]
-    odd = next((c for c in line if c in "\x85\u2028\u2029"), None)
+    line = text[max(text.rfind("\n", 0, index), text.rfind("\r", 0, index)) + 1 : index]
+    odd = next((c for c in line if c in YAML_ONLY_BREAKS), None)
     if odd is None:
         return None
     return (

@@ -171,6 +171,12 @@ def test_a_syntax_error_after_a_line_break_only_yaml_counts_says_so(odd: str) ->
     )
 
 
+def test_no_hint_for_such_a_character_on_an_earlier_line_of_a_cr_file() -> None:
+    text = 'mcpstub: 1\rserver: {name: "a\u2028b"}\rtools: [x}\r'
+    _, diagnostics = parse_document("tools.yaml", Path("tools.yaml"), text.encode())
+    assert [(d.code, d.location.line, d.hint) for d in diagnostics] == [("yaml-syntax", 3, None)]
+
+
 def test_utf8_bom_is_accepted() -> None:
     data, diagnostics, _ = parse(b"\xef\xbb\xbfa: caf\xc3\xa9\n")
     assert diagnostics == []

@@ -429,7 +429,9 @@ def _predicted_roots(data: Any) -> set[str] | None:
         if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
             return None
         input_class, output_class, _, *asked = entry_classes(raw)
-        roots.update([input_class, *asked, *([output_class] if raw.get("outputSchema") is not None else [])])
+        roots.update([input_class, *asked])
+        if raw.get("outputSchema") is not None:
+            roots.add(output_class)
     return roots
 
 

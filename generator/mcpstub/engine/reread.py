@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcpstub.document import MAX_DEPTH, Document
+from mcpstub.document import MAX_DEPTH, YAML_ONLY_BREAKS, Document
 from mcpstub.engine import session
 from mcpstub.engine.jsonread import (
     _depth_within,
@@ -44,8 +44,9 @@ class _JsonRead:
     spans: list[tuple[int, int]]
 
 
-# Characters Python splits lines at but YAML does not, and those YAML 1.1 splits at too.
-_ODD_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+# Characters Python splits lines at but YAML does not (those YAML 1.1 splits at too, but an editor
+# does not, are `YAML_ONLY_BREAKS`).
+_ODD_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e")
 
 
 def _reads() -> dict[tuple[Path, str], _Read | _JsonRead] | None:
@@ -56,9 +57,8 @@ def _reads() -> dict[tuple[Path, str], _Read | _JsonRead] | None:
 
 def _lines(text: str) -> list[str] | None:
     """`text`'s lines as YAML counts them, or None where Python could count otherwise."""
-    if any(c in text for c in _ODD_BREAKS[:5]) or (
-        not text.isascii() and any(c in text for c in _ODD_BREAKS[5:])
-    ):
+    odd = any(c in text for c in _ODD_BREAKS)
+    if odd or (not text.isascii() and any(c in text for c in YAML_ONLY_BREAKS)):
         return None
     return text.splitlines(keepends=True)
 
