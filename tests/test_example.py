@@ -13,6 +13,7 @@ import pytest
 from mcp import Client
 
 from mcpstub.cli import main
+from tests.conftest import MypyRun
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "weather"
@@ -40,14 +41,8 @@ def test_committed_package_is_up_to_date(capsys: pytest.CaptureFixture[str]) -> 
     assert "up to date" in capsys.readouterr().out
 
 
-def test_package_passes_mypy_strict() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "weather_tools"],
-        cwd=EXAMPLE,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def test_package_passes_mypy_strict(mypy_strict: MypyRun) -> None:
+    done = mypy_strict("weather_tools", cwd=EXAMPLE)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

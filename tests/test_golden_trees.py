@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import MypyRun
 from tests.regen_goldens import COMMAND, expected_files, generate_case, tree_cases
 
 CASES = tree_cases()
@@ -31,11 +30,8 @@ def test_generated_tree_matches_golden(case: Path) -> None:
 
 
 @pytest.mark.parametrize("case", ["awkward", "shapes"])
-def test_golden_tree_passes_mypy_strict(tmp_path: Path, case: str) -> None:
+def test_golden_tree_passes_mypy_strict(tmp_path: Path, case: str, mypy_strict: MypyRun) -> None:
     package = tmp_path / f"{case}_pkg"
     shutil.copytree(Path(__file__).parent / "golden" / "trees" / case / "expected", package)
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", f"{case}_pkg"],
-        cwd=tmp_path, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    done = mypy_strict(f"{case}_pkg", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -4,8 +4,6 @@ with the classes of its own schemas, and its output goes out through its own out
 from __future__ import annotations
 
 import importlib
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -14,6 +12,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from tests.conftest import MypyRun
 from tests.functional.helpers import imported, write_package
 
 PACKAGE = "fx_class_clash"
@@ -159,8 +158,7 @@ async def test_clashing_tools_answer_through_a_client(pkg: ModuleType, mode: str
     assert refused.is_error  # foo's nested `input` shape is not foo_input's
 
 
-def test_the_generated_package_passes_mypy_strict(generated: tuple[Path, Path]) -> None:
+def test_the_generated_package_passes_mypy_strict(generated: tuple[Path, Path], mypy_strict: MypyRun) -> None:
     root, _ = generated
-    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--no-error-summary"]
-    run = subprocess.run([*mypy, "-p", PACKAGE], cwd=root, capture_output=True, text=True, check=False)
+    run = mypy_strict("-p", PACKAGE, cwd=root)
     assert run.returncode == 0, run.stdout + run.stderr

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -13,6 +11,7 @@ from types import ModuleType
 import pytest
 from mcp import Client
 
+from tests.conftest import MypyRun
 from tests.functional.helpers import imported, write_package
 
 PACKAGE = "fx_generated_code"
@@ -188,24 +187,8 @@ async def test_user_text_is_byte_exact_and_inert(pkg: ModuleType) -> None:
     assert result.structured_content == {"title": "t", "score": 1.0}
 
 
-def test_generated_package_passes_mypy_strict(root: Path, tmp_path: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "--cache-dir",
-            str(tmp_path / "cache"),
-            PACKAGE,
-        ],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+def test_generated_package_passes_mypy_strict(root: Path, mypy_strict: MypyRun) -> None:
+    done = mypy_strict(PACKAGE, cwd=root)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

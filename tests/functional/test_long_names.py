@@ -9,8 +9,6 @@ classes, served and called through the official client in both protocol generati
 from __future__ import annotations
 
 import importlib
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -18,6 +16,8 @@ from typing import Any
 
 import pytest
 from mcp import Client
+
+from tests.conftest import MypyRun
 
 from .helpers import imported, write_package
 
@@ -150,8 +150,7 @@ async def test_long_named_tools_answer_through_a_client(pkg: ModuleType, mode: s
     assert refused.is_error is True
 
 
-def test_the_generated_package_passes_mypy_strict(generated: tuple[Path, Path]) -> None:
+def test_the_generated_package_passes_mypy_strict(generated: tuple[Path, Path], mypy_strict: MypyRun) -> None:
     root, _ = generated
-    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--no-error-summary"]
-    run = subprocess.run([*mypy, "-p", PACKAGE], cwd=root, capture_output=True, text=True, check=False)
+    run = mypy_strict("-p", PACKAGE, cwd=root)
     assert run.returncode == 0, run.stdout + run.stderr

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -17,6 +15,7 @@ from hypothesis import strategies as st
 from mcp import Client
 from pydantic import ValidationError
 
+from tests.conftest import MypyRun
 from tests.functional.helpers import imported, write_package
 
 PACKAGE = "fx_numbers"
@@ -163,16 +162,8 @@ async def test_big_numbers_reach_the_handler_through_a_client(pkg: ModuleType, m
     assert small.structured_content["kinds"] == {"n": "float", "i": "int", "ints": "int,int"}
 
 
-def test_package_passes_mypy_strict(root: Path, tmp_path: Path) -> None:
-    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
-    done = subprocess.run(
-        [*mypy, "--cache-dir", str(tmp_path / "cache"), PACKAGE],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+def test_package_passes_mypy_strict(root: Path, mypy_strict: MypyRun) -> None:
+    done = mypy_strict(PACKAGE, cwd=root)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

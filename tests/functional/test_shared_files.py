@@ -5,8 +5,6 @@ its patterns are left to the validator."""
 from __future__ import annotations
 
 import importlib
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -14,6 +12,7 @@ from types import ModuleType
 import pytest
 from mcp import Client
 
+from tests.conftest import MypyRun
 from tests.functional.helpers import imported, write_package
 
 PACKAGE = "fx_shared_files"
@@ -175,14 +174,6 @@ async def test_handlers_return_the_shared_classes_and_the_schema_still_rules(
     assert "output did not match the declared schema" in admin.content[0].text  # type: ignore[union-attr]
 
 
-def test_package_passes_mypy_strict(root: Path, tmp_path: Path) -> None:
-    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
-    done = subprocess.run(
-        [*mypy, "--cache-dir", str(tmp_path / "cache"), PACKAGE],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+def test_package_passes_mypy_strict(root: Path, mypy_strict: MypyRun) -> None:
+    done = mypy_strict(PACKAGE, cwd=root)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -14,6 +12,7 @@ import pytest
 from mcp import Client
 
 from mcpstub.pipeline import check_toolset
+from tests.conftest import MypyRun
 from tests.functional.helpers import imported, write_package
 
 PACKAGE = "fx_shared_roots"
@@ -133,16 +132,8 @@ async def test_handlers_return_the_shared_class(pkg: ModuleType, mode: str | Non
     assert listed["stat"].output_schema["$ref"] == "#/$defs/FileInfo"
 
 
-def test_package_passes_mypy_strict(root: Path, tmp_path: Path) -> None:
-    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
-    done = subprocess.run(
-        [*mypy, "--cache-dir", str(tmp_path / "cache"), PACKAGE],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+def test_package_passes_mypy_strict(root: Path, mypy_strict: MypyRun) -> None:
+    done = mypy_strict(PACKAGE, cwd=root)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

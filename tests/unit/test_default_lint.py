@@ -19,12 +19,13 @@ from pathlib import Path
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.pipeline import generate
 from mcpstub.pytext import text_width
+from tests.conftest import MypyRun
 from tests.unit.test_black_stable import CASES
 
 BIN = Path(sys.executable).parent
 
 
-def test_generated_packages_pass_default_black_and_ruff(tmp_path: Path) -> None:
+def test_generated_packages_pass_default_black_and_ruff(tmp_path: Path, mypy_strict: MypyRun) -> None:
     assert LINE_LENGTH == 88  # black's and ruff's default
     root = tmp_path / "project"
     for case, make in CASES.items():
@@ -53,9 +54,5 @@ def test_generated_packages_pass_default_black_and_ruff(tmp_path: Path) -> None:
         cwd=root, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert ruff.returncode == 0, ruff.stdout[-4000:] + ruff.stderr[-2000:]
-    mypy = subprocess.run(
-        [BIN / "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / ".mypy"),
-         *sorted(p.name for p in root.iterdir())],
-        cwd=root, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    mypy = mypy_strict(*sorted(p.name for p in root.iterdir()), cwd=root)
     assert mypy.returncode == 0, mypy.stdout[-4000:] + mypy.stderr[-2000:]

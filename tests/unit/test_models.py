@@ -21,6 +21,7 @@ from mcpstub import model_schemas, model_source
 from mcpstub.diagnostics import Location, Severity
 from mcpstub.ir import Tool, Toolset, make_tool_names
 from mcpstub.models import ModelsResult, _check_binding, render_models
+from tests.conftest import MypyRun
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "data" / "corpus" / "github.json"
@@ -687,20 +688,13 @@ def _strategy(key: str) -> st.SearchStrategy[Any]:
 
 
 def test_generated_source_passes_mypy_strict(
-    tmp_path: Path, weather: tuple[ModelsResult, types.ModuleType]
+    tmp_path: Path, weather: tuple[ModelsResult, types.ModuleType], mypy_strict: MypyRun
 ) -> None:
     tools = [make_tool(name, schema) for name, (schema, _) in FIDELITY.items()]
     fidelity = render_models(make_toolset(*tools))
     for name, result in (("fidelity", fidelity), ("weather", weather[0])):
         (tmp_path / f"{name}_models.py").write_text(result.source + "\n")
-    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--no-error-summary"]
-    run = subprocess.run(
-        [*mypy, "fidelity_models.py", "weather_models.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run = mypy_strict("fidelity_models.py", "weather_models.py", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
 
 
