@@ -194,11 +194,14 @@ def test_a_failure_at_any_step_puts_every_file_back(
 @pytest.mark.parametrize("step", ["_keep", "_stage", "replace", "write_text", "unlink"])
 @pytest.mark.parametrize("at", range(1, 5))
 def test_ctrl_c_at_any_step_leaves_the_new_package_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, at: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, step: str, at: int
 ) -> None:
     """Ctrl-C lands between any two steps of replacing the files (a file kept, staged, moved into
     place, the marker written, a leftover removed): the run stops once the package is whole, with
     nothing of its own left beside it (no marker, no staged file, no backup)."""
+    # Ctrl-C as a terminal's, also where pytest was started with it ignored (a background job).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    request.addfinalizer(lambda: signal.signal(signal.SIGINT, previous))
     out = tmp_path / "pkg"
     first = {"a.py": ours("A = 1\n"), "b.py": ours("B = 1\n"), "old.py": ours("OLD\n")}
     apply(plan(out, first, {}, set()))
