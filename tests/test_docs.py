@@ -187,3 +187,22 @@ def test_every_command_shown_parses(page: Path) -> None:
             if not isinstance(error, SystemExit) or error.code != 0:
                 refused.append(f"`{command}`: {error}")
     assert not refused, f"{page.name}: commands that do not parse:\n" + "\n".join(refused)
+
+
+def test_the_handlers_page_shows_the_stub_generate_writes_and_a_test_that_passes(tmp_path: Path) -> None:
+    """docs/handlers.md: its stub is the example's stub as generated; its test passes under pytest."""
+    from mcpstub.pipeline import generate  # noqa: PLC0415
+
+    python = [body for language, body in blocks((ROOT / "docs" / "handlers.md").read_text("utf-8"))
+              if language == "python"]  # fmt: skip
+    generated = generate(ROOT / "examples" / "weather" / "tools.yaml")
+    assert generated.ok, [d.format() for d in generated.diagnostics]
+    assert python[0] in generated.yours["handlers/get_forecast.py"], python[0]
+    (test,) = [body for body in python if "def test_" in body]
+    (tmp_path / "test_page.py").write_text(test, "utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_page.py"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT / "examples" / "weather")},
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr

@@ -129,6 +129,11 @@ def _resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | Non
     return toolset, out, config
 
 
+def _counted(number: int, noun: str) -> str:
+    """`1 tool`, `2 tools`."""
+    return f"{number} {noun}{'s' * (number != 1)}"
+
+
 def _report(diagnostics: list[Diagnostic]) -> None:
     for d in diagnostics:
         print(d.format(), file=sys.stderr)
@@ -136,7 +141,7 @@ def _report(diagnostics: list[Diagnostic]) -> None:
     warnings = len(diagnostics) - errors
     if diagnostics:
         print(
-            f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}", file=sys.stderr
+            f"{_counted(errors, 'error')}, {_counted(warnings, 'warning')}", file=sys.stderr
         )
 
 
@@ -155,8 +160,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     written = checked.document.data.get("$defs") if checked.document is not None else None
     shared = len(written) if isinstance(written, dict) else len(toolset.shared_defs)
     print(
-        f"{_shown(path)}: ok: server {toolset.server_name!r}, {len(toolset.tools)} tools "
-        f"({structured} with an output schema), {shared} shared definitions"
+        f"{_shown(path)}: ok: server {toolset.server_name!r}, {_counted(len(toolset.tools), 'tool')} "
+        f"({structured} with an output schema), {_counted(shared, 'shared definition')}"
     )
     for tool in toolset.tools:
         kind = "structured" if tool.output_schema is not None else "content"
@@ -506,8 +511,8 @@ def _write_report(out: Path, p: Plan, generated: int, modules: set[str]) -> str:
     written = len([rel for rel in p.stale if rel not in p.removals])
     stubs = len([rel for rel in p.created_yours if rel.startswith("handlers/") and Path(rel).stem in modules])
     return (
-        f"{_shown(out)}: {written} generated file{'s' * (written != 1)} written, "
-        f"{generated - written} unchanged, {stubs} handler stub{'s' * (stubs != 1)} created"
+        f"{_shown(out)}: {_counted(written, 'generated file')} written, "
+        f"{generated - written} unchanged, {_counted(stubs, 'handler stub')} created"
     )
 
 
@@ -575,12 +580,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     count = len(source.tools)
     if has_errors(diagnostics):
         print(
-            f"wrote {_shown(target)} ({count} tool{'s' * (count != 1)} from {source.name}); it does not "
+            f"wrote {_shown(target)} ({_counted(count, 'tool')} from {source.name}); it does not "
             "validate yet: change what the errors above name, or the server",
             file=sys.stderr,
         )
         return EXIT_INVALID
-    print(f"wrote {_shown(target)}: {count} tool{'s' * (count != 1)} from {source.name}")
+    print(f"wrote {_shown(target)}: {_counted(count, 'tool')} from {source.name}")
     return EXIT_OK
 
 

@@ -56,8 +56,9 @@ def default_mismatches(
                 "invalid-default",
                 f"{describe_path((*where, 'default'))} does not match its own schema: {reason}",
                 doc.loc((*where, "default")),
-                "clients and models may send the default as it is: make it a value the schema "
-                "accepts, or leave it out",
+                "it is not filled in (a call that leaves the field out gives the handler MISSING), "
+                "and a client that sends it is refused: make it a value the schema accepts, or "
+                "leave it out",
             )
 
 

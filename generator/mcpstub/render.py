@@ -213,13 +213,17 @@ def _handler_type(tool: Tool, models_names: list[str], returns: list[str]) -> st
 
 
 def _stub_comment(tool: Tool) -> str:
-    """The comment above a stub's `raise`: what a client gets, naming the tool when it fits."""
+    """The comment above a stub's `raise`: what a client gets, on one line or two, naming the tool
+    where it fits."""
     # Only a name made of MCP's tool-name characters may appear in a comment.
     name = tool.name if _TOOL_NAME.fullmatch(tool.name) else tool.identifier
-    line = f'    # Until this is filled in, a call answers isError: "{name} is not implemented yet".'
-    if text_width(line) <= LINE_LENGTH:
-        return line
-    return '    # Until this is filled in, a call answers isError: "... is not implemented yet".'
+    said = f'"{name} is not implemented yet".'
+    head = "    # Until this is filled in, a call answers isError:"
+    if text_width(f"{head} {said}") <= LINE_LENGTH:
+        return f"{head} {said}"
+    if text_width(f"    # {said}") > LINE_LENGTH:
+        said = '"... is not implemented yet".'
+    return f"{head}\n    # {said}"
 
 
 def _assignment(target: str, annotation: str, value: JSON, parts: list[str] | None = None) -> str:

@@ -479,6 +479,6 @@ def test_validate_counts_the_shared_definitions_written() -> None:
         machine.write()
         code, said = run("validate")
         assert code == 0, said
-        assert "2 tools (1 with an output schema), 1 shared definitions" in said
+        assert "2 tools (1 with an output schema), 1 shared definition\n" in said
     finally:
         machine.teardown()

@@ -41,7 +41,7 @@ def test_validate_ok_exit_0(in_tmp: Path, capsys: pytest.CaptureFixture[str]) ->
     assert main(["validate", "tools.yaml"]) == 0
     out, err = capsys.readouterr()
     assert err == ""
-    assert out.startswith("tools.yaml: ok: server 's', 1 tools")
+    assert out.startswith("tools.yaml: ok: server 's', 1 tool (")
 
 
 def test_validate_defaults_to_tools_yaml(in_tmp: Path) -> None:

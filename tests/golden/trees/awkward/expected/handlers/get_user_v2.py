@@ -8,5 +8,6 @@ from ..server import ToolContext
 async def get_user_v2(
     args: GetUserV2Input, ctx: ToolContext
 ) -> GetUserV2Output | GetUserV2Result:
-    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    # Until this is filled in, a call answers isError:
+    # "get-user.v2 is not implemented yet".
     raise NotImplementedError

@@ -6,5 +6,6 @@ from ..server import ToolContext
 
 
 async def tree_walk(args: TreeWalkInput, ctx: ToolContext) -> TreeWalkResult | str:
-    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    # Until this is filled in, a call answers isError:
+    # "tree_walk is not implemented yet".
     raise NotImplementedError

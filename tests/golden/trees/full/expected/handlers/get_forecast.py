@@ -8,5 +8,6 @@ from ..server import ToolContext
 async def get_forecast(
     args: GetForecastInput, ctx: ToolContext
 ) -> GetForecastOutput | GetForecastResult:
-    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    # Until this is filled in, a call answers isError:
+    # "get_forecast is not implemented yet".
     raise NotImplementedError

@@ -8,5 +8,6 @@ from ..server import ToolContext
 async def legacy_alerts(
     args: LegacyAlertsInput, ctx: ToolContext
 ) -> LegacyAlertsResult | str:
-    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    # Until this is filled in, a call answers isError:
+    # "legacy_alerts is not implemented yet".
     raise NotImplementedError

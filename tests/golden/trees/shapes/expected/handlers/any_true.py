@@ -8,5 +8,6 @@ from ..server import ToolContext
 async def any_true(
     args: AnyTrueInput, ctx: ToolContext
 ) -> AnyTrueOutput | AnyTrueResult:
-    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    # Until this is filled in, a call answers isError:
+    # "any_true is not implemented yet".
     raise NotImplementedError

@@ -8,5 +8,6 @@ from ..server import ToolContext
 async def anything(
     args: AnythingInput, ctx: ToolContext
 ) -> AnythingOutput | AnythingResult:
-    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    # Until this is filled in, a call answers isError:
+    # "anything is not implemented yet".
     raise NotImplementedError

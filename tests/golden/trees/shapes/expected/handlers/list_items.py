@@ -8,5 +8,6 @@ from ..server import ToolContext
 async def list_items(
     args: ListItemsInput, ctx: ToolContext
 ) -> ListItemsOutput | ListItemsResult:
-    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    # Until this is filled in, a call answers isError:
+    # "list_items is not implemented yet".
     raise NotImplementedError

@@ -8,5 +8,6 @@ from ..server import ToolContext
 async def maybe_item(
     args: MaybeItemInput, ctx: ToolContext
 ) -> MaybeItemOutput | MaybeItemResult:
-    # Until this is filled in, a call answers isError: "... is not implemented yet".
+    # Until this is filled in, a call answers isError:
+    # "maybe_item is not implemented yet".
     raise NotImplementedError
