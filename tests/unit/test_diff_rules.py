@@ -727,3 +727,61 @@ def test_a_changed_server_version_is_a_difference() -> None:
     tool = {"t": {"name": "t", "inputSchema": {"type": "object"}}}
     (found,) = diff_sides(Side("1.0.0", tool), Side("1.1.0", tool))
     assert (found.rule, found.severity, found.path) == ("server-version-changed", "info", "/server/version")
+
+
+# Schemas whose references or dialect the rules do not follow: a nested `$schema` or `$id`, an
+# anchor, a dynamic or recursive reference, a `$ref` that is not a JSON pointer into the schema.
+# Each pair changes what one side accepts only through such a construct; whatever the rules would
+# say of the rest, the change is never called compatible: breaking with a counterexample the
+# server's validators agree with, or a warning that the rules could not decide.
+_STRING_DEF = {"$defs": {"S": S}}
+_SHORT_DEF = {"$defs": {"S": {"type": "string", "maxLength": 2}}}
+UNFOLLOWED: list[tuple[str, Any, Any]] = [
+    ("nested-schema",
+     obj({"a": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "string", "format": "uuid"}}),
+     obj({"a": {"type": "string", "format": "uuid"}})),
+    ("nested-schema-in-definition",
+     {**obj({"a": {"$ref": "#/$defs/D"}}),
+      "$defs": {"D": {"$schema": "http://json-schema.org/draft-07/schema#", "format": "duration"}}},
+     {**obj({"a": {"$ref": "#/$defs/D"}}), "$defs": {"D": {"format": "duration"}}}),
+    ("dynamic-ref-pointer",
+     {**obj({"a": {"$dynamicRef": "#/$defs/S"}}), **_STRING_DEF},
+     {**obj({"a": {"$dynamicRef": "#/$defs/S"}}), **_SHORT_DEF}),
+    ("dynamic-anchor",
+     {**obj({"a": {"$dynamicRef": "#n"}}), "$defs": {"S": {"$dynamicAnchor": "n", **S}}},
+     {**obj({"a": {"$dynamicRef": "#n"}}), "$defs": {"S": {"$dynamicAnchor": "n", **S, "maxLength": 2}}}),
+    ("nested-id",
+     {**obj({"a": {"$id": "https://example.com/a", **_SHORT_DEF, "$ref": "#/$defs/S"}}), **_STRING_DEF},
+     {**obj({"a": {"$id": "https://example.com/a", "$defs": {"S": {"type": "string", "maxLength": 1}},
+                   "$ref": "#/$defs/S"}}), **_STRING_DEF}),
+    ("anchor",
+     {**obj({"a": {"$ref": "#foo"}}), "$defs": {"S": {"$anchor": "foo", **S}}},
+     {**obj({"a": {"$ref": "#foo"}}), "$defs": {"S": {"$anchor": "foo", **S, "maxLength": 2}}}),
+    ("id-reference",
+     {**obj({"a": {"$ref": "urn:x:s"}}), "$defs": {"S": {"$id": "urn:x:s", **S}}},
+     {**obj({"a": {"$ref": "urn:x:s"}}), "$defs": {"S": {"$id": "urn:x:s", **S, "maxLength": 2}}}),
+    ("unresolved-pointer",
+     obj({"a": {"$ref": "#/$defs/Gone"}, "b": S}),
+     obj({"a": {"$ref": "#/$defs/Gone"}, "b": {"type": "string", "maxLength": 2}})),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "old", "new"), UNFOLLOWED, ids=[u[0] for u in UNFOLLOWED])
+@pytest.mark.parametrize("direction", ["input", "output"])
+def test_what_the_rules_do_not_follow_is_never_called_compatible(
+    name: str, old: Any, new: Any, direction: str
+) -> None:
+    from mcpstub.diff.semantics import server_validator  # noqa: PLC0415
+
+    looser, stricter = (old, new) if direction == "input" else (new, old)
+    run = run_input if direction == "input" else run_output
+    found = [f for f in run(old, new, check_version=False) if f.severity != "info"]
+    assert found, f"{name}: called compatible"
+    for finding in found:
+        if finding.severity == "breaking":
+            assert finding.has_counterexample, finding
+            instance = finding.counterexample
+            assert server_validator(looser).is_valid(instance), (name, instance)
+            assert not server_validator(stricter).is_valid(instance), (name, instance)
+        else:
+            assert "rules could not decide" in finding.message, finding

@@ -23,6 +23,8 @@ from mcpstub.validate import schema_dialect
 
 JSON = Any
 DIALECTS = ("draft-07", "2020-12")
+# Keywords whose references the rules do not follow (`Context.unfollowed`).
+_UNFOLLOWED = ("$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveAnchor", "$recursiveRef")
 
 # Each keyword with a schema using it and an instance that schema refuses when the keyword is in
 # force (every other keyword of the probe is one all dialects apply).
@@ -159,6 +161,32 @@ class Context:
     def content(self, node: JSON) -> dict[str, JSON]:
         """The content keywords of `node` this side's validator checks."""
         return content_check(self.dialect, node)
+
+    @cached_property
+    def unfollowed(self) -> str | None:
+        """What the rules do not follow in this schema, named (None: nothing). The rules resolve a
+        `$ref` as a JSON pointer into the root, read in the root's dialect; a nested `$schema` or
+        `$id`, an anchor, a dynamic or recursive reference, or a `$ref` that is not such a pointer
+        gives a validator another meaning, so such a schema is left to the counterexample search."""
+        from mcpstub.model_schemas import children  # noqa: PLC0415
+
+        stack: list[tuple[JSON, bool]] = [(self.root, True)]
+        while stack:
+            node, top = stack.pop()
+            if not isinstance(node, dict):
+                continue
+            named = [key for key in _UNFOLLOWED if key in node]
+            if not top and "$id" in node:
+                named.append("$id")
+            if not top and "$schema" in node and schema_dialect(node) != self.dialect:
+                named.append("$schema")
+            ref = node.get("$ref")
+            if ref is not None and not (isinstance(ref, str) and ref.startswith("#") and self.follow(ref)[0]):
+                named.append(f"$ref {ref!r}")
+            if named:
+                return f"{named[0]} (a nested one)" if named[0] in ("$id", "$schema") else named[0]
+            stack.extend((sub, False) for _, sub in children(node))
+        return None
 
     @cached_property
     def root_validator(self) -> Callable[[JSON], bool] | None:
