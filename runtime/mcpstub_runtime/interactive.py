@@ -15,6 +15,8 @@ requested schema the toolset declared and froze), `ctx.elicit_url(...)`, `ctx.sa
   answers to keys not asked are ignored; the state a client altered is refused (-32602) by the
   boundary before anything runs.
 
+On both, within one call a key is one question: asked again, it gets the answer it got (the
+client is not asked again); asked with another question, it is the handler's bug (`ValueError`).
 An answer is handed to the handler only once it matches: a form's content is checked against the
 frozen requested schema and then the model, a sampling or roots answer against the SDK's models.
 A question the client's declared capabilities do not allow raises `CannotAsk` in the handler.
@@ -308,8 +310,11 @@ def _digest(request: Mapping[str, Any]) -> str:
 class Interaction:
     """What one tools/call has asked and been answered: made per call by the dispatcher.
 
-    Most calls ask nothing: what the request says about earlier rounds (its answers and state)
-    is read on the first question, not when the call starts.
+    One record serves both protocol generations: each key is one question (`asked`: the digest
+    it was first asked with; another question under it is the handler's bug), and once answered
+    it is not asked again (`answered`: its digest and answer as JSON data; on 2026-07-28, what
+    the next round's state carries). Most calls ask nothing: what the request says about earlier
+    rounds (its answers and state) is read on the first question, not when the call starts.
     """
 
     def __init__(
@@ -317,8 +322,12 @@ class Interaction:
     ) -> None:
         self._ctx = ctx
         self._forms = forms
-        # This round's questions to ask, by key.
+        self.asked: dict[str, str] = {}
+        self.answered: dict[str, tuple[str, Any]] = {}
+        # This round's questions to ask, by key (2026-07-28).
         self.pending: dict[str, dict[str, Any]] = {}
+        # One back-channel request per key at a time: tasks asking one key at once ask it once.
+        self._asking: dict[str, anyio.Lock] = {}
 
     @cached_property
     def modern(self) -> bool:
@@ -330,8 +339,8 @@ class Interaction:
         """What the request carries from earlier rounds, and what this round has gathered."""
         params: Mapping[str, Any] = self._ctx.params or {}
         responses = params.get("inputResponses") if self.modern else None
-        answered, asked = _decode(params.get("requestState") if self.modern else None)
-        return _Rounds(responses if isinstance(responses, Mapping) else {}, answered, asked)
+        earlier, shown = _decode(params.get("requestState") if self.modern else None)
+        return _Rounds(responses if isinstance(responses, Mapping) else {}, earlier, shown)
 
     @property
     def capabilities(self) -> types.ClientCapabilities | None:
@@ -357,42 +366,49 @@ class Interaction:
             raise _NeedsInput
         return tuple(answers)
 
-    def _lookup(self, question: Ask[Any]) -> tuple[bool, Any]:
-        rounds = self._rounds
+    def _record(self, question: Ask[Any]) -> tuple[str, dict[str, Any], str]:
+        """The question's key, request and digest, once it is known to be the key's one question."""
         key = question.wire_key(self._forms)
         request = question.request(self._forms)
         digest = _digest(request)
-        if rounds.this_run.setdefault(key, digest) != digest:
+        if self.asked.setdefault(key, digest) != digest:
             raise ValueError(
                 f"the key {key!r} was asked twice with different questions in one call: give each its own key"
             )
+        return key, request, digest
+
+    def _lookup(self, question: Ask[Any]) -> tuple[bool, Any]:
+        key, request, digest = self._record(question)
+        if key in self.answered:
+            return True, question.read(self.answered[key][1], self._forms)
+        rounds = self._rounds
         lacking = question.allowed(self.capabilities)
-        recorded = rounds.answered.get(key)
+        recorded = rounds.earlier.get(key)
         if recorded is not None and recorded[0] == digest:
             try:
                 answer = question.read(recorded[1], self._forms)
             except (ValueError, ValidationError):
                 pass  # the form changed shape since (a redeploy): asked again
             else:
-                rounds.carried[key] = recorded
+                self.answered[key] = recorded
                 return True, answer
         if lacking is not None:
             raise _cannot(lacking, key)
         raw = rounds.responses.get(key)
         # An answer counts for the question it answers: one asked with other words is asked again.
-        if raw is not None and rounds.asked.get(key, digest) == digest:
+        if raw is not None and rounds.shown.get(key, digest) == digest:
             try:
                 answer = question.read(raw, self._forms)
             except (ValueError, ValidationError) as exc:
                 logger.warning("the answer to %r was refused and is asked for again: %s", key, exc)
             else:
-                rounds.carried[key] = (digest, _plain(raw))
+                self.answered[key] = (digest, _plain(raw))
                 return True, answer
         self.pending[key] = request
         return False, None
 
     async def _ask_back(self, question: Ask[Any]) -> Any:
-        key = question.wire_key(self._forms)
+        key, request, digest = self._record(question)
         session = self._ctx.session
         if not session.can_send_request:  # each request a connection of its own: none to ask on
             raise CannotAsk(
@@ -402,23 +418,29 @@ class Interaction:
         lacking = question.allowed(self.capabilities)
         if lacking is not None:
             raise _cannot(lacking, key)
-        request = question.request(self._forms)
-        typed, result_type = _TYPED[request["method"]]
-        try:
-            answer = await session.send_request(
-                typed.model_validate(request),
-                result_type,
-                metadata=ServerMessageMetadata(related_request_id=self._ctx.request_id),
-            )
-            return question.read(_plain(answer), self._forms)
-        except (ValueError, ValidationError) as exc:
-            raise InvalidAnswer(f"the client's answer to {key!r} was refused: {_reason(exc)}") from None
+        async with self._asking.setdefault(key, anyio.Lock()):
+            if key in self.answered:
+                return question.read(self.answered[key][1], self._forms)
+            typed, result_type = _TYPED[request["method"]]
+            try:
+                answer = _plain(
+                    await session.send_request(
+                        typed.model_validate(request),
+                        result_type,
+                        metadata=ServerMessageMetadata(related_request_id=self._ctx.request_id),
+                    )
+                )
+                result = question.read(answer, self._forms)
+            except (ValueError, ValidationError) as exc:
+                raise InvalidAnswer(f"the client's answer to {key!r} was refused: {_reason(exc)}") from None
+            self.answered[key] = (digest, answer)
+            return result
 
     def input_required(self) -> InputRequired:
         """The input-required result asking what is pending, with the answers so far as state."""
         state = {
             "v": _STATE_VERSION,
-            "answers": {k: {"q": q, "answer": a} for k, (q, a) in self._rounds.carried.items()},
+            "answers": {k: {"q": q, "answer": a} for k, (q, a) in self.answered.items()},
             "asked": {k: _digest(r) for k, r in self.pending.items()},
         }
         wire = {
@@ -429,19 +451,15 @@ class Interaction:
         return InputRequired(wire)
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Rounds:
-    """A 2026-07-28 call's answers so far: the retry's answers by key (`responses`), and from
-    its request state the answers of earlier rounds (`answered`: key -> question digest, answer)
-    and the digest each key was asked with (`asked`); then this round's answers to carry on
-    (`carried`) and the digest each key was asked with this run (`this_run`: one key, one
-    question)."""
+    """What a 2026-07-28 retry carries: its answers by key (`responses`), and from its request
+    state the answers of earlier rounds (`earlier`: key -> question digest, answer) and the
+    digest of each question the last round showed the client (`shown`)."""
 
     responses: Mapping[str, Any]
-    answered: dict[str, tuple[str, Any]]
-    asked: dict[str, str]
-    carried: dict[str, tuple[str, Any]] = field(default_factory=dict)
-    this_run: dict[str, str] = field(default_factory=dict)
+    earlier: dict[str, tuple[str, Any]]
+    shown: dict[str, str]
 
 
 # Each question's request and result models, by method, for the back-channel.

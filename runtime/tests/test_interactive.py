@@ -325,14 +325,104 @@ async def test_only_what_the_client_declared_is_asked() -> None:
     assert nothing["code"] == types.MISSING_REQUIRED_CLIENT_CAPABILITY
 
 
-async def test_a_key_asked_twice_with_different_questions_is_a_handler_bug() -> None:
-    async def handler(ctx: Ctx) -> str:
-        await ctx.sample("one", max_tokens=5)
-        await ctx.sample("two", max_tokens=5)
-        return "never"
+def flipping(shown: list[str]) -> Callable[..., Awaitable[types.ElicitResult]]:
+    """A client that answers each form it is shown otherwise than the last: a question asked of
+    it twice would get two answers."""
 
-    result = await call(serve(handler), "2026-07-28", sampling_callback=sampled)
-    assert result.is_error and text(result).startswith("ValueError: the key 'sampling' was asked twice")
+    async def answer(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+        shown.append(params.message)
+        if (
+            isinstance(params, types.ElicitRequestFormParams)
+            and "name" in params.requested_schema["properties"]
+        ):
+            return types.ElicitResult(action="accept", content={"name": f"Ada {len(shown)}"})
+        return types.ElicitResult(
+            action="accept", content={"ok": len(shown) % 2 == 1, "note": str(len(shown))}
+        )
+
+    return answer
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_key_asked_again_gets_the_same_answer_without_asking_again(mode: str) -> None:
+    async def handler(ctx: Ctx) -> str:
+        first = await ctx.elicit("Deploy?", Confirm)
+        name = await ctx.elicit("Name?", Name)
+        again = await ctx.elicit("Deploy?", Confirm)  # after another question
+        (third, fourth) = await ctx.ask(Elicit("Deploy?", Confirm), Elicit("Deploy?", Confirm))
+        assert first.action == again.action == third.action == fourth.action == "accept"
+        assert name.action == "accept"
+        assert first.data == again.data == third.data == fourth.data
+        return f"{first.data} {name.data.name}"
+
+    shown: list[str] = []
+    result = await call(serve(handler), mode, elicitation_callback=flipping(shown))
+    assert text(result) == "ok=True note='1' Ada 2"
+    assert shown == ["Deploy?", "Name?"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_tasks_asking_one_key_at_once_ask_it_once(mode: str) -> None:
+    answers: list[str] = []
+
+    async def handler(ctx: Ctx) -> str:
+        async def confirm() -> None:
+            answer = await ctx.elicit("Deploy?", Confirm)
+            assert answer.action == "accept"
+            answers.append(answer.data.note)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(confirm)
+            group.start_soon(confirm)
+        return " ".join(answers)
+
+    shown: list[str] = []
+    result = await call(serve(handler), mode, elicitation_callback=flipping(shown))
+    assert shown == ["Deploy?"]
+    assert text(result).split()[-2:] == ["1", "1"]  # the last run's two tasks, one answer
+
+
+async def asked_with_other_words(ctx: Ctx) -> str:
+    await ctx.elicit("Deploy?", Confirm)
+    await ctx.elicit("Deploy now?", Confirm)
+    return "never"
+
+
+async def sampled_with_other_limits(ctx: Ctx) -> str:
+    await ctx.sample("one", max_tokens=5)
+    await ctx.list_roots(key="other")
+    await ctx.sample("one", max_tokens=50)  # the same words, another request
+    return "never"
+
+
+async def asked_for_something_else(ctx: Ctx) -> str:
+    await ctx.list_roots(key="sampling")
+    await ctx.sample("one", max_tokens=5)  # its default key, taken by the roots
+    return "never"
+
+
+@pytest.mark.parametrize(
+    "handler", [asked_with_other_words, sampled_with_other_limits, asked_for_something_else]
+)
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_key_asked_again_with_another_question_fails_the_call(mode: str, handler: Handler) -> None:
+    shown: list[str] = []
+
+    async def counted(context: ClientRequestContext, params: Any) -> types.CreateMessageResult:
+        shown.append("sampled")
+        return await sampled(context, params)
+
+    async def listed(context: ClientRequestContext) -> types.ListRootsResult:
+        shown.append("roots")
+        return await rooted(context)
+
+    result = await call(
+        serve(handler), mode, elicitation_callback=flipping(shown), sampling_callback=counted,
+        list_roots_callback=listed,
+    )  # fmt: skip
+    assert result.is_error and "was asked twice with different questions" in text(result), text(result)
+    assert text(result).startswith("ValueError: the key ")
+    assert len(shown) == len(set(shown))  # the second question never reached the client
 
 
 async def test_a_form_the_tool_did_not_declare_is_refused() -> None:

@@ -131,6 +131,45 @@ async def test_a_declined_form_reaches_the_handler(package: ModuleType, mode: st
         assert text(await client.call_tool("deploy", {"service": "api"})) == "not deployed (decline)"
 
 
+def flipping(shown: list[str]) -> Any:
+    """A client that answers each form it is shown otherwise than the last."""
+
+    async def answer(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+        shown.append(params.message)
+        return types.ElicitResult(action="accept", content={"ok": True, "note": f"answer {len(shown)}"})
+
+    return answer
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_one_key_is_one_question_on_both_generations(package: ModuleType, mode: str) -> None:
+    confirm = __import__(f"{PACKAGE}.models", fromlist=["DeployConfirm"]).DeployConfirm
+
+    async def asks_again(args: Any, ctx: Any) -> str:
+        first = await ctx.elicit(f"Deploy {args.service}?", confirm)
+        await ctx.list_roots()
+        again = await ctx.elicit(f"Deploy {args.service}?", confirm)  # the same question: its answer
+        return f"{first.data.note}, {again.data.note}"
+
+    async def asks_otherwise(args: Any, ctx: Any) -> str:
+        await ctx.elicit(f"Deploy {args.service}?", confirm)
+        await ctx.elicit(f"Deploy {args.service} now?", confirm)  # other words: a bug
+        return "never"
+
+    shown: list[str] = []
+    server = package.create_server(handlers={"deploy": asks_again})
+    answering = {"elicitation_callback": flipping(shown), "list_roots_callback": roots}
+    async with Client(server, mode=mode, **answering) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("deploy", {"service": "api"})
+    assert text(result) == "answer 1, answer 1" and shown == ["Deploy api?"]
+    shown.clear()
+    server = package.create_server(handlers={"deploy": asks_otherwise})
+    async with Client(server, mode=mode, elicitation_callback=flipping(shown)) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("deploy", {"service": "api"})
+    assert result.is_error and shown == ["Deploy api?"], (text(result), shown)
+
+
 @pytest.mark.anyio
 async def test_a_client_without_the_capability_is_told_which(package: ModuleType) -> None:
     async with Client(package.create_server(), mode="legacy") as client:
