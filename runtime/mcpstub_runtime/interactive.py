@@ -12,8 +12,9 @@ requested schema the toolset declared and froze), `ctx.elicit_url(...)`, `ctx.sa
   runs again from the start, and each question it asks is answered at once from the retry or from
   the state (answers of earlier rounds ride in it). Questions asked together (`ask`, or tasks
   started together) go out in one round; a missing, malformed or wrong answer is asked again;
-  answers to keys not asked are ignored; the state a client altered is refused (-32602) by the
-  boundary before anything runs.
+  an answer counts only for a question the state says the last round asked (others are ignored:
+  all of a first call's); the state a client altered is refused (-32602) by the boundary before
+  anything runs.
 
 On both, within one call a key is one question: asked again, it gets the answer it got (the
 client is not asked again); asked with another question, it is the handler's bug (`ValueError`).
@@ -395,8 +396,9 @@ class Interaction:
         if lacking is not None:
             raise _cannot(lacking, key)
         raw = rounds.responses.get(key)
-        # An answer counts for the question it answers: one asked with other words is asked again.
-        if raw is not None and rounds.shown.get(key, digest) == digest:
+        # An answer counts only for the question the last round showed: an answer to one not asked
+        # (or asked with other words) is ignored, and the question asked.
+        if raw is not None and rounds.shown.get(key) == digest:
             try:
                 answer = question.read(raw, self._forms)
             except (ValueError, ValidationError) as exc:
