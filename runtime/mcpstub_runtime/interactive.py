@@ -14,7 +14,8 @@ requested schema the toolset declared and froze), `ctx.elicit_url(...)`, `ctx.sa
   started together) go out in one round; a missing, malformed or wrong answer is asked again;
   an answer counts only for a question the state says the last round asked (others are ignored:
   all of a first call's); the state a client altered is refused (-32602) by the boundary before
-  anything runs.
+  anything runs. The state is bound to the call's tool, arguments, server and user, not used up:
+  nothing is kept between rounds, so a client may send a round again while the state is valid.
 
 On both, within one call a key is one question: asked again, it gets the answer it got (the
 client is not asked again); asked with another question, it is the handler's bug (`ValueError`).

@@ -484,6 +484,37 @@ async def test_a_state_answers_only_the_call_it_was_sealed_for() -> None:
     assert [r["code"] for r in (other_arguments, other_tool, other_server)] == [-32602] * 3
 
 
+async def test_a_state_is_bound_to_its_call_not_used_up() -> None:
+    """What the handlers guide says a replay does: the server keeps nothing between rounds."""
+    effects: list[str] = []
+    balance = ["10"]
+
+    async def handler(ctx: Ctx) -> str:
+        answer = await ctx.elicit(f"Pay {balance[0]}?", Confirm)
+        assert answer.action == "accept"
+        if answer.data.ok:
+            effects.append(balance[0])  # after the last question
+        return f"{answer.data.ok} {len(effects)}"
+
+    server = serve(handler)
+    state = (await raw(server, {}))["requestState"]
+    yes = {
+        "inputResponses": {"confirm": {"action": "accept", "content": {"ok": True}}},
+        "requestState": state,
+    }
+    no = {
+        "inputResponses": {"confirm": {"action": "accept", "content": {"ok": False}}},
+        "requestState": state,
+    }
+    assert (await raw(server, yes))["content"][0]["text"] == "True 1"
+    assert (await raw(server, yes))["content"][0]["text"] == "True 2"  # a replay runs it again
+    assert (await raw(server, no))["content"][0]["text"] == "False 2"  # and may answer otherwise
+    balance[0] = "20"  # the question's words changed since: the old round's answer does not count
+    again = await raw(server, yes)
+    assert again["inputRequests"]["confirm"]["params"]["message"] == "Pay 20?"
+    assert effects == ["10", "10"]
+
+
 async def test_an_answer_to_other_words_is_asked_again() -> None:
     asked = iter(["What is your name?", "Your name, please?"])
 

@@ -61,7 +61,7 @@ async def deploy(args: DeployInput, ctx: ToolContext) -> DeployResult | str:
         return f"not deployed ({answer.action})"
     note = await ctx.sample(f"A release note for {args.service}", max_tokens=20, key="note")
     roots = await ctx.list_roots()
-    DEPLOYED.append(args.service)  # after the questions: once per call, however many rounds
+    DEPLOYED.append(args.service)  # after the questions: once per final retry, however many rounds
     text = note.content.text if isinstance(note.content, types.TextContent) else ""
     return f"deployed {args.service} ({text}) from {roots[0].uri} [{len(DEPLOYED)}]"
 """
