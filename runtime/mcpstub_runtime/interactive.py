@@ -338,7 +338,7 @@ class Interaction:
 
     @cached_property
     def _rounds(self) -> _Rounds:
-        """What the request carries from earlier rounds, and what this round has gathered."""
+        """What the request carries from earlier rounds (2026-07-28)."""
         params: Mapping[str, Any] = self._ctx.params or {}
         responses = params.get("inputResponses") if self.modern else None
         earlier, shown = _decode(params.get("requestState") if self.modern else None)
