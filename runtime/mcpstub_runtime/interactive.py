@@ -12,10 +12,11 @@ requested schema the toolset declared and froze), `ctx.elicit_url(...)`, `ctx.sa
   runs again from the start, and each question it asks is answered at once from the retry or from
   the state (answers of earlier rounds ride in it). Questions asked together (`ask`, or tasks
   started together) go out in one round; a missing, malformed or wrong answer is asked again;
-  an answer counts only for a question the state says the last round asked (others are ignored:
-  all of a first call's); the state a client altered is refused (-32602) by the boundary before
-  anything runs. The state is bound to the call's tool, arguments, server and user, not used up:
-  nothing is kept between rounds, so a client may send a round again while the state is valid.
+  an answer counts for the question under its key unless the state says the key was last asked
+  in other words (a client may answer ahead); answers to keys not asked are ignored; the state a
+  client altered is refused (-32602) by the boundary before anything runs. The state is bound to
+  the call's tool, arguments, server and user, not used up: nothing is kept between rounds, so a
+  client may send a round again while the state is valid.
 
 On both, within one call a key is one question: asked again, it gets the answer it got (the
 client is not asked again); asked with another question, it is the handler's bug (`ValueError`).
@@ -397,9 +398,8 @@ class Interaction:
         if lacking is not None:
             raise _cannot(lacking, key)
         raw = rounds.responses.get(key)
-        # An answer counts only for the question the last round showed: an answer to one not asked
-        # (or asked with other words) is ignored, and the question asked.
-        if raw is not None and rounds.shown.get(key) == digest:
+        # An answer counts for the question it answers: one asked with other words is asked again.
+        if raw is not None and rounds.shown.get(key, digest) == digest:
             try:
                 answer = question.read(raw, self._forms)
             except (ValueError, ValidationError) as exc:

@@ -171,34 +171,6 @@ async def test_one_key_is_one_question_on_both_generations(package: ModuleType, 
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-async def test_an_answer_sent_before_the_question_is_not_taken(package: ModuleType, mode: str) -> None:
-    deployed = __import__(f"{PACKAGE}.handlers.deploy", fromlist=["DEPLOYED"]).DEPLOYED
-    deployed.clear()
-    early: dict[str, Any] = {"confirm": {"action": "accept", "content": {"ok": True}}}
-    early |= {"note": {"role": "assistant", "content": {"type": "text", "text": "v9"}, "model": "m"}}
-    shown: list[str] = []
-
-    async def declining(
-        context: ClientRequestContext, params: types.ElicitRequestParams
-    ) -> types.ElicitResult:
-        shown.append(params.message)
-        return types.ElicitResult(action="decline")
-
-    async with Client(package.create_server(), mode=mode, elicitation_callback=declining) as client:  # type: ignore[arg-type]
-        result = await client.session.call_tool(
-            "deploy", {"service": "api"}, input_responses=early, allow_input_required=True
-        )
-    if mode == "legacy":  # the user is asked, and what they answer counts
-        assert isinstance(result, types.CallToolResult) and shown == ["Deploy api?"]
-        assert text(result) == "not deployed (decline)"
-    else:  # the form is asked for, as if nothing had been sent
-        assert isinstance(result, types.InputRequiredResult), result
-        assert list(result.input_requests or {}) == ["confirm"]
-    assert deployed == []
-
-
-@pytest.mark.anyio
 async def test_a_client_without_the_capability_is_told_which(package: ModuleType) -> None:
     async with Client(package.create_server(), mode="legacy") as client:
         result = await client.call_tool("deploy", {"service": "api"})
