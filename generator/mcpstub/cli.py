@@ -154,6 +154,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     _report(checked.diagnostics)
     if not checked.ok or checked.toolset is None:
         return EXIT_INVALID
+    if args.fail_on == "warning" and checked.diagnostics:
+        print(f"{_shown(path)}: not ok: warnings fail the check (--fail-on warning)", file=sys.stderr)
+        return EXIT_INVALID
     toolset = checked.toolset
     structured = sum(t.output_schema is not None for t in toolset.tools)
     # The definitions the toolset writes (those lifted from the files they reach are not counted).
@@ -692,6 +695,12 @@ def build_parser() -> argparse.ArgumentParser:
     val = sub.add_parser("validate", help="check a toolset")
     val.add_argument(
         "toolset", nargs="?", help="toolset file (default: [tool.mcpstub] toolset, or tools.yaml)"
+    )
+    val.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        default="error",
+        help="exit 1 on errors only (default), or on warnings too (a misspelled keyword, say)",
     )
     val.set_defaults(func=cmd_validate)
     dif = sub.add_parser("diff", help="report changes between two toolsets and which break clients")

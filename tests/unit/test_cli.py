@@ -44,6 +44,30 @@ def test_validate_ok_exit_0(in_tmp: Path, capsys: pytest.CaptureFixture[str]) ->
     assert out.startswith("tools.yaml: ok: server 's', 1 tool (")
 
 
+@pytest.mark.parametrize(
+    ("schema", "code"),
+    [
+        ("{type: object}", 0),  # nothing to warn about: ok either way
+        ("{type: object, additionalProperites: false}", 1),  # a misspelled keyword: a warning
+        ("{type: object, properties: {n: {type: integer, default: x}}}", 1),  # an invalid default
+        ("{type: objcet}", 1),  # an error fails either way
+    ],
+)
+def test_validate_fails_on_warnings_when_asked(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], schema: str, code: int
+) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD.replace("{type: object}", schema))
+    error = schema == "{type: objcet}"
+    assert main(["validate", "tools.yaml"]) == (1 if error else 0)
+    out, err = capsys.readouterr()
+    assert ("ok:" in out) == (not error) and (": warning: " in err) == (code == 1 and not error)
+    assert main(["validate", "tools.yaml", "--fail-on", "warning"]) == code
+    out, err = capsys.readouterr()
+    assert ("ok:" in out) == (code == 0)
+    if code and not error:
+        assert err.endswith("tools.yaml: not ok: warnings fail the check (--fail-on warning)\n"), err
+
+
 def test_validate_defaults_to_tools_yaml(in_tmp: Path) -> None:
     (in_tmp / "tools.yaml").write_text(GOOD)
     assert main(["validate"]) == 0
