@@ -204,55 +204,92 @@ def _run(*args: str, root: Path, env: dict[str, str] | None = None) -> subproces
 # -- the command line refuses what it cannot serve safely ---------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("args", "expected"),
-    [
-        (["--http", "8000"], "--http takes HOST:PORT"),
-        (["--http", "127.0.0.1:99999"], "--http takes HOST:PORT"),
-        (["--http", "0.0.0.0:8000"], "--allowed-host"),
-        (["--http", "[::]:8000"], "--allowed-host"),
-        (["--http", "127.0.0.1:8000", "--workers", "2"], "needs --stateless"),
-        (["--http", "127.0.0.1:8000", "--workers", "0"], "positive"),
-        (["--http", "127.0.0.1:8000", "--stateless", "--workers", "100000"], "at most 64"),
-        (["--stateless"], "--stateless only applies with --http"),
-        (["--workers", "2"], "--workers only applies with --http"),
-        (["--grace", "5"], "--grace only applies with --http"),
-        (["--stateless", "--grace", "5"], "--stateless and --grace only apply with --http"),
-        (["--workers", "2", "--stateless", "--grace", "5"], "--stateless, --workers and --grace only apply"),
-        (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_UNSET_VARIABLE"], "not set"),
-        (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_NEWLINE_TOKEN"], "printable ASCII"),
-        (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_UNICODE_TOKEN"], "printable ASCII"),
-        (["--http", "127.0.0.1:8000", "--max-body-bytes", "0"], "--max-body-bytes takes a positive"),
-        (["--http", "127.0.0.1:8000", "--grace", "-1"], "--grace: takes seconds"),
-        (["--http", "127.0.0.1:8000", "--grace", "nan"], "--grace: takes seconds"),
-        (["--http", "127.0.0.1:8000", "--grace", "inf"], "--grace: takes seconds"),
-        (["--http", "127.0.0.1:8000", "--grace", "9" * 400], "--grace takes"),
-        # int() and float() read other digits, signs, spaces and `_`: only digits 0-9 are numbers.
-        *(
-            (["--http", "127.0.0.1:8000", "--stateless", option, value], f"{option}: takes")
-            for option in ("--workers", "--max-body-bytes", "--grace")
-            for value in ("٣", "+3", " 3", "3_0", "\uff13", "1e3", "0x10", "")
-        ),
-        # Beyond what int() reads (4,300 digits), and long runs of leading zeros.
-        *(
-            (["--http", "127.0.0.1:8000", "--stateless", option, "9" * 5000], f"{option}: takes a number of")
-            for option in ("--workers", "--max-body-bytes")
-        ),
-        (["--http", "127.0.0.1:" + "9" * 5000], "--http takes HOST:PORT"),
-        (["--http", "127.0.0.1:" + "0" * 4998 + "80"], "--http takes HOST:PORT"),
-        (["--http", "127.0.0.1:٣٠٠٠"], "--http takes HOST:PORT"),
-        (["--http", "127.0.0.1:+80"], "--http takes HOST:PORT"),
-        (["--http", "0.0.0.0:8000", "--allowed-host", ""], "non-empty"),
-    ],
-)
-def test_unsafe_or_malformed_serving_options_are_usage_errors(
-    root: Path, args: list[str], expected: str
-) -> None:
+USAGE_ERRORS: list[tuple[list[str], str]] = [
+    (["--http", "8000"], "--http takes HOST:PORT"),
+    (["--http", "127.0.0.1:99999"], "--http takes HOST:PORT"),
+    (["--http", "0.0.0.0:8000"], "--allowed-host"),
+    (["--http", "[::]:8000"], "--allowed-host"),
+    (["--http", "127.0.0.1:8000", "--workers", "2"], "needs --stateless"),
+    (["--http", "127.0.0.1:8000", "--workers", "0"], "positive"),
+    (["--http", "127.0.0.1:8000", "--stateless", "--workers", "100000"], "at most 64"),
+    (["--stateless"], "--stateless only applies with --http"),
+    (["--workers", "2"], "--workers only applies with --http"),
+    (["--grace", "5"], "--grace only applies with --http"),
+    (["--stateless", "--grace", "5"], "--stateless and --grace only apply with --http"),
+    (["--workers", "2", "--stateless", "--grace", "5"], "--stateless, --workers and --grace only apply"),
+    (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_UNSET_VARIABLE"], "not set"),
+    (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_NEWLINE_TOKEN"], "printable ASCII"),
+    (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_UNICODE_TOKEN"], "printable ASCII"),
+    (["--http", "127.0.0.1:8000", "--max-body-bytes", "0"], "--max-body-bytes takes a positive"),
+    (["--http", "127.0.0.1:8000", "--grace", "-1"], "--grace: takes seconds"),
+    (["--http", "127.0.0.1:8000", "--grace", "nan"], "--grace: takes seconds"),
+    (["--http", "127.0.0.1:8000", "--grace", "inf"], "--grace: takes seconds"),
+    (["--http", "127.0.0.1:8000", "--grace", "9" * 400], "--grace takes"),
+    # int() and float() read other digits, signs, spaces and `_`: only digits 0-9 are numbers.
+    *(
+        (["--http", "127.0.0.1:8000", "--stateless", option, value], f"{option}: takes")
+        for option in ("--workers", "--max-body-bytes", "--grace")
+        for value in ("٣", "+3", " 3", "3_0", "\uff13", "1e3", "0x10", "")
+    ),
+    # Beyond what int() reads (4,300 digits), and long runs of leading zeros.
+    *(
+        (["--http", "127.0.0.1:8000", "--stateless", option, "9" * 5000], f"{option}: takes a number of")
+        for option in ("--workers", "--max-body-bytes")
+    ),
+    (["--http", "127.0.0.1:" + "9" * 5000], "--http takes HOST:PORT"),
+    (["--http", "127.0.0.1:" + "0" * 4998 + "80"], "--http takes HOST:PORT"),
+    (["--http", "127.0.0.1:٣٠٠٠"], "--http takes HOST:PORT"),
+    (["--http", "127.0.0.1:+80"], "--http takes HOST:PORT"),
+    (["--http", "0.0.0.0:8000", "--allowed-host", ""], "non-empty"),
+]
+
+# The command line in one process, run on each argument list in turn (the package and its
+# libraries load once): prints [exit code, standard error] for each, as JSON.
+PARSE_EACH = """\
+import contextlib, io, json, sys, traceback
+from mcpstub_runtime.serve import main
+said = []
+for args in json.loads(sys.stdin.read()):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            main(sys.argv[1], args)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+    said.append([code, err.getvalue()])
+print(json.dumps(said))
+"""
+
+
+@pytest.fixture(scope="module")
+def usage_errors(root: Path) -> list[tuple[int, str]]:
     env = _env(root, MCPSTUB_NEWLINE_TOKEN="s3cret\n", MCPSTUB_UNICODE_TOKEN="s\u00e9cret")
-    result = _run(*args, root=root, env=env)
-    assert result.returncode == 2, result.stderr
-    assert expected in result.stderr
-    assert "Traceback" not in result.stderr
+    done = subprocess.run(
+        [sys.executable, "-c", PARSE_EACH, PACKAGE], input=json.dumps([args for args, _ in USAGE_ERRORS]),
+        cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [(code, err) for code, err in json.loads(done.stdout)]
+
+
+@pytest.mark.parametrize("case", range(len(USAGE_ERRORS)))
+def test_unsafe_or_malformed_serving_options_are_usage_errors(
+    usage_errors: list[tuple[int, str]], case: int
+) -> None:
+    code, err = usage_errors[case]
+    assert code == 2, (USAGE_ERRORS[case], err)
+    assert USAGE_ERRORS[case][1] in err
+    assert "Traceback" not in err
+
+
+def test_a_usage_error_is_said_by_the_command_itself(root: Path) -> None:
+    result = _run("--http", "0.0.0.0:8000", root=root)
+    assert result.returncode == 2 and "--allowed-host" in result.stderr, result.stderr
+    assert result.stderr.startswith("usage: ") and "Traceback" not in result.stderr
 
 
 def test_create_app_refuses_a_public_address_without_allowed_hosts(root: Path) -> None:
