@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -75,3 +76,38 @@ def http_server(
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+# The serving command line in one process, run on each argument list in turn (the package and its
+# libraries load once): prints [exit code, standard error] for each, as JSON.
+_PARSE_EACH = """\
+import contextlib, io, json, sys, traceback
+from mcpstub_runtime.serve import main
+said = []
+for args in json.loads(sys.stdin.read()):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            main(sys.argv[1], args)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+    said.append([code, err.getvalue()])
+print(json.dumps(said))
+"""
+
+
+def command_lines(
+    root: Path, package: str, argument_lists: list[list[str]], env: dict[str, str]
+) -> list[tuple[int, str]]:
+    """(exit code, standard error) of `python -m PACKAGE ARGS...` for each argument list, run in
+    one process: for command lines that stop before serving (usage errors)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PARSE_EACH, package], input=json.dumps(argument_lists),
+        cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [(code, err) for code, err in json.loads(done.stdout)]

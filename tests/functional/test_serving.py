@@ -31,6 +31,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.functional.helpers import imported, write_package
+from tests.functional.servers import command_lines
 
 PACKAGE = "fx_serving"
 
@@ -243,37 +244,10 @@ USAGE_ERRORS: list[tuple[list[str], str]] = [
     (["--http", "0.0.0.0:8000", "--allowed-host", ""], "non-empty"),
 ]
 
-# The command line in one process, run on each argument list in turn (the package and its
-# libraries load once): prints [exit code, standard error] for each, as JSON.
-PARSE_EACH = """\
-import contextlib, io, json, sys, traceback
-from mcpstub_runtime.serve import main
-said = []
-for args in json.loads(sys.stdin.read()):
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        try:
-            main(sys.argv[1], args)
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        except BaseException:
-            traceback.print_exc()
-            code = 1
-    said.append([code, err.getvalue()])
-print(json.dumps(said))
-"""
-
-
 @pytest.fixture(scope="module")
 def usage_errors(root: Path) -> list[tuple[int, str]]:
     env = _env(root, MCPSTUB_NEWLINE_TOKEN="s3cret\n", MCPSTUB_UNICODE_TOKEN="s\u00e9cret")
-    done = subprocess.run(
-        [sys.executable, "-c", PARSE_EACH, PACKAGE], input=json.dumps([args for args, _ in USAGE_ERRORS]),
-        cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return [(code, err) for code, err in json.loads(done.stdout)]
+    return command_lines(root, PACKAGE, [args for args, _ in USAGE_ERRORS], env)
 
 
 @pytest.mark.parametrize("case", range(len(USAGE_ERRORS)))
