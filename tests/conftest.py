@@ -28,9 +28,11 @@ MypyRun = Callable[..., "subprocess.CompletedProcess[str]"]
 def mypy_strict(tmp_path_factory: pytest.TempPathFactory) -> MypyRun:
     cache = tmp_path_factory.mktemp("mypy-cache")
 
-    def run(*targets: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    def run(*targets: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(cache), *targets]
-        return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
+        return subprocess.run(
+            command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False
+        )
 
     return run
 

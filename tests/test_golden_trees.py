@@ -21,7 +21,8 @@ def test_generated_tree_matches_golden(case: Path) -> None:
     expected_dir = case / "expected"
     expected = {
         p.relative_to(expected_dir).as_posix(): p.read_text("utf-8")
-        for p in sorted([*expected_dir.rglob("*.py"), *expected_dir.rglob("*.json")])
+        for pattern in ("*.py", "*.json", "py.typed")
+        for p in sorted(expected_dir.rglob(pattern))
     }
     hint = f"golden tree {case.name} is out of date; if intended, run `{COMMAND}` and review the diff"
     assert sorted(actual) == sorted(expected), hint

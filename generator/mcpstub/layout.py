@@ -63,6 +63,9 @@ RUNTIME_REQUIREMENTS = (f"mcpstub-runtime{RUNTIME_RANGE}",)
 # The surface snapshot, an "ours" JSON file; JSON has no comments, so its first key says it is
 # generated, and a file at this path that does not start so is the user's.
 SURFACE_FILE = "surface.json"
+# PEP 561's marker: a type checker reads an installed package's types only where it is. Empty and
+# "yours": created when missing, never overwritten (a project may have written its own already).
+TYPED_MARKER = "py.typed"
 SURFACE_MARKER_KEY = "generatedBy"
 SURFACE_FORMAT = 1
 SURFACE_PREFIX = '{\n  "generatedBy": "mcpstub'

@@ -32,6 +32,7 @@ from mcpstub.layout import (
     RUNTIME_REQUIREMENTS,
     SERVER_FILES,
     SURFACE_FILE,
+    TYPED_MARKER,
     UNSAFE_IN_COMMENT,
     WRITING_MARKER,
 )
@@ -557,7 +558,7 @@ def render_package(
     ours[SURFACE_FILE] = surface_text
     if client_only:
         ours = {name: text for name, text in ours.items() if name not in SERVER_FILES}
-        return RenderedPackage(ours=ours, yours={}, proven=frozenset(["tools.py"]))
+        return RenderedPackage(ours=ours, yours={TYPED_MARKER: ""}, proven=frozenset(["tools.py"]))
     if emit_tests:
         examples = _assignment("EXAMPLES", "list[dict[str, Any]]", _examples(toolset))
         # Only tools that say they change nothing are called unless the user opts in.
@@ -572,7 +573,7 @@ def render_package(
             examples_assignment=examples,
             read_only_assignment=_assignment("READ_ONLY", "list[str]", safe),
         )
-    yours = {"handlers/__init__.py": render("handlers/__init__.py.jinja")}
+    yours = {TYPED_MARKER: "", "handlers/__init__.py": render("handlers/__init__.py.jinja")}
     for tool, piece in zip(toolset.tools, pieces, strict=True):
         yours[f"handlers/{tool.identifier}.py"] = piece["stub"]
     proven = frozenset(["tools.py", *(f"handlers/{tool.identifier}.py" for tool in toolset.tools)])

@@ -249,7 +249,8 @@ def test_a_server_written_without_mcpstub_is_imported_and_called_client_only(tmp
         os.chdir(cwd)
     written = sorted(p.name for p in (tmp_path / "notes_client").iterdir())
     assert written == [
-        "__init__.py", "_mcpstub.json", "client.py", "models.py", "results.py", "surface.json", "tools.py"
+        "__init__.py", "_mcpstub.json", "client.py", "models.py", "py.typed", "results.py", "surface.json",
+        "tools.py",
     ]  # fmt: skip
     sys.path.insert(0, str(tmp_path))
     try:

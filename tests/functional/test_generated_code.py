@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -190,6 +191,20 @@ async def test_user_text_is_byte_exact_and_inert(pkg: ModuleType) -> None:
 def test_generated_package_passes_mypy_strict(root: Path, mypy_strict: MypyRun) -> None:
     done = mypy_strict(PACKAGE, cwd=root)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_code_using_the_package_from_its_path_is_checked_against_its_types(
+    root: Path, tmp_path: Path, mypy_strict: MypyRun
+) -> None:
+    """The package is found as an installed one (on the Python path, not named to mypy): its
+    `py.typed` marker makes mypy read its types rather than skip them."""
+    assert (root / PACKAGE / "py.typed").read_bytes() == b""
+    (tmp_path / "uses.py").write_text(
+        f"from {PACKAGE}.models import GetReportV2Input\n\nlimit: str = GetReportV2Input().limit\n", "utf-8"
+    )
+    done = mypy_strict("uses.py", cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(root)})
+    said = '(expression has type "int | MISSING", variable has type "str")  [assignment]'
+    assert done.stdout.splitlines()[0].endswith(said), done.stdout
 
 
 def test_generated_code_never_imports_mcpstub(root: Path) -> None:

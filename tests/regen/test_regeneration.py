@@ -632,3 +632,19 @@ def test_the_report_counts_one_stub_per_tool_and_names_what_it_removed(tmp_path:
     assert summary.endswith(f": 0 generated files written, {generated - 1} unchanged, 1 handler stub created")
     code, msg, _ = run("generate", str(toolset), "--out", str(out), "--force")
     assert code == 0 and "removed" not in msg and msg.endswith(", 0 handler stubs created\n")
+
+
+def test_the_type_marker_is_created_when_missing_and_a_projects_own_is_kept(tmp_path: Path) -> None:
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    assert (out / "py.typed").read_bytes() == b""  # PEP 561: the package's types are read
+    (out / "py.typed").write_text("partial\n")  # the project's own marker
+    assert run("generate", str(toolset), "--out", str(out), "--check")[0] == 0
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    assert (out / "py.typed").read_text() == "partial\n"
+    (out / "py.typed").unlink()
+    code, _, err = run("generate", str(toolset), "--out", str(out), "--check")
+    assert code == 1 and "py.typed: missing" in err
+    code, msg, _ = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and msg.endswith("0 handler stubs created\n") and (out / "py.typed").exists()

@@ -139,7 +139,7 @@ def test_ours_files_start_with_the_header_and_stubs_do_not() -> None:
         "client.py",
         "surface.json",
     }
-    assert set(package.yours) == {"handlers/__init__.py", "handlers/echo.py", "handlers/add.py"}
+    assert set(package.yours) == {"py.typed", "handlers/__init__.py", "handlers/echo.py", "handlers/add.py"}
     header = f"{HEADER_PREFIX} from tools.yaml. DO NOT EDIT: it is rewritten on every run.\n"
     for name, text in package.ours.items():
         if name == "surface.json":  # JSON has no comments: its first key says it is generated
