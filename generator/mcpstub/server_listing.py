@@ -235,7 +235,7 @@ def request_headers(headers: Sequence[str] = (), token_env: str | None = None) -
     found: dict[str, str] = {}
     for text in headers:
         name, sep, value = text.partition(":")
-        if not sep or not _TOKEN_NAME.match(name.strip()):
+        if not sep or not _TOKEN_NAME.fullmatch(name.strip()):
             raise LiveError(f"--header {name.strip()[:40]!r}...: write it as 'Name: value'")
         found[name.strip()] = value.strip()
     if token_env is not None:

@@ -25,7 +25,7 @@ def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok
     """Diagnostics for the tool entry at `path` (name_ok: the name passed MCP's own rules)."""
     found: list[Diagnostic] = []
     name = raw.get("name")
-    if name_ok and isinstance(name, str) and not PORTABLE_NAME.match(name):
+    if name_ok and isinstance(name, str) and not PORTABLE_NAME.fullmatch(name):
         why = "is longer than 64 characters" if len(name) > 64 else "contains '.'"
         found.append(
             warning(

@@ -219,9 +219,9 @@ def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
 def schema_dialect(schema: Any) -> Dialect | None:
     """The declared dialect: 2020-12 when undeclared, None when unsupported."""
     declared = schema.get("$schema") if isinstance(schema, dict) else None
-    if declared is None or (isinstance(declared, str) and _DRAFT2020.match(declared)):
+    if declared is None or (isinstance(declared, str) and _DRAFT2020.fullmatch(declared)):
         return "2020-12"
-    if isinstance(declared, str) and _DRAFT7.match(declared):
+    if isinstance(declared, str) and _DRAFT7.fullmatch(declared):
         return "draft-07"
     return None
 
@@ -510,7 +510,7 @@ class _Checker:
         elicitation_classes: tuple[str, ...] = (),
     ) -> Diagnostic | None:
         """The first problem with a tool's name or the Python names it maps to, recording it."""
-        if not _NAME.match(name):
+        if not _NAME.fullmatch(name):
             return error(
                 "invalid-tool-name",
                 f"tool name {echo_value(name)} is not valid",

@@ -526,23 +526,23 @@ def _plain_scalar(value: str) -> Any:
     """A plain scalar's value under the YAML 1.2 core schema."""
     if value and value[0] not in _RESOLVED_START:  # most plain text: no pattern below can match
         return value
-    if _NULL.match(value):
+    if _NULL.fullmatch(value):
         return None
-    if _BOOL_TRUE.match(value):
+    if _BOOL_TRUE.fullmatch(value):
         return True
-    if _BOOL_FALSE.match(value):
+    if _BOOL_FALSE.fullmatch(value):
         return False
-    if _INT10.match(value):
+    if _INT10.fullmatch(value):
         return int(value)
-    if _INT8.match(value):
+    if _INT8.fullmatch(value):
         return int(value[2:], 8)
-    if _INT16.match(value):
+    if _INT16.fullmatch(value):
         return int(value[2:], 16)
-    if _FLOAT.match(value):
+    if _FLOAT.fullmatch(value):
         return float(value)
-    if _INF.match(value):
+    if _INF.fullmatch(value):
         return -math.inf if value.startswith("-") else math.inf
-    if _NAN.match(value):
+    if _NAN.fullmatch(value):
         return math.nan
     return value
 

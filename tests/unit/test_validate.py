@@ -785,3 +785,23 @@ def test_a_long_default_keeps_the_reason_it_is_rejected(tmp_path: Path) -> None:
     said = {d.location.line: d.message for d in checked.diagnostics if d.code == "invalid-default"}
     assert "is longer than 3 characters" in said[8] and "a" * 100 not in said[8]
     assert "an integer of 300 digits is greater than the maximum of 1" in said[9]
+
+
+_DRAFT7_NL = "http://json-schema.org/draft-07/schema#\\n"
+_DRAFT2020_NL = "https://json-schema.org/draft/2020-12/schema\\n"
+
+
+@pytest.mark.parametrize(
+    ("tools", "code"),
+    [
+        ('  - name: "get_forecast\\n"\n    inputSchema: {type: object}\n', "invalid-tool-name"),
+        ('  - name: "a\\n"\n    inputSchema: {type: object}\n', "invalid-tool-name"),
+        (f'  - name: b\n    inputSchema: {{$schema: "{_DRAFT7_NL}", type: object}}\n', "unsupported-dialect"),
+        (f'  - name: b\n    inputSchema: {{$schema: "{_DRAFT2020_NL}"}}\n', "unsupported-dialect"),
+    ],
+)
+def test_a_trailing_line_break_is_part_of_the_value(tmp_path: Path, tools: str, code: str) -> None:
+    """A name or `$schema` that matches but for a final line break (`$` in a Python pattern also
+    matches before one) is what it is: refused."""
+    checked = check(tmp_path, "tools:\n" + tools)
+    assert not checked.ok and code in {d.code for d in checked.diagnostics}, checked.diagnostics

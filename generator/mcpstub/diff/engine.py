@@ -254,7 +254,7 @@ class _Tool:
 
 
 def _parse_version(text: str | None) -> tuple[int, int, int] | None:
-    match = _SEMVER.match(text or "")
+    match = _SEMVER.fullmatch(text or "")
     return (int(match[1]), int(match[2]), int(match[3])) if match else None
 
 
