@@ -763,6 +763,18 @@ UNFOLLOWED: list[tuple[str, Any, Any]] = [
     ("unresolved-pointer",
      obj({"a": {"$ref": "#/$defs/Gone"}, "b": S}),
      obj({"a": {"$ref": "#/$defs/Gone"}, "b": {"type": "string", "maxLength": 2}})),
+    # Where no schema keyword leads, but a `$ref` may point.
+    ("dynamic-ref-under-an-unknown-keyword",
+     {**obj({"a": {"$ref": "#/$defs/X"}}), "$defs": {
+         "X": {"x-inner": {"$dynamicRef": "#/$defs/A"}, "$ref": "#/$defs/X/x-inner"}, "A": I}},
+     {**obj({"a": {"$ref": "#/$defs/X"}}), "$defs": {
+         "X": {"x-inner": {"$dynamicRef": "#/$defs/A"}, "$ref": "#/$defs/X/x-inner"}, "A": S}}),
+    ("metaschema-under-an-unknown-keyword",
+     {**obj({"a": {"$ref": "#/x"}}), "x": {"$ref": "https://json-schema.org/draft/2020-12/schema"}},
+     {**obj({"a": {"$ref": "#/x"}}), "x": {"$ref": "#"}}),
+    ("pointer-not-a-uri",
+     {**obj({"a": {"$ref": "#/$defs/a%20b"}}), "$defs": {"a b": S}},
+     {**obj({"a": {"$ref": "#/$defs/a b"}}), "$defs": {"a b": S}}),
 ]  # fmt: skip
 
 

@@ -11,6 +11,7 @@ comes from probing with a value the keyword must refuse, so a jsonschema-rs upgr
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -23,6 +24,9 @@ from mcpstub.validate import schema_dialect
 
 JSON = Any
 DIALECTS = ("draft-07", "2020-12")
+# What a URI reference may hold (RFC 3986): a `$ref` with anything else (a space, say) is one no
+# validator resolves as written (`Context.unfollowed`).
+_URI_REFERENCE = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*")
 # Keywords whose references the rules do not follow (`Context.unfollowed`).
 _UNFOLLOWED = ("$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveAnchor", "$recursiveRef")
 
@@ -167,12 +171,14 @@ class Context:
         """What the rules do not follow in this schema, named (None: nothing). The rules resolve a
         `$ref` as a JSON pointer into the root, read in the root's dialect; a nested `$schema` or
         `$id`, an anchor, a dynamic or recursive reference, or a `$ref` that is not such a pointer
-        gives a validator another meaning, so such a schema is left to the counterexample search."""
-        from mcpstub.model_schemas import children  # noqa: PLC0415
-
+        gives a validator another meaning, so such a schema is left to the counterexample search.
+        Every object of the document is looked at, wherever it sits (a `$ref` may point anywhere)."""
         stack: list[tuple[JSON, bool]] = [(self.root, True)]
         while stack:
             node, top = stack.pop()
+            if isinstance(node, list):
+                stack.extend((item, False) for item in node)
+                continue
             if not isinstance(node, dict):
                 continue
             named = [key for key in _UNFOLLOWED if key in node]
@@ -181,12 +187,18 @@ class Context:
             if not top and "$schema" in node and schema_dialect(node) != self.dialect:
                 named.append("$schema")
             ref = node.get("$ref")
-            if ref is not None and not (isinstance(ref, str) and ref.startswith("#") and self.follow(ref)[0]):
+            if ref is not None and not self._followed(ref):
                 named.append(f"$ref {ref!r}")
             if named:
                 return f"{named[0]} (a nested one)" if named[0] in ("$id", "$schema") else named[0]
-            stack.extend((sub, False) for _, sub in children(node))
+            stack.extend((value, False) for value in node.values())
         return None
+
+    def _followed(self, ref: JSON) -> bool:
+        """Whether the rules resolve `ref` as a validator does: a JSON pointer into the root."""
+        if not (isinstance(ref, str) and ref.startswith("#") and _URI_REFERENCE.fullmatch(ref)):
+            return False
+        return self.follow(ref)[0]
 
     @cached_property
     def root_validator(self) -> Callable[[JSON], bool] | None:
