@@ -398,8 +398,10 @@ class Interaction:
         if lacking is not None:
             raise _cannot(lacking, key)
         raw = rounds.responses.get(key)
-        # An answer counts for the question it answers: one asked with other words is asked again.
-        if raw is not None and rounds.shown.get(key, digest) == digest:
+        # An answer counts for the question it answers: for a key last shown, or answered, in other
+        # words (an amount that changed since, say), the question is asked again.
+        last = rounds.shown.get(key, recorded[0] if recorded is not None else digest)
+        if raw is not None and last == digest:
             try:
                 answer = question.read(raw, self._forms)
             except (ValueError, ValidationError) as exc:

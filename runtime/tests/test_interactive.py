@@ -502,6 +502,32 @@ async def test_an_answer_to_other_words_is_asked_again() -> None:
     assert again["inputRequests"]["user_name"]["params"]["message"] == "Your name, please?"
 
 
+async def test_an_answer_given_in_an_earlier_round_to_other_words_is_not_taken_again() -> None:
+    """A key answered in one round and asked in other words since (the amount changed): an answer
+    to it sent again with a later round is the answer to the old words, and is asked again."""
+    amount = ["10"]
+    paid: list[str] = []
+
+    async def handler(ctx: Ctx) -> str:
+        confirm = await ctx.elicit(f"Pay {amount[0]}?", Confirm)
+        name = await ctx.elicit("What is your name?", Name)
+        if confirm.action == "accept" and confirm.data.ok and name.action == "accept":
+            paid.append(amount[0])
+        return "done"
+
+    server = serve(handler)
+    yes = {"confirm": {"action": "accept", "content": {"ok": True}}}
+    first = await raw(server, {})
+    second = await raw(server, {"inputResponses": yes, "requestState": first["requestState"]})
+    assert list(second["inputRequests"]) == ["user_name"]
+    amount[0] = "9999"
+    named = {"user_name": {"action": "accept", "content": {"name": "Alice"}}}
+    for answers in (named, {**named, **yes}):  # the old answer resent with the new round
+        again = await raw(server, {"inputResponses": answers, "requestState": second["requestState"]})
+        assert again["inputRequests"]["confirm"]["params"]["message"] == "Pay 9999?", again
+    assert paid == []
+
+
 async def test_a_handler_that_swallows_the_stop_still_asks() -> None:
     async def handler(ctx: Ctx) -> str:
         try:
