@@ -802,3 +802,21 @@ def test_what_the_rules_do_not_follow_is_never_called_compatible(
             assert not server_validator(stricter).is_valid(instance), (name, instance)
         else:
             assert "rules could not decide" in finding.message, finding
+
+
+def test_a_counterexample_is_a_whole_instance_where_the_schema_cannot_be_drawn() -> None:
+    """A recursive `$ref` that instances cannot be drawn for: the witness is planted into the least
+    instance the schema's required properties make, and shown whole."""
+    from mcpstub.diff.semantics import server_validator  # noqa: PLC0415
+
+    node = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}
+
+    def schema(units: list[str]) -> dict[str, Any]:
+        props = {"name": S, "unit": {"enum": units}, "tree": {"$ref": "#/$defs/Node"}}
+        return {**obj(props, ("name",)), "$defs": {"Node": node}}
+
+    old, new = schema(["a", "b", "c"]), schema(["a", "b"])
+    [found] = [f for f in run_input(old, new, check_version=False) if f.severity == "breaking"]
+    assert found.counterexample == {"name": "", "unit": "c"}, found
+    assert server_validator(old).is_valid(found.counterexample)
+    assert not server_validator(new).is_valid(found.counterexample)

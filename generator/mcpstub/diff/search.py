@@ -101,6 +101,9 @@ class Searcher:
                 return [None]  # not kept: a later search with time left may draw it
             except Exception:  # hypothesis-jsonschema refuses A (a recursive $ref, say)
                 found = _NOTHING
+            if found is _NOTHING:  # the least instance A's required properties make, if A takes it
+                least = _least(self.a, self.a.root)
+                found = least if roots[0](least) else _NOTHING
             self._base = [found] if found is not _NOTHING else [None]
         return self._base
 
@@ -373,6 +376,30 @@ def _run_find(
         if best:
             return best[-1]
         raise
+
+
+_LEAST: dict[str, JSON] = {"string": "", "integer": 0, "number": 0, "boolean": False, "null": None}
+
+
+def _least(ctx: Context, node: JSON, depth: int = 0) -> JSON:
+    """A guess at the least instance of a schema (the caller checks it): its `const`, the first of
+    its `enum`, the least value of its first type, an object of its required properties."""
+    node, _ = ctx.resolve(node, "")
+    if not isinstance(node, dict) or depth > 32:
+        return None
+    if "const" in node:
+        return node["const"]
+    if isinstance(node.get("enum"), list) and node["enum"]:
+        return node["enum"][0]
+    kind = node.get("type")
+    kind = kind[0] if isinstance(kind, list) and kind else kind
+    if kind == "array":
+        return []
+    if kind != "object" and not {"properties", "required"} & set(node):
+        return _LEAST.get(kind) if isinstance(kind, str) else None
+    properties: dict[str, JSON] = node["properties"] if isinstance(node.get("properties"), dict) else {}
+    required = [name for name in node.get("required") or () if isinstance(name, str)]
+    return {name: _least(ctx, properties.get(name, {}), depth + 1) for name in required}
 
 
 def _planted(base: JSON, path: IPath, part: JSON) -> JSON:
