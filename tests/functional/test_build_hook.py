@@ -154,7 +154,7 @@ def test_a_project_of_yaml_and_handlers_builds_a_wheel_that_serves_with_the_runt
     assert _wheel(ROOT / "runtime", dist).returncode == 0
     (wheel,) = dist.glob("sample_service-*.whl")
     names = set(__import__("zipfile").ZipFile(wheel).namelist())
-    for name in ("__init__.py", "models.py", "tools.py", "server.py", "handlers/shout.py"):
+    for name in ("__init__.py", "models.py", "tools.py", "server.py", "handlers/shout.py", "py.typed"):
         assert f"sample_tools/{name}" in names, sorted(names)
 
     python = _deployment(tmp_path / "venv", sorted(dist.glob("*.whl")))
