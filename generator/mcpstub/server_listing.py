@@ -235,9 +235,10 @@ def request_headers(headers: Sequence[str] = (), token_env: str | None = None) -
     found: dict[str, str] = {}
     for text in headers:
         name, sep, value = text.partition(":")
-        if not sep or not _TOKEN_NAME.fullmatch(name.strip()):
-            raise LiveError(f"--header {name.strip()[:40]!r}...: write it as 'Name: value'")
-        found[name.strip()] = value.strip()
+        name, value = name.strip(" \t"), value.strip(" \t")
+        if not sep or not _TOKEN_NAME.fullmatch(name) or any(c in value for c in "\r\n\0"):
+            raise LiveError(f"--header {name[:40]!r}...: write it as 'Name: value', on one line")
+        found[name] = value
     if token_env is not None:
         token = os.environ.get(token_env, "").strip()
         if not token:

@@ -300,9 +300,12 @@ def plan(
             if current is not None:
                 result.existing.add(rel)
     for rel, text in yours.items():
-        if not (out / rel).exists():
-            result.changes[rel] = text
-            result.created_yours.append(rel)
+        if os.path.lexists(out / rel):
+            if not (out / rel).is_file():  # a folder (or a broken link) where the file belongs
+                result.foreign.append(rel)
+            continue
+        result.changes[rel] = text
+        result.created_yours.append(rel)
     handlers = out / "handlers"
     if handlers.is_dir():
         for name in sorted(n for n in os.listdir(handlers) if n.endswith(".py")):

@@ -495,3 +495,24 @@ def test_a_name_longer_than_the_system_allows_is_one_line_not_a_traceback(
     assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr
     assert said in done.stderr and len(done.stderr.splitlines()) <= 3, done.stderr
     assert argv[-1] != "ref.yaml" or ".yaml' cannot be read: File name too long [ref-file]" in done.stderr
+
+
+def test_a_folder_where_the_type_marker_belongs_is_said_and_nothing_is_written(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    (in_tmp / "pkg" / "py.typed").mkdir(parents=True)
+    for check in ([], ["--check"]):
+        assert main(["generate", "tools.yaml", "--out", "pkg", *check]) == 1
+        err = capsys.readouterr().err
+        assert "pkg/py.typed: error: a folder or a broken link where mcpstub writes a file" in err, err
+    assert sorted(p.name for p in (in_tmp / "pkg").iterdir()) == ["py.typed"]
+
+
+@pytest.mark.parametrize("header", ["X-Api\n: v", "X-Api: a\nb", "X-Api: a\rb", "X Api: v", ": v", "X-Api"])
+def test_a_header_that_is_not_one_line_of_name_and_value_is_refused(header: str) -> None:
+    from mcpstub.server_listing import LiveError, request_headers  # noqa: PLC0415
+
+    with pytest.raises(LiveError, match="write it as 'Name: value', on one line"):
+        request_headers([header])
+    assert request_headers([" X-Api :  v "]) == {"X-Api": "v"}

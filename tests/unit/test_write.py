@@ -509,3 +509,11 @@ def test_past_the_bound_of_changes_a_diff_is_difflibs(monkeypatch: pytest.Monkey
     assert list(write._Matcher(a, b).get_grouped_opcodes(3)) == list(
         difflib.SequenceMatcher(None, a, b).get_grouped_opcodes(3)
     )
+
+
+@pytest.mark.parametrize("rel", ["py.typed", "handlers/alpha.py"])
+def test_a_folder_where_a_yours_file_belongs_is_refused_not_passed_over(tmp_path: Path, rel: str) -> None:
+    out = tmp_path / "pkg"
+    (out / rel).mkdir(parents=True)
+    p = plan(out, {}, {"py.typed": "", "handlers/alpha.py": "X = 1\n"}, {"alpha"})
+    assert p.foreign == [rel] and rel not in p.changes and rel not in p.created_yours
