@@ -27,6 +27,7 @@ from mcpstub.document import (
     _mark_loc,
 )
 from mcpstub.engine.jsonread import _JSON_START
+from mcpstub.yamlhints import explain
 
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _BOOL_TRUE = re.compile(r"^(?:true|True|TRUE)$")
@@ -111,7 +112,12 @@ def _yaml_error(file: str, text: str, exc: yaml.YAMLError) -> Diagnostic:
             "YAML indentation must use spaces; replace the tab with spaces",
         )
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
-    return error("yaml-syntax", message, loc, _odd_break_hint(text, mark.index if mark is not None else 0))
+    odd = _odd_break_hint(text, mark.index if mark is not None else 0)  # (what explains the rest)
+    explained = explain(text, exc)
+    if explained is None:
+        return error("yaml-syntax", message, loc, odd)
+    said, (line, col), better = explained
+    return error("yaml-syntax", f"invalid YAML: {said}", Location(file, line, col), odd or better)
 
 
 def _odd_break_hint(text: str, index: int) -> str | None:

@@ -14,6 +14,7 @@ import yaml
 from mcpstub import load
 from mcpstub.diagnostics import Diagnostic, Location, error
 from mcpstub.load import _surrogate_error
+from mcpstub.yamlhints import explain
 
 try:
     _BaseLoader: type[Any] = yaml.CSafeLoader
@@ -147,7 +148,11 @@ def _yaml_error(file: str, text: str, exc: yaml.YAMLError) -> Diagnostic:
             "YAML indentation must use spaces; replace the tab with spaces",
         )
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
-    return error("yaml-syntax", message, loc)
+    explained = explain(text, exc)  # (the writer's words, as the loader gives them)
+    if explained is None:
+        return error("yaml-syntax", message, loc)
+    said, (line, col), hint = explained
+    return error("yaml-syntax", f"invalid YAML: {said}", Location(file, line, col), hint)
 
 
 def _tab_at(text: str, loc: Location) -> bool:

@@ -174,7 +174,8 @@ def test_a_syntax_error_after_a_line_break_only_yaml_counts_says_so(odd: str) ->
 def test_no_hint_for_such_a_character_on_an_earlier_line_of_a_cr_file() -> None:
     text = 'mcpstub: 1\rserver: {name: "a\u2028b"}\rtools: [x}\r'
     _, diagnostics = parse_document("tools.yaml", Path("tools.yaml"), text.encode())
-    assert [(d.code, d.location.line, d.hint) for d in diagnostics] == [("yaml-syntax", 3, None)]
+    assert [(d.code, d.location.line) for d in diagnostics] == [("yaml-syntax", 3)]
+    assert diagnostics[0].hint == "separate the entries with ', ' and close the '[' with ']'"
 
 
 def test_utf8_bom_is_accepted() -> None:

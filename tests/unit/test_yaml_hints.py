@@ -1,0 +1,174 @@
+"""YAML syntax errors are said in the writer's terms, placed where the mistake is, with a fix that works."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from mcpstub.diagnostics import Diagnostic
+from mcpstub.load import parse_document
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOLSETS = [ROOT / "examples/weather/tools.yaml", *sorted((ROOT / "tests/data").glob("*.yaml"))]
+
+HEAD = "mcpstub: 1\nserver: {name: demo}\ntools:\n  - name: get_forecast\n"
+
+
+def syntax_errors(text: str) -> list[Diagnostic]:
+    _, diagnostics = parse_document("tools.yaml", Path("tools.yaml"), text.encode())
+    return [d for d in diagnostics if d.code in ("yaml-syntax", "yaml-tab")]
+
+
+CASES = [
+    (  # a key one space short of its neighbours
+        "    inputSchema:\n      type: object\n      properties:\n        city:\n          type: string\n"
+        "       days:\n          type: integer\n",
+        (10, 8),
+        "indented 7 spaces, which lines up with no key",
+        "indent it 8 spaces, as 'city' on line 8, or 6 spaces, as 'properties' on line 7",
+    ),
+    (  # a key one space past its neighbours
+        "    inputSchema:\n      type: object\n      properties:\n        city:\n          type: string\n"
+        "           minLength: 1\n",
+        (10, 12),
+        "indented more than 'type' on line 9, so YAML reads it as more of that key's value",
+        "indent it 10 spaces, as 'type', to make it a key beside it",
+    ),
+    (  # a key of a list entry at the column of the entry's dash
+        "  description: Forecast.\n",
+        (5, 3),
+        "the column of the '- ' entries of the list on line 4, but is not one",
+        "indent it 4 spaces to go on with that entry",
+    ),
+    (  # an entry of the list, indented as a key of the entry before
+        "    inputSchema: {type: object}\n    - name: b\n",
+        (6, 5),
+        "'- ' entry is indented 4 spaces",
+        "indent it 2 spaces, as the entries of the list on line 4",
+    ),
+    (  # a key indented past the key before it, which has a value
+        "    description: Forecast\n      inputSchema: {}\n",
+        (6, 7),
+        "indented more than 'description' on line 5, so YAML reads it as more of that key's value",
+        "indent it 4 spaces, as 'description'",
+    ),
+    (
+        "    description: Forecast: the weather\n",
+        (5, 26),
+        "a value holding ': ' must be quoted",
+        'write it as description: "Forecast: the weather"',
+    ),
+    (
+        "    description: 'it's here'\n",
+        (5, 22),
+        "text after a quoted value: the value ended at the ' at column 21",
+        "write ' twice inside '...'",
+    ),
+    (
+        '    description: "Forecast\n    inputSchema: {type: object}\n',
+        (5, 18),
+        "a quoted value is never closed",
+        'close it with "',
+    ),
+    (
+        "    inputSchema: {type: object, properties: {a: {type: string}}\n  - name: b\n",
+        (6, 3),
+        "expected ',' or '}' here, inside the '{' opened at line 5, column 18",
+        "close the '{' with '}'",
+    ),
+    (
+        "    inputSchema: {type: object, required: [a, b}\n",
+        (5, 48),
+        "inside the '[' opened at line 5, column 43",
+        "close the '[' with ']'",
+    ),
+    (
+        "    description\n    inputSchema: {}\n",
+        (5, 5),
+        "'description' is neither a key",
+        "write it as 'key: value'",
+    ),
+    ("    description: @home\n", (5, 18), "cannot start with '@' unquoted", 'quote the value: "@home"'),
+    ("    description: `x` y\n", (5, 18), "cannot start with '`' unquoted", 'quote the value: "`x` y"'),
+    (
+        "    annotations: - readOnlyHint\n",
+        (5, 18),
+        "a list cannot start on its key's line",
+        "indented under annotations:",
+    ),
+    (  # the document's first line indented, the next key not
+        "  mcpstub: 1\nserver: {name: demo}\n",
+        (1, 3),
+        "the document's first line is indented 2 spaces, and line 2, a key beside it, is not",
+        "indent it 0 spaces, as 'server' on line 2",
+    ),
+    ("    inputSchema: {}\n---\nmore: 1\n", (6, 1), "a second YAML document starts here", "remove this"),
+]
+
+
+@pytest.mark.parametrize(("body", "where", "message", "hint"), CASES)
+def test_a_syntax_error_says_what_is_wrong_where_and_how_to_fix_it(
+    body: str, where: tuple[int, int], message: str, hint: str
+) -> None:
+    [found] = syntax_errors(body if body.startswith("  mcpstub") else HEAD + body)
+    assert (found.location.line, found.location.col) == where, found
+    assert message in found.message and found.message.startswith("invalid YAML: "), found.message
+    assert found.hint is not None and hint in found.hint, found.hint
+
+
+def _fixed(text: str, found: Diagnostic) -> str | None:
+    """The text with the fix the hint names applied to the line it names, if it names one."""
+    lines = text.split("\n")
+    row = found.location.line - 1
+    assert found.hint is not None
+    indent = re.match(r"indent it (\d+) spaces?", found.hint)
+    if indent:
+        lines[row] = " " * int(indent[1]) + lines[row].lstrip(" ")
+        return "\n".join(lines)
+    quoted = re.match(r"write it as (.*)$", found.hint)
+    if quoted and "key: value" not in found.hint:
+        start = len(lines[row]) - len(lines[row].lstrip(" -"))
+        lines[row] = lines[row][:start] + quoted[1]
+        return "\n".join(lines)
+    return None
+
+
+def _mistakes(text: str) -> list[str]:
+    """Every line indented one or two spaces more or less, and every plain value given a ': '."""
+    lines = text.split("\n")
+    made = []
+    for row, line in enumerate(lines):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        for shift in (-2, -1, 1, 2):
+            indent = len(line) - len(line.lstrip(" ")) + shift
+            if indent >= 0:
+                made.append("\n".join([*lines[:row], " " * indent + line.lstrip(" "), *lines[row + 1 :]]))
+        if re.search(r": [A-Za-z][^'\"{\[#:]*$", line):
+            made.append("\n".join([*lines[:row], line + ": more", *lines[row + 1 :]]))
+    return made
+
+
+@pytest.mark.parametrize("toolset", TOOLSETS, ids=lambda p: p.name)
+def test_the_fix_a_hint_names_mends_the_line_it_names(toolset: Path) -> None:
+    """Each line of real toolsets indented wrongly, or given a ': ' in its value: where the error
+    names a fix (an indentation, a quoted value), making it leaves that line's error behind, and
+    the place named is within the file, on the line written wrongly or after it."""
+    text = toolset.read_text("utf-8")
+    named = 0
+    for broken in _mistakes(text):
+        found = syntax_errors(broken)
+        if not found:
+            continue
+        [first] = found
+        assert 1 <= first.location.line <= broken.count("\n") + 1, first
+        assert first.hint, first
+        fixed = _fixed(broken, first)
+        if fixed is None:
+            continue
+        named += 1
+        after = syntax_errors(fixed)
+        assert not after or after[0].location.line > first.location.line, (first, after, broken)
+    assert named >= 20
