@@ -257,6 +257,21 @@ COMPATIBLE = [
         obj({"a": {"type": "integer", "minimum": 1, "maximum": 3}}),
         obj({"a": {"enum": [1, 2, 3]}}),
     ),
+    (  # a number its bounds pin to one whole value is an integer
+        "number-pinned-to-a-whole-value",
+        obj({"a": {"type": "number", "minimum": 1, "maximum": 1}}),
+        obj({"a": I}),
+    ),
+    (
+        "number-pinned-written-as-float",
+        obj({"a": {"type": "number", "minimum": 2.0, "maximum": 2}}),
+        obj({"a": I}),
+    ),
+    (
+        "number-with-no-value",
+        obj({"a": {"type": "number", "minimum": 1, "exclusiveMaximum": 1}}),
+        obj({"a": {"type": "integer", "maximum": 0}}),
+    ),
     ("description-only", obj({"a": S}), obj({"a": {"type": "string", "description": "now documented"}})),
     ("anyof-reordered", obj({"a": {"anyOf": [S, I]}}), obj({"a": {"anyOf": [I, S]}})),
     ("unknown-keyword", obj({"a": S}), obj({"a": {"type": "string", "x-widget": "text"}})),
@@ -820,3 +835,52 @@ def test_a_counterexample_is_a_whole_instance_where_the_schema_cannot_be_drawn()
     assert found.counterexample == {"name": "", "unit": "c"}, found
     assert server_validator(old).is_valid(found.counterexample)
     assert not server_validator(new).is_valid(found.counterexample)
+
+
+@pytest.mark.parametrize(
+    ("pinned", "whole"),
+    [
+        ({"minimum": 1, "maximum": 1}, True),
+        ({"minimum": 2.0, "maximum": 2.0}, True),
+        ({"minimum": 1.5, "maximum": 1.5}, False),
+    ],
+)
+def test_a_number_pinned_to_one_value_is_judged_by_that_value(pinned: dict[str, Any], whole: bool) -> None:
+    """A number whose bounds meet holds one value: an integer schema takes it exactly when it is
+    whole, both ways round, and a break names that value."""
+    number = obj({"a": {"type": "number", **pinned}})
+    integer = obj({"a": I})
+    as_input, as_output = run_input(number, integer), run_output(integer, number)
+    if whole:
+        assert not breaking(as_input) and not breaking(as_output)
+    else:
+        for found in (as_input, as_output):
+            [finding] = [f for f in found if f.severity == "breaking"]
+            assert finding.counterexample == {"a": 1.5}, finding
+            assert finding.rule in ("input-type-narrowed", "output-type-widened"), finding
+            assert finding.path.endswith("/properties/a/type") and "type number" in finding.message, finding
+
+
+@pytest.mark.parametrize("direction", ["input", "output"])
+@pytest.mark.parametrize(
+    ("open_", "closed"),
+    [
+        ({"type": "array", "prefixItems": [S, S]}, {"type": "array", "prefixItems": [S], "items": False}),
+        (
+            {"type": "array", "prefixItems": [{"const": "k"}, S], "items": I, "minItems": 3},
+            {"type": "array", "prefixItems": [{"const": "k"}, S], "items": {"type": "integer", "maximum": 0}},
+        ),
+    ],
+)
+def test_a_break_in_a_2020_12_tuple_has_a_counterexample(open_: Any, closed: Any, direction: str) -> None:
+    """Instances are drawn in the schema's own tuple keywords (`prefixItems`, then `items`), so a
+    break that only a drawn tuple shows comes with that tuple, which both validators judge."""
+    from mcpstub.diff.semantics import server_validator  # noqa: PLC0415
+
+    looser, stricter = obj({"a": open_}, ("a",)), obj({"a": closed}, ("a",))
+    found = run_input(looser, stricter) if direction == "input" else run_output(stricter, looser)
+    broken = [f for f in found if f.severity == "breaking"]
+    assert broken and all(f.has_counterexample for f in broken), found
+    for finding in broken:
+        assert server_validator(looser).is_valid(finding.counterexample), finding
+        assert not server_validator(stricter).is_valid(finding.counterexample), finding

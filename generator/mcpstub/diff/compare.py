@@ -8,7 +8,8 @@ inexact ones (an `anyOf`/`not`/`if` rewrite, a pattern change, an unmodelled key
 counterexample search settles.
 
 The rules are sound: no reason means A is a subset of B. A finite A (a `const`, an `enum`, booleans,
-a small integer range) is decided exactly by validating every value.
+a small integer range, a number its bounds pin to one value) is decided exactly by validating every
+value.
 """
 
 from __future__ import annotations
@@ -58,6 +59,21 @@ _ONE = frozenset(
 _NUMBER_KEYWORDS = ("maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "multipleOf")
 _LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _MAP = frozenset({"properties", "patternProperties", "dependentSchemas"})
+
+
+def _json_type(value: object) -> str:
+    """The JSON type of a value, as `type` names it (1.0 is an integer)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 @dataclass
@@ -241,7 +257,12 @@ class Subset(TypedRules):
         new_node = b if self._input else a
         where = next((f"/{k}" for k in ("const", "enum", "type") if k in new_node), "")
         moved = [k for k in _NUMBER_KEYWORDS if canon(a.get(k)) != canon(b.get(k))]
-        if kind == "enum" and not {"enum", "const"} & {*a, *b} and moved:  # a bound of a small range
+        refused = {_json_type(v) for v in bad}
+        if kind == "enum" and "type" in b and not any(allows(types_of(b), t) for t in refused):
+            kind, where = "type", "/type" if "type" in new_node else ""  # a number pinned to 1.5, B integer
+            verb = "no longer accepted" if self._input else "may now be returned"
+            message = f"type {', '.join(sorted(refused))} {verb}: {listed}"
+        elif kind == "enum" and not {"enum", "const"} & {*a, *b} and moved:  # a bound of a small range
             kind, where = "bound", f"/{moved[0]}" if moved[0] in new_node else ""
             old, new = (a, b) if self._input else (b, a)
             message = f"{moved[0]} {show(old.get(moved[0]))} -> {show(new.get(moved[0]))}: {message}"

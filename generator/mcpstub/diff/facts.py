@@ -237,14 +237,20 @@ def finite_values(node: dict[str, Any], ctx: Context) -> list[JSON] | None:
     if "type" not in keys:
         return None
     types = types_of(node)
-    if not types <= {"null", "boolean", "integer"}:
+    if not types <= {"null", "boolean", "integer", "number"}:
         return None
     values: list[JSON] = []
     if "null" in types:
         values.append(None)
     if "boolean" in types:
         values += [False, True]
-    if "integer" in types:
+    if "number" in types:  # finite when its bounds meet (or cross): one value, or none
+        low, high = lower(node, "minimum", "exclusiveMinimum"), upper(node, "maximum", "exclusiveMaximum")
+        if low is None or high is None or low[0] < high[0]:
+            return None
+        if low[0] == high[0] and not (low[1] or high[1]):
+            values.append(node["minimum"] if low[0] == node.get("minimum") else low[0])
+    elif "integer" in types:
         lo = int_low(lower(node, "minimum", "exclusiveMinimum"))
         hi = int_high(upper(node, "maximum", "exclusiveMaximum"))
         if lo is None or hi is None or hi - lo > FINITE_RANGE:

@@ -10,7 +10,6 @@ usually turns on one of them, which random drawing seldom meets.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import json
 import time
@@ -86,7 +85,7 @@ class Searcher:
     def _strategy(self) -> Any:
         from hypothesis_jsonschema import from_schema  # noqa: PLC0415
 
-        return from_schema(copy.deepcopy(self.a.root))  # it resolves references in place
+        return from_schema(drawable(self.a.root))
 
     def _bases(self, deadline: float, draw: bool = True) -> list[JSON]:
         """Instances of A to plant generated parts into: one small one, drawn once within the
@@ -116,7 +115,7 @@ class Searcher:
 
         try:
             for base in self._bases(deadline) if reason.ipath else [None]:
-                plant = from_schema(copy.deepcopy(standalone(self.a.root, a_node))).map(
+                plant = from_schema(drawable(standalone(self.a.root, a_node))).map(
                     partial(_planted, base, reason.ipath)
                 )
                 found = _run_find(plant, accept, self.max_examples, deadline)
@@ -208,6 +207,47 @@ class Searcher:
                 except Exception:  # a value the validators cannot take
                     continue
         return _NOTHING
+
+
+# Keywords whose values are schemas, in a map or a list of them, or data (never schemas).
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+_DATA = frozenset({"const", "enum", "default", "examples"})
+
+
+def drawable(root: JSON) -> JSON:
+    """A fresh copy of `root` (hypothesis-jsonschema resolves references in it in place) in the
+    keywords hypothesis-jsonschema draws by, which are draft-07's: a 2020-12 schema's
+    `prefixItems` and the `items` after them become `items` and `additionalItems`, and
+    `dependentRequired`/`dependentSchemas` become `dependencies`. Only what is drawn changes: every
+    instance is still judged by the schemas' own validators."""
+    modern = not (isinstance(root, dict) and "draft" in str(root.get("$schema", "")))
+
+    def walk(node: JSON, schema: bool) -> JSON:
+        if isinstance(node, list):
+            return [walk(item, schema) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if not schema:
+            return {key: walk(value, False) for key, value in node.items()}
+        out = {
+            key: walk(value, False)
+            if key in _DATA
+            else {k: walk(v, True) for k, v in value.items()}
+            if key in _SCHEMA_MAPS and isinstance(value, dict)
+            else walk(value, True)
+            for key, value in node.items()
+        }
+        if modern and isinstance(out.get("prefixItems"), list):
+            prefix = out.pop("prefixItems")
+            if "items" in out:
+                out["additionalItems"] = out["items"]
+            out["items"] = prefix
+        split = [out.pop(key) for key in ("dependentRequired", "dependentSchemas") if key in out]
+        if split and all(isinstance(part, dict) for part in split) and "dependencies" not in out:
+            out["dependencies"] = {name: then for part in split for name, then in part.items()}
+        return out
+
+    return walk(root, True)
 
 
 _NOTHING = object()
