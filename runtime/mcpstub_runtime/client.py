@@ -23,6 +23,8 @@ from __future__ import annotations
 import inspect
 import json
 import logging
+import os
+import shlex
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
@@ -34,7 +36,8 @@ from mcp import Client, StdioServerParameters, types
 from mcp.client.session import LoggingFnT
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
-from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp.types import CONNECTION_CLOSED
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -390,7 +393,10 @@ async def _transport(
         and target
         and all(isinstance(part, str) for part in target)
     ):
-        return StdioServerParameters(command=target[0], args=list(target[1:]))
+        # The SDK's default environment, and the Python path this process was given: a server
+        # command of a package found only on it (a src layout, a test) must find it too.
+        python_path = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else None
+        return StdioServerParameters(command=target[0], args=list(target[1:]), env=python_path)
     raise TypeError(
         "connect() takes an http(s) URL, a command (a list of arguments, or "
         "StdioServerParameters) or a server object (mcp.server.Server, MCPServer), not "
@@ -479,6 +485,11 @@ async def _connected(
             raise raised[0] from None
         if not connected and refusals:
             raise PermissionError(_refused(target, refusals[-1], token is not None)) from exc
+        if not connected and _closed(exc) and (command := _command(target)) is not None:
+            raise ConnectionError(
+                f"the server command {shlex.join(command)} ended before it answered: its error"
+                " output (above, unless redirected) says why"
+            ) from None
         if not connected and isinstance(exc, ExceptionGroup) and len(_leaves(exc)) == 1:
             raise _leaves(exc)[0] from None  # why connecting failed, not the task group's wrapper
         raise
@@ -504,6 +515,23 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
         for inner in group.exceptions
         for leaf in (_leaves(inner) if isinstance(inner, BaseExceptionGroup) else [inner])
     ]
+
+
+def _command(target: Target) -> list[str] | None:
+    """The command line a stdio target starts, or None for another target."""
+    if isinstance(target, StdioServerParameters):
+        return [target.command, *target.args]
+    if isinstance(target, Sequence) and not isinstance(target, str):
+        return [str(word) for word in target]
+    return None
+
+
+def _closed(error: BaseException) -> bool:
+    """Whether `error` (or all that a group holds) is the SDK's "Connection closed"."""
+    leaves = _leaves(error) if isinstance(error, BaseExceptionGroup) else [error]
+    return bool(leaves) and all(
+        isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED for leaf in leaves
+    )
 
 
 def _only(group: BaseExceptionGroup[BaseException], error: BaseException) -> bool:

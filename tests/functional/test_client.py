@@ -114,6 +114,39 @@ def test_the_example_is_called_over_stdio(weather: Any, monkeypatch: pytest.Monk
     anyio.run(run)
 
 
+def test_a_server_command_finds_the_package_on_the_python_path_it_was_given(tmp_path: Path) -> None:
+    """The package is found only through PYTHONPATH (not the working folder): the server command
+    the client starts finds it there too."""
+    code = textwrap.dedent(
+        """\
+        import asyncio
+        from weather_tools.client import connect
+
+        async def main():
+            async with connect(["python", "-m", "weather_tools"]) as client:
+                print((await client.get_forecast(city="Paris", days=1)).city)
+
+        asyncio.run(main())
+        """
+    )
+    assert run_python(code, tmp_path, {"PYTHONPATH": str(EXAMPLE)}) == "Paris\n"
+
+
+@pytest.mark.parametrize("as_parameters", [False, True])
+def test_a_server_command_that_ends_before_answering_says_so(weather: Any, as_parameters: bool) -> None:
+    connect = importlib.import_module("weather_tools.client").connect
+    command = [sys.executable, "-c", "import sys; sys.exit('no server here')"]
+    target = StdioServerParameters(command=command[0], args=command[1:]) if as_parameters else command
+
+    async def run() -> None:
+        async with connect(target):
+            raise AssertionError("connected")
+
+    with pytest.raises(ConnectionError, match="ended before it answered") as raised:
+        anyio.run(run)
+    assert shlex.join(command) in str(raised.value)
+
+
 @contextmanager
 def serving(command: str, port: int) -> Iterator[dict[str, str]]:
     """The page's server command (`VAR=value python -m ...`) running on `port`; its variables."""
