@@ -861,26 +861,94 @@ def test_a_number_pinned_to_one_value_is_judged_by_that_value(pinned: dict[str, 
             assert finding.path.endswith("/properties/a/type") and "type number" in finding.message, finding
 
 
+D2020 = "https://json-schema.org/draft/2020-12/schema"
+D07 = "http://json-schema.org/draft-07/schema#"
+TUPLE = {"type": "array", "prefixItems": [I, S], "minItems": 2, "items": False}
+DRAWN = [  # (name, dialect, looser node, stricter node): a break only a drawn instance shows
+    (
+        "prefix-closed",
+        None,
+        {"type": "array", "prefixItems": [S, S]},
+        {"type": "array", "prefixItems": [S], "items": False},
+    ),
+    (
+        "items-after-prefix",
+        None,
+        {"type": "array", "prefixItems": [{"const": "k"}, S], "items": I, "minItems": 3},
+        {"type": "array", "prefixItems": [{"const": "k"}, S], "items": {"type": "integer", "maximum": 0}},
+    ),
+    ("prefix-not", None, TUPLE, {**TUPLE, "not": {"prefixItems": [{"const": 0}]}}),
+    ("prefix-not-2020-12-declared", D2020, TUPLE, {**TUPLE, "not": {"prefixItems": [{"const": 0}]}}),
+    (  # `additionalItems` applies to no items beside `prefixItems` in 2020-12
+        "additional-items-inert",
+        None,
+        {"type": "array", "prefixItems": [I], "additionalItems": False},
+        {"type": "array", "prefixItems": [I], "additionalItems": False, "not": {"minItems": 2}},
+    ),
+    (  # `dependentRequired` is no draft-07 keyword: it does not narrow what is drawn there
+        "dependent-required-inert-in-draft-07",
+        D07,
+        {"type": "object", "properties": {"b": {"type": "object"}}, "dependentRequired": {"b": ["c"]}},
+        {"type": "object", "properties": {"b": {"type": "object"}}, "dependencies": {"b": ["c"]}},
+    ),
+]
+
+
 @pytest.mark.parametrize("direction", ["input", "output"])
-@pytest.mark.parametrize(
-    ("open_", "closed"),
-    [
-        ({"type": "array", "prefixItems": [S, S]}, {"type": "array", "prefixItems": [S], "items": False}),
-        (
-            {"type": "array", "prefixItems": [{"const": "k"}, S], "items": I, "minItems": 3},
-            {"type": "array", "prefixItems": [{"const": "k"}, S], "items": {"type": "integer", "maximum": 0}},
-        ),
-    ],
-)
-def test_a_break_in_a_2020_12_tuple_has_a_counterexample(open_: Any, closed: Any, direction: str) -> None:
-    """Instances are drawn in the schema's own tuple keywords (`prefixItems`, then `items`), so a
-    break that only a drawn tuple shows comes with that tuple, which both validators judge."""
+@pytest.mark.parametrize(("name", "dialect", "open_", "closed"), DRAWN, ids=[d[0] for d in DRAWN])
+def test_a_break_only_a_drawn_instance_shows_has_a_counterexample(
+    name: str, dialect: str | None, open_: Any, closed: Any, direction: str
+) -> None:
+    """Instances are drawn by the keywords the schema's dialect applies (2020-12's tuples handed to
+    the drawing in draft-07's spelling, whatever `$schema` says), so such a break comes with one,
+    which both validators judge."""
     from mcpstub.diff.semantics import server_validator  # noqa: PLC0415
 
-    looser, stricter = obj({"a": open_}, ("a",)), obj({"a": closed}, ("a",))
+    head = {"$schema": dialect} if dialect else {}
+    looser, stricter = {**head, **obj({"a": open_}, ("a",))}, {**head, **obj({"a": closed}, ("a",))}
     found = run_input(looser, stricter) if direction == "input" else run_output(stricter, looser)
     broken = [f for f in found if f.severity == "breaking"]
     assert broken and all(f.has_counterexample for f in broken), found
     for finding in broken:
         assert server_validator(looser).is_valid(finding.counterexample), finding
         assert not server_validator(stricter).is_valid(finding.counterexample), finding
+
+
+def test_a_counterexample_is_whole_or_not_shown() -> None:
+    """A witness that cannot be made into a whole instance (a required property the least instance
+    fails, a recursive `$ref` nothing is drawn for) is no counterexample: the break is shown without."""
+    node = {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}}
+
+    def schema(a: Any) -> dict[str, Any]:
+        props = {"a": a, "s": {"type": "string", "minLength": 1}, "r": {"$ref": "#/$defs/N"}}
+        return {**obj(props, ("a", "s", "r")), "$defs": {"N": node}}
+
+    pinned = schema({"type": "number", "minimum": 1.5, "maximum": 1.5})
+    for search in (True, False):
+        [finding] = [f for f in run_input(pinned, schema(I), search=search) if f.severity == "breaking"]
+        assert finding.rule == "input-type-narrowed", finding
+        assert not finding.has_counterexample and finding.counterexample is None, finding
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "named"),
+    [
+        ({"minimum": 1, "maximum": 1}, {"minimum": 2, "maximum": 2}, "/minimum"),
+        ({"minimum": 2, "maximum": 2}, {"exclusiveMaximum": 2}, "/exclusiveMaximum"),
+        ({"minimum": 1, "maximum": 1}, {"multipleOf": 0.3}, "/multipleOf"),
+        ({"minimum": 5, "maximum": 5}, {"maximum": 4, "minimum": 0}, "/maximum"),
+    ],
+)
+def test_a_changed_bound_names_the_keyword_that_refuses(
+    old: dict[str, Any], new: dict[str, Any], named: str
+) -> None:
+    found = run_input(obj({"a": {"type": "number", **old}}), obj({"a": {"type": "number", **new}}))
+    [finding] = [f for f in found if f.severity == "breaking"]
+    assert finding.path == "/inputSchema/properties/a" + named, finding
+    assert finding.message.startswith(named[1:] + " "), finding
+
+
+def test_a_pinned_number_beside_another_type_loses_only_that_type() -> None:
+    found = run_input(obj({"a": {"type": ["number", "string"], "minimum": 1, "maximum": 1}}), obj({"a": I}))
+    [finding] = [f for f in found if f.severity == "breaking"]
+    assert "type string no longer accepted" in finding.message and "number" not in finding.message, finding

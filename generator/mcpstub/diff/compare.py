@@ -32,6 +32,7 @@ from mcpstub.diff.facts import (
     merge,
     multiple,
     names_in,
+    num,
     show,
     types_of,
 )
@@ -59,6 +60,23 @@ _ONE = frozenset(
 _NUMBER_KEYWORDS = ("maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "multipleOf")
 _LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _MAP = frozenset({"properties", "patternProperties", "dependentSchemas"})
+
+
+def _refuses(keyword: str, bound: JSON, value: JSON) -> bool:
+    """Whether the number keyword `keyword: bound` alone refuses the number `value`."""
+    if not (num(bound) and num(value)):
+        return False
+    if keyword == "multipleOf":
+        return bound > 0 and not multiple(bound, value)
+    below: bool = value < bound if keyword == "minimum" else value <= bound
+    above: bool = value > bound if keyword == "maximum" else value >= bound
+    return below if keyword in ("minimum", "exclusiveMinimum") else above
+
+
+def _whole(node: dict[str, Any]) -> bool:
+    """Whether the node's number bounds pin it to one whole value (`minimum` = `maximum`)."""
+    low, high = node.get("minimum"), node.get("maximum")
+    return isinstance(low, int | float) and num(low) and low == high and float(low).is_integer()
 
 
 def _json_type(value: object) -> str:
@@ -263,9 +281,11 @@ class Subset(TypedRules):
             verb = "no longer accepted" if self._input else "may now be returned"
             message = f"type {', '.join(sorted(refused))} {verb}: {listed}"
         elif kind == "enum" and not {"enum", "const"} & {*a, *b} and moved:  # a bound of a small range
-            kind, where = "bound", f"/{moved[0]}" if moved[0] in new_node else ""
+            # The keyword of B's that refuses the value (first moved where none alone does).
+            key = next((k for k in moved if k in b and _refuses(k, b[k], bad[0])), moved[0])
+            kind, where = "bound", f"/{key}" if key in new_node else ""
             old, new = (a, b) if self._input else (b, a)
-            message = f"{moved[0]} {show(old.get(moved[0]))} -> {show(new.get(moved[0]))}: {message}"
+            message = f"{key} {show(old.get(key))} -> {show(new.get(key))}: {message}"
         reason = Reason(kind, self._new(ap, bp) + where, message, exact, ap, bp, ip, bad[0], True)
         self.reasons.append(reason)
         return True
@@ -511,9 +531,9 @@ class Subset(TypedRules):
         tb = types_of(b) if "type" in self.b.keywords(b) else set(ALL_TYPES)
         missing = [t for t in sorted(ta) if not allows(tb, t)]
         common = {t for t in ta if allows(tb, t)}
-        if "number" in missing and "integer" in tb and multiple(1, a.get("multipleOf") or 0.5):
-            missing.remove("number")  # a multiple of a whole number is an integer: B's type holds it,
-            common.add("integer")  # and B's integer keywords still judge it
+        if "number" in missing and "integer" in tb and (multiple(1, a.get("multipleOf") or 0.5) or _whole(a)):
+            missing.remove("number")  # a multiple of a whole number, or one whole number, is an
+            common.add("integer")  # integer: B's type holds it, and B's integer keywords judge it
         if missing:
             self._type_reason(a, b, ap, bp, ip, missing, exact)
         for key in ("enum", "const"):

@@ -202,11 +202,8 @@ class _Tool:
         """A finding for each reason A is not within B: breaking, or a warning."""
         key, rule_index = _SCHEMA_KEY[direction], 0 if direction == "input" else 1
         seen: set[tuple[str, str]] = set()
-        searcher = (
-            Searcher(a, b, self.options.max_examples, self.options.search_seconds)
-            if self.options.search
-            else None
-        )
+        # (without the search, it still plants a witness into an instance: nothing is drawn)
+        searcher = Searcher(a, b, self.options.max_examples, self.options.search_seconds)
         for reason in reasons:
             rule = KIND_RULES[reason.kind][rule_index]
             if (rule, reason.path) in seen:
@@ -217,11 +214,12 @@ class _Tool:
             if reason.kind == "open-property" and self.options.open_objects != "strict":
                 severity = "warning"
             if reason.has_witness:
-                shown = searcher.whole(reason) if searcher is not None else reason.witness
-                self.finding(rule, severity, direction, where, reason.message, shown, True)
-                continue
+                whole = searcher.whole(reason, draw=self.options.search)
+                if whole.found:
+                    self.finding(rule, severity, direction, where, reason.message, whole.instance, True)
+                    continue
             # A break the rules know is shown with an instance too: searched for like the others.
-            outcome = self._search(searcher, reason)
+            outcome = self._search(searcher if self.options.search else None, reason)
             if outcome is not None and outcome.found:
                 self.finding(rule, severity, direction, where, reason.message, outcome.instance, True)
             elif reason.exact:

@@ -20,6 +20,7 @@ from typing import Any
 
 from mcpstub.diff.facts import IPath, Reason
 from mcpstub.diff.semantics import CONTENT_PROBES, FORMAT_PROBES, Context, standalone
+from mcpstub.validate import schema_dialect
 
 JSON = Any
 MISSING_HINT = (
@@ -127,16 +128,20 @@ class Searcher:
             return _NOTHING
         return _NOTHING
 
-    def whole(self, reason: Reason) -> JSON:
-        """A reason's witness planted into an instance of A if that is a counterexample, else alone."""
+    def whole(self, reason: Reason, draw: bool = True) -> Outcome:
+        """A reason's witness as a whole instance of A that B refuses: planted into an instance of
+        A (drawn when `draw` allows), else into the least one A's required properties make."""
         roots = self._roots
-        if roots is None or not reason.ipath or "**" in reason.ipath:
-            return reason.witness
-        for base in self._bases(time.process_time() + self.seconds):
+        if not reason.ipath:
+            return Outcome(True, reason.witness)  # the witness is the whole instance
+        if roots is None or "**" in reason.ipath:
+            return Outcome(False)
+        least = _least(self.a, self.a.root)
+        for base in [*self._bases(time.process_time() + self.seconds, draw), least]:
             instance = _planted(base, reason.ipath, reason.witness)
             if roots[0](instance) and not roots[1](instance):
-                return instance
-        return reason.witness
+                return Outcome(True, instance)
+        return Outcome(False)
 
     def find(self, reason: Reason, draw: bool = True) -> Outcome:
         """An instance of A, refused by B at the reason's node; `draw=False` tries named values only."""
@@ -216,11 +221,12 @@ _DATA = frozenset({"const", "enum", "default", "examples"})
 
 def drawable(root: JSON) -> JSON:
     """A fresh copy of `root` (hypothesis-jsonschema resolves references in it in place) in the
-    keywords hypothesis-jsonschema draws by, which are draft-07's: a 2020-12 schema's
-    `prefixItems` and the `items` after them become `items` and `additionalItems`, and
-    `dependentRequired`/`dependentSchemas` become `dependencies`. Only what is drawn changes: every
+    keywords hypothesis-jsonschema draws by, which are draft-07's: in a 2020-12 schema,
+    `prefixItems` and the `items` after them become `items` and `additionalItems` (an
+    `additionalItems` of its own applies to no array items there, so it goes), and
+    `dependentRequired`/`dependentSchemas` join `dependencies`. Only what is drawn changes: every
     instance is still judged by the schemas' own validators."""
-    modern = not (isinstance(root, dict) and "draft" in str(root.get("$schema", "")))
+    modern = schema_dialect(root) == "2020-12"
 
     def walk(node: JSON, schema: bool) -> JSON:
         if isinstance(node, list):
@@ -237,17 +243,29 @@ def drawable(root: JSON) -> JSON:
             else walk(value, True)
             for key, value in node.items()
         }
-        if modern and isinstance(out.get("prefixItems"), list):
-            prefix = out.pop("prefixItems")
-            if "items" in out:
-                out["additionalItems"] = out["items"]
-            out["items"] = prefix
-        split = [out.pop(key) for key in ("dependentRequired", "dependentSchemas") if key in out]
-        if split and all(isinstance(part, dict) for part in split) and "dependencies" not in out:
-            out["dependencies"] = {name: then for part in split for name, then in part.items()}
-        return out
+        return _draft07_spelling(out) if modern else out
 
-    return walk(root, True)
+    drawn = walk(root, True)
+    if modern and isinstance(drawn, dict):
+        drawn.pop("$schema", None)  # (it would have the 2020-12 meta-schema judge draft-07's spelling)
+    return drawn
+
+
+def _draft07_spelling(node: dict[str, JSON]) -> dict[str, JSON]:
+    """One 2020-12 schema node in draft-07's array and dependency keywords (see `drawable`)."""
+    node.pop("additionalItems", None)
+    if isinstance(node.get("prefixItems"), list):
+        prefix = node.pop("prefixItems")
+        if "items" in node:
+            node["additionalItems"] = node["items"]
+        node["items"] = prefix
+    parts = [node.get(key) for key in ("dependencies", "dependentRequired", "dependentSchemas")]
+    named = [name for part in parts if isinstance(part, dict) for name in part]
+    if all(isinstance(part, dict | None) for part in parts) and len(named) == len(set(named)) and named:
+        node["dependencies"] = {name: then for part in parts if part for name, then in part.items()}
+        node.pop("dependentRequired", None)
+        node.pop("dependentSchemas", None)
+    return node
 
 
 _NOTHING = object()
