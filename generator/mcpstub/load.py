@@ -12,6 +12,7 @@ JSON text that YAML would read as exactly the same data, without a diagnostic, t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -102,7 +103,8 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
                 return doc, built[1]
             node, aliased = _compose(file, text)
         except yaml.YAMLError as exc:
-            raise _LoadFailed(_surrogate_error(doc, text, exc) or _yaml_error(file, text, exc)) from None
+            failed = _surrogate_error(doc, text, exc) or _yaml_error(file, text, exc, _editor_place(doc))
+            raise _LoadFailed(failed) from None
         if node is None or (isinstance(node, yaml.ScalarNode) and node.value == "" and not node.style):
             raise _LoadFailed(error("empty-file", "file holds no document", Location(file, 1, 1)))
         if aliased:  # without aliases, nothing is reused and the nesting is already bounded
@@ -115,6 +117,16 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
         return doc, [failed.diagnostic]
     except RecursionError:
         return doc, [error("yaml-too-deep", "document nests too deeply", Location(file, 1, 1))]
+
+
+def _editor_place(doc: Document) -> Callable[[int, int], tuple[int, int]]:
+    """A place the YAML reader counts (line, column) as an editor shows it."""
+
+    def shown(line: int, col: int) -> tuple[int, int]:
+        loc = doc.written(Location(doc.file, line, col))
+        return loc.line, loc.col
+
+    return shown
 
 
 def _read(path: Path, shown: str) -> bytes | Diagnostic:

@@ -1,231 +1,465 @@
 """YAML syntax errors in a writer's words: what the reader's error means in the text, and the fix.
 
-`explain(text, exc)` takes a PyYAML error and the text it was reading and returns the message,
-the place (line and column, 1-based, as the reader counts lines) and a hint for the mistakes people
-make: a line indented to no key above it, a line indented past a key's value, a value holding
-`: `, text after a quoted value, a quote or bracket never closed, a list on its key's line, a
-reserved character. None where it has nothing better than the reader's words.
+`explain(text, exc, shown)` takes a PyYAML error and the text it was reading and returns the
+message, the place (line and column, 1-based, as the reader counts lines) and a hint for the
+mistakes people make: a line indented to no key above it, a line indented past a key's value, a
+key without `: `, a value holding `: ` or starting with a character YAML reserves, text after a
+quoted or bracketed value, a quote or bracket never closed, a list on its key's line, text after
+the document. None where it has nothing better than the reader's words. `shown(line, column)` says
+a place named in a message as an editor shows it.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
+from collections.abc import Callable
 from typing import Any
 
 from mcpstub.document import YAML_LINE_BREAK
 
 Explained = tuple[str, tuple[int, int], str]  # message, (line, column), hint
+Shown = Callable[[int, int], tuple[int, int]]
 
 # A line opening a block mapping's key: its indentation, any `- ` entries, the key (plain or quoted).
 _KEY = re.compile(
-    r"(?P<indent> *)(?P<dash>(?:- +)*)(?P<key>[^\s#'\"{\[&*!|>%@`-][^:#]*?|'[^']*'|\"[^\"]*\"):(?: |$)"
+    r"(?P<indent> *)(?P<dash>(?:-[ ]+)*)"
+    r"(?P<key>[^\s#'\"{\[&*!|>%@`-](?:[^:#\n]|:(?=\S)|(?<=\S)#)*?|'[^']*'|\"[^\"]*\"):(?:[ ]|$)"
 )
-_DASH = re.compile(r"(?P<indent> *)- ")
-_RESERVED = ("@", "`")
+_DASH = re.compile(r"(?P<indent> *)-[ ]+")
+_BLOCK_SCALAR = re.compile(r"[|>][0-9+-]*[ ]*(?:#.*)?$")
+_RESERVED = {
+    "@": "YAML reserves it",
+    "`": "YAML reserves it",
+    "%": "YAML reads it as a directive",
+    "*": "YAML reads it as an alias",
+    "&": "YAML reads it as an anchor",
+    "|": "YAML reads it as the start of a block of text",
+    ">": "YAML reads it as the start of a block of text",
+    "!": "YAML reads it as a tag",
+}
 
 
-def _mark(exc: Any, name: str) -> tuple[int, int] | None:
-    mark = getattr(exc, name, None)
-    return None if mark is None else (mark.line, mark.column)
-
-
-def explain(text: str, exc: Any) -> Explained | None:
+def explain(text: str, exc: Any, shown: Shown | None = None) -> Explained | None:
     """The message, place and hint for `exc`, raised reading `text`; None when not one of these."""
-    problem = str(getattr(exc, "problem", "") or "")
-    context = str(getattr(exc, "context", "") or "")
-    at, opened = _mark(exc, "problem_mark"), _mark(exc, "context_mark")
-    if at is None:
+    mark = getattr(exc, "problem_mark", None)
+    if mark is None:
         return None
-    lines = YAML_LINE_BREAK.split(text)
-    lines += [""] * (at[0] + 1 - len(lines))  # (a mark at the end of the text)
-    line = lines[at[0]]
-    where = (at[0] + 1, at[1] + 1)
-    if "quoted scalar" in context and "end of stream" in problem and _char(lines, opened) in ("'", '"'):
-        assert opened is not None
-        return (
-            "a quoted value is never closed: it starts here and runs to the end of the file",
-            (opened[0] + 1, opened[1] + 1),
-            f"close it with {_char(lines, opened)} where the value ends",
-        )
-    bracket = _char(lines, opened)
-    if context in ("while parsing a flow mapping", "while parsing a flow sequence") and bracket in ("{", "["):
-        assert opened is not None
-        closing = "}" if bracket == "{" else "]"
-        return (
-            f"expected ',' or '{closing}' here, inside the '{bracket}' opened at line {opened[0] + 1},"
-            f" column {opened[1] + 1}",
-            where,
-            f"separate the entries with ', ' and close the '{bracket}' with '{closing}'",
-        )
-    if "found character that cannot start any token" in problem and line[at[1] : at[1] + 1] in _RESERVED:
-        value = line[at[1] :].split(" #")[0].rstrip()
-        return (
-            f"a value cannot start with '{line[at[1]]}' unquoted: YAML reserves it",
-            where,
-            f"quote the value: {json.dumps(value, ensure_ascii=False)}",
-        )
-    if problem == "block sequence entries are not allowed in this context":
-        key = _KEY.match(line)
-        name = key["key"] if key else "the key"
-        return (
-            "a list cannot start on its key's line",
-            where,
-            f"start each '- ' entry on a line of its own, indented under {name}:",
-        )
-    if problem.startswith("could not find expected ':'") and _char(lines, opened).strip():
-        assert opened is not None
-        written = lines[opened[0]][opened[1] :].strip()
-        shown = written if len(written) <= 40 else written[:37] + "..."
-        return (
-            f"'{shown}' is neither a key (no ':' after it) nor inside a value",
-            (opened[0] + 1, opened[1] + 1),
-            "write it as 'key: value'; text that goes on from the line above must be indented"
-            " more than that line's key",
-        )
-    if problem == "mapping values are not allowed in this context":
-        return _colon_in_value(lines, at)
-    if problem == "did not find expected <document start>":
-        return _first_line_indented(lines, at)
-    if problem == "but found another document":
-        return (
-            "a second YAML document starts here: a toolset file holds one",
-            where,
-            "remove this '---' line and what follows it, or move that into the first document",
-        )
-    if problem in ("did not find expected key", "did not find expected '-' indicator") or problem.startswith(
-        "expected <block end>"
-    ):
-        before = line[: at[1]].rstrip()
-        if before.strip() and before[-1:] in "'\"":
-            quote = before[-1]
-            inside = "write ' twice inside '...'" if quote == "'" else 'write \\" inside "..."'
+    return _Reading(text, shown or (lambda line, col: (line, col))).explain(exc, (mark.line, mark.column))
+
+
+class _Reading:
+    """The text by lines as the reader counts them, and how a place in it is named."""
+
+    def __init__(self, text: str, shown: Shown) -> None:
+        self.text = text
+        self.lines = YAML_LINE_BREAK.split(text)
+        self.starts = [0, *(m.end() for m in YAML_LINE_BREAK.finditer(text))]  # each line's offset
+        self._shown = shown
+
+    def offset(self, n: int, column: int) -> int:
+        return self.starts[n] + column if n < len(self.starts) else len(self.text)
+
+    def place(self, offset: int) -> tuple[int, int]:
+        """The 0-based line and column of an offset into the text."""
+        n = bisect_right(self.starts, offset) - 1
+        return n, offset - self.starts[n]
+
+    def line(self, n: int) -> str:
+        return self.lines[n] if 0 <= n < len(self.lines) else ""
+
+    def char(self, at: tuple[int, int] | None) -> str:
+        """The character at `at`, or '' past the end of its line or of the text."""
+        return "" if at is None else self.line(at[0])[at[1] : at[1] + 1]
+
+    def name(self, n: int, column: int | None = None) -> str:
+        """`line L` (or `line L, column C`) of the 0-based place, as an editor shows it."""
+        line, col = self._shown(n + 1, (column or 0) + 1)
+        return f"line {line}" if column is None else f"line {line}, column {col}"
+
+    def explain(self, exc: Any, at: tuple[int, int]) -> Explained | None:
+        problem = str(getattr(exc, "problem", "") or "")
+        context = str(getattr(exc, "context", "") or "")
+        context_mark = getattr(exc, "context_mark", None)
+        opened = None if context_mark is None else (context_mark.line, context_mark.column)
+        line = self.line(at[0])
+        where = (at[0] + 1, at[1] + 1)
+        if "quoted scalar" in context and "end of stream" in problem and self.char(opened) in ("'", '"'):
+            assert opened is not None
             return (
-                f"text after a quoted value: the value ended at the {quote} at column {len(before)}",
-                where,
-                f"quote the whole value; to put the quote mark itself in it, {inside}",
+                "a quoted value is never closed: it starts here and runs to the end of the file",
+                (opened[0] + 1, opened[1] + 1),
+                f"close it with {self.char(opened)} where the value ends",
             )
-        if not before.strip():
-            return _misaligned(lines, at)
-    return None
+        if "while scanning" in context and opened is not None and self.char(opened) in _RESERVED:
+            return self._reserved(opened)  # `*bold*`, `& more`, `| pipes`, `> reply`
+        if "found character that cannot start any token" in problem and line[at[1] : at[1] + 1] in _RESERVED:
+            return self._reserved(at)
+        bracket = self.char(opened)
+        if context in ("while parsing a flow mapping", "while parsing a flow sequence") and bracket in "{[":
+            assert opened is not None
+            entry = re.split(r"[,{\[]", line[: at[1]])[-1]
+            if line[at[1] : at[1] + 1] == ":" and ": " in entry:  # `{description: a: b}`
+                return self._colon_in_flow(at)
+            closing = "}" if bracket == "{" else "]"
+            return (
+                f"expected ',' or '{closing}' here, inside the '{bracket}' opened at"
+                f" {self.name(*opened)}",
+                where,
+                f"separate the entries with ', ' and close the '{bracket}' with '{closing}'",
+            )
+        if problem == "did not find expected node content" and at[0] >= len(self.lines) - 2:
+            return self._unclosed_at_end(where)
+        if problem == "block sequence entries are not allowed in this context":
+            key = _KEY.match(line)
+            name = key["key"] if key else "the key"
+            return (
+                "a list cannot start on its key's line",
+                where,
+                f"start each '- ' entry on a line of its own, indented under {name}:",
+            )
+        if problem.startswith("could not find expected ':'") and self.char(opened).strip():
+            assert opened is not None
+            return self._not_a_key(opened[0], opened[1])
+        if problem == "mapping values are not allowed in this context":
+            return self._colon_in_value(at)
+        if problem == "did not find expected <document start>":
+            return self._after_the_document(at)
+        if problem == "but found another document":
+            return (
+                "a second YAML document starts here: a toolset file holds one",
+                where,
+                "remove this '---' line and what follows it, or move that into the first document",
+            )
+        misplaced = ("did not find expected key", "did not find expected '-' indicator")
+        if problem in misplaced or problem.startswith("expected <block end>"):
+            before = line[: at[1]].rstrip()
+            if before.strip() and before[-1:] in "'\"":
+                return self._after_quoted(at, before)
+            if before.strip() and before[-1:] in "]}":
+                return (
+                    f"text after a '{before[-1]}': a value that starts with"
+                    f" '{'[' if before[-1] == ']' else '{'}' is read as a"
+                    f" {'list' if before[-1] == ']' else 'mapping'} and ends there",
+                    where,
+                    f"quote the whole value: {self._quoted_value(at[0])}",
+                )
+            if not before.strip():
+                return self._misaligned(at)
+        return None
 
+    def _reserved(self, at: tuple[int, int]) -> Explained:
+        """A plain value starting with a character YAML gives a meaning."""
+        char = self.char(at)
+        value = self._value_from(at)
+        return (
+            f"a value cannot start with '{char}' unquoted: {_RESERVED[char]}",
+            (at[0] + 1, at[1] + 1),
+            f"quote the value: {_json(value)}",
+        )
 
-def _char(lines: list[str], mark: tuple[int, int] | None) -> str:
-    """The character at `mark`, or '' past the end of its line or of the text."""
-    if mark is None or mark[0] >= len(lines):
-        return ""
-    return lines[mark[0]][mark[1] : mark[1] + 1]
+    def _value_from(self, at: tuple[int, int]) -> str:
+        """The plain value written from `at` to its end: the line's end or a comment, or, inside
+        a flow collection, the next `,`, `]` or `}`."""
+        line = self.line(at[0])
+        rest = line[at[1] :].split(" #")[0].rstrip()
+        before = line[: at[1]]
+        if before.count("{") + before.count("[") > before.count("}") + before.count("]"):  # a flow value
+            rest = re.split(r",|\]|\}", rest)[0].rstrip()
+        return rest
 
-
-def _colon_in_value(lines: list[str], at: tuple[int, int]) -> Explained | None:
-    """`mapping values are not allowed`: a `: ` in a plain value, on the key's line or on a line
-    indented past the key, which YAML reads as more of that value."""
-    line = lines[at[0]]
-    key = _KEY.match(line)
-    indent = len(line) - len(line.lstrip(" "))
-    if key is not None and len(key.group(0).rstrip()) - 1 < at[1]:  # the key's line: `a: b: c`
+    def _quoted_value(self, n: int) -> str:
+        """Line `n`'s `key: value`, the value quoted."""
+        line = self.line(n)
+        key = _KEY.match(line)
+        if key is None:
+            return _json(line.strip())
         value = line[key.end() :].split(" #")[0].rstrip()
+        return f"{key['key']}: {_json(value)}"
+
+    def _colon_in_flow(self, at: tuple[int, int]) -> Explained:
+        """`{description: a: b}`: a `: ` in a plain value inside a flow collection."""
+        line = self.line(at[0])
+        start = max(line.rfind(",", 0, at[1]), line.rfind("{", 0, at[1]), line.rfind("[", 0, at[1])) + 1
+        entry = line[start:].strip()
+        key, _, value = entry.partition(": ")
+        value = re.split(r",|\]|\}", value)[0].rstrip()
         return (
             "a value holding ': ' must be quoted",
             (at[0] + 1, at[1] + 1),
-            f"write it as {line[key.start('key') : key.end('key')]}: {json.dumps(value, ensure_ascii=False)}",
+            f"write it as {key}: {_json(value)}",
         )
-    above = _keys_above(lines, at[0])
-    owner = next(((n, col, name) for n, col, name, _ in above if col < indent), None)
-    if owner is None:
-        return None
-    n, col, name = owner
-    return (
-        f"this line is indented more than '{name}' on line {n + 1}, so YAML reads it as more of"
-        f" that key's value",
-        (at[0] + 1, indent + 1),
-        f"indent it {_spaces(col)}, as '{name}', to make it a key beside it; or quote a value that"
-        " holds ': '",
-    )
 
-
-def _misaligned(lines: list[str], at: tuple[int, int]) -> Explained | None:
-    """A line that starts at a column where no open mapping has its keys or list its entries."""
-    line = lines[at[0]]
-    column = at[1]
-    dash = _DASH.match(line)
-    above = _keys_above(lines, at[0])
-    if dash is not None:
-        entries = [(n, col) for n, col, _, is_entry in above if is_entry]
-        if entries:
-            n, col = min(entries, key=lambda e: (abs(e[1] - column), -e[0]))
+    def _not_a_key(self, n: int, column: int) -> Explained:
+        """Text at line `n`, `column` where a key belongs, with no `: ` after its key."""
+        written = self.line(n)[column:].strip()
+        shown = written if len(written) <= 40 else written[:37] + "..."
+        if re.match(r"[^\s:]+:\S", written):  # `version:1.0.0`
+            key, _, value = written.partition(":")
             return (
-                f"this '- ' entry is indented {_spaces(column)}, which lines up with no list above it",
-                (at[0] + 1, column + 1),
-                f"indent it {_spaces(col)}, as the entries of the list on line {n + 1}",
+                f"'{shown}' is not a key: a key's ':' must be followed by a space",
+                (n + 1, column + 1),
+                f"write it as {key}: {value}",
             )
-    for n, col, _, is_entry in above:
-        if is_entry and col == column:
+        if len(written.partition(": ")[0]) > 1024:
             return (
-                f"this line is at the column of the '- ' entries of the list on line {n + 1}, but is not one",
-                (at[0] + 1, column + 1),
-                f"indent it {_spaces(col + 2)} to go on with that entry, or start a new entry with '- '",
+                "a key longer than 1024 characters: YAML does not read one that long",
+                (n + 1, column + 1),
+                "shorten the key, or write it as a quoted string",
             )
-    keys = [(n, col, name) for n, col, name, is_entry in above if not is_entry]
-    if not keys:
-        return None
-    deeper = [k for k in keys if k[1] > column]
-    shallower = [k for k in keys if k[1] < column]
-    options = [k for k in (deeper[-1] if deeper else None, shallower[0] if shallower else None) if k]
-    if not options:
-        return None
-    said = ", or ".join(f"{_spaces(col)}, as '{name}' on line {n + 1}" for n, col, name in options)
-    return (
-        f"this line is indented {_spaces(column)}, which lines up with no key above it",
-        (at[0] + 1, column + 1),
-        f"indent it {said}",
-    )
+        return (
+            f"'{shown}' is neither a key (no ': ' after it) nor inside a value",
+            (n + 1, column + 1),
+            "write it as 'key: value'; text that goes on from the line above must be indented"
+            " more than that line's key",
+        )
 
+    def _colon_in_value(self, at: tuple[int, int]) -> Explained | None:
+        """`mapping values are not allowed`: a `: ` in a plain value, on the key's line or on a
+        line indented past the key, which YAML reads as more of that value."""
+        line = self.line(at[0])
+        key = _KEY.match(line)
+        indent = len(line) - len(line.lstrip(" "))
+        if key is not None and len(key.group(0).rstrip()) - 1 < at[1]:  # the key's line: `a: b: c`
+            return (
+                "a value holding ': ' must be quoted",
+                (at[0] + 1, at[1] + 1),
+                f"write it as {self._quoted_value(at[0])}",
+            )
+        previous = self._previous(at[0])
+        above_line = self.line(previous) if previous is not None else ""
+        if previous is not None and not _KEY.match(above_line) and not _DASH.match(above_line):
+            # The line above has no `: `: YAML read it, and this line, as one plain value.
+            column = len(self.line(previous)) - len(self.line(previous).lstrip(" "))
+            return self._not_a_key(previous, column)
+        above = self._keys_above(at[0])
+        owner = next(((n, col, name) for n, col, name, _ in above if col < indent), None)
+        if owner is None:
+            return None
+        n, col, name = owner
+        return (
+            f"this line is indented more than '{name}' on {self.name(n)}, so YAML reads it as more of"
+            " that key's value",
+            (at[0] + 1, indent + 1),
+            f"indent it {_spaces(col)}, as '{name}', to make it a key beside it; or quote a value"
+            " that holds ': '",
+        )
 
-def _first_line_indented(lines: list[str], at: tuple[int, int]) -> Explained | None:
-    """The document's first line indented more than a later line at its top level."""
-    written = (n for n, text in enumerate(lines) if text.strip() and not text.lstrip().startswith("#"))
-    first = next(written, None)
-    key = _KEY.match(lines[at[0]])
-    if first is None or first >= at[0] or key is None:
+    def _previous(self, n: int) -> int | None:
+        """The nearest line above `n` holding something other than a comment."""
+        for m in range(n - 1, -1, -1):
+            stripped = self.line(m).strip()
+            if stripped and not stripped.startswith("#"):
+                return m
         return None
-    indent = len(lines[first]) - len(lines[first].lstrip(" "))
-    column = len(key["indent"])
-    if indent <= column:
-        return None
-    return (
-        f"the document's first line is indented {_spaces(indent)}, and line {at[0] + 1}, a key beside"
-        " it, is not",
-        (first + 1, indent + 1),
-        f"indent it {_spaces(column)}, as '{key['key']}' on line {at[0] + 1}",
-    )
 
+    def _after_quoted(self, at: tuple[int, int], before: str) -> Explained:
+        """Text after a quoted value on its line: the quote closed early, or one opened on an
+        earlier line was never closed there and ran on to this one."""
+        quote = before[-1]
+        start = _opening_quote(self.text, self.offset(at[0], len(before) - 1), quote)
+        if start is not None and self.place(start)[0] < at[0]:
+            n, column = self.place(start)
+            return (
+                f"the quoted value opened here is not closed on its line: it runs on to"
+                f" {self.name(at[0], len(before) - 1)}",
+                (n + 1, column + 1),
+                f"close it with {quote} where the value ends",
+            )
+        inside = "write ' twice inside '...'" if quote == "'" else 'write \\" inside "..."'
+        return (
+            f"text after a quoted value: the value ended at the {quote} at column {len(before)}",
+            (at[0] + 1, at[1] + 1),
+            f"quote the whole value; to put the quote mark itself in it, {inside}",
+        )
 
-def _keys_above(lines: list[str], before: int) -> list[tuple[int, int, str, bool]]:
-    """The lines above line `before` that open what it may belong to, nearest first: each key
-    line with a smaller indent than those after it (line, column, key, False), and for a `- `
-    entry line also the list (line, the dash's column, '', True)."""
-    found: list[tuple[int, int, str, bool]] = []
-    limit = None
-    for n in range(before - 1, -1, -1):
-        text = lines[n]
-        stripped = text.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = len(text) - len(text.lstrip(" "))
-        if limit is not None and indent >= limit:
-            continue
-        key = _KEY.match(text)
-        dash = _DASH.match(text)
-        if key is not None:
-            found.append((n, key.start("key"), key["key"], False))
+    def _unclosed_at_end(self, where: tuple[int, int]) -> Explained | None:
+        """The file ends inside a `[` or `{` never closed."""
+        opened = _unclosed_bracket(self.text)
+        if opened is None:
+            return None
+        n, column = self.place(opened)
+        closing = "]" if self.text[opened] == "[" else "}"
+        return (
+            f"the '{self.text[opened]}' opened here is never closed: the file ends inside it",
+            (n + 1, column + 1),
+            f"close it with '{closing}'",
+        )
+
+    def _after_the_document(self, at: tuple[int, int]) -> Explained:
+        """Text after the document's top-level collection ended: less indented than its first
+        line, or after its closing bracket."""
+        lines = self.lines
+        written = (
+            n
+            for n, text in enumerate(lines)
+            if text.strip() and not text.lstrip().startswith("#") and text.strip() != "---"
+        )
+        first = next(written, None)
+        key = _KEY.match(self.line(at[0]))
+        if first is not None and first < at[0] and key is not None:
+            indent = len(lines[first]) - len(lines[first].lstrip(" "))
+            column = len(key["indent"])
+            if indent > column:
+                return (
+                    f"this line is indented {_spaces(column)}, less than the document's first line"
+                    f" ({self.name(first)}, {_spaces(indent)}), whose mapping ends before it",
+                    (at[0] + 1, column + 1),
+                    f"indent it {_spaces(indent)}, as {self.name(first)}; or indent the document's"
+                    f" first lines {_spaces(column)}",
+                )
+        return (
+            "text after the end of the document: its top-level mapping or list closed before it",
+            (at[0] + 1, at[1] + 1),
+            "remove it, or move it inside the document",
+        )
+
+    def _misaligned(self, at: tuple[int, int]) -> Explained | None:
+        """A line that starts at a column where no open mapping has its keys or list its entries."""
+        line = self.line(at[0])
+        column = at[1]
+        block = self._in_block_scalar(at[0], column)
+        if block is not None:
+            return block
+        dash = _DASH.match(line)
+        above = self._keys_above(at[0])
         if dash is not None:
-            found.append((n, indent, "", True))
-        if key is not None or dash is not None:
-            limit = indent
-        if indent == 0 and (key is not None or dash is not None):
-            break
-    return found
+            entries = [(n, col) for n, col, _, is_entry in above if is_entry]
+            if entries:
+                n, col = min(entries, key=lambda e: (abs(e[1] - column), -e[0]))
+                return (
+                    f"this '- ' entry is indented {_spaces(column)}, which lines up with no list above it",
+                    (at[0] + 1, column + 1),
+                    f"indent it {_spaces(col)}, as the entries of the list on {self.name(n)}",
+                )
+        for n, col, _, is_entry in above:
+            if is_entry and col == column:
+                content = _DASH.match(self.line(n))
+                inner = content.end() if content is not None else col + 2
+                return (
+                    f"this line is at the column of the '- ' entries of the list on {self.name(n)},"
+                    " but is not one",
+                    (at[0] + 1, column + 1),
+                    f"indent it {_spaces(inner)} to go on with that entry, or start a new entry with '- '",
+                )
+        keys = [(n, col, name) for n, col, name, is_entry in above if not is_entry]
+        deeper = [k for k in keys if k[1] > column]
+        shallower = [k for k in keys if k[1] < column]
+        options = [k for k in (deeper[-1] if deeper else None, shallower[0] if shallower else None) if k]
+        if not options:
+            return None
+        said = ", or ".join(f"{_spaces(col)}, as '{name}' on {self.name(n)}" for n, col, name in options)
+        return (
+            f"this line is indented {_spaces(column)}, which lines up with no key above it",
+            (at[0] + 1, column + 1),
+            f"indent it {said}",
+        )
+
+    def _in_block_scalar(self, n: int, column: int) -> Explained | None:
+        """Line `n` dedented inside a `|` or `>` block of text: less than the block's first line,
+        more than the block's key."""
+        for m in range(n - 1, -1, -1):
+            text = self.line(m)
+            if not text.strip():
+                continue
+            indent = len(text) - len(text.lstrip(" "))
+            key = _KEY.match(text)
+            if key is not None and _BLOCK_SCALAR.match(text[key.end() :].strip()):
+                if indent >= column:
+                    return None
+                first = next((k for k in range(m + 1, n) if self.line(k).strip()), None)
+                if first is None:
+                    return None
+                inner = len(self.line(first)) - len(self.line(first).lstrip(" "))
+                if column >= inner:
+                    return None
+                return (
+                    f"this line is indented {_spaces(column)}, less than the block of text that"
+                    f" '{key['key']}' starts on {self.name(m)}, so it ends that block",
+                    (n + 1, column + 1),
+                    f"indent it {_spaces(inner)}, as the block's first line ({self.name(first)})",
+                )
+            if indent <= column:
+                return None
+        return None
+
+    def _keys_above(self, before: int) -> list[tuple[int, int, str, bool]]:
+        """The lines above line `before` that open what it may belong to, nearest first: each key
+        line with a smaller indent than those after it (line, column, key, False), and for a `- `
+        entry line also the list (line, the dash's column, '', True)."""
+        found: list[tuple[int, int, str, bool]] = []
+        limit = None
+        for n in range(before - 1, -1, -1):
+            text = self.line(n)
+            stripped = text.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            indent = len(text) - len(text.lstrip(" "))
+            if limit is not None and indent >= limit:
+                continue
+            key = _KEY.match(text)
+            dash = _DASH.match(text)
+            if key is not None:
+                found.append((n, key.start("key"), key["key"], False))
+            if dash is not None:
+                found.append((n, indent, "", True))
+            if key is not None or dash is not None:
+                limit = indent
+            if indent == 0 and (key is not None or dash is not None):
+                break
+        return found
+
+
+def _opening_quote(text: str, end: int, quote: str) -> int | None:
+    """Where the quoted value closed by the `quote` at `end` opened: the nearest quote before it
+    that is not an escape (`\\"` in double quotes, `''` in single ones)."""
+    i = end - 1
+    while i >= 0:
+        if text[i] == quote:
+            if quote == '"':
+                slashes = len(text[:i]) - len(text[:i].rstrip("\\"))
+                if slashes % 2 == 0:
+                    return i
+            elif i > 0 and text[i - 1] == "'":
+                i -= 2
+                continue
+            else:
+                return i
+        i -= 1
+    return None
+
+
+def _unclosed_bracket(text: str) -> int | None:
+    """The offset of the innermost `[` or `{` still open at the end of `text`, outside quotes."""
+    stack: list[int] = []
+    quote = ""
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if quote:
+            if char == "\\" and quote == '"':
+                i += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'" and (i == 0 or not text[i - 1].isalnum()):
+            quote = char
+        elif char == "#" and (i == 0 or text[i - 1] in " \t\n"):
+            i = text.find("\n", i)
+            if i < 0:
+                break
+        elif char in "[{":
+            stack.append(i)
+        elif char in "]}" and stack:
+            stack.pop()
+        i += 1
+    return stack[-1] if stack else None
+
+
+def _json(value: str) -> str:
+    """`value` as a JSON string, its middle left out past 80 characters."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:38] + " … " + text[-38:]
 
 
 def _spaces(count: int) -> str:

@@ -7,6 +7,7 @@ expansion bounded before it happens. Problems are `_LoadFailed` or diagnostics.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from mcpstub.document import (
     _mark_loc,
 )
 from mcpstub.engine.jsonread import _JSON_START
-from mcpstub.yamlhints import explain
+from mcpstub.yamlhints import Shown, explain
 
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _BOOL_TRUE = re.compile(r"^(?:true|True|TRUE)$")
@@ -93,11 +94,13 @@ def _decode(file: str, raw: bytes) -> str:
         ) from None
 
 
-def _yaml_error(file: str, text: str, exc: yaml.YAMLError) -> Diagnostic:
+def _yaml_error(file: str, text: str, exc: yaml.YAMLError, shown: Shown | None = None) -> Diagnostic:
+    """The diagnostic of a YAML reader's error; `shown` names a line of `text` as an editor does."""
+    kind = "JSON" if file.lower().endswith(".json") else "YAML"
     if isinstance(exc, yaml.reader.ReaderError):  # a character YAML does not allow: no mark, an offset
         code = exc.character
-        shown = f"U+{code:04X}" if isinstance(code, int) else repr(code)
-        message = f"invalid YAML: the character {shown} is not allowed here ({exc.reason})"
+        shown_code = f"U+{code:04X}" if isinstance(code, int) else repr(code)
+        message = f"invalid {kind}: the character {shown_code} is not allowed here ({exc.reason})"
         hint = "remove it, or write it as an escape (\\xNN, \\uNNNN) in a double-quoted string"
         return error("yaml-syntax", message, _reader_loc(file, text, exc.position), hint)
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
@@ -111,24 +114,32 @@ def _yaml_error(file: str, text: str, exc: yaml.YAMLError) -> Diagnostic:
             loc,
             "YAML indentation must use spaces; replace the tab with spaces",
         )
-    message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
-    odd = _odd_break_hint(text, mark.index if mark is not None else 0)  # (what explains the rest)
-    explained = explain(text, exc)
+    message = f"invalid {kind}: {problem}" + (f" ({context})" if context else "")
+    odd = _odd_break_hint(text, mark.index if mark is not None else 0)
+    explained = None if odd is not None else explain(text, exc, shown)  # (the break explains it)
     if explained is None:
         return error("yaml-syntax", message, loc, odd)
-    said, (line, col), better = explained
-    return error("yaml-syntax", f"invalid YAML: {said}", Location(file, line, col), odd or better)
+    said, (line, col), hint = explained
+    return error("yaml-syntax", f"invalid {kind}: {said}", Location(file, line, col), hint)
 
 
 def _odd_break_hint(text: str, index: int) -> str | None:
-    """A hint where the line up to `index` holds a character YAML reads as a line break and an
-    editor shows as none (NEL, LS, PS)."""
-    line = text[max(text.rfind("\n", 0, index), text.rfind("\r", 0, index)) + 1 : index]
-    odd = next((c for c in line if c in YAML_ONLY_BREAKS), None)
+    """A hint where the line up to `index`, or the line before it outside quotes, holds a
+    character YAML reads as a line break and an editor shows as none (NEL, LS, PS)."""
+    start = max(text.rfind("\n", 0, index), text.rfind("\r", 0, index)) + 1
+    odd = next((c for c in text[start:index] if c in YAML_ONLY_BREAKS), None)
+    which = "this line"
+    if odd is None and start > 0:
+        end = start - 2 if text[start - 2 : start] == "\r\n" else start - 1
+        above = text[max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1 : end]
+        unquoted = (
+            c for i, c in enumerate(above) if above.count('"', 0, i) % 2 == 0 == above.count("'", 0, i) % 2
+        )
+        odd, which = next((c for c in unquoted if c in YAML_ONLY_BREAKS), None), "the line above"
     if odd is None:
         return None
     return (
-        f"this line holds U+{ord(odd):04X}, which YAML reads as a line break: remove it, or write it"
+        f"{which} holds U+{ord(odd):04X}, which YAML reads as a line break: remove it, or write it"
         f" as the escape \\u{ord(odd):04x} in a double-quoted string"
     )
 
@@ -174,7 +185,7 @@ def _tab_at(text: str, loc: Location) -> bool:
     if not 1 <= loc.line <= len(lines):
         return False
     line = lines[loc.line - 1]
-    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    indent = line[: len(line) - len(line.lstrip(" \t-"))]  # (and after a list entry's `-`)
     return "\t" in indent
 
 
@@ -616,7 +627,12 @@ class _Converter:
                 "yaml-tag",
                 f"unsupported YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')}",
                 self._loc(node),
-                "remove the tag",
+                "remove the tag"
+                + (
+                    f', or quote the value if the "!" is text: {json.dumps(f"{node.tag} {node.value}")}'
+                    if isinstance(node, yaml.ScalarNode) and not node.tag.startswith("tag:")
+                    else ""
+                ),
             )
         )
 

@@ -3,6 +3,7 @@ oracle the current loader must agree with (tests/unit/test_load_yaml_paths.py), 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from mcpstub import load
 from mcpstub.diagnostics import Diagnostic, Location, error
 from mcpstub.load import _surrogate_error
 from mcpstub.yamlhints import explain
+from mcpstub.yamlread import _odd_break_hint
 
 try:
     _BaseLoader: type[Any] = yaml.CSafeLoader
@@ -148,7 +150,8 @@ def _yaml_error(file: str, text: str, exc: yaml.YAMLError) -> Diagnostic:
             "YAML indentation must use spaces; replace the tab with spaces",
         )
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
-    explained = explain(text, exc)  # (the writer's words, as the loader gives them)
+    odd = _odd_break_hint(text, mark.index if mark is not None else 0)
+    explained = None if odd else explain(text, exc)  # (the writer's words, as the loader gives them)
     if explained is None:
         return error("yaml-syntax", message, loc)
     said, (line, col), hint = explained
@@ -160,7 +163,7 @@ def _tab_at(text: str, loc: Location) -> bool:
     if not 1 <= loc.line <= len(lines):
         return False
     line = lines[loc.line - 1]
-    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    indent = line[: len(line) - len(line.lstrip(" \t-"))]  # (and after a list entry's `-`)
     return "\t" in indent
 
 
@@ -351,7 +354,12 @@ class _Converter:
                 "yaml-tag",
                 f"unsupported YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')}",
                 self._loc(node),
-                "remove the tag",
+                "remove the tag"
+                + (
+                    f', or quote the value if the "!" is text: {json.dumps(f"{node.tag} {node.value}")}'
+                    if isinstance(node, yaml.ScalarNode) and not node.tag.startswith("tag:")
+                    else ""
+                ),
             )
         )
 

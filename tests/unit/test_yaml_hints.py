@@ -100,12 +100,45 @@ CASES = [
     ),
     (  # the document's first line indented, the next key not
         "  mcpstub: 1\nserver: {name: demo}\n",
-        (1, 3),
-        "the document's first line is indented 2 spaces, and line 2, a key beside it, is not",
-        "indent it 0 spaces, as 'server' on line 2",
+        (2, 1),
+        "indented 0 spaces, less than the document's first line (line 1, 2 spaces)",
+        "indent it 2 spaces, as line 1; or indent the document's first lines 0 spaces",
     ),
     ("    inputSchema: {}\n---\nmore: 1\n", (6, 1), "a second YAML document starts here", "remove this"),
 ]
+
+
+CASES += [
+    (  # a line of a block of text dedented: the block's indentation, not the key's
+        "    description: |\n      Line one\n     line two\n    inputSchema: {type: object}\n",
+        (7, 6),
+        "less than the block of text that 'description' starts on line 5, so it ends that block",
+        "indent it 6 spaces, as the block's first line (line 6)",
+    ),
+    ("    inputSchema: {}\n    annotations:\n      title demo\n      readOnlyHint: true\n", (7, 7),
+     "'title demo' is neither a key", "write it as 'key: value'"),
+    ("    inputSchema: {}\n    annotations:\n      title:demo\n      readOnlyHint: true\n", (7, 7),
+     "'title:demo' is not a key: a key's ':' must be followed by a space", "write it as title: demo"),
+    ("    inputSchema: {type: object, description: @user, default: x}\n", (5, 46),
+     "cannot start with '@' unquoted", 'quote the value: "@user"\n'),
+    ("    inputSchema: {enum: [@a, @b]}\n", (5, 26), "cannot start with '@'", 'quote the value: "@a"\n'),
+    ('    description: "abc\n    inputSchema: {type: object, description: "x"}\n', (5, 18),
+     "the quoted value opened here is not closed on its line: it runs on to line 6, column 46",
+     'close it with "'),
+    ("    inputSchema: {type: object, description: a: b}\n", (5, 47), "a value holding ': ' must be quoted",
+     'write it as description: "a: b"'),
+    ("    inputSchema: {}\n    a:b: note: here\n", (6, 14), "must be quoted",
+     'write it as a:b: "note: here"'),
+    ("    inputSchema: {}\n    c#: note: here\n", (6, 13), "must be quoted", 'write it as c#: "note: here"'),
+    ("    description: [beta] Search tool\n", (5, 25), "text after a ']'",
+     'description: "[beta] Search tool"'),
+    ("    description: {name} is shown\n", (5, 25), "text after a '}'", 'description: "{name} is shown"'),
+    ("    description: *bold* text\n", (5, 18), "cannot start with '*' unquoted", '"*bold* text"'),
+    ("    description: & more\n", (5, 18), "cannot start with '&' unquoted", '"& more"'),
+    ("    description: | pipes here\n", (5, 18), "cannot start with '|' unquoted", '"| pipes here"'),
+    ("    description: > quoted reply\n", (5, 18), "cannot start with '>' unquoted", '"> quoted reply"'),
+    ("    description: %50 off\n", (5, 18), "cannot start with '%' unquoted", '"%50 off"'),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("body", "where", "message", "hint"), CASES)
@@ -115,7 +148,7 @@ def test_a_syntax_error_says_what_is_wrong_where_and_how_to_fix_it(
     [found] = syntax_errors(body if body.startswith("  mcpstub") else HEAD + body)
     assert (found.location.line, found.location.col) == where, found
     assert message in found.message and found.message.startswith("invalid YAML: "), found.message
-    assert found.hint is not None and hint in found.hint, found.hint
+    assert found.hint is not None and hint in found.hint + "\n", found.hint
 
 
 def _fixed(text: str, found: Diagnostic) -> str | None:
@@ -172,3 +205,51 @@ def test_the_fix_a_hint_names_mends_the_line_it_names(toolset: Path) -> None:
         after = syntax_errors(fixed)
         assert not after or after[0].location.line > first.location.line, (first, after, broken)
     assert named >= 20
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where", "message", "hint"),
+    [
+        ("wide-entries", "mcpstub: 1\ntools:\n  -   name: t\n      description: x\n  inputSchema: {}\n",
+         (5, 3), "the column of the '- ' entries of the list on line 3",
+         "indent it 6 spaces to go on with that entry"),
+        ("tab-after-dash", "mcpstub: 1\ntools:\n  -\tname: t\n", (3, 4), "tab character", "spaces"),
+        ("document-marker-first", "---\n  mcpstub: 1\nserver: {name: demo}\n", (3, 1),
+         "less than the document's first line (line 2, 2 spaces)", "indent it 2 spaces"),
+        ("indented-but-the-last", "  mcpstub: 1\n  server: {name: demo}\ntools: []\n", (3, 1),
+         "less than the document's first line", "indent it 2 spaces, as line 1"),
+        ("json-trailing-text", '{"mcpstub": 1} x\n', (1, 16),
+         "invalid JSON: text after the end of the document",
+         "remove it"),
+        ("json-unclosed-at-the-end", '{"mcpstub": 1, "tools": [\n', (1, 25),
+         "invalid JSON: the '[' opened here is never closed", "close it with ']'"),
+        ("line-separator-unquoted",
+         HEAD + "    description: first part\u2028second: part\n    inputSchema: {}\n",
+         (6, 16), "invalid YAML", "the line above holds U+2028"),
+        (  # a line break only YAML counts, in a quoted value earlier: places named as an editor shows them
+            "line-separator-earlier",
+            'mcpstub: 1\nserver: {name: "a\u2028b"}\ntools:\n  - name: t\n'
+            "    inputSchema:\n      type: object\n"
+            "      properties:\n        city:\n          type: string\n       days: {}\n",
+            (10, 8),
+            "indented 7 spaces",
+            "indent it 8 spaces, as 'city' on line 8, or 6 spaces, as 'properties' on line 7",
+        ),
+    ],
+)  # fmt: skip
+def test_more_mistakes_are_explained(
+    name: str, text: str, where: tuple[int, int], message: str, hint: str
+) -> None:
+    path = Path("tools.json" if name.startswith("json") else "tools.yaml")
+    _, diagnostics = parse_document(path.name, path, text.encode())
+    [found] = [d for d in diagnostics if d.code in ("yaml-syntax", "yaml-tab")]
+    assert (found.location.line, found.location.col) == where, found
+    assert message in found.message and found.hint is not None and hint in found.hint, found
+
+
+def test_a_tag_that_is_text_is_told_to_be_quoted() -> None:
+    _, diagnostics = parse_document(
+        "t.yaml", Path("t.yaml"), (HEAD + '    description: !important "thing"\n').encode()
+    )
+    [found] = [d for d in diagnostics if d.code == "yaml-tag"]
+    assert found.hint is not None and 'quote the value if the "!" is text: "!important thing"' in found.hint
