@@ -33,7 +33,7 @@ from typing import Any, ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar, Un
 from urllib.parse import urlsplit, urlunsplit
 
 from mcp import Client, StdioServerParameters, types
-from mcp.client.session import LoggingFnT
+from mcp.client.session import ClientRequestContext, ListRootsFnT, LoggingFnT, SamplingFnT
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
@@ -96,6 +96,24 @@ class ConnectOptions(TypedDict, total=False):
     on_log: LogHandler  # receives those messages instead of the logger `<package>.client`
     mode: str  # "auto" (default), "legacy" (2025-11-25) or a protocol version ("2026-07-28")
     timeout: float  # seconds to wait for each answer
+    on_elicit: ElicitHandler  # answers what a tool asks its user (`elicitations`); else none is
+    sampling_callback: SamplingFnT  # the SDK's: answers a tool's `ctx.sample(...)`
+    list_roots_callback: ListRootsFnT  # the SDK's: answers a tool's `ctx.list_roots()`
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a tool asks its user (a form-mode `elicitation/create`), as `on_elicit` receives it."""
+
+    message: str
+    schema: Mapping[str, Any]  # the requested schema, as sent
+    form: type[BaseModel] | None  # the package's model of it (`DeployConfirm`), when a tool declares it
+
+
+# `on_elicit` returns the answer: the form model filled in (or any mapping of the fields), or None to
+# decline. It may be a plain or an async function.
+Answer = BaseModel | Mapping[str, Any] | None
+ElicitHandler = Callable[[Question], Answer | Awaitable[Answer]]
 
 
 class DriftWarning(UserWarning):
@@ -434,6 +452,9 @@ async def _connected(
     on_log: LogHandler | None = None,
     mode: str = "auto",
     timeout: float | None = None,
+    on_elicit: ElicitHandler | None = None,
+    sampling_callback: SamplingFnT | None = None,
+    list_roots_callback: ListRootsFnT | None = None,
 ) -> AsyncIterator[ClientT]:
     if log_level is not None and log_level not in LOG_LEVELS:
         raise ValueError(f"log_level must be one of {', '.join(LOG_LEVELS)} or None")
@@ -450,6 +471,9 @@ async def _connected(
                 read_timeout_seconds=timeout,
                 logging_callback=_sink(f"{package}.client", log_level, on_log),
                 log_level=log_level,
+                elicitation_callback=_answering(client_class._tools, on_elicit) if on_elicit else None,
+                sampling_callback=sampling_callback,
+                list_roots_callback=list_roots_callback,
             )
             await stack.enter_async_context(session)
             modern = session.protocol_version in MODERN_PROTOCOL_VERSIONS
@@ -493,6 +517,37 @@ async def _connected(
         if not connected and isinstance(exc, ExceptionGroup) and len(_leaves(exc)) == 1:
             raise _leaves(exc)[0] from None  # why connecting failed, not the task group's wrapper
         raise
+
+
+def _answering(tools: Mapping[str, ToolSpec], on_elicit: ElicitHandler) -> Any:
+    """The SDK's elicitation callback around `on_elicit`: each form-mode question with the
+    package's model of it (found by its requested schema), the answer sent as JSON; a URL-mode
+    request (no form to fill) is declined."""
+    forms: dict[str, type[BaseModel]] = {}
+    for spec in tools.values():
+        for model, elicitation in spec.forms.items():
+            forms.setdefault(_canonical(elicitation.schema), model)
+
+    async def answer(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+        if not isinstance(params, types.ElicitRequestFormParams):
+            return types.ElicitResult(action="decline")
+        schema = params.requested_schema
+        question = Question(params.message, schema, forms.get(_canonical(schema)))
+        given = on_elicit(question)
+        answered = await given if inspect.isawaitable(given) else given
+        if answered is None:
+            return types.ElicitResult(action="decline")
+        if isinstance(answered, BaseModel):
+            content = answered.model_dump(mode="json", exclude_none=True)
+        else:
+            content = dict(answered)
+        return types.ElicitResult(action="accept", content=content)
+
+    return answer
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _refused(target: Target, status: int, token_given: bool) -> str:

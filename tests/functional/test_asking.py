@@ -246,3 +246,57 @@ def test_emitted_contract_tests_answer_a_handler_that_asks(tmp_path: Path) -> No
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize("answer", ["model", "async-model", "mapping", "decline"])
+async def test_the_typed_client_answers_a_question_with_its_form(
+    package: ModuleType, mode: str, answer: str
+) -> None:
+    """`on_elicit` gets the question with the package's model of its form, and its answer (the
+    model filled in, a mapping, or None to decline) reaches the handler, on both generations."""
+    connect = __import__(f"{PACKAGE}.client", fromlist=["connect"]).connect
+    asked: list[Any] = []
+
+    def fill(question: Any) -> Any:
+        asked.append(question)
+        if answer == "decline":
+            return None
+        return {"ok": True} if answer == "mapping" else question.form(ok=True, note="go")
+
+    async def fill_later(question: Any) -> Any:
+        return fill(question)
+
+    on_elicit = fill_later if answer == "async-model" else fill
+    callbacks = {"sampling_callback": sample, "list_roots_callback": roots}
+    async with connect(package.create_server(), mode=mode, on_elicit=on_elicit, **callbacks) as client:
+        blocks = await client.deploy(service="api")
+    said = blocks[0].text
+    expected = "not deployed (decline)" if answer == "decline" else "deployed api (v2)"
+    assert said.startswith(expected), said
+    question = asked[0]
+    assert question.form is package.models.DeployConfirm and question.message == "Deploy api?"
+    assert question.schema["properties"]["note"] == {"type": "string", "maxLength": 20}
+
+
+def test_the_client_page_answers_a_question(tmp_path: Path) -> None:
+    """docs/client.md's example of a tool that asks, run as shown on a package of that tool."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "client.md").read_text("utf-8")
+    section = page.split("## A tool that asks its user", 1)[1].split("\n## ", 1)[0]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    folder, _ = write_package(tmp_path, "deploy_tools", TOOLSET)
+    (folder / "handlers" / "deploy.py").write_text(
+        "from ..models import DeployConfirm, DeployInput\n"
+        "from ..server import ToolContext\n\n\n"
+        "async def deploy(args: DeployInput, ctx: ToolContext) -> str:\n"
+        '    answer = await ctx.elicit(f"Deploy {args.service}?", DeployConfirm)\n'
+        '    return f"deployed {args.service}" if answer.action == "accept" and answer.data.ok else "kept"\n',
+        "utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    shown = section.split("prints ", 1)[1].split(".\n", 1)[0]
+    assert [f"`{line}`" for line in done.stdout.splitlines()] == shown.split(" and ")

@@ -359,7 +359,8 @@ def test_the_page_s_client_only_commands_make_a_client_that_calls_the_server(tmp
     assert not (tmp_path / "weather_client" / "server.py").exists()
     assert not (tmp_path / "weather_client" / "handlers").exists()
     # The server command runs where the page's `python -m weather_tools` finds the server.
-    shown = run_python(blocks("python")[2], EXAMPLE, {"PYTHONPATH": str(tmp_path)})
+    [client_only] = [block for block in blocks("python") if "from weather_client import" in block]
+    shown = run_python(client_only, EXAMPLE, {"PYTHONPATH": str(tmp_path)})
     assert shown == "['Lima', 'Oslo']\n"
 
 

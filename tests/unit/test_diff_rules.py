@@ -952,3 +952,12 @@ def test_a_pinned_number_beside_another_type_loses_only_that_type() -> None:
     found = run_input(obj({"a": {"type": ["number", "string"], "minimum": 1, "maximum": 1}}), obj({"a": I}))
     [finding] = [f for f in found if f.severity == "breaking"]
     assert "type string no longer accepted" in finding.message and "number" not in finding.message, finding
+
+
+def test_a_renamed_definition_is_one_info_finding() -> None:
+    """docs/evolution.md: moving or renaming a definition breaks nothing; it is said once, as info."""
+    old = obj({"a": {"$ref": "#/$defs/A"}}, **{"$defs": {"A": S}})
+    for new in (obj({"a": {"$ref": "#/$defs/B"}}, **{"$defs": {"B": S}}), obj({"a": S})):
+        found = run_input(old, new)
+        assert [(f.rule, f.severity) for f in found] == [("input-schema-rewritten", "info")], found
+        assert "without changing which values it accepts" in found[0].message

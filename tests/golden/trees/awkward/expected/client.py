@@ -8,7 +8,8 @@ input fields as keyword arguments and returns its output (content blocks for a t
 output schema); an `isError` answer raises `ToolError`. On connect the server's tools are
 compared with the ones below: a difference is warned about (`DriftWarning`), and with
 `strict=True` a tool that differs is not called (`DriftError`). The server's log messages at
-`log_level` ("info") and above go to the logger `<package>.client`, or to `on_log`.
+`log_level` ("info") and above go to the logger `<package>.client`, or to `on_log`. What a
+tool asks its user goes to `on_elicit`, a `Question` whose `form` is the model to fill in.
 mcpstub_runtime.client does the work.
 """
 
@@ -23,6 +24,7 @@ from mcpstub_runtime.client import (
     ConnectOptions,
     DriftError,
     DriftWarning,
+    Question,
     Target,
     ToolError,
     UnexpectedOutput,
@@ -36,6 +38,7 @@ __all__ = [
     "ConnectOptions",
     "DriftError",
     "DriftWarning",
+    "Question",
     "ToolError",
     "UnexpectedOutput",
     "connect",
@@ -75,6 +78,7 @@ def connect(
 ) -> AbstractAsyncContextManager[Client]:
     """A `Client` on `target`, for `async with`.
 
-    Options: `token`, `headers` (HTTP), `strict`, `log_level`, `on_log`, `mode`, `timeout`.
+    Options: `token`, `headers` (HTTP), `strict`, `log_level`, `on_log`, `mode`, `timeout`,
+    `on_elicit`, `sampling_callback`, `list_roots_callback`.
     """
     return _runtime.connect(Client, target, **options)

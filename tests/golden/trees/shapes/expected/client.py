@@ -8,7 +8,8 @@ input fields as keyword arguments and returns its output (content blocks for a t
 output schema); an `isError` answer raises `ToolError`. On connect the server's tools are
 compared with the ones below: a difference is warned about (`DriftWarning`), and with
 `strict=True` a tool that differs is not called (`DriftError`). The server's log messages at
-`log_level` ("info") and above go to the logger `<package>.client`, or to `on_log`.
+`log_level` ("info") and above go to the logger `<package>.client`, or to `on_log`. What a
+tool asks its user goes to `on_elicit`, a `Question` whose `form` is the model to fill in.
 mcpstub_runtime.client does the work.
 """
 
@@ -22,6 +23,7 @@ from mcpstub_runtime.client import (
     ConnectOptions,
     DriftError,
     DriftWarning,
+    Question,
     Target,
     ToolError,
     UnexpectedOutput,
@@ -35,6 +37,7 @@ __all__ = [
     "ConnectOptions",
     "DriftError",
     "DriftWarning",
+    "Question",
     "ToolError",
     "UnexpectedOutput",
     "connect",
@@ -124,6 +127,7 @@ def connect(
 ) -> AbstractAsyncContextManager[Client]:
     """A `Client` on `target`, for `async with`.
 
-    Options: `token`, `headers` (HTTP), `strict`, `log_level`, `on_log`, `mode`, `timeout`.
+    Options: `token`, `headers` (HTTP), `strict`, `log_level`, `on_log`, `mode`, `timeout`,
+    `on_elicit`, `sampling_callback`, `list_roots_callback`.
     """
     return _runtime.connect(Client, target, **options)
