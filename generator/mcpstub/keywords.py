@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -153,6 +154,33 @@ def comma_hint(doc: Document, path: JsonPath, node: dict[str, Any]) -> str | Non
     return f'it has no value: a comma ends a value inside {{...}}; quote the text: {before}: "{text}"'
 
 
+def _missing_colon(key: str, value: Any, known: frozenset[str]) -> str | None:
+    """`minimum 1` or `type integer` written as a key with no value (a `:` left out): the keyword
+    and its value as they should be written; None for any other key."""
+    word, _, rest = key.partition(" ")
+    rest = rest.strip()
+    if value is not None or word not in known:
+        return None
+    if word == "type" and rest in JSON_TYPES:
+        return f"type: {rest}"
+    if word in _NUMBER_VALUED and re.fullmatch(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?", rest):
+        return f"{word}: {rest}"
+    if word in _BOOLEAN_VALUED and rest in ("true", "false"):
+        return f"{word}: {rest}"
+    return None
+
+
+# Keywords whose value is a number, or may be a boolean: `minimum 1` can only be a `:` left out.
+_NUMBER_VALUED = frozenset(
+    {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
+     "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains"}
+)  # fmt: skip
+_BOOLEAN_VALUED = frozenset(
+    {"uniqueItems", "additionalProperties", "unevaluatedProperties", "additionalItems", "unevaluatedItems",
+     "readOnly", "writeOnly", "deprecated"}
+)  # fmt: skip
+
+
 def _looks_like_schema(value: Any, known: frozenset[str]) -> bool:
     return isinstance(value, dict) and any(k in _SCHEMA_MARKERS for k in value)
 
@@ -284,6 +312,16 @@ def lint_schema(
                             comma_hint(doc, (*where, key), node) or f"write `{key}: VALUE`, or leave it out",
                         )
                     )
+            elif (colon := _missing_colon(key, value, known)) is not None:
+                found.diagnostics.append(
+                    error(
+                        "missing-colon",
+                        f"{key!r} in {describe_path(where)} is a keyword and its value without ': '"
+                        " between them: YAML reads it as one key with no value",
+                        doc.key_loc((*where, key)),
+                        f"write {colon}",
+                    )
+                )
             elif not (key.startswith("x-") or key in vendor):
                 found.diagnostics.append(
                     warning(

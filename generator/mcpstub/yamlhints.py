@@ -208,11 +208,13 @@ class _Reading:
                 (n + 1, column + 1),
                 "shorten the key, or write it as a quoted string",
             )
+        word, _, rest = written.partition(" ")
         return (
             f"'{shown}' is neither a key (no ': ' after it) nor inside a value",
             (n + 1, column + 1),
-            "write it as 'key: value'; text that goes on from the line above must be indented"
-            " more than that line's key",
+            (f"write it as {word}: {rest.strip()}, if '{word}' is a key; " if rest.strip() else "write it as"
+             " 'key: value'; ")
+            + "text that goes on from the line above must be indented more than that line's key",
         )
 
     def _colon_in_value(self, at: tuple[int, int]) -> Explained | None:
@@ -322,6 +324,9 @@ class _Reading:
         block = self._in_block_scalar(at[0], column)
         if block is not None:
             return block
+        closed = self._closed_by(at[0], column)
+        if closed is not None:
+            return closed
         dash = _DASH.match(line)
         above = self._keys_above(at[0])
         if dash is not None:
@@ -355,6 +360,37 @@ class _Reading:
             (at[0] + 1, column + 1),
             f"indent it {said}",
         )
+
+    def _closed_by(self, n: int, column: int) -> Explained | None:
+        """Line `n` lines up with the keys of a mapping above that a less indented key between
+        them ended: that key may be the line written wrongly."""
+        closer = None
+        for m in range(n - 1, -1, -1):
+            text = self.line(m)
+            if not text.strip() or text.lstrip().startswith("#"):
+                continue
+            indent = len(text) - len(text.lstrip(" "))
+            if indent == column and closer is None:
+                return None  # something open at this very column (a list's entries): not this
+            key = _KEY.match(text)
+            if key is None:
+                continue
+            if indent < column and closer is None:
+                if self._previous(n) != m:
+                    return None  # the key has lines of its own below it: this line is misplaced
+                closer = (m, key["key"], indent)
+            elif closer is not None and key.start("key") == column:
+                m_closer, name, indent = closer
+                return (
+                    f"this line lines up with '{key['key']}' on {self.name(m)}, but '{name}' on"
+                    f" {self.name(m_closer)}, indented less, ended that mapping",
+                    (n + 1, column + 1),
+                    f"indent line {self.name(m_closer)[5:]} {_spaces(column)}, as '{key['key']}', if"
+                    f" '{name}' belongs in that mapping; else indent this line {_spaces(indent)}",
+                )
+            elif closer is not None and indent < closer[2]:
+                return None
+        return None
 
     def _in_block_scalar(self, n: int, column: int) -> Explained | None:
         """Line `n` dedented inside a `|` or `>` block of text: less than the block's first line,

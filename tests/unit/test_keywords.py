@@ -437,3 +437,34 @@ def test_no_comma_hint_where_no_comma_cut_anything(tmp_path: Path, case: str) ->
     assert checked.diagnostics or case == "block default"  # each (but a block `default:`) is reported
     hints = [d.hint or "" for d in checked.diagnostics]
     assert not any("comma" in h for h in hints), (path.read_text("utf-8"), hints)
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [
+        ("{type: integer, minimum 1}", "minimum: 1"),
+        ("{type integer, minimum: 1}", "type: integer"),
+        ("{type: string, maxLength 5}", "maxLength: 5"),
+        ("{type: array, uniqueItems true}", "uniqueItems: true"),
+        ("{type: number, multipleOf 0.5}", "multipleOf: 0.5"),
+    ],
+)
+def test_a_keyword_and_its_value_without_a_colon_is_an_error_saying_what_to_write(
+    tmp_path: Path, written: str, meant: str
+) -> None:
+    """`minimum 1` is one key with no value: the constraint would be lost without a word."""
+    path = tmp_path / "tools.yaml"
+    path.write_text(_placed("prop", written), "utf-8")
+    checked = check_toolset(path, "tools.yaml")
+    [found] = [d for d in checked.diagnostics if d.code == "missing-colon"]
+    assert found.is_error and found.hint == f"write {meant}", found
+    assert not checked.ok
+
+
+@pytest.mark.parametrize(
+    "written", ["{type: string, description: Reads it, then writes }", "{type: string, title: a b}"]
+)
+def test_text_that_only_starts_with_a_keyword_is_no_missing_colon(tmp_path: Path, written: str) -> None:
+    path = tmp_path / "tools.yaml"
+    path.write_text(_placed("prop", written), "utf-8")
+    assert not [d for d in check_toolset(path, "tools.yaml").diagnostics if d.code == "missing-colon"]

@@ -116,7 +116,7 @@ CASES += [
         "indent it 6 spaces, as the block's first line (line 6)",
     ),
     ("    inputSchema: {}\n    annotations:\n      title demo\n      readOnlyHint: true\n", (7, 7),
-     "'title demo' is neither a key", "write it as 'key: value'"),
+     "'title demo' is neither a key", "write it as title: demo, if 'title' is a key"),
     ("    inputSchema: {}\n    annotations:\n      title:demo\n      readOnlyHint: true\n", (7, 7),
      "'title:demo' is not a key: a key's ':' must be followed by a space", "write it as title: demo"),
     ("    inputSchema: {type: object, description: @user, default: x}\n", (5, 46),
@@ -137,6 +137,13 @@ CASES += [
     ("    description: & more\n", (5, 18), "cannot start with '&' unquoted", '"& more"'),
     ("    description: | pipes here\n", (5, 18), "cannot start with '|' unquoted", '"| pipes here"'),
     ("    description: > quoted reply\n", (5, 18), "cannot start with '>' unquoted", '"> quoted reply"'),
+    (  # a key dedented with its flow value: the line after it is where YAML notices
+        "    inputSchema:\n      type: object\n      properties:\n        a: {type: string}\n"
+        "    required: [a]\n      additionalProperties: false\n",
+        (10, 7),
+        "lines up with 'properties' on line 7, but 'required' on line 9, indented less, ended that mapping",
+        "indent line 9 6 spaces, as 'properties', if 'required' belongs in that mapping",
+    ),
     ("    description: %50 off\n", (5, 18), "cannot start with '%' unquoted", '"%50 off"'),
 ]  # fmt: skip
 
@@ -160,7 +167,7 @@ def _fixed(text: str, found: Diagnostic) -> str | None:
     if indent:
         lines[row] = " " * int(indent[1]) + lines[row].lstrip(" ")
         return "\n".join(lines)
-    quoted = re.match(r"write it as (.*)$", found.hint)
+    quoted = re.match(r"write it as (.*?)(?:, if '.*)?$", found.hint)
     if quoted and "key: value" not in found.hint:
         start = len(lines[row]) - len(lines[row].lstrip(" -"))
         lines[row] = lines[row][:start] + quoted[1]
