@@ -262,4 +262,16 @@ def load_source(spec: str, policy: Policy | None = None, headers: dict[str, str]
         return listing if listing is not None else load_side(spec, policy=policy)
     if is_revision(spec):
         return side_from_git(spec, policy)
-    raise SourceError(f"{spec}: no such file, git revision (REV:path) or http(s) URL")
+    raise SourceError(_not_found(spec))
+
+
+def _not_found(spec: str) -> str:
+    """Why `spec` names no source: no such file, and as `REV:path` no repository or revision."""
+    rev, sep, path = spec.partition(":")
+    if not sep or not rev or not path:
+        return f"{spec}: no such file (nor a git revision REV:path or an http(s) URL)"
+    try:
+        _git(["rev-parse", "--show-toplevel"], Path.cwd())
+    except SourceError:
+        return f"{spec}: no such file, and no git repository here to read {rev!r} from"
+    return f"{spec}: no such file, and {rev!r} is no commit of this repository"

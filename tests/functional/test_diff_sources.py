@@ -102,12 +102,27 @@ def test_revision_paths_relative_to_the_working_folder(
     assert any(f.get("location", {}).get("line") == line for f in found)
 
 
+def test_a_revision_outside_a_repository_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "tools.yaml").write_text(TOOLSET, "utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))  # (no repository above)
+    assert cli.main(["diff", "HEAD:tools.yaml", "tools.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert "HEAD:tools.yaml: no such file, and no git repository here to read 'HEAD' from" in err
+
+
 def test_a_missing_revision_or_file_is_a_usage_error(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["diff", "HEAD:api/nope.yaml", "api/tools.yaml"]) == 2
     assert "nope.yaml" in capsys.readouterr().err
     assert cli.main(["diff", "no-such-rev:api/tools.yaml", "api/tools.yaml"]) == 2
     err = capsys.readouterr().err
-    assert "no such file, git revision" in err and "Traceback" not in err
+    assert "no such file, and 'no-such-rev' is no commit of this repository" in err
+    assert "Traceback" not in err
+    assert cli.main(["diff", "nothing.yaml", "api/tools.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert "nothing.yaml: no such file (nor a git revision REV:path or an http(s) URL)" in err
     # A revision that git would take for an option never reaches git.
     out = repo / "api" / "shop_tools"
     for rev in ("-h", "--output=x"):
