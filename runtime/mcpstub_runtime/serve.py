@@ -18,6 +18,7 @@ import math
 import os
 import signal
 import sys
+import traceback
 from collections.abc import Iterator
 from typing import Any
 
@@ -123,6 +124,11 @@ def _parser(package: str) -> argparse.ArgumentParser:
         prog=f"python -m {package}",
         description=f"Serve the tools: `python -m {package}` (stdio) or "
         f"`python -m {package} --http HOST:PORT`.",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="import every handler and check it takes (args, ctx), then exit: 0 when all do",
     )
     parser.add_argument(
         "--http",
@@ -300,10 +306,42 @@ def _serve_http(package: str, parser: argparse.ArgumentParser, args: argparse.Na
         uvicorn.Server(config).run(sockets=[listener])
 
 
+def _check(package: str) -> int:
+    """Import each tool's handler and models as its first call would, and say what fails: a
+    server that starts does not import them (start-up stays fast), so this is where a handler
+    that cannot load shows before a client calls it. The exit code: 0 when every one loads."""
+    from .dispatch import as_handler
+
+    tools = importlib.import_module(package).TOOLS
+    failed: list[str] = []
+    for name, spec in tools.items():
+        where = f"{package}/handlers/{spec.identifier}.py"
+        try:
+            module = importlib.import_module(f"{package}.handlers.{spec.identifier}")
+            function = getattr(module, spec.identifier, None)
+            if function is None:
+                raise LookupError(f"it defines no function {spec.identifier!r}")
+            as_handler(name, function)
+            spec.input_model, spec.output_type, spec.forms  # noqa: B018 - the models import
+        except Exception as exc:  # what the first call would have logged
+            said = "".join(traceback.format_exception_only(exc)).strip().replace("\n", "\n    ")
+            failed.append(f"{where}: tool {name!r}: {said}")
+    for line in failed:
+        print(line, file=sys.stderr)
+    count = f"{len(tools)} tool" + ("" if len(tools) == 1 else "s")
+    if failed:
+        print(f"{len(failed)} of {count}: the handler does not load", file=sys.stderr)
+        return 1
+    print(f"{count}: every handler loads and takes (args, ctx)", file=sys.stderr)
+    return 0
+
+
 def main(package: str, argv: list[str] | None = None) -> None:
     """Parse the command line and serve `package` (its create_server/create_app) until stopped."""
     parser = _parser(package)
     args = parser.parse_args(argv)
+    if args.check:
+        sys.exit(_check(package))
     if args.http is None:
         given = [
             f"--{name}"
