@@ -14,6 +14,7 @@ import keyword
 import os
 import re
 import shlex
+import subprocess
 import sys
 import tomllib
 import unicodedata
@@ -238,6 +239,18 @@ def _renamed_handlers(out: Path, ours: dict[str, str]) -> dict[str, str]:
     return {module: name for module, name in guesses.items() if name is not None}
 
 
+def _tracked(path: Path) -> bool:
+    """Whether git tracks `path` (so a move should be git's); False without git or a repository."""
+    try:
+        done = subprocess.run(
+            ["git", "ls-files", "--error-unmatch", "--", path.name],
+            cwd=path.parent, capture_output=True, timeout=10, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
 def _warn_orphans(out: Path, orphans: list[str], ours: dict[str, str] | None = None) -> None:
     from mcpstub.ir import to_identifier  # noqa: PLC0415
 
@@ -249,9 +262,10 @@ def _warn_orphans(out: Path, orphans: list[str], ours: dict[str, str] | None = N
         if old in renamed:
             new = to_identifier(renamed[old])
             target = _shown(out / "handlers" / f"{new}.py")
+            move = "git mv -f" if _tracked(out / rel) else "mv -f"
             hint = (
                 f"  hint: tool {renamed[old]!r} is probably its tool renamed; to keep your code: "
-                f"git mv -f {shlex.quote(shown)} {shlex.quote(target)} (over the new stub), "
+                f"{move} {shlex.quote(shown)} {shlex.quote(target)} (over the new stub), "
                 f"then rename its function {old} to {new} and its model imports"
             )
             print(hint, file=sys.stderr)

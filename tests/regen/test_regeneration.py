@@ -108,7 +108,8 @@ def test_add_rename_remove_change_keep_user_code(tmp_path: Path) -> None:
     assert "handlers/beta.py" in err and "orphaned" in err
     # The tool with the same schemas is named, with the move that keeps the code.
     assert "hint: tool 'beta_two' is probably its tool renamed" in err
-    source, target = err.split("git mv -f ", 1)[1].split(" (over the new stub)")[0].split(" ")
+    # Not a git repository: a plain move (git mv would fail on an untracked file).
+    source, target = err.split(": mv -f ", 1)[1].split(" (over the new stub)")[0].split(" ")
     assert Path(source).resolve() == (out / "handlers/beta.py").resolve()
     assert Path(target).resolve() == (out / "handlers/beta_two.py").resolve() and Path(target).is_file()
     write_toolset(toolset, {"beta_two": (1, 0), "gamma": (2, 2)})  # remove
@@ -124,6 +125,22 @@ def test_add_rename_remove_change_keep_user_code(tmp_path: Path) -> None:
     for rel, text in mine.items():
         assert files[rel] == text  # byte-identical, even for tools that are gone
     assert generated_files(out) == fresh(toolset, tmp_path / "scratch")
+
+
+def test_a_renamed_tool_whose_handler_git_tracks_is_moved_with_git(tmp_path: Path) -> None:
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (1, 0)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    committer = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", "-A"], [*committer, "commit", "-qm", "v1"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+    write_toolset(toolset, {"alpha": (0, 1), "beta_two": (1, 0)})
+    code, _, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and ": git mv -f " in err, err
+    source, target = err.split(": git mv -f ", 1)[1].split(" (over the new stub)")[0].split(" ")
+    move = ["git", "mv", "-f", source, target]
+    moved = subprocess.run(move, cwd=tmp_path, capture_output=True, check=False)
+    assert moved.returncode == 0, moved.stderr
 
 
 def test_check_and_diff(tmp_path: Path) -> None:
