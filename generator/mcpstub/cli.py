@@ -362,10 +362,10 @@ def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool
     sys.stderr.write(RENDERERS["text"](breaking))
     unbumped = any(f.rule == "version-not-bumped" for f in breaking) or not options.check_version
     if not unbumped:
-        print(f"breaking changes against {rev}, with a major version bump: writing", file=sys.stderr)
+        print(f"breaking changes against {rev}, with a major version bump: allowed", file=sys.stderr)
         return None
     if allow:
-        print(f"breaking changes against {rev}: writing anyway (--allow-breaking)", file=sys.stderr)
+        print(f"breaking changes against {rev}: allowed (--allow-breaking)", file=sys.stderr)
         return None
     print(
         f"mcpstub: refusing to write: breaking changes against {rev} without a major version bump",
