@@ -17,7 +17,7 @@ from mcpstub.diagnostics import Diagnostic, warning
 from mcpstub.document import Document, JsonPath
 from mcpstub.engine import memory
 from mcpstub.engine.fingerprints import marshalled
-from mcpstub.errortext import ECHO_MAX, describe_path, echo_value
+from mcpstub.errortext import ECHO_MAX, describe_path, echo_value, yaml_boolean_hint
 from mcpstub.pointers import to_fragment
 
 # The name under which a bundled schema is known while its defaults are checked against it.
@@ -56,10 +56,16 @@ def default_mismatches(
                 "invalid-default",
                 f"{describe_path((*where, 'default'))} does not match its own schema: {reason}",
                 doc.loc((*where, "default")),
-                "it is not filled in (a call that leaves the field out gives the handler MISSING), "
+                (_wants_boolean(node) and yaml_boolean_hint(node["default"]))
+                or "it is not filled in (a call that leaves the field out gives the handler MISSING), "
                 "and a client that sends it is refused: make it a value the schema accepts, or "
                 "leave it out",
             )
+
+
+def _wants_boolean(node: dict[str, Any]) -> bool:
+    declared = node.get("type")
+    return declared == "boolean" or (isinstance(declared, list) and "boolean" in declared)
 
 
 _REFERRING = (b"$ref", b"$dynamicRef", b"$recursiveRef")

@@ -17,6 +17,7 @@ from typing import Any
 
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.errortext import describe_path as _where
+from mcpstub.errortext import yaml_boolean_hint
 from mcpstub.ir import CLASS_SUFFIXES, elicitation_class, to_class_prefix
 from mcpstub.load import Document, JsonPath
 
@@ -317,7 +318,8 @@ def _default(
             CODE,
             f"{_where(at)}: {_short(value)} does not match its own property",
             doc.loc(at),
-            "a default is offered to the user as it is: make it a value the property accepts",
+            (shape == "boolean" and yaml_boolean_hint(value))
+            or "a default is offered to the user as it is: make it a value the property accepts",
         )
 
 

@@ -68,3 +68,16 @@ def shortened(message: str, instance: Any) -> str:
     """`message` with the value it quotes in full (`instance`) as `echo_value` says it."""
     shown = repr(instance)
     return message.replace(shown, echo_value(instance), 1) if len(shown) > ECHO_MAX else message
+
+
+# What YAML 1.1 (PyYAML's default, and many editors) reads as a boolean; YAML 1.2 reads it as text.
+_YAML11_TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "on", "On", "ON"})
+_YAML11_FALSE = frozenset({"n", "N", "no", "No", "NO", "off", "Off", "OFF"})
+
+
+def yaml_boolean_hint(value: Any) -> str | None:
+    """Where a boolean was wanted and `value` is text some YAML reads as one: what to write."""
+    if not isinstance(value, str) or value not in _YAML11_TRUE | _YAML11_FALSE:
+        return None
+    meant = "true" if value in _YAML11_TRUE else "false"
+    return f"YAML 1.2 reads {value} as the text {value!r}, not a boolean: write {meant}"

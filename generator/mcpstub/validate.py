@@ -34,7 +34,7 @@ from mcpstub.elicitations import check_elicitations
 from mcpstub.engine.fingerprints import marshalled
 from mcpstub.engine.jsonread import _holds_as_double, all_finite
 from mcpstub.engine.pieces import ToolMemo, check_key
-from mcpstub.errortext import describe_error, describe_path, echo_value, shortened
+from mcpstub.errortext import describe_error, describe_path, echo_value, shortened, yaml_boolean_hint
 from mcpstub.ir import (
     CLASS_SUFFIXES,
     SERVER_INFO_KEYS,
@@ -162,7 +162,9 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
             "wrong-type",
             f"{where} must be {expected_text}, not {_type_name(err.instance)}",
             doc.loc(path),
-            "YAML reads this unquoted text as another type: put it in quotes" if unquoted else None,
+            "YAML reads this unquoted text as another type: put it in quotes"
+            if unquoted
+            else yaml_boolean_hint(err.instance) if "boolean" in expected else None,
         )
     elif kind == "enum":
         choices = ", ".join(repr(c) for c in err.validator_value)

@@ -349,6 +349,14 @@ class _Reading:
                     f"indent it {_spaces(inner)} to go on with that entry, or start a new entry with '- '",
                 )
         keys = [(n, col, name) for n, col, name, is_entry in above if not is_entry]
+        beside = next(((n, name) for n, col, name in keys if col == column), None)
+        if dash is not None and beside is not None:
+            return (
+                f"a '- ' list entry among the keys of the mapping that '{beside[1]}' on"
+                f" {self.name(beside[0])} is in: a list belongs under a key",
+                (at[0] + 1, column + 1),
+                "write the list's key (`tools:`, say) on the line above it, and indent the entries under it",
+            )
         deeper = [k for k in keys if k[1] > column]
         shallower = [k for k in keys if k[1] < column]
         options = [k for k in (deeper[-1] if deeper else None, shallower[0] if shallower else None) if k]

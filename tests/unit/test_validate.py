@@ -805,3 +805,26 @@ def test_a_trailing_line_break_is_part_of_the_value(tmp_path: Path, tools: str, 
     matches before one) is what it is: refused."""
     checked = check(tmp_path, "tools:\n" + tools)
     assert not checked.ok and code in {d.code for d in checked.diagnostics}, checked.diagnostics
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"), [("no", "false"), ("Off", "false"), ("yes", "true"), ("Y", "true")]
+)
+@pytest.mark.parametrize(
+    "place",
+    [
+        "    annotations: {{readOnlyHint: {0}}}\n    inputSchema: {{type: object}}\n",
+        "    inputSchema:\n      type: object\n      properties: {{a: {{type: boolean, default: {0}}}}}\n",
+        "    inputSchema: {{type: object}}\n    elicitations:\n      ok:\n        type: object\n"
+        "        properties: {{sure: {{type: boolean, default: {0}}}}}\n",
+    ],
+    ids=["annotation", "schema-default", "elicitation-default"],
+)
+def test_yaml_1_1_boolean_text_where_a_boolean_belongs_is_told_what_to_write(
+    tmp_path: Path, place: str, written: str, meant: str
+) -> None:
+    checked = check(tmp_path, "tools:\n  - name: t\n" + place.format(written))
+    hints = [d.hint for d in checked.diagnostics if d.hint and "YAML 1.2 reads" in d.hint]
+    assert hints == [f"YAML 1.2 reads {written} as the text {written!r}, not a boolean: write {meant}"], [
+        d.format() for d in checked.diagnostics
+    ]
