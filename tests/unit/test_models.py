@@ -7,12 +7,13 @@ import itertools
 import json
 import subprocess
 import sys
+import traceback
 import types
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -673,7 +674,12 @@ def test_generated_instances_round_trip(
 ) -> None:
     schemas, module = corpus_models
     index = data.draw(st.integers(0, len(schemas) - 1))
-    value = data.draw(_strategy(json.dumps(schemas[index], sort_keys=True)))
+    try:
+        value = data.draw(_strategy(json.dumps(schemas[index], sort_keys=True)))
+    except AssertionError as failed:  # hypothesis-jsonschema's own assertion: the oracle, not mcpstub
+        if "hypothesis_jsonschema" not in "".join(traceback.format_tb(failed.__traceback__)):
+            raise
+        reject()
     assert_round_trips(getattr(module, f"T{index}Input"), value, schemas[index])
 
 
