@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar, Unpack
 from urllib.parse import urlsplit, urlunsplit
 
+import jsonschema_rs
 from mcp import Client, StdioServerParameters, types
 from mcp.client.session import ClientRequestContext, ListRootsFnT, LoggingFnT, SamplingFnT
 from mcp.server import Server
@@ -42,6 +43,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .context import LOG_LEVELS
+from .dispatch import describe
 from .results import ToolError
 from .spec import ToolSpec
 
@@ -237,14 +239,17 @@ class ToolsClient:
     # Output types are prepared on a tool's first call.
     _adapters: ClassVar[dict[str, TypeAdapter[Any]]]
 
-    __slots__ = ("_drift", "_modern", "_session", "_strict")
+    __slots__ = ("_asking", "_drift", "_modern", "_session", "_strict")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._adapters = {}
 
-    def __init__(self, session: Client, drift: Drift, *, strict: bool = False) -> None:
+    def __init__(
+        self, session: Client, drift: Drift, *, strict: bool = False, asking: _Asking | None = None
+    ) -> None:
         self._session = session
+        self._asking = asking
         self._drift = drift
         self._strict = strict
         self._modern = session.protocol_version in MODERN_PROTOCOL_VERSIONS
@@ -268,13 +273,27 @@ class ToolsClient:
                 f"(strict mode): {'; '.join(what)}"
             )
         sent = arguments.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        asking = self._asking
+        if asking is not None:
+            asking.calling.append(name)
         try:
             result = await self._session.call_tool(name, sent)
         except RuntimeError as exc:
+            if asking is not None:
+                asking.raise_failed()
             # The SDK checks structuredContent against the schema the server lists for the tool.
             if "structured content" not in str(exc):
                 raise
             raise UnexpectedOutput(f"{name}: {exc}") from exc
+        except Exception:
+            if asking is not None:
+                asking.raise_failed()
+            raise
+        finally:
+            if asking is not None:
+                asking.calling.remove(name)
+        if asking is not None:
+            asking.raise_failed()  # (the question was cancelled: what went wrong answering it)
         if result.is_error:
             raise ToolError(_text(result))
         return result
@@ -465,13 +484,14 @@ async def _connected(
     try:
         async with AsyncExitStack() as stack:
             transport = await _transport(target, token, headers, stack, refusals)
+            asking = _Asking(client_class._tools, on_elicit) if on_elicit is not None else None
             session = Client(
                 transport,
                 mode=mode,
                 read_timeout_seconds=timeout,
                 logging_callback=_sink(f"{package}.client", log_level, on_log),
                 log_level=log_level,
-                elicitation_callback=_answering(client_class._tools, on_elicit) if on_elicit else None,
+                elicitation_callback=asking,
                 sampling_callback=sampling_callback,
                 list_roots_callback=list_roots_callback,
             )
@@ -496,7 +516,7 @@ async def _connected(
                 )
             connected = True
             try:
-                yield client_class(session, drift, strict=strict)
+                yield client_class(session, drift, strict=strict, asking=asking)
             except BaseException as exc:
                 raised.append(exc)
                 raise
@@ -519,31 +539,71 @@ async def _connected(
         raise
 
 
-def _answering(tools: Mapping[str, ToolSpec], on_elicit: ElicitHandler) -> Any:
-    """The SDK's elicitation callback around `on_elicit`: each form-mode question with the
-    package's model of it (found by its requested schema), the answer sent as JSON; a URL-mode
-    request (no form to fill) is declined."""
-    forms: dict[str, type[BaseModel]] = {}
-    for spec in tools.values():
-        for model, elicitation in spec.forms.items():
-            forms.setdefault(_canonical(elicitation.schema), model)
+class _Asking:
+    """`on_elicit` as the SDK's elicitation callback: each form-mode question with the package's
+    model of it, the answer checked against the requested schema before it is sent. What goes
+    wrong (`on_elicit` raised, or answered what the form refuses) cancels the question, and the
+    call that asked raises it. A URL-mode request (no form to fill) is declined."""
 
-    async def answer(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+    def __init__(self, tools: Mapping[str, ToolSpec], on_elicit: ElicitHandler) -> None:
+        self.on_elicit = on_elicit
+        self.calling: list[str] = []  # the tools called now, innermost last
+        self.failed: list[BaseException] = []
+        # Each declared form, by its requested schema: the tools that ask it, with its model.
+        self.forms: dict[str, list[tuple[str, type[BaseModel]]]] = {}
+        for name, spec in tools.items():
+            for model, elicitation in spec.forms.items():
+                self.forms.setdefault(_canonical(elicitation.schema), []).append((name, model))
+
+    def form(self, schema: Mapping[str, Any]) -> type[BaseModel] | None:
+        """The model of the form: the one of a tool being called, when several declare it."""
+        declared = self.forms.get(_canonical(schema), [])
+        return next((m for name, m in declared if name in self.calling), declared[0][1] if declared else None)
+
+    async def __call__(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
         if not isinstance(params, types.ElicitRequestFormParams):
             return types.ElicitResult(action="decline")
-        schema = params.requested_schema
-        question = Question(params.message, schema, forms.get(_canonical(schema)))
-        given = on_elicit(question)
-        answered = await given if inspect.isawaitable(given) else given
-        if answered is None:
+        question = Question(params.message, params.requested_schema, self.form(params.requested_schema))
+        try:
+            given = self.on_elicit(question)
+            answered = await given if inspect.isawaitable(given) else given
+            content = _content(question, answered)
+        except Exception as exc:
+            self.failed.append(exc)
+            return types.ElicitResult(action="cancel")
+        if content is None:
             return types.ElicitResult(action="decline")
-        if isinstance(answered, BaseModel):
-            content = answered.model_dump(mode="json", exclude_none=True)
-        else:
-            content = dict(answered)
         return types.ElicitResult(action="accept", content=content)
 
-    return answer
+    def raise_failed(self) -> None:
+        """Raise what went wrong answering a question of the call now ending, if anything did."""
+        if self.failed:
+            raise self.failed.pop(0)
+
+
+def _content(question: Question, answered: object) -> dict[str, Any] | None:
+    """The answer as it goes on the wire (its fields by their wire names), checked against the
+    form; None to decline."""
+    if answered is None:
+        return None
+    if isinstance(answered, BaseModel):
+        content = answered.model_dump(mode="json", by_alias=True, exclude_none=True)
+    elif isinstance(answered, Mapping):
+        content = dict(answered)
+    else:
+        raise TypeError(
+            f"on_elicit returned {type(answered).__name__} for {question.message!r}: return the "
+            "form's model filled in, a mapping of its fields, or None to decline"
+        )
+    checker = jsonschema_rs.Draft202012Validator(dict(question.schema), validate_formats=True, offline=True)
+    if not checker.is_valid(content):
+        raise ValueError(
+            f"on_elicit's answer to {question.message!r} does not fit its form:\n"
+            + describe(checker.iter_errors(content))
+        )
+    return content
 
 
 def _canonical(value: Any) -> str:

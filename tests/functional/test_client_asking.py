@@ -1,0 +1,171 @@
+"""The typed client answers what a tool asks its user (`on_elicit`), on both protocol generations:
+the package's model is sent by its wire names, an answer its form refuses or an `on_elicit` that
+fails raises once from the call that asked (not a retry loop, a task group or a server error), and
+`Question.form` is the model of the tool being called where two tools ask the same form."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.functional.helpers import imported, write_package
+
+PACKAGE = "fx_client_asking"
+
+CONFIRM = """\
+        type: object
+        properties:
+          ok: {type: boolean}
+          note: {type: string, maxLength: 20}
+        required: [ok]
+"""
+
+TOOLSET = f"""\
+mcpstub: 1
+server: {{name: asker, version: 1.0.0}}
+tools:
+  - name: deploy
+    inputSchema: {{type: object, properties: {{service: {{type: string}}}}, required: [service]}}
+    elicitations:
+      confirm:
+{CONFIRM}      target:
+        type: object
+        properties:
+          dry-run: {{type: boolean}}
+          class: {{type: string, enum: [small, large]}}
+        required: [dry-run]
+  - name: other
+    inputSchema: {{type: object}}
+    elicitations:
+      confirm:
+{CONFIRM}"""
+
+DEPLOY = """\
+from ..models import DeployConfirm, DeployInput, DeployTarget
+from ..server import ToolContext
+
+
+async def deploy(args: DeployInput, ctx: ToolContext) -> str:
+    first = await ctx.elicit(f"Deploy {args.service}?", DeployConfirm)
+    if first.action != "accept":
+        return f"not deployed ({first.action})"
+    second = await ctx.elicit("Where?", DeployTarget)
+    if second.action != "accept":
+        return f"no target ({second.action})"
+    return f"deployed ok={first.data.ok} dry_run={second.data.dry_run} class={second.data.class_}"
+"""
+
+OTHER = """\
+from ..models import OtherConfirm, OtherInput
+from ..server import ToolContext
+
+
+async def other(args: OtherInput, ctx: ToolContext) -> str:
+    answer = await ctx.elicit("Other?", OtherConfirm)
+    return f"other {answer.action}"
+"""
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("client_asking")
+    folder, _ = write_package(root, PACKAGE, TOOLSET)
+    (folder / "handlers" / "deploy.py").write_text(DEPLOY, "utf-8")
+    (folder / "handlers" / "other.py").write_text(OTHER, "utf-8")
+    return root
+
+
+@pytest.fixture
+def package(root: Path) -> Iterator[ModuleType]:
+    with imported(root, PACKAGE) as module:
+        yield module
+
+
+def models() -> Any:
+    return importlib.import_module(f"{PACKAGE}.models")
+
+
+def call(package: ModuleType, mode: str, tool: str, on_elicit: Any) -> Any:
+    connect = importlib.import_module(f"{PACKAGE}.client").connect
+
+    async def run() -> Any:
+        async with connect(package.create_server(), mode=mode, on_elicit=on_elicit) as client:
+            blocks = await (client.deploy(service="api") if tool == "deploy" else client.other())
+            return blocks[0].text
+
+    return anyio.run(run)
+
+
+MODES = ["legacy", "2026-07-28"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_package_s_models_are_sent_by_their_wire_names(package: ModuleType, mode: str) -> None:
+    forms = models()
+
+    def answer(question: Any) -> Any:
+        if question.form is forms.DeployConfirm:
+            return forms.DeployConfirm(ok=True)
+        assert question.form is forms.DeployTarget
+        return forms.DeployTarget(dry_run=True, class_="large")  # `dry-run` and `class` on the wire
+
+    assert call(package, mode, "deploy", answer) == "deployed ok=True dry_run=True class=large"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("answer", "raised", "said"),
+    [
+        ({"ok": True, "note": "x" * 21}, ValueError, "answer to 'Deploy api?' does not fit its form"),
+        ({"note": "a"}, ValueError, '"ok" is a required property'),
+        ({"ok": "yes"}, ValueError, "is not of type"),
+        (42, TypeError, "on_elicit returned int for 'Deploy api?'"),
+        ("yes", TypeError, "on_elicit returned str"),
+    ],
+    ids=["too-long", "missing", "wrong-type", "a-number", "a-string"],
+)
+def test_an_answer_the_form_refuses_raises_once_from_the_call(
+    package: ModuleType, mode: str, answer: Any, raised: type[Exception], said: str
+) -> None:
+    asked: list[str] = []
+
+    def fill(question: Any) -> Any:
+        asked.append(question.message)
+        return answer
+
+    with pytest.raises(raised, match=said.replace("(", r"\(").replace("?", r"\?")):
+        call(package, mode, "deploy", fill)
+    assert asked == ["Deploy api?"]  # asked once: the refusal is not retried
+
+
+class Mine(Exception):
+    pass
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_what_on_elicit_raises_is_what_the_call_raises(package: ModuleType, mode: str) -> None:
+    def fail(question: Any) -> Any:
+        raise Mine("no one to ask")
+
+    with pytest.raises(Mine, match="no one to ask"):
+        call(package, mode, "deploy", fail)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_form_of_the_tool_being_called_is_given(package: ModuleType, mode: str) -> None:
+    """`deploy` and `other` ask the same form: each call is given its own tool's model."""
+    forms: list[type[Any]] = []
+
+    def decline(question: Any) -> Any:
+        forms.append(question.form)
+        return None
+
+    assert call(package, mode, "other", decline) == "other decline"
+    assert call(package, mode, "deploy", decline) == "not deployed (decline)"
+    assert forms == [models().OtherConfirm, models().DeployConfirm]
