@@ -314,6 +314,12 @@ def _check(package: str) -> int:
 
     tools = importlib.import_module(package).TOOLS
     failed: list[str] = []
+    try:
+        importlib.import_module(f"{package}.models")
+    except (Exception, SystemExit) as exc:
+        print(f"{package}/models.py: {_said(exc)}", file=sys.stderr)
+        print("the models do not load: no handler can be called", file=sys.stderr)
+        return 1
     for name, spec in tools.items():
         where = f"{package}/handlers/{spec.identifier}.py"
         try:
@@ -323,9 +329,8 @@ def _check(package: str) -> int:
                 raise LookupError(f"it defines no function {spec.identifier!r}")
             as_handler(name, function)
             spec.input_model, spec.output_type, spec.forms  # noqa: B018 - the models import
-        except Exception as exc:  # what the first call would have logged
-            said = "".join(traceback.format_exception_only(exc)).strip().replace("\n", "\n    ")
-            failed.append(f"{where}: tool {name!r}: {said}")
+        except (Exception, SystemExit) as exc:  # what the first call would have logged
+            failed.append(f"{where}: tool {name!r}: {_said(exc)}")
     for line in failed:
         print(line, file=sys.stderr)
     count = f"{len(tools)} tool" + ("" if len(tools) == 1 else "s")
@@ -336,11 +341,21 @@ def _check(package: str) -> int:
     return 0
 
 
+def _said(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"it exits the process on import (SystemExit: {exc.code!r})"
+    return "".join(traceback.format_exception_only(exc)).strip().replace("\n", "\n    ")
+
+
 def main(package: str, argv: list[str] | None = None) -> None:
     """Parse the command line and serve `package` (its create_server/create_app) until stopped."""
     parser = _parser(package)
     args = parser.parse_args(argv)
     if args.check:
+        serving = {"http": "http", **_HTTP_ONLY}
+        given = [f"--{k}" for k, v in serving.items() if getattr(args, v) != parser.get_default(v)]
+        if given:
+            parser.error(f"--check serves nothing: {' and '.join(given)} cannot go with it")
         sys.exit(_check(package))
     if args.http is None:
         given = [
