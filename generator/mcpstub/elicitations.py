@@ -19,6 +19,7 @@ from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.errortext import describe_path as _where
 from mcpstub.errortext import yaml_boolean_hint
 from mcpstub.ir import CLASS_SUFFIXES, elicitation_class, to_class_prefix
+from mcpstub.keywords import KNOWN_2020_12, missing_colon
 from mcpstub.load import Document, JsonPath
 
 # A check that yields its diagnostics and returns the choices it found (None: none, or wrong).
@@ -137,6 +138,11 @@ def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
     if not isinstance(prop, dict):
         yield error(CODE, f"{where} must be a schema mapping", doc.loc(path), f"each property is {_SHAPES}")
         return
+    for word in prop:
+        if (colon := missing_colon(doc, (*path, word), prop, KNOWN_2020_12)) is not None:
+            said = f"{where}: {word!r} is a keyword and its value without ': ' between them"
+            yield error("missing-colon", said, doc.key_loc((*path, word)), f"write {colon}")
+            return
     kind = prop.get("type")
     shape = (
         "oneOf"

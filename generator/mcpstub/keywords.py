@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -154,31 +153,25 @@ def comma_hint(doc: Document, path: JsonPath, node: dict[str, Any]) -> str | Non
     return f'it has no value: a comma ends a value inside {{...}}; quote the text: {before}: "{text}"'
 
 
-def _missing_colon(key: str, value: Any, known: frozenset[str]) -> str | None:
-    """`minimum 1` or `type integer` written as a key with no value (a `:` left out): the keyword
-    and its value as they should be written; None for any other key."""
-    word, _, rest = key.partition(" ")
-    rest = rest.strip()
-    if value is not None or word not in known:
+def missing_colon(doc: Document, path: JsonPath, node: dict[str, Any], known: frozenset[str]) -> str | None:
+    """`minimum 1`, `type integer` or `format date-time` written as a key with no value (its `:`
+    left out): the keyword and its value as they should be written. None for any other key, and
+    for text a comma cut from the prose before it (`{description: Reads it, then writes}`), which
+    `comma_hint` explains."""
+    key = path[-1] if path else None
+    if not isinstance(key, str) or node.get(key, "") is not None:
         return None
-    if word == "type" and rest in JSON_TYPES:
-        return f"type: {rest}"
-    if word in _NUMBER_VALUED and re.fullmatch(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?", rest):
-        return f"{word}: {rest}"
-    if word in _BOOLEAN_VALUED and rest in ("true", "false"):
-        return f"{word}: {rest}"
-    return None
+    word, _, rest = key.partition(" ")
+    if word not in known or not rest.strip():
+        return None
+    cut = doc.comma_cut(path)
+    if cut is not None and (cut[0] in _PROSE or " " in str(node.get(cut[0], "")).strip()):
+        return None
+    return f"{word}: {rest.strip()}"
 
 
-# Keywords whose value is a number, or may be a boolean: `minimum 1` can only be a `:` left out.
-_NUMBER_VALUED = frozenset(
-    {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
-     "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains"}
-)  # fmt: skip
-_BOOLEAN_VALUED = frozenset(
-    {"uniqueItems", "additionalProperties", "unevaluatedProperties", "additionalItems", "unevaluatedItems",
-     "readOnly", "writeOnly", "deprecated"}
-)  # fmt: skip
+# Keywords whose value is prose: a comma in it cuts the text, it does not separate a keyword.
+_PROSE = frozenset({"description", "title", "$comment"})
 
 
 def _looks_like_schema(value: Any, known: frozenset[str]) -> bool:
@@ -312,7 +305,7 @@ def lint_schema(
                             comma_hint(doc, (*where, key), node) or f"write `{key}: VALUE`, or leave it out",
                         )
                     )
-            elif (colon := _missing_colon(key, value, known)) is not None:
+            elif (colon := missing_colon(doc, (*where, key), node, known)) is not None:
                 found.diagnostics.append(
                     error(
                         "missing-colon",

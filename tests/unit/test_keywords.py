@@ -447,6 +447,10 @@ def test_no_comma_hint_where_no_comma_cut_anything(tmp_path: Path, case: str) ->
         ("{type: string, maxLength 5}", "maxLength: 5"),
         ("{type: array, uniqueItems true}", "uniqueItems: true"),
         ("{type: number, multipleOf 0.5}", "multipleOf: 0.5"),
+        ("{type: string, format date-time}", "format: date-time"),
+        ("{type: string, pattern ^a$}", "pattern: ^a$"),
+        ("{minLength: 1, description hello}", "description: hello"),
+        ("{type: string, const x}", "const: x"),
     ],
 )
 def test_a_keyword_and_its_value_without_a_colon_is_an_error_saying_what_to_write(
@@ -462,9 +466,28 @@ def test_a_keyword_and_its_value_without_a_colon_is_an_error_saying_what_to_writ
 
 
 @pytest.mark.parametrize(
-    "written", ["{type: string, description: Reads it, then writes }", "{type: string, title: a b}"]
+    "written",
+    [
+        "{type: string, description: Reads it, then writes }",
+        "{type: string, description: Reads, then writes }",
+        "{type: string, title: a b}",
+        "{type: object, properties: {minimum 1: {type: string}}}",
+        "{type: object, x-note: {minimum 1: 2}}",
+    ],
 )
 def test_text_that_only_starts_with_a_keyword_is_no_missing_colon(tmp_path: Path, written: str) -> None:
     path = tmp_path / "tools.yaml"
     path.write_text(_placed("prop", written), "utf-8")
     assert not [d for d in check_toolset(path, "tools.yaml").diagnostics if d.code == "missing-colon"]
+
+
+def test_a_missing_colon_in_a_requested_schema_is_said_the_same(tmp_path: Path) -> None:
+    path = tmp_path / "tools.yaml"
+    path.write_text(
+        "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: t\n    inputSchema: {type: object}\n"
+        "    elicitations:\n      ask:\n        type: object\n        properties:\n"
+        "          n: {type: integer, minimum 1}\n",
+        "utf-8",
+    )
+    found = [d for d in check_toolset(path, "tools.yaml").diagnostics if d.code == "missing-colon"]
+    assert [(d.location.line, d.hint) for d in found] == [(10, "write minimum: 1")], found
