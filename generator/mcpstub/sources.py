@@ -9,6 +9,7 @@ revision. Every failure is a `SourceError`.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -268,8 +269,10 @@ def load_source(spec: str, policy: Policy | None = None, headers: dict[str, str]
 def _not_found(spec: str) -> str:
     """Why `spec` names no source: no such file, and as `REV:path` no repository or revision."""
     rev, sep, path = spec.partition(":")
-    if not sep or not rev or not path:
+    if not sep or not rev or not path or (len(rev) == 1 and path[0] in "\\/"):  # (`C:\\x`: a path)
         return f"{spec}: no such file (nor a git revision REV:path or an http(s) URL)"
+    if re.match(r"[0-9]+(?:/|$)", path):  # `localhost:8000/mcp`
+        return f"{spec}: no such file; a server's URL starts with http:// or https://"
     try:
         _git(["rev-parse", "--show-toplevel"], Path.cwd())
     except SourceError:

@@ -329,10 +329,20 @@ class _Reading:
             return closed
         dash = _DASH.match(line)
         above = self._keys_above(at[0])
+        keys = [(n, col, name) for n, col, name, is_entry in above if not is_entry]
+        beside = next(((n, name) for n, col, name in keys if col == column), None)
         if dash is not None:
             entries = [(n, col) for n, col, _, is_entry in above if is_entry]
             if entries:
                 n, col = min(entries, key=lambda e: (abs(e[1] - column), -e[0]))
+                if beside is not None:  # among a mapping's keys: another list's entry, or a key left out
+                    return (
+                        f"this '- ' entry lines up with the keys of the mapping that '{beside[1]}' on"
+                        f" {self.name(beside[0])} is in, where no list can start",
+                        (at[0] + 1, column + 1),
+                        f"indent it {_spaces(col)}, as the entries of the list on {self.name(n)}; or"
+                        " write its list's key on the line above it",
+                    )
                 return (
                     f"this '- ' entry is indented {_spaces(column)}, which lines up with no list above it",
                     (at[0] + 1, column + 1),
@@ -348,8 +358,6 @@ class _Reading:
                     (at[0] + 1, column + 1),
                     f"indent it {_spaces(inner)} to go on with that entry, or start a new entry with '- '",
                 )
-        keys = [(n, col, name) for n, col, name, is_entry in above if not is_entry]
-        beside = next(((n, name) for n, col, name in keys if col == column), None)
         if dash is not None and beside is not None:
             return (
                 f"a '- ' list entry among the keys of the mapping that '{beside[1]}' on"
@@ -384,7 +392,7 @@ class _Reading:
             if key is None:
                 continue
             if indent < column and closer is None:
-                if self._previous(n) != m:
+                if self._previous(n) != m or _DASH.match(text):
                     return None  # the key has lines of its own below it: this line is misplaced
                 closer = (m, key["key"], indent)
             elif closer is not None and key.start("key") == column:

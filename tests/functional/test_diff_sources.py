@@ -111,6 +111,12 @@ def test_a_revision_outside_a_repository_says_so(
     assert cli.main(["diff", "HEAD:tools.yaml", "tools.yaml"]) == 2
     err = capsys.readouterr().err
     assert "HEAD:tools.yaml: no such file, and no git repository here to read 'HEAD' from" in err
+    for spec, said in (
+        ("C:\\x\\tools.yaml", "no such file (nor a git revision"),
+        ("localhost:8000/mcp", "no such file; a server's URL starts with http:// or https://"),
+    ):
+        assert cli.main(["diff", spec, "tools.yaml"]) == 2
+        assert f"{spec}: {said}" in capsys.readouterr().err
 
 
 def test_a_missing_revision_or_file_is_a_usage_error(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -45,7 +45,7 @@ CASES = [
     (  # an entry of the list, indented as a key of the entry before
         "    inputSchema: {type: object}\n    - name: b\n",
         (6, 5),
-        "'- ' entry is indented 4 spaces",
+        "'- ' entry lines up with the keys of the mapping that 'inputSchema' on line 5 is in",
         "indent it 2 spaces, as the entries of the list on line 4",
     ),
     (  # a key indented past the key before it, which has a value
@@ -143,6 +143,13 @@ CASES += [
         (10, 7),
         "lines up with 'properties' on line 7, but 'required' on line 9, indented less, ended that mapping",
         "indent line 9 6 spaces, as 'properties', if 'required' belongs in that mapping",
+    ),
+    (  # an entry meant for an earlier list, after the mapping went on
+        "    inputSchema:\n      required:\n      - a\n      properties:\n"
+        "        a: {type: string}\n      - b\n",
+        (10, 7),
+        "lines up with the keys of the mapping that 'properties' on line 8 is in, where no list can start",
+        "write its list's key on the line above it",
     ),
     ("    description: %50 off\n", (5, 18), "cannot start with '%' unquoted", '"%50 off"'),
 ]  # fmt: skip
