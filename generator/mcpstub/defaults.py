@@ -56,11 +56,15 @@ def default_mismatches(
                 "invalid-default",
                 f"{describe_path((*where, 'default'))} does not match its own schema: {reason}",
                 doc.loc((*where, "default")),
-                (_wants_boolean(node) and yaml_boolean_hint(node["default"]))
+                (_wants_boolean(node) and _plain_text(doc, (*where, "default"), node["default"]))
                 or "it is not filled in (a call that leaves the field out gives the handler MISSING), "
                 "and a client that sends it is refused: make it a value the schema accepts, or "
                 "leave it out",
             )
+
+
+def _plain_text(doc: Document, path: JsonPath, value: Any) -> str | None:
+    return yaml_boolean_hint(value) if doc.written_plain(path) else None
 
 
 def _wants_boolean(node: dict[str, Any]) -> bool:

@@ -117,6 +117,11 @@ class Document:
             location = replace(location, line=line, col=location.col + offset)
         return location
 
+    def written_plain(self, path: JsonPath) -> bool:
+        """True when the value at `path` is written as plain (unquoted) text."""
+        node, _, complete = self._walk(path)
+        return complete and node is not None and _is_plain(node)
+
     def holds_nothing(self, path: JsonPath) -> bool:
         """True when the key at `path` is written without a value (no `:`) in a `{...}` mapping:
         `{a: b, c}`, `{a: b, c }`. Spaces, line breaks and comments may follow it."""

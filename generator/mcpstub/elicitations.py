@@ -324,7 +324,7 @@ def _default(
             CODE,
             f"{_where(at)}: {_short(value)} does not match its own property",
             doc.loc(at),
-            (shape == "boolean" and yaml_boolean_hint(value))
+            (shape == "boolean" and doc.written_plain(at) and yaml_boolean_hint(value))
             or "a default is offered to the user as it is: make it a value the property accepts",
         )
 

@@ -158,13 +158,14 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
         expected = err.validator_value
         expected_text = " or ".join(expected) if isinstance(expected, list) else expected
         unquoted = expected == "string" and isinstance(err.instance, bool | int | float)
+        boolean = "boolean" in expected and doc.written_plain(path)
         yield error(
             "wrong-type",
             f"{where} must be {expected_text}, not {_type_name(err.instance)}",
             doc.loc(path),
             "YAML reads this unquoted text as another type: put it in quotes"
             if unquoted
-            else yaml_boolean_hint(err.instance) if "boolean" in expected else None,
+            else yaml_boolean_hint(err.instance) if boolean else None,
         )
     elif kind == "enum":
         choices = ", ".join(repr(c) for c in err.validator_value)

@@ -828,3 +828,10 @@ def test_yaml_1_1_boolean_text_where_a_boolean_belongs_is_told_what_to_write(
     assert hints == [f"YAML 1.2 reads {written} as the text {written!r}, not a boolean: write {meant}"], [
         d.format() for d in checked.diagnostics
     ]
+
+
+def test_quoted_text_is_not_said_to_be_read_as_text_by_yaml(tmp_path: Path) -> None:
+    text = 'tools:\n  - name: t\n    annotations: {readOnlyHint: "no"}\n    inputSchema: {type: object}\n'
+    checked = check(tmp_path, text)
+    [found] = [d for d in checked.diagnostics if d.code == "wrong-type"]
+    assert not (found.hint and "YAML 1.2 reads" in found.hint), found
