@@ -97,7 +97,8 @@ class _Reading:
         if "found character that cannot start any token" in problem and line[at[1] : at[1] + 1] in _RESERVED:
             return self._reserved(at)
         bracket = self.char(opened)
-        if context in ("while parsing a flow mapping", "while parsing a flow sequence") and bracket in "{[":
+        flow = context in ("while parsing a flow mapping", "while parsing a flow sequence")
+        if flow and bracket in ("{", "["):
             assert opened is not None
             entry = re.split(r"[,{\[]", line[: at[1]])[-1]
             if line[at[1] : at[1] + 1] == ":" and ": " in entry:  # `{description: a: b}`

@@ -15,7 +15,9 @@ calls `connect` here. What is the same for every toolset lives in this module:
   package's output type (a model, or the type a non-object output declares), and one the type
   refuses raises `UnexpectedOutput`; a tool without an output schema returns its content blocks;
 - logs: the server's log messages at `log_level` ("info" unless told) and above become records
-  of the Python logger `<package>.client`, or go to `on_log` instead.
+  of the Python logger `<package>.client`, or go to `on_log` instead;
+- questions: what a tool asks its user goes to `on_elicit` (`Question`, with the package's model
+  of the form), its answer checked against the form before it is sent.
 """
 
 from __future__ import annotations

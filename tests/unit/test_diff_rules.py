@@ -961,3 +961,25 @@ def test_a_renamed_definition_is_one_info_finding() -> None:
         found = run_input(old, new)
         assert [(f.rule, f.severity) for f in found] == [("input-schema-rewritten", "info")], found
         assert "without changing which values it accepts" in found[0].message
+
+
+def _json_schema_library_store() -> str:
+    """jsonschema's meta-schemas and specification documents, as text."""
+    from jsonschema.validators import _META_SCHEMAS, SPECIFICATIONS  # noqa: PLC0415
+
+    documents = {uri: each.contents for uri, each in SPECIFICATIONS.items()}
+    documents.update((uri, each.META_SCHEMA) for uri, each in _META_SCHEMAS.items())
+    return json.dumps(documents, sort_keys=True, default=str)
+
+
+@pytest.mark.parametrize("dialect", [None, "https://json-schema.org/draft/2020-12/schema"])
+def test_a_reference_to_a_meta_schema_leaves_the_process_s_meta_schemas_alone(dialect: str | None) -> None:
+    """The counterexample search must not change the documents jsonschema keeps for the whole
+    process (the toolset check validates every schema against them)."""
+    before = _json_schema_library_store()
+    head = {"$schema": dialect} if dialect else {}
+    meta = {"$ref": "https://json-schema.org/draft/2020-12/schema"}
+    old = {**head, **obj({"a": meta})}
+    new = {**head, **obj({"a": {**meta, "not": {"type": "string"}}})}
+    run_input(old, new, search_seconds=0.5, search_budget_seconds=1)
+    assert _json_schema_library_store() == before

@@ -224,8 +224,8 @@ def drawable(root: JSON) -> JSON:
     keywords hypothesis-jsonschema draws by, which are draft-07's: in a 2020-12 schema,
     `prefixItems` and the `items` after them become `items` and `additionalItems` (an
     `additionalItems` of its own applies to no array items there, so it goes), and
-    `dependentRequired`/`dependentSchemas` join `dependencies`. Only what is drawn changes: every
-    instance is still judged by the schemas' own validators."""
+    `dependentRequired`/`dependentSchemas` join `dependencies`; a `$ref` out of the schema is left
+    out. Only what is drawn changes: every instance is still judged by the schemas' own validators."""
     modern = schema_dialect(root) == "2020-12"
 
     def walk(node: JSON, schema: bool) -> JSON:
@@ -243,6 +243,12 @@ def drawable(root: JSON) -> JSON:
             else walk(value, True)
             for key, value in node.items()
         }
+        ref = out.get("$ref")
+        if isinstance(ref, str) and not ref.startswith("#"):
+            # Not into this schema: hypothesis-jsonschema would take it from jsonschema's own
+            # store (a meta-schema, say) and resolve references inside it in place, changing
+            # jsonschema's copy for the whole process. Drawn as anything; still judged.
+            del out["$ref"]
         return _draft07_spelling(out) if modern else out
 
     drawn = walk(root, True)
