@@ -4,13 +4,15 @@ calls it, each one that does not load named with its file and why, and the exit 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.functional.helpers import write_package
+from mcpstub_runtime.serve import main as serve
+from tests.functional.helpers import imported, write_package
 
 PACKAGE = "fx_handler_check"
 
@@ -39,47 +41,70 @@ BROKEN = {
 }
 
 
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("handler_check")
+    write_package(root, PACKAGE, TOOLSET)
+    return root / PACKAGE
+
+
+@pytest.fixture
+def root(tmp_path: Path, generated: Path) -> Path:
+    """A fresh copy of the generated package, to break."""
+    shutil.copytree(generated, tmp_path / PACKAGE)
+    return tmp_path
+
+
 def check(root: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m PACKAGE --check` as a command."""
     return subprocess.run(
         [sys.executable, "-m", PACKAGE, "--check"], cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
 
 
-def test_stubs_load(tmp_path: Path) -> None:
-    write_package(tmp_path, PACKAGE, TOOLSET)
-    done = check(tmp_path)
+def check_here(root: Path, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[object, str]:
+    """The same command line run in this process (each case its own fresh import): its exit
+    code and what it printed to stderr."""
+    with imported(root, PACKAGE), pytest.raises(SystemExit) as ended:
+        serve(PACKAGE, ["--check", *more])
+    return ended.value.code, capsys.readouterr().err
+
+
+def test_stubs_load(root: Path) -> None:
+    done = check(root)
     assert done.returncode == 0, done.stderr
     assert "3 tools: every handler loads and takes (args, ctx)" in done.stderr
+    (root / PACKAGE / "handlers" / "second.py").write_text(BROKEN["a wrong signature"][0], "utf-8")
+    done = check(root)
+    assert done.returncode == 1 and "1 of 3 tools: the handler does not load" in done.stderr
 
 
 @pytest.mark.parametrize("case", list(BROKEN))
-def test_a_handler_that_does_not_load_is_named_with_why(tmp_path: Path, case: str) -> None:
-    folder, _ = write_package(tmp_path, PACKAGE, TOOLSET)
+def test_a_handler_that_does_not_load_is_named_with_why(
+    root: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
     text, why = BROKEN[case]
-    (folder / "handlers" / "second.py").write_text(text, "utf-8")
-    done = check(tmp_path)
-    assert done.returncode == 1, done.stderr
-    [line] = [line for line in done.stderr.splitlines() if line.startswith(f"{PACKAGE}/handlers/")]
-    assert line.startswith(f"{PACKAGE}/handlers/second.py: tool 'second': "), done.stderr
-    assert why in done.stderr, done.stderr
-    assert "1 of 3 tools: the handler does not load" in done.stderr
-    assert "Traceback" not in done.stderr
+    (root / PACKAGE / "handlers" / "second.py").write_text(text, "utf-8")
+    code, err = check_here(root, capsys)
+    assert code == 1, err
+    [line] = [line for line in err.splitlines() if line.startswith(f"{PACKAGE}/handlers/")]
+    assert line.startswith(f"{PACKAGE}/handlers/second.py: tool 'second': "), err
+    assert why in err, err
+    assert "1 of 3 tools: the handler does not load" in err
+    assert "Traceback" not in err
 
 
-def test_models_that_do_not_load_are_said_once(tmp_path: Path) -> None:
-    folder, _ = write_package(tmp_path, PACKAGE, TOOLSET)
-    (folder / "models.py").write_text("raise ImportError('broken models')\n", "utf-8")
-    done = check(tmp_path)
-    assert done.returncode == 1
-    assert done.stderr.count("broken models") == 1 and f"{PACKAGE}/models.py: ImportError" in done.stderr
+def test_models_that_do_not_load_are_said_once(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (root / PACKAGE / "models.py").write_text("raise ImportError('broken models')\n", "utf-8")
+    code, err = check_here(root, capsys)
+    assert code == 1
+    assert err.count("broken models") == 1 and f"{PACKAGE}/models.py: ImportError" in err
 
 
 @pytest.mark.parametrize("option", [["--http", "127.0.0.1:1"], ["--stateless"], ["--grace", "5"]])
-def test_check_takes_no_serving_option(tmp_path: Path, option: list[str]) -> None:
-    write_package(tmp_path, PACKAGE, TOOLSET)
-    done = subprocess.run(
-        [sys.executable, "-m", PACKAGE, "--check", *option], cwd=tmp_path, capture_output=True, text=True,
-        env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 2 and f"--check serves nothing: {option[0]} cannot go with it" in done.stderr
+def test_check_takes_no_serving_option(
+    root: Path, capsys: pytest.CaptureFixture[str], option: list[str]
+) -> None:
+    code, err = check_here(root, capsys, *option)
+    assert code == 2 and f"--check serves nothing: {option[0]} cannot go with it" in err
