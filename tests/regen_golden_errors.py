@@ -7,6 +7,7 @@ Run as `python -m tests.regen_golden_errors` from the project root, then review 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -39,6 +40,41 @@ def run_mcpstub(case: Path, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=60,
         check=False,
     )
+
+
+# Runs each (folder, arguments) as `mcpstub ARGUMENTS` in that folder, one after another in one
+# process; prints [exit code, stdout, stderr] of each as JSON.
+_EACH = r"""
+import contextlib, io, json, os, sys
+from mcpstub import cli
+from mcpstub.engine import model_groups
+model_groups.WORKERS = False  # (a worker forked for each run, to import the model generator, costs 0.25 s)
+done = []
+for folder, args in json.loads(sys.stdin.read()):
+    os.chdir(folder)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(args)
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else 1
+    done.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps(done))
+"""
+
+
+def run_many(runs: list[tuple[Path, list[str]]]) -> list[subprocess.CompletedProcess[str]]:
+    """`run_mcpstub` for each (folder, arguments), in one process (what each prints is its own)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", _EACH], input=json.dumps([[str(f), a] for f, a in runs]),
+        env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [
+        subprocess.CompletedProcess(args, code, out, err)
+        for (_, args), (code, out, err) in zip(runs, json.loads(done.stdout), strict=True)
+    ]
 
 
 def main() -> int:
