@@ -153,6 +153,14 @@ def comma_hint(doc: Document, path: JsonPath, node: dict[str, Any]) -> str | Non
     return f'it has no value: a comma ends a value inside {{...}}; quote the text: {before}: "{text}"'
 
 
+# The formats JSON Schema defines: a `type` written as one means a string of that format.
+_FORMATS = frozenset(
+    {"date", "date-time", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4",
+     "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer",
+     "relative-json-pointer", "regex"}
+)  # fmt: skip
+
+
 def missing_colon(doc: Document, path: JsonPath, node: dict[str, Any], known: frozenset[str]) -> str | None:
     """`minimum 1`, `type integer` or `format date-time` written as a key with no value (its `:`
     left out): the keyword and its value as they should be written. None for any other key, and
@@ -235,6 +243,8 @@ def _unknown_hint(
 
 
 def _type_hint(value: str) -> str:
+    if value.lower() in _FORMATS:
+        return f"{value!r} is a format of strings: write type: string, format: {value.lower()}"
     alias = _TYPE_ALIASES.get(value.lower())
     close = alias or _did_you_mean(value, JSON_TYPES)
     if close is not None:

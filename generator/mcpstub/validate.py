@@ -49,7 +49,7 @@ from mcpstub.ir import (
     to_class_prefix,
     to_identifier,
 )
-from mcpstub.keywords import KNOWN_2020_12, Lint, comma_hint, invalid_value_hint, lint_schema
+from mcpstub.keywords import JSON_TYPES, KNOWN_2020_12, Lint, comma_hint, invalid_value_hint, lint_schema
 from mcpstub.load import load_document
 from mcpstub.pointers import resolve, split_fragment
 from mcpstub.policy import Policy
@@ -83,6 +83,15 @@ def format_schema() -> dict[str, Any]:
 
 def _type_name(value: Any) -> str:
     return "null" if value is None else _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _misspelled(err: ValidationError, key: str) -> bool:
+    """Whether the object missing `key` holds an unknown key taken for it (another case, a typo)."""
+    allowed = list(err.schema.get("properties", {})) if isinstance(err.schema, dict) else []
+    if not isinstance(err.instance, dict) or key not in allowed:
+        return False
+    meant = f"did you mean {key!r}?"
+    return any(k not in allowed and _did_you_mean(str(k), allowed) == meant for k in err.instance)
 
 
 def _did_you_mean(key: str, allowed: list[str]) -> str:
@@ -145,7 +154,7 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
             yield error(
                 "missing-version", "missing format version", doc.loc(path), "add `mcpstub: 1` at the top"
             )
-        else:
+        elif not _misspelled(err, key):  # (else the misspelled key says it: "did you mean")
             yield error("missing-key", f"{where} is missing required key {key!r}", doc.loc(path))
     elif kind == "const" and path == ("mcpstub",):
         yield error(
@@ -588,7 +597,9 @@ class _Checker:
         # Arguments are always an object; an output may be any JSON value (see output_wrapper.py).
         is_input = path[-1] == "inputSchema"
         by_ref = "type" not in schema and isinstance(schema.get("$ref"), str)  # checked once bundled
-        if is_input and schema.get("type") != "object" and not by_ref:
+        declared = schema.get("type")
+        mistyped = isinstance(declared, str) and declared not in JSON_TYPES  # (an unknown-type error)
+        if is_input and declared != "object" and not by_ref and not mistyped:
             self.diagnostics.append(root_error())
         errors_before = len(self.bundler.diagnostics)
         bundled, shared = self.bundler.bundle_schema(path, dialect)

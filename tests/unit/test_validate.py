@@ -835,3 +835,28 @@ def test_quoted_text_is_not_said_to_be_read_as_text_by_yaml(tmp_path: Path) -> N
     checked = check(tmp_path, text)
     [found] = [d for d in checked.diagnostics if d.code == "wrong-type"]
     assert not (found.hint and "YAML 1.2 reads" in found.hint), found
+
+
+def test_a_mistake_is_said_once_where_it_is_written(tmp_path: Path) -> None:
+    """A misspelled required key is the unknown key, not also the missing one; a misspelled root
+    type is the unknown type, not also a root that is not an object. The same keys really missing,
+    or a root of another real type, are still said."""
+    checked = check(
+        tmp_path,
+        "tools:\n"
+        "  - name: a\n    inputschema: {type: object}\n"
+        "  - name: b\n    description: none at all\n"
+        "  - name: c\n    inputSchema: {type: objet}\n"
+        "  - name: d\n    inputSchema: {type: string}\n",
+    )
+    said = [(d.code, d.location.line) for d in checked.diagnostics]
+    expected = [("unknown-key", 5), ("missing-key", 6), ("unknown-type", 9), ("root-not-object", 11)]
+    assert said == expected, [d.format() for d in checked.diagnostics]
+
+
+@pytest.mark.parametrize("written", ["date", "date-time", "email", "uuid", "URI"])
+def test_a_format_written_as_a_type_is_told_to_be_a_string_format(tmp_path: Path, written: str) -> None:
+    schema = f"{{type: object, properties: {{d: {{type: {written}}}}}}}"
+    checked = check(tmp_path, f"tools:\n  - name: t\n    inputSchema: {schema}\n")
+    [found] = [d for d in checked.diagnostics if d.code == "unknown-type"]
+    assert found.hint == f"{written!r} is a format of strings: write type: string, format: {written.lower()}"
