@@ -14,7 +14,6 @@ import keyword
 import os
 import re
 import shlex
-import subprocess
 import sys
 import tomllib
 import unicodedata
@@ -241,14 +240,14 @@ def _renamed_handlers(out: Path, ours: dict[str, str]) -> dict[str, str]:
 
 def _tracked(path: Path) -> bool:
     """Whether git tracks `path` (so a move should be git's); False without git or a repository."""
+    from mcpstub.diff.command import SourceError  # noqa: PLC0415
+    from mcpstub.sources import _git  # noqa: PLC0415
+
     try:
-        done = subprocess.run(
-            ["git", "ls-files", "--error-unmatch", "--", path.name],
-            cwd=path.parent, capture_output=True, timeout=10, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
+        _git(["ls-files", "--error-unmatch", "--", path.name], path.parent)
+    except (SourceError, OSError):
         return False
-    return done.returncode == 0
+    return True
 
 
 def _warn_orphans(out: Path, orphans: list[str], ours: dict[str, str] | None = None) -> None:

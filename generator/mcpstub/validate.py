@@ -85,13 +85,17 @@ def _type_name(value: Any) -> str:
     return "null" if value is None else _JSON_TYPES.get(type(value), type(value).__name__)
 
 
-def _misspelled(err: ValidationError, key: str) -> bool:
-    """Whether the object missing `key` holds an unknown key taken for it (another case, a typo)."""
+def _misspelled(doc: Document, path: JsonPath, err: ValidationError, key: str) -> bool:
+    """Whether the object missing `key` holds an unknown key whose hint names it (another case, a
+    typo): the hint `_unknown_key_hint` gives, so the key is said once, there."""
     allowed = list(err.schema.get("properties", {})) if isinstance(err.schema, dict) else []
     if not isinstance(err.instance, dict) or key not in allowed:
         return False
     meant = f"did you mean {key!r}?"
-    return any(k not in allowed and _did_you_mean(str(k), allowed) == meant for k in err.instance)
+    return any(
+        k not in allowed and _unknown_key_hint(doc, path, err.instance, str(k), allowed) == meant
+        for k in err.instance
+    )
 
 
 def _did_you_mean(key: str, allowed: list[str]) -> str:
@@ -154,7 +158,7 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
             yield error(
                 "missing-version", "missing format version", doc.loc(path), "add `mcpstub: 1` at the top"
             )
-        elif not _misspelled(err, key):  # (else the misspelled key says it: "did you mean")
+        elif not _misspelled(doc, path, err, key):  # (else the misspelled key says it: "did you mean")
             yield error("missing-key", f"{where} is missing required key {key!r}", doc.loc(path))
     elif kind == "const" and path == ("mcpstub",):
         yield error(
@@ -598,7 +602,8 @@ class _Checker:
         is_input = path[-1] == "inputSchema"
         by_ref = "type" not in schema and isinstance(schema.get("$ref"), str)  # checked once bundled
         declared = schema.get("type")
-        mistyped = isinstance(declared, str) and declared not in JSON_TYPES  # (an unknown-type error)
+        names = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else []
+        mistyped = any(isinstance(n, str) and n not in JSON_TYPES for n in names)  # (an unknown-type error)
         if is_input and declared != "object" and not by_ref and not mistyped:
             self.diagnostics.append(root_error())
         errors_before = len(self.bundler.diagnostics)

@@ -551,15 +551,16 @@ class _Asking:
         self.on_elicit = on_elicit
         self.calling: list[str] = []  # the tools called now, innermost last
         self.failed: list[BaseException] = []
-        # Each declared form, by its requested schema: the tools that ask it, with its model.
-        self.forms: dict[str, list[tuple[str, type[BaseModel]]]] = {}
-        for name, spec in tools.items():
-            for model, elicitation in spec.forms.items():
-                self.forms.setdefault(_canonical(elicitation.schema), []).append((name, model))
+        # Each declared form: the tool that asks it, its requested schema, its model.
+        self.forms = [
+            (name, elicitation.schema, model)
+            for name, spec in tools.items()
+            for model, elicitation in spec.forms.items()
+        ]
 
     def form(self, schema: Mapping[str, Any]) -> type[BaseModel] | None:
         """The model of the form: the one of a tool being called, when several declare it."""
-        declared = self.forms.get(_canonical(schema), [])
+        declared = [(name, model) for name, asked, model in self.forms if _same_json(asked, schema)]
         return next((m for name, m in declared if name in self.calling), declared[0][1] if declared else None)
 
     async def __call__(
@@ -606,10 +607,6 @@ def _content(question: Question, answered: object) -> dict[str, Any] | None:
             + describe(checker.iter_errors(content))
         )
     return content
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _refused(target: Target, status: int, token_given: bool) -> str:

@@ -111,11 +111,25 @@ async def _reraise_cancellation() -> None:
         raise asyncio.CancelledError
 
 
+def load_handler(spec: ToolSpec) -> tuple[object, Handler]:
+    """The tool's handler module imported (on its first call, or by `--check`): its function as
+    written, and as called."""
+    module = importlib.import_module(f"{spec.package}.handlers.{spec.identifier}")
+    function = getattr(module, spec.identifier, None)
+    if function is None:
+        raise LookupError(f"it defines no function {spec.identifier!r}")
+    return function, as_handler(spec.name, function)
+
+
 def as_handler(tool: str, function: object) -> Handler:
     """`function` as an async handler: checked to take (args, ctx); a plain `def` runs in a
     worker thread, off the event loop."""
     if not callable(function):
         raise TypeError(f"the handler for tool {tool!r} is not callable: {function!r}")
+    generator = inspect.isasyncgenfunction(function) or inspect.isgeneratorfunction(function)
+    if inspect.isclass(function) or generator:
+        kind = "a generator" if generator else "a class"
+        raise TypeError(f"the handler for tool {tool!r} is {kind}: give a function that returns the result")
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):  # no signature to check (some builtins)
@@ -261,12 +275,8 @@ class _Entry:
         self.forms: dict[type[BaseModel], Elicitation] | None = None
 
     def _load_handler(self) -> Handler:
-        spec = self.spec
-        module = importlib.import_module(f"{spec.package}.handlers.{spec.identifier}")
-        function = getattr(module, spec.identifier)
-        handler = as_handler(spec.name, function)
-        self.function, self.handler = function, handler
-        return handler
+        self.function, self.handler = load_handler(self.spec)
+        return self.handler
 
     async def call(self, ctx: ServerRequestContext[Any, Any], arguments: Any) -> dict[str, Any]:
         """Answer one tools/call; never raises (an escaping error would leak its text).

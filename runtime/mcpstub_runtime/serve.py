@@ -310,7 +310,7 @@ def _check(package: str) -> int:
     """Import each tool's handler and models as its first call would, and say what fails: a
     server that starts does not import them (start-up stays fast), so this is where a handler
     that cannot load shows before a client calls it. The exit code: 0 when every one loads."""
-    from .dispatch import as_handler
+    from .dispatch import load_handler
 
     tools = importlib.import_module(package).TOOLS
     failed: list[str] = []
@@ -323,13 +323,11 @@ def _check(package: str) -> int:
     for name, spec in tools.items():
         where = f"{package}/handlers/{spec.identifier}.py"
         try:
-            module = importlib.import_module(f"{package}.handlers.{spec.identifier}")
-            function = getattr(module, spec.identifier, None)
-            if function is None:
-                raise LookupError(f"it defines no function {spec.identifier!r}")
-            as_handler(name, function)
+            load_handler(spec)
             spec.input_model, spec.output_type, spec.forms  # noqa: B018 - the models import
-        except (Exception, SystemExit) as exc:  # what the first call would have logged
+        except BaseException as exc:  # what the first call would have logged (all but Ctrl-C)
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             failed.append(f"{where}: tool {name!r}: {_said(exc)}")
     for line in failed:
         print(line, file=sys.stderr)

@@ -37,6 +37,13 @@ BROKEN = {
     "no function": ("VALUE = 1\n", "it defines no function 'second'"),
     "a syntax error": ("async def second(args, ctx)\n    return 1\n", "SyntaxError"),
     "an error at import": ("raise RuntimeError('no database')\n", "RuntimeError: no database"),
+    "a BaseException at import": (
+        "class Boom(BaseException):\n    pass\n\n\nraise Boom('x')\n", "Boom: x"
+    ),
+    "an async generator": ("async def second(args, ctx):\n    yield 1\n", "is a generator"),
+    "a class": (
+        "class second:\n    def __init__(self, args, ctx):\n        pass\n", "is a class"
+    ),
     "an exit at import": ("import sys\n\nsys.exit(0)\n", "it exits the process on import (SystemExit: 0)"),
 }
 

@@ -860,3 +860,16 @@ def test_a_format_written_as_a_type_is_told_to_be_a_string_format(tmp_path: Path
     checked = check(tmp_path, f"tools:\n  - name: t\n    inputSchema: {schema}\n")
     [found] = [d for d in checked.diagnostics if d.code == "unknown-type"]
     assert found.hint == f"{written!r} is a format of strings: write type: string, format: {written.lower()}"
+
+
+def test_a_missing_key_cut_off_by_a_flow_comma_is_still_said(tmp_path: Path) -> None:
+    """`inputschema` here is text a comma cut, with no "did you mean": the missing key is said."""
+    checked = check(tmp_path, "tools: [{name: t, description: Gets the weather, inputschema}]\n")
+    assert "missing-key" in [d.code for d in checked.diagnostics], [d.format() for d in checked.diagnostics]
+
+
+@pytest.mark.parametrize("declared", ["[objet]", "[objet, strin]"])
+def test_a_misspelled_root_type_in_a_list_is_said_once(tmp_path: Path, declared: str) -> None:
+    checked = check(tmp_path, f"tools:\n  - name: t\n    inputSchema: {{type: {declared}}}\n")
+    assert "root-not-object" not in [d.code for d in checked.diagnostics]
+    assert "unknown-type" in [d.code for d in checked.diagnostics]

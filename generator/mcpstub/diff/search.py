@@ -20,6 +20,7 @@ from typing import Any
 
 from mcpstub.diff.facts import IPath, Reason
 from mcpstub.diff.semantics import CONTENT_PROBES, FORMAT_PROBES, Context, standalone
+from mcpstub.keywords import SUBSCHEMA_MAP
 from mcpstub.validate import schema_dialect
 
 JSON = Any
@@ -214,8 +215,7 @@ class Searcher:
         return _NOTHING
 
 
-# Keywords whose values are schemas, in a map or a list of them, or data (never schemas).
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+# Keywords whose values are data, never schemas.
 _DATA = frozenset({"const", "enum", "default", "examples"})
 
 
@@ -239,7 +239,7 @@ def drawable(root: JSON) -> JSON:
             key: walk(value, False)
             if key in _DATA
             else {k: walk(v, True) for k, v in value.items()}
-            if key in _SCHEMA_MAPS and isinstance(value, dict)
+            if key in SUBSCHEMA_MAP and isinstance(value, dict)
             else walk(value, True)
             for key, value in node.items()
         }
