@@ -19,7 +19,7 @@ from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.errortext import describe_path as _where
 from mcpstub.errortext import yaml_boolean_hint
 from mcpstub.ir import CLASS_SUFFIXES, elicitation_class, to_class_prefix
-from mcpstub.keywords import KNOWN_2020_12, missing_colon
+from mcpstub.keywords import FORMATS_2020_12, KNOWN_2020_12, format_as_type, missing_colon
 from mcpstub.load import Document, JsonPath
 
 # A check that yields its diagnostics and returns the choices it found (None: none, or wrong).
@@ -155,13 +155,19 @@ def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
         at = (*path, "type")
         said = f"type {kind!r}" if "type" in prop else "no type"
         nested = kind in ("object", "null") or (isinstance(kind, list))
+        hint = f"each property is {_SHAPES}"
+        if nested:
+            hint = "a requested schema is flat: no nested objects, no null, one type per property"
+        elif isinstance(kind, str) and (named := format_as_type(kind, FORMATS_2020_12)) is not None:
+            hint = f"{named!r} is a format of strings: write type: string, format: {named}"
+            if named not in FORMATS:
+                allowed = ", ".join(FORMATS)
+                hint = f"{named!r} is a format of strings, and MCP elicitation allows only {allowed}"
         yield error(
             CODE,
             f"{where}: {said} is not a primitive MCP elicitation allows",
             doc.loc(at) if "type" in prop else doc.key_loc(path),
-            "a requested schema is flat: no nested objects, no null, one type per property"
-            if nested
-            else f"each property is {_SHAPES}",
+            hint,
         )
         return
     for word in prop:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -153,12 +153,22 @@ def comma_hint(doc: Document, path: JsonPath, node: dict[str, Any]) -> str | Non
     return f'it has no value: a comma ends a value inside {{...}}; quote the text: {before}: "{text}"'
 
 
-# The formats JSON Schema defines: a `type` written as one means a string of that format.
-_FORMATS = frozenset(
-    {"date", "date-time", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4",
-     "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer",
+# The formats each dialect defines: a `type` written as one means a string of that format.
+FORMATS_DRAFT_07 = frozenset(
+    {"date", "date-time", "time", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6",
+     "uri", "uri-reference", "iri", "iri-reference", "uri-template", "json-pointer",
      "relative-json-pointer", "regex"}
 )  # fmt: skip
+FORMATS_2020_12 = FORMATS_DRAFT_07 | {"duration", "uuid"}
+# Names people write for a format, as the format is spelled.
+_FORMAT_ALIASES = {"datetime": "date-time", "date_time": "date-time", "timestamp": "date-time", "url": "uri"}
+
+
+def format_as_type(value: str, formats: Collection[str]) -> str | None:
+    """The format of `formats` a `type: <value>` means (`date`, `datetime`), if it means one."""
+    name = value.lower()
+    name = _FORMAT_ALIASES.get(name, name)
+    return name if name in formats else None
 
 
 def missing_colon(doc: Document, path: JsonPath, node: dict[str, Any], known: frozenset[str]) -> str | None:
@@ -242,9 +252,9 @@ def _unknown_hint(
     return _HINT_UNKNOWN
 
 
-def _type_hint(value: str) -> str:
-    if value.lower() in _FORMATS:
-        return f"{value!r} is a format of strings: write type: string, format: {value.lower()}"
+def _type_hint(value: str, draft07: bool) -> str:
+    if (format_name := format_as_type(value, FORMATS_DRAFT_07 if draft07 else FORMATS_2020_12)) is not None:
+        return f"{format_name!r} is a format of strings: write type: string, format: {format_name}"
     alias = _TYPE_ALIASES.get(value.lower())
     close = alias or _did_you_mean(value, JSON_TYPES)
     if close is not None:
@@ -300,7 +310,7 @@ def lint_schema(
                 elif key == "pattern" and isinstance(value, str):
                     found.patterns.append(value)
                 elif key == "type":
-                    _check_type(doc, (*where, key), value, found)
+                    _check_type(doc, (*where, key), value, found, draft07)
                 elif key == "required" and isinstance(value, list) and family is not None:
                     if id(family) not in families:
                         families[id(family)] = _property_names(family)
@@ -405,7 +415,7 @@ def _check_required(
         )
 
 
-def _check_type(doc: Document, where: JsonPath, value: Any, found: Lint) -> None:
+def _check_type(doc: Document, where: JsonPath, value: Any, found: Lint, draft07: bool) -> None:
     items = [(where, value)] if isinstance(value, str) else []
     if isinstance(value, list):
         items = [((*where, i), v) for i, v in enumerate(value) if isinstance(v, str)]
@@ -417,6 +427,6 @@ def _check_type(doc: Document, where: JsonPath, value: Any, found: Lint) -> None
                     "unknown-type",
                     f"{describe_path(where)}: {name!r} is not a JSON Schema type",
                     doc.loc(at),
-                    _type_hint(name),
+                    _type_hint(name, draft07),
                 )
             )

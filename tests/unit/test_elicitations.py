@@ -105,6 +105,21 @@ def test_a_form_mcp_refuses_is_a_located_error(tmp_path: Path, prop: dict[str, A
     assert any(where in d.message or (where == "no type" and "no type" in d.message) for d in problems)
 
 
+@pytest.mark.parametrize(
+    ("written", "hint"),
+    [("date", "write type: string, format: date"), ("DateTime", "write type: string, format: date-time"),
+     ("url", "write type: string, format: uri"),
+     ("uuid", "'uuid' is a format of strings, and MCP elicitation allows only email, uri, date, date-time")],
+)  # fmt: skip
+def test_a_format_written_as_a_type_in_a_requested_schema_is_told_what_to_write(
+    tmp_path: Path, written: str, hint: str
+) -> None:
+    checked = check(tmp_path, f"ask:\n  type: object\n  properties:\n    d: {{type: {written}}}\n")
+    [found] = checked.diagnostics
+    assert found.code == "elicitation-schema", found.format()
+    assert (found.hint or "").endswith(hint), found.format()
+
+
 def test_root_shape_keys_and_class_names_are_checked_all_at_once(tmp_path: Path) -> None:
     checked = check(
         tmp_path,

@@ -854,12 +854,31 @@ def test_a_mistake_is_said_once_where_it_is_written(tmp_path: Path) -> None:
     assert said == expected, [d.format() for d in checked.diagnostics]
 
 
-@pytest.mark.parametrize("written", ["date", "date-time", "email", "uuid", "URI"])
-def test_a_format_written_as_a_type_is_told_to_be_a_string_format(tmp_path: Path, written: str) -> None:
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [("date", "date"), ("date-time", "date-time"), ("email", "email"), ("uuid", "uuid"), ("URI", "uri"),
+     ("datetime", "date-time"), ("Timestamp", "date-time"), ("url", "uri")],
+)  # fmt: skip
+def test_a_format_written_as_a_type_is_told_to_be_a_string_format(
+    tmp_path: Path, written: str, meant: str
+) -> None:
     schema = f"{{type: object, properties: {{d: {{type: {written}}}}}}}"
     checked = check(tmp_path, f"tools:\n  - name: t\n    inputSchema: {schema}\n")
     [found] = [d for d in checked.diagnostics if d.code == "unknown-type"]
-    assert found.hint == f"{written!r} is a format of strings: write type: string, format: {written.lower()}"
+    assert found.hint == f"{meant!r} is a format of strings: write type: string, format: {meant}"
+
+
+@pytest.mark.parametrize(("written", "defined"), [("uuid", False), ("duration", False), ("date", True)])
+def test_a_draft_07_schema_is_pointed_only_at_the_formats_draft_07_defines(
+    tmp_path: Path, written: str, defined: bool
+) -> None:
+    schema = (
+        "{$schema: 'http://json-schema.org/draft-07/schema#', type: object,"
+        f" properties: {{d: {{type: {written}}}}}}}"
+    )
+    checked = check(tmp_path, f"tools:\n  - name: t\n    inputSchema: {schema}\n")
+    [found] = [d for d in checked.diagnostics if d.code == "unknown-type"]
+    assert ("is a format of strings" in (found.hint or "")) is defined, found.format()
 
 
 def test_a_missing_key_cut_off_by_a_flow_comma_is_still_said(tmp_path: Path) -> None:
