@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcpstub import __version__
-from mcpstub.diagnostics import Diagnostic, Location, has_errors
+from mcpstub.diagnostics import Diagnostic, Location, SourceError, has_errors
 from mcpstub.layout import CONTRACT_TESTS, SERVER_FILES, STAMP_FILE
 from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
@@ -240,7 +240,6 @@ def _renamed_handlers(out: Path, ours: dict[str, str]) -> dict[str, str]:
 
 def _tracked(path: Path) -> bool:
     """Whether git tracks `path` (so a move should be git's); False without git or a repository."""
-    from mcpstub.diff.command import SourceError  # noqa: PLC0415
     from mcpstub.sources import _git  # noqa: PLC0415
 
     try:
@@ -334,7 +333,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool) -> int | None:
     """Diff the toolset at `rev` with this one; an exit code when generation must stop."""
-    from mcpstub.diff.command import SourceError, load_side, options_from_config  # noqa: PLC0415
+    from mcpstub.diff.command import load_side, options_from_config  # noqa: PLC0415
     from mcpstub.diff.engine import diff_sides  # noqa: PLC0415
     from mcpstub.diff.report import RENDERERS  # noqa: PLC0415
     from mcpstub.sources import NotAtRevision, side_from_git  # noqa: PLC0415
@@ -585,7 +584,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             source = importer.read_listing_file(path, _shown(path))
     except LiveError as exc:
         raise UsageError(str(exc)) from None
-    except importer.SourceError as exc:
+    except SourceError as exc:
         _report([importer.refuse(str(exc), exc.location or Location(str(args.source), 1, 1))])
         return EXIT_INVALID
     text = importer.toolset_text(source, extract_defs=args.extract_defs, schema_uri=_schema_uri())

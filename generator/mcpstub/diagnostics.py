@@ -28,6 +28,15 @@ class Location:
     col: int
 
 
+class SourceError(Exception):
+    """A source (a toolset to diff, a listing to import, a revision) that cannot be read or is not
+    what it should be; `location` points into it when it is a file."""
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        super().__init__(message)
+        self.location = location
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """One problem, with what is wrong, where, and how to fix it."""

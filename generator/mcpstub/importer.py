@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcpstub.diagnostics import Diagnostic, Location, error, warning
+from mcpstub.diagnostics import Diagnostic, Location, SourceError, error, warning
 from mcpstub.ir import CLASS_SUFFIXES, SERVER_INFO_KEYS, to_class_prefix
 from mcpstub.load import read_text
 from mcpstub.pointers import escape
@@ -35,14 +35,6 @@ _MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSch
 _PINNED = frozenset({"$ref", "$dynamicRef", "$recursiveRef", "$id", "$anchor", "$dynamicAnchor", "$schema"})
 # Subschemas shorter than this (canonical JSON) are not worth a shared definition.
 MIN_SHARED_SIZE = 60
-
-
-class SourceError(Exception):
-    """A source that is not a tool listing; `location` points into it when it is a file."""
-
-    def __init__(self, message: str, location: Location | None = None) -> None:
-        super().__init__(message)
-        self.location = location
 
 
 @dataclass(frozen=True)

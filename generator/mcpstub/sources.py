@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mcpstub.diagnostics import Diagnostic, Location
-from mcpstub.diff.command import SourceError, load_side
+from mcpstub.diagnostics import Diagnostic, Location, SourceError
+from mcpstub.diff.command import load_side
 from mcpstub.diff.model import Side
 from mcpstub.document import Document, JsonPath
 from mcpstub.load import load_document

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mcpstub.diagnostics import SourceError
 from mcpstub.diff.engine import diff_sides
 from mcpstub.diff.model import SEVERITIES, DiffOptions, Ignore, Side, severity_rank
 from mcpstub.diff.report import RENDERERS
@@ -17,10 +18,6 @@ from mcpstub.policy import Policy
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 CONFIG_KEYS = ("fail-on", "ignore", "version-check", "open-objects")
-
-
-class SourceError(Exception):
-    """A source that cannot be read or is not a valid toolset (exit 2)."""
 
 
 def load_side(spec: str, shown: str | None = None, policy: Policy | None = None) -> Side:
