@@ -393,7 +393,7 @@ class _Reading:
             if key is None:
                 continue
             if indent < column and closer is None:
-                if self._previous(n) != m or _DASH.match(text):
+                if self._previous(n) != self._flow_end(m) or _DASH.match(text):
                     return None  # the key has lines of its own below it: this line is misplaced
                 closer = (m, key["key"], indent)
             elif closer is not None and key.start("key") == column:
@@ -408,6 +408,14 @@ class _Reading:
             elif closer is not None and indent < closer[2]:
                 return None
         return None
+
+    def _flow_end(self, m: int) -> int:
+        """The line a `[...]` or `{...}` opened on line `m` closes on (`m` when none stays open)."""
+        end, text = m, self.line(m)
+        while _unclosed_bracket(text) is not None and end + 1 < len(self.lines):
+            end += 1
+            text += "\n" + self.line(end)
+        return end
 
     def _in_block_scalar(self, n: int, column: int) -> Explained | None:
         """Line `n` dedented inside a `|` or `>` block of text: less than the block's first line,

@@ -144,6 +144,13 @@ CASES += [
         "lines up with 'properties' on line 7, but 'required' on line 9, indented less, ended that mapping",
         "indent line 9 6 spaces, as 'properties', if 'required' belongs in that mapping",
     ),
+    (  # the same, its flow value on two lines (and a comment after it)
+        "    inputSchema:\n      type: object\n      properties:\n        a: {type: string}\n"
+        "    required: [a,\n        b]\n    # then\n      additionalProperties: false\n",
+        (12, 7),
+        "lines up with 'properties' on line 7, but 'required' on line 9, indented less, ended that mapping",
+        "indent line 9 6 spaces, as 'properties', if 'required' belongs in that mapping",
+    ),
     (  # an entry meant for an earlier list, after the mapping went on
         "    inputSchema:\n      required:\n      - a\n      properties:\n"
         "        a: {type: string}\n      - b\n",
