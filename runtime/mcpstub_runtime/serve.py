@@ -323,8 +323,9 @@ def _check(package: str) -> int:
     for name, spec in tools.items():
         where = f"{package}/handlers/{spec.identifier}.py"
         try:
-            load_handler(spec)
-            spec.input_model, spec.output_type, spec.forms  # noqa: B018 - the models import
+            with _told_if_slow(f"{where}: tool {name!r}"):
+                load_handler(spec)
+                spec.input_model, spec.output_type, spec.forms  # noqa: B018 - the models import
         except BaseException as exc:  # what the first call would have logged (all but Ctrl-C)
             if isinstance(exc, KeyboardInterrupt):
                 raise
@@ -337,6 +338,33 @@ def _check(package: str) -> int:
         return 1
     print(f"{count}: every handler loads and takes (args, ctx)", file=sys.stderr)
     return 0
+
+
+# `--check` says which handler it is still importing after this many seconds, then after twice as
+# many, and so on: a handler whose import waits on the network names itself (nothing is cut off).
+SLOW_IMPORT_SECONDS = 10.0
+
+
+@contextlib.contextmanager
+def _told_if_slow(what: str) -> Iterator[None]:
+    import threading
+
+    done = threading.Event()
+
+    def watch() -> None:
+        waited, wait = 0.0, SLOW_IMPORT_SECONDS
+        while not done.wait(wait):
+            waited += wait
+            print(f"{what}: still importing after {waited:g} s (Ctrl-C stops)", file=sys.stderr, flush=True)
+            wait = waited
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
 
 
 def _said(exc: BaseException) -> str:

@@ -115,3 +115,18 @@ def test_check_takes_no_serving_option(
 ) -> None:
     code, err = check_here(root, capsys, *option)
     assert code == 2 and f"--check serves nothing: {option[0]} cannot go with it" in err
+
+
+def test_a_handler_slow_to_import_is_named_while_check_waits(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import that waits (on a network, say) names its handler after 0.1 s, then after twice
+    as long, and so on; the check still waits for it and says how it went."""
+    monkeypatch.setattr("mcpstub_runtime.serve.SLOW_IMPORT_SECONDS", 0.1)
+    slow = "import time\n\ntime.sleep(0.5)\n\n\nasync def third(args, ctx):\n    return 'x'\n"
+    (root / PACKAGE / "handlers" / "third.py").write_text(slow, "utf-8")
+    code, err = check_here(root, capsys)
+    said = [line for line in err.splitlines() if "still importing" in line]
+    where = f"{PACKAGE}/handlers/third.py: tool 'third': still importing after"
+    assert said == [f"{where} {t} s (Ctrl-C stops)" for t in ("0.1", "0.2", "0.4")], err
+    assert code == 0 and "3 tools: every handler loads" in err
