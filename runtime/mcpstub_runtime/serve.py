@@ -201,8 +201,9 @@ def _ctrl_c_ignored() -> Iterator[None]:
 
 
 def _exit_cleanly(signum: int, frame: object) -> None:
-    # Before uvicorn serves, or once it has stopped gracefully: nothing is left to finish, and
-    # leaving at once means a stop cannot land half-way through setting up the event loop.
+    # Over HTTP, before uvicorn serves, or once it has stopped gracefully: nothing is left to
+    # finish, and leaving at once means a stop cannot land half-way through setting up the event
+    # loop. Over stdio, a stop asked for by the one user of the server.
     sys.stderr.flush()
     os._exit(0)
 
@@ -397,9 +398,16 @@ def main(package: str, argv: list[str] | None = None) -> None:
     # Logs go to stderr: on stdio, stdout carries the protocol.
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     if args.http is None:
-        try:
-            anyio.run(_serve_stdio, importlib.import_module(package).create_server())
-        except KeyboardInterrupt:  # Ctrl-C: a stop asked for, not a failure
-            return
+        # Ctrl-C ends the process at once: the SDK reads standard input in a thread that only
+        # its end (Ctrl-D) would free, so a cancelled server would wait for it.
+        signal.signal(signal.SIGINT, _exit_cleanly)
+        if sys.stdin is not None and sys.stdin.isatty():
+            print(
+                f"serving MCP over stdio: {package} is meant to be started by an MCP client, which "
+                "talks to it on standard input and output (--http HOST:PORT serves HTTP); Ctrl-C stops it",
+                file=sys.stderr,
+                flush=True,
+            )
+        anyio.run(_serve_stdio, importlib.import_module(package).create_server())
     else:
         _serve_http(package, parser, args)

@@ -9,6 +9,7 @@ import contextlib
 import itertools
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -470,12 +471,44 @@ def test_ctrl_c_stops_a_stdio_server_cleanly(root: Path) -> None:
         process.stdin.flush()
         assert json.loads(process.stdout.readline())["id"] == 1  # serving
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=30)
-        assert process.returncode == 0 and b"Traceback" not in err, err.decode()[-4000:]
+        # Standard input stays open, as a terminal's does: the server stops without its end.
+        code = process.wait(timeout=10)
+        process.stdin.close()
+        err = process.stderr.read() if process.stderr is not None else b""
+        assert code == 0 and b"Traceback" not in err, err.decode()[-4000:]
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_a_stdio_server_in_a_terminal_says_what_it_is_and_stops_on_ctrl_c(root: Path) -> None:
+    """Run by hand in a terminal, it says it waits for an MCP client; Ctrl-C typed there ends it."""
+    import pty  # noqa: PLC0415 - POSIX only
+
+    pid, terminal = pty.fork()
+    if pid == 0:  # the child: the server, its standard streams the terminal
+        os.chdir(root)
+        os.execve(sys.executable, [sys.executable, "-m", PACKAGE], _env(root))
+    said = b""
+    try:
+        deadline = time.monotonic() + 30
+        while b"Ctrl-C stops it" not in said and time.monotonic() < deadline:
+            if select.select([terminal], [], [], 0.1)[0]:
+                with contextlib.suppress(OSError):
+                    said += os.read(terminal, 4096)
+        assert b"is meant to be started by an MCP client" in said, said
+        os.write(terminal, b"\x03")  # Ctrl-C, as typed
+        deadline = time.monotonic() + 10
+        while (ended := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ended[0] == pid, "still running 10 s after Ctrl-C"
+        assert os.waitstatus_to_exitcode(ended[1]) == 0
+    finally:
+        with contextlib.suppress(ChildProcessError, ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(terminal)
 
 
 # -- create_app inside a larger app, under uvicorn ----------------------------------------------
