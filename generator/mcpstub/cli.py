@@ -76,7 +76,11 @@ def _config(start: Path) -> tuple[dict[str, Any], Path]:
             known = {"toolset", "out", "emit_tests", "client_only", "diff", "cache_dir", *_POLICY_KEYS}
             unknown = sorted(set(section) - known)
             if unknown:
-                raise UsageError(f"{candidate}: unknown key(s) in [tool.mcpstub]: {', '.join(unknown)}")
+                import difflib  # noqa: PLC0415 - only for the message
+
+                close = [(k, difflib.get_close_matches(k, sorted(known), n=1)) for k in unknown]
+                said = ", ".join(f"{k} (did you mean {m[0]}?)" if m else k for k, m in close)
+                raise UsageError(f"{candidate}: unknown key(s) in [tool.mcpstub]: {said}")
             return section, folder
     return {}, start
 
@@ -543,7 +547,7 @@ def cmd_init(args: argparse.Namespace) -> int:
         raise UsageError(f"folder {_shown(target.parent)} does not exist")
     text = resource_path("schemas", "examples/starter.yaml").read_text("utf-8")
     # Point editors at the format's schema as installed with this mcpstub.
-    schema = _schema_uri()
+    schema = _schema_uri(target)
     first, _, rest = text.partition("\n")
     if first.startswith("# yaml-language-server: $schema="):
         text = f"# yaml-language-server: $schema={schema}\n{rest}"
@@ -553,9 +557,19 @@ def cmd_init(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _schema_uri() -> str:
-    """The format's schema as installed with this mcpstub, for the editor line of a toolset."""
-    return resource_path("schemas", "toolset.schema.json").resolve().as_uri()
+def _schema_uri(toolset: Path) -> str:
+    """The format's schema as installed with this mcpstub, for the editor line of `toolset`: a
+    path from the toolset's folder where the schema is inside its project (a virtual environment
+    there), which holds in every checkout set up the same way; else this machine's file URI."""
+    schema = resource_path("schemas", "toolset.schema.json").resolve()
+    folder = toolset.resolve().parent
+    project = next(
+        (f for f in (folder, *folder.parents) if (f / "pyproject.toml").is_file() or (f / ".git").exists()),
+        folder,
+    )
+    if schema.is_relative_to(project):
+        return Path(os.path.relpath(schema, folder)).as_posix()
+    return schema.as_uri()
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -587,7 +601,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     except SourceError as exc:
         _report([importer.refuse(str(exc), exc.location or Location(str(args.source), 1, 1))])
         return EXIT_INVALID
-    text = importer.toolset_text(source, extract_defs=args.extract_defs, schema_uri=_schema_uri())
+    text = importer.toolset_text(source, extract_defs=args.extract_defs, schema_uri=_schema_uri(target))
     tmp = target.with_name(f".{target.name}.mcpstub-tmp")
     tmp.write_text(text, "utf-8", newline="\n")
     os.replace(tmp, target)

@@ -516,3 +516,38 @@ def test_a_header_that_is_not_one_line_of_name_and_value_is_refused(header: str)
     with pytest.raises(LiveError, match="write it as 'Name: value', on one line"):
         request_headers([header])
     assert request_headers([" X-Api :  v "]) == {"X-Api": "v"}
+
+
+def test_init_points_editors_at_the_schema_by_a_path_that_holds_in_every_checkout(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inside the project (a virtual environment there) the editor line is a relative path;
+    outside it, this machine's file URI: never an absolute path where a relative one holds."""
+    from mcpstub import cli  # noqa: PLC0415
+
+    (in_tmp / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    installed = in_tmp / ".venv" / "site" / "mcpstub" / "schemas" / "toolset.schema.json"
+    installed.parent.mkdir(parents=True)
+    installed.write_text("{}")
+    real = cli.resource_path
+    monkeypatch.setattr(
+        cli, "resource_path", lambda *parts: installed if parts[-1] == "toolset.schema.json" else real(*parts)
+    )
+    (in_tmp / "spec").mkdir()
+    assert main(["init", "spec"]) == 0
+    first = (in_tmp / "spec" / "tools.yaml").read_text().splitlines()[0]
+    assert first == "# yaml-language-server: $schema=../.venv/site/mcpstub/schemas/toolset.schema.json"
+    (in_tmp / "pyproject.toml").unlink()
+    assert main(["init", "spec/other.yaml"]) == 0
+    first = (in_tmp / "spec" / "other.yaml").read_text().splitlines()[0]
+    assert first == f"# yaml-language-server: $schema={installed.resolve().as_uri()}"
+
+
+def test_a_misspelled_config_key_is_told_the_key_it_resembles(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "pyproject.toml").write_text("[tool.mcpstub]\nemit_test = true\nzzz = 1\n")
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    assert main(["validate"]) == 2
+    said = "unknown key(s) in [tool.mcpstub]: emit_test (did you mean emit_tests?), zzz"
+    assert said in capsys.readouterr().err
