@@ -12,6 +12,8 @@ JSON text that YAML would read as exactly the same data, without a diagnostic, t
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -87,8 +89,11 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
             if spans:
                 _keep(_JsonRead(doc, source, spans))
             return doc, []
+        # A `.json` file YAML reads (a trailing comma, a comment) but JSON does not; where YAML
+        # does not read it either, its explanation is said.
+        wrong = _not_json(file, source) if doc.path.suffix.lower() == ".json" else None
         try:
-            if session.current() is not None and fast:  # a session: perhaps one tool's lines changed
+            if session.current() is not None and fast and wrong is None:  # perhaps one tool's lines changed
                 again = _reread(doc, text)
                 if again is not None:
                     doc._lazy = True
@@ -96,6 +101,8 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
                     return doc, []
             tools = _ToolLines() if session.current() is not None else None
             built = _build(doc, text, tools)
+            if built is not None and wrong is not None:
+                raise _LoadFailed(wrong)
             if built is not None:
                 doc.data, doc._lazy = built[0], True
                 if tools is not None and not built[1]:
@@ -105,6 +112,8 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
         except yaml.YAMLError as exc:
             failed = _surrogate_error(doc, text, exc) or _yaml_error(file, text, exc, _editor_place(doc))
             raise _LoadFailed(failed) from None
+        if wrong is not None:
+            raise _LoadFailed(wrong)
         if node is None or (isinstance(node, yaml.ScalarNode) and node.value == "" and not node.style):
             raise _LoadFailed(error("empty-file", "file holds no document", Location(file, 1, 1)))
         if aliased:  # without aliases, nothing is reused and the nesting is already bounded
@@ -117,6 +126,36 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
         return doc, [failed.diagnostic]
     except RecursionError:
         return doc, [error("yaml-too-deep", "document nests too deeply", Location(file, 1, 1))]
+
+
+def _not_json(file: str, text: str) -> Diagnostic | None:
+    """Where a `.json` file is not JSON, which YAML would read all the same (a trailing comma, a
+    `/* comment */` taken for a key): what is wrong there, and how to mend it."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        at, message = exc.pos, f"invalid JSON: {exc.msg}"
+        after, last = text[at : at + 1], text[:at].rstrip()[-1:]
+        hint = "a file named .json is read as JSON; name it .yaml to write YAML"
+        if last == "," and after in "}]" and after:
+            at = len(text[:at].rstrip()) - 1
+            ends = "object" if after == "}" else "array"
+            message = f"invalid JSON: a comma before the '{after}' that ends the {ends}"
+            hint = "JSON allows no comma after the last item: remove it"
+        elif text.startswith(("//", "/*"), exc.pos) or (after == "#" and exc.pos > 0):
+            hint = "JSON has no comments: remove it, or write the toolset as YAML (.yaml), where # starts one"
+        elif after == "'":
+            hint = 'JSON strings are in double quotes: "..."'
+        before = text[:at]
+        line = len(_LINE_BREAK.findall(before)) + 1
+        col = at - max((m.end() for m in _LINE_BREAK.finditer(before)), default=0) + 1
+        return error("json-syntax", message, Location(file, line, col), hint)
+    except (RecursionError, ValueError):  # too deep, too many digits: the YAML path says so
+        return None
+    return None
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _editor_place(doc: Document) -> Callable[[int, int], tuple[int, int]]:

@@ -65,6 +65,35 @@ def test_json_is_yaml() -> None:
     assert data == {"mcpstub": 1, "tools": [{"name": "x", "n": 100.0, "s": "no"}]}
 
 
+@pytest.mark.parametrize(
+    ("text", "where", "message", "hint"),
+    [
+        ('{"a": 1,}', (1, 8), "a comma before the '}' that ends the object", "no comma after the last item"),
+        ('{"a": [1, 2,\r\n  ]}', (1, 12), "a comma before the ']' that ends the array", "no comma after"),
+        ('{"a": 1,\r /* why */ "b": 2}', (2, 2), "Expecting property name", "JSON has no comments"),
+        ('{"a": 1}  # why\n', (1, 11), "Extra data", "JSON has no comments"),
+        ("{'a': 1}", (1, 2), "Expecting property name", "JSON strings are in double quotes"),
+        ("a: 1\n", (1, 1), "Expecting value", "name it .yaml to write YAML"),
+        ("[1, 2, ]", (1, 6), "a comma before the ']' that ends the array", "no comma after"),
+    ],
+)
+def test_a_json_file_must_be_json_not_only_yaml_alike(
+    tmp_path: Path, text: str, where: tuple[int, int], message: str, hint: str
+) -> None:
+    """YAML reads each of these (a trailing comma, a comment, single quotes) as the JSON meant, or
+    as other data: a file named .json is told where it is not JSON. (Where YAML cannot read it
+    either, its explanation is said: the YAML hint tests.)"""
+    path = tmp_path / "tools.json"
+    path.write_bytes(text.encode())
+    _, diagnostics = load_document(path, "tools.json")
+    [found] = diagnostics
+    assert (found.code, (found.location.line, found.location.col)) == ("json-syntax", where), found.format()
+    assert message in found.message and hint in (found.hint or ""), found.format()
+    yaml_named = tmp_path / "tools.yaml"
+    yaml_named.write_bytes(text.encode())
+    assert all(d.code != "json-syntax" for d in load_document(yaml_named, "tools.yaml")[1])
+
+
 def test_locations_of_values_and_keys() -> None:
     _, _, doc = parse("mcpstub: 1\ntools:\n  - name: greet\n    inputSchema: {type: object}\n")
     assert doc.loc(("tools", 0, "name")) == Location("tools.yaml", 3, 11)
