@@ -4,8 +4,9 @@
 `properties`/`$defs`, not `const`/`enum`/`default`/`examples` values, not the values of unknown
 keywords). A keyword unknown to the dialect is a located warning with a hint: a close keyword
 ("did you mean"), a property indented one level too shallow, or the YAML flow-map trap (a comma
-in `{description: a, b}` ends the text and makes `b` a key). A `type` that names no JSON type is
-an error. Keywords starting with `x-` and configured vendor keywords are allowed. The same walk
+in `{description: a, b}` ends the text and makes `b` a key); one that misspells a constraint,
+with a value the constraint takes (`requried: [a]`), is an error, as is a `type` that names no
+JSON type. Keywords starting with `x-` and configured vendor keywords are allowed. The same walk
 collects every regular expression, so the caller checks them without walking again.
 The `SUBSCHEMA_*` tables say where a schema holds subschemas, for every walk of a schema tree.
 """
@@ -335,6 +336,19 @@ def lint_schema(
                         f"write {colon}",
                     )
                 )
+            elif not (key.startswith("x-") or key in vendor) and (
+                meant := _misspelled(key, value, known)
+            ):
+                found.diagnostics.append(
+                    error(
+                        "misspelled-keyword",
+                        f"{key!r} in {describe_path(where)} is not a {_dialect_name(known)} keyword: the"
+                        f" {meant!r} it misspells is not applied, so the schema checks less than it says",
+                        doc.key_loc((*where, key)),
+                        f"write {meant!r}; a keyword of your own starts with 'x-' (or is listed in"
+                        " vendor_keywords)",
+                    )
+                )
             elif not (key.startswith("x-") or key in vendor):
                 found.diagnostics.append(
                     warning(
@@ -345,6 +359,32 @@ def lint_schema(
                     )
                 )
     return found
+
+
+# Keywords that say what an instance may be: one misspelled drops a check (an annotation does not).
+_CONSTRAINTS = frozenset(
+    {"type", "enum", "const", "properties", "required", "additionalProperties", "patternProperties",
+     "propertyNames", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas",
+     "dependencies", "items", "prefixItems", "additionalItems", "contains", "minContains",
+     "maxContains", "minItems", "maxItems", "uniqueItems", "minLength", "maxLength", "pattern",
+     "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "allOf",
+     "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "unevaluatedProperties",
+     "unevaluatedItems"}
+)  # fmt: skip
+
+
+def _misspelled(key: str, value: Any, known: frozenset[str]) -> str | None:
+    """The constraint `key` misspells (`requried`, `MaxLength`), when `value` is one it takes:
+    spelled so, the constraint is not applied. Not a word for it (`min`, `example`), which a
+    schema may well hold as its own annotation, nor the other dialect's keyword."""
+    other = KNOWN_2020_12 if known is KNOWN_DRAFT_07 else KNOWN_DRAFT_07
+    meant = _did_you_mean(key, known)
+    if meant is None or meant not in _CONSTRAINTS or key in other or _KEYWORD_ALIASES.get(_folded(key)):
+        return None
+    import jsonschema_rs  # noqa: PLC0415 - only for a keyword no dialect knows
+
+    dialect = {"$schema": "http://json-schema.org/draft-07/schema#"} if known is KNOWN_DRAFT_07 else {}
+    return meant if jsonschema_rs.meta.is_valid({**dialect, meant: value}) else None
 
 
 def _definition_default(doc: Document, where: JsonPath, value: Any) -> Diagnostic:

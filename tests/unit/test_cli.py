@@ -48,7 +48,7 @@ def test_validate_ok_exit_0(in_tmp: Path, capsys: pytest.CaptureFixture[str]) ->
     ("schema", "code"),
     [
         ("{type: object}", 0),  # nothing to warn about: ok either way
-        ("{type: object, additionalProperites: false}", 1),  # a misspelled keyword: a warning
+        ("{type: object, descripton: x}", 1),  # a misspelled annotation: a warning
         ("{type: object, properties: {n: {type: integer, default: x}}}", 1),  # an invalid default
         ("{type: objcet}", 1),  # an error fails either way
     ],

@@ -25,7 +25,9 @@ def seen(checked: Checked) -> list[tuple[str, str, int, int, str | None]]:
     return [(d.severity.value, d.code, d.location.line, d.location.col, d.hint) for d in checked.diagnostics]
 
 
-def test_misspelt_keywords_warn_with_did_you_mean(tmp_path: Path) -> None:
+def test_a_misspelt_constraint_is_an_error_and_a_misspelt_annotation_a_warning(tmp_path: Path) -> None:
+    """Spelled so, `minLength` and `required` are not applied: the schema checks less than it
+    says. A misspelt description changes nothing that is checked."""
     checked = check(
         tmp_path,
         """\
@@ -34,16 +36,37 @@ def test_misspelt_keywords_warn_with_did_you_mean(tmp_path: Path) -> None:
             inputSchema:
               type: object
               properties:
-                path: {type: string, minLenght: 1}
+                path: {type: string, minLenght: 1, descripton: x}
               requried: [path]
         """,
     )
-    assert checked.ok  # warnings do not block
+    assert not checked.ok
+    mend = "; a keyword of your own starts with 'x-' (or is listed in vendor_keywords)"
     assert seen(checked) == [
-        ("warning", "unknown-keyword", 8, 30, "did you mean 'minLength'?"),
-        ("warning", "unknown-keyword", 9, 7, "did you mean 'required'?"),
+        ("error", "misspelled-keyword", 8, 30, "write 'minLength'" + mend),
+        ("warning", "unknown-keyword", 8, 44, "did you mean 'description'?"),
+        ("error", "misspelled-keyword", 9, 7, "write 'required'" + mend),
     ]
-    assert "'requried' in tools[0].inputSchema" in checked.diagnostics[1].message
+    assert "'requried' in tools[0].inputSchema is not a 2020-12 keyword" in checked.diagnostics[2].message
+
+
+@pytest.mark.parametrize(
+    ("written", "code"),
+    [
+        ("minLenght: 1", "misspelled-keyword"),
+        ("minLenght: x", "unknown-keyword"),  # not a value minLength takes
+        ("min: 1", "unknown-keyword"),  # another word for it, perhaps an annotation of the schema's own
+        ("choices: [a]", "unknown-keyword"),
+        ("additionalItems: false", "unknown-keyword"),  # the other dialect's: said as such
+        ("x-minLenght: 1", None),
+    ],
+)
+def test_only_a_misspelling_with_a_value_the_constraint_takes_is_an_error(
+    tmp_path: Path, written: str, code: str | None
+) -> None:
+    checked = check(tmp_path, f"tools:\n  - name: a\n    inputSchema: {{type: object, {written}}}\n")
+    said = [d.format() for d in checked.diagnostics]
+    assert [d.code for d in checked.diagnostics] == ([code] if code else []), said
 
 
 def test_property_indented_too_shallow(tmp_path: Path) -> None:
@@ -158,14 +181,13 @@ def test_schema_positions_are_all_walked(tmp_path: Path) -> None:
               properties: {r: {type: string, minLenght: 1}}
         """,
     )
-    assert checked.ok
-    assert [(d.location.line, d.hint) for d in checked.diagnostics] == [
-        (4, "did you mean 'minLength'?"),
-        (10, "did you mean 'maxLength'?"),
-        (11, "did you mean 'pattern'?"),
-        (12, "did you mean 'format'?"),
-        (13, "did you mean 'const'?"),
-        (16, "did you mean 'minLength'?"),
+    assert [(d.location.line, d.code, (d.hint or "").split(";")[0]) for d in checked.diagnostics] == [
+        (4, "misspelled-keyword", "write 'minLength'"),
+        (10, "misspelled-keyword", "write 'maxLength'"),
+        (11, "misspelled-keyword", "write 'pattern'"),
+        (12, "misspelled-keyword", "write 'format'"),
+        (13, "misspelled-keyword", "write 'const'"),
+        (16, "misspelled-keyword", "write 'minLength'"),
     ]
 
 
@@ -228,7 +250,7 @@ def test_vendor_keywords_from_pyproject(
 
 
 def test_referenced_files_are_linted_in_their_own_file(tmp_path: Path) -> None:
-    (tmp_path / "common.yaml").write_text("$defs:\n  A: {type: string, maxLenght: 3}\n", "utf-8")
+    (tmp_path / "common.yaml").write_text("$defs:\n  A: {type: string, descripton: x}\n", "utf-8")
     checked = check(
         tmp_path,
         """\
@@ -262,7 +284,11 @@ def test_referenced_files_are_linted_in_their_own_file(tmp_path: Path) -> None:
 def test_other_spellings_of_a_keyword_are_named(tmp_path: Path, written: str, meant: str) -> None:
     checked = check(tmp_path, f"tools:\n  - name: a\n    inputSchema: {{type: object, {written}: 1}}\n")
     [d] = checked.diagnostics
-    assert (d.code, d.hint) == ("unknown-keyword", f"did you mean {meant!r}?")
+    if d.code == "misspelled-keyword":  # a constraint, given a value it takes: see above
+        mend = "; a keyword of your own starts with 'x-' (or is listed in vendor_keywords)"
+        assert (written, d.hint) == ("Min-Length", f"write {meant!r}{mend}")
+    else:
+        assert (d.code, d.hint) == ("unknown-keyword", f"did you mean {meant!r}?")
 
 
 def test_optional_says_how_properties_become_optional(tmp_path: Path) -> None:

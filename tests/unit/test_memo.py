@@ -257,7 +257,7 @@ def test_a_tool_with_a_warning_warns_on_every_run(tmp_path: Path) -> None:
         "tools": [
             {
                 "name": "a",
-                "inputSchema": {"type": "object", "properties": {"p": {"type": "string", "minLenght": 1}}},
+                "inputSchema": {"type": "object", "properties": {"p": {"type": "string", "descripton": "x"}}},
             },
             {"name": "b", "inputSchema": {"type": "object"}},
         ],
