@@ -216,13 +216,36 @@ def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath,
     if not isinstance(parent, dict):
         return None
     if value is None:
-        return comma_hint(doc, (*at, *path), parent)
+        return comma_hint(doc, (*at, *path), parent) or _nothing_under(doc, (*at, *path))
+    if isinstance(value, (str, int, float, list)) and len(path) >= 2 and path[-2] in SUBSCHEMA_MAP:
+        if key in KNOWN_2020_12 | KNOWN_DRAFT_07:
+            return (
+                f"here {key!r} names a property, not a keyword: if it belongs to the property above"
+                " it, indent it under that property"
+            )
     if key == "required" and isinstance(value, bool):
         return "`required: true` on a property is draft-03: list the name in its object's `required`"
     if key in {"exclusiveMinimum", "exclusiveMaximum"} and isinstance(value, bool):
         bound = "minimum" if key == "exclusiveMinimum" else "maximum"
         return f"a boolean {key} is draft-04: write the excluded bound itself, `{key}: N`, without `{bound}`"
     return None
+
+
+def _nothing_under(doc: Document, path: JsonPath) -> str:
+    """The hint for a key written with nothing after it (`a:`): the lines below it, where they
+    stand at its own indentation and start with a keyword, were meant to be under it."""
+    key = doc.key_loc(path)
+    lines = doc.text.splitlines()
+    below = next(
+        (line for line in lines[key.line :] if line.strip() and not line.lstrip().startswith("#")), ""
+    )
+    word = below.lstrip(" ").split(":", 1)[0].strip("\"'")
+    if len(below) - len(below.lstrip(" ")) == key.col - 1 and word in KNOWN_2020_12 | KNOWN_DRAFT_07:
+        return (
+            f"nothing is indented under {str(path[-1])!r}: indent the lines below it 2 more spaces"
+            " to make them its schema"
+        )
+    return "write its schema after it (`{type: string}`, say), or {} for any value"
 
 
 def _unknown_hint(

@@ -284,9 +284,12 @@ def _meta_errors(
         where = (*path, *err.absolute_path)
         if _said(lint, where):
             continue
+        said = err.message
+        if err.instance is None and err.validator == "type":  # `a:` with nothing after it
+            said = "it has no value (null), where a schema (a mapping, or true or false) belongs"
         yield error(
             "invalid-schema",
-            f"{describe_path(where)} is not a valid {dialect} schema: {err.message}",
+            f"{describe_path(where)} is not a valid {dialect} schema: {said}",
             doc.loc(where),
             invalid_value_hint(doc, path, schema, tuple(err.absolute_path), err.instance),
         )

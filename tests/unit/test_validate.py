@@ -892,3 +892,23 @@ def test_a_misspelled_root_type_in_a_list_is_said_once(tmp_path: Path, declared:
     checked = check(tmp_path, f"tools:\n  - name: t\n    inputSchema: {{type: {declared}}}\n")
     assert "root-not-object" not in [d.code for d in checked.diagnostics]
     assert "unknown-type" in [d.code for d in checked.diagnostics]
+
+
+def test_a_property_with_nothing_under_it_is_told_where_its_lines_went(tmp_path: Path) -> None:
+    """`a:` with its keywords at its own indentation: `a` has no value and `type` became a
+    property; each is said as such, with the mend. `b:` before a sibling gets no such hint."""
+    checked = check(
+        tmp_path,
+        "tools:\n  - name: t\n    inputSchema:\n      type: object\n      properties:\n"
+        "        a:\n        type: string\n        b:\n        c: {type: integer}\n",
+    )
+    said = [(d.location.line, d.message.split(": ", 1)[1], d.hint) for d in checked.diagnostics]
+    assert said == [
+        (8, "it has no value (null), where a schema (a mapping, or true or false) belongs",
+         "nothing is indented under 'a': indent the lines below it 2 more spaces to make them its schema"),
+        (9, "'string' is not of type 'object', 'boolean'",
+         "here 'type' names a property, not a keyword: if it belongs to the property above it, indent it"
+         " under that property"),
+        (10, "it has no value (null), where a schema (a mapping, or true or false) belongs",
+         "write its schema after it (`{type: string}`, say), or {} for any value"),
+    ], [d.format() for d in checked.diagnostics]  # fmt: skip
