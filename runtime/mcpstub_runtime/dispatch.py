@@ -16,6 +16,7 @@ import asyncio
 import importlib
 import inspect
 import logging
+import os
 import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Iterator, Mapping
@@ -119,6 +120,27 @@ def load_handler(spec: ToolSpec) -> tuple[object, Handler]:
     if function is None:
         raise LookupError(f"it defines no function {spec.identifier!r}")
     return function, as_handler(spec.name, function)
+
+
+def load_failure(exc: BaseException) -> str:
+    """Why a handler (or the models) did not load, on one line: the error, and where in the code
+    of the package or its imports it was raised (not the import machinery's frames)."""
+    import traceback
+
+    if isinstance(exc, SystemExit):
+        return f"it exits the process on import (SystemExit: {exc.code!r})"
+    said = "".join(traceback.format_exception_only(exc)).strip().replace("\n", "\n    ")
+    if isinstance(exc, SyntaxError):  # its place is in its text
+        return said
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if "importlib" not in f.filename and not f.filename.startswith(_RUNTIME_FOLDER)
+    ]
+    return f"{said} (at {frames[-1].filename}:{frames[-1].lineno})" if frames else said
+
+
+_RUNTIME_FOLDER = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def as_handler(tool: str, function: object) -> Handler:
@@ -326,8 +348,20 @@ class _Entry:
             forms = self.forms = spec.forms
         interaction = Interaction(ctx, forms)
         refused: CannotAsk | None = None
+        handler = self.handler
+        if handler is None:
+            try:
+                handler = self._load_handler()
+            except Exception as exc:  # its own mistake, said once in a line: no call ran
+                self.logger.error(
+                    "tool %r: handlers/%s.py does not load: %s (`python -m %s --check` checks every handler)",
+                    spec.name,
+                    spec.identifier,
+                    load_failure(exc),
+                    spec.package,
+                )
+                return _error(f"internal error in tool {spec.name}")
         try:
-            handler = self.handler or self._load_handler()
             tool_ctx = ToolContext(ctx, interaction)
             timeout = self.timeout
             if timeout is None:

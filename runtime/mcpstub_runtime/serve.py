@@ -18,7 +18,6 @@ import math
 import os
 import signal
 import sys
-import traceback
 from collections.abc import Iterator
 from typing import Any
 
@@ -311,14 +310,14 @@ def _check(package: str) -> int:
     """Import each tool's handler and models as its first call would, and say what fails: a
     server that starts does not import them (start-up stays fast), so this is where a handler
     that cannot load shows before a client calls it. The exit code: 0 when every one loads."""
-    from .dispatch import load_handler
+    from .dispatch import load_failure, load_handler
 
     tools = importlib.import_module(package).TOOLS
     failed: list[str] = []
     try:
         importlib.import_module(f"{package}.models")
     except (Exception, SystemExit) as exc:
-        print(f"{package}/models.py: {_said(exc)}", file=sys.stderr)
+        print(f"{package}/models.py: {load_failure(exc)}", file=sys.stderr)
         print("the models do not load: no handler can be called", file=sys.stderr)
         return 1
     for name, spec in tools.items():
@@ -330,7 +329,7 @@ def _check(package: str) -> int:
         except BaseException as exc:  # what the first call would have logged (all but Ctrl-C)
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            failed.append(f"{where}: tool {name!r}: {_said(exc)}")
+            failed.append(f"{where}: tool {name!r}: {load_failure(exc)}")
     for line in failed:
         print(line, file=sys.stderr)
     count = f"{len(tools)} tool" + ("" if len(tools) == 1 else "s")
@@ -366,12 +365,6 @@ def _told_if_slow(what: str) -> Iterator[None]:
     finally:
         done.set()
         watcher.join()
-
-
-def _said(exc: BaseException) -> str:
-    if isinstance(exc, SystemExit):
-        return f"it exits the process on import (SystemExit: {exc.code!r})"
-    return "".join(traceback.format_exception_only(exc)).strip().replace("\n", "\n    ")
 
 
 def main(package: str, argv: list[str] | None = None) -> None:

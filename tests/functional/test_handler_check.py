@@ -130,3 +130,37 @@ def test_a_handler_slow_to_import_is_named_while_check_waits(
     where = f"{PACKAGE}/handlers/third.py: tool 'third': still importing after"
     assert said == [f"{where} {t} s (Ctrl-C stops)" for t in ("0.1", "0.2", "0.4")], err
     assert code == 0 and "3 tools: every handler loads" in err
+
+
+@pytest.mark.parametrize(
+    ("case", "at"),
+    [
+        ("an import that fails", "second.py:1)"),
+        ("a wrong signature", None),
+        ("an error at import", "second.py:1)"),
+    ],
+)
+def test_a_served_handler_that_does_not_load_is_logged_in_one_line(
+    root: Path, caplog: pytest.LogCaptureFixture, case: str, at: str | None
+) -> None:
+    """Its first call answers with an internal error and logs why, once, in a line: the error and
+    the handler's own line, not the import machinery's traceback."""
+    import anyio  # noqa: PLC0415
+    from mcp import Client  # noqa: PLC0415
+
+    text, why = BROKEN[case]
+    (root / PACKAGE / "handlers" / "second.py").write_text(text, "utf-8")
+
+    async def call(package: object) -> object:
+        async with Client(package.create_server()) as client:  # type: ignore[attr-defined]
+            return await client.call_tool("second", {})
+
+    with imported(root, PACKAGE) as package:
+        answered = anyio.run(call, package)
+    assert "internal error in tool second" in str(answered)
+    [record] = [r for r in caplog.records if "does not load" in r.getMessage()]
+    said = record.getMessage()
+    assert said.startswith("tool 'second': handlers/second.py does not load: ") and why in said, said
+    assert said.endswith(f" (`python -m {PACKAGE} --check` checks every handler)"), said
+    assert ("(at " in said) == (at is not None) and (at is None or f"{at} (`python" in said), said
+    assert record.exc_info is None and "Traceback" not in caplog.text
