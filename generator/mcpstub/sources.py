@@ -268,6 +268,8 @@ def load_source(spec: str, policy: Policy | None = None, headers: dict[str, str]
 
 def _not_found(spec: str) -> str:
     """Why `spec` names no source: no such file, and as `REV:path` no repository or revision."""
+    if Path(spec).is_dir():
+        return f"{spec}: a folder, not a toolset file (name the toolset in it: {Path(spec, 'tools.yaml')})"
     rev, sep, path = spec.partition(":")
     if not sep or not rev or not path or (len(rev) == 1 and path[0] in "\\/"):  # (`C:\\x`: a path)
         return f"{spec}: no such file (nor a git revision REV:path or an http(s) URL)"

@@ -111,9 +111,11 @@ def test_a_revision_outside_a_repository_says_so(
     assert cli.main(["diff", "HEAD:tools.yaml", "tools.yaml"]) == 2
     err = capsys.readouterr().err
     assert "HEAD:tools.yaml: no such file, and no git repository here to read 'HEAD' from" in err
+    (tmp_path / "api").mkdir()
     for spec, said in (
         ("C:\\x\\tools.yaml", "no such file (nor a git revision"),
         ("localhost:8000/mcp", "no such file; a server's URL starts with http:// or https://"),
+        ("api", f"a folder, not a toolset file (name the toolset in it: {Path('api', 'tools.yaml')})"),
     ):
         assert cli.main(["diff", spec, "tools.yaml"]) == 2
         assert f"{spec}: {said}" in capsys.readouterr().err

@@ -35,6 +35,8 @@ def findings(old: Any, new: Any) -> list[Any]:
     return diff_sides(old_side, new_side, DiffOptions(check_version=False))
 
 
+UUID = {"type": "string", "format": "uuid"}
+ID = {"$defs": {"Id": UUID}}
 BREAKING = [
     ("max-properties-filled-by-required",
      {"type": "object", "required": ["x"], "maxProperties": 1},
@@ -56,6 +58,22 @@ BREAKING = [
      props({"type": "array", "allOf": [{"contains": {"type": "string"}}, {"minContains": 2}]}),
      props({"type": "array", "contains": {"type": "string"}, "minContains": 2})),
     ("one-of-branches-equal-by-value", props(branch(1)), props({"oneOf": [branch(1), branch(1.0)]})),
+    # The same format (or content keyword) inside a keyword that holds schemas, the dialect switched:
+    # written alike, it is asserted on one side only.
+    *((f"format-in-{name}-after-dialect-switch", props(node, D7, **ID), props(node, D20, **ID))
+      for name, node in [
+        ("any-of", {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]}),
+        ("one-of", {"oneOf": [{"type": "string", "format": "uuid"}, {"type": "integer"}]}),
+        ("all-of", {"allOf": [{"type": "string", "format": "uuid"}]}),
+        ("then", {"type": "string", "if": {"minLength": 1}, "then": {"format": "uuid"}}),
+        ("contains", {"type": "array", "contains": {"type": "string", "format": "uuid"}}),
+        ("property-names", {"type": "object", "propertyNames": {"format": "uuid"}}),
+        ("pattern-properties", {"type": "object", "patternProperties": {"^x": UUID}}),
+        ("ref", {"anyOf": [{"$ref": "#/$defs/Id"}, {"type": "null"}]}),
+    ]),
+    ("content-in-any-of-after-dialect-switch",
+     props({"anyOf": [{"type": "string", "contentEncoding": "base64"}, {"type": "null"}]}),
+     props({"anyOf": [{"type": "string", "contentEncoding": "base64"}, {"type": "null"}]}, D7)),
 ]  # fmt: skip
 
 

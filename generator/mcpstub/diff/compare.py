@@ -156,7 +156,7 @@ class Subset(TypedRules):
         if not (isinstance(x, dict) and isinstance(y, dict)):
             return canon(x) == canon(y)
         keys = self.a.keywords(x)
-        if keys != self.b.keywords(y):
+        if keys != self.b.keywords(y) or canon(self.a.content(x)) != canon(self.b.content(y)):
             return False
         return all(self._equal_key(key, x[key], xp, y[key], yp, seen) for key in keys)
 
@@ -194,6 +194,8 @@ class Subset(TypedRules):
             return True
         if key in ("required", "type") and isinstance(xv, list) and isinstance(yv, list):
             return sorted(map(canon, xv)) == sorted(map(canon, yv))
+        if key == "format":  # the same name means the same only where both sides assert it, or neither
+            return canon(xv) == canon(yv) and self.a.asserts_format(xv) == self.b.asserts_format(yv)
         return canon(xv) == canon(yv)
 
     # -- the walk ------------------------------------------------------------------------------
