@@ -88,6 +88,10 @@ def test_breaking_under_the_servers_validator(old: Any, new: Any) -> None:
         assert not server_validator(new).is_valid(f.counterexample), f
 
 
+PAIR = {"type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}], "items": False}
+PAIR_07 = {"type": "array", "items": [{"type": "number"}, {"type": "number"}], "additionalItems": False}
+TAGS = {"type": "array", "items": {"enum": ["red", "blue"]}, "uniqueItems": True}
+REPEATS = {**TAGS, "uniqueItems": False}
 FALSE_ALARMS = [
     ("uuid-added-to-draft-07", props({"type": "string"}, D7),
      props({"type": "string", "format": "uuid"}, D7)),
@@ -96,6 +100,15 @@ FALSE_ALARMS = [
     ("format-the-server-does-not-know", props({"type": "string"}),
      props({"type": "string", "format": "zip"})),
     ("then-without-if", props({"type": "string"}), props({"type": "string", "then": {"minLength": 3}})),
+    # A bound the array held already: a closed tuple holds no more than its prefix, unique items no
+    # more than the values an item may take.
+    ("max-items-of-a-closed-tuple", props(PAIR), props({**PAIR, "maxItems": 2})),
+    ("max-items-of-a-closed-draft-07-tuple", props(PAIR_07, D7), props({**PAIR_07, "maxItems": 2}, D7)),
+    ("max-items-below-a-closed-tuple", props(PAIR), props({**PAIR, "maxItems": 3})),
+    ("max-items-of-unique-enum-items", props(TAGS), props({**TAGS, "maxItems": 2})),
+    ("max-items-of-unique-items-after-a-prefix",
+     props({**TAGS, "prefixItems": [{"type": "integer"}]}),
+     props({**TAGS, "prefixItems": [{"type": "integer"}], "maxItems": 3})),
 ]  # fmt: skip
 
 
@@ -104,6 +117,19 @@ FALSE_ALARMS = [
 )
 def test_no_breaking_where_the_server_accepts_the_same(old: Any, new: Any) -> None:
     assert not [f for f in findings(old, new) if f.severity == "breaking"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "bound"),
+    [(PAIR, {**PAIR, "maxItems": 1}, "maxItems 2 -> maxItems 1"),
+     (TAGS, {**TAGS, "maxItems": 1}, "maxItems 2 -> maxItems 1"),
+     (REPEATS, {**REPEATS, "maxItems": 2}, "no maxItems -> maxItems 2")],
+)  # fmt: skip
+def test_a_bound_below_what_the_array_held_is_still_a_break(old: Any, new: Any, bound: str) -> None:
+    found = [f for f in findings(props(old), props(new)) if f.severity == "breaking"]
+    assert [f.message for f in found] == [f"maxItems tightened: {bound}"], found
+    shown = found[0].counterexample
+    assert not found[0].has_counterexample or not server_validator(props(new)).is_valid(shown)
 
 
 def test_what_each_dialect_checks_is_read_from_the_validator() -> None:

@@ -15,6 +15,7 @@ from mcpstub.diff.facts import (
     Virtual,
     bound_text,
     canon,
+    finite_values,
     fits_high,
     fits_low,
     int_high,
@@ -188,11 +189,29 @@ class TypedRules:
         items = node.get("items")
         return prefixes, ((items, f"{ptr}/items") if isinstance(items, dict | bool) else None)
 
+    def _most_items(self, ctx: Context, node: dict[str, Any], ptr: str) -> int | None:
+        """How many items an array of `node` holds at most, whatever its `maxItems` says: a closed
+        tuple no more than its prefix, unique items no more than the values they may take."""
+        declared = int_high(upper(node, "maxItems", None))
+        prefix, rest = self._items(ctx, node, ptr)
+        if rest is not None:
+            rest_node = ctx.resolve(*rest)[0]
+            if rest_node is False:
+                declared = min(len(prefix), declared if declared is not None else len(prefix))
+            elif node.get("uniqueItems") is True and isinstance(rest_node, dict) and rest_node:
+                values = finite_values(rest_node, ctx)
+                if values is not None:
+                    distinct = len({canon(v) for v in values}) + len(prefix)
+                    declared = min(distinct, declared if declared is not None else distinct)
+        return declared
+
     def _arrays(self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool) -> None:
+        a_max = self._most_items(self.a, a, ap)
+        if a_max is not None and a_max != int_high(upper(a, "maxItems", None)):
+            a = {**a, "maxItems": a_max}  # (as A is read: the bound it holds is the one compared)
         self._bound(
             a, ap, b, bp, ip, exact and "contains" not in a, ("minItems", "maxItems", None, None), True
         )
-        a_max = int_high(upper(a, "maxItems", None))
         a_max = a_max if a_max is not None else 1 << 30
         if b.get("uniqueItems") is True and a.get("uniqueItems") is not True and a_max >= 2:
             message = (
