@@ -287,9 +287,9 @@ def _edits() -> list[tuple[str, Callable[[dict[str, Any]], None]]]:
     def misspell(on: bool) -> Callable[[dict[str, Any]], None]:
         def change(doc: dict[str, Any]) -> None:
             if on:
-                props(doc)["a"]["minLenght"] = 1
+                props(doc)["a"]["descripton"] = "x"  # a misspelled annotation: a warning
             else:
-                props(doc)["a"].pop("minLenght", None)
+                props(doc)["a"].pop("descripton", None)
 
         return change
 
