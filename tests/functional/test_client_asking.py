@@ -169,3 +169,20 @@ def test_the_form_of_the_tool_being_called_is_given(package: ModuleType, mode: s
     assert call(package, mode, "other", decline) == "other decline"
     assert call(package, mode, "deploy", decline) == "not deployed (decline)"
     assert forms == [models().OtherConfirm, models().DeployConfirm]
+
+
+@pytest.mark.parametrize(("mode", "raised"), [("2026-07-28", "MCPError"), ("legacy", "ToolError")])
+def test_without_on_elicit_a_call_that_asks_fails_as_the_page_says(
+    package: ModuleType, mode: str, raised: str
+) -> None:
+    """client.md: the SDK's MCPError on 2026-07-28, a ToolError saying the tool cannot ask on
+    2025-11-25."""
+    from mcp.shared.exceptions import MCPError  # noqa: PLC0415
+
+    from mcpstub_runtime.results import ToolError  # noqa: PLC0415
+
+    with pytest.raises((MCPError, ToolError)) as failed:
+        call(package, mode, "deploy", None)
+    assert type(failed.value).__name__ == raised, repr(failed.value)
+    if raised == "ToolError":
+        assert "cannot ask" in str(failed.value)
