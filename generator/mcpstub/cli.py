@@ -507,7 +507,8 @@ def _write_package(
         if p.stale or p.created_yours or p.leftovers:
             for rel in sorted([*p.stale, *p.created_yours]):
                 state = "obsolete" if rel in p.removals else "missing" if rel not in p.existing else "stale"
-                print(f"{_shown(out / rel)}: {state}", file=sys.stderr)
+                why = _why_removed(rel, p)
+                print(f"{_shown(out / rel)}: {state}" + (f" ({why})" if why else ""), file=sys.stderr)
             for rel in p.leftovers:
                 print(f"{_shown(out / rel)}: left by an interrupted run", file=sys.stderr)
             print(f"to update it, run: {_fix_command(args)}", file=sys.stderr)
@@ -519,9 +520,18 @@ def _write_package(
     else:
         apply(p)
     for rel in p.removals:
-        print(f"{_shown(out / rel)}: removed (no longer generated)")
+        why = _why_removed(rel, p)
+        print(f"{_shown(out / rel)}: removed (no longer generated" + (f": {why})" if why else ")"))
     print(_write_report(out, p, len(ours) - 1, modules))
     return EXIT_OK
+
+
+def _why_removed(rel: str, p: Plan) -> str:
+    """Why a generated file goes, where the reason is a setting: the contract tests are written
+    only with --emit-tests, so a run without it removes them."""
+    if rel in p.removals and rel == CONTRACT_TESTS:
+        return "written only with --emit-tests; emit_tests = true in [tool.mcpstub] keeps it"
+    return ""
 
 
 def _write_report(out: Path, p: Plan, generated: int, modules: set[str]) -> str:
