@@ -220,11 +220,23 @@ def _stub_comment(tool: Tool) -> str:
     name = tool.name if _TOOL_NAME.fullmatch(tool.name) else tool.identifier
     said = f'"{name} is not implemented yet".'
     head = "    # Until this is filled in, a call answers isError:"
+    forms = list(tool.elicitation_classes.values())
+    asks = ""
+    if len(forms) == 1:
+        asks = (
+            f'\n    # It may ask its user: `answer = await ctx.elicit("...", {forms[0]})`, with'
+            f"\n    # `from ..models import {forms[0]}` (docs/handlers.md)."
+        )
+    elif forms:
+        asks = (
+            '\n    # It may ask its user: `answer = await ctx.elicit("...", Form)`, Form one of'
+            f"\n    # {', '.join(forms)} (from ..models; docs/handlers.md)."
+        )
     if text_width(f"{head} {said}") <= LINE_LENGTH:
-        return f"{head} {said}"
+        return f"{head} {said}{asks}"
     if text_width(f"    # {said}") > LINE_LENGTH:
         said = '"... is not implemented yet".'
-    return f"{head}\n    # {said}"
+    return f"{head}\n    # {said}{asks}"
 
 
 def _assignment(target: str, annotation: str, value: JSON, parts: list[str] | None = None) -> str:

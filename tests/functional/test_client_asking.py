@@ -186,3 +186,43 @@ def test_without_on_elicit_a_call_that_asks_fails_as_the_page_says(
     assert type(failed.value).__name__ == raised, repr(failed.value)
     if raised == "ToolError":
         assert "cannot ask" in str(failed.value)
+
+
+@pytest.mark.parametrize(
+    ("asks", "said"),
+    [
+        ("confirm: {type: object, properties: {ok: {type: boolean}}}",
+         ['`answer = await ctx.elicit("...", GoConfirm)`', "`from ..models import GoConfirm`"]),
+        ("confirm: {type: object, properties: {ok: {type: boolean}}}\n"
+         "      where: {type: object, properties: {to: {type: string}}}",
+         ['`answer = await ctx.elicit("...", Form)`', "GoConfirm, GoWhere (from ..models"]),
+    ],
+)  # fmt: skip
+def test_the_stub_of_a_tool_that_asks_shows_how_with_its_forms(
+    tmp_path: Path, asks: str, said: list[str]
+) -> None:
+    """The stub names the forms the tool may ask and how (as comments: nothing imported that the
+    stub does not use); it is still a stub, answered as one."""
+    toolset = f"""\
+mcpstub: 1
+server: {{name: s}}
+tools:
+  - name: go
+    inputSchema: {{type: object}}
+    elicitations:
+      {asks}
+"""
+    folder, _ = write_package(tmp_path, "fx_stub_asks", toolset)
+    stub = (folder / "handlers" / "go.py").read_text("utf-8")
+    assert all(s in stub for s in said), stub
+    with imported(tmp_path, "fx_stub_asks") as module:
+        connect = importlib.import_module("fx_stub_asks.client").connect
+
+        async def run() -> Any:
+            async with connect(module.create_server()) as client:
+                return await client.go()
+
+        from mcpstub_runtime.results import ToolError  # noqa: PLC0415
+
+        with pytest.raises(ToolError, match="go is not implemented yet"):
+            anyio.run(run)
