@@ -15,6 +15,7 @@ import difflib
 import errno
 import json
 import marshal
+import os
 import re
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -313,7 +314,7 @@ class Bundler:
                         self._loop(ref, loc)
                     return ref
                 if not (len(parts) >= 2 and parts[0] in ("$defs", "definitions")):
-                    self._unresolved(ref, loc, [(root_schema, parts)])
+                    self._unresolved(ref, loc, [(root_schema, parts)], doc)
                     return None
                 parts = ("$defs", *parts[1:])  # the toolset's shared definitions
         target = self._target(target_doc, parts)
@@ -321,7 +322,7 @@ class Bundler:
         found_rest, pointed, _ = resolve(value, target.rest) if found else (False, None, ())
         if not found_rest:
             own = [(root_schema, parts)] if root_schema is not None else []
-            self._unresolved(ref, loc, [*own, (target_doc.data, parts)])
+            self._unresolved(ref, loc, [*own, (target_doc.data, parts)], doc)
             return None
         if not isinstance(pointed, dict | bool):
             self._not_schema(ref, pointed, loc)
@@ -391,16 +392,29 @@ class Bundler:
         self.files[path] = loaded
         return loaded
 
-    def _unresolved(self, ref: str, loc: Where, tries: list[tuple[Any, Sequence[str]]]) -> None:
-        """Report `ref` as unresolved; `tries` are the (data, pointer parts) it was looked up in,
-        where a close name is looked for."""
+    def _unresolved(
+        self, ref: str, loc: Where, tries: list[tuple[Any, Sequence[str]]], doc: Document
+    ) -> None:
+        """Report `ref`, written in `doc`, as unresolved; `tries` are the (data, pointer parts) it
+        was looked up in, where a close name is looked for. Else the hint says where the name is
+        (another file read), or what the place it names holds."""
         close = next((c for data, parts in tries if (c := _close_pointer(data, parts)) is not None), None)
-        hint = "check the name and path"
+        hint = _holds(*tries[-1])
         if close is not None:
             hint = f"did you mean {ref.partition('#')[0] + '#' + close!r}?"
+        elif (elsewhere := self._defined_elsewhere(tries[-1][1], doc)) is not None:
+            hint = f"it is defined in another file: write {elsewhere + '#' + to_pointer(tries[-1][1])!r}"
         self.diagnostics.append(
             error("unresolved-ref", f"reference {ref!r} does not resolve", loc.location, hint)
         )
+
+    def _defined_elsewhere(self, parts: Sequence[str], doc: Document) -> str | None:
+        """A file read for this toolset, other than `doc`, that holds the pointer `parts`: its path
+        from `doc`'s folder."""
+        for other in (self.toolset, *self.files.values()):
+            if other is not doc and other.data is not None and resolve(other.data, list(parts))[0]:
+                return Path(os.path.relpath(other.path, doc.path.parent)).as_posix()
+        return None
 
     def _not_schema(self, ref: str, value: Any, loc: Where) -> None:
         names = {list: "an array", str: "a string", int: "an integer", float: "a number"}
@@ -542,6 +556,22 @@ def _in_place(
             yield from ((doc, (*path, key, i), v) for i, v in enumerate(value) if isinstance(v, dict))
         elif key in _IN_PLACE_MAP and isinstance(value, dict):
             yield from ((doc, (*path, key, k), v) for k, v in value.items() if isinstance(v, dict))
+
+
+def _holds(data: Any, parts: Sequence[str]) -> str:
+    """What the place a pointer's last name was looked up in holds, for the hint of a name not
+    found there."""
+    found, parent, _ = resolve(data, list(parts[:-1]))
+    where = f"#{to_pointer(parts[:-1])}" if parts[:-1] else "the document's root"
+    if not found:
+        return f"there is no {where}: check the name and path"
+    if isinstance(parent, dict) and parent:
+        names = sorted(str(k) for k in parent)
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        return f"{where} holds {shown}"
+    if isinstance(parent, list):
+        return f"{where} is a list of {len(parent)}, numbered from 0"
+    return f"{where} holds no names: check the name and path"
 
 
 def _close_pointer(data: Any, parts: Sequence[str]) -> str | None:

@@ -104,8 +104,8 @@ def test_an_unresolved_reference_names_the_close_one_in_each_place_it_may_point(
         (12, "did you mean '#/$defs/Own1'?"),  # the tool schema's own definitions count too
         (13, "did you mean 'common.yaml#/$defs/User'?"),
         (14, "did you mean '#/properties/a'?"),
-        (15, "check the name and path"),
-        (16, "check the name and path"),
+        (15, "there is no #/$defs/Nothing/like: check the name and path"),
+        (16, "#/$defs/Status/enum is a list of 2, numbered from 0"),
     ]
 
 
@@ -174,3 +174,32 @@ def test_a_default_at_the_root_of_a_definition_is_said_once_wherever_it_is_writt
     first = checked.diagnostics[1]
     assert "'Priority' fills no field" in first.message
     assert first.hint is not None and '{$ref: ..., default: "medium"}' in first.hint
+
+
+def test_an_unresolved_reference_with_no_close_name_says_where_the_name_is_or_what_is_there(
+    tmp_path: Path,
+) -> None:
+    """A name defined in another file the toolset reads is pointed at there; else the hint says
+    what the place the reference names holds."""
+    (tmp_path / "common.yaml").write_text("$defs:\n  Status: {type: string}\n  Other: {type: integer}\n")
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Local: {type: string}
+          Remote: {$ref: "common.yaml#/$defs/Other"}
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              properties:
+                a: {$ref: "#/$defs/Status"}
+                b: {$ref: "#/$defs/Zzzzzz"}
+                c: {$ref: "common.yaml#/definitions/X"}
+        """,
+    )
+    assert said(checked, "unresolved-ref") == [
+        (11, "it is defined in another file: write 'common.yaml#/$defs/Status'"),
+        (12, "#/$defs holds Local, Remote"),
+        (13, "there is no #/definitions: check the name and path"),
+    ]
