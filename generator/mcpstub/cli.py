@@ -128,8 +128,17 @@ def _resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | Non
         found = toolset.is_file()
     except OSError as exc:  # (a name longer than the system allows)
         raise UsageError(f"toolset file cannot be read: {_shown(toolset)}: {exc.strerror}") from None
+    if not found and toolset.is_dir():
+        inside = _shown(toolset / "tools.yaml")
+        raise UsageError(f"{_shown(toolset)} is a folder: name the toolset file in it ({inside})")
     if not found:
-        raise UsageError(f"toolset file not found: {_shown(toolset)}")
+        default = ""
+        if not (args.toolset or "toolset" in config):
+            default = (
+                " (the default: name a toolset file, or set `toolset` in [tool.mcpstub];"
+                " `mcpstub init` writes one)"
+            )
+        raise UsageError(f"toolset file not found: {_shown(toolset)}{default}")
     return toolset, out, config
 
 

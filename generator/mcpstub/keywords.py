@@ -223,6 +223,9 @@ def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath,
                 f"here {key!r} names a property, not a keyword: if it belongs to the property above"
                 " it, indent it under that property"
             )
+    lists = {"required", "enum", "examples", "prefixItems", "allOf", "anyOf", "oneOf"}
+    if key in lists and isinstance(value, str | int | float) and not isinstance(value, bool):
+        return f"{key} takes a list: write {key}: [{value}]"
     if key == "required" and isinstance(value, bool):
         return "`required: true` on a property is draft-03: list the name in its object's `required`"
     if key in {"exclusiveMinimum", "exclusiveMaximum"} and isinstance(value, bool):

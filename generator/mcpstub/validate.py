@@ -172,14 +172,13 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
         expected_text = " or ".join(expected) if isinstance(expected, list) else expected
         unquoted = expected == "string" and isinstance(err.instance, bool | int | float)
         boolean = "boolean" in expected and doc.written_plain(path)
-        yield error(
-            "wrong-type",
-            f"{where} must be {expected_text}, not {_type_name(err.instance)}",
-            doc.loc(path),
-            "YAML reads this unquoted text as another type: put it in quotes"
-            if unquoted
-            else yaml_boolean_hint(err.instance) if boolean else None,
-        )
+        hint = yaml_boolean_hint(err.instance) if boolean else None
+        if unquoted:
+            hint = "YAML reads this unquoted text as another type: put it in quotes"
+        elif expected == "array" and isinstance(err.instance, dict) and path and path[-1] == "tools":
+            hint = "tools is a list: start each tool with '- ' (  - name: ..., its keys indented under it)"
+        said = f"{where} must be {expected_text}, not {_type_name(err.instance)}"
+        yield error("wrong-type", said, doc.loc(path), hint)
     elif kind == "enum":
         choices = ", ".join(repr(c) for c in err.validator_value)
         message = f"{where} must be one of {choices}, not {echo_value(err.instance)}"

@@ -551,3 +551,17 @@ def test_a_misspelled_config_key_is_told_the_key_it_resembles(
     assert main(["validate"]) == 2
     said = "unknown key(s) in [tool.mcpstub]: emit_test (did you mean emit_tests?), zzz"
     assert said in capsys.readouterr().err
+
+
+def test_a_folder_or_the_default_toolset_missing_is_said_as_such(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "src").mkdir()
+    assert main(["validate", "src"]) == 2
+    inside = Path("src", "tools.yaml")
+    said = f"mcpstub: error: src is a folder: name the toolset file in it ({inside})\n"
+    assert capsys.readouterr().err == said
+    assert main(["validate"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mcpstub: error: toolset file not found: tools.yaml (the default: ")
+    assert "mcpstub init" in err

@@ -912,3 +912,21 @@ def test_a_property_with_nothing_under_it_is_told_where_its_lines_went(tmp_path:
         (10, "it has no value (null), where a schema (a mapping, or true or false) belongs",
          "write its schema after it (`{type: string}`, say), or {} for any value"),
     ], [d.format() for d in checked.diagnostics]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("tools:\n  - name: t\n    inputSchema: {type: object, properties: {a: {}}, required: a}\n",
+         "required takes a list: write required: [a]"),
+        ("tools:\n  - name: t\n    inputSchema: {type: object, properties: {a: {enum: x}}}\n",
+         "enum takes a list: write enum: [x]"),
+        ("tools:\n  name: t\n  inputSchema: {type: object}\n",
+         "tools is a list: start each tool with '- ' (  - name: ..., its keys indented under it)"),
+    ],
+)  # fmt: skip
+def test_a_list_written_as_one_value_is_told_how_to_write_the_list(
+    tmp_path: Path, text: str, hint: str
+) -> None:
+    checked = check(tmp_path, text)
+    assert [d.hint for d in checked.diagnostics] == [hint], [d.format() for d in checked.diagnostics]
