@@ -697,6 +697,9 @@ def test_optional_property_added_to_an_open_input_object_warns_unless_strict() -
     # As an output, a property no longer declared may come back with any value: breaking.
     out = breaking(run_output(new, old, check_version=False))
     assert ("output-property-removed", "output", "/outputSchema/properties/b") in out
+    # ... shown with a value the old output refused there (as a known break always is)
+    (removed,) = [f for f in run_output(new, old, check_version=False) if f.rule == "output-property-removed"]
+    assert removed.has_counterexample and removed.counterexample == {"b": None}
 
 
 SAFE = [

@@ -170,6 +170,13 @@ class TypedRules:
             where = "/" + next(iter(content_b)) if self._input else ""
             self.add("content", ap, bp, ip, message, False, where)
 
+    def _refused_by(self, reason: Reason, b_node: JSON, b_ptr: str) -> None:
+        """Record `reason`, where A takes any value, with a witness: a value B's node refuses."""
+        b_test = self.b.validator(b_node, b_ptr)
+        refused = [v for v in _OTHER_VALUES if b_test is not None and not b_test(v)]
+        reason.witness, reason.has_witness = (refused[0], True) if refused else (None, False)
+        self.reasons.append(reason)
+
     def _items(
         self, ctx: Context, node: dict[str, Any], ptr: str
     ) -> tuple[list[tuple[JSON, str]], tuple[JSON, str] | None]:
@@ -347,13 +354,12 @@ class TypedRules:
                         "close the object (additionalProperties: false) to add properties safely"
                     )
                     reason = Reason("open-property", bp + seg, message, names_exact, ap, bp, (*ip, name))
-                    b_test = self.b.validator(b_resolved, self.b.resolve(b_s, b_sp)[1])
-                    refused = [v for v in _OTHER_VALUES if b_test is not None and not b_test(v)]
-                    reason.witness, reason.has_witness = (refused[0], True) if refused else (None, False)
-                    self.reasons.append(reason)
+                    self._refused_by(reason, b_resolved, self.b.resolve(b_s, b_sp)[1])
                     continue
                 message = f"property {name!r} is no longer declared: any value may now be returned for it"
-                self.add("property-undeclared", ap, bp, (*ip, name), message, names_exact, seg)
+                at = self._new(ap, bp) + seg
+                reason = Reason("property-undeclared", at, message, names_exact, ap, bp, (*ip, name))
+                self._refused_by(reason, b_resolved, self.b.resolve(b_s, b_sp)[1])
                 continue
             self.check(a_s, a_sp, b_s, b_sp, (*ip, name), names_exact)
         if b_add is not None and not saturated:
