@@ -370,7 +370,12 @@ def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool
     breaking = [f for f in findings if f.severity == "breaking"]
     if not breaking:
         return None
-    sys.stderr.write(RENDERERS["text"](breaking))
+    shown = RENDERERS["text"](breaking).splitlines()[:-1]  # its summary would count only these
+    others = len(findings) - len(breaking)
+    more = ""
+    if others:
+        more = f"; {others} warning or info finding{'s' if others != 1 else ''}: mcpstub diff shows them"
+    sys.stderr.write("\n".join([*shown, f"{len(breaking)} breaking{more}"]) + "\n")
     unbumped = any(f.rule == "version-not-bumped" for f in breaking) or not options.check_version
     if not unbumped:
         print(f"breaking changes against {rev}, with a major version bump: allowed", file=sys.stderr)

@@ -152,6 +152,14 @@ def test_check_breaking_refuses_to_write_until_the_major_version_moves(
     assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 1
     err = capsys.readouterr().err
     assert "refusing to write" in err and "find" in err and "bump server.version" in err
+    # Its count is of the breaking findings it shows; the others are diff's to show.
+    assert "\n2 breaking\n" in err and "0 info" not in err, err
+    toolset.write_text(
+        TOOLSET.replace("required: [name]", "required: [name, limit]").replace("Find an item.", "Find one."),
+        "utf-8",
+    )
+    assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 1
+    assert "\n2 breaking; 1 warning or info finding: mcpstub diff shows them\n" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # nothing written
     assert (
         cli.main(
