@@ -57,8 +57,11 @@ def parse_document(
     """
     doc = Document(file=file, path=path, raw=raw)
     doc, diagnostics = _parse_into(doc, raw, fast=fast)
-    if doc._moves or doc._breaks:
-        diagnostics = [replace(d, location=doc.written(d.location)) for d in diagnostics]
+    if doc._moves or doc._breaks:  # (a JSON error's place is counted as an editor counts already)
+        diagnostics = [
+            d if d.code == "json-syntax" else replace(d, location=doc.written(d.location))
+            for d in diagnostics
+        ]
     return doc, diagnostics
 
 
@@ -132,7 +135,12 @@ def _not_json(file: str, text: str) -> Diagnostic | None:
     """Where a `.json` file is not JSON, which YAML would read all the same (a trailing comma, a
     `/* comment */` taken for a key): what is wrong there, and how to mend it."""
     try:
-        json.loads(text)
+        json.loads(text, parse_constant=_not_a_number)
+    except _NotANumber:  # NaN, Infinity: Python's reader takes them, JSON has none
+        found = next(m for m in _CONSTANT.finditer(text) if m.group(1))
+        at, message = found.start(1), f"invalid JSON: {found.group(1)} is not a JSON number"
+        hint = "JSON has no NaN or Infinity: write a number, or a string if the text is meant"
+        return error("json-syntax", message, _place(file, text, at), hint)
     except json.JSONDecodeError as exc:
         at, message = exc.pos, f"invalid JSON: {exc.msg}"
         after, last = text[at : at + 1], text[:at].rstrip()[-1:]
@@ -146,16 +154,31 @@ def _not_json(file: str, text: str) -> Diagnostic | None:
             hint = "JSON has no comments: remove it, or write the toolset as YAML (.yaml), where # starts one"
         elif after == "'":
             hint = 'JSON strings are in double quotes: "..."'
-        before = text[:at]
-        line = len(_LINE_BREAK.findall(before)) + 1
-        col = at - max((m.end() for m in _LINE_BREAK.finditer(before)), default=0) + 1
-        return error("json-syntax", message, Location(file, line, col), hint)
+        return error("json-syntax", message, _place(file, text, at), hint)
     except (RecursionError, ValueError):  # too deep, too many digits: the YAML path says so
         return None
     return None
 
 
+def _place(file: str, text: str, at: int) -> Location:
+    """Offset `at` of `text` as an editor shows it: lines end at CR, LF or CRLF only, and columns
+    count characters as written (an escape as its characters)."""
+    before = text[:at]
+    line = len(_LINE_BREAK.findall(before)) + 1
+    return Location(file, line, at - max((m.end() for m in _LINE_BREAK.finditer(before)), default=0) + 1)
+
+
+class _NotANumber(ValueError):
+    pass
+
+
+def _not_a_number(name: str) -> None:
+    raise _NotANumber(name)
+
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# A JSON string, or (group 1) a constant Python's reader takes and JSON does not.
+_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
 
 
 def _editor_place(doc: Document) -> Callable[[int, int], tuple[int, int]]:

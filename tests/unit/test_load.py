@@ -75,6 +75,11 @@ def test_json_is_yaml() -> None:
         ("{'a': 1}", (1, 2), "Expecting property name", "JSON strings are in double quotes"),
         ("a: 1\n", (1, 1), "Expecting value", "name it .yaml to write YAML"),
         ("[1, 2, ]", (1, 6), "a comma before the ']' that ends the array", "no comma after"),
+        ('{"a": ["NaN", NaN]}', (1, 15), "NaN is not a JSON number", "JSON has no NaN or Infinity"),
+        ('{"a": -Infinity}', (1, 7), "-Infinity is not a JSON number", "JSON has no NaN or Infinity"),
+        # Places as an editor shows them: a raw U+2028 ends no line, an escape is its characters.
+        ('{"d": "a\u2028b\u2028c",\n "e": 1,}', (2, 8), "a comma before the '}'", "no comma after"),
+        ('{"d": "\\ud83d\\ude00 x", "e": 1,}', (1, 31), "a comma before the '}'", "no comma after"),
     ],
 )
 def test_a_json_file_must_be_json_not_only_yaml_alike(
