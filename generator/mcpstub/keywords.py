@@ -363,7 +363,7 @@ def lint_schema(
                     )
                 )
             elif not (key.startswith("x-") or key in vendor) and (
-                meant := _misspelled(key, value, known)
+                meant := _misspelled(key, value, node, known)
             ):
                 found.diagnostics.append(
                     error(
@@ -399,18 +399,35 @@ _CONSTRAINTS = frozenset(
 )  # fmt: skip
 
 
-def _misspelled(key: str, value: Any, known: frozenset[str]) -> str | None:
-    """The constraint `key` misspells (`requried`, `MaxLength`), when `value` is one it takes:
-    spelled so, the constraint is not applied. Not a word for it (`min`, `example`), which a
-    schema may well hold as its own annotation, nor the other dialect's keyword."""
+def _misspelled(key: str, value: Any, node: dict[str, Any], known: frozenset[str]) -> str | None:
+    """The constraint `key` misspells (`requried`, `MaxLength`, `propertes`), when `value` is one
+    it takes and `node` does not hold it already: spelled so, the constraint is not applied. A
+    misspelling is the keyword in other case or punctuation, two letters swapped, or, in a keyword
+    of five letters or more, one letter left out, added or changed; not another word that is
+    close (`count`, `formula`, `when`, `typeof`), which a schema may hold as its own annotation."""
     other = KNOWN_2020_12 if known is KNOWN_DRAFT_07 else KNOWN_DRAFT_07
     meant = _did_you_mean(key, known)
-    if meant is None or meant not in _CONSTRAINTS or key in other or _KEYWORD_ALIASES.get(_folded(key)):
+    if meant is None or meant not in _CONSTRAINTS or key in other or meant in node:
+        return None
+    if _folded(key) != _folded(meant) and not _one_slip(key, meant):
         return None
     import jsonschema_rs  # noqa: PLC0415 - only for a keyword no dialect knows
 
     dialect = {"$schema": "http://json-schema.org/draft-07/schema#"} if known is KNOWN_DRAFT_07 else {}
     return meant if jsonschema_rs.meta.is_valid({**dialect, meant: value}) else None
+
+
+def _one_slip(written: str, meant: str) -> bool:
+    """`written` is `meant` with two neighbouring letters swapped, or (`meant` of five letters or
+    more) one letter left out, added or changed."""
+    if len(written) == len(meant):
+        diff = [i for i, (a, b) in enumerate(zip(written, meant, strict=True)) if a != b]
+        swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and written[diff[0]] == meant[diff[1]]
+        return (swapped and written[diff[1]] == meant[diff[0]]) or (len(diff) == 1 and len(meant) >= 5)
+    if abs(len(written) - len(meant)) != 1 or len(meant) < 5:
+        return False
+    short, long = sorted((written, meant), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 def _definition_default(doc: Document, where: JsonPath, value: Any) -> Diagnostic:

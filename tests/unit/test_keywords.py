@@ -59,6 +59,14 @@ def test_a_misspelt_constraint_is_an_error_and_a_misspelt_annotation_a_warning(t
         ("choices: [a]", "unknown-keyword"),
         ("additionalItems: false", "unknown-keyword"),  # the other dialect's: said as such
         ("x-minLenght: 1", None),
+        ("itmes: {type: string}", "misspelled-keyword"),  # two letters swapped
+        ("MaxLength: 3", "misspelled-keyword"),  # case
+        # Other words, close but no slip of the keyboard: a schema's own annotations.
+        *((f"{word}: {value}", "unknown-keyword") for word, value in [
+            ("formula", "x"), ("count", 3), ("constant", 2), ("uniqueness", "true"), ("href", "'#/x'"),
+            ("when", "{type: string}"), ("constraints", "{type: string}"), ("enun", "[a]"),
+        ]),
+        ("typeof: string", "unknown-keyword"),  # `type` is there, and applied
     ],
 )
 def test_only_a_misspelling_with_a_value_the_constraint_takes_is_an_error(
