@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from mcpstub.containment import check_ref_file
 from mcpstub.diagnostics import Diagnostic, error
@@ -399,11 +400,11 @@ class Bundler:
         was looked up in, where a close name is looked for. Else the hint says where the name is
         (another file read), or what the place it names holds."""
         close = next((c for data, parts in tries if (c := _close_pointer(data, parts)) is not None), None)
-        hint = _holds(*tries[-1])
+        hint = _holds(*tries[-1], ref.partition("#")[0])
         if close is not None:
             hint = f"did you mean {ref.partition('#')[0] + '#' + close!r}?"
         elif (elsewhere := self._defined_elsewhere(tries[-1][1], doc)) is not None:
-            hint = f"it is defined in another file: write {elsewhere + '#' + to_pointer(tries[-1][1])!r}"
+            hint = f"it is defined in another file: write {elsewhere + to_fragment(tries[-1][1])!r}"
         self.diagnostics.append(
             error("unresolved-ref", f"reference {ref!r} does not resolve", loc.location, hint)
         )
@@ -413,7 +414,7 @@ class Bundler:
         from `doc`'s folder."""
         for other in (self.toolset, *self.files.values()):
             if other is not doc and other.data is not None and resolve(other.data, list(parts))[0]:
-                return Path(os.path.relpath(other.path, doc.path.parent)).as_posix()
+                return quote(Path(os.path.relpath(other.path, doc.path.parent)).as_posix())
         return None
 
     def _not_schema(self, ref: str, value: Any, loc: Where) -> None:
@@ -558,11 +559,11 @@ def _in_place(
             yield from ((doc, (*path, key, k), v) for k, v in value.items() if isinstance(v, dict))
 
 
-def _holds(data: Any, parts: Sequence[str]) -> str:
-    """What the place a pointer's last name was looked up in holds, for the hint of a name not
-    found there."""
+def _holds(data: Any, parts: Sequence[str], file: str = "") -> str:
+    """What the place a pointer's last name was looked up in (in `file`, as the reference names
+    it) holds, for the hint of a name not found there."""
     found, parent, _ = resolve(data, list(parts[:-1]))
-    where = f"#{to_pointer(parts[:-1])}" if parts[:-1] else "the document's root"
+    where = f"{file}#{to_pointer(parts[:-1])}" if parts[:-1] else f"the root of {file or 'the document'}"
     if not found:
         return f"there is no {where}: check the name and path"
     if isinstance(parent, dict) and parent:

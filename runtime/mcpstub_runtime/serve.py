@@ -376,7 +376,12 @@ def main(package: str, argv: list[str] | None = None) -> None:
         given = [f"--{k}" for k, v in serving.items() if getattr(args, v) != parser.get_default(v)]
         if given:
             parser.error(f"--check serves nothing: {' and '.join(given)} cannot go with it")
-        sys.exit(_check(package))
+        try:
+            code = _check(package)
+        except KeyboardInterrupt:  # Ctrl-C while a handler imports: stopped, said in a line
+            print("--check stopped (Ctrl-C)", file=sys.stderr)
+            code = 130
+        sys.exit(code)
     if args.http is None:
         given = [
             f"--{name}"

@@ -164,3 +164,11 @@ def test_a_served_handler_that_does_not_load_is_logged_in_one_line(
     assert said.endswith(f" (`python -m {PACKAGE} --check` checks every handler)"), said
     assert ("(at " in said) == (at is not None) and (at is None or f"{at} (`python" in said), said
     assert record.exc_info is None and "Traceback" not in caplog.text
+
+
+def test_ctrl_c_during_check_stops_it_in_a_line(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What `--check` says of a slow import, "(Ctrl-C stops)", holds: no traceback, exit 130."""
+    (root / PACKAGE / "handlers" / "second.py").write_text("raise KeyboardInterrupt\n", "utf-8")
+    code, err = check_here(root, capsys)
+    assert (code, err.strip().splitlines()[-1]) == (130, "--check stopped (Ctrl-C)"), err
+    assert "Traceback" not in err

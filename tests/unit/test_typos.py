@@ -201,5 +201,24 @@ def test_an_unresolved_reference_with_no_close_name_says_where_the_name_is_or_wh
     assert said(checked, "unresolved-ref") == [
         (11, "it is defined in another file: write 'common.yaml#/$defs/Status'"),
         (12, "#/$defs holds Local, Remote"),
-        (13, "there is no #/definitions: check the name and path"),
+        (13, "there is no common.yaml#/definitions: check the name and path"),
+    ]
+
+
+def test_a_name_defined_in_another_file_is_pointed_at_as_a_reference_may_name_it(tmp_path: Path) -> None:
+    (tmp_path / "50% off.yaml").write_text("$defs:\n  A: {type: string}\n  Zebra: {type: integer}\n")
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              properties:
+                a: {$ref: "50%25%20off.yaml#/$defs/A"}
+                z: {$ref: "#/$defs/Zebra"}
+        """,
+    )
+    assert said(checked, "unresolved-ref") == [
+        (9, "it is defined in another file: write '50%25%20off.yaml#/$defs/Zebra'")
     ]

@@ -918,9 +918,13 @@ def test_a_property_with_nothing_under_it_is_told_where_its_lines_went(tmp_path:
     ("text", "hint"),
     [
         ("tools:\n  - name: t\n    inputSchema: {type: object, properties: {a: {}}, required: a}\n",
-         "required takes a list: write required: [a]"),
+         'required takes a list: write required: ["a"]'),
         ("tools:\n  - name: t\n    inputSchema: {type: object, properties: {a: {enum: x}}}\n",
-         "enum takes a list: write enum: [x]"),
+         'enum takes a list: write enum: ["x"]'),
+        ("tools:\n  - name: t\n    inputSchema: {type: object, properties: {a: {enum: '#fff'}}}\n",
+         'enum takes a list: write enum: ["#fff"]'),
+        ("tools:\n  - name: t\n    inputSchema: {type: object, properties: {a: {enum: '1'}}}\n",
+         'enum takes a list: write enum: ["1"]'),
         ("tools:\n  name: t\n  inputSchema: {type: object}\n",
          "tools is a list: start each tool with '- ' (  - name: ..., its keys indented under it)"),
     ],
@@ -930,3 +934,17 @@ def test_a_list_written_as_one_value_is_told_how_to_write_the_list(
 ) -> None:
     checked = check(tmp_path, text)
     assert [d.hint for d in checked.diagnostics] == [hint], [d.format() for d in checked.diagnostics]
+
+
+def test_in_a_json_file_a_list_is_told_in_json(tmp_path: Path) -> None:
+    path = tmp_path / "tools.json"
+    path.write_text(
+        '{"mcpstub": 1, "server": {"name": "s"}, "tools": [{"name": "t", "inputSchema":'
+        ' {"type": "object", "properties": {"a": {}}, "required": "a"}}]}',
+        "utf-8",
+    )
+    [found] = check_toolset(path, "tools.json").diagnostics
+    assert found.hint == 'required takes a list: write "required": ["a"]'
+    path.write_text('{"mcpstub": 1, "server": {"name": "s"}, "tools": {"name": "t"}}', "utf-8")
+    [found] = check_toolset(path, "tools.json").diagnostics
+    assert found.hint == 'tools is a list: "tools": [{"name": ...}, ...]'
