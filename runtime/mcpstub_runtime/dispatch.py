@@ -122,22 +122,29 @@ def load_handler(spec: ToolSpec) -> tuple[object, Handler]:
     return function, as_handler(spec.name, function)
 
 
-def load_failure(exc: BaseException) -> str:
-    """Why a handler (or the models) did not load, on one line: the error, and where in the code
-    of the package or its imports it was raised (not the import machinery's frames)."""
+def load_failure(exc: BaseException, package: str | None = None) -> str:
+    """Why a handler (or the models) did not load, in one line: the error, and the place in the
+    package (`package`'s own files first) or in what it imports that raised it, not the import
+    machinery's frames."""
+    import sys
     import traceback
 
     if isinstance(exc, SystemExit):
         return f"it exits the process on import (SystemExit: {exc.code!r})"
-    said = "".join(traceback.format_exception_only(exc)).strip().replace("\n", "\n    ")
-    if isinstance(exc, SyntaxError):  # its place is in its text
-        return said
+    if isinstance(exc, SyntaxError):
+        said = f"SyntaxError: {exc.msg} ({exc.filename}:{exc.lineno})"
+    else:
+        said = " ".join("".join(traceback.format_exception_only(exc)).split())
     frames = [
         f
         for f in traceback.extract_tb(exc.__traceback__)
         if "importlib" not in f.filename and not f.filename.startswith(_RUNTIME_FOLDER)
     ]
-    return f"{said} (at {frames[-1].filename}:{frames[-1].lineno})" if frames else said
+    module = sys.modules.get(package or "")
+    folder = os.path.dirname(os.path.abspath(module.__file__ or "")) + os.sep if module else None
+    own = [f for f in frames if folder and os.path.abspath(f.filename).startswith(folder)]
+    place = (own or frames)[-1:] if not isinstance(exc, SyntaxError) or own else []
+    return f"{said} (at {place[0].filename}:{place[0].lineno})" if place else said
 
 
 _RUNTIME_FOLDER = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -357,7 +364,7 @@ class _Entry:
                     "tool %r: handlers/%s.py does not load: %s (`python -m %s --check` checks every handler)",
                     spec.name,
                     spec.identifier,
-                    load_failure(exc),
+                    load_failure(exc, spec.package),
                     spec.package,
                 )
                 return _error(f"internal error in tool {spec.name}")

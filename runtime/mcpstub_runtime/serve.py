@@ -317,7 +317,7 @@ def _check(package: str) -> int:
     try:
         importlib.import_module(f"{package}.models")
     except (Exception, SystemExit) as exc:
-        print(f"{package}/models.py: {load_failure(exc)}", file=sys.stderr)
+        print(f"{package}/models.py: {load_failure(exc, package)}", file=sys.stderr)
         print("the models do not load: no handler can be called", file=sys.stderr)
         return 1
     for name, spec in tools.items():
@@ -329,7 +329,7 @@ def _check(package: str) -> int:
         except BaseException as exc:  # what the first call would have logged (all but Ctrl-C)
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            failed.append(f"{where}: tool {name!r}: {load_failure(exc)}")
+            failed.append(f"{where}: tool {name!r}: {load_failure(exc, package)}")
     for line in failed:
         print(line, file=sys.stderr)
     count = f"{len(tools)} tool" + ("" if len(tools) == 1 else "s")

@@ -37,6 +37,10 @@ BROKEN = {
     "no function": ("VALUE = 1\n", "it defines no function 'second'"),
     "a syntax error": ("async def second(args, ctx)\n    return 1\n", "SyntaxError"),
     "an error at import": ("raise RuntimeError('no database')\n", "RuntimeError: no database"),
+    "an error of several lines": (
+        "raise RuntimeError('missing settings:\\n  - API_KEY')\n",
+        "RuntimeError: missing settings: - API_KEY (at ",
+    ),
     "a BaseException at import": (
         "class Boom(BaseException):\n    pass\n\n\nraise Boom('x')\n", "Boom: x"
     ),
@@ -138,6 +142,7 @@ def test_a_handler_slow_to_import_is_named_while_check_waits(
         ("an import that fails", "second.py:1)"),
         ("a wrong signature", None),
         ("an error at import", "second.py:1)"),
+        ("an error of several lines", "second.py:1)"),
     ],
 )
 def test_a_served_handler_that_does_not_load_is_logged_in_one_line(
