@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from mcpstub.classnames import Namer
@@ -167,8 +167,14 @@ def hoist(
             seen.add(target)
             node = nodes[target]
     draft07 = (tool.output_dialect if schema is tool.output_schema else tool.dialect) == "draft-07"
+    # The classes whose schema says its one type: an `allOf` holding a reference to one is of it.
+    kinds = {
+        names[p]: kind
+        for p in names
+        if isinstance(node := nodes.get(p), dict) and isinstance(kind := node.get("type"), str)
+    }
     units = {
-        names[pointer]: rewrite(nodes[pointer], pointer, names, pointer, draft07)
+        names[pointer]: rewrite(nodes[pointer], pointer, names, pointer, draft07, kinds=kinds)
         for pointer in names
         if pointer not in skip
     }
@@ -253,7 +259,13 @@ def _targets_and_refusal(node: JSON) -> tuple[tuple[str, ...], str | None]:
 
 
 def rewrite(
-    node: JSON, pointer: str, names: dict[str, str] | None, own: str, draft07: bool, typed: bool = False
+    node: JSON,
+    pointer: str,
+    names: dict[str, str] | None,
+    own: str,
+    draft07: bool,
+    typed: bool = False,
+    kinds: Mapping[str, str] | None = None,
 ) -> JSON:
     """Copy a subschema, `$ref`s pointed at `$defs` keys (kept as they are with `names` None) and
     hoisted parts replaced by refs. Objects get `additionalProperties: true` unless they say
@@ -279,21 +291,23 @@ def rewrite(
         if key == "$ref" and names is not None:
             out[key] = f"#/$defs/{names[_pointer(value)]}"
         elif esc in subs:
-            out[key] = rewrite(value, pointer + esc, names, own, draft07)
+            out[key] = rewrite(value, pointer + esc, names, own, draft07, kinds=kinds)
         elif isinstance(value, dict) and any(s.startswith(esc + "/") for s in subs):
             out[key] = {
-                name: rewrite(sub, f"{pointer}{esc}/{escape(name)}", names, own, draft07)
+                name: rewrite(sub, f"{pointer}{esc}/{escape(name)}", names, own, draft07, kinds=kinds)
                 for name, sub in value.items()
             }
         elif isinstance(value, list) and any(s.startswith(esc + "/") for s in subs):
             in_typed = key == "allOf" or (key in _LIST_KEYS and key != "prefixItems" and "type" in node)
             out[key] = [
-                rewrite(sub, f"{pointer}{esc}/{i}", names, own, draft07, in_typed)
+                rewrite(sub, f"{pointer}{esc}/{i}", names, own, draft07, in_typed, kinds)
                 for i, sub in enumerate(value)
             ]
         else:
             out[key] = value
     _loosen(out, draft07)
+    if "type" not in out and (kind := _all_of_kind(out, kinds or {})) is not None:
+        out["type"] = kind  # what every instance is already (the model then is of that type alone)
     properties = out.get("properties")
     if isinstance(properties, dict) and not _COUNTS_PROPERTIES.isdisjoint(out):
         # A default filled in would be one more property present, which these keywords may refuse
@@ -314,6 +328,21 @@ def rewrite(
     _widen(out, typed)
     _null_apart(out)
     return out
+
+
+def _all_of_kind(out: dict[str, JSON], kinds: Mapping[str, str]) -> str | None:
+    """The one type a branch of `out`'s `allOf` requires (its `type`, or that of the class it
+    refers to): every instance of `out` is of it."""
+    parts = out.get("allOf")
+    for part in parts if isinstance(parts, list) else []:
+        if not isinstance(part, dict):
+            continue
+        if isinstance(part.get("type"), str):
+            return str(part["type"])
+        ref = part.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in kinds:
+            return kinds[ref[8:]]
+    return None
 
 
 def _null_apart(out: dict[str, JSON]) -> None:

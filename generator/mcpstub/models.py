@@ -66,8 +66,10 @@ def render_models(toolset: Toolset) -> ModelsResult:
     taken = set(toolset.shared_defs) | {n for t in toolset.tools for n in _class_names(t)}
     taken |= IMPORTED | set(renamed.values())
     namer = Namer(root_names(toolset) | toolset.reserved_roots | IMPORTED | set(renamed.values()))
+    kinds = {n: d["type"] for n, d in toolset.shared_defs.items() if isinstance(d, dict) and "type" in d}
+    kinds = {n: kind for n, kind in kinds.items() if isinstance(kind, str)}
     for name, schema in toolset.shared_defs.items():
-        units[name] = namer.scope(name, {name: rewrite(schema, "", None, "", draft07=False)}, taken)
+        units[name] = namer.scope(name, {name: rewrite(schema, "", None, "", False, kinds=kinds)}, taken)
         if uses_unsupported(schema):
             units[name] = {name: {}}
             diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where))

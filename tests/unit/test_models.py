@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import itertools
 import json
+import re
 import subprocess
 import sys
 import traceback
@@ -1285,3 +1286,32 @@ def test_helpers_go_after_the_imports_the_module_starts_with(source: str) -> Non
             break
         last = node.end_lineno or node.lineno
     assert model_source._imports_end(source.split("\n")) == last
+
+
+@pytest.mark.parametrize("local", [False, True], ids=["shared", "local"])
+def test_an_all_of_with_a_typed_branch_is_a_model_of_that_type(tmp_path: Path, local: bool) -> None:
+    """`allOf: [{$ref: Node}, {properties: ...}]`: every instance is an object (Node's type), so
+    the field is the class alone, not a union of every JSON type; it still takes what the
+    schema takes, and refuses a string, as the schema does."""
+    from mcpstub.pipeline import check_toolset  # noqa: PLC0415
+
+    node = "{type: object, properties: {name: {type: string}}, required: [name]}"
+    defs = f"      $defs:\n        Node: {node}\n" if local else ""
+    (tmp_path / "tools.yaml").write_text(
+        "mcpstub: 1\nserver: {name: s}\n"
+        + ("" if local else f"$defs:\n  Node: {node}\n")
+        + "tools:\n  - name: tree\n    inputSchema:\n      type: object\n      properties:\n"
+        "        both: {allOf: [{$ref: '#/$defs/Node'}, {properties: {extra: {type: boolean}}}]}\n"
+        "        typed: {allOf: [{type: integer}, {}]}\n" + defs,
+        "utf-8",
+    )
+    checked = check_toolset(tmp_path / "tools.yaml")
+    assert checked.toolset is not None, checked.diagnostics
+    result = render_models(checked.toolset)
+    assert not result.diagnostics, result.diagnostics
+    module = load(result)
+    assert re.search(r"\n    both: \w+ \| MISSING = MISSING\n", result.source), result.source
+    assert_round_trips(module.TreeInput, {"both": {"name": "n", "extra": True, "more": 1}, "typed": 3})
+    for refused in ({"both": "a string"}, {"typed": "x"}):
+        with pytest.raises(ValidationError):
+            module.TreeInput.model_validate(refused)
