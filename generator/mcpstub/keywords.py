@@ -339,12 +339,34 @@ def lint_schema(
                     )
                 elif key == "pattern" and isinstance(value, str):
                     found.patterns.append(value)
+                elif key == "enum" and value == []:
+                    found.diagnostics.append(
+                        warning(
+                            "accepts-nothing",
+                            f"{describe_path(where)} accepts no value: its enum is empty",
+                            doc.loc((*where, key)),
+                            "list the values it takes; a property no client may send is `false`",
+                        )
+                    )
                 elif key == "type":
                     _check_type(doc, (*where, key), value, found, draft07)
                 elif key == "required" and isinstance(value, list) and family is not None:
                     if id(family) not in families:
                         families[id(family)] = _property_names(family)
                     _check_required(doc, where, value, families[id(family)], found)
+                    own = node.get("properties")
+                    own = own if isinstance(own, dict) else {}
+                    for i, name in enumerate(value):
+                        if isinstance(name, str) and own.get(name) is False:
+                            found.diagnostics.append(
+                                warning(
+                                    "accepts-nothing",
+                                    f"{describe_path(where)} accepts no value: it requires {name!r},"
+                                    " whose schema is false",
+                                    doc.loc((*where, "required", i)),
+                                    f"take {name!r} out of `required`, or give it a schema",
+                                )
+                            )
                 elif value is None and key in _NULL_ALLOWED and doc.holds_nothing((*where, key)):
                     # `{description: a, default}`, not `default: null`
                     found.diagnostics.append(

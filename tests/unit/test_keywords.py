@@ -525,3 +525,25 @@ def test_a_missing_colon_in_a_requested_schema_is_said_the_same(tmp_path: Path) 
     )
     found = [d for d in check_toolset(path, "tools.yaml").diagnostics if d.code == "missing-colon"]
     assert [(d.location.line, d.hint) for d in found] == [(10, "write minimum: 1")], found
+
+
+def test_a_schema_that_accepts_nothing_is_said_to(tmp_path: Path) -> None:
+    """An empty enum, or a required property whose schema is false: no value is valid there.
+    A property that is false and not required is how a schema forbids it: nothing to say."""
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                emptyenum: {enum: []}
+                never: false
+                forbidden: false
+              required: [never]
+        """,
+    )
+    said = [(d.code, d.location.line) for d in checked.diagnostics]
+    assert said == [("accepts-nothing", 8), ("accepts-nothing", 11)]
+    assert checked.ok  # warnings
