@@ -193,7 +193,10 @@ class _Tool:
             if where not in said:
                 said.add(where)
                 rule = f"{direction}-{SAFE_CHANGES[reason.kind][rule_index]}"
-                self.finding(rule, "info", direction, where, _safe_words(reason.message, direction))
+                words = _safe_words(reason.message, direction)
+                if not reason.exact:  # read off keywords whose sum the rules do not work out (not, if)
+                    words += " (perhaps: the rules could not tell for sure)"
+                self.finding(rule, "info", direction, where, words)
         if len(self.findings) == before:
             message = f"{key} changed without changing which values it accepts"
             self.finding(f"{direction}-schema-rewritten", "info", direction, f"/{key}", message)
