@@ -46,6 +46,9 @@ class Diagnostic:
     message: str
     location: Location
     hint: str | None = None
+    # What it is about, where a stage that has no document names it: ("tool", name, class) or
+    # ("$defs", name); the pipeline places it in the document (`pipeline._placed`).
+    subject: tuple[str, ...] = ()
 
     @property
     def is_error(self) -> bool:

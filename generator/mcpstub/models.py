@@ -14,7 +14,7 @@ import re
 import unicodedata
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -72,19 +72,21 @@ def render_models(toolset: Toolset) -> ModelsResult:
         units[name] = namer.scope(name, {name: rewrite(schema, "", None, "", False, kinds=kinds)}, taken)
         if uses_unsupported(schema):
             units[name] = {name: {}}
-            diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where))
+            diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where, ("$defs", name)))
     for tool in toolset.tools:
         for class_name, schema in _schemas(tool):
             if class_name in units:
                 message = f"tool {tool.name!r}: class {class_name} is already defined"
                 hint = "rename the tool or the shared definition that clashes with it"
-                diagnostics.append(error("models-class-clash", message, where, hint))
+                clash = error("models-class-clash", message, where, hint)
+                diagnostics.append(replace(clash, subject=("tool", tool.name, class_name)))
                 continue
             try:
                 units[class_name] = hoist(tool, class_name, schema, toolset.shared_defs, taken, namer)
             except Unsupported as exc:
                 units[class_name] = {class_name: permissive(schema)}
-                diagnostics.append(_fallback_warning(f"tool {tool.name!r}", str(exc), where))
+                subject = ("tool", tool.name, class_name)
+                diagnostics.append(_fallback_warning(f"tool {tool.name!r}", str(exc), where, subject))
     if not units:  # a toolset with no tools yet: nothing to model
         return ModelsResult("", diagnostics)
     units = _definition_defaults_dropped(units, set(toolset.shared_defs))
@@ -106,12 +108,13 @@ def render_models(toolset: Toolset) -> ModelsResult:
         shared = [k for n in toolset.shared_defs if (k := renamed.get(n, n)) in units]
         for name in _find_failing(shared, lambda names: _only(units, names, stub=shared)):
             units[name] = {name: {}}
-            diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where))
+            diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where, ("$defs", name)))
         owners = {c: t.name for t in toolset.tools for c in _class_names(t)}
         tools = [n for n in units if n not in toolset.shared_defs]
         for name in _find_failing(tools, lambda names: _only(units, [*shared, *names])):
             units[name] = {name: permissive(units[name].get(name, {}))}
-            diagnostics.append(_fallback_warning(f"tool {owners[name]!r} ({name})", "", where))
+            subject = ("tool", owners[name], name)
+            diagnostics.append(_fallback_warning(f"tool {owners[name]!r} ({name})", "", where, subject))
         try:
             source = _generate(units, wire)
         except Exception as exc:
@@ -414,7 +417,8 @@ def _check_binding(
             if wrong:
                 message = f"tool {tool.name!r}: class {class_name} {wrong}"
                 hint = "this is a bug in mcpstub; rename the tool or definition to work around it"
-                problems.append(error("models-binding", message, where, hint))
+                problem = error("models-binding", message, where, hint)
+                problems.append(replace(problem, subject=("tool", tool.name, class_name)))
     return problems
 
 
@@ -449,13 +453,16 @@ def _schemas(tool: Tool) -> Iterator[tuple[str, dict[str, JSON]]]:
         yield class_name, tool.elicitations[key]
 
 
-def _fallback_warning(what: str, why: str, where: Location) -> Diagnostic:
+def _fallback_warning(what: str, why: str, where: Location, subject: tuple[str, ...]) -> Diagnostic:
     reason = f" ({why})" if why else ""
-    return warning(
-        "models-fallback",
-        f"{what}: no typed model could be generated{reason}; it accepts any object",
-        where,
-        "payloads are still checked against the schema at run time",
+    return replace(
+        warning(
+            "models-fallback",
+            f"{what}: no typed model could be generated{reason}; it accepts any object",
+            where,
+            "payloads are still checked against the schema at run time",
+        ),
+        subject=subject,
     )
 
 

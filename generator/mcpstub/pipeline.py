@@ -157,4 +157,31 @@ def generate(
         where = Location(checked.toolset.source_name, 1, 1)
         too_deep = error("too-deep", "the toolset nests too deeply to be generated", where)
         return Generated({}, {}, sort_diagnostics([*checked.diagnostics, too_deep]))
-    return replace(rendered, diagnostics=sort_diagnostics([*checked.diagnostics, *rendered.diagnostics]))
+    placed = [_placed(d, checked) for d in rendered.diagnostics]
+    return replace(rendered, diagnostics=sort_diagnostics([*checked.diagnostics, *placed]))
+
+
+def _placed(d: Diagnostic, checked: Checked) -> Diagnostic:
+    """`d` at the place in the toolset file its subject is written (the models, made without the
+    document, name the tool and class, or the definition): the tool's schema, or the definition."""
+    doc, toolset = checked.document, checked.toolset
+    if not d.subject or doc is None or toolset is None or not isinstance(doc.data, dict):
+        return d
+    path: tuple[str | int, ...] | None = None
+    if d.subject[0] == "$defs" and d.subject[1] in (doc.data.get("$defs") or {}):
+        path = ("$defs", d.subject[1])
+    elif d.subject[0] == "tool":
+        _, name, class_name = d.subject
+        tools = doc.data.get("tools")
+        tools = tools if isinstance(tools, list) else []
+        index = next((i for i, t in enumerate(tools) if isinstance(t, dict) and t.get("name") == name), None)
+        tool = next((t for t in toolset.tools if t.name == name), None)
+        if index is not None and tool is not None:
+            asks: dict[str, tuple[str, ...]] = {
+                c: ("elicitations", key) for key, c in tool.elicitation_classes.items()
+            }
+            schema = asks.get(class_name, ("inputSchema",))
+            if class_name == tool.output_class:
+                schema = ("outputSchema",)
+            path = ("tools", index, *schema)
+    return d if path is None else replace(d, location=doc.key_loc(path))

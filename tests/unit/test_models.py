@@ -1315,3 +1315,25 @@ def test_an_all_of_with_a_typed_branch_is_a_model_of_that_type(tmp_path: Path, l
     for refused in ({"both": "a string"}, {"typed": "x"}):
         with pytest.raises(ValidationError):
             module.TreeInput.model_validate(refused)
+
+
+def test_a_model_fallback_is_said_where_the_schema_is_written(tmp_path: Path) -> None:
+    """The models are made without the document; the warning is placed at the tool's schema (and
+    a shared definition's at the definition), the same from the model cache as cold."""
+    from mcpstub.pipeline import generate  # noqa: PLC0415
+
+    (tmp_path / "tools.yaml").write_text(
+        "mcpstub: 1\nserver: {name: s}\n$defs:\n"
+        "  Dyn: {$dynamicAnchor: y, type: object, properties: {n: {$dynamicRef: '#y'}}}\n"
+        "tools:\n  - name: a\n    inputSchema: {type: object, properties: {x: {$ref: '#/$defs/Dyn'}}}\n"
+        "  - name: b\n    inputSchema:\n      $dynamicAnchor: x\n      type: object\n"
+        "      properties: {d: {$dynamicRef: '#x'}}\n    outputSchema:\n      $dynamicAnchor: x\n"
+        "      type: object\n      properties: {e: {$dynamicRef: '#x'}}\n",
+        "utf-8",
+    )
+    for _ in range(2):  # cold, then from the cache
+        done = generate(tmp_path / "tools.yaml", "tools.yaml", cache_dir=tmp_path / "cache")
+        placed = [(d.location.line, d.location.col, d.message.split(":")[0]) for d in done.diagnostics
+                  if d.code == "models-fallback"]  # fmt: skip
+        dyn = (4, 3, "shared definition 'Dyn'")
+        assert placed == [dyn, (7, 5, "tool 'a'"), (9, 5, "tool 'b'"), (13, 5, "tool 'b'")], placed

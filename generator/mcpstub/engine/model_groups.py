@@ -56,7 +56,7 @@ GROUP_MAX_WEIGHT = 150
 WORKERS = True
 # Groups generate the shared classes their tools only name as stand-ins (see models._stand_ins).
 STAND_INS = True
-_MAGIC = b"mcpstub-models-cache 5"
+_MAGIC = b"mcpstub-models-cache 6"
 
 
 def _generator_key() -> str:
@@ -131,13 +131,19 @@ def _plain(d: Diagnostic) -> dict[str, Any]:
         "message": d.message,
         "location": [loc.file, loc.line, loc.col],
         "hint": d.hint,
+        "subject": list(d.subject),
     }
 
 
 def _diagnostic(data: dict[str, Any]) -> Diagnostic:
     file, line, col = data["location"]
     return Diagnostic(
-        Severity(data["severity"]), data["code"], data["message"], Location(file, line, col), data["hint"]
+        Severity(data["severity"]),
+        data["code"],
+        data["message"],
+        Location(file, line, col),
+        data["hint"],
+        tuple(data["subject"]),
     )
 
 
