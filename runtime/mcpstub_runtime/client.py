@@ -536,6 +536,8 @@ async def _connected(
                 f"the server command {shlex.join(command)} ended before it answered: its error"
                 " output (above, unless redirected) says why"
             ) from None
+        if not connected and isinstance(target, str) and (why := _unreachable(exc)) is not None:
+            raise ConnectionError(f"{target}: no MCP server answers there ({why})") from exc
         if not connected and isinstance(exc, ExceptionGroup) and len(_leaves(exc)) == 1:
             raise _leaves(exc)[0] from None  # why connecting failed, not the task group's wrapper
         raise
@@ -646,6 +648,16 @@ def _closed(error: BaseException) -> bool:
     return bool(leaves) and all(
         isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED for leaf in leaves
     )
+
+
+def _unreachable(error: BaseException) -> str | None:
+    """Why no HTTP connection could be made, when that is what `error` (or a group) says: the
+    HTTP client's transport error (refused, no such host, timed out), by its class's lineage."""
+    leaves = _leaves(error) if isinstance(error, BaseExceptionGroup) else [error]
+    for leaf in leaves:
+        if any(cls.__name__ == "TransportError" for cls in type(leaf).__mro__):
+            return str(leaf) or type(leaf).__name__
+    return None
 
 
 def _only(group: BaseExceptionGroup[BaseException], error: BaseException) -> bool:

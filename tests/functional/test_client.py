@@ -147,6 +147,23 @@ def test_a_server_command_that_ends_before_answering_says_so(weather: Any, as_pa
     assert shlex.join(command) in str(raised.value)
 
 
+def test_a_url_no_server_answers_says_so(weather: Any) -> None:
+    """A ConnectionError naming the URL, not the HTTP library's own error."""
+    import socket  # noqa: PLC0415
+
+    connect = importlib.import_module("weather_tools.client").connect
+    with socket.socket() as probe:  # a port nothing listens on once this is closed
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/mcp"
+
+    async def run() -> None:
+        async with connect(url):
+            raise AssertionError("connected")
+
+    with pytest.raises(ConnectionError, match=f"^{re.escape(url)}: no MCP server answers there"):
+        anyio.run(run)
+
+
 @contextmanager
 def serving(command: str, port: int) -> Iterator[dict[str, str]]:
     """The page's server command (`VAR=value python -m ...`) running on `port`; its variables."""
