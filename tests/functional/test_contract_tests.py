@@ -112,6 +112,20 @@ def test_emitted_contract_tests_pass_on_the_example_and_catch_a_broken_handler(t
     assert done.returncode == 1
     assert "output did not match the declared schema" in done.stdout
 
+    # So is one that runs past its tool's timeout: the call never answered.
+    toolset = (tmp_path / "tools.yaml").read_text()
+    timed = toolset.replace("  - name: list_cities\n", "  - name: list_cities\n    timeout: 0.2\n")
+    (tmp_path / "tools.yaml").write_text(timed)
+    assert run("generate", str(tmp_path / "tools.yaml"), "--out", str(out), "--emit-tests")[0] == 0
+    slow = (EXAMPLE / "weather_tools" / "handlers" / "list_cities.py").read_text()
+    (out / "handlers" / "list_cities.py").write_text(
+        slow.replace("annotations\n", "annotations\n\nimport anyio\n", 1)
+        .replace("    return ListCitiesOutput", "    await anyio.sleep(5)\n    return ListCitiesOutput")
+    )
+    done = pytest_on(tmp_path, "weather_tools/test_contract.py")
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert "tool list_cities timed out after 0.2 s" in done.stdout, done.stdout[-3000:]
+
     # Turning the option off removes the generated tests again.
     assert run("generate", str(tmp_path / "tools.yaml"), "--out", str(out))[0] == 0
     assert not (out / "test_contract.py").exists()
