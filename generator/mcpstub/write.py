@@ -63,11 +63,13 @@ class Plan:
 
     def diff(self, base: str = "") -> str:
         """A unified diff of every change the run would make, for `git apply` (-p1) from where the
-        output folder is `base` (posix). Lines on disk are compared as a run reads them but shown as
+        output folder is `base` (posix), the stamp's too when a file changes (so that the tree it
+        makes is the one a run writes). Lines on disk are compared as a run reads them but shown as
         written, so a CRLF checkout (git's autocrlf) gets a diff that applies to its bytes."""
         prefix = f"{base.strip('/')}/" if base.strip("/") not in {"", "."} else ""
         chunks: list[str] = []
-        for rel in sorted({*self.removals, *self.changes} - {STAMP_FILE}):
+        changed = {*self.removals, *self.changes}
+        for rel in sorted(changed if self.stale or self.created_yours else changed - {STAMP_FILE}):
             old = _read_raw(self.out / rel) if rel in self.existing else None
             chunks.extend(_unified(old, self.changes.get(rel), prefix + rel))
         return "".join(chunks)

@@ -475,6 +475,9 @@ def test_diff_applies_with_git_apply_from_the_repository_root(tmp_path: Path, wh
     assert _git(repo, "apply", "-", stdin=diff).returncode == 0
     code, _, err = _in(cwd, "generate", rel_toolset, "--out", rel_out, "--check")
     assert code == 0, err  # the diff applied is exactly the regeneration
+    stamp = (out / "_mcpstub.json").read_bytes()  # the stamp too: a run after it writes nothing
+    assert _in(cwd, "generate", rel_toolset, "--out", rel_out)[0] == 0
+    assert (out / "_mcpstub.json").read_bytes() == stamp
 
 
 @pytest.mark.parametrize("style", ["crlf", "mixed", "cr", "some cr", "last cr"])
