@@ -410,7 +410,9 @@ async def _transport(
             )
         sent = dict(headers or {})
         if token is not None:
-            if not token or not all("!" <= c <= "~" for c in token):
+            if not token:
+                raise ValueError("token is empty: give the bearer token, or leave token out")
+            if not all("!" <= c <= "~" for c in token):
                 raise ValueError("token must be printable ASCII without spaces (a bearer token)")
             sent["Authorization"] = f"Bearer {token}"
         from mcp.client.streamable_http import streamable_http_client

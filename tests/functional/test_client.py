@@ -471,3 +471,17 @@ def test_server_logs_reach_the_package_s_client_logger(
         anyio.run(run)
     got = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "weather_tools.client"]
     assert got == [("INFO", "looking up Paris"), ("WARNING", "stale data")]
+
+
+@pytest.mark.parametrize(
+    ("token", "said"), [("", "token is empty"), ("a b", "printable ASCII without spaces")]
+)
+def test_a_token_that_cannot_be_sent_is_said_before_connecting(weather: Any, token: str, said: str) -> None:
+    connect = importlib.import_module("weather_tools.client").connect
+
+    async def run() -> None:
+        async with connect("http://127.0.0.1:9/mcp", token=token):
+            raise AssertionError("connected")
+
+    with pytest.raises(ValueError, match=said):
+        anyio.run(run)
