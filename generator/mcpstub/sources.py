@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -232,7 +233,16 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
             ref_root = Path(policy.ref_root).resolve()
             inside = ref_root == top or top in ref_root.parents
             policy = Policy(policy.vendor_keywords, root / ref_root.relative_to(top) if inside else None)
-        return load_side(str(target), shown=spec, policy=policy)
+        side = load_side(str(target), shown=spec, policy=policy)
+
+    def located(tool: str, pointer: str) -> Location | None:
+        """Where it is written, a file the toolset refers to named in the revision too."""
+        where = side.locate(tool, pointer)
+        if where is None or where.file.startswith(f"{rev}:"):
+            return where
+        return replace(where, file=f"{rev}:{where.file}")
+
+    return replace(side, locate=located)
 
 
 def _listing(path: Path, shown: str) -> Side | None:

@@ -89,6 +89,27 @@ def test_a_revision_reads_its_referenced_files_from_the_same_revision(
     assert findings(capsys) == []
 
 
+@pytest.mark.parametrize("folder", ["", "api/"])
+def test_a_finding_in_a_revision_s_referenced_file_names_the_revision(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, folder: str
+) -> None:
+    """`REV:common.yaml:5:28`, the line of the revision's file, not the working copy's name."""
+    root = tmp_path / "repo"
+    (root / folder).mkdir(parents=True, exist_ok=True)
+    (root / folder / "tools.yaml").write_text(TOOLSET, "utf-8")
+    (root / folder / "common.yaml").write_text(COMMON, "utf-8")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "v1")
+    (root / folder / "common.yaml").write_text(COMMON.replace("minLength: 1", "minLength: 3"), "utf-8")
+    git(root, "commit", "-qam", "v2")
+    monkeypatch.chdir(root)
+    old, new = f"HEAD~1:{folder}tools.yaml", f"HEAD:{folder}tools.yaml"
+    assert cli.main(["diff", old, new, "--format", "json"]) == 1
+    files = {f["location"]["file"] for f in findings(capsys) if f["rule"] != "version-not-bumped"}
+    assert files and all(f.startswith("HEAD:") and f.endswith("common.yaml") for f in files), files
+
+
 def test_revision_paths_relative_to_the_working_folder(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
