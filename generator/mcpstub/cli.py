@@ -554,9 +554,12 @@ def _write_report(out: Path, p: Plan, generated: int, modules: set[str]) -> str:
     `handlers/__init__.py` is none)."""
     written = len([rel for rel in p.stale if rel not in p.removals])
     stubs = len([rel for rel in p.created_yours if rel.startswith("handlers/") and Path(rel).stem in modules])
+    stamp = ""
+    if not (p.stale or p.created_yours) and STAMP_FILE in p.changes:  # (a comment edited, say)
+        stamp = f" ({STAMP_FILE} updated: it records the toolset read)"
     return (
         f"{_shown(out)}: {_counted(written, 'generated file')} written, "
-        f"{generated - written} unchanged, {_counted(stubs, 'handler stub')} created"
+        f"{generated - written} unchanged, {_counted(stubs, 'handler stub')} created{stamp}"
     )
 
 

@@ -655,6 +655,11 @@ def test_the_report_counts_one_stub_per_tool_and_names_what_it_removed(tmp_path:
     assert summary.endswith(f": 0 generated files written, {generated - 1} unchanged, 1 handler stub created")
     code, msg, _ = run("generate", str(toolset), "--out", str(out), "--force")
     assert code == 0 and "removed" not in msg and msg.endswith(", 0 handler stubs created\n")
+    # A comment edited: no generated file changes, the stamp (what was read) does, and is said.
+    toolset.write_text(toolset.read_text() + "# a note\n")
+    code, msg, _ = run("generate", str(toolset), "--out", str(out))
+    said = "0 generated files written, 9 unchanged, 0 handler stubs created (_mcpstub.json updated: it"
+    assert code == 0 and msg.endswith(said + " records the toolset read)\n"), msg
 
 
 def test_the_type_marker_is_created_when_missing_and_a_projects_own_is_kept(tmp_path: Path) -> None:
