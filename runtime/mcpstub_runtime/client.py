@@ -540,6 +540,11 @@ async def _connected(
             ) from None
         if not connected and isinstance(target, str) and (why := _unreachable(exc)) is not None:
             raise ConnectionError(f"{target}: no MCP server answers there ({why})") from exc
+        if not connected and isinstance(target, str) and _not_found(exc):
+            raise ConnectionError(
+                f"{target}: nothing serves MCP at this path (HTTP 404 Not Found); a generated package"
+                " serves it at /mcp"
+            ) from exc
         if not connected and isinstance(exc, ExceptionGroup) and len(_leaves(exc)) == 1:
             raise _leaves(exc)[0] from None  # why connecting failed, not the task group's wrapper
         raise
@@ -660,6 +665,12 @@ def _unreachable(error: BaseException) -> str | None:
         if any(cls.__name__ == "TransportError" for cls in type(leaf).__mro__):
             return str(leaf) or type(leaf).__name__
     return None
+
+
+def _not_found(error: BaseException) -> bool:
+    """Whether connecting was answered 404 (the SDK's client says it as an error "Not Found")."""
+    leaves = _leaves(error) if isinstance(error, BaseExceptionGroup) else [error]
+    return any(isinstance(leaf, MCPError) and str(leaf.error.message) == "Not Found" for leaf in leaves)
 
 
 def _only(group: BaseExceptionGroup[BaseException], error: BaseException) -> bool:

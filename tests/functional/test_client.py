@@ -210,6 +210,13 @@ def test_the_example_is_called_over_http_with_a_token_as_the_page_shows(weather:
         with pytest.raises(PermissionError, match="401 Unauthorized: the server refused the bearer token"):
             anyio.run(run, "wrong")
 
+        async def elsewhere() -> None:  # a path the server does not serve
+            async with connect(url + "x", token=variables["WEATHER_TOKEN"]):
+                raise AssertionError("connected")
+
+        with pytest.raises(ConnectionError, match=r"/mcpx: nothing serves MCP at this path \(HTTP 404"):
+            anyio.run(elsewhere)
+
 
 def test_the_page_s_first_example_prints_what_it_says() -> None:
     assert run_python(blocks("python")[0], EXAMPLE) == "Paris 2 sunny\n"
