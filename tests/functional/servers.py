@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -51,31 +53,32 @@ class HttpServer:
 def http_server(
     root: Path, package: str, *args: str, env: dict[str, str] | None = None
 ) -> Iterator[HttpServer]:
-    """`python -m package --http 127.0.0.1:PORT ARGS` running until the block ends."""
-    port = free_port()
-    log = root / f"http-{port}.log"
+    """`python -m package --http 127.0.0.1:0 ARGS` running until the block ends. The server takes
+    a port of its own and says its URL once it listens: no other server can answer in its place
+    (a port chosen here and freed could be taken by another test's server first)."""
+    log = root / f"http-{next(_LOGS)}.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [sys.executable, "-m", package, "--http", f"127.0.0.1:{port}", *args],
+            [sys.executable, "-m", package, "--http", "127.0.0.1:0", *args],
             env={**server_env(root), **(env or {})},
             cwd=root,
             stderr=sink,
         )
     try:
         deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    output = log.read_text(encoding="utf-8", errors="replace")
-                    raise RuntimeError(f"server did not start: {output}") from None
-                time.sleep(0.05)
-        yield HttpServer(f"http://127.0.0.1:{port}/mcp", process, log)
+        while (said := _SERVING.search(log.read_text(encoding="utf-8", errors="replace"))) is None:
+            if process.poll() is not None or time.monotonic() > deadline:
+                output = log.read_text(encoding="utf-8", errors="replace")
+                raise RuntimeError(f"server did not start: {output}") from None
+            time.sleep(0.05)
+        yield HttpServer(said[1], process, log)
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+_SERVING = re.compile(r"serving MCP over streamable HTTP at (http://\S+/mcp)")
+_LOGS = itertools.count()
 
 
 # The serving command line in one process, run on each argument list in turn (the package and its

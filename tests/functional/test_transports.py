@@ -73,30 +73,8 @@ def _free_port() -> int:
 
 @pytest.fixture
 def http_url(root: Path) -> Iterator[str]:
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}"],
-        env=_env(root),
-        cwd=root,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    output = process.stderr.read().decode() if process.stderr else ""
-                    raise RuntimeError(f"server did not start: {output}") from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        if process.stderr:
-            process.stderr.close()
+    with http_server(root, PACKAGE) as server:  # (on a port it takes itself: no other can answer)
+        yield server.url
 
 
 @pytest.mark.anyio
