@@ -117,6 +117,11 @@ class Document:
             location = replace(location, line=line, col=location.col + offset)
         return location
 
+    @property
+    def is_json(self) -> bool:
+        """Whether the file is named as JSON (`.json`): it must be JSON, and hints speak JSON."""
+        return self.path.suffix.lower() == ".json"
+
     def written_plain(self, path: JsonPath) -> bool:
         """True when the value at `path` is written as plain (unquoted) text."""
         node, _, complete = self._walk(path)

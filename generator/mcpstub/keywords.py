@@ -226,7 +226,7 @@ def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath,
     lists = {"required", "enum", "examples", "prefixItems", "allOf", "anyOf", "oneOf"}
     if key in lists and isinstance(value, str | int | float) and not isinstance(value, bool):
         item = json.dumps(value, ensure_ascii=False)  # quoted as JSON: YAML reads it alike
-        if doc.path.suffix.lower() == ".json":
+        if doc.is_json:
             return f'{key} takes a list: write "{key}": [{item}]'
         return f"{key} takes a list: write {key}: [{item}]"
     if key == "required" and isinstance(value, bool):

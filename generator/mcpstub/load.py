@@ -94,7 +94,7 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
             return doc, []
         # A `.json` file YAML reads (a trailing comma, a comment) but JSON does not; where YAML
         # does not read it either, its explanation is said.
-        wrong = _not_json(file, source) if doc.path.suffix.lower() == ".json" else None
+        wrong = _not_json(file, source) if doc.is_json else None
         try:
             if session.current() is not None and fast and wrong is None:  # perhaps one tool's lines changed
                 again = _reread(doc, text)

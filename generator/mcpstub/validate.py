@@ -177,7 +177,7 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
             hint = "YAML reads this unquoted text as another type: put it in quotes"
         elif expected == "array" and isinstance(err.instance, dict) and path and path[-1] == "tools":
             hint = "tools is a list: start each tool with '- ' (  - name: ..., its keys indented under it)"
-            if doc.path.suffix.lower() == ".json":
+            if doc.is_json:
                 hint = 'tools is a list: "tools": [{"name": ...}, ...]'
         said = f"{where} must be {expected_text}, not {_type_name(err.instance)}"
         yield error("wrong-type", said, doc.loc(path), hint)

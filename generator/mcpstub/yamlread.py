@@ -168,7 +168,7 @@ def _surrogate_error(doc: Document, text: str, exc: yaml.YAMLError) -> Diagnosti
             where,
             f"write the character itself, or YAML's escape of it: \\U{0x10000 + (high << 10) + low:08X}",
         )
-    json_text = doc.path.suffix.lower() == ".json" or _JSON_START.match(text) is not None
+    json_text = doc.is_json or _JSON_START.match(text) is not None
     half = "first" if escape[1] else "second"
     return error(
         "surrogate-escape",
