@@ -31,9 +31,31 @@ def stdio_params(root: Path, package: str) -> StdioServerParameters:
 
 
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A loopback port for a server this test starts, which no other test of the run is given.
+
+    A port asked of the kernel (bind to port 0) and freed at once can be handed to the next process
+    that asks, another test's server, before this test's server binds it: the test then talks to the
+    wrong server. So ports come from below the kernel's range for port 0 (32768 up, the default
+    ip_local_port_range), each pytest-xdist worker from a block of its own, in turn, skipping one in
+    use; the start within the block varies by process, so two runs at once rarely meet."""
+    while True:
+        port = next(_PORTS)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+
+
+def _ports() -> Iterator[int]:
+    worker = re.fullmatch(r"gw(\d+)", os.environ.get("PYTEST_XDIST_WORKER", "gw0"))
+    block = 12000 + (int(worker[1]) if worker else 0) % 20 * 1000
+    start = os.getpid() % 1000
+    return itertools.cycle([block + (start + n) % 1000 for n in range(1000)])
+
+
+_PORTS = _ports()
 
 
 class HttpServer:

@@ -19,6 +19,7 @@ import pytest
 
 from mcpstub import cli, server_listing
 from mcpstub.pipeline import check_toolset
+from tests.functional.servers import free_port
 
 COMMON = """\
 $defs:
@@ -262,9 +263,7 @@ def test_a_live_stdio_server_is_a_side(
 @pytest.fixture
 def served(repo: Path) -> Iterator[str]:
     generated(repo, TOOLSET, "shop_http")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "shop_http", "--http", f"127.0.0.1:{port}"],
         env=_env(repo),
@@ -512,9 +511,7 @@ def guarded(repo: Path) -> Iterator[str]:
     """The generated server over HTTP on 127.0.0.1, requiring the bearer token `s3cret-token`."""
     generated(repo, TOOLSET, "shop_guarded")
     (repo / "guarded_app.py").write_text(GUARDED_APP, "utf-8")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "guarded_app:app", "--host", "127.0.0.1", "--port", str(port)],
         env=_env(repo), cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

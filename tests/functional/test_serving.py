@@ -32,7 +32,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.functional.helpers import imported, write_package
-from tests.functional.servers import command_lines
+from tests.functional.servers import command_lines, free_port
 
 PACKAGE = "fx_serving"
 
@@ -107,12 +107,6 @@ def _env(root: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": path, "MCPSTUB_REQUEST_STATE_KEYS": "k" * 32, **extra}
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _wait_for(port: int, process: subprocess.Popen[str], seconds: float = 60, poll: float = 0.05) -> None:
     deadline = time.monotonic() + seconds
     while True:
@@ -133,7 +127,7 @@ def _serving(
     root: Path, *flags: str, env: dict[str, str] | None = None, package: str = PACKAGE
 ) -> Iterator[int]:
     """`python -m PACKAGE --http 127.0.0.1:PORT FLAGS`, stopped afterwards; yields the port."""
-    port = _free_port()
+    port = free_port()
     # The server's log goes to a file, never a pipe nobody reads: a full pipe would stall it.
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         process = subprocess.Popen(
@@ -356,7 +350,7 @@ def test_request_body_limit(root: Path) -> None:
 
 @pytest.mark.parametrize("flags", [[], ["--stateless", "--workers", "2"]], ids=["one process", "two workers"])
 def test_sigterm_lets_in_flight_calls_finish_then_exits_0(root: Path, flags: list[str]) -> None:
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}", "--grace", "20", *flags],
         cwd=root,
@@ -399,7 +393,7 @@ def test_sigterm_lets_in_flight_calls_finish_then_exits_0(root: Path, flags: lis
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_a_stop_the_moment_the_port_opens_is_a_clean_exit(root: Path, stop: signal.Signals) -> None:
     for _ in range(3):
-        port = _free_port()
+        port = free_port()
         with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
             process = subprocess.Popen(
                 [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}"],
@@ -426,7 +420,7 @@ def test_ctrl_c_to_the_terminal_stops_workers_cleanly_at_any_point_of_their_star
     # A terminal's Ctrl-C reaches every process of the foreground group: the supervisor and each
     # worker, whether it is being spawned, importing or serving.
     for wait in (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.6, 2.5):
-        port = _free_port()
+        port = free_port()
         command = [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}", "--stateless"]
         command += ["--workers", "2"]
         with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
@@ -535,7 +529,7 @@ forgetful = Starlette(routes=routes)  # mounted without the MCP app's lifespan
 
 @contextmanager
 def _uvicorn(root: Path, target: str) -> Iterator[int]:
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", target, "--host", "127.0.0.1", "--port", str(port)],
@@ -585,7 +579,7 @@ class RoundRobinProxy:
 
     def __init__(self, backends: list[int]) -> None:
         self.backends = backends
-        self.port = _free_port()
+        self.port = free_port()
         self.connections: Counter[int] = Counter()
         self._turn = itertools.cycle(backends)
         self._loop = asyncio.new_event_loop()
@@ -738,7 +732,7 @@ def test_the_container_command_serves_the_example_with_a_token(tmp_path: Path) -
     assert command[:3] == ["python", "-m", "weather_tools"]
     http = command.index("--http")
     assert command[http + 1] == "0.0.0.0:8000"
-    port = _free_port()
+    port = free_port()
     command[http + 1] = f"127.0.0.1:{port}"  # tests bind the loopback only
     env = _env(ROOT / "examples" / "weather", MCP_TOKEN=TOKEN)
     process = subprocess.Popen(

@@ -65,12 +65,6 @@ async def test_stdio(root: Path) -> None:
     _check(result)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def http_url(root: Path) -> Iterator[str]:
     with http_server(root, PACKAGE) as server:  # (on a port it takes itself: no other can answer)
