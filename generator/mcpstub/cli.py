@@ -348,7 +348,7 @@ def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool
     """Diff the toolset at `rev` with this one; an exit code when generation must stop."""
     from mcpstub.diff.command import load_side, options_from_config  # noqa: PLC0415
     from mcpstub.diff.engine import diff_sides  # noqa: PLC0415
-    from mcpstub.diff.report import RENDERERS  # noqa: PLC0415
+    from mcpstub.diff.report import text_lines  # noqa: PLC0415
     from mcpstub.sources import NotAtRevision, side_from_git  # noqa: PLC0415
 
     try:
@@ -370,12 +370,11 @@ def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool
     breaking = [f for f in findings if f.severity == "breaking"]
     if not breaking:
         return None
-    shown = RENDERERS["text"](breaking).splitlines()[:-1]  # its summary would count only these
     others = len(findings) - len(breaking)
     more = ""
     if others:
         more = f"; {others} warning or info finding{'s' if others != 1 else ''}: mcpstub diff shows them"
-    sys.stderr.write("\n".join([*shown, f"{len(breaking)} breaking{more}"]) + "\n")
+    sys.stderr.write("\n".join([*text_lines(breaking), f"{len(breaking)} breaking{more}"]) + "\n")
     unbumped = any(f.rule == "version-not-bumped" for f in breaking) or not options.check_version
     if not unbumped:
         print(f"breaking changes against {rev}, with a major version bump: allowed", file=sys.stderr)

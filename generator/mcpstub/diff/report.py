@@ -49,19 +49,21 @@ def _line(finding: Finding) -> str:
     return text
 
 
-def render_text(findings: list[Finding]) -> str:
-    """`file:line:col: breaking: tool 'x' input /properties/a: message [rule]`, then a summary."""
+def text_lines(findings: list[Finding]) -> list[str]:
+    """`file:line:col: breaking: tool 'x' input /properties/a: message [rule]`, a line a finding."""
     lines = []
     for f in findings:
         loc = f.location
         prefix = f"{loc.file}:{loc.line}:{loc.col}: " if loc is not None else ""
         lines.append(visible(f"{prefix}{f.severity}: {_line(f)} [{f.rule}]"))
+    return lines
+
+
+def render_text(findings: list[Finding]) -> str:
+    """`text_lines`, then a summary: how many findings of each severity."""
     counts = {s: sum(f.severity == s for f in findings) for s in ("breaking", "warning", "info")}
-    if findings:
-        lines.append(", ".join(f"{n} {s}" for s, n in counts.items()))
-    else:
-        lines.append("no differences")
-    return "\n".join(lines) + "\n"
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items()) if findings else "no differences"
+    return "\n".join([*text_lines(findings), summary]) + "\n"
 
 
 def render_json(findings: list[Finding]) -> str:
