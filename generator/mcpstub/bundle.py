@@ -16,6 +16,7 @@ import errno
 import json
 import marshal
 import os
+import posixpath
 import re
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -107,6 +108,12 @@ class Bundler:
     load_file: LoadFile
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: dict[Path, Document] = field(default_factory=dict)
+    # Each way a reference reached a file, as a path from the toolset's folder that joins the
+    # references' own words without following symlinks (`schemas/common.yaml`), in the order met,
+    # and the file it led to (None: none there). A path read this way leads where the check was led
+    # while no symlink changes; what changes one changes where it leads.
+    routes: dict[str, Path | None] = field(default_factory=dict)
+    _first_route: dict[Path, str] = field(default_factory=dict, init=False, repr=False)
     root: Path | None = None  # the folder file references may reach; None: the toolset's own
     copied_bytes: int = 0  # JSON text of the definitions copied into tool schemas so far
     # where each definition copied into a schema's `$defs` is written, by (the schema's path in the
@@ -365,6 +372,8 @@ class Bundler:
                 )
             )
             return None
+        route = posixpath.join(posixpath.dirname(self._route_of(doc)), written.replace(os.sep, "/"))
+        self.routes.setdefault(route, None)
         problem = check_ref_file(written, doc.path.parent, root, self.root is not None)
         if problem is not None:
             self.diagnostics.append(
@@ -378,6 +387,8 @@ class Bundler:
             )
             return None
         path = (doc.path.parent / written).resolve()
+        self.routes[route] = path
+        self._first_route.setdefault(path, route)
         cached = self.files.get(path)
         if cached is not None:
             return cached
@@ -392,6 +403,10 @@ class Bundler:
             return None
         self.files[path] = loaded
         return loaded
+
+    def _route_of(self, doc: Document) -> str:
+        """The route by which `doc` was first reached ("" for the toolset's own folder)."""
+        return "" if doc is self.toolset else self._first_route.get(doc.path, "")
 
     def _unresolved(
         self, ref: str, loc: Where, tries: list[tuple[Any, Sequence[str]]], doc: Document

@@ -88,6 +88,17 @@ def _config(start: Path) -> tuple[dict[str, Any], Path]:
 _POLICY_KEYS = ("vendor_keywords", "ref_root")
 
 
+def _option_files() -> list[Path]:
+    """The pyproject.toml whose options a run takes (`_config`: the nearest from the current folder
+    up), and those nearer, which would be taken if they were created."""
+    files = []
+    for folder in (start := Path.cwd(), *start.parents):
+        files.append(folder / "pyproject.toml")
+        if files[-1].is_file():
+            break
+    return files
+
+
 def _policy(config: dict[str, Any], root: Path) -> Policy:
     """The check's settings from `[tool.mcpstub]`: vendor keywords and the ref root."""
     vendor = config.get("vendor_keywords", [])
@@ -473,14 +484,13 @@ def _generate_in_run(
         print("  this is a bug in mcpstub, not in your toolset; please report it", file=sys.stderr)
         return EXIT_INVALID
     _report(generated.diagnostics)
+    if watched is not None:
+        # What this run read or looked for, a missing file included (a reference made before its
+        # file), and the project's options: a save of any of them runs again.
+        watched["files"] = [*(generated.sources or (path,)), *_option_files()]
     if has_errors(generated.diagnostics) or generated.toolset is None:
         return EXIT_INVALID
     toolset = generated.toolset
-    if watched is not None:
-        # The project's options count too: a save of them regenerates, as one of the toolset does.
-        _, root = _config(Path.cwd())
-        project = [root / "pyproject.toml"] if (root / "pyproject.toml").is_file() else []
-        watched["files"] = [path, *(path.parent / s for s in toolset.sources), *project]
     modules = {str(t.identifier) for t in toolset.tools}
     stamp = stamp_text(
         toolset.source_hash, toolset.sources, generated.ours, generated.yours, generated.hashes

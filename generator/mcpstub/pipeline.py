@@ -7,7 +7,6 @@ does both. None writes the package (`write.py` does). What they may reuse comes 
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -47,6 +46,8 @@ class Generated:
     diagnostics: list[Diagnostic]
     toolset: Toolset | None = None
     hashes: Hashing | None = None  # the stamp's hashes of the files rendered before the models
+    # The files the run read, or looked for, the toolset first: what a change of may change the output.
+    sources: tuple[Path, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -62,7 +63,7 @@ def check_toolset(path: Path, shown: str | None = None, policy: Policy | None = 
         return Checked(None, sort_diagnostics(diagnostics), [path])
     run = engine_run.current()  # tools checked clean before; workers that follow the check
     follow = run.feed.follow(doc, run.models) if run.feed is not None else None
-    toolset, more, files = check_document(doc, policy, run.memo, follow)
+    toolset, more, routes = check_document(doc, policy, run.memo, follow)
     if toolset is not None and re.search(UNSAFE_IN_COMMENT, toolset.source_name):
         # Every generated file's header names the toolset file: the name must read as it is.
         message = (
@@ -71,15 +72,15 @@ def check_toolset(path: Path, shown: str | None = None, policy: Policy | None = 
         )
         more = [*more, error("toolset-file-name", message, Location(doc.file, 1, 1), "rename the file")]
     diagnostics = sort_diagnostics([*diagnostics, *more])
-    sources = [path, *files]
+    sources = [path, *(path.parent / route for route in routes)]
     if toolset is None or has_errors(diagnostics):
         return Checked(None, diagnostics, sources)
-    base = path.resolve().parent
-    relative = tuple(Path(os.path.relpath(f, base)).as_posix() for f in files)
-    fingerprint = policy.fingerprint(base) if policy is not None else ""
+    fingerprint = policy.fingerprint(path.resolve().parent) if policy is not None else ""
     # The bytes parsed, not the files again: a save during the run must not pass for what was read.
-    read = {path: doc.raw, **{p: d.raw for p, d in doc.referenced.items()}}
-    toolset = replace(toolset, source_hash=source_hash(sources, fingerprint, read), sources=relative)
+    read = {"": (path.resolve(), doc.raw)}
+    read.update((route, (led, doc.referenced[led].raw)) for route, led in routes.items() if led is not None)
+    hashed = source_hash(path, tuple(routes), fingerprint, read)
+    toolset = replace(toolset, source_hash=hashed, sources=tuple(routes))
     return Checked(toolset, diagnostics, sources, doc)
 
 
@@ -149,16 +150,17 @@ def generate(
         with engine_run.generating(cache_dir, path, standby_models()):
             return generate(path, shown, emit_tests=emit_tests, client_only=client_only, policy=policy)
     checked = check_toolset(path, shown, policy)
+    sources = tuple(checked.sources)
     if checked.toolset is None:
-        return Generated({}, {}, checked.diagnostics)
+        return Generated({}, {}, checked.diagnostics, sources=sources)
     try:
         rendered = render(checked.toolset, emit_tests=emit_tests, client_only=client_only)
     except RecursionError:  # the loader bounds nesting; this is the last line of defence
         where = Location(checked.toolset.source_name, 1, 1)
         too_deep = error("too-deep", "the toolset nests too deeply to be generated", where)
-        return Generated({}, {}, sort_diagnostics([*checked.diagnostics, too_deep]))
+        return Generated({}, {}, sort_diagnostics([*checked.diagnostics, too_deep]), sources=sources)
     placed = [_placed(d, checked) for d in rendered.diagnostics]
-    return replace(rendered, diagnostics=sort_diagnostics([*checked.diagnostics, *placed]))
+    return replace(rendered, diagnostics=sort_diagnostics([*checked.diagnostics, *placed]), sources=sources)
 
 
 def _placed(d: Diagnostic, checked: Checked) -> Diagnostic:

@@ -824,8 +824,9 @@ def check_document(
     policy: Policy | None = None,
     memo: ToolMemo | None = None,
     on_tool: Callable[[Tool], None] | None = None,
-) -> tuple[Toolset | None, list[Diagnostic], list[Path]]:
-    """Check a loaded toolset: (the Toolset or None on error, diagnostics, referenced files).
+) -> tuple[Toolset | None, list[Diagnostic], dict[str, Path | None]]:
+    """Check a loaded toolset: (the Toolset or None on error, diagnostics, the routes by which its
+    references reached files and the file each led to, `Bundler.routes`).
 
     A tool `memo` knows to have checked clean from the same input is taken from it. `on_tool` is
     called with each tool that passes, in order, as soon as it has (the toolset may fail later).
@@ -840,4 +841,4 @@ def check_document(
         toolset = None
     doc.bundled_from = checker.bundler.origins
     doc.referenced = checker.bundler.files
-    return toolset, checker.diagnostics, sorted(checker.bundler.files)
+    return toolset, checker.diagnostics, dict(checker.bundler.routes)

@@ -1,7 +1,7 @@
 """Watch mode: generate again whenever the toolset or a file it references changes.
 
 `watch(run, sources)` calls `run()` once, then polls the files `sources()` names (size, modification
-time, inode: an editor that saves by renaming is seen too) and calls `run()` after each change, in
+time, inode: an editor that saves by renaming is seen too; a file not there yet is seen once made) and calls `run()` after each change, in
 this process, so imports and the model cache stay warm. Ctrl-C (SIGINT) or SIGTERM ends it with
 exit code 0, even where the shell started it with SIGINT ignored (a background job).
 """
@@ -50,7 +50,8 @@ def watch(
         seen = _stamps(sources())
         run()
         seen = {p: seen.get(p, _stamp(p)) for p in sources()}
-        count = f"{len(seen)} file{'s' * (len(seen) != 1)}"
+        there = sum(stamp is not None for stamp in seen.values())  # (not those looked for)
+        count = f"{there} file{'s' * (there != 1)}"
         print(f"watching {count}; Ctrl-C to stop", file=sys.stderr, flush=True)
         while True:
             time.sleep(poll)

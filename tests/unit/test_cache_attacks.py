@@ -412,3 +412,107 @@ def test_unused_entries_are_pruned_by_age_and_size(tmp_path: Path, monkeypatch: 
     old = min(_entries(cache), key=lambda e: e.stat().st_mtime)
     assert store._read_file(old) is not None
     assert old.stat().st_mtime > 1_500_000_000
+
+
+_LINKED_TOOLSET = """\
+mcpstub: 1
+server: {name: linked, version: 1.0.0}
+tools:
+  - name: find
+    inputSchema:
+      type: object
+      properties:
+        city: {$ref: "REF#/$defs/City"}
+"""
+
+
+def _generate_says(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(["generate", *argv])
+    said = capsys.readouterr()
+    return code, said.out + said.err
+
+
+def _cold_tree(toolset: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, bytes]:
+    code, said = _generate_says(capsys, str(toolset), "--out", str(out), "--no-cache")
+    assert code == 0, said
+    return _tree(out)
+
+
+@pytest.mark.parametrize("linked", ["folder", "file", "second-level"])
+def test_a_symlink_pointed_elsewhere_is_a_change_though_no_file_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, linked: str
+) -> None:
+    # No file's bytes change: a link the references go through is pointed at another file. The
+    # next run reads that file, so the package is stale, whichever link it is.
+    monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(tmp_path / "cache"))
+    project = tmp_path / "project"
+    for version, kind in (("v1", "string"), ("v2", "integer")):
+        (project / version).mkdir(parents=True)
+        if linked == "second-level":  # common.yaml is the same; what it refers to differs
+            (project / version / "common.yaml").write_text('$defs: {City: {$ref: "city.yaml#/$defs/City"}}\n')
+            (project / version / "city.yaml").write_text(f"$defs: {{City: {{type: {kind}}}}}\n")
+        else:
+            (project / version / "common.yaml").write_text(f"$defs: {{City: {{type: {kind}}}}}\n")
+    ref = "common.yaml" if linked == "file" else "schemas/common.yaml"
+    toolset = project / "tools.yaml"
+    toolset.write_text(_LINKED_TOOLSET.replace("REF", ref))
+    link = project / ("common.yaml" if linked == "file" else "schemas")
+    link.symlink_to("v1/common.yaml" if linked == "file" else "v1")
+    out = project / "out" / "pkg"
+    assert _generate_says(capsys, str(toolset), "--out", str(out))[0] == 0
+    link.unlink()
+    link.symlink_to("v2/common.yaml" if linked == "file" else "v2")
+    assert _generate_says(capsys, str(toolset), "--out", str(out), "--check")[0] == 1
+    code, said = _generate_says(capsys, str(toolset), "--out", str(out))
+    assert code == 0 and "up to date" not in said, said
+    assert _tree(out) == _cold_tree(toolset, tmp_path / "cold" / "pkg", capsys) | {
+        rel: data for rel, data in _tree(out).items() if rel.startswith("handlers/")
+    }
+    assert _generate_says(capsys, str(toolset), "--out", str(out), "--check")[0] == 0
+
+
+def test_a_symlink_pointed_out_of_the_project_is_refused_not_up_to_date(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same bytes, found outside the toolset's folder now: a full run refuses the reference.
+    monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(tmp_path / "cache"))
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    text = "$defs: {City: {type: string}}\n"
+    (project / "real.yaml").write_text(text)
+    (outside / "common.yaml").write_text(text)
+    (project / "common.yaml").symlink_to("real.yaml")
+    toolset = project / "tools.yaml"
+    toolset.write_text(_LINKED_TOOLSET.replace("REF", "common.yaml"))
+    out = project / "out" / "pkg"
+    assert _generate_says(capsys, str(toolset), "--out", str(out))[0] == 0
+    (project / "common.yaml").unlink()
+    (project / "common.yaml").symlink_to(outside / "common.yaml")
+    code, said = _generate_says(capsys, str(toolset), "--out", str(out))
+    assert code == 1 and "ref-outside" in said, said
+
+
+def test_a_toolset_behind_a_symlink_is_up_to_date_by_the_files_its_references_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # tools.yaml links to real/tools.yaml; its references are read beside the link, and so is the
+    # stamp: an edit of ./common.yaml is seen, a common.yaml one folder up is not taken for it.
+    monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(tmp_path / "cache"))
+    project = tmp_path / "project"
+    (project / "real").mkdir(parents=True)
+    (project / "real" / "tools.yaml").write_text(_LINKED_TOOLSET.replace("REF", "common.yaml"))
+    (project / "tools.yaml").symlink_to("real/tools.yaml")
+    (project / "common.yaml").write_text("$defs: {City: {type: string}}\n")
+    (tmp_path / "common.yaml").write_text("$defs: {City: {type: string}}\n")  # one folder up
+    toolset, out = project / "tools.yaml", project / "out" / "pkg"
+    assert _generate_says(capsys, str(toolset), "--out", str(out))[0] == 0
+    assert json.loads((out / "_mcpstub.json").read_text())["sources"] == ["common.yaml"]
+    code, said = _generate_says(capsys, str(toolset), "--out", str(out))
+    assert code == 0 and "up to date" in said, said  # nothing changed: the shortcut holds
+    (project / "common.yaml").write_text("$defs: {City: {type: integer}}\n")
+    code, said = _generate_says(capsys, str(toolset), "--out", str(out))
+    assert code == 0 and "up to date" not in said, said
+    assert _tree(out) == _cold_tree(toolset, tmp_path / "cold" / "pkg", capsys) | {
+        rel: data for rel, data in _tree(out).items() if rel.startswith("handlers/")
+    }

@@ -130,3 +130,43 @@ def test_a_save_that_empties_the_file_first_is_read_once_written(tmp_path: Path)
         for stop, handler in before.items():
             signal.signal(stop, handler)
     assert seen[:-1] == ["v0\n", "v1\n", "v2\n", "v3\n"] and seen[-1] == "", seen
+
+
+def test_a_file_made_after_a_run_looked_for_it_runs_again(tmp_path: Path) -> None:
+    # A save refers to a file not written yet (the run fails), then the file is made; likewise the
+    # project's options, a pyproject.toml made while the session runs: each is a change like a save.
+    toolset = tmp_path / "tools.yaml"
+    save(toolset, TOOLSET.format(field="first").replace("common.yaml", "extra.yaml"))
+    save(tmp_path / "extra.yaml", COMMON.format(field="lat"))
+    package = tmp_path / "pkg"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcpstub", "generate", "tools.yaml", "--out", "pkg", "--watch"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "MCPSTUB_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(proc.stderr or []), daemon=True)
+    reader.start()
+
+    def models() -> str:
+        path = package / "models.py"
+        return path.read_text("utf-8") if path.exists() else ""
+
+    try:
+        wait_for(lambda: any("watching 2 files" in line for line in err), "the first generation")
+        said = len(err)
+        save(toolset, TOOLSET.format(field="second").replace("common.yaml", "later.yaml"))
+        wait_for(lambda: any("later.yaml" in line for line in err[said:]), "the missing file reported")
+        save(tmp_path / "later.yaml", COMMON.format(field="made_later"))
+        wait_for(lambda: "made_later:" in models(), "a run once the referenced file is made")
+        assert not (package / "test_contract.py").exists()
+        save(tmp_path / "pyproject.toml", "[tool.mcpstub]\nemit_tests = true\n")
+        wait_for(lambda: (package / "test_contract.py").exists(), "a run once the options are made")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60)
+    reader.join(timeout=10)
+    assert code == 0, "".join(err)

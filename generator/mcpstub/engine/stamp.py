@@ -15,7 +15,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -82,15 +82,28 @@ def generator_files() -> list[tuple[Path, Path]]:
     ]
 
 
-def source_hash(paths: list[Path], policy: str = "", read: Mapping[Path, bytes] | None = None) -> str:
-    """Hash of the generator, every source file's bytes and the policy (`Policy.fingerprint`). `read`:
-    bytes already read (a run hashes what it parsed, not what a save wrote since)."""
+def source_hash(
+    toolset: Path,
+    routes: Sequence[str],
+    policy: str = "",
+    read: Mapping[str, tuple[Path, bytes]] | None = None,
+) -> str:
+    """Hash of the generator, the policy (`Policy.fingerprint`) and every source: the toolset, and
+    each file its references reached by `routes` (`Bundler.routes`), each with the file the route
+    leads to (symlinks followed) and its bytes. `read`: (file led to, bytes) by route ("" for the
+    toolset) as a run read them; a save since then must not pass for what was read."""
     digest = hashlib.sha256(f"mcpstub {generator_fingerprint()}\n".encode())
     if policy:
         digest.update(f"policy\n{len(policy)}\n{policy}".encode())
-    for path in paths:
-        data = read[path] if read is not None and path in read else path.read_bytes()
-        digest.update(os.fsencode(path.name) + f"\n{len(data)}\n".encode())
+    base = toolset.parent.resolve()
+    for route in ("", *routes):
+        if read is not None and route in read:
+            led, data = read[route]
+        else:
+            path = toolset.parent / route if route else toolset
+            led, data = path.resolve(), path.read_bytes()
+        named = os.fsencode(route or toolset.name) + b"\0" + os.fsencode(os.path.relpath(led, base))
+        digest.update(named + f"\n{len(data)}\n".encode())
         digest.update(data)
     return digest.hexdigest()[:32]
 
@@ -212,13 +225,12 @@ def is_current(
     if any((out / rel).exists() for rel in (*RETIRED_FILES, *(SERVER_FILES if client_only else ()))):
         return None  # a file an earlier version wrote: the full run removes it (if generated)
     try:
-        paths = [toolset, *(toolset.parent / s for s in stamp["sources"])]
-        if source_hash(paths, policy) != stamp["source_hash"]:
+        if source_hash(toolset, stamp["sources"], policy) != stamp["source_hash"]:
             return None
         for rel, digest in files.items():
             if _file_hash((out / rel).read_bytes()) != digest:
                 return None  # edited or deleted: the full run restores it
-    except OSError:
+    except (OSError, RuntimeError, ValueError):  # (a symlink loop; another drive)
         return None
     handlers: list[str] = stamp["handlers"]
     if not all((out / rel).is_file() for rel in handlers):
