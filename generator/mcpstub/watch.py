@@ -1,9 +1,10 @@
 """Watch mode: generate again whenever the toolset or a file it references changes.
 
 `watch(run, sources)` calls `run()` once, then polls the files `sources()` names (size, modification
-time, inode: an editor that saves by renaming is seen too; a file not there yet is seen once made) and calls `run()` after each change, in
-this process, so imports and the model cache stay warm. Ctrl-C (SIGINT) or SIGTERM ends it with
-exit code 0, even where the shell started it with SIGINT ignored (a background job).
+time, inode: an editor that saves by renaming is seen too; a file not there yet is seen once made)
+and calls `run()` after each change, in this process, so imports and the model cache stay warm.
+Ctrl-C (SIGINT) or SIGTERM ends it with exit code 0, even where the shell started it with SIGINT
+ignored (a background job).
 """
 
 from __future__ import annotations

@@ -189,6 +189,32 @@ def test_work_cached_under_another_environment_is_not_reused(
             _forget_environment()
 
 
+@pytest.mark.parametrize("change", ["upgraded", "installed", "removed"])
+def test_any_library_installed_upgraded_or_removed_is_another_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    # The model generator runs on libraries mcpstub never names (inflect names the class of an
+    # array's items, isort orders imports): an upgrade of any may change the output, so no cached
+    # work and no stamp made before it is taken after it.
+    site = tmp_path / "site"
+    (site / "inflect-7.5.0.dist-info").mkdir(parents=True)
+    monkeypatch.syspath_prepend(str(site))
+    _forget_environment()
+    try:
+        before = stamp.generator_fingerprint()
+        if change == "upgraded":
+            (site / "inflect-7.5.0.dist-info").rename(site / "inflect-7.6.0.dist-info")
+        elif change == "installed":
+            (site / "isort-6.0.1.dist-info").mkdir()
+        else:
+            (site / "inflect-7.5.0.dist-info").rmdir()
+        _forget_environment()
+        assert stamp.generator_fingerprint() != before
+    finally:
+        monkeypatch.undo()
+        _forget_environment()
+
+
 def _forget_environment() -> None:
     stamp.environment_key.cache_clear()
     stamp.generator_fingerprint.cache_clear()

@@ -164,7 +164,7 @@ def test_a_file_made_after_a_run_looked_for_it_runs_again(tmp_path: Path) -> Non
         wait_for(lambda: "made_later:" in models(), "a run once the referenced file is made")
         assert not (package / "test_contract.py").exists()
         save(tmp_path / "pyproject.toml", "[tool.mcpstub]\nemit_tests = true\n")
-        wait_for(lambda: (package / "test_contract.py").exists(), "a run once the options are made")
+        wait_for((package / "test_contract.py").exists, "a run once the options are made")
     finally:
         proc.send_signal(signal.SIGINT)
         code = proc.wait(timeout=60)

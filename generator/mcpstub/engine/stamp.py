@@ -56,10 +56,26 @@ def installed(module: str) -> str:
 @cache
 def environment_key() -> str:
     """What besides mcpstub's code shapes the output and the checks: the interpreter (its Unicode data
-    measures widths without black), black (its width table), the model generator, pydantic and the
-    schema validators. A cache shared by several environments keeps them apart."""
+    measures widths without black), every distribution installed where Python imports from, by the
+    name and version its metadata folder carries (the model generator and all it runs on: inflect
+    names array items, isort orders imports), and the entry files of the libraries mcpstub calls
+    (a library changed in place, as an editable install is). A cache shared by several environments
+    keeps them apart; an install, upgrade or removal makes every entry a miss."""
     modules = ("black", "datamodel_code_generator", "pydantic", "jsonschema_rs", "jsonschema")
-    return "\n".join([sys.version, *(f"{name} {installed(name)}" for name in modules)])
+    libraries = [f"{name} {installed(name)}" for name in modules]
+    return "\n".join([sys.version, *installed_distributions(), *libraries])
+
+
+def installed_distributions() -> list[str]:
+    """The metadata folders (`name-version.dist-info`) of every import path, in its order."""
+    found = []
+    for entry in sys.path:
+        try:
+            with os.scandir(entry or ".") as entries:
+                found += sorted(e.name for e in entries if e.name.endswith((".dist-info", ".egg-info")))
+        except OSError:  # a zip file, a folder gone
+            continue
+    return found
 
 
 @cache
