@@ -259,20 +259,24 @@ def _on_disk(path: Path, text: str) -> tuple[str | None, bool]:
     if known is not None and _stat_of(path) == known[0]:
         return known[1][:_HEAD], known[1] == text
     try:
-        handle = _open(path)
+        handle = path.open(encoding="utf-8", errors="strict")  # as `_open`, but bytes not UTF-8 differ
     except FileNotFoundError:
         return None, False
     except IsADirectoryError:
         return "", False
-    with handle:
-        head = handle.read(_HEAD)
-        at, block = 0, head
-        while block:
-            end = at + len(block)
-            if text[at:end] != block:
-                return head, False
-            at, block = end, handle.read(_BLOCK)
-        return head, at == len(text)
+    try:
+        with handle:
+            head = handle.read(_HEAD)
+            at, block = 0, head
+            while block:
+                end = at + len(block)
+                if text[at:end] != block:
+                    return head, False
+                at, block = end, handle.read(_BLOCK)
+            return head, at == len(text)
+    except UnicodeDecodeError:  # (U+FFFD in `text` must not match a byte that is not UTF-8)
+        with _open(path) as replaced:
+            return replaced.read(_HEAD), False
 
 
 def plan(

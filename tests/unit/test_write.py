@@ -233,7 +233,7 @@ def test_ctrl_c_at_any_step_leaves_the_new_package_whole(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    text=st.text(st.sampled_from("ab\n é🌧\x00"), max_size=40),
+    text=st.text(st.sampled_from("ab\n é🌧\x00\ufffd"), max_size=40),
     edit=st.sampled_from(["same", "flip", "cut", "extend", "crlf", "cr", "missing"]),
     at=st.integers(0, 60),
     block=st.integers(1, 7),
@@ -242,7 +242,8 @@ def test_a_file_is_unchanged_exactly_when_it_reads_as_the_text(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, edit: str, at: int, block: int
 ) -> None:
     # Compared a block at a time (tiny blocks here, so that every boundary is crossed), read as
-    # a whole file is read for a diff: UTF-8, any line ending taken as "\n".
+    # a whole file is read for a diff: UTF-8, any line ending taken as "\n". Bytes that are not
+    # UTF-8 differ from any text, U+FFFD (what they read as) included: such a file does not import.
     monkeypatch.setattr(write, "_HEAD", block)
     monkeypatch.setattr(write, "_BLOCK", block)
     path = tmp_path / "f.py"
@@ -263,9 +264,10 @@ def test_a_file_is_unchanged_exactly_when_it_reads_as_the_text(
         assert (head, same) == (None, False)
         return
     read = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-    assert same == (read == text)
+    utf8 = data == data.decode("utf-8", "replace").encode("utf-8")
+    assert same == (utf8 and read == text)
     assert head == read[:block]
-    assert same == (write._read(path) == text)  # what a diff of the file shows
+    assert same == (utf8 and write._read(path) == text)  # what a diff of the file shows
 
 
 def test_copies_with_windows_line_endings_are_up_to_date_and_diffs_agree(tmp_path: Path) -> None:
