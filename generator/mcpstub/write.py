@@ -568,8 +568,14 @@ def _apply(p: Plan, encoded: Callable[[str, str], bytes]) -> None:
             target = p.out / rel
             previous[target] = _keep(target)
             staged.append((_stage(target, encoded(rel, p.changes[rel])), target))
+        created = {p.out / rel for rel in p.created_yours}
         for tmp, target in staged:
-            os.replace(tmp, target)
+            if target not in created:
+                os.replace(tmp, target)
+            elif not _create(tmp, target):  # the user saved a file there since the plan: theirs stays
+                if isinstance(before := previous.pop(target), Path):
+                    before.unlink(missing_ok=True)
+                continue
             done.append((target, previous.pop(target)))
         for rel in p.removals:
             target = p.out / rel
@@ -603,6 +609,21 @@ def _apply(p: Plan, encoded: Callable[[str, str], bytes]) -> None:
     _unmark(p, marker, own={b.name for b in backups})
     for backup in backups:
         backup.unlink(missing_ok=True)
+
+
+def _create(tmp: Path, target: Path) -> bool:
+    """Move the staged `tmp` to `target` only if nothing is there (a hard link fails if something
+    is); False, `tmp` removed, where something is."""
+    try:
+        os.link(tmp, target, follow_symlinks=False)
+    except FileExistsError:
+        tmp.unlink(missing_ok=True)
+        return False
+    except OSError:  # a file system without hard links: moved there as any other file
+        os.replace(tmp, target)
+        return True
+    tmp.unlink()
+    return True
 
 
 def _unmark(p: Plan, marker: Path, own: frozenset[str] | set[str] = frozenset()) -> None:

@@ -519,3 +519,31 @@ def test_a_folder_where_a_yours_file_belongs_is_refused_not_passed_over(tmp_path
     (out / rel).mkdir(parents=True)
     p = plan(out, {}, {"py.typed": "", "handlers/alpha.py": "X = 1\n"}, {"alpha"})
     assert p.foreign == [rel] and rel not in p.changes and rel not in p.created_yours
+
+
+@pytest.mark.parametrize("saved", ["before the write", "as the stub is staged"])
+def test_a_handler_saved_between_the_plan_and_the_write_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, saved: str
+) -> None:
+    # The plan found no handler there, then the user saved one before the run put its stub there:
+    # the stub must not replace it (yours files are only ever created).
+    out = tmp_path / "pkg"
+    apply(plan(out, {"models.py": ours("A = 1\n")}, {}, set()))
+    later = plan(out, {"models.py": ours("A = 2\n")}, {"handlers/greet.py": "stub = 1\n"}, {"greet"})
+    assert later.created_yours == ["handlers/greet.py"]
+    (out / "handlers").mkdir()
+    mine = out / "handlers" / "greet.py"
+    if saved == "before the write":
+        mine.write_text("mine = 1\n")
+    else:
+        stage = write._stage
+
+        def staged_then_saved(target: Path, data: bytes) -> Path:
+            tmp = stage(target, data)
+            if target == mine:
+                mine.write_text("mine = 1\n")
+            return tmp
+
+        monkeypatch.setattr(write, "_stage", staged_then_saved)
+    apply(later)
+    assert tree(out) == {"handlers/greet.py": "mine = 1\n", "models.py": ours("A = 2\n")}
