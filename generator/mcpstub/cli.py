@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import gc
 import keyword
+import math
 import os
 import re
 import shlex
@@ -625,7 +626,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         if args.server_command is not None or is_url(args.source):
             url = None if args.server_command else args.source
             headers = request_headers(args.header, args.token_env)
-            listing = read_live(command=args.server_command, url=url, headers=headers)
+            listing = read_live(command=args.server_command, url=url, headers=headers, timeout=args.timeout)
             source = importer.source_from_listing(listing)
         else:
             path = Path(args.source)
@@ -690,14 +691,20 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     def load(spec: str) -> Side:
         command = commands.get(spec)
-        return side_from_live(command=command) if command else load_source(spec, policy, headers)
+        if command:
+            return side_from_live(command=command, timeout=args.timeout)
+        return load_source(spec, policy, headers, args.timeout)
 
     del load_side
     return run(old, new, fmt=args.format, fail_on=fail, options=options, load=load)
 
 
-def _auth_flags(parser: argparse.ArgumentParser) -> None:
-    """--header and --token-env: what an http(s) source is read with."""
+def _live_flags(parser: argparse.ArgumentParser) -> None:
+    """--header and --token-env, what an http(s) source is read with, and --timeout."""
+    parser.add_argument(
+        "--timeout", type=_seconds, metavar="SECONDS",
+        help="give a server this long to start and list its tools (default: 60)",
+    )  # fmt: skip
     parser.add_argument(
         "--header", action="append", default=[], metavar="'NAME: VALUE'",
         help="send this HTTP header to an http(s) source (repeatable)",
@@ -706,6 +713,17 @@ def _auth_flags(parser: argparse.ArgumentParser) -> None:
         "--token-env", metavar="VAR",
         help="send 'Authorization: Bearer <the value of environment variable VAR>' to an http(s) source",
     )  # fmt: skip
+
+
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse's type for --timeout)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (0 < value < math.inf):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
 
 
 class _Parser(argparse.ArgumentParser):
@@ -784,7 +802,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not require a major server.version bump for breaking changes",
     )
-    _auth_flags(dif)
+    _live_flags(dif)
     dif.set_defaults(func=cmd_diff)
     imp = sub.add_parser("import", help="write a toolset from a server's tools/list answer")
     imp.add_argument("source", nargs="?", help="an http(s)://.../mcp URL on the loopback, or a JSON file")
@@ -794,7 +812,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--extract-defs", action="store_true", help="move repeated identical subschemas into shared $defs"
     )
     imp.add_argument("--force", action="store_true", help="replace the output file if it exists")
-    _auth_flags(imp)
+    _live_flags(imp)
     imp.set_defaults(func=cmd_import)
     ini = sub.add_parser("init", help="write a starter toolset")
     ini.add_argument("path", nargs="?", default="tools.yaml", help="file or folder (default: tools.yaml)")

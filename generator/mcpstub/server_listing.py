@@ -23,7 +23,7 @@ from mcpstub.surface import DIGEST_META_KEY
 # An HTTP header name (RFC 9110 token).
 _TOKEN_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 # How long connecting and listing may take, and how many pages a listing may have.
-TIMEOUT_SECONDS = 60.0
+TIMEOUT_SECONDS = 60.0  # (the --timeout default `cli` shows)
 MAX_PAGES = 1000
 # The SDK's loggers: what they report (with tracebacks) is kept and told in one line instead.
 SDK_LOGGERS = ("mcp", "client")
@@ -255,8 +255,11 @@ def read_live(
     mode: str = "auto",
     cwd: str | None = None,
     headers: Mapping[str, str] | None = None,
+    timeout: float | None = None,
 ) -> Listing:
-    """Connect (stdio command, loopback URL with `headers`, or an in-process `Server`); list its tools."""
+    """Connect (stdio command, loopback URL with `headers`, or an in-process `Server`); list its tools
+    within `timeout` seconds (None: `TIMEOUT_SECONDS`), the server's start included."""
+    timeout = timeout or TIMEOUT_SECONDS
     import tempfile  # noqa: PLC0415
 
     import anyio  # noqa: PLC0415
@@ -280,7 +283,7 @@ def read_live(
             refused: list[int] = []  # HTTP 401 / 403 answers, to say so plainly
 
             def connect() -> Any:
-                return _loopback_transport(url, dict(headers or {}), refused)
+                return _loopback_transport(url, dict(headers or {}), refused, timeout)
 
         elif server is not None:
             source = "in-process server"
@@ -292,7 +295,7 @@ def read_live(
             raise LiveError("no server to read")
 
         async def run() -> Listing:
-            with anyio.fail_after(TIMEOUT_SECONDS):
+            with anyio.fail_after(timeout):
                 listing = await _listing(connect(), source, mode)
                 if not listing.server_info and mode != "legacy":
                     # 2026-07-28 servers may leave serverInfo out; the handshake always carries it.
@@ -308,7 +311,7 @@ def read_live(
             except LiveError:
                 raise
             except TimeoutError:
-                message = f"{source}: no tool listing within {TIMEOUT_SECONDS:.0f} s{_why(errlog, logged)}"
+                message = f"{source}: no tool listing within {timeout:g} s (--timeout){_why(errlog, logged)}"
                 raise LiveError(_scrubbed(message, url) if url is not None else message) from None
             except Exception as exc:  # the SDK raises many kinds; the user needs one line, not a traceback
                 if url is not None and refused:
@@ -340,7 +343,9 @@ def _refusal(source: str, status: int, sent: bool) -> str:
 
 
 @asynccontextmanager
-async def _loopback_transport(url: str, headers: dict[str, str], refused: list[int]) -> AsyncIterator[Any]:
+async def _loopback_transport(
+    url: str, headers: dict[str, str], refused: list[int], timeout: float
+) -> AsyncIterator[Any]:
     """Streamable HTTP straight to the URL: proxy settings of the environment are not used (a
     proxy would carry the request away from the loopback the URL names)."""
     import httpx2  # noqa: PLC0415 - the SDK's HTTP client, only when a URL is read
@@ -350,10 +355,10 @@ async def _loopback_transport(url: str, headers: dict[str, str], refused: list[i
         if response.status_code in (401, 403):
             refused.append(response.status_code)
 
-    timeout = httpx2.Timeout(30.0, read=TIMEOUT_SECONDS)
+    limits = httpx2.Timeout(30.0, read=timeout)
     hooks = {"response": [note]}
     async with (
-        httpx2.AsyncClient(trust_env=False, timeout=timeout, headers=headers, event_hooks=hooks) as http,
+        httpx2.AsyncClient(trust_env=False, timeout=limits, headers=headers, event_hooks=hooks) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams

@@ -127,13 +127,18 @@ def _requested_schemas(data: Any) -> dict[str, dict[str, Any]]:
 
 
 def side_from_live(
-    *, command: str | None = None, url: str | None = None, headers: dict[str, str] | None = None
+    *,
+    command: str | None = None,
+    url: str | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float | None = None,
 ) -> Side:
-    """A running server's tools as a 2026-07-28 client receives them (no file to locate in)."""
+    """A running server's tools as a 2026-07-28 client receives them (no file to locate in), within
+    `timeout` seconds (None: the default of `server_listing.read_live`)."""
     from mcpstub.server_listing import LiveError, read_live  # noqa: PLC0415
 
     try:
-        listing = read_live(command=command, url=url, headers=headers)
+        listing = read_live(command=command, url=url, headers=headers, timeout=timeout)
     except LiveError as exc:
         raise SourceError(str(exc)) from None
     version = listing.server_info.get("version")
@@ -261,12 +266,17 @@ def _listing(path: Path, shown: str) -> Side | None:
     return None
 
 
-def load_source(spec: str, policy: Policy | None = None, headers: dict[str, str] | None = None) -> Side:
+def load_source(
+    spec: str,
+    policy: Policy | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float | None = None,
+) -> Side:
     """Any source, told apart by its form: URL, file (snapshot, listing or toolset), or REV:path."""
     from mcpstub.server_listing import is_url  # noqa: PLC0415
 
     if is_url(spec):  # any scheme: check_url refuses what is not http(s) on the loopback
-        return side_from_live(url=spec, headers=headers)
+        return side_from_live(url=spec, headers=headers, timeout=timeout)
     path = Path(spec)
     if path.is_file():
         listing = _listing(path, spec)

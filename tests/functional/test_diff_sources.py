@@ -316,20 +316,38 @@ def test_a_server_command_that_fails_is_one_line_exit_2(
     assert len(captured.err.splitlines()) == 1
 
 
-def test_a_server_that_writes_junk_then_hangs_is_stopped_and_said_why(
-    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("command", ["diff", "import"])
+def test_a_server_that_writes_junk_then_hangs_is_stopped_at_the_timeout_and_said_why(
+    repo: Path, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
     # The client reads on after a line that is not JSON-RPC (a banner), so the run waits for the
     # timeout; the message then says what the server wrote, not only that time ran out.
-    monkeypatch.setattr(server_listing, "TIMEOUT_SECONDS", 3.0)
     hang = "import sys, time; print('starting up'); sys.stdout.flush(); time.sleep(600)"
-    command = f"{sys.executable} -c {shlex.quote(hang)}"
+    server = f"{sys.executable} -c {shlex.quote(hang)}"
+    argv = ["diff", "--server-command", server, "api/tools.yaml"]
+    if command == "import":
+        argv = ["import", "--server-command", server, "-o", str(repo / "imported.yaml")]
     started = time.monotonic()
-    assert cli.main(["diff", "--server-command", command, "api/tools.yaml"]) == 2
+    assert cli.main([*argv, "--timeout", "2.5"]) == 2
     assert time.monotonic() - started < 30
     err = capsys.readouterr().err
-    assert "no tool listing within 3 s" in err and "not JSON-RPC" in err
+    assert "no tool listing within 2.5 s (--timeout)" in err and "not JSON-RPC" in err
     assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("given", ["0", "-1", "nan", "inf", "soon"])
+def test_a_timeout_that_is_not_a_positive_number_is_a_usage_error(
+    repo: Path, capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    assert cli.main(["import", "--server-command", "true", "--timeout", given]) == 2
+    err = capsys.readouterr().err
+    assert f"{given!r} is not a positive number of seconds" in err and "Traceback" not in err
+
+
+def test_the_timeout_default_the_help_shows_is_the_one_used(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["import", "--help"])
+    assert f"(default: {server_listing.TIMEOUT_SECONDS:g})" in " ".join(capsys.readouterr().out.split())
 
 
 def test_a_server_writing_junk_to_stdout_gives_no_traceback(repo: Path) -> None:
