@@ -373,6 +373,8 @@ class Bundler:
             )
             return None
         route = posixpath.join(posixpath.dirname(self._route_of(doc)), written.replace(os.sep, "/"))
+        parts = [part for part in route.split("/") if part not in ("", ".")]  # (`..` stays: a symlink)
+        route = "/" * route.startswith("/") + "/".join(parts)
         self.routes.setdefault(route, None)
         problem = check_ref_file(written, doc.path.parent, root, self.root is not None)
         if problem is not None:

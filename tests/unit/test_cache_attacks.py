@@ -542,3 +542,27 @@ def test_a_toolset_behind_a_symlink_is_up_to_date_by_the_files_its_references_na
     assert _tree(out) == _cold_tree(toolset, tmp_path / "cold" / "pkg", capsys) | {
         rel: data for rel, data in _tree(out).items() if rel.startswith("handlers/")
     }
+
+
+def test_the_stamp_names_each_referenced_file_as_the_references_reach_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `./` and doubled slashes say nothing of where a path leads; `..` after a folder does (the
+    # folder may be a symlink), so it is kept. No absolute path: the project may move.
+    monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "common.yaml").write_text('$defs: {City: {$ref: "../city.yaml#/$defs/City"}}\n')
+    (tmp_path / "city.yaml").write_text("$defs: {City: {type: string}}\n")
+    toolset = tmp_path / "tools.yaml"
+    toolset.write_text(_LINKED_TOOLSET.replace("REF", "./sub//common.yaml"))
+    out = tmp_path / "pkg"
+    assert _generate_says(capsys, str(toolset), "--out", str(out))[0] == 0
+    stamp_data = json.loads((out / "_mcpstub.json").read_text())
+    assert stamp_data["sources"] == ["sub/common.yaml", "sub/../city.yaml"]
+    moved = tmp_path.parent / f"{tmp_path.name}-moved"
+    tmp_path.rename(moved)
+    try:
+        code, said = _generate_says(capsys, str(moved / "tools.yaml"), "--out", str(moved / "pkg"))
+        assert code == 0 and "up to date" in said, said
+    finally:
+        moved.rename(tmp_path)
