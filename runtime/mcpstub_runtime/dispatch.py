@@ -372,10 +372,10 @@ class _Entry:
             tool_ctx = ToolContext(ctx, interaction)
             timeout = self.timeout
             if timeout is None:
-                result = await run_asking(handler, interaction, args, tool_ctx)
+                result = await run_asking(handler, interaction, args, tool_ctx, answered=(ToolError,))
             else:
                 with anyio.move_on_after(timeout) as scope:
-                    result = await run_asking(handler, interaction, args, tool_ctx)
+                    result = await run_asking(handler, interaction, args, tool_ctx, answered=(ToolError,))
                 if scope.cancelled_caught:
                     self.logger.warning("tool %r timed out after %g s", spec.name, timeout)
                     return _error(f"tool {spec.name} timed out after {timeout:g} s")

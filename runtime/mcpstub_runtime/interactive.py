@@ -55,6 +55,8 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp.types.version import is_version_at_least
 from pydantic import BaseModel, ValidationError
 
+from ._text import clean, clean_json
+
 __all__ = [
     "REQUEST_STATE_KEYS_VARIABLE",
     "Ask",
@@ -83,6 +85,9 @@ INPUT_REQUIRED_PROTOCOL = "2026-07-28"
 # (the first seals, every one unseals: rotate by putting the new key first, then dropping the old).
 REQUEST_STATE_KEYS_VARIABLE = "MCPSTUB_REQUEST_STATE_KEYS"
 _STATE_VERSION = 1
+# How many times one call may ask one key. Asked again, a key gets the answer it got, so a handler
+# that asks until it likes the answer would never end: past this, the call fails and says why.
+MAX_ASKINGS = 1000
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R")
@@ -331,6 +336,7 @@ class Interaction:
         self.pending: dict[str, dict[str, Any]] = {}
         # One back-channel request per key at a time: tasks asking one key at once ask it once.
         self._asking: dict[str, anyio.Lock] = {}
+        self._times: dict[str, int] = {}
 
     @cached_property
     def modern(self) -> bool:
@@ -354,6 +360,9 @@ class Interaction:
         """The answers to `questions`, in order: awaited over the back-channel on 2025-11-25; on
         2026-07-28 taken from the retry or the state, or, for any missing, the call stops here and
         is answered with an input-required result asking for them all."""
+        # Each question lets the event loop run, answered at once or not: a handler asking in a
+        # loop must not keep its own time limit, other calls or a shutdown from running.
+        await anyio.lowlevel.checkpoint()
         if not self.modern:
             return tuple([await self._ask_back(q) for q in questions])
         answers: list[Any] = []
@@ -370,13 +379,23 @@ class Interaction:
         return tuple(answers)
 
     def _record(self, question: Ask[Any]) -> tuple[str, dict[str, Any], str]:
-        """The question's key, request and digest, once it is known to be the key's one question."""
-        key = question.wire_key(self._forms)
-        request = question.request(self._forms)
+        """The question's key, request and digest, once it is known to be the key's one question.
+
+        The request is as it goes on the wire: text JSON cannot carry (a file name decoded with
+        surrogateescape, say) is sent as U+FFFD, as in results and logs."""
+        key = clean(question.wire_key(self._forms))
+        request = clean_json(question.request(self._forms))
         digest = _digest(request)
         if self.asked.setdefault(key, digest) != digest:
             raise ValueError(
                 f"the key {key!r} was asked twice with different questions in one call: give each its own key"
+            )
+        times = self._times[key] = self._times.get(key, 0) + 1
+        if times > MAX_ASKINGS:
+            raise ValueError(
+                f"the key {key!r} was asked {MAX_ASKINGS} times in one call: asked again, a key gets the "
+                "answer it got, so asking until the answer is right never ends; check the answer once "
+                "(raise ToolError to say what was wrong)"
             )
         return key, request, digest
 
@@ -521,22 +540,41 @@ def _decode(state: Any) -> tuple[dict[str, tuple[str, Any]], dict[str, str]]:
 
 
 async def run_asking(
-    call: Callable[..., Awaitable[R]], interaction: Interaction, *args: Any
+    call: Callable[..., Awaitable[R]],
+    interaction: Interaction,
+    *args: Any,
+    answered: tuple[type[Exception], ...] = (),
 ) -> R | InputRequired:
     """`await call(*args)`, or the input-required result when the handler asked what has no
-    answer yet."""
+    answer yet.
+
+    Raised from a handler's task group, what the caller answers for itself (`CannotAsk`,
+    `InvalidAnswer`, and the kinds in `answered`) comes out of the group, as it would from the
+    handler itself: a group of nothing else raises its first."""
     try:
         result = await call(*args)
     except _NeedsInput:
         return interaction.input_required()
     except BaseExceptionGroup as group:  # tasks of one handler asking together
-        rest = group.subgroup(lambda exc: not isinstance(exc, _NeedsInput | BaseExceptionGroup))
-        if rest is not None:
+        leaves = _leaves(group)
+        kinds = (CannotAsk, InvalidAnswer, *answered)
+        said = [leaf for leaf in leaves if isinstance(leaf, kinds)]
+        if said and all(isinstance(leaf, (_NeedsInput, *kinds)) for leaf in leaves):
+            raise said[0] from None
+        if not all(isinstance(leaf, _NeedsInput) for leaf in leaves):
             raise
         return interaction.input_required()
     if interaction.pending:  # the handler caught the stop and carried on: the questions stand
         return interaction.input_required()
     return result
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    return [
+        leaf
+        for inner in group.exceptions
+        for leaf in (_leaves(inner) if isinstance(inner, BaseExceptionGroup) else [inner])
+    ]
 
 
 def capability_error(exc: CannotAsk) -> MCPError:
@@ -545,7 +583,8 @@ def capability_error(exc: CannotAsk) -> MCPError:
     if exc.capability is not None:
         required = exc.capability.model_dump(mode="json", by_alias=True, exclude_none=True)
         data["requiredCapabilities"] = required
-    return MCPError(code=types.MISSING_REQUIRED_CLIENT_CAPABILITY, message=exc.message, data=data or None)
+    message = clean(exc.message)  # a handler may raise CannotAsk with text of its own
+    return MCPError(code=types.MISSING_REQUIRED_CLIENT_CAPABILITY, message=message, data=data or None)
 
 
 def request_state_security(environ: Mapping[str, str] | None = None) -> RequestStateSecurity:

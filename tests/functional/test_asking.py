@@ -13,11 +13,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client, types
 from mcp.client.context import ClientRequestContext
+from mcp.shared.exceptions import MCPError
 
 from mcpstub.cli import main as mcpstub
+from mcpstub_runtime import ToolError
 from tests.functional.helpers import imported, write_package
 from tests.functional.servers import http_server, server_env
 
@@ -182,6 +185,107 @@ async def test_a_client_without_the_capability_is_told_which(package: ModuleType
         getattr(caught.value, "error", None) is None
         or caught.value.error.code == types.MISSING_REQUIRED_CLIENT_CAPABILITY
     )
+
+
+async def refuse_ok(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+    return types.ElicitResult(action="accept", content={"ok": False})
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_handler_asking_until_it_likes_the_answer_fails_instead_of_spinning(
+    package: ModuleType, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    confirm = __import__(f"{PACKAGE}.models", fromlist=["DeployConfirm"]).DeployConfirm
+
+    async def until_yes(args: Any, ctx: Any) -> str:
+        for _ in range(5000):  # bounded here, so that the test ends without the limit
+            answer = await ctx.elicit("Deploy?", confirm)
+            if answer.data.ok:
+                return "deployed"
+        return "gave up"
+
+    server = package.create_server(handlers={"deploy": until_yes})
+    with anyio.fail_after(30):
+        async with Client(server, mode=mode, elicitation_callback=refuse_ok) as client:  # type: ignore[arg-type]
+            result = await client.call_tool("deploy", {"service": "api"})
+    assert result.is_error and text(result) == "internal error in tool deploy", text(result)
+    assert "the key 'confirm' was asked 1000 times in one call" in caplog.text
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_question_answered_at_once_still_lets_other_tasks_run(package: ModuleType, mode: str) -> None:
+    confirm = __import__(f"{PACKAGE}.models", fromlist=["DeployConfirm"]).DeployConfirm
+
+    async def waits_for_a_task(args: Any, ctx: Any) -> str:
+        await ctx.elicit("Deploy?", confirm)
+        ran = anyio.Event()
+
+        async def other() -> None:
+            ran.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(other)
+            asked = 0
+            while asked < 900 and not ran.is_set():  # answered: each asking returns at once
+                await ctx.elicit("Deploy?", confirm)
+                asked += 1
+        return f"asked {asked} times before another task ran"
+
+    server = package.create_server(handlers={"deploy": waits_for_a_task})
+    async with Client(server, mode=mode, elicitation_callback=refuse_ok) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("deploy", {"service": "api"})
+    assert text(result) == "asked 1 times before another task ran"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("mode", "raised"),
+    [
+        ("legacy", "cannot-ask"),
+        ("2026-07-28", "cannot-ask"),
+        ("legacy", "invalid-answer"),  # (on 2026-07-28 a wrong answer is asked for again)
+        ("legacy", "tool-error"),
+        ("2026-07-28", "tool-error"),
+    ],
+)
+async def test_what_a_task_group_raises_is_answered_as_the_handler_s_own(
+    package: ModuleType, mode: str, raised: str
+) -> None:
+    confirm = __import__(f"{PACKAGE}.models", fromlist=["DeployConfirm"]).DeployConfirm
+
+    async def in_a_task_group(args: Any, ctx: Any) -> str:
+        async def ask() -> None:
+            if raised == "tool-error":
+                raise ToolError("nothing to deploy")
+            await ctx.elicit("Deploy?", confirm)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(ask)
+            group.start_soon(ask)
+        return "never"
+
+    async def wrong(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"ok": "yes"})
+
+    answering = {"elicitation_callback": wrong} if raised == "invalid-answer" else {}
+    server = package.create_server(handlers={"deploy": in_a_task_group})
+    async with Client(server, mode=mode, **answering) as client:  # type: ignore[arg-type]
+        if raised == "cannot-ask" and mode == "2026-07-28":
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool("deploy", {"service": "api"})
+            assert caught.value.error.code == types.MISSING_REQUIRED_CLIENT_CAPABILITY
+            assert "cannot ask 'confirm'" in caught.value.error.message
+            return
+        result = await client.call_tool("deploy", {"service": "api"})
+    expected = {
+        "cannot-ask": "cannot ask 'confirm': the client did not declare the elicitation (form) capability",
+        "invalid-answer": "the client's answer to 'confirm' was refused: content does not match the "
+        'requested schema: "yes" is not of type "boolean"',
+        "tool-error": "nothing to deploy",
+    }[raised]
+    assert result.is_error and text(result) == expected
 
 
 @pytest.mark.anyio

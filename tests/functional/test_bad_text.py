@@ -3,7 +3,8 @@
 Lone surrogates come from file names decoded with `surrogateescape`; a surrogate pair written as two
 code points is the character it encodes. Tried in memory, over stdio and over HTTP, in every place a
 handler's text reaches the wire: a returned str, content blocks, structured output, ToolError and
-error results, log messages and progress.
+error results, log messages and progress, and the questions a handler asks (form and URL
+elicitations, sampling, a `CannotAsk` of its own).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from types import ModuleType
 import anyio
 import pytest
 from mcp import Client, types
+from mcp.client.context import ClientRequestContext
+from mcp.shared.exceptions import MCPError
 
 from tests.functional.helpers import imported, write_package
 from tests.functional.servers import http_server, stdio_params
@@ -44,6 +47,16 @@ tools:
         names: {type: array, items: {type: string}}
         sizes: {type: object, additionalProperties: {type: integer}}
       required: [name]
+  - name: ask
+    inputSchema:
+      type: object
+      properties: {kind: {type: string}}
+      required: [kind]
+    elicitations:
+      confirm:
+        type: object
+        properties: {ok: {type: boolean}}
+        required: [ok]
 """
 
 BAD = "report-\\udcff\\udc80.txt \\ud83d\\ude00 \\ud800"
@@ -108,12 +121,44 @@ async def listing(args: ListingInput, ctx: ToolContext) -> ListingOutput | Listi
 """
 
 
+ASK = f"""\
+from __future__ import annotations
+
+from mcp import types
+
+from mcpstub_runtime import CannotAsk
+
+from ..models import AskConfirm, AskInput
+from ..results import AskResult
+from ..server import ToolContext
+
+BAD = "{BAD}"
+
+
+async def ask(args: AskInput, ctx: ToolContext) -> AskResult | str:
+    if args.kind == "cannot":
+        raise CannotAsk(BAD)
+    answer = await ctx.elicit(BAD, AskConfirm)
+    went = await ctx.elicit_url(BAD, "https://example.com/" + BAD, elicitation_id=BAD)
+    reply = await ctx.sample(
+        [types.SamplingMessage(role="user", content=types.TextContent(type="text", text=BAD))],
+        max_tokens=5,
+        system_prompt=BAD,
+        stop_sequences=[BAD],
+        key=BAD,
+    )
+    assert isinstance(reply.content, types.TextContent)
+    return f"{{answer.action}} {{went.action}} {{reply.content.text}}"
+"""
+
+
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("bad_text")
     folder, _ = write_package(root, PACKAGE, TOOLSET)
     (folder / "handlers" / "text.py").write_text(TEXT, encoding="utf-8")
     (folder / "handlers" / "listing.py").write_text(LISTING, encoding="utf-8")
+    (folder / "handlers" / "ask.py").write_text(ASK, encoding="utf-8")
     return root
 
 
@@ -178,21 +223,61 @@ async def _every_path_answers(client: Client) -> None:
         error = await client.call_tool("listing", {"kind": "error"})
         assert error.is_error is True and _texts(error) == [shown]
 
+        asked: list[object] = []
+        del ANSWERING_SEEN[:]
+        answer = await client.call_tool("ask", {"kind": "ask"})
+        assert _texts(answer) == ["accept accept sampled"], answer
+        [form, url, sampled] = ANSWERING_SEEN
+        assert isinstance(form, types.ElicitRequestFormParams) and form.message == shown
+        assert isinstance(url, types.ElicitRequestURLParams) and url.message == shown
+        assert url.url == "https://example.com/" + shown
+        assert isinstance(sampled, types.CreateMessageRequestParams) and sampled.system_prompt == shown
+        assert sampled.stop_sequences == [shown]
+        assert getattr(sampled.messages[0].content, "text", None) == shown
+        try:
+            refused = await client.call_tool("ask", {"kind": "cannot"})
+            asked.append(_texts(refused))
+        except MCPError as error:  # 2026-07-28: the protocol's error
+            asked.append(error.error.message)
+        assert asked in ([shown], [[shown]]), asked
+
         # the server is still there
         after = await client.call_tool("text", {"kind": "plain"})
         assert _texts(after) == ["plain"]
 
 
+ANSWERING_SEEN: list[object] = []
+
+
+async def _elicited(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+    ANSWERING_SEEN.append(params)
+    if isinstance(params, types.ElicitRequestURLParams):
+        return types.ElicitResult(action="accept")
+    return types.ElicitResult(action="accept", content={"ok": True})
+
+
+async def _sampled(
+    context: ClientRequestContext, params: types.CreateMessageRequestParams
+) -> types.CreateMessageResult:
+    ANSWERING_SEEN.append(params)
+    return types.CreateMessageResult(
+        role="assistant", content=types.TextContent(type="text", text="sampled"), model="m"
+    )
+
+
+ANSWERING = {"elicitation_callback": _elicited, "sampling_callback": _sampled}
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_in_memory(pkg: ModuleType, mode: str) -> None:
-    async with Client(pkg.create_server(), mode=mode) as client:
+    async with Client(pkg.create_server(), mode=mode, **ANSWERING) as client:  # type: ignore[arg-type]
         await _every_path_answers(client)
 
 
 @pytest.mark.anyio
 async def test_stdio(root: Path) -> None:
-    async with Client(stdio_params(root, PACKAGE)) as client:
+    async with Client(stdio_params(root, PACKAGE), **ANSWERING) as client:  # type: ignore[arg-type]
         await _every_path_answers(client)
 
 
@@ -200,7 +285,7 @@ async def test_stdio(root: Path) -> None:
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_http(root: Path, mode: str) -> None:
     with http_server(root, PACKAGE) as server:
-        async with Client(server.url, mode=mode) as client:
+        async with Client(server.url, mode=mode, **ANSWERING) as client:  # type: ignore[arg-type]
             await _every_path_answers(client)
         assert server.process.poll() is None
 
@@ -217,7 +302,7 @@ async def test_the_server_log_carries_writable_text(pkg: ModuleType) -> None:
     keep = Keep(logging.ERROR)
     logger.addHandler(keep)
     try:
-        async with Client(pkg.create_server()) as client:
+        async with Client(pkg.create_server(), **ANSWERING) as client:  # type: ignore[arg-type]
             await _every_path_answers(client)
     finally:
         logger.removeHandler(keep)
