@@ -317,7 +317,8 @@ class ToolsClient:
         if adapter is None:
             adapter = self._adapters[name] = TypeAdapter(spec.output_type)
         try:
-            return adapter.validate_python(payload)
+            # By wire names only: a field's Python name is an extra key to the schema.
+            return adapter.validate_python(payload, by_alias=True, by_name=False)
         except ValidationError as exc:
             raise UnexpectedOutput(
                 f"{name}: the output does not fit {spec.output_class}: "
@@ -609,6 +610,22 @@ def _content(question: Question, answered: object) -> dict[str, Any] | None:
             f"on_elicit returned {type(answered).__name__} for {question.message!r}: return the "
             "form's model filled in, a mapping of its fields, or None to decline"
         )
+    for key, value in content.items():
+        # What an elicitation answer may carry (MCP): a string, a number, a boolean, or a list of
+        # strings (a multi-select); the SDK refuses anything else once the answer is built.
+        primitive = value is None or isinstance(value, str | int | float | bool)
+        if not primitive and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise ValueError(
+                f"on_elicit's answer to {question.message!r} gives {key!r} a {type(value).__name__}: an "
+                "answer's values are strings, numbers, booleans or lists of strings"
+            )
+    wire = _python_names(question.form)
+    for key in content:
+        if key in wire and key not in question.schema.get("properties", {}):
+            raise ValueError(
+                f"on_elicit's answer to {question.message!r} gives {key!r}, the Python name of the "
+                f"form's field {wire[key]!r}: give it by its wire name, or return the model filled in"
+            )
     checker = jsonschema_rs.Draft202012Validator(dict(question.schema), validate_formats=True, offline=True)
     if not checker.is_valid(content):
         raise ValueError(
@@ -616,6 +633,14 @@ def _content(question: Question, answered: object) -> dict[str, Any] | None:
             + describe(checker.iter_errors(content))
         )
     return content
+
+
+def _python_names(form: type[BaseModel] | None) -> dict[str, str]:
+    """Each field of `form` whose Python name is not its wire name: Python name -> wire name."""
+    if form is None:
+        return {}
+    names = {name: field.alias for name, field in form.model_fields.items()}
+    return {name: alias for name, alias in names.items() if alias is not None and alias != name}
 
 
 def _refused(target: Target, status: int, token_given: bool) -> str:

@@ -342,7 +342,9 @@ class _Entry:
             model = self.input_model
             if model is None:
                 model = self.input_model = spec.input_model
-            args = model.model_validate(arguments)
+            # By wire names only: the schema sees a field's Python name (`due_date` for
+            # `due-date`) as an extra key, so it must not fill the field past the schema's check.
+            args = model.model_validate(arguments, by_alias=True, by_name=False)
         except ValidationError:
             self.logger.exception(
                 "tool %r: arguments the inputSchema accepts were refused by %s",

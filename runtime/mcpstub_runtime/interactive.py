@@ -213,7 +213,9 @@ class Elicit(Ask[ElicitationResult[M]]):
         if not form.validator.is_valid(result.content):
             problem = next(iter(form.validator.iter_errors(result.content)))
             raise ValueError(f"content does not match the requested schema: {problem.message}")
-        return AcceptedElicitation(data=self.model.model_validate(result.content))
+        # By wire names only, as the schema read it (a Python name is an extra key there).
+        data = self.model.model_validate(result.content, by_alias=True, by_name=False)
+        return AcceptedElicitation(data=data)
 
 
 class ElicitUrl(Ask[UrlElicitationResult]):

@@ -127,8 +127,10 @@ def test_the_package_s_models_are_sent_by_their_wire_names(package: ModuleType, 
         ({"ok": "yes"}, ValueError, "is not of type"),
         (42, TypeError, "on_elicit returned int for 'Deploy api?'"),
         ("yes", TypeError, "on_elicit returned str"),
+        ({"ok": True, "extra": {"a": 1}}, ValueError, "gives 'extra' a dict: an answer's values are"),
+        ({"ok": True, "tags": [1, 2]}, ValueError, "gives 'tags' a list"),
     ],
-    ids=["too-long", "missing", "wrong-type", "a-number", "a-string"],
+    ids=["too-long", "missing", "wrong-type", "a-number", "a-string", "an-object", "a-list-of-numbers"],
 )
 def test_an_answer_the_form_refuses_raises_once_from_the_call(
     package: ModuleType, mode: str, answer: Any, raised: type[Exception], said: str
@@ -142,6 +144,22 @@ def test_an_answer_the_form_refuses_raises_once_from_the_call(
     with pytest.raises(raised, match=said.replace("(", r"\(").replace("?", r"\?")):
         call(package, mode, "deploy", fill)
     assert asked == ["Deploy api?"]  # asked once: the refusal is not retried
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_field_s_python_name_in_an_answer_is_refused_naming_its_wire_name(
+    package: ModuleType, mode: str
+) -> None:
+    """`class_` for `class`: the form's schema would take it as an extra key, and the server would
+    not read it as the field."""
+
+    def fill(question: Any) -> Any:
+        if question.form is models().DeployConfirm:
+            return {"ok": True}
+        return {"dry-run": True, "class_": "huge"}
+
+    with pytest.raises(ValueError, match="gives 'class_', the Python name of the form's field 'class'"):
+        call(package, mode, "deploy", fill)
 
 
 class Mine(Exception):

@@ -9,7 +9,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp import Client, types
+from mcp.client.context import ClientRequestContext
 
 from tests.functional.helpers import imported, write_package
 
@@ -36,6 +37,29 @@ tools:
           properties: {json.dumps({n: {"type": "integer"} for n in NAMES}, ensure_ascii=False)}
           additionalProperties: false
       required: [seen, nested]
+  - name: book
+    inputSchema:
+      type: object
+      properties:
+        start-date: {{type: string, format: date}}
+    elicitations:
+      when:
+        type: object
+        properties:
+          due-date: {{type: string, format: date}}
+"""
+
+BOOK = """\
+from __future__ import annotations
+
+from ..models import BookInput, BookWhen
+from ..server import ToolContext
+
+
+async def book(args: BookInput, ctx: ToolContext) -> str:
+    when = await ctx.elicit("When?", BookWhen)
+    due = when.data.due_date if when.action == "accept" else when.action
+    return f"start={args.start_date} due={due} extra={sorted(args.model_extra or {})}"
 """
 
 HANDLER = """\
@@ -58,6 +82,7 @@ def pkg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     root = tmp_path_factory.mktemp("wire")
     folder, _ = write_package(root, PACKAGE, TOOLSET)
     (folder / "handlers" / "echo.py").write_text(HANDLER, encoding="utf-8")
+    (folder / "handlers" / "book.py").write_text(BOOK, encoding="utf-8")
     with imported(root, PACKAGE) as package:
         yield package
 
@@ -88,3 +113,22 @@ async def test_wire_names_round_trip_through_a_client(pkg: ModuleType, mode: str
     assert not result.is_error, result.content
     assert result.structured_content == {"seen": value, "nested": value}
     assert single.structured_content == {"seen": {"\ufb01le": 1}, "nested": {"\ufb01le": 1}}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_python_name_on_the_wire_is_an_extra_key_not_its_field(pkg: ModuleType, mode: str) -> None:
+    """The schema is the contract: `start_date` / `due_date` are keys it does not know (so it does
+    not check their format), and they do not fill the fields `start-date` / `due-date`."""
+
+    async def answer(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"due_date": "not a date"})
+
+    async with Client(pkg.create_server(), mode=mode, elicitation_callback=answer) as client:
+        result = await client.call_tool("book", {"start_date": "not a date either"})
+        wire = await client.call_tool("book", {"start-date": "not a date"})
+    assert not result.is_error, result.content
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    assert block.text == "start=MISSING due=MISSING extra=['start_date']"
+    assert wire.is_error  # by its wire name the schema checks it
