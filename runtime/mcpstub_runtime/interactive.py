@@ -73,6 +73,7 @@ __all__ = [
     "SamplingOptions",
     "capability_error",
     "request_state_boundary",
+    "request_state_keys",
     "request_state_security",
     "run_asking",
 ]
@@ -589,11 +590,19 @@ def capability_error(exc: CannotAsk) -> MCPError:
     return MCPError(code=types.MISSING_REQUIRED_CLIENT_CAPABILITY, message=message, data=data or None)
 
 
+def request_state_keys(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The sealing keys `MCPSTUB_REQUEST_STATE_KEYS` gives (comma-separated, each stripped of
+    spaces; none for a variable unset or blank). What the sealing uses and what `--workers`
+    requires are read here alike, so no value passes one and fails the other."""
+    text = (os.environ if environ is None else environ).get(REQUEST_STATE_KEYS_VARIABLE, "")
+    return [k.strip() for k in text.split(",") if k.strip()]
+
+
 def request_state_security(environ: Mapping[str, str] | None = None) -> RequestStateSecurity:
     """The sealing policy: the keys in `MCPSTUB_REQUEST_STATE_KEYS` (comma-separated, the first
-    seals), or a key made now for this process alone when the variable is unset."""
-    text = (os.environ if environ is None else environ).get(REQUEST_STATE_KEYS_VARIABLE, "")
-    keys = [k.strip() for k in text.split(",") if k.strip()]
+    seals), or a key made now for this process alone when the variable gives none. A key the SDK
+    refuses (shorter than 32 bytes) raises ValueError naming the variable."""
+    keys = request_state_keys(environ)
     if not keys:
         return RequestStateSecurity.ephemeral()
     try:

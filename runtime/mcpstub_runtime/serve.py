@@ -26,7 +26,7 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 from starlette.applications import Starlette
 
-from .interactive import REQUEST_STATE_KEYS_VARIABLE
+from .interactive import REQUEST_STATE_KEYS_VARIABLE, request_state_keys, request_state_security
 
 __all__ = ["app_from_environment", "main"]
 
@@ -246,7 +246,7 @@ def _serve_http(package: str, parser: argparse.ArgumentParser, args: argparse.Na
         )
     if args.auth_token_env is not None and not os.environ.get(args.auth_token_env):
         parser.error(f"--auth-token-env {args.auth_token_env}: that variable is not set or empty")
-    if args.workers > 1 and not os.environ.get(REQUEST_STATE_KEYS_VARIABLE, "").strip(","):
+    if args.workers > 1 and not request_state_keys():
         parser.error(
             f"--workers {args.workers} would each seal the request state of 2026-07-28 calls that "
             "ask their user with a key of its own, and refuse the retries another worker "
@@ -371,6 +371,10 @@ def main(package: str, argv: list[str] | None = None) -> None:
     """Parse the command line and serve `package` (its create_server/create_app) until stopped."""
     parser = _parser(package)
     args = parser.parse_args(argv)
+    try:  # a sealing key the SDK refuses is a usage error on every transport, and for --check
+        request_state_security()
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.check:
         serving = {"http": "http", **_HTTP_ONLY}
         given = [f"--{k}" for k, v in serving.items() if getattr(args, v) != parser.get_default(v)]

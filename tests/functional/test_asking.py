@@ -316,6 +316,26 @@ def test_several_workers_without_a_shared_key_refuse_to_start(root: Path) -> Non
         env=short, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 2 and "at least 32 bytes" in done.stderr and "Traceback" not in done.stderr
+    for blank in (" ", " , ,"):  # no key at all, however written: each worker would make its own
+        done = subprocess.run(
+            [sys.executable, "-m", PACKAGE, "--http", "127.0.0.1:0", "--stateless", "--workers", "2"],
+            env={**env, "MCPSTUB_REQUEST_STATE_KEYS": blank}, capture_output=True, text=True,
+            timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 2, (blank, done.stderr)
+        assert "set MCPSTUB_REQUEST_STATE_KEYS to one shared secret" in done.stderr
+
+
+@pytest.mark.parametrize("how", [[], ["--check"]], ids=["stdio", "check"])
+def test_a_sealing_key_too_short_is_a_usage_error_on_stdio_and_for_check(root: Path, how: list[str]) -> None:
+    env = {**server_env(root), "MCPSTUB_REQUEST_STATE_KEYS": "too-short"}
+    done = subprocess.run(
+        [sys.executable, "-m", PACKAGE, *how], env=env, input="", capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    assert "MCPSTUB_REQUEST_STATE_KEYS" in done.stderr and "at least 32 bytes" in done.stderr
+    assert "Traceback" not in done.stderr and "usage:" in done.stderr
 
 
 def test_the_typescript_client_answers_over_stdio(root: Path) -> None:
