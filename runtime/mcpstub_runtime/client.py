@@ -22,6 +22,7 @@ calls `connect` here. What is the same for every toolset lives in this module:
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import logging
@@ -30,6 +31,7 @@ import shlex
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar, Unpack
 from urllib.parse import urlsplit, urlunsplit
@@ -276,26 +278,22 @@ class ToolsClient:
             )
         sent = arguments.model_dump(mode="json", by_alias=True, exclude_unset=True)
         asking = self._asking
-        if asking is not None:
-            asking.calling.append(name)
-        try:
-            result = await self._session.call_tool(name, sent)
-        except RuntimeError as exc:
-            if asking is not None:
-                asking.raise_failed()
-            # The SDK checks structuredContent against the schema the server lists for the tool.
-            if "structured content" not in str(exc):
+        with asking.calling(name) if asking is not None else contextlib.nullcontext() as call:
+            try:
+                result = await self._session.call_tool(name, sent)
+            except RuntimeError as exc:
+                if asking is not None:
+                    asking.raise_failed(call)
+                # The SDK checks structuredContent against the schema the server lists for the tool.
+                if "structured content" not in str(exc):
+                    raise
+                raise UnexpectedOutput(f"{name}: {exc}") from exc
+            except Exception:
+                if asking is not None:
+                    asking.raise_failed(call)
                 raise
-            raise UnexpectedOutput(f"{name}: {exc}") from exc
-        except Exception:
-            if asking is not None:
-                asking.raise_failed()
-            raise
-        finally:
-            if asking is not None:
-                asking.calling.remove(name)
         if asking is not None:
-            asking.raise_failed()  # (the question was cancelled: what went wrong answering it)
+            asking.raise_failed(call)  # (the question was cancelled: what went wrong answering it)
         if result.is_error:
             raise ToolError(_text(result))
         return result
@@ -551,6 +549,20 @@ async def _connected(
         raise
 
 
+@dataclass(eq=False)
+class _Call:
+    """One call of the typed client in flight: its tool, and what went wrong answering its questions."""
+
+    tool: str
+    failed: list[BaseException] = field(default_factory=list)
+
+
+# The call the running task makes. The SDK runs a question's callback in the context of the call
+# that asked: on 2026-07-28 its driver answers within the call; on 2025-11-25 in memory, the
+# server's request carries the caller's context. Over stdio or HTTP on 2025-11-25 it does not.
+_CALLING: ContextVar[_Call | None] = ContextVar("mcpstub_calling", default=None)
+
+
 class _Asking:
     """`on_elicit` as the SDK's elicitation callback: each form-mode question with the package's
     model of it, the answer checked against the requested schema before it is sent. What goes
@@ -559,8 +571,10 @@ class _Asking:
 
     def __init__(self, tools: Mapping[str, ToolSpec], on_elicit: ElicitHandler) -> None:
         self.on_elicit = on_elicit
-        self.calling: list[str] = []  # the tools called now, innermost last
-        self.failed: list[BaseException] = []
+        self.calls: list[_Call] = []  # the calls in flight, first started first
+        # What went wrong answering a question no call could be told from (2025-11-25 over stdio
+        # or HTTP, several calls asking at once): raised by the first of them to end.
+        self.stray: list[BaseException] = []
         # Each declared form: the tool that asks it, its requested schema, its model.
         self.forms = [
             (name, elicitation.schema, model)
@@ -568,32 +582,58 @@ class _Asking:
             for model, elicitation in spec.forms.items()
         ]
 
-    def form(self, schema: Mapping[str, Any]) -> type[BaseModel] | None:
-        """The model of the form: the one of a tool being called, when several declare it."""
+    @contextlib.contextmanager
+    def calling(self, tool: str) -> Iterator[_Call]:
+        """A call of `tool` in flight for the block: what its questions are tied to."""
+        call = _Call(tool)
+        self.calls.append(call)
+        token = _CALLING.set(call)
+        try:
+            yield call
+        finally:
+            _CALLING.reset(token)
+            self.calls.remove(call)
+
+    def asker(self) -> _Call | None:
+        """The call that asked the question being answered, when it can be told."""
+        call = _CALLING.get()
+        if call is not None and call in self.calls:
+            return call
+        return self.calls[0] if len(self.calls) == 1 else None
+
+    def form(self, schema: Mapping[str, Any], asker: _Call | None = None) -> type[BaseModel] | None:
+        """The model of the form: the asking call's tool's, when several tools declare it."""
         declared = [(name, model) for name, asked, model in self.forms if _same_json(asked, schema)]
-        return next((m for name, m in declared if name in self.calling), declared[0][1] if declared else None)
+        if not declared:
+            return None
+        calling = [asker.tool] if asker is not None else [call.tool for call in self.calls]
+        return next((m for name, m in declared if name in calling), declared[0][1])
 
     async def __call__(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult:
         if not isinstance(params, types.ElicitRequestFormParams):
             return types.ElicitResult(action="decline")
-        question = Question(params.message, params.requested_schema, self.form(params.requested_schema))
+        asker = self.asker()
+        schema = params.requested_schema
+        question = Question(params.message, schema, self.form(schema, asker))
         try:
             given = self.on_elicit(question)
             answered = await given if inspect.isawaitable(given) else given
             content = _content(question, answered)
         except Exception as exc:
-            self.failed.append(exc)
+            (asker.failed if asker is not None else self.stray).append(exc)
             return types.ElicitResult(action="cancel")
         if content is None:
             return types.ElicitResult(action="decline")
         return types.ElicitResult(action="accept", content=content)
 
-    def raise_failed(self) -> None:
-        """Raise what went wrong answering a question of the call now ending, if anything did."""
-        if self.failed:
-            raise self.failed.pop(0)
+    def raise_failed(self, call: _Call | None) -> None:
+        """Raise what went wrong answering a question of `call`, now ending, if anything did."""
+        if call is not None and call.failed:
+            raise call.failed.pop(0)
+        if self.stray:
+            raise self.stray.pop(0)
 
 
 def _content(question: Question, answered: object) -> dict[str, Any] | None:

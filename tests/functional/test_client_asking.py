@@ -189,6 +189,69 @@ def test_the_form_of_the_tool_being_called_is_given(package: ModuleType, mode: s
     assert forms == [models().OtherConfirm, models().DeployConfirm]
 
 
+def both_at_once(package: ModuleType, mode: str, on_elicit: Any) -> dict[str, Any]:
+    """`deploy` and `other` called at once, each asking its form (the same one) while the other
+    call is in flight, `other` ending first: what each returned or raised."""
+    connect = importlib.import_module(f"{PACKAGE}.client").connect
+    forms = models()
+
+    async def deploy(args: Any, ctx: Any) -> str:
+        answer = await ctx.elicit(f"Deploy {args.service}?", forms.DeployConfirm)
+        await anyio.sleep(0.3)
+        return f"deploy {answer.action}"
+
+    async def other(args: Any, ctx: Any) -> str:
+        await anyio.sleep(0.1)
+        answer = await ctx.elicit("Other?", forms.OtherConfirm)
+        return f"other {answer.action}"
+
+    outcomes: dict[str, Any] = {}
+
+    async def run() -> None:
+        server = package.create_server(handlers={"deploy": deploy, "other": other})
+        async with connect(server, mode=mode, on_elicit=on_elicit) as client:
+
+            async def one(name: str) -> None:
+                try:
+                    blocks = await (client.deploy(service="api") if name == "deploy" else client.other())
+                    outcomes[name] = blocks[0].text
+                except Exception as exc:  # what the call raised, kept to compare
+                    outcomes[name] = exc
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(one, "deploy")
+                group.start_soon(one, "other")
+
+    anyio.run(run)
+    return outcomes
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_what_on_elicit_raises_is_raised_by_the_call_that_asked_not_the_first_to_end(
+    package: ModuleType, mode: str
+) -> None:
+    def fail_deploy(question: Any) -> Any:
+        if question.message == "Deploy api?":
+            raise Mine("no one to ask")
+        return None
+
+    outcomes = both_at_once(package, mode, fail_deploy)
+    assert outcomes["other"] == "other decline"
+    assert isinstance(outcomes["deploy"], Mine), outcomes
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_each_of_two_calls_at_once_is_given_its_own_tool_s_form(package: ModuleType, mode: str) -> None:
+    given: dict[str, Any] = {}
+
+    def decline(question: Any) -> Any:
+        given[question.message] = question.form
+        return None
+
+    assert both_at_once(package, mode, decline) == {"other": "other decline", "deploy": "deploy decline"}
+    assert given == {"Deploy api?": models().DeployConfirm, "Other?": models().OtherConfirm}
+
+
 @pytest.mark.parametrize(("mode", "raised"), [("2026-07-28", "MCPError"), ("legacy", "ToolError")])
 def test_without_on_elicit_a_call_that_asks_fails_as_the_page_says(
     package: ModuleType, mode: str, raised: str
