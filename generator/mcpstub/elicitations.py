@@ -44,6 +44,12 @@ _SHAPES = (
 )
 
 
+# The keys the runtime asks under when the handler names none: `ctx.sample`, `ctx.list_roots`,
+# `ctx.elicit_url`. A form under one of them would be that question's key too, and a call asking
+# both would fail (one key is one question).
+DEFAULT_KEYS = {"sampling": "ctx.sample()", "roots": "ctx.list_roots()", "url": "ctx.elicit_url()"}
+
+
 def check_elicitations(
     doc: Document, path: JsonPath, tool: str, raw: Any
 ) -> tuple[dict[str, dict[str, Any]], list[Diagnostic]]:
@@ -59,6 +65,17 @@ def check_elicitations(
     }
     for key, schema in raw.items():
         if not isinstance(key, str) or not isinstance(schema, dict):
+            continue
+        if key in DEFAULT_KEYS:
+            found.append(
+                error(
+                    "name-collision",
+                    f"elicitation {key!r} of tool {tool!r} takes the key {DEFAULT_KEYS[key]} asks under "
+                    "by default: a handler asking both would fail",
+                    doc.key_loc((*path, key)),
+                    "rename the key (e.g. 'confirm')",
+                )
+            )
             continue
         name = elicitation_class(tool, key)
         if name in taken:

@@ -157,6 +157,23 @@ def test_an_elicitation_class_may_not_take_another_tools_class(tmp_path: Path) -
     ]
 
 
+@pytest.mark.parametrize(
+    ("key", "asks"),
+    [("sampling", "ctx.sample()"), ("roots", "ctx.list_roots()"), ("url", "ctx.elicit_url()")],
+)
+def test_a_form_may_not_take_a_key_the_runtime_asks_under(tmp_path: Path, key: str, asks: str) -> None:
+    path = tmp_path / "tools.yaml"
+    path.write_text(HEAD + f"    elicitations: {{{key}: {{type: object, properties: {{}}}}}}\n", "utf-8")
+    checked = check_toolset(path, "tools.yaml")
+    assert [(d.code, d.message) for d in checked.diagnostics] == [
+        (
+            "name-collision",
+            f"elicitation {key!r} of tool 'deploy' takes the key {asks} asks under by default: a "
+            "handler asking both would fail",
+        )
+    ]
+
+
 def test_each_requested_schema_is_a_model_that_accepts_what_it_allows(tmp_path: Path) -> None:
     folder, _ = write_package(
         tmp_path,
