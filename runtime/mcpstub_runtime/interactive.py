@@ -19,7 +19,9 @@ requested schema the toolset declared and froze), `ctx.elicit_url(...)`, `ctx.sa
   client may send a round again while the state is valid.
 
 On both, within one call a key is one question: asked again, it gets the answer it got (the
-client is not asked again); asked with another question, it is the handler's bug (`ValueError`).
+client is not asked again); asked with another question, it is the handler's bug (`ValueError`),
+and so is one key asked more than `MAX_ASKINGS` times (a loop asking until the answer is right).
+Every question is a checkpoint, answered at once or not.
 An answer is handed to the handler only once it matches: a form's content is checked against the
 frozen requested schema and then the model, a sampling or roots answer against the SDK's models.
 A question the client's declared capabilities do not allow raises `CannotAsk` in the handler.
