@@ -356,52 +356,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
         session.close()
 
 
-def _check_breaking(rev: str, path: Path, config: dict[str, Any], *, allow: bool) -> int | None:
-    """Diff the toolset at `rev` with this one; an exit code when generation must stop."""
-    from mcpstub.diff.command import load_side, options_from_config  # noqa: PLC0415
-    from mcpstub.diff.engine import diff_sides  # noqa: PLC0415
-    from mcpstub.diff.report import text_lines  # noqa: PLC0415
-    from mcpstub.sources import NotAtRevision, side_from_git  # noqa: PLC0415
-
-    try:
-        options, _ = options_from_config(config.get("diff"), "[tool.mcpstub.diff]")
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    relative = os.path.relpath(path.resolve(), Path.cwd().resolve())
-    spec = f"{rev}:{relative if relative.startswith('..') else './' + relative}"
-    try:
-        old = side_from_git(spec, config["policy"])
-        new = load_side(str(path), shown=_shown(path), policy=config["policy"])
-    except NotAtRevision:
-        print(f"note: {_shown(path)} does not exist at {rev}: every tool is new, nothing is breaking",
-              file=sys.stderr)  # fmt: skip
-        return None
-    except SourceError as exc:
-        raise UsageError(f"--check-breaking: {exc}") from None
-    findings = diff_sides(old, new, options)
-    breaking = [f for f in findings if f.severity == "breaking"]
-    if not breaking:
-        return None
-    others = len(findings) - len(breaking)
-    more = ""
-    if others:
-        more = f"; {others} warning or info finding{'s' if others != 1 else ''}: mcpstub diff shows them"
-    sys.stderr.write("\n".join([*text_lines(breaking), f"{len(breaking)} breaking{more}"]) + "\n")
-    unbumped = any(f.rule == "version-not-bumped" for f in breaking) or not options.check_version
-    if not unbumped:
-        print(f"breaking changes against {rev}, with a major version bump: allowed", file=sys.stderr)
-        return None
-    if allow:
-        print(f"breaking changes against {rev}: allowed (--allow-breaking)", file=sys.stderr)
-        return None
-    print(
-        f"mcpstub: refusing to write: breaking changes against {rev} without a major version bump",
-        file=sys.stderr,
-    )
-    print("  hint: bump server.version's major number, or pass --allow-breaking", file=sys.stderr)
-    return EXIT_INVALID
-
-
 @contextmanager
 def _collector_paused(*, to_the_exit: bool = False) -> Iterator[None]:
     """Pause Python's cycle collector for a command, or for one run of a `--watch` session.
@@ -431,7 +385,14 @@ def _generate(
     assert out is not None
     _check_out(out)
     if args.check_breaking:
-        stop = _check_breaking(args.check_breaking, path, config, allow=args.allow_breaking)
+        from mcpstub.diff.breaking import check_breaking  # noqa: PLC0415
+
+        try:
+            stop = check_breaking(
+                args.check_breaking, path, _shown(path), config, allow=args.allow_breaking
+            )
+        except SourceError as exc:
+            raise UsageError(f"--check-breaking: {exc}") from None
         if stop is not None:
             return stop
     emit_tests = bool(args.emit_tests or config.get("emit_tests", False))

@@ -1,0 +1,57 @@
+"""`mcpstub generate --check-breaking REV`: the toolset at a git revision against this one, before
+writing; what breaks is said, and writing stops unless the server's major version was bumped.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcpstub.diagnostics import SourceError
+from mcpstub.diff.command import EXIT_FOUND, load_side, options_from_config
+from mcpstub.diff.engine import diff_sides
+from mcpstub.diff.report import text_lines
+from mcpstub.sources import NotAtRevision, side_from_git
+
+
+def check_breaking(
+    rev: str, path: Path, shown: str, config: dict[str, Any], *, allow: bool
+) -> int | None:
+    """`generate --check-breaking REV`: diff the toolset at `rev` with this one (`path`, shown as
+    `shown`), say what breaks; an exit code when generation must stop. A bad setting or an
+    unreadable side raises SourceError."""
+    try:
+        options, _ = options_from_config(config.get("diff"), "[tool.mcpstub.diff]")
+    except ValueError as exc:
+        raise SourceError(str(exc)) from None
+    relative = os.path.relpath(path.resolve(), Path.cwd().resolve())
+    spec = f"{rev}:{relative if relative.startswith('..') else './' + relative}"
+    try:
+        old = side_from_git(spec, config["policy"])
+    except NotAtRevision:
+        said = f"note: {shown} does not exist at {rev}: every tool is new, nothing is breaking"
+        print(said, file=sys.stderr)
+        return None
+    findings = diff_sides(old, load_side(str(path), shown=shown, policy=config["policy"]), options)
+    breaking = [f for f in findings if f.severity == "breaking"]
+    if not breaking:
+        return None
+    others = len(findings) - len(breaking)
+    more = ""
+    if others:
+        more = f"; {others} warning or info finding{'s' if others != 1 else ''}: mcpstub diff shows them"
+    sys.stderr.write("\n".join([*text_lines(breaking), f"{len(breaking)} breaking{more}"]) + "\n")
+    if not options.check_version or any(f.rule == "version-not-bumped" for f in breaking):
+        if allow:
+            print(f"breaking changes against {rev}: allowed (--allow-breaking)", file=sys.stderr)
+            return None
+        print(
+            f"mcpstub: refusing to write: breaking changes against {rev} without a major version bump",
+            file=sys.stderr,
+        )
+        print("  hint: bump server.version's major number, or pass --allow-breaking", file=sys.stderr)
+        return EXIT_FOUND
+    print(f"breaking changes against {rev}, with a major version bump: allowed", file=sys.stderr)
+    return None
