@@ -108,12 +108,12 @@ class Bundler:
     load_file: LoadFile
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: dict[Path, Document] = field(default_factory=dict)
-    # Each way a reference reached a file, as a path from the toolset's folder that joins the
-    # references' own words without following symlinks (`schemas/common.yaml`), in the order met,
-    # and the file it led to (None: none there). A path read this way leads where the check was led
-    # while no symlink changes; what changes one changes where it leads.
+    # Each way a reference reached a file, in the order met, as a path from the toolset's folder,
+    # and the file it led to (None: none there). The toolset's references as written, symlinks not
+    # followed (`schemas/common.yaml`); a referenced file's, from the folder the file really is in
+    # (where they are resolved from). Read this way, a path leads where the check was led while no
+    # symlink changes; what changes one changes where it leads.
     routes: dict[str, Path | None] = field(default_factory=dict)
-    _first_route: dict[Path, str] = field(default_factory=dict, init=False, repr=False)
     root: Path | None = None  # the folder file references may reach; None: the toolset's own
     copied_bytes: int = 0  # JSON text of the definitions copied into tool schemas so far
     # where each definition copied into a schema's `$defs` is written, by (the schema's path in the
@@ -144,6 +144,7 @@ class Bundler:
         return self.copied_bytes > MAX_COPIED_BYTES
 
     _root: Path | None = field(default=None, init=False, repr=False)
+    _base: Path = field(default=Path(), init=False, repr=False)  # the toolset's folder, resolved
 
     def bundle_schema(self, schema_path: JsonPath, dialect: str) -> tuple[dict[str, Any], frozenset[str]]:
         """A self-contained copy of the schema at `schema_path`, and the shared def names it took."""
@@ -360,6 +361,7 @@ class Bundler:
     def _file(self, doc: Document, file_part: str, loc: Where) -> Document | None:
         if self._root is None:
             self._root = (self.root or self.toolset.path.parent).resolve()
+            self._base = self.toolset.path.parent.resolve()
         root = self._root
         written = percent_decoded(file_part)
         if written is None:
@@ -372,7 +374,8 @@ class Bundler:
                 )
             )
             return None
-        route = posixpath.join(posixpath.dirname(self._route_of(doc)), written.replace(os.sep, "/"))
+        folder = "" if doc is self.toolset else os.path.relpath(doc.path.parent, self._base)
+        route = posixpath.join(folder.replace(os.sep, "/"), written.replace(os.sep, "/"))
         parts = [part for part in route.split("/") if part not in ("", ".")]  # (`..` stays: a symlink)
         route = "/" * route.startswith("/") + "/".join(parts)
         self.routes.setdefault(route, None)
@@ -390,7 +393,6 @@ class Bundler:
             return None
         path = (doc.path.parent / written).resolve()
         self.routes[route] = path
-        self._first_route.setdefault(path, route)
         cached = self.files.get(path)
         if cached is not None:
             return cached
@@ -405,10 +407,6 @@ class Bundler:
             return None
         self.files[path] = loaded
         return loaded
-
-    def _route_of(self, doc: Document) -> str:
-        """The route by which `doc` was first reached ("" for the toolset's own folder)."""
-        return "" if doc is self.toolset else self._first_route.get(doc.path, "")
 
     def _unresolved(
         self, ref: str, loc: Where, tries: list[tuple[Any, Sequence[str]]], doc: Document

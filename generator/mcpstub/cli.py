@@ -62,6 +62,14 @@ class UsageError(Exception):
     """A problem with how mcpstub was called (exit 2)."""
 
 
+class ToolsetMissing(UsageError):
+    """The toolset file named (or the default) is not there; `path` is where it was looked for."""
+
+    def __init__(self, message: str, path: Path) -> None:
+        super().__init__(message)
+        self.path = path
+
+
 def _config(start: Path) -> tuple[dict[str, Any], Path]:
     """`[tool.mcpstub]` from the nearest pyproject.toml, and the folder it is in."""
     for folder in (start, *start.parents):
@@ -150,7 +158,7 @@ def _resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | Non
                 " (the default: name a toolset file, or set `toolset` in [tool.mcpstub];"
                 " `mcpstub init` writes one)"
             )
-        raise UsageError(f"toolset file not found: {_shown(toolset)}{default}")
+        raise ToolsetMissing(f"toolset file not found: {_shown(toolset)}{default}", toolset)
     return toolset, out, config
 
 
@@ -346,6 +354,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
                 _generate(args, watched, session_feed(session))
         except UsageError as exc:
             print(f"mcpstub: error: {exc}", file=sys.stderr)
+            if isinstance(exc, ToolsetMissing):  # (the options name a toolset not made yet)
+                watched["files"] = [exc.path, *_option_files()]
         except Exception as exc:  # a bug must not end the session: report it and wait for the next save
             print(f"mcpstub: internal error: {exc!r}", file=sys.stderr)
         sys.stdout.flush()

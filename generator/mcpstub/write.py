@@ -214,8 +214,9 @@ def _range(start: int, stop: int) -> str:
 
 
 def is_generated(text: str) -> bool:
-    """True when a file carries mcpstub's generated header (or is a JSON file mcpstub writes)."""
-    return text.startswith((HEADER_PREFIX, STAMP_PREFIX, SURFACE_PREFIX))
+    """True when a file carries mcpstub's generated header (or is a JSON file mcpstub writes), after
+    the byte order mark some editors put first on a save."""
+    return text.removeprefix("\ufeff").startswith((HEADER_PREFIX, STAMP_PREFIX, SURFACE_PREFIX))
 
 
 def _read(path: Path) -> str | None:

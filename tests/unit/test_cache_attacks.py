@@ -566,3 +566,57 @@ def test_the_stamp_names_each_referenced_file_as_the_references_reach_it(
         assert code == 0 and "up to date" in said, said
     finally:
         moved.rename(tmp_path)
+
+
+def test_a_file_a_symlinked_file_refers_to_is_named_where_it_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # schemas/common.yaml links to other/common.yaml, whose `sub.yaml` is other/sub.yaml (read
+    # from the folder the file is in): the stamp names that, the shortcut holds, an edit is seen.
+    monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "other").mkdir()
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "other" / "common.yaml").write_text('$defs: {City: {$ref: "sub.yaml#/$defs/Name"}}\n')
+    (tmp_path / "other" / "sub.yaml").write_text("$defs: {Name: {type: string, minLength: 1}}\n")
+    (tmp_path / "schemas" / "common.yaml").symlink_to("../other/common.yaml")
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    toolset.write_text(_LINKED_TOOLSET.replace("REF", "schemas/common.yaml"))
+    assert _generate_says(capsys, str(toolset), "--out", str(out))[0] == 0
+    sources = json.loads((out / "_mcpstub.json").read_text())["sources"]
+    assert sources == ["schemas/common.yaml", "other/sub.yaml"]
+    assert "up to date" in _generate_says(capsys, str(toolset), "--out", str(out))[1]
+    (tmp_path / "other" / "sub.yaml").write_text("$defs: {Name: {type: string, minLength: 5}}\n")
+    code, said = _generate_says(capsys, str(toolset), "--out", str(out))
+    assert code == 0 and "up to date" not in said, said
+    assert "min_length=5" in (out / "models.py").read_text()
+
+
+def test_a_referenced_file_become_a_fifo_is_a_full_run_not_a_hang(tmp_path: Path) -> None:
+    # The shortcut hashes the referenced files; a FIFO would block the read for ever. The full run
+    # says what is wrong.
+    common = tmp_path / "common.yaml"
+    common.write_text("$defs: {City: {type: string}}\n")
+    (tmp_path / "tools.yaml").write_text(_LINKED_TOOLSET.replace("REF", "common.yaml"))
+    command = [sys.executable, "-m", "mcpstub", "generate", "tools.yaml", "--out", "pkg"]
+    env = {**os.environ, "MCPSTUB_CACHE_DIR": str(tmp_path / "cache")}
+    first = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, timeout=120, check=False)
+    assert first.returncode == 0
+    common.unlink()
+    os.mkfifo(common)
+    done = subprocess.run(
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 1 and "not a regular file" in done.stderr, done.stderr
+
+
+def test_a_project_s_own_metadata_in_the_current_folder_is_not_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `python -m mcpstub` imports from the current folder first; an `x.egg-info` there (an editable
+    # install of the project) must not make runs from the project and from a subfolder differ.
+    (tmp_path / "project.egg-info").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "project.egg-info" not in stamp.installed_distributions()
+    monkeypatch.chdir(tmp_path.parent)
+    assert "project.egg-info" in stamp.installed_distributions()  # a folder imported from otherwise

@@ -170,3 +170,34 @@ def test_a_file_made_after_a_run_looked_for_it_runs_again(tmp_path: Path) -> Non
         code = proc.wait(timeout=60)
     reader.join(timeout=10)
     assert code == 0, "".join(err)
+
+
+def test_a_toolset_the_options_name_before_it_is_made_runs_once_made(tmp_path: Path) -> None:
+    # The session follows pyproject.toml: pointed at a toolset not written yet, it says so, and
+    # generates once the file is there.
+    save(tmp_path / "tools.yaml", TOOLSET.format(field="first"))
+    save(tmp_path / "common.yaml", COMMON.format(field="lat"))
+    save(tmp_path / "pyproject.toml", '[tool.mcpstub]\ntoolset = "tools.yaml"\nout = "pkg"\n')
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcpstub", "generate", "--watch"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "MCPSTUB_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(proc.stderr or []), daemon=True)
+    reader.start()
+    try:
+        wait_for(lambda: any("watching 3 files" in line for line in err), "the first generation")
+        save(tmp_path / "pyproject.toml", '[tool.mcpstub]\ntoolset = "new.yaml"\nout = "pkgnew"\n')
+        wait_for(lambda: any("not found: new.yaml" in line for line in err), "the missing toolset said")
+        save(tmp_path / "new.yaml", TOOLSET.format(field="renamed"))
+        models = tmp_path / "pkgnew" / "models.py"
+        wait_for(lambda: models.exists() and "renamed:" in models.read_text("utf-8"), "the new toolset's run")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60)
+    reader.join(timeout=10)
+    assert code == 0, "".join(err)

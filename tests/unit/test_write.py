@@ -547,3 +547,13 @@ def test_a_handler_saved_between_the_plan_and_the_write_is_kept(
         monkeypatch.setattr(write, "_stage", staged_then_saved)
     apply(later)
     assert tree(out) == {"handlers/greet.py": "mine = 1\n", "models.py": ours("A = 2\n")}
+
+
+def test_a_generated_file_an_editor_gave_a_byte_order_mark_is_rewritten_not_refused(tmp_path: Path) -> None:
+    out = tmp_path / "pkg"
+    apply(plan(out, {"models.py": ours("A = 1\n")}, {}, set()))
+    (out / "models.py").write_bytes(b"\xef\xbb\xbf" + (out / "models.py").read_bytes())
+    again = plan(out, {"models.py": ours("A = 1\n")}, {}, set())
+    assert again.foreign == [] and again.stale == ["models.py"]
+    apply(again)
+    assert (out / "models.py").read_text("utf-8") == ours("A = 1\n")

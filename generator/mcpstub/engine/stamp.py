@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import sys
 import threading
 from collections.abc import Mapping, Sequence
@@ -67,11 +68,19 @@ def environment_key() -> str:
 
 
 def installed_distributions() -> list[str]:
-    """The metadata folders (`name-version.dist-info`) of every import path, in its order."""
+    """The metadata folders (`name-version.dist-info`) of every import path, in its order, but the
+    current folder's (`python -m` imports from there first): that is the project's, and a key must
+    not change with the folder a run starts in."""
     found = []
+    try:
+        here = os.getcwd()
+    except OSError:
+        here = ""
     for entry in sys.path:
+        if not entry or os.path.abspath(entry) == here:
+            continue
         try:
-            with os.scandir(entry or ".") as entries:
+            with os.scandir(entry) as entries:
                 found += sorted(e.name for e in entries if e.name.endswith((".dist-info", ".egg-info")))
         except OSError:  # a zip file, a folder gone
             continue
@@ -117,6 +126,8 @@ def source_hash(
             led, data = read[route]
         else:
             path = toolset.parent / route if route else toolset
+            if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a device is never read to its end
+                raise OSError(f"{path}: not a regular file")
             led, data = path.resolve(), path.read_bytes()
         named = os.fsencode(route or toolset.name) + b"\0" + os.fsencode(os.path.relpath(led, base))
         digest.update(named + f"\n{len(data)}\n".encode())
