@@ -277,6 +277,7 @@ class ToolsClient:
                 f"(strict mode): {'; '.join(what)}"
             )
         sent = arguments.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        _sendable(sent, f"{name}: argument ")
         asking = self._asking
         with asking.calling(name) if asking is not None else contextlib.nullcontext() as call:
             try:
@@ -500,6 +501,10 @@ async def _connected(
             )
             await stack.enter_async_context(session)
             modern = session.protocol_version in MODERN_PROTOCOL_VERSIONS
+            if asking is not None:
+                # Questions are answered in the asking call's own task (its context) on 2026-07-28,
+                # and in memory; on 2025-11-25 over a transport, in the connection's reader.
+                asking.contexts_kept = modern or isinstance(target, Server | MCPServer)
             if not modern and session.server_capabilities.logging is not None:
                 # 2025-11-25: the connection's level is set once (the least is "emergency").
                 with warnings.catch_warnings():
@@ -572,6 +577,7 @@ class _Asking:
     def __init__(self, tools: Mapping[str, ToolSpec], on_elicit: ElicitHandler) -> None:
         self.on_elicit = on_elicit
         self.calls: list[_Call] = []  # the calls in flight, first started first
+        self.contexts_kept = False  # whether a question is answered in the asking call's context
         # What went wrong answering a question no call could be told from (2025-11-25 over stdio
         # or HTTP, several calls asking at once): raised by the first of them to end.
         self.stray: list[BaseException] = []
@@ -581,6 +587,7 @@ class _Asking:
             for name, spec in tools.items()
             for model, elicitation in spec.forms.items()
         ]
+        self.asking_tools = {name for name, _, _ in self.forms}
 
     @contextlib.contextmanager
     def calling(self, tool: str) -> Iterator[_Call]:
@@ -595,11 +602,16 @@ class _Asking:
             self.calls.remove(call)
 
     def asker(self) -> _Call | None:
-        """The call that asked the question being answered, when it can be told."""
+        """The call that asked the question being answered, when it can be told: None for one no
+        typed call asked (`client.session.call_tool`), or, where the context is not kept, when
+        several calls of tools that declare forms are in flight."""
         call = _CALLING.get()
         if call is not None and call in self.calls:
             return call
-        return self.calls[0] if len(self.calls) == 1 else None
+        if self.contexts_kept:
+            return None
+        able = [call for call in self.calls if call.tool in self.asking_tools]
+        return able[0] if len(able) == 1 else None
 
     def form(self, schema: Mapping[str, Any], asker: _Call | None = None) -> type[BaseModel] | None:
         """The model of the form: the asking call's tool's, when several tools declare it."""
@@ -622,6 +634,8 @@ class _Asking:
             answered = await given if inspect.isawaitable(given) else given
             content = _content(question, answered)
         except Exception as exc:
+            if asker is None and self.contexts_kept:
+                raise  # a question of a raw call (`client.session`): that call raises it
             (asker.failed if asker is not None else self.stray).append(exc)
             return types.ElicitResult(action="cancel")
         if content is None:
@@ -659,6 +673,7 @@ def _content(question: Question, answered: object) -> dict[str, Any] | None:
                 f"on_elicit's answer to {question.message!r} gives {key!r} a {type(value).__name__}: an "
                 "answer's values are strings, numbers, booleans or lists of strings"
             )
+    _sendable(content, f"on_elicit's answer to {question.message!r} gives ")
     wire = _python_names(question.form)
     for key in content:
         if key in wire and key not in question.schema.get("properties", {}):
@@ -673,6 +688,26 @@ def _content(question: Question, answered: object) -> dict[str, Any] | None:
             + describe(checker.iter_errors(content))
         )
     return content
+
+
+def _sendable(value: Any, said: str, path: str = "") -> None:
+    """Raise ValueError (`said`, then where) for text JSON cannot carry: a lone surrogate, as a file
+    name read with surrogateescape holds. Sent anyway, it would end the whole connection."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(
+                f"{said}{path.lstrip('/') or 'text'!r} {value!r}: a lone surrogate has no UTF-8 form, "
+                "and JSON text cannot carry it (decode the bytes it came from, or replace it)"
+            ) from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _sendable(key, said, path)
+            _sendable(item, said, f"{path}/{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _sendable(item, said, f"{path}/{index}")
 
 
 def _python_names(form: type[BaseModel] | None) -> dict[str, str]:

@@ -19,9 +19,9 @@ requested schema the toolset declared and froze), `ctx.elicit_url(...)`, `ctx.sa
   client may send a round again while the state is valid.
 
 On both, within one call a key is one question: asked again, it gets the answer it got (the
-client is not asked again); asked with another question, it is the handler's bug (`ValueError`),
-and so is one key asked more than `MAX_ASKINGS` times (a loop asking until the answer is right).
-Every question is a checkpoint, answered at once or not.
+client is not asked again); asked with another question, it is the handler's bug (`ValueError`).
+Every question is a checkpoint, answered at once or not: a handler asking in a loop (until the
+answer is right, which it never becomes) still lets its time limit, other calls and a shutdown run.
 An answer is handed to the handler only once it matches: a form's content is checked against the
 frozen requested schema and then the model, a sampling or roots answer against the SDK's models.
 A question the client's declared capabilities do not allow raises `CannotAsk` in the handler.
@@ -88,9 +88,6 @@ INPUT_REQUIRED_PROTOCOL = "2026-07-28"
 # (the first seals, every one unseals: rotate by putting the new key first, then dropping the old).
 REQUEST_STATE_KEYS_VARIABLE = "MCPSTUB_REQUEST_STATE_KEYS"
 _STATE_VERSION = 1
-# How many times one call may ask one key. Asked again, a key gets the answer it got, so a handler
-# that asks until it likes the answer would never end: past this, the call fails and says why.
-MAX_ASKINGS = 1000
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R")
@@ -341,7 +338,6 @@ class Interaction:
         self.pending: dict[str, dict[str, Any]] = {}
         # One back-channel request per key at a time: tasks asking one key at once ask it once.
         self._asking: dict[str, anyio.Lock] = {}
-        self._times: dict[str, int] = {}
 
     @cached_property
     def modern(self) -> bool:
@@ -394,13 +390,6 @@ class Interaction:
         if self.asked.setdefault(key, digest) != digest:
             raise ValueError(
                 f"the key {key!r} was asked twice with different questions in one call: give each its own key"
-            )
-        times = self._times[key] = self._times.get(key, 0) + 1
-        if times > MAX_ASKINGS:
-            raise ValueError(
-                f"the key {key!r} was asked {MAX_ASKINGS} times in one call: asked again, a key gets the "
-                "answer it got, so asking until the answer is right never ends; check the answer once "
-                "(raise ToolError to say what was wrong)"
             )
         return key, request, digest
 

@@ -193,24 +193,40 @@ async def refuse_ok(context: ClientRequestContext, params: types.ElicitRequestPa
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-async def test_a_handler_asking_until_it_likes_the_answer_fails_instead_of_spinning(
-    package: ModuleType, mode: str, caplog: pytest.LogCaptureFixture
+async def test_asking_one_key_again_and_again_gets_its_answer_and_a_spinning_asker_stops_at_its_limit(
+    package: ModuleType, mode: str
 ) -> None:
+    # Asking again is the earlier answer, however often (a helper reading it once per item); a
+    # handler asking until the answer changes spins, yet its time limit stops it and other calls
+    # are answered meanwhile.
     confirm = __import__(f"{PACKAGE}.models", fromlist=["DeployConfirm"]).DeployConfirm
 
-    async def until_yes(args: Any, ctx: Any) -> str:
-        for _ in range(5000):  # bounded here, so that the test ends without the limit
-            answer = await ctx.elicit("Deploy?", confirm)
-            if answer.data.ok:
-                return "deployed"
-        return "gave up"
+    async def per_item(args: Any, ctx: Any) -> str:
+        answers = [(await ctx.elicit("Deploy?", confirm)).data.ok for _ in range(3000)]
+        return f"{len(answers)} answers, {sum(answers)} yes"
 
-    server = package.create_server(handlers={"deploy": until_yes})
+    async def until_yes(args: Any, ctx: Any) -> str:
+        while not (await ctx.elicit("Deploy?", confirm)).data.ok:
+            pass
+        return "deployed"
+
+    server = package.create_server(handlers={"deploy": per_item})
+    async with Client(server, mode=mode, elicitation_callback=refuse_ok) as client:  # type: ignore[arg-type]
+        assert text(await client.call_tool("deploy", {"service": "api"})) == "3000 answers, 0 yes"
+    server = package.create_server(handlers={"deploy": until_yes}, timeout=1.0)
     with anyio.fail_after(30):
         async with Client(server, mode=mode, elicitation_callback=refuse_ok) as client:  # type: ignore[arg-type]
-            result = await client.call_tool("deploy", {"service": "api"})
-    assert result.is_error and text(result) == "internal error in tool deploy", text(result)
-    assert "the key 'confirm' was asked 1000 times in one call" in caplog.text
+            async with anyio.create_task_group() as group:
+                box: dict[str, Any] = {}
+
+                async def spin() -> None:
+                    box["spun"] = await client.call_tool("deploy", {"service": "api"})
+
+                group.start_soon(spin)
+                await anyio.sleep(0.2)
+                listed = await client.list_tools()  # answered while the handler spins
+    assert listed.tools
+    assert box["spun"].is_error and "timed out after 1 s" in text(box["spun"]), text(box["spun"])
 
 
 @pytest.mark.anyio

@@ -129,8 +129,12 @@ def test_the_package_s_models_are_sent_by_their_wire_names(package: ModuleType, 
         ("yes", TypeError, "on_elicit returned str"),
         ({"ok": True, "extra": {"a": 1}}, ValueError, "gives 'extra' a dict: an answer's values are"),
         ({"ok": True, "tags": [1, 2]}, ValueError, "gives 'tags' a list"),
+        ({"ok": True, "note": "n\udc80"}, ValueError, "gives 'note' 'n\\\\udc80': a lone surrogate has no"),
     ],
-    ids=["too-long", "missing", "wrong-type", "a-number", "a-string", "an-object", "a-list-of-numbers"],
+    ids=[
+        "too-long", "missing", "wrong-type", "a-number", "a-string", "an-object", "a-list-of-numbers",
+        "a-lone-surrogate",
+    ],
 )
 def test_an_answer_the_form_refuses_raises_once_from_the_call(
     package: ModuleType, mode: str, answer: Any, raised: type[Exception], said: str
@@ -307,3 +311,89 @@ tools:
 
         with pytest.raises(ToolError, match="go is not implemented yet"):
             anyio.run(run)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_argument_json_cannot_carry_is_refused_before_it_is_sent_and_the_client_goes_on(
+    package: ModuleType, mode: str
+) -> None:
+    # A file name read with surrogateescape: sent, it would end the connection over stdio (the
+    # writer cannot encode it), and every call with it.
+    connect = importlib.import_module(f"{PACKAGE}.client").connect
+
+    async def run() -> str:
+        async with connect(package.create_server(), mode=mode, on_elicit=lambda question: None) as client:
+            with pytest.raises(ValueError, match=r"deploy: argument 'service' 'a\\udc80': a lone surrogate"):
+                await client.deploy(service="a\udc80")
+            return str((await client.deploy(service="api"))[0].text)
+
+    assert anyio.run(run) == "not deployed (decline)"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_question_of_a_raw_session_call_fails_that_call_not_a_typed_call_in_flight(
+    package: ModuleType, mode: str
+) -> None:
+    # `client.session.call_tool` is the SDK's own call: what on_elicit raises answering its
+    # question is that call's, never a typed call's that happens to be in flight.
+    connect = importlib.import_module(f"{PACKAGE}.client").connect
+    forms = models()
+
+    async def deploy(args: Any, ctx: Any) -> str:
+        answer = await ctx.elicit(f"Deploy {args.service}?", forms.DeployConfirm)
+        await anyio.sleep(0.3)
+        return f"deploy {answer.action}"
+
+    async def other(args: Any, ctx: Any) -> str:
+        await anyio.sleep(0.1)
+        answer = await ctx.elicit("Other?", forms.OtherConfirm)
+        return f"other {answer.action}"
+
+    def fail_other(question: Any) -> Any:
+        if question.message == "Other?":
+            raise Mine("not for a raw call")
+        return forms.DeployConfirm(ok=True)
+
+    outcomes: dict[str, Any] = {}
+
+    async def run() -> None:
+        server = package.create_server(handlers={"deploy": deploy, "other": other})
+        async with connect(server, mode=mode, on_elicit=fail_other) as client:
+
+            async def typed() -> None:
+                outcomes["typed"] = (await client.deploy(service="api"))[0].text
+
+            async def raw() -> None:
+                try:
+                    outcomes["raw"] = await client.session.call_tool("other", {})
+                except Exception as exc:  # what the raw call raised, kept to compare
+                    outcomes["raw"] = exc
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(typed)
+                group.start_soon(raw)
+            outcomes["after"] = (await client.deploy(service="b"))[0].text
+
+    anyio.run(run)
+    assert outcomes["typed"] == "deploy accept", outcomes
+    assert outcomes["after"] == "deploy accept", outcomes
+    raw = outcomes["raw"]
+    assert isinstance(raw, Exception) or raw.is_error, raw
+
+
+def test_without_the_asking_call_s_context_a_question_goes_to_the_one_call_that_can_ask(
+    package: ModuleType,
+) -> None:
+    # 2025-11-25 over stdio or HTTP answers questions outside the calls' own tasks: of the calls in
+    # flight, only those of tools that declare forms can have asked.
+    from mcpstub_runtime.client import _Asking  # noqa: PLC0415 - the client's own part, tested alone
+
+    asking = _Asking(importlib.import_module(f"{PACKAGE}.client").Client._tools, lambda q: None)
+    with asking.calling("plain"), asking.calling("deploy") as deploy:
+        found: list[Any] = []
+        context = __import__("contextvars").Context()  # as the connection's reader: no call's context
+        context.run(lambda: found.append(asking.asker()))
+        assert found == [deploy]
+        with asking.calling("other"):
+            context.run(lambda: found.append(asking.asker()))
+            assert found[-1] is None  # two calls could have asked: not told
