@@ -11,11 +11,12 @@ after the tool and the key (`deploy`'s `confirm` -> `DeployConfirm`).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Generator, Iterator
 from typing import Any
 
-from mcpstub.diagnostics import Diagnostic, error
+from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.errortext import describe_path as _where
 from mcpstub.errortext import yaml_boolean_hint
 from mcpstub.ir import CLASS_SUFFIXES, elicitation_class, to_class_prefix
@@ -93,8 +94,25 @@ def check_elicitations(
         problems = list(_requested(doc, (*path, key), schema))
         found += problems
         if not problems:
+            same = next((k for k, other in schemas.items() if _json_key(other) == _json_key(schema)), None)
+            if same is not None:
+                found.append(
+                    warning(
+                        "same-form",
+                        f"elicitations {same!r} and {key!r} of tool {tool!r} request the same schema: a "
+                        "client cannot tell which is asked (the typed client's on_elicit is given "
+                        f"{elicitation_class(tool, same)} for both)",
+                        doc.key_loc((*path, key)),
+                        "ask one of them, or let a property's title or description say what each asks",
+                    )
+                )
             schemas[key] = schema
     return schemas, found
+
+
+def _json_key(value: Any) -> str:
+    """`value` as canonical JSON text: equal exactly for equal JSON values."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _requested(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Iterator[Diagnostic]:

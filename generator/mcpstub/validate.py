@@ -703,7 +703,7 @@ class _Checker:
             self.doc, (*path, "elicitations"), raw["name"], raw.get("elicitations")
         )
         self.diagnostics.extend(problems)
-        asked_wrong = bool(problems)
+        asked_wrong = has_errors(problems)
         checked_in = self._schema((*path, "inputSchema"), raw.get("inputSchema"))
         checked_out: tuple[dict[str, Any], frozenset[str], Dialect] | None = None
         if raw.get("outputSchema") is True:

@@ -140,6 +140,7 @@ def test_root_shape_keys_and_class_names_are_checked_all_at_once(tmp_path: Path)
         ("invalid-name", 12),
         ("name-collision", 9),  # DeployOutput is the tool's
         ("name-collision", 11),  # C_d and c-d are both DeployCD
+        ("same-form", 12),  # "no way" requests what c-d does
     ]
 
 
@@ -172,6 +173,24 @@ def test_a_form_may_not_take_a_key_the_runtime_asks_under(tmp_path: Path, key: s
             "handler asking both would fail",
         )
     ]
+
+
+def test_two_forms_of_a_tool_requesting_the_same_schema_are_warned_of(tmp_path: Path) -> None:
+    # A client sees the requested schema, not the form's name: the two cannot be told apart.
+    path = tmp_path / "tools.yaml"
+    form = "{type: object, properties: {n: {type: integer}}}"
+    titled = "{type: object, properties: {n: {type: integer, title: How many}}}"
+    path.write_text(HEAD + f"    elicitations: {{pick: {form}, other: {form}, third: {titled}}}\n", "utf-8")
+    checked = check_toolset(path, "tools.yaml")
+    assert [(d.code, d.message, d.location.line) for d in checked.diagnostics] == [
+        (
+            "same-form",
+            "elicitations 'pick' and 'other' of tool 'deploy' request the same schema: a client cannot "
+            "tell which is asked (the typed client's on_elicit is given DeployPick for both)",
+            6,
+        )
+    ]
+    assert checked.toolset is not None  # a warning: it generates
 
 
 def test_each_requested_schema_is_a_model_that_accepts_what_it_allows(tmp_path: Path) -> None:
