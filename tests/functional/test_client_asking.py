@@ -193,10 +193,9 @@ def test_the_form_of_the_tool_being_called_is_given(package: ModuleType, mode: s
     assert forms == [models().OtherConfirm, models().DeployConfirm]
 
 
-def both_at_once(package: ModuleType, mode: str, on_elicit: Any) -> dict[str, Any]:
-    """`deploy` and `other` called at once, each asking its form (the same one) while the other
-    call is in flight, `other` ending first: what each returned or raised."""
-    connect = importlib.import_module(f"{PACKAGE}.client").connect
+def overlapping() -> dict[str, Any]:
+    """Handlers of `deploy` and `other` that each ask their form while the other's call is in
+    flight, when both are called at once: `other` asks second and ends first."""
     forms = models()
 
     async def deploy(args: Any, ctx: Any) -> str:
@@ -209,10 +208,17 @@ def both_at_once(package: ModuleType, mode: str, on_elicit: Any) -> dict[str, An
         answer = await ctx.elicit("Other?", forms.OtherConfirm)
         return f"other {answer.action}"
 
+    return {"deploy": deploy, "other": other}
+
+
+def both_at_once(package: ModuleType, mode: str, on_elicit: Any) -> dict[str, Any]:
+    """`deploy` and `other` called at once, each asking its form (the same one) while the other
+    call is in flight, `other` ending first: what each returned or raised."""
+    connect = importlib.import_module(f"{PACKAGE}.client").connect
     outcomes: dict[str, Any] = {}
 
     async def run() -> None:
-        server = package.create_server(handlers={"deploy": deploy, "other": other})
+        server = package.create_server(handlers=overlapping())
         async with connect(server, mode=mode, on_elicit=on_elicit) as client:
 
             async def one(name: str) -> None:
@@ -339,16 +345,6 @@ def test_a_question_of_a_raw_session_call_fails_that_call_not_a_typed_call_in_fl
     connect = importlib.import_module(f"{PACKAGE}.client").connect
     forms = models()
 
-    async def deploy(args: Any, ctx: Any) -> str:
-        answer = await ctx.elicit(f"Deploy {args.service}?", forms.DeployConfirm)
-        await anyio.sleep(0.3)
-        return f"deploy {answer.action}"
-
-    async def other(args: Any, ctx: Any) -> str:
-        await anyio.sleep(0.1)
-        answer = await ctx.elicit("Other?", forms.OtherConfirm)
-        return f"other {answer.action}"
-
     def fail_other(question: Any) -> Any:
         if question.message == "Other?":
             raise Mine("not for a raw call")
@@ -357,7 +353,7 @@ def test_a_question_of_a_raw_session_call_fails_that_call_not_a_typed_call_in_fl
     outcomes: dict[str, Any] = {}
 
     async def run() -> None:
-        server = package.create_server(handlers={"deploy": deploy, "other": other})
+        server = package.create_server(handlers=overlapping())
         async with connect(server, mode=mode, on_elicit=fail_other) as client:
 
             async def typed() -> None:

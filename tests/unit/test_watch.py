@@ -9,7 +9,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 TOOLSET = """\
@@ -45,29 +46,44 @@ def save(path: Path, text: str) -> None:
     temp.write_text(text, encoding="utf-8")
     os.replace(temp, path)
 
+@contextmanager
+def watching(folder: Path, *args: str) -> Iterator[list[str]]:
+    """`mcpstub generate ARGS --watch` in `folder` for the block, its standard error lines as they
+    come; stopped with Ctrl-C after it, which must end it with exit code 0, no traceback, and no
+    child left holding its standard error."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcpstub", "generate", *args, "--watch"],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "MCPSTUB_CACHE_DIR": str(folder / "cache")},
+    )
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(proc.stderr or []), daemon=True)
+    reader.start()
+    try:
+        yield err
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60)
+    reader.join(timeout=10)  # the end of stderr: every process holding it is gone, its model worker too
+    assert not reader.is_alive(), "a child of the watcher outlived it"
+    assert code == 0, "".join(err)
+    assert not any("Traceback" in line for line in err), "".join(err)
+
+
 
 def test_watch_regenerates_on_each_save_and_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
     toolset, common = tmp_path / "tools.yaml", tmp_path / "common.yaml"
     save(toolset, TOOLSET.format(field="first"))
     save(common, COMMON.format(field="lat"))
     models = tmp_path / "pkg" / "models.py"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcpstub", "generate", "tools.yaml", "--out", "pkg", "--watch"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "MCPSTUB_CACHE_DIR": str(tmp_path / "cache")},
-    )
-    err: list[str] = []
-    reader = threading.Thread(target=lambda: err.extend(proc.stderr or []), daemon=True)
-    reader.start()
-    threading.Thread(target=lambda: list(proc.stdout or []), daemon=True).start()
 
     def text() -> str:
         return models.read_text("utf-8") if models.exists() else ""
 
-    try:
+    with watching(tmp_path, "tools.yaml", "--out", "pkg") as err:
         wait_for(lambda: any("watching 2 files" in line for line in err), "the first generation")
         assert "first:" in text() and "lat:" in text()
         save(toolset, TOOLSET.format(field="second"))
@@ -82,13 +98,6 @@ def test_watch_regenerates_on_each_save_and_stops_cleanly_on_ctrl_c(tmp_path: Pa
         assert text() == before, "an invalid save wrote files"
         save(toolset, TOOLSET.format(field="fourth"))
         wait_for(lambda: "fourth:" in text(), "recovery after the invalid save")
-    finally:
-        proc.send_signal(signal.SIGINT)
-        code = proc.wait(timeout=60)
-    reader.join(timeout=10)  # the end of stderr: every process holding it is gone, its model worker too
-    assert not reader.is_alive(), "a child of the watcher outlived it"
-    assert code == 0, "".join(err)
-    assert not any("Traceback" in line for line in err), "".join(err)
 
 
 def test_watch_refuses_check_and_diff(tmp_path: Path) -> None:
@@ -139,23 +148,12 @@ def test_a_file_made_after_a_run_looked_for_it_runs_again(tmp_path: Path) -> Non
     save(toolset, TOOLSET.format(field="first").replace("common.yaml", "extra.yaml"))
     save(tmp_path / "extra.yaml", COMMON.format(field="lat"))
     package = tmp_path / "pkg"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcpstub", "generate", "tools.yaml", "--out", "pkg", "--watch"],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "MCPSTUB_CACHE_DIR": str(tmp_path / "cache")},
-    )
-    err: list[str] = []
-    reader = threading.Thread(target=lambda: err.extend(proc.stderr or []), daemon=True)
-    reader.start()
 
     def models() -> str:
         path = package / "models.py"
         return path.read_text("utf-8") if path.exists() else ""
 
-    try:
+    with watching(tmp_path, "tools.yaml", "--out", "pkg") as err:
         wait_for(lambda: any("watching 2 files" in line for line in err), "the first generation")
         said = len(err)
         save(toolset, TOOLSET.format(field="second").replace("common.yaml", "later.yaml"))
@@ -165,11 +163,6 @@ def test_a_file_made_after_a_run_looked_for_it_runs_again(tmp_path: Path) -> Non
         assert not (package / "test_contract.py").exists()
         save(tmp_path / "pyproject.toml", "[tool.mcpstub]\nemit_tests = true\n")
         wait_for((package / "test_contract.py").exists, "a run once the options are made")
-    finally:
-        proc.send_signal(signal.SIGINT)
-        code = proc.wait(timeout=60)
-    reader.join(timeout=10)
-    assert code == 0, "".join(err)
 
 
 def test_a_toolset_the_options_name_before_it_is_made_runs_once_made(tmp_path: Path) -> None:
@@ -178,26 +171,10 @@ def test_a_toolset_the_options_name_before_it_is_made_runs_once_made(tmp_path: P
     save(tmp_path / "tools.yaml", TOOLSET.format(field="first"))
     save(tmp_path / "common.yaml", COMMON.format(field="lat"))
     save(tmp_path / "pyproject.toml", '[tool.mcpstub]\ntoolset = "tools.yaml"\nout = "pkg"\n')
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcpstub", "generate", "--watch"],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "MCPSTUB_CACHE_DIR": str(tmp_path / "cache")},
-    )
-    err: list[str] = []
-    reader = threading.Thread(target=lambda: err.extend(proc.stderr or []), daemon=True)
-    reader.start()
-    try:
+    with watching(tmp_path) as err:
         wait_for(lambda: any("watching 3 files" in line for line in err), "the first generation")
         save(tmp_path / "pyproject.toml", '[tool.mcpstub]\ntoolset = "new.yaml"\nout = "pkgnew"\n')
         wait_for(lambda: any("not found: new.yaml" in line for line in err), "the missing toolset said")
         save(tmp_path / "new.yaml", TOOLSET.format(field="renamed"))
         models = tmp_path / "pkgnew" / "models.py"
         wait_for(lambda: models.exists() and "renamed:" in models.read_text("utf-8"), "the new toolset's run")
-    finally:
-        proc.send_signal(signal.SIGINT)
-        code = proc.wait(timeout=60)
-    reader.join(timeout=10)
-    assert code == 0, "".join(err)
