@@ -376,7 +376,8 @@ class Bundler:
             return None
         folder = "" if doc is self.toolset else os.path.relpath(doc.path.parent, self._base)
         route = posixpath.join(folder.replace(os.sep, "/"), written.replace(os.sep, "/"))
-        parts = [part for part in route.split("/") if part not in ("", ".")]  # (`..` stays: a symlink)
+        # `./` and doubled slashes go; a `..` stays (the folder before it may be a symlink).
+        parts = [part for part in route.split("/") if part not in ("", ".")]
         route = "/" * route.startswith("/") + "/".join(parts)
         self.routes.setdefault(route, None)
         problem = check_ref_file(written, doc.path.parent, root, self.root is not None)
