@@ -111,7 +111,8 @@ def side_from_surface(doc: Document, diagnostics: list[Diagnostic]) -> Side:
         start: JsonPath = (*base, index[tool])
         return _where(doc, _pointer_path(tools[tool], pointer, start))
 
-    return Side(version, tools, locate, _requested_schemas(data))
+    snapshot = isinstance(data, dict) and "protocols" in data
+    return Side(version, tools, locate, _requested_schemas(data), shows_asking=snapshot)
 
 
 def _requested_schemas(data: Any) -> dict[str, dict[str, Any]]:
@@ -143,7 +144,7 @@ def side_from_live(
         raise SourceError(str(exc)) from None
     version = listing.server_info.get("version")
     tools = _tools_by_name(listing.tools, listing.source)
-    return Side(version if isinstance(version, str) and version else None, tools)
+    return Side(version if isinstance(version, str) and version else None, tools, shows_asking=False)
 
 
 class NotAtRevision(SourceError):

@@ -635,3 +635,36 @@ def test_the_evolution_page_commands_print_what_it_shows(
     (tmp_path / "tools.yaml").write_text(text, "utf-8")
     assert cli.main(["generate", "--check-breaking", "HEAD"]) == 0
     assert (tmp_path / "weather_tools" / "tools.py").is_file()
+
+
+ASKING = """\
+mcpstub: 1
+server: {name: asking, version: 1.0.0}
+tools:
+  - name: delete_note
+    inputSchema: {type: object, properties: {id: {type: string}}}
+    elicitations:
+      confirm: {type: object, properties: {ok: {type: boolean}}, required: [ok]}
+"""
+
+
+def test_a_listing_that_cannot_show_what_tools_ask_is_no_change_of_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A server's tools/list has no place for a tool's forms: diffing the running server (or its
+    # saved answer) with the toolset it was built from is no difference, either way round; the
+    # package's surface.json records them, and is compared on them.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(tmp_path / "cache"))
+    Path("tools.yaml").write_text(ASKING, "utf-8")
+    assert cli.main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    surface = json.loads(Path("pkg/surface.json").read_text("utf-8"))
+    Path("listing.json").write_text(json.dumps({"tools": surface["protocols"]["2026-07-28"]["tools"]}))
+    capsys.readouterr()
+    for old, new in (("listing.json", "tools.yaml"), ("tools.yaml", "listing.json")):
+        assert cli.main(["diff", old, new, "--fail-on", "warning"]) == 0
+        said = capsys.readouterr().out
+        assert "elicitation" not in said and "0 breaking, 0 warning" in said, said  # (no version in it)
+    Path("tools.yaml").write_text(ASKING.replace("required: [ok]", "required: []"), "utf-8")
+    assert cli.main(["diff", "pkg/surface.json", "tools.yaml"]) == 0
+    assert "elicitation-changed" in capsys.readouterr().out

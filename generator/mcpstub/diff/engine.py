@@ -313,7 +313,8 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
             )
             continue
         findings.extend(_Tool(name, old.tools[name], tool, new, options, budget).run())
-        findings.extend(elicitation_findings(name, old, new))
+        if old.shows_asking and new.shows_asking:  # (a side that shows none tells nothing of them)
+            findings.extend(elicitation_findings(name, old, new))
     findings = [f for f in findings if not _ignored(f, options)]
     if options.check_version and any(f.severity == "breaking" for f in findings):
         version = _version_finding(old, new)

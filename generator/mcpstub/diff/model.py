@@ -38,6 +38,9 @@ class Side:
     locate: Callable[[str, str], Location | None] = _nowhere
     # What each tool asks its user: tool name -> key -> requested schema (a live server shows none).
     elicitations: dict[str, dict[str, JSON]] = field(default_factory=dict)
+    # Whether the side shows what tools ask at all: a toolset or surface.json does; a live server
+    # or a saved tools/list answer does not (the Tool object has no place for it).
+    shows_asking: bool = True
 
 
 @dataclass(frozen=True)
