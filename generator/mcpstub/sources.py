@@ -210,7 +210,10 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
     rev, _, path = spec.partition(":")
     if not rev or rev.startswith("-"):  # git would read it as an option
         raise SourceError(f"{spec}: not a git revision (REV:path; REV cannot start with '-')")
-    top = Path(_git(["rev-parse", "--show-toplevel"], here)).resolve()
+    try:
+        top = Path(_git(["rev-parse", "--show-toplevel"], here)).resolve()
+    except SourceError:
+        raise SourceError(f"{spec}: no git repository here to read {rev!r} from") from None
     if path.startswith(("./", "../")):
         relative = os.path.normpath(os.path.join(os.path.relpath(here, top), path))
     else:
@@ -221,7 +224,10 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
     try:
         _git(["cat-file", "-e", f"{rev}:{relative}"], here)
     except SourceError:
-        _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], here)  # REV itself is wrong
+        try:
+            _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], here)  # REV itself is wrong
+        except SourceError:
+            raise SourceError(f"{spec}: {rev!r} is no commit of this repository") from None
         raise NotAtRevision(f"{spec}: {relative} does not exist at {rev}") from None
     listed = _git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", rev], here, binary=True)
     names = [n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n]

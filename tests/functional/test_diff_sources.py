@@ -208,7 +208,20 @@ def test_check_breaking_on_the_change_that_adds_the_toolset(
     assert "does not exist at HEAD: every tool is new, nothing is breaking" in err
     assert "git" not in err.lower().replace("HEAD", "") and (out / "tools.py").is_file()
     assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "no-such-rev"]) == 2
-    assert "Traceback" not in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "'no-such-rev' is no commit of this repository" in err and "Traceback" not in err, err
+
+
+def test_check_breaking_where_git_has_no_repository_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))  # (no repository above it either)
+    Path("tools.yaml").write_text(ASKING, "utf-8")
+    assert cli.main(["generate", "tools.yaml", "--out", "pkg", "--check-breaking", "HEAD"]) == 2
+    err = capsys.readouterr().err
+    said = "--check-breaking: HEAD:./tools.yaml: no git repository here to read 'HEAD' from"
+    assert err == f"mcpstub: error: {said}\n"
 
 
 def generated(repo: Path, text: str, package: str) -> Path:
