@@ -547,7 +547,7 @@ def _write_report(out: Path, p: Plan, generated: int, modules: set[str]) -> str:
 def cmd_init(args: argparse.Namespace) -> int:
     """Write a commented starter toolset."""
     target = Path(args.path)
-    if target.is_dir():
+    if target.is_dir() or args.path.endswith(("/", os.sep)):  # `init newdir/` names a folder
         target = target / "tools.yaml"
     if target.exists():
         raise UsageError(f"{_shown(target)} already exists; not overwriting it")

@@ -168,8 +168,12 @@ def test_init_refuses_to_overwrite(in_tmp: Path, capsys: pytest.CaptureFixture[s
     assert (in_tmp / "tools.yaml").read_text() == "mine\n"
 
 
-def test_init_into_missing_folder(in_tmp: Path) -> None:
+def test_init_into_missing_folder(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["init", "no/such/dir/tools.yaml"]) == 2
+    # A path ending in a slash names a folder, as a path to one that exists does: not a file.
+    assert main(["init", "newdir/"]) == 2
+    assert capsys.readouterr().err.endswith("error: folder newdir does not exist\n")
+    assert not (in_tmp / "newdir").exists()
 
 
 def test_version_flag(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
