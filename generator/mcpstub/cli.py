@@ -85,10 +85,9 @@ def _config(start: Path) -> tuple[dict[str, Any], Path]:
             known = {"toolset", "out", "emit_tests", "client_only", "diff", "cache_dir", *_POLICY_KEYS}
             unknown = sorted(set(section) - known)
             if unknown:
-                import difflib  # noqa: PLC0415 - only for the message
+                from mcpstub.errortext import unknown_keys  # noqa: PLC0415 - only for the message
 
-                close = [(k, difflib.get_close_matches(k, sorted(known), n=1)) for k in unknown]
-                said = ", ".join(f"{k} (did you mean {m[0]}?)" if m else k for k, m in close)
+                said = unknown_keys(unknown, sorted(known))
                 raise UsageError(f"{candidate}: unknown key(s) in [tool.mcpstub]: {said}")
             return section, folder
     return {}, start

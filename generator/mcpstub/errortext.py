@@ -81,3 +81,12 @@ def yaml_boolean_hint(value: Any) -> str | None:
         return None
     meant = "true" if value in _YAML11_TRUE else "false"
     return f"YAML 1.2 reads {value} as the text {value!r}, not a boolean: write {meant}"
+
+
+def unknown_keys(unknown: Sequence[str], known: Sequence[str]) -> str:
+    """`a (did you mean b?), c`: each unknown key of a settings table, with the known one it is close
+    to (`fail_on` for `fail-on`, `emit-tests` for `emit_tests`), if any."""
+    import difflib  # noqa: PLC0415 - only for the message
+
+    close = [(key, difflib.get_close_matches(key, sorted(known), n=1)) for key in unknown]
+    return ", ".join(f"{key} (did you mean {match[0]}?)" if match else key for key, match in close)

@@ -160,6 +160,12 @@ def test_config_sets_fail_on_and_ignores_with_reason(
     assert "reason" in capsys.readouterr().err
     (in_tmp / "pyproject.toml").write_text('[tool.mcpstub.diff]\nfail-on = "sometimes"\n')
     assert main(["diff", "old.yaml", "new.yaml"]) == 2
+    # This table's keys are written with hyphens, [tool.mcpstub]'s with underscores: either slip
+    # is named with the key meant.
+    capsys.readouterr()
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub.diff]\nfail_on = "warning"\n')
+    assert main(["diff", "old.yaml", "new.yaml"]) == 2
+    assert "unknown key(s) in [tool.mcpstub.diff]: fail_on (did you mean fail-on?)" in capsys.readouterr().err
 
 
 def test_version_check_flag(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,6 +14,7 @@ from mcpstub.diagnostics import SourceError
 from mcpstub.diff.engine import diff_sides
 from mcpstub.diff.model import SEVERITIES, DiffOptions, Ignore, Side, severity_rank
 from mcpstub.diff.report import RENDERERS
+from mcpstub.errortext import unknown_keys
 from mcpstub.policy import Policy
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
@@ -45,7 +46,8 @@ def options_from_config(section: Any, origin: str) -> tuple[DiffOptions, str | N
         raise ValueError(f"{origin}: [tool.mcpstub.diff] must be a table")
     unknown = sorted(set(section) - set(CONFIG_KEYS))
     if unknown:
-        raise ValueError(f"{origin}: unknown key(s) in [tool.mcpstub.diff]: {', '.join(unknown)}")
+        said = unknown_keys(unknown, CONFIG_KEYS)
+        raise ValueError(f"{origin}: unknown key(s) in [tool.mcpstub.diff]: {said}")
     fail_on = section.get("fail-on")
     if fail_on is not None and fail_on not in SEVERITIES:
         raise ValueError(f"{origin}: [tool.mcpstub.diff] fail-on must be one of {', '.join(SEVERITIES)}")
