@@ -517,8 +517,9 @@ async def _connected(
                 warnings.warn(
                     DriftWarning(
                         f"{package}: {server} advertises tools that differ from those this client "
-                        f"was generated for:\n{drift.describe()}\nRegenerate the client from the "
-                        "server's tools (mcpstub import, then mcpstub generate) to follow it."
+                        f"was generated for:\n{drift.describe()}\nTo follow the server, generate the "
+                        "client again from its tools (mcpstub import, then mcpstub generate); if the "
+                        "toolset of this client is the contract, the server is behind it."
                     ),
                     stacklevel=3,
                 )

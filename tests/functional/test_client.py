@@ -253,6 +253,11 @@ def test_drift_is_warned_as_the_page_shows_and_strict_mode_refuses(
         anyio.run(run, False, "get_alerts")
     shown = blocks("text")[0].replace("weather_client:", "weather_tools:")
     assert str(caught[0].message).startswith(shown.rstrip("\n")), str(caught[0].message)
+    # Either side may be the one to follow: the client's (a server not yet deployed) or the server's.
+    assert str(caught[0].message).endswith(
+        "(mcpstub import, then mcpstub generate); if the toolset of this client is the contract, "
+        "the server is behind it."
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DriftWarning)
         assert anyio.run(run, True, "get_alerts").alerts == []  # unchanged: called
