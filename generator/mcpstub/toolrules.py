@@ -19,6 +19,10 @@ from mcpstub.document import Document, JsonPath
 # What the model APIs behind many clients accept as a function name.
 PORTABLE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 STANDARD_ANNOTATIONS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+# The keys of a tool entry (the format's `Tool`) that no annotation has: one written under
+# `annotations` is most likely indented one level too deep.
+TOOL_KEYS = ("_meta", "description", "elicitations", "examples", "execution", "icons", "inputSchema",
+             "name", "outputSchema", "timeout")  # fmt: skip
 
 
 def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok: bool) -> list[Diagnostic]:
@@ -51,14 +55,18 @@ def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok
     for key in annotations if isinstance(annotations, dict) else ():
         if key not in STANDARD_ANNOTATIONS:
             close = difflib.get_close_matches(key, STANDARD_ANNOTATIONS, n=1, cutoff=0.75)
+            hint = "it is advertised as written; clients may ignore it"
+            if close:
+                hint = f"did you mean {close[0]!r}?"
+            if key in TOOL_KEYS and key not in raw:
+                column = doc.key_loc((*path, "annotations")).col
+                hint = f"{key!r} is a key of the tool: indent it {column - 1} spaces, as 'annotations'"
             found.append(
                 warning(
                     "annotation-extension",
                     f"annotation {key!r} is not one of MCP's standard hints",
                     doc.key_loc((*path, "annotations", key)),
-                    f"did you mean {close[0]!r}?"
-                    if close
-                    else "it is advertised as written; clients may ignore it",
+                    hint,
                 )
             )
     return found

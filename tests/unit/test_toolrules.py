@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from mcpstub.pipeline import Checked, check_toolset, generate
+from mcpstub.resources import resource_path
+from mcpstub.toolrules import STANDARD_ANNOTATIONS, TOOL_KEYS
 
 HEAD = "mcpstub: 1\nserver: {name: s}\n"
 
@@ -105,6 +108,31 @@ def test_annotation_extension_keys_are_kept_with_a_warning(tmp_path: Path) -> No
         "rank": {"a": [1, 2]},
         "destructivHint": False,
     }
+
+
+def test_a_tool_key_indented_under_annotations_is_told_where_it_belongs(tmp_path: Path) -> None:
+    # `elicitations` one level too deep would be advertised as an annotation and ask nothing.
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema: {type: object}
+            annotations:
+              readOnlyHint: true
+              elicitations:
+                confirm: {type: object, properties: {ok: {type: boolean}}}
+        """,
+    )
+    hint = "'elicitations' is a key of the tool: indent it 4 spaces, as 'annotations'"
+    said = [(d.code, d.location.line, d.hint) for d in checked.diagnostics]
+    assert said == [("annotation-extension", 8, hint)]
+
+
+def test_the_tool_keys_are_the_format_s(tmp_path: Path) -> None:
+    schema = json.loads(resource_path("schemas", "toolset.schema.json").read_text("utf-8"))
+    keys = set(schema["$defs"]["Tool"]["properties"]) - {"annotations", *STANDARD_ANNOTATIONS}
+    assert set(TOOL_KEYS) == keys
 
 
 def test_standard_annotations_keep_their_types(tmp_path: Path) -> None:
