@@ -22,7 +22,7 @@ import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
@@ -302,7 +302,7 @@ class Bundler:
                     "unsupported-ref",
                     f"reference {ref!r} is not a JSON pointer",
                     loc.location,
-                    "anchors are not supported; use #/$defs/NAME",
+                    f"anchors are not supported; use {file_part}#/$defs/NAME",
                 )
             )
             return None
@@ -402,9 +402,10 @@ class Bundler:
             self.diagnostics.extend(diagnostics)
         if loaded is None or (loaded.data is None and diagnostics):
             if not diagnostics:
-                self.diagnostics.append(
-                    error("ref-file", f"referenced file {file_part!r} {_missing(path)}", loc.location)
-                )
+                why = _missing(path)
+                hint = _close_file(doc.path.parent, written) if why == "does not exist" else None
+                said = error("ref-file", f"referenced file {file_part!r} {why}", loc.location, hint)
+                self.diagnostics.append(said)
             return None
         self.files[path] = loaded
         return loaded
@@ -631,6 +632,18 @@ def _set(data: Any, path: JsonPath, value: Any) -> None:
     for part in path[:-1]:
         data = data[part]
     data[path[-1]] = value
+
+
+def _close_file(folder: Path, written: str) -> str | None:
+    """`did you mean 'schemas/common.yaml'?` where the file `written` (from `folder`) is not, and a
+    file beside where it would be has a name close to its own."""
+    where = PurePosixPath(written.replace(os.sep, "/"))
+    try:
+        names = [entry.name for entry in os.scandir(folder / where.parent) if entry.is_file()]
+    except OSError:
+        return None
+    close = difflib.get_close_matches(where.name, names, n=1, cutoff=0.8)
+    return f"did you mean {str(where.parent / close[0])!r}?" if close else None
 
 
 def _missing(path: Path) -> str:

@@ -530,3 +530,23 @@ def test_generating_changes_no_schema_it_was_given(tmp_path: Path) -> None:
     assert json.dumps([checked.toolset.shared_defs, [t.advertised for t in checked.toolset.tools]]) == before
     again = render(checked.toolset)
     assert (first.ours, first.yours) == (again.ours, again.yours)
+
+
+def test_a_misspelled_file_or_an_anchor_in_another_file_gets_the_reference_to_write(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        tool_schema(
+            """\
+            a: {$ref: "schemas/comon.yaml#/$defs/Note"}
+            b: {$ref: "schemas/common.yaml#Note"}
+            c: {$ref: "schemas/nothing-like-it.yaml#/$defs/Note"}
+            """
+        ),
+        schemas__common_yaml="$defs: {Note: {type: string}}\n",
+    )
+    said = [(d.code, d.hint) for d in checked.diagnostics]
+    assert said == [
+        ("ref-file", "did you mean 'schemas/common.yaml'?"),
+        ("unsupported-ref", "anchors are not supported; use schemas/common.yaml#/$defs/NAME"),
+        ("ref-file", None),
+    ]
