@@ -215,6 +215,17 @@ def test_any_library_installed_upgraded_or_removed_is_another_environment(
         _forget_environment()
 
 
+def test_identical_installs_in_other_places_are_one_environment() -> None:
+    # A stamp committed with the package must not change on every machine that runs generate: the
+    # key names versions and contents, not where the environment is or when it was installed.
+    _forget_environment()
+    key = stamp.environment_key()
+    assert sys.prefix not in key and sys.base_prefix not in key and os.sep + "site-packages" not in key
+    assert all(len(line) < 200 for line in key.splitlines()), key
+    found = [line for line in key.splitlines() if line.startswith("datamodel_code_generator ")]
+    assert len(found) == 1 and found[0] != "datamodel_code_generator absent"
+
+
 def _forget_environment() -> None:
     stamp.environment_key.cache_clear()
     stamp.generator_fingerprint.cache_clear()

@@ -16,6 +16,7 @@ import re
 import stat
 import sys
 import threading
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -40,7 +41,8 @@ from mcpstub.resources import resource_dir
 
 
 def installed(module: str) -> str:
-    """`module`'s entry file path, size and mtime (an upgrade changes them), or "absent". Found without
+    """A hash of `module`'s entry file (an upgrade or an edit in place changes it), or "absent": not
+    where it is installed nor when, so identical installs on two machines agree. Found without
     importing it, in milliseconds (package metadata takes a third of a second on a busy machine)."""
     from importlib.util import find_spec  # noqa: PLC0415
 
@@ -48,10 +50,10 @@ def installed(module: str) -> str:
         spec = find_spec(module)
         if spec is None or spec.origin is None:
             return "absent"
-        info = os.stat(spec.origin)
+        with open(spec.origin, "rb") as entry:
+            return hashlib.sha256(entry.read()).hexdigest()[:16]
     except (ImportError, ValueError, OSError):
         return "absent"
-    return f"{spec.origin} {info.st_size} {info.st_mtime_ns}"
 
 
 @cache
@@ -61,10 +63,12 @@ def environment_key() -> str:
     name and version its metadata folder carries (the model generator and all it runs on: inflect
     names array items, isort orders imports), and the entry files of the libraries mcpstub calls
     (a library changed in place, as an editable install is). A cache shared by several environments
-    keeps them apart; an install, upgrade or removal makes every entry a miss."""
+    keeps them apart; an install, upgrade or removal makes every entry a miss. Nothing in it says
+    where the environment is, so a stamp is the same on every machine with the same installs."""
     modules = ("black", "datamodel_code_generator", "pydantic", "jsonschema_rs", "jsonschema")
     libraries = [f"{name} {installed(name)}" for name in modules]
-    return "\n".join([sys.version, *installed_distributions(), *libraries])
+    python = f"{sys.implementation.name} {sys.version_info[:3]} unicode {unicodedata.unidata_version}"
+    return "\n".join([python, *installed_distributions(), *libraries])
 
 
 def installed_distributions() -> list[str]:
