@@ -46,6 +46,7 @@ from mcp.types import CONNECTION_CLOSED
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from ._text import clean
 from .context import LOG_LEVELS
 from .dispatch import describe
 from .results import ToolError
@@ -692,16 +693,15 @@ def _content(question: Question, answered: object) -> dict[str, Any] | None:
 
 
 def _sendable(value: Any, said: str, path: str = "") -> None:
-    """Raise ValueError (`said`, then where) for text JSON cannot carry: a lone surrogate, as a file
-    name read with surrogateescape holds. Sent anyway, it would end the whole connection."""
+    """Raise ValueError (`said`, then where) for text JSON cannot carry (what `_text.clean` would
+    change): a lone surrogate, as a file name read with surrogateescape holds. Sent anyway, it
+    would end the whole connection; the server replaces it, the client says so instead."""
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
+        if clean(value) != value:
             raise ValueError(
                 f"{said}{path.lstrip('/') or 'text'!r} {value!r}: a lone surrogate has no UTF-8 form, "
                 "and JSON text cannot carry it (decode the bytes it came from, or replace it)"
-            ) from None
+            )
     elif isinstance(value, dict):
         for key, item in value.items():
             _sendable(key, said, path)
