@@ -551,6 +551,8 @@ def cmd_init(args: argparse.Namespace) -> int:
     if target.exists():
         raise UsageError(f"{_shown(target)} already exists; not overwriting it")
     if not target.parent.is_dir():
+        if target.parent.exists():
+            raise UsageError(f"{_shown(target.parent)} is not a folder")
         raise UsageError(f"folder {_shown(target.parent)} does not exist")
     text = resource_path("schemas", "examples/starter.yaml").read_text("utf-8")
     # Point editors at the format's schema as installed with this mcpstub.
@@ -685,6 +687,15 @@ def _live_flags(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def _revision(text: str) -> str:
+    """A git revision (argparse's type for --check-breaking): the toolset's path is added to it."""
+    if not text.strip() or ":" in text:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a git revision (a commit, branch or tag: the toolset's path is added to it)"
+        )
+    return text
+
+
 def _seconds(text: str) -> float:
     """A positive, finite number of seconds (argparse's type for --timeout)."""
     try:
@@ -719,6 +730,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument(
         "--check-breaking",
         metavar="REV",
+        type=_revision,
         help="first diff against the toolset at git revision REV; breaking changes without a major "
         "version bump write nothing",
     )

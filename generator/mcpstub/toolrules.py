@@ -59,8 +59,10 @@ def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok
             if close:
                 hint = f"did you mean {close[0]!r}?"
             if key in TOOL_KEYS and key not in raw:
-                column = doc.key_loc((*path, "annotations")).col
-                hint = f"{key!r} is a key of the tool: indent it {column - 1} spaces, as 'annotations'"
+                written, under = doc.key_loc((*path, "annotations")), doc.key_loc((*path, "annotations", key))
+                hint = f"{key!r} is a key of the tool: indent it {written.col - 1} spaces, as 'annotations'"
+                if under.line == written.line:  # `annotations: {..., elicitations: ...}`
+                    hint = f"{key!r} is a key of the tool: write it beside 'annotations', not in its braces"
             found.append(
                 warning(
                     "annotation-extension",

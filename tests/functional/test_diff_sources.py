@@ -161,6 +161,12 @@ def test_a_missing_revision_or_file_is_a_usage_error(repo: Path, capsys: pytest.
         assert err.startswith(f"mcpstub: error: --check-breaking: {rev}:./api/tools.yaml: not a git revision")
         assert "REV cannot start with '-'" in err and len(err.splitlines()) == 1
         assert not out.exists() and not (repo / "x").exists()
+    # A revision with a path in it, or none, would be diffed as a toolset not there: nothing checked.
+    for rev in ("HEAD:api/tools.yaml", ""):
+        assert cli.main(["generate", "api/tools.yaml", "--out", str(out), f"--check-breaking={rev}"]) == 2
+        err = capsys.readouterr().err
+        assert f"{rev!r} is not a git revision" in err and len(err.splitlines()) == 1
+        assert not out.exists()
 
 
 def test_check_breaking_refuses_to_write_until_the_major_version_moves(

@@ -174,6 +174,9 @@ def test_init_into_missing_folder(in_tmp: Path, capsys: pytest.CaptureFixture[st
     assert main(["init", "newdir/"]) == 2
     assert capsys.readouterr().err.endswith("error: folder newdir does not exist\n")
     assert not (in_tmp / "newdir").exists()
+    (in_tmp / "afile").write_text("x\n")
+    assert main(["init", "afile/"]) == 2
+    assert capsys.readouterr().err.endswith("error: afile is not a folder\n")
 
 
 def test_version_flag(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -129,6 +129,20 @@ def test_a_tool_key_indented_under_annotations_is_told_where_it_belongs(tmp_path
     assert said == [("annotation-extension", 8, hint)]
 
 
+def test_a_tool_key_inside_annotations_braces_is_told_to_move_out(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema: {type: object}
+            annotations: {readOnlyHint: true, description: what it does}
+        """,
+    )
+    hint = "'description' is a key of the tool: write it beside 'annotations', not in its braces"
+    assert [(d.code, d.hint) for d in checked.diagnostics] == [("annotation-extension", hint)]
+
+
 def test_the_tool_keys_are_the_format_s(tmp_path: Path) -> None:
     schema = json.loads(resource_path("schemas", "toolset.schema.json").read_text("utf-8"))
     keys = set(schema["$defs"]["Tool"]["properties"]) - {"annotations", *STANDARD_ANNOTATIONS}
