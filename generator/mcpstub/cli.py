@@ -31,8 +31,8 @@ from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
 
 if TYPE_CHECKING:
+    from mcpstub.engine.ahead import Ahead
     from mcpstub.engine.model_groups import ModelFeed
-    from mcpstub.engine.stamp import Hashing
     from mcpstub.write import Plan
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -426,9 +426,11 @@ def _generate(
     # needs to read, check and render (a tenth of a second): their imports end that much sooner.
     standby = feed if feed is not None else standby_models()
     from mcpstub.engine.run import generating  # noqa: PLC0415
+    from mcpstub.write import Staging  # noqa: PLC0415
 
     # The run stays open until the package is written: then it keeps what the next run reuses.
-    with generating(_cache_dir(args, config, out), path, standby):
+    staging = None if args.check or args.diff else Staging(out)
+    with generating(_cache_dir(args, config, out), path, standby, staging):
         return _generate_in_run(args, path, out, config, emit_tests, client_only, watched)
 
 
@@ -464,11 +466,15 @@ def _generate_in_run(
     toolset = generated.toolset
     modules = {str(t.identifier) for t in toolset.tools}
     stamp = stamp_text(
-        toolset.source_hash, toolset.sources, generated.ours, generated.yours, generated.hashes
+        toolset.source_hash,
+        toolset.sources,
+        generated.ours,
+        generated.yours,
+        generated.ahead.of if generated.ahead is not None else None,
     )
     ours = {**generated.ours, STAMP_FILE: stamp}
     with locked(out, writing=not (args.check or args.diff)):
-        return _write_package(args, out, ours, generated.yours, modules, generated.hashes)
+        return _write_package(args, out, ours, generated.yours, modules, generated.ahead)
 
 
 def _write_package(
@@ -477,13 +483,14 @@ def _write_package(
     ours: dict[str, str],
     yours: dict[str, str],
     modules: set[str],
-    hashes: Hashing | None = None,
+    ahead: Ahead | None = None,
 ) -> int:
-    """Plan and apply (or, with --check/--diff, report) the files of one generation (`hashes`:
-    the stamp's, with the bytes of the files they were computed from)."""
+    """Plan and apply (or, with --check/--diff, report) the files of one generation (`ahead`:
+    the files' bytes, hashes and staged copies made while the models were generated)."""
     from mcpstub.write import apply, plan  # noqa: PLC0415
 
-    p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS, *SERVER_FILES))
+    staging = ahead.staging if ahead is not None else None
+    p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS, *SERVER_FILES), staging=staging)
     _warn_orphans(out, p.orphans, ours)
     if p.foreign:
         for rel in p.foreign:
@@ -509,8 +516,8 @@ def _write_package(
             return EXIT_INVALID
         print(f"{_shown(out)}: up to date")
         return EXIT_OK
-    if hashes is not None:
-        apply(p, hashes.encoded)
+    if ahead is not None:
+        apply(p, ahead.encoded, staging)
     else:
         apply(p)
     for rel in p.removals:

@@ -10,16 +10,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, sort_diagnostics
 from mcpstub.engine import run as engine_run
 from mcpstub.engine.memory import remembering
-from mcpstub.engine.stamp import Hashing, source_hash
+from mcpstub.engine.stamp import source_hash
 from mcpstub.ir import Toolset
 from mcpstub.layout import UNSAFE_IN_COMMENT
 from mcpstub.load import Document, load_document
 from mcpstub.policy import Policy
 from mcpstub.validate import check_document
+
+if TYPE_CHECKING:
+    from mcpstub.engine.ahead import Ahead
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,7 @@ class Generated:
     yours: dict[str, str]
     diagnostics: list[Diagnostic]
     toolset: Toolset | None = None
-    hashes: Hashing | None = None  # the stamp's hashes of the files rendered before the models
+    ahead: Ahead | None = None  # the files rendered before the models: hashed and staged meanwhile
     # The files the run read, or looked for, the toolset first: what a change of may change the output.
     sources: tuple[Path, ...] = ()
 
@@ -91,6 +95,7 @@ def render(toolset: Toolset, *, emit_tests: bool = False, client_only: bool = Fa
     Within a run (`engine.run.generating`), models and the pieces made of each tool are reused
     where their input is unchanged, and the run's workers generate the rest of the models.
     """
+    from mcpstub.engine.ahead import Ahead  # noqa: PLC0415
     from mcpstub.engine.model_groups import start_models  # noqa: PLC0415
     from mcpstub.format import compile_files  # noqa: PLC0415 - heavy imports, only when generating
     from mcpstub.pytext import RenderError  # noqa: PLC0415
@@ -111,7 +116,7 @@ def render(toolset: Toolset, *, emit_tests: bool = False, client_only: bool = Fa
         others = {k: v for k, v in package.ours.items() if k != "models.py"}
         ours = compile_files(others, package.proven, run.memo)
         yours = compile_files(package.yours, package.proven, run.memo)
-        hashes = Hashing(ours)  # while the models are finished elsewhere
+        ahead = Ahead(ours, yours, run.staging)  # while the models are finished elsewhere
         models = pending.result()
     finally:
         pending.close()
@@ -122,7 +127,7 @@ def render(toolset: Toolset, *, emit_tests: bool = False, client_only: bool = Fa
     ours.update(compile_files({"models.py": models_file(toolset, models.source)}, proven, run.memo))
     run.rendered = True
     ours = {name: ours[name] for name in package.ours}  # keep render's file order
-    return Generated(ours, yours, diagnostics, toolset, hashes)
+    return Generated(ours, yours, diagnostics, toolset, ahead)
 
 
 @remembering()

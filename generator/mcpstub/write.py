@@ -19,6 +19,7 @@ import re
 import secrets
 import signal
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -286,9 +287,11 @@ def plan(
     yours: dict[str, str],
     handler_modules: set[str],
     optional: tuple[str, ...] = (),
+    staging: Staging | None = None,
 ) -> Plan:
     """Compare rendered files with what is on disk; `optional` ours paths not rendered, and the
-    files earlier versions wrote that this one does not (`RETIRED_FILES`), are removed."""
+    files earlier versions wrote that this one does not (`RETIRED_FILES`), are removed. The files
+    `staging` holds for this run are not left over."""
     result = Plan(out)
     for rel in (*RETIRED_FILES, *optional):
         if rel in ours or (rel in RETIRED_FILES and not os.path.lexists(out / rel)):
@@ -319,7 +322,8 @@ def plan(
             stem = Path(name).stem
             if not stem.startswith("_") and stem not in handler_modules:
                 result.orphans.append(f"handlers/{name}")
-    result.leftovers = _leftovers(out, {str(Path(rel).parent) for rel in [*ours, *yours]})
+    own = staging.names if staging is not None else set()
+    result.leftovers = _leftovers(out, {str(Path(rel).parent) for rel in [*ours, *yours]}, own)
     result.foreign.sort()
     result.created_yours.sort()
     return result
@@ -330,9 +334,10 @@ def plan(
 _STAGED = re.compile(STAGED_NAME)
 
 
-def _leftovers(out: Path, folders: set[str]) -> list[str]:
-    """The marker and staged files an interrupted run left in `out`. Under the folder's lock every
-    staged file is left over (process ids are reused); without it, not those of a live process."""
+def _leftovers(out: Path, folders: set[str], own: set[str]) -> list[str]:
+    """The marker and staged files an interrupted run left in `out`, not this run's `own`. Under the
+    folder's lock every other staged file is left over (process ids are reused); without it, not
+    those of a live process."""
     found = [WRITING_MARKER] if (out / WRITING_MARKER).exists() else []
     held = _holds_lock(out)
     for folder in sorted(folders | {"."}):
@@ -344,6 +349,7 @@ def _leftovers(out: Path, folders: set[str]) -> list[str]:
             (Path(folder) / n).as_posix()
             for n in names
             if _STAGED.fullmatch(n)
+            and n not in own
             and _is_file(out / folder / n)
             and (held or not _of_a_running_run(out / folder / n))
         )
@@ -487,6 +493,74 @@ def _stage(target: Path, data: bytes) -> Path:
     return tmp
 
 
+class Staging:
+    """Files of a run staged before its plan is made: `apply` writes each new text to a file beside
+    its target first, and a run stages what it rendered while its models are still being generated
+    (`engine.ahead`). `apply` takes a staged file that holds the text it writes and is still there
+    (a run that held the folder's lock meanwhile removes it as left over); `discard` removes the
+    files not taken, and the folders made for them, from any thread."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self._files: dict[str, tuple[str, Path, tuple[int, int, int, int] | None]] = {}
+        self._made: list[Path] = []  # folders made to stage into, the deepest first
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def stage(self, rel: str, text: str, data: bytes) -> None:
+        """Stage `data`, the bytes of `text`, for the file `rel` (unless discarded: `discard` waits
+        for a file being staged)."""
+        target = self.out / rel
+        with self._lock:
+            if self._closed:
+                return
+            missing, folder = [], target.parent
+            while not folder.exists() and folder != folder.parent:
+                missing.append(folder)
+                folder = folder.parent
+            self._made[:0] = missing
+            tmp = _stage(target, data)
+            self._files[rel] = (text, tmp, _stat_of(tmp))
+
+    @property
+    def names(self) -> set[str]:
+        """The names of the files staged and not taken."""
+        with self._lock:
+            return {tmp.name for _, tmp, _ in self._files.values()}
+
+    def take(self, rel: str, text: str) -> Path | None:
+        """The file staged for `rel` if it holds `text` and is still the one staged; it is the
+        caller's from then on."""
+        with self._lock:
+            found = self._files.pop(rel, None)
+        if found is None:
+            return None
+        staged_text, tmp, signature = found
+        if staged_text is text and signature is not None and _stat_of(tmp) == signature:
+            return tmp
+        tmp.unlink(missing_ok=True)
+        return None
+
+    def discard(self) -> None:
+        """Remove every staged file not taken, and the folders made for them if they are empty."""
+        with self._lock:
+            self._closed = True
+            files, self._files = list(self._files.values()), {}
+            made, self._made = self._made, []
+        for _, tmp, _ in files:
+            tmp.unlink(missing_ok=True)
+        _remove_empty(made)
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove each of `folders` (the deepest first) that is empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+
+
 def _temp_name(target: Path) -> Path:
     """A free name beside `target`, carrying this process's id: a later run recognizes it as left
     over (`_leftovers`) once this process is gone, and never while it runs."""
@@ -526,12 +600,13 @@ def _utf8(_rel: str, text: str) -> bytes:
     return text.encode("utf-8")
 
 
-def apply(p: Plan, encoded: Callable[[str, str], bytes] = _utf8) -> None:
-    """Replace every changed file, all or nothing; remove what an interrupted run left."""
+def apply(p: Plan, encoded: Callable[[str, str], bytes] = _utf8, staging: Staging | None = None) -> None:
+    """Replace every changed file, all or nothing; remove what an interrupted run left. `encoded`
+    gives a file's bytes; a file `staging` holds already is not written again."""
     if not (p.changes or p.removals or p.leftovers):
         return
     with _interrupts_deferred():
-        _apply(p, encoded)
+        _apply(p, encoded, staging)
 
 
 @contextmanager
@@ -552,7 +627,7 @@ def _interrupts_deferred() -> Iterator[None]:
             signal.raise_signal(signal.SIGINT)
 
 
-def _apply(p: Plan, encoded: Callable[[str, str], bytes]) -> None:
+def _apply(p: Plan, encoded: Callable[[str, str], bytes], staging: Staging | None) -> None:
     marker = p.out / WRITING_MARKER
     p.out.mkdir(parents=True, exist_ok=True)
     marker.write_text("mcpstub generate is writing this package; if no run is going on, run it again\n")
@@ -564,12 +639,14 @@ def _apply(p: Plan, encoded: Callable[[str, str], bytes]) -> None:
     previous: dict[Path, Path | bytes | None] = {}
     # `__init__.py` first: from then on the package checks the marker before it loads anything.
     order = sorted(p.changes, key=lambda rel: (rel != "__init__.py", rel))
+    created = {p.out / rel for rel in p.created_yours}
     try:
         for rel in order:
-            target = p.out / rel
-            previous[target] = _keep(target)
-            staged.append((_stage(target, encoded(rel, p.changes[rel])), target))
-        created = {p.out / rel for rel in p.created_yours}
+            target, text = p.out / rel, p.changes[rel]
+            # A file created is only ever created (`_create`): nothing there is replaced.
+            previous[target] = None if target in created else _keep(target)
+            tmp = staging.take(rel, text) if staging is not None else None
+            staged.append((tmp or _stage(target, encoded(rel, text)), target))
         for tmp, target in staged:
             if target not in created:
                 os.replace(tmp, target)

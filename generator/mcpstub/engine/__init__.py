@@ -10,6 +10,7 @@ are made of, so a value found is the one a cold run would make:
 - `model_groups`: models generated per group of tools, cached on disk, and merged;
 - `workers`: the one place processes start (a warm child and its process pool);
 - `pieces`: what rendering made of each tool, on disk by the hash of the tool;
+- `ahead`: the files rendered before the models, hashed and staged while the models are made;
 - `stamp`: the package's stamp, which tells an unchanged toolset without reading it;
 - `store`: the cache folder's files (whole or ignored, pruned, safe to delete);
 - `session`: what `--watch` keeps between runs;

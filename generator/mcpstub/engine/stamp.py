@@ -15,9 +15,8 @@ import os
 import re
 import stat
 import sys
-import threading
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -139,39 +138,16 @@ def source_hash(
     return digest.hexdigest()[:32]
 
 
-def _file_hash(data: bytes) -> str:
+def file_hash(data: bytes) -> str:
+    """The hash of a generated file's bytes, as the stamp records it."""
     return hashlib.sha256(data).hexdigest()
 
 
-class Hashing:
-    """The stamp's hashes of some files, computed in a thread (hashlib releases the GIL while it
-    hashes); each file's bytes are kept for the writer, so a large file is encoded once."""
-
-    def __init__(self, texts: Mapping[str, str]) -> None:
-        self._texts = dict(texts)
-        self._done: dict[str, tuple[str, str, bytes]] = {}
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        for rel, text in self._texts.items():
-            data = text.encode("utf-8")
-            self._done[rel] = (text, _file_hash(data), data)
-
-    def _ahead(self, rel: str, text: str) -> tuple[str, str, bytes] | None:
-        self._thread.join()
-        ahead = self._done.get(rel)
-        return ahead if ahead is not None and ahead[0] is text else None
-
-    def of(self, rel: str, text: str) -> str:
-        """The hash of file `rel` holding `text`: the one computed ahead if it was of this text."""
-        ahead = self._ahead(rel, text)
-        return ahead[1] if ahead is not None else _file_hash(text.encode("utf-8"))
-
-    def encoded(self, rel: str, text: str) -> bytes:
-        """File `rel`'s bytes (UTF-8) when it holds `text`: the ones made ahead if of this text."""
-        ahead = self._ahead(rel, text)
-        return ahead[2] if ahead is not None else text.encode("utf-8")
+def recorded_hashes(out: Path) -> dict[str, str]:
+    """The hash of each file as the stamp in `out` records it (none without a stamp this
+    version of mcpstub reads)."""
+    data = _read_stamp(out)
+    return dict(data["files"]) if data is not None else {}
 
 
 def stamp_text(
@@ -179,12 +155,13 @@ def stamp_text(
     sources: tuple[str, ...],
     ours: dict[str, str],
     yours: dict[str, str],
-    ahead: Hashing | None = None,
+    hashed: Callable[[str, str], str] | None = None,
 ) -> str:
-    """The stamp a run writes (`source`: the source hash; `ahead`: hashes computed already)."""
+    """The stamp a run writes (`source`: the source hash; `hashed(rel, text)`: a file's hash, as
+    computed already)."""
 
     def digest(rel: str, text: str) -> str:
-        return ahead.of(rel, text) if ahead is not None else _file_hash(text.encode("utf-8"))
+        return hashed(rel, text) if hashed is not None else file_hash(text.encode("utf-8"))
 
     stamp = {
         "generator": f"mcpstub {__version__}",
@@ -259,7 +236,7 @@ def is_current(
         if source_hash(toolset, stamp["sources"], policy) != stamp["source_hash"]:
             return None
         for rel, digest in files.items():
-            if _file_hash((out / rel).read_bytes()) != digest:
+            if file_hash((out / rel).read_bytes()) != digest:
                 return None  # edited or deleted: the full run restores it
     except (OSError, RuntimeError, ValueError):  # (a symlink loop; another drive)
         return None
