@@ -133,6 +133,8 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        # The templates are mcpstub's own (in its fingerprint): not looked at again on every use.
+        auto_reload=False,
     )
 
 
