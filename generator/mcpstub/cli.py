@@ -31,6 +31,7 @@ from mcpstub.policy import Policy
 from mcpstub.resources import resource_path
 
 if TYPE_CHECKING:
+    from mcpstub.diff.model import DiffOptions
     from mcpstub.engine.ahead import Ahead
     from mcpstub.engine.model_groups import ModelFeed
     from mcpstub.write import Plan
@@ -182,6 +183,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from mcpstub.pipeline import check_toolset  # noqa: PLC0415
 
     path, _, config = _resolve(args, need_out=False)
+    _diff_options(*_config(Path.cwd()))  # what `diff` and --check-breaking read is checked too
     checked = check_toolset(path, _shown(path), config["policy"])
     _report(checked.diagnostics)
     if not checked.ok or checked.toolset is None:
@@ -360,7 +362,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     try:
-        return watch(run, lambda: watched["files"])
+        return watch(run, lambda: watched["files"], shown=_shown)
     finally:
         session.close()
 
@@ -635,16 +637,23 @@ def cmd_import(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _diff_options(config: dict[str, Any], root: Path) -> tuple[DiffOptions, str | None]:
+    """`[tool.mcpstub.diff]` of the pyproject.toml in `root` (`config`: its [tool.mcpstub])."""
+    from mcpstub.diff.command import options_from_config  # noqa: PLC0415
+
+    try:
+        return options_from_config(config.get("diff"), str(root / "pyproject.toml"))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     """Report what changed between two versions of a toolset, and whether it breaks clients."""
-    from mcpstub.diff.command import load_side, options_from_config, run  # noqa: PLC0415
+    from mcpstub.diff.command import load_side, run  # noqa: PLC0415
 
     config, root = _config(Path.cwd())
     policy = _policy(config, root)
-    try:
-        options, fail_on = options_from_config(config.get("diff"), str(root / "pyproject.toml"))
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    options, fail_on = _diff_options(config, root)
     if args.no_version_check:
         options = replace(options, check_version=False)
     fail = args.fail_on or fail_on

@@ -39,12 +39,25 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _changed(before: dict[Path, _Stamp], after: dict[Path, _Stamp], shown: Callable[[Path], str]) -> str:
+    """`[12:03:04] tools.yaml changed`: the time and what changed, as a line before a run."""
+    names = [
+        shown(p) + (" removed" if stamp is None else " made" if before.get(p) is None else "")
+        for p, stamp in after.items()
+        if stamp != before.get(p)
+    ]
+    said = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"[{time.strftime('%H:%M:%S')}] {said or 'a watched file'} changed"
+
+
 def watch(
     run: Callable[[], object],
     sources: Callable[[], list[Path]],
     poll: float = POLL_SECONDS,
+    shown: Callable[[Path], str] = str,
 ) -> int:
-    """Run, then again on every change of the watched files, until Ctrl-C."""
+    """Run, then again on every change of the watched files (each said first, by `shown` path,
+    with the time), until Ctrl-C."""
     for stop in (signal.SIGINT, signal.SIGTERM):
         signal.signal(stop, _interrupt)
     try:
@@ -67,6 +80,7 @@ def watch(
                 time.sleep(EMPTY_SECONDS)
                 if _stamps(sources()) != settled:
                     continue
+            print(_changed(seen, settled, shown), file=sys.stderr, flush=True)
             seen = settled
             run()
             # Files the toolset references since this run are watched from their state now.

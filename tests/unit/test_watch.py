@@ -4,6 +4,7 @@ invalid save prints its diagnostics and writes nothing; Ctrl-C exits 0 without a
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -88,8 +89,12 @@ def test_watch_regenerates_on_each_save_and_stops_cleanly_on_ctrl_c(tmp_path: Pa
         assert "first:" in text() and "lat:" in text()
         save(toolset, TOOLSET.format(field="second"))
         wait_for(lambda: "second:" in text(), "the toolset edit")
+        # Each run after a save says, with the time, what changed.
+        said = [line for line in err if re.fullmatch(r"\[\d\d:\d\d:\d\d\] .* changed\n", line)]
+        assert said and said[-1].endswith("] tools.yaml changed\n"), err
         save(common, COMMON.format(field="lon"))
         wait_for(lambda: "lon:" in text(), "the referenced file's edit")
+        assert any(line.endswith("] common.yaml changed\n") for line in err), err
         before = text()
         errors = len(err)
         save(toolset, TOOLSET.format(field="third").replace("type: string", "type: strnig"))
