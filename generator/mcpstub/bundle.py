@@ -427,11 +427,16 @@ class Bundler:
         )
 
     def _defined_elsewhere(self, parts: Sequence[str], doc: Document) -> str | None:
-        """A file read for this toolset, other than `doc`, that holds the pointer `parts`: its path
-        from `doc`'s folder."""
-        for other in (self.toolset, *self.files.values()):
+        """A file that holds the pointer `parts`, other than `doc`: one read for this toolset, else
+        a YAML or JSON file beside `doc` no reference has reached yet; its path from `doc`'s folder."""
+        read = (self.toolset, *self.files.values())
+        for other in read:
             if other is not doc and other.data is not None and resolve(other.data, list(parts))[0]:
                 return quote(Path(os.path.relpath(other.path, doc.path.parent)).as_posix())
+        for path in _beside(doc.path.parent, {other.path for other in read}):
+            loaded, problems = self.load_file(path)
+            if loaded is not None and not problems and resolve(loaded.data, list(parts))[0]:
+                return quote(path.name)
         return None
 
     def _not_schema(self, ref: str, value: Any, loc: Where) -> None:
@@ -632,6 +637,29 @@ def _set(data: Any, path: JsonPath, value: Any) -> None:
     for part in path[:-1]:
         data = data[part]
     data[path[-1]] = value
+
+
+# Files beside a document that a hint looks into (only when a reference does not resolve).
+_BESIDE_SUFFIXES = (".yaml", ".yml", ".json")
+_BESIDE_MAX_FILES, _BESIDE_MAX_BYTES = 20, 1 << 20
+
+
+def _beside(folder: Path, read: set[Path]) -> list[Path]:
+    """The small YAML and JSON files in `folder` (not `read`), in name order, a few at most."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        path = Path(entry.path)
+        try:
+            small = entry.is_file() and entry.stat().st_size <= _BESIDE_MAX_BYTES
+        except OSError:
+            continue
+        if small and path.suffix in _BESIDE_SUFFIXES and path.resolve() not in read:
+            found.append(path)
+    return found[:_BESIDE_MAX_FILES]
 
 
 def _close_file(folder: Path, written: str) -> str | None:

@@ -166,6 +166,10 @@ def test_config_sets_fail_on_and_ignores_with_reason(
     (in_tmp / "pyproject.toml").write_text('[tool.mcpstub.diff]\nfail_on = "warning"\n')
     assert main(["diff", "old.yaml", "new.yaml"]) == 2
     assert "unknown key(s) in [tool.mcpstub.diff]: fail_on (did you mean fail-on?)" in capsys.readouterr().err
+    # `validate`, which checks what a project configured, says so too (not "ok").
+    assert main(["validate", "new.yaml"]) == 2
+    said = capsys.readouterr()
+    assert "fail_on (did you mean fail-on?)" in said.err and "ok" not in said.out
 
 
 def test_version_check_flag(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -222,3 +222,27 @@ def test_a_name_defined_in_another_file_is_pointed_at_as_a_reference_may_name_it
     assert said(checked, "unresolved-ref") == [
         (9, "it is defined in another file: write '50%25%20off.yaml#/$defs/Zebra'")
     ]
+
+
+def test_a_name_defined_in_a_file_beside_that_no_reference_reads_yet_is_pointed_at(tmp_path: Path) -> None:
+    # The first reference into a file of shared definitions, written as if they were the toolset's.
+    (tmp_path / "common.yaml").write_text("$defs:\n  Status: {type: string}\n")
+    (tmp_path / "broken.yaml").write_text("$defs: [unclosed\n")  # looked into, and passed over
+    (tmp_path / "notes.json").write_text('{"$defs": {"Other": {}}}')
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              properties:
+                a: {$ref: "#/$defs/Status"}
+                b: {$ref: "#/$defs/Nowhere"}
+        """,
+    )
+    assert said(checked, "unresolved-ref") == [
+        (8, "it is defined in another file: write 'common.yaml#/$defs/Status'"),
+        (9, "there is no #/$defs: check the name and path"),
+    ]
+    assert checked.sources == [tmp_path / "tools.yaml"]  # what a run reads, and --watch watches
