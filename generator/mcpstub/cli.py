@@ -10,14 +10,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import keyword
 import math
 import os
-import re
 import shlex
+import signal
 import sys
-import tomllib
-import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -26,12 +23,22 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcpstub import __version__
 from mcpstub.diagnostics import Diagnostic, Location, SourceError, has_errors
-from mcpstub.layout import CONTRACT_TESTS, SERVER_FILES, STAMP_FILE
-from mcpstub.policy import Policy
+from mcpstub.layout import CONTRACT_TESTS, SERVER_FILES, STAMP_FILE, STOPPING_SIGNALS
+from mcpstub.options import (
+    ToolsetMissing,
+    UsageError,
+    cache_dir,
+    check_out,
+    diff_options,
+    option_files,
+    project_config,
+    project_policy,
+    resolve,
+    shown_path,
+)
 from mcpstub.resources import resource_path
 
 if TYPE_CHECKING:
-    from mcpstub.diff.model import DiffOptions
     from mcpstub.engine.ahead import Ahead
     from mcpstub.engine.model_groups import ModelFeed
     from mcpstub.write import Plan
@@ -41,126 +48,6 @@ EXIT_OUTPUT_LOST = 120  # what an interpreter exits with when it cannot flush it
 
 # True once `run()` runs the command: the process ends with it (`leave()`).
 _LEAVING = [False]
-
-# Top-level modules a generated package imports, directly or through its dependencies (mcp,
-# pydantic, jsonschema-rs and theirs; pytest and hypothesis for the contract tests; mcpstub): a
-# package of that name would shadow them. The standard library's names come from
-# `sys.stdlib_module_names`. tests/unit/test_cli.py checks this list against the installed set.
-RUNTIME_MODULES = frozenset(
-    {
-        "annotated_types", "anyio", "attr", "attrs", "click", "dotenv", "exceptiongroup", "h11",
-        "httpcore", "httpcore2", "httpx", "httpx2", "httpx_sse", "hypothesis", "hypothesis_jsonschema",
-        "idna", "jsonschema", "jsonschema_rs", "jsonschema_specifications", "jwt", "mcp", "mcp_types",
-        "mcpstub", "mcpstub_runtime", "multipart", "opentelemetry", "pydantic", "pydantic_core",
-        "pydantic_settings", "pytest", "python_multipart", "pywintypes", "referencing", "rpds", "sniffio",
-        "sse_starlette", "starlette", "truststore", "typing_extensions", "typing_inspection", "uvicorn",
-        "win32",
-    }
-)  # fmt: skip
-
-
-class UsageError(Exception):
-    """A problem with how mcpstub was called (exit 2)."""
-
-
-class ToolsetMissing(UsageError):
-    """The toolset file named (or the default) is not there; `path` is where it was looked for."""
-
-    def __init__(self, message: str, path: Path) -> None:
-        super().__init__(message)
-        self.path = path
-
-
-def _config(start: Path) -> tuple[dict[str, Any], Path]:
-    """`[tool.mcpstub]` from the nearest pyproject.toml, and the folder it is in."""
-    for folder in (start, *start.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                data = tomllib.loads(candidate.read_text("utf-8"))
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-                raise UsageError(f"{candidate}: invalid TOML: {exc}") from None
-            section = data.get("tool", {}).get("mcpstub", {})
-            if not isinstance(section, dict):
-                raise UsageError(f"{candidate}: [tool.mcpstub] must be a table")
-            known = {"toolset", "out", "emit_tests", "client_only", "diff", "cache_dir", *_POLICY_KEYS}
-            unknown = sorted(set(section) - known)
-            if unknown:
-                from mcpstub.errortext import unknown_keys  # noqa: PLC0415 - only for the message
-
-                said = unknown_keys(unknown, sorted(known))
-                raise UsageError(f"{candidate}: unknown key(s) in [tool.mcpstub]: {said}")
-            return section, folder
-    return {}, start
-
-
-_POLICY_KEYS = ("vendor_keywords", "ref_root")
-
-
-def _option_files() -> list[Path]:
-    """The pyproject.toml whose options a run takes (`_config`: the nearest from the current folder
-    up), and those nearer, which would be taken if they were created."""
-    files = []
-    for folder in (start := Path.cwd(), *start.parents):
-        files.append(folder / "pyproject.toml")
-        if files[-1].is_file():
-            break
-    return files
-
-
-def _policy(config: dict[str, Any], root: Path) -> Policy:
-    """The check's settings from `[tool.mcpstub]`: vendor keywords and the ref root."""
-    vendor = config.get("vendor_keywords", [])
-    if not isinstance(vendor, list) or not all(isinstance(v, str) for v in vendor):
-        raise UsageError("[tool.mcpstub] vendor_keywords must be a list of strings")
-    ref_root = config.get("ref_root")
-    if ref_root is not None and not isinstance(ref_root, str):
-        raise UsageError("[tool.mcpstub] ref_root must be a string (a folder)")
-    return Policy(frozenset(vendor), (root / ref_root).resolve() if ref_root is not None else None)
-
-
-def _shown(path: Path) -> str:
-    """A path as the user would write it: relative to the working folder when inside it."""
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
-
-
-def _resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None, dict[str, Any]]:
-    config, root = _config(Path.cwd())
-    config = {**config, "policy": _policy(config, root)}
-    toolset = Path(args.toolset) if args.toolset else None
-    if toolset is None and "toolset" in config:
-        toolset = root / str(config["toolset"])
-    if toolset is None:
-        toolset = Path("tools.yaml")
-    out: Path | None = None
-    if need_out:
-        if getattr(args, "out", None):
-            out = Path(args.out)
-        elif "out" in config:
-            out = root / str(config["out"])
-        else:
-            raise UsageError("no output folder: pass --out DIR or set `out` in [tool.mcpstub]")
-    try:
-        found = toolset.is_file()
-    except OSError as exc:  # (a name longer than the system allows)
-        raise UsageError(f"toolset file cannot be read: {_shown(toolset)}: {exc.strerror}") from None
-    if not found and toolset.is_dir():
-        inside = _shown(toolset / "tools.yaml")
-        raise UsageError(f"{_shown(toolset)} is a folder: name the toolset file in it ({inside})")
-    if not found:
-        default = ""
-        if not (args.toolset or "toolset" in config):
-            default = (
-                " (the default: name a toolset file, or set `toolset` in [tool.mcpstub];"
-                " `mcpstub init` writes one)"
-            )
-        raise ToolsetMissing(f"toolset file not found: {_shown(toolset)}{default}", toolset)
-    return toolset, out, config
-
 
 def _counted(number: int, noun: str) -> str:
     """`1 tool`, `2 tools`."""
@@ -182,14 +69,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Check a toolset and print a summary."""
     from mcpstub.pipeline import check_toolset  # noqa: PLC0415
 
-    path, _, config = _resolve(args, need_out=False)
-    _diff_options(*_config(Path.cwd()))  # what `diff` and --check-breaking read is checked too
-    checked = check_toolset(path, _shown(path), config["policy"])
+    path, _, config = resolve(args, need_out=False)
+    diff_options(*project_config(Path.cwd()))  # what `diff` and --check-breaking read is checked too
+    checked = check_toolset(path, shown_path(path), config["policy"])
     _report(checked.diagnostics)
     if not checked.ok or checked.toolset is None:
         return EXIT_INVALID
     if args.fail_on == "warning" and checked.diagnostics:
-        print(f"{_shown(path)}: not ok: warnings fail the check (--fail-on warning)", file=sys.stderr)
+        print(f"{shown_path(path)}: not ok: warnings fail the check (--fail-on warning)", file=sys.stderr)
         return EXIT_INVALID
     toolset = checked.toolset
     structured = sum(t.output_schema is not None for t in toolset.tools)
@@ -197,37 +84,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     written = checked.document.data.get("$defs") if checked.document is not None else None
     shared = len(written) if isinstance(written, dict) else len(toolset.shared_defs)
     print(
-        f"{_shown(path)}: ok: server {toolset.server_name!r}, {_counted(len(toolset.tools), 'tool')} "
+        f"{shown_path(path)}: ok: server {toolset.server_name!r}, {_counted(len(toolset.tools), 'tool')} "
         f"({structured} with an output schema), {_counted(shared, 'shared definition')}"
     )
     for tool in toolset.tools:
         kind = "structured" if tool.output_schema is not None else "content"
         print(f"  {tool.name:<32} {kind:<10} {tool.input_class}")
     return EXIT_OK
-
-
-def _check_out(out: Path) -> None:
-    """Refuse an output folder that cannot be a package of its own: the name is its import name."""
-    name = Path(os.path.abspath(out)).name  # `--out .` names the current folder
-    suggestion = re.sub(r"\W+", "_", unicodedata.normalize("NFKC", name)).strip("_").lower() or "my_tools"
-    if not suggestion.isidentifier() or keyword.iskeyword(suggestion):
-        suggestion = f"{suggestion}_tools" if suggestion.isidentifier() else "my_tools"
-    if not name.isidentifier() or keyword.iskeyword(name) or unicodedata.normalize("NFKC", name) != name:
-        raise UsageError(
-            f"output folder name {name!r} is not a valid Python package name (it is the import name)\n"
-            f"  hint: use letters, digits and underscores, e.g. --out {_shown(out.parent / suggestion)}"
-        )
-    if name in sys.stdlib_module_names or name in RUNTIME_MODULES:
-        what = "the standard library's" if name in sys.stdlib_module_names else "a dependency's"
-        raise UsageError(
-            f"output folder name {name!r} would shadow {what} module {name!r} when imported\n"
-            f"  hint: pick a name of your own, e.g. --out {_shown(out.parent / (name + '_tools'))}"
-        )
-    for folder in (out, *out.parents):
-        if folder.exists() or folder.is_symlink():
-            if not folder.is_dir():
-                raise UsageError(f"--out {_shown(out)}: {_shown(folder)} exists and is not a folder")
-            break
 
 
 def _from_repository_root(out: Path) -> str:
@@ -289,11 +152,11 @@ def _warn_orphans(out: Path, orphans: list[str], ours: dict[str, str] | None = N
     renamed = _renamed_handlers(out, ours) if orphans and ours else {}
     for rel in orphans:
         old = Path(rel).stem
-        shown = _shown(out / rel)
+        shown = shown_path(out / rel)
         print(f"{shown}: warning: handler has no tool in the toolset (orphaned)", file=sys.stderr)
         if old in renamed:
             new = to_identifier(renamed[old])
-            target = _shown(out / "handlers" / f"{new}.py")
+            target = shown_path(out / "handlers" / f"{new}.py")
             move = "git mv -f" if _tracked(out / rel) else "mv -f"
             hint = (
                 f"  hint: tool {renamed[old]!r} is probably its tool renamed; to keep your code: "
@@ -306,30 +169,6 @@ def _warn_orphans(out: Path, orphans: list[str], ours: dict[str, str] | None = N
               file=sys.stderr)  # fmt: skip
 
 
-def _cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> Path | None:
-    """Where model generation results are kept: MCPSTUB_CACHE_DIR, `cache_dir`, or the user cache;
-    never in the package written to `out`."""
-    if args.no_cache:
-        return None
-    if os.environ.get("MCPSTUB_CACHE_DIR"):
-        folder, said = Path(os.environ["MCPSTUB_CACHE_DIR"]), "MCPSTUB_CACHE_DIR"
-    elif "cache_dir" in config:
-        _, root = _config(Path.cwd())
-        folder, said = root / str(config["cache_dir"]), "cache_dir in [tool.mcpstub]"
-    else:
-        from mcpstub.engine.model_groups import default_cache_dir  # noqa: PLC0415
-
-        folder, said = default_cache_dir(), "the user cache folder"
-    inside, package = folder.resolve(), out.resolve()
-    if inside == package or package in inside.parents:
-        raise UsageError(
-            f"the cache folder {_shown(folder)} ({said}) is inside the output folder {_shown(out)}\n"
-            "  hint: keep the cache out of the package (it is not generated code): point it elsewhere,"
-            " or pass --no-cache"
-        )
-    return folder
-
-
 def cmd_generate(args: argparse.Namespace) -> int:
     """Generate the package, or check that it is up to date; with --watch, on every change."""
     if not args.watch:
@@ -338,7 +177,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise UsageError("--watch writes the package; it cannot be combined with --check or --diff")
     from mcpstub.watch import watch  # noqa: PLC0415
 
-    path, _, _ = _resolve(args, need_out=True)
+    path, _, _ = resolve(args, need_out=True)
     args.force = True  # the watcher saw a change: skip the unchanged-toolset shortcut
     watched: dict[str, list[Path]] = {"files": [path]}
 
@@ -356,13 +195,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
         except UsageError as exc:
             print(f"mcpstub: error: {exc}", file=sys.stderr)
             if isinstance(exc, ToolsetMissing):  # (the options name a toolset not made yet)
-                watched["files"] = [exc.path, *_option_files()]
+                watched["files"] = [exc.path, *option_files()]
         except Exception as exc:  # a bug must not end the session: report it and wait for the next save
             print(f"mcpstub: internal error: {exc!r}", file=sys.stderr)
         sys.stdout.flush()
 
     try:
-        return watch(run, lambda: watched["files"], shown=_shown)
+        return watch(run, lambda: watched["files"], shown=shown_path)
     finally:
         session.close()
 
@@ -387,20 +226,51 @@ def _collector_paused(*, to_the_exit: bool = False) -> Iterator[None]:
             gc.enable()
 
 
+class Stopped(KeyboardInterrupt):
+    """A signal that ends a process (SIGTERM, SIGHUP) stopped the run: it cleans up as after Ctrl-C."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+def _raise_stopped(number: int, _frame: object) -> None:
+    raise Stopped(number)
+
+
+@contextmanager
+def _stoppable() -> Iterator[None]:
+    """SIGTERM and SIGHUP (unless ignored, as under nohup) stop a run as Ctrl-C does, so that what
+    it staged beside the package is removed."""
+    before: dict[int, Any] = {}
+    try:
+        for name in STOPPING_SIGNALS:
+            number = getattr(signal, name, None)
+            if name != "SIGINT" and number is not None and signal.getsignal(number) is not signal.SIG_IGN:
+                before[number] = signal.signal(number, _raise_stopped)
+    except ValueError:  # not the main thread: the signals keep their handlers
+        pass
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+
+
 def _generate(
     args: argparse.Namespace, watched: dict[str, list[Path]] | None = None, feed: ModelFeed | None = None
 ) -> int:
     from mcpstub.engine.stamp import is_current  # noqa: PLC0415
 
-    path, out, config = _resolve(args, need_out=True)
+    path, out, config = resolve(args, need_out=True)
     assert out is not None
-    _check_out(out)
+    check_out(out)
     if args.check_breaking:
         from mcpstub.diff.breaking import check_breaking  # noqa: PLC0415
 
         try:
             stop = check_breaking(
-                args.check_breaking, path, _shown(path), config, allow=args.allow_breaking
+                args.check_breaking, path, shown_path(path), config, allow=args.allow_breaking
             )
         except SourceError as exc:
             raise UsageError(f"--check-breaking: {exc}") from None
@@ -420,7 +290,7 @@ def _generate(
         current = is_current(path, out, emit_tests=emit_tests, policy=policy, client_only=client_only)
         if current is not None:
             _warn_orphans(out, current.orphans)
-            print(f"{_shown(out)}: up to date (toolset unchanged since the last run)")
+            print(f"{shown_path(out)}: up to date (toolset unchanged since the last run)")
             return EXIT_OK
     from mcpstub.engine.model_groups import standby_models  # noqa: PLC0415
 
@@ -432,7 +302,7 @@ def _generate(
 
     # The run stays open until the package is written: then it keeps what the next run reuses.
     staging = None if args.check or args.diff else Staging(out)
-    with generating(_cache_dir(args, config, out), path, standby, staging):
+    with _stoppable(), generating(cache_dir(args, config, out), path, standby, staging):
         return _generate_in_run(args, path, out, config, emit_tests, client_only, watched)
 
 
@@ -452,7 +322,7 @@ def _generate_in_run(
 
     try:
         generated = generate(
-            path, _shown(path), emit_tests=emit_tests, client_only=client_only, policy=config["policy"]
+            path, shown_path(path), emit_tests=emit_tests, client_only=client_only, policy=config["policy"]
         )
     except GeneratedCodeError as exc:
         print(f"mcpstub: internal error: {exc}", file=sys.stderr)
@@ -462,7 +332,7 @@ def _generate_in_run(
     if watched is not None:
         # What this run read or looked for, a missing file included (a reference made before its
         # file), and the project's options: a save of any of them runs again.
-        watched["files"] = [*(generated.sources or (path,)), *_option_files()]
+        watched["files"] = [*(generated.sources or (path,)), *option_files()]
     if has_errors(generated.diagnostics) or generated.toolset is None:
         return EXIT_INVALID
     toolset = generated.toolset
@@ -501,7 +371,7 @@ def _write_package(
                 if not (out / rel).is_file()
                 else "not generated by mcpstub (no generated header)"
             )
-            print(f"{_shown(out / rel)}: error: {what}; refusing to overwrite it", file=sys.stderr)
+            print(f"{shown_path(out / rel)}: error: {what}; refusing to overwrite it", file=sys.stderr)
             print("  hint: move the file away or delete it, then run again", file=sys.stderr)
         return EXIT_INVALID
     if args.diff:
@@ -511,20 +381,22 @@ def _write_package(
             for rel in sorted([*p.stale, *p.created_yours]):
                 state = "obsolete" if rel in p.removals else "missing" if rel not in p.existing else "stale"
                 why = _why_removed(rel, p)
-                print(f"{_shown(out / rel)}: {state}" + (f" ({why})" if why else ""), file=sys.stderr)
+                print(f"{shown_path(out / rel)}: {state}" + (f" ({why})" if why else ""), file=sys.stderr)
             for rel in p.leftovers:
-                print(f"{_shown(out / rel)}: left by an interrupted run", file=sys.stderr)
+                print(f"{shown_path(out / rel)}: left by an interrupted run", file=sys.stderr)
             print(f"to update it, run: {_fix_command(args)}", file=sys.stderr)
             return EXIT_INVALID
-        print(f"{_shown(out)}: up to date")
+        print(f"{shown_path(out)}: up to date")
         return EXIT_OK
-    if ahead is not None:
-        apply(p, ahead.encoded, staging)
-    else:
-        apply(p)
+    try:
+        apply(p, ahead.encoded, staging) if ahead is not None else apply(p)
+    except OSError as exc:  # a full disk names no file: the package's folder is said (main() says it)
+        if exc.filename is None:
+            exc.filename = str(out)
+        raise
     for rel in p.removals:
         why = _why_removed(rel, p)
-        print(f"{_shown(out / rel)}: removed (no longer generated" + (f": {why})" if why else ")"))
+        print(f"{shown_path(out / rel)}: removed (no longer generated" + (f": {why})" if why else ")"))
     print(_write_report(out, p, len(ours) - 1, modules))
     return EXIT_OK
 
@@ -547,7 +419,7 @@ def _write_report(out: Path, p: Plan, generated: int, modules: set[str]) -> str:
     if not (p.stale or p.created_yours) and STAMP_FILE in p.changes:  # (a comment edited, say)
         stamp = f" ({STAMP_FILE} updated: it records the toolset read)"
     return (
-        f"{_shown(out)}: {_counted(written, 'generated file')} written, "
+        f"{shown_path(out)}: {_counted(written, 'generated file')} written, "
         f"{generated - written} unchanged, {_counted(stubs, 'handler stub')} created{stamp}"
     )
 
@@ -558,11 +430,11 @@ def cmd_init(args: argparse.Namespace) -> int:
     if target.is_dir() or args.path.endswith(("/", os.sep)):  # `init newdir/` names a folder
         target = target / "tools.yaml"
     if target.exists():
-        raise UsageError(f"{_shown(target)} already exists; not overwriting it")
+        raise UsageError(f"{shown_path(target)} already exists; not overwriting it")
     if not target.parent.is_dir():
         if target.parent.exists():
-            raise UsageError(f"{_shown(target.parent)} is not a folder")
-        raise UsageError(f"folder {_shown(target.parent)} does not exist")
+            raise UsageError(f"{shown_path(target.parent)} is not a folder")
+        raise UsageError(f"folder {shown_path(target.parent)} does not exist")
     text = resource_path("schemas", "examples/starter.yaml").read_text("utf-8")
     # Point editors at the format's schema as installed with this mcpstub.
     schema = _schema_uri(target)
@@ -571,7 +443,7 @@ def cmd_init(args: argparse.Namespace) -> int:
         text = f"# yaml-language-server: $schema={schema}\n{rest}"
     with target.open("x", encoding="utf-8") as handle:
         handle.write(text)
-    print(f"wrote {_shown(target)}; next: mcpstub generate {_shown(target)} --out src/my_tools")
+    print(f"wrote {shown_path(target)}; next: mcpstub generate {shown_path(target)} --out src/my_tools")
     return EXIT_OK
 
 
@@ -600,9 +472,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise UsageError("give one source: --server-command CMD, an http(s)://... URL, or a JSON file")
     target = Path(args.output)
     if target.exists() and not args.force:
-        raise UsageError(f"{_shown(target)} already exists; pass --force to replace it")
+        raise UsageError(f"{shown_path(target)} already exists; pass --force to replace it")
     if not target.parent.is_dir():
-        raise UsageError(f"folder {_shown(target.parent)} does not exist")
+        raise UsageError(f"folder {shown_path(target.parent)} does not exist")
     try:
         if args.server_command is not None or is_url(args.source):
             url = None if args.server_command else args.source
@@ -612,8 +484,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         else:
             path = Path(args.source)
             if not path.is_file():
-                raise UsageError(f"source file not found: {_shown(path)}")
-            source = importer.read_listing_file(path, _shown(path))
+                raise UsageError(f"source file not found: {shown_path(path)}")
+            source = importer.read_listing_file(path, shown_path(path))
     except LiveError as exc:
         raise UsageError(str(exc)) from None
     except SourceError as exc:
@@ -623,37 +495,27 @@ def cmd_import(args: argparse.Namespace) -> int:
     tmp = target.with_name(f".{target.name}.mcpstub-tmp")
     tmp.write_text(text, "utf-8", newline="\n")
     os.replace(tmp, target)
-    diagnostics = importer.check_import(target, _shown(target), source, extract_defs=args.extract_defs)
+    diagnostics = importer.check_import(target, shown_path(target), source, extract_defs=args.extract_defs)
     _report(diagnostics)
     count = len(source.tools)
     if has_errors(diagnostics):
         print(
-            f"wrote {_shown(target)} ({_counted(count, 'tool')} from {source.name}); it does not "
+            f"wrote {shown_path(target)} ({_counted(count, 'tool')} from {source.name}); it does not "
             "validate yet: change what the errors above name, or the server",
             file=sys.stderr,
         )
         return EXIT_INVALID
-    print(f"wrote {_shown(target)}: {_counted(count, 'tool')} from {source.name}")
+    print(f"wrote {shown_path(target)}: {_counted(count, 'tool')} from {source.name}")
     return EXIT_OK
-
-
-def _diff_options(config: dict[str, Any], root: Path) -> tuple[DiffOptions, str | None]:
-    """`[tool.mcpstub.diff]` of the pyproject.toml in `root` (`config`: its [tool.mcpstub])."""
-    from mcpstub.diff.command import options_from_config  # noqa: PLC0415
-
-    try:
-        return options_from_config(config.get("diff"), str(root / "pyproject.toml"))
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """Report what changed between two versions of a toolset, and whether it breaks clients."""
     from mcpstub.diff.command import load_side, run  # noqa: PLC0415
 
-    config, root = _config(Path.cwd())
-    policy = _policy(config, root)
-    options, fail_on = _diff_options(config, root)
+    config, root = project_config(Path.cwd())
+    policy = project_policy(config, root)
+    options, fail_on = diff_options(config, root)
     if args.no_version_check:
         options = replace(options, check_version=False)
     fail = args.fail_on or fail_on
@@ -833,8 +695,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"mcpstub: error: {shown_url(str(exc))}", file=sys.stderr)  # a URL's password stays unsaid
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:  # 128 + the signal's number, as a shell reports it
+        return 128 + (exc.number if isinstance(exc, Stopped) else signal.SIGINT)
     except BrokenPipeError:  # output piped into a command that stopped reading (`| head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
@@ -845,7 +707,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a path the system refuses where none was expected (a name too long)
         if exc.filename is None:
             raise
-        print(f"mcpstub: error: {_shown(Path(exc.filename))}: {exc.strerror}", file=sys.stderr)
+        print(f"mcpstub: error: {shown_path(Path(exc.filename))}: {exc.strerror}", file=sys.stderr)
         return EXIT_INVALID
 
 

@@ -69,3 +69,7 @@ TYPED_MARKER = "py.typed"
 SURFACE_MARKER_KEY = "generatedBy"
 SURFACE_FORMAT = 1
 SURFACE_PREFIX = '{\n  "generatedBy": "mcpstub'
+
+# The signals that stop a run (Ctrl-C, and a terminal or a service manager ending it), by name: what
+# the run staged is removed, and files being replaced are finished first.
+STOPPING_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")

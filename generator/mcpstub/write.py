@@ -34,6 +34,7 @@ from mcpstub.layout import (
     STAGED_NAME,
     STAMP_FILE,
     STAMP_PREFIX,
+    STOPPING_SIGNALS,
     SURFACE_PREFIX,
     TEMP_SUFFIX,
     WRITING_MARKER,
@@ -323,7 +324,9 @@ def plan(
             if not stem.startswith("_") and stem not in handler_modules:
                 result.orphans.append(f"handlers/{name}")
     own = staging.names if staging is not None else set()
-    result.leftovers = _leftovers(out, {str(Path(rel).parent) for rel in [*ours, *yours]}, own)
+    # `handlers` always: a run that stages stubs may be followed by a --client-only one.
+    folders = {str(Path(rel).parent) for rel in [*ours, *yours]} | {"handlers"}
+    result.leftovers = _leftovers(out, folders, own)
     result.foreign.sort()
     result.created_yours.sort()
     return result
@@ -455,7 +458,9 @@ def locked(out: Path, *, writing: bool = True) -> Iterator[None]:
             out.mkdir(parents=True, exist_ok=True)
         fd = os.open(out, os.O_RDONLY)
         fcntl.flock(fd, fcntl.LOCK_EX if writing else fcntl.LOCK_SH)
-        held = os.path.realpath(out)
+        # Only a writer's lock says every staged file there is left over: a run stages its files
+        # before it takes the lock, so a reader sees those of a live run (`_leftovers`).
+        held = os.path.realpath(out) if writing else ""
     except OSError:  # a folder not there yet (nothing to read), or one we cannot lock
         pass
     if held:
@@ -497,59 +502,90 @@ class Staging:
     """Files of a run staged before its plan is made: `apply` writes each new text to a file beside
     its target first, and a run stages what it rendered while its models are still being generated
     (`engine.ahead`). `apply` takes a staged file that holds the text it writes and is still there
-    (a run that held the folder's lock meanwhile removes it as left over); `discard` removes the
-    files not taken, and the folders made for them, from any thread."""
+    as staged, its target's mode unchanged (a run that held the folder's lock meanwhile removes it
+    as left over); `discard` removes the files not taken and the folders made for them, and the
+    output folder and those above it that were not there when the run began, if empty."""
 
     def __init__(self, out: Path) -> None:
         self.out = out
-        self._files: dict[str, tuple[str, Path, tuple[int, int, int, int] | None]] = {}
-        self._made: list[Path] = []  # folders made to stage into, the deepest first
+        self._files: dict[str, _Staged] = {}
+        absent, folder = [], out
+        while not os.path.lexists(folder) and folder != folder.parent:
+            absent.append(folder)
+            folder = folder.parent
+        self._made: list[Path] = absent  # folders to remove when empty, the deepest first
         self._lock = threading.Lock()
         self._closed = False
 
     def stage(self, rel: str, text: str, data: bytes) -> None:
-        """Stage `data`, the bytes of `text`, for the file `rel` (unless discarded: `discard` waits
-        for a file being staged)."""
+        """Stage `data`, the bytes of `text`, for the file `rel` (from any thread; nothing once
+        discarded, and a file staged as `discard` runs is removed here)."""
         target = self.out / rel
         with self._lock:
             if self._closed:
                 return
-            missing, folder = [], target.parent
-            while not folder.exists() and folder != folder.parent:
-                missing.append(folder)
+            folder = target.parent
+            while not folder.exists() and folder != folder.parent and folder not in self._made:
+                self._made.insert(0, folder)
                 folder = folder.parent
-            self._made[:0] = missing
-            tmp = _stage(target, data)
-            self._files[rel] = (text, tmp, _stat_of(tmp))
+        mode = _mode(target)
+        tmp = _stage(target, data)
+        with self._lock:
+            if not self._closed:
+                self._files[rel] = _Staged(text, tmp, _stat_of(tmp), mode)
+                return
+            made = list(self._made)
+        tmp.unlink(missing_ok=True)
+        _remove_empty(made)
 
     @property
     def names(self) -> set[str]:
         """The names of the files staged and not taken."""
         with self._lock:
-            return {tmp.name for _, tmp, _ in self._files.values()}
+            return {staged.tmp.name for staged in self._files.values()}
 
     def take(self, rel: str, text: str) -> Path | None:
-        """The file staged for `rel` if it holds `text` and is still the one staged; it is the
-        caller's from then on."""
+        """The file staged for `rel` if it holds `text` and is still as staged; the caller's from
+        then on."""
         with self._lock:
-            found = self._files.pop(rel, None)
-        if found is None:
+            staged = self._files.pop(rel, None)
+        if staged is None:
             return None
-        staged_text, tmp, signature = found
-        if staged_text is text and signature is not None and _stat_of(tmp) == signature:
-            return tmp
-        tmp.unlink(missing_ok=True)
+        if (
+            staged.text is text
+            and staged.signature is not None
+            and _stat_of(staged.tmp) == staged.signature
+            and _mode(self.out / rel) == staged.mode
+        ):
+            return staged.tmp
+        staged.tmp.unlink(missing_ok=True)
         return None
 
     def discard(self) -> None:
-        """Remove every staged file not taken, and the folders made for them if they are empty."""
+        """Remove every staged file not taken, and the folders made for them if empty (a file
+        being staged meanwhile is removed as it is done)."""
         with self._lock:
             self._closed = True
             files, self._files = list(self._files.values()), {}
-            made, self._made = self._made, []
-        for _, tmp, _ in files:
-            tmp.unlink(missing_ok=True)
+            made = list(self._made)
+        for staged in files:
+            staged.tmp.unlink(missing_ok=True)
         _remove_empty(made)
+
+
+@dataclass(frozen=True)
+class _Staged:
+    text: str
+    tmp: Path
+    signature: tuple[int, int, int, int] | None
+    mode: int | None  # its target's mode when it was staged (None: no file there)
+
+
+def _mode(path: Path) -> int | None:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return None
 
 
 def _remove_empty(folders: list[Path]) -> None:
@@ -605,26 +641,32 @@ def apply(p: Plan, encoded: Callable[[str, str], bytes] = _utf8, staging: Stagin
     gives a file's bytes; a file `staging` holds already is not written again."""
     if not (p.changes or p.removals or p.leftovers):
         return
-    with _interrupts_deferred():
+    with interrupts_deferred():
         _apply(p, encoded, staging)
 
 
+_STOPPING = tuple(getattr(signal, name) for name in STOPPING_SIGNALS if hasattr(signal, name))
+
+
 @contextmanager
-def _interrupts_deferred() -> Iterator[None]:
-    """Ctrl-C while files are replaced takes effect once the package is whole again: between two
-    steps the rollback would miss a file (off the main thread no handler can be set)."""
+def interrupts_deferred() -> Iterator[None]:
+    """A signal that stops a run (`layout.STOPPING_SIGNALS`) takes effect after the block: while
+    files are replaced, once the package is whole again (between two steps the rollback would miss
+    a file); while a run removes what it staged, once all of it is gone. Off the main thread no
+    handler can be set."""
     caught: list[int] = []
     try:
-        before = signal.signal(signal.SIGINT, lambda number, _: caught.append(number))
+        before = {number: signal.signal(number, lambda n, _: caught.append(n)) for number in _STOPPING}
     except ValueError:
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, before)
+        for number, handler in before.items():
+            signal.signal(number, handler)
         if caught:
-            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(caught[0])
 
 
 def _apply(p: Plan, encoded: Callable[[str, str], bytes], staging: Staging | None) -> None:

@@ -435,7 +435,7 @@ def test_runtime_modules_cover_what_a_generated_package_imports() -> None:
     import importlib.metadata as md  # noqa: PLC0415
     import re  # noqa: PLC0415
 
-    from mcpstub.cli import RUNTIME_MODULES  # noqa: PLC0415
+    from mcpstub.options import RUNTIME_MODULES  # noqa: PLC0415
 
     def key(name: str) -> str:
         return re.sub(r"[-_.]+", "-", name).lower()

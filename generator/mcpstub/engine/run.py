@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from mcpstub.engine.memory import remembering
 from mcpstub.engine.pieces import ToolMemo
 from mcpstub.engine.store import prune
+from mcpstub.write import interrupts_deferred
 
 if TYPE_CHECKING:
     from mcpstub.engine.model_groups import ModelCache, ModelFeed
@@ -72,9 +73,10 @@ def generating(
                 run.memo.save()  # for the next run, once this one's files are written
     finally:
         _CURRENT.reset(token)
-        if feed is not None:
-            feed.close()  # used, or not needed: its workers are let go
-        if staging is not None:
-            staging.discard()
+        with interrupts_deferred():  # a second Ctrl-C waits for what is staged to be gone
+            if feed is not None:
+                feed.close()  # used, or not needed: its workers are let go
+            if staging is not None:
+                staging.discard()
     if cache_dir is not None and run.rendered:
         prune(cache_dir)

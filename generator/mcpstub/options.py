@@ -1,0 +1,201 @@
+"""Options: what a command works on, from its flags and `[tool.mcpstub]` in the nearest pyproject.toml.
+
+Flags win over the file. `resolve` finds the toolset and the output folder, `check_out` refuses an
+output folder that cannot be a package, `cache_dir` says where model results are kept, and
+`diff_options` reads `[tool.mcpstub.diff]`. A mistake in any of them is a `UsageError` (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import keyword
+import os
+import re
+import sys
+import tomllib
+import unicodedata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mcpstub.policy import Policy
+
+if TYPE_CHECKING:
+    from mcpstub.diff.model import DiffOptions
+
+# Top-level modules a generated package imports, directly or through its dependencies (mcp,
+# pydantic, jsonschema-rs and theirs; pytest and hypothesis for the contract tests; mcpstub): a
+# package of that name would shadow them. The standard library's names come from
+# `sys.stdlib_module_names`. tests/unit/test_cli.py checks this list against the installed set.
+RUNTIME_MODULES = frozenset(
+    {
+        "annotated_types", "anyio", "attr", "attrs", "click", "dotenv", "exceptiongroup", "h11",
+        "httpcore", "httpcore2", "httpx", "httpx2", "httpx_sse", "hypothesis", "hypothesis_jsonschema",
+        "idna", "jsonschema", "jsonschema_rs", "jsonschema_specifications", "jwt", "mcp", "mcp_types",
+        "mcpstub", "mcpstub_runtime", "multipart", "opentelemetry", "pydantic", "pydantic_core",
+        "pydantic_settings", "pytest", "python_multipart", "pywintypes", "referencing", "rpds", "sniffio",
+        "sse_starlette", "starlette", "truststore", "typing_extensions", "typing_inspection", "uvicorn",
+        "win32",
+    }
+)  # fmt: skip
+
+
+class UsageError(Exception):
+    """A problem with how mcpstub was called (exit 2)."""
+
+
+class ToolsetMissing(UsageError):
+    """The toolset file named (or the default) is not there; `path` is where it was looked for."""
+
+    def __init__(self, message: str, path: Path) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+def project_config(start: Path) -> tuple[dict[str, Any], Path]:
+    """`[tool.mcpstub]` from the nearest pyproject.toml, and the folder it is in."""
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text("utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                raise UsageError(f"{candidate}: invalid TOML: {exc}") from None
+            section = data.get("tool", {}).get("mcpstub", {})
+            if not isinstance(section, dict):
+                raise UsageError(f"{candidate}: [tool.mcpstub] must be a table")
+            known = {"toolset", "out", "emit_tests", "client_only", "diff", "cache_dir", *_POLICY_KEYS}
+            unknown = sorted(set(section) - known)
+            if unknown:
+                from mcpstub.errortext import unknown_keys  # noqa: PLC0415 - only for the message
+
+                said = unknown_keys(unknown, sorted(known))
+                raise UsageError(f"{candidate}: unknown key(s) in [tool.mcpstub]: {said}")
+            return section, folder
+    return {}, start
+
+
+_POLICY_KEYS = ("vendor_keywords", "ref_root")
+
+
+def option_files() -> list[Path]:
+    """The pyproject.toml whose options a run takes (`project_config`: the nearest from the current folder
+    up), and those nearer, which would be taken if they were created."""
+    files = []
+    for folder in (start := Path.cwd(), *start.parents):
+        files.append(folder / "pyproject.toml")
+        if files[-1].is_file():
+            break
+    return files
+
+
+def project_policy(config: dict[str, Any], root: Path) -> Policy:
+    """The check's settings from `[tool.mcpstub]`: vendor keywords and the ref root."""
+    vendor = config.get("vendor_keywords", [])
+    if not isinstance(vendor, list) or not all(isinstance(v, str) for v in vendor):
+        raise UsageError("[tool.mcpstub] vendor_keywords must be a list of strings")
+    ref_root = config.get("ref_root")
+    if ref_root is not None and not isinstance(ref_root, str):
+        raise UsageError("[tool.mcpstub] ref_root must be a string (a folder)")
+    return Policy(frozenset(vendor), (root / ref_root).resolve() if ref_root is not None else None)
+
+
+def shown_path(path: Path) -> str:
+    """A path as the user would write it: relative to the working folder when inside it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None, dict[str, Any]]:
+    """The toolset, the output folder (when `need_out`) and `[tool.mcpstub]` with its `policy`."""
+    config, root = project_config(Path.cwd())
+    config = {**config, "policy": project_policy(config, root)}
+    toolset = Path(args.toolset) if args.toolset else None
+    if toolset is None and "toolset" in config:
+        toolset = root / str(config["toolset"])
+    if toolset is None:
+        toolset = Path("tools.yaml")
+    out: Path | None = None
+    if need_out:
+        if getattr(args, "out", None):
+            out = Path(args.out)
+        elif "out" in config:
+            out = root / str(config["out"])
+        else:
+            raise UsageError("no output folder: pass --out DIR or set `out` in [tool.mcpstub]")
+    try:
+        found = toolset.is_file()
+    except OSError as exc:  # (a name longer than the system allows)
+        raise UsageError(f"toolset file cannot be read: {shown_path(toolset)}: {exc.strerror}") from None
+    if not found and toolset.is_dir():
+        inside = shown_path(toolset / "tools.yaml")
+        raise UsageError(f"{shown_path(toolset)} is a folder: name the toolset file in it ({inside})")
+    if not found:
+        default = ""
+        if not (args.toolset or "toolset" in config):
+            default = (
+                " (the default: name a toolset file, or set `toolset` in [tool.mcpstub];"
+                " `mcpstub init` writes one)"
+            )
+        raise ToolsetMissing(f"toolset file not found: {shown_path(toolset)}{default}", toolset)
+    return toolset, out, config
+
+
+def check_out(out: Path) -> None:
+    """Refuse an output folder that cannot be a package of its own: the name is its import name."""
+    name = Path(os.path.abspath(out)).name  # `--out .` names the current folder
+    suggestion = re.sub(r"\W+", "_", unicodedata.normalize("NFKC", name)).strip("_").lower() or "my_tools"
+    if not suggestion.isidentifier() or keyword.iskeyword(suggestion):
+        suggestion = f"{suggestion}_tools" if suggestion.isidentifier() else "my_tools"
+    if not name.isidentifier() or keyword.iskeyword(name) or unicodedata.normalize("NFKC", name) != name:
+        raise UsageError(
+            f"output folder name {name!r} is not a valid Python package name (it is the import name)\n"
+            f"  hint: use letters, digits and underscores, e.g. --out {shown_path(out.parent / suggestion)}"
+        )
+    if name in sys.stdlib_module_names or name in RUNTIME_MODULES:
+        what = "the standard library's" if name in sys.stdlib_module_names else "a dependency's"
+        raise UsageError(
+            f"output folder name {name!r} would shadow {what} module {name!r} when imported\n"
+            f"  hint: pick a name of your own, e.g. --out {shown_path(out.parent / (name + '_tools'))}"
+        )
+    for folder in (out, *out.parents):
+        if folder.exists() or folder.is_symlink():
+            if not folder.is_dir():
+                raise UsageError(f"--out {shown_path(out)}: {shown_path(folder)} exists and is not a folder")
+            break
+
+
+def cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> Path | None:
+    """Where model generation results are kept: MCPSTUB_CACHE_DIR, `cache_dir`, or the user cache;
+    never in the package written to `out`."""
+    if args.no_cache:
+        return None
+    if os.environ.get("MCPSTUB_CACHE_DIR"):
+        folder, said = Path(os.environ["MCPSTUB_CACHE_DIR"]), "MCPSTUB_CACHE_DIR"
+    elif "cache_dir" in config:
+        _, root = project_config(Path.cwd())
+        folder, said = root / str(config["cache_dir"]), "cache_dir in [tool.mcpstub]"
+    else:
+        from mcpstub.engine.model_groups import default_cache_dir  # noqa: PLC0415
+
+        folder, said = default_cache_dir(), "the user cache folder"
+    inside, package = folder.resolve(), out.resolve()
+    if inside == package or package in inside.parents:
+        raise UsageError(
+            f"the cache folder {shown_path(folder)} ({said}) is inside the output folder {shown_path(out)}\n"
+            "  hint: keep the cache out of the package (it is not generated code): point it elsewhere,"
+            " or pass --no-cache"
+        )
+    return folder
+
+
+def diff_options(config: dict[str, Any], root: Path) -> tuple[DiffOptions, str | None]:
+    """`[tool.mcpstub.diff]` of the pyproject.toml in `root` (`config`: its [tool.mcpstub])."""
+    from mcpstub.diff.command import options_from_config  # noqa: PLC0415
+
+    try:
+        return options_from_config(config.get("diff"), str(root / "pyproject.toml"))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
