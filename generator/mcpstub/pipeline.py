@@ -65,9 +65,7 @@ def check_toolset(path: Path, shown: str | None = None, policy: Policy | None = 
     doc, diagnostics = load_document(path, shown)
     if has_errors(diagnostics):
         return Checked(None, sort_diagnostics(diagnostics), [path])
-    run = engine_run.current()  # tools checked clean before; workers that follow the check
-    follow = run.feed.follow(doc, run.models) if run.feed is not None else None
-    toolset, more, routes = check_document(doc, policy, run.memo, follow)
+    toolset, more, routes = check_document(doc, policy, engine_run.current().memo)
     if toolset is not None and re.search(UNSAFE_IN_COMMENT, toolset.source_name):
         # Every generated file's header names the toolset file: the name must read as it is.
         message = (
@@ -150,8 +148,8 @@ def generate(
     if not engine_run.opened():
         from mcpstub.engine.model_groups import standby_models  # noqa: PLC0415 - only when generating
 
-        # Workers import the model generator while this process reads the toolset, then generate
-        # each group's models as soon as the check has passed its tools.
+        # Workers import the model generator while this process reads and checks the toolset, then
+        # generate each group's models while it renders the other files.
         with engine_run.generating(cache_dir, path, standby_models()):
             return generate(path, shown, emit_tests=emit_tests, client_only=client_only, policy=policy)
     checked = check_toolset(path, shown, policy)

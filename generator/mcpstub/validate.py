@@ -15,7 +15,7 @@ import marshal
 import math
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -309,12 +309,10 @@ class _Checker:
         doc: Document,
         policy: Policy,
         memo: ToolMemo | None = None,
-        on_tool: Callable[[Tool], None] | None = None,
     ) -> None:
         self.doc = doc
         self.policy = policy
         self.memo = memo  # tools that checked clean in earlier runs, by their input
-        self.on_tool = on_tool  # called with each tool passed, in order
         self._shared: bytes | None = None  # the shared definitions, marshalled once
         self._policy_text = ""
         self.diagnostics: list[Diagnostic] = []
@@ -488,7 +486,7 @@ class _Checker:
                 known, copied = hit  # checked clean from this very input before: no diagnostics
                 self.bundler.copied_bytes += copied
                 if not self.bundler.over_budget:
-                    self._passed(result, known)
+                    result.append(known)
                     continue
                 # Its copies cross the expansion bound here: checked again, to report where.
                 self.bundler.copied_bytes -= copied
@@ -498,7 +496,7 @@ class _Checker:
                 message = f"tool {name!r} could not be checked, so it is left out"
                 self.diagnostics.append(error("invalid-tool", message, doc.loc(path)))
             if tool is not None and problem is None:
-                self._passed(result, tool)
+                result.append(tool)
                 clean = len(self.diagnostics) == before and len(self.bundler.diagnostics) == bundled_before
                 # Only a tool that reaches no other file: its check depends on this document alone.
                 if key is not None and self.memo is not None and clean and not self.bundler.files:
@@ -567,12 +565,6 @@ class _Checker:
             )
         classes.update((c, f"tool {name!r}") for c in tool_classes)
         return None
-
-    def _passed(self, result: list[Tool], tool: Tool) -> None:
-        """`tool` passed: it joins `result`, and `on_tool` hears of it."""
-        result.append(tool)
-        if self.on_tool is not None:
-            self.on_tool(tool)
 
     def _schema(self, path: JsonPath, schema: Any) -> tuple[dict[str, Any], frozenset[str], Dialect] | None:
         doc = self.doc
@@ -823,15 +815,13 @@ def check_document(
     doc: Document,
     policy: Policy | None = None,
     memo: ToolMemo | None = None,
-    on_tool: Callable[[Tool], None] | None = None,
 ) -> tuple[Toolset | None, list[Diagnostic], dict[str, Path | None]]:
     """Check a loaded toolset: (the Toolset or None on error, diagnostics, the routes by which its
     references reached files and the file each led to, `Bundler.routes`).
 
-    A tool `memo` knows to have checked clean from the same input is taken from it. `on_tool` is
-    called with each tool that passes, in order, as soon as it has (the toolset may fail later).
+    A tool `memo` knows to have checked clean from the same input is taken from it.
     """
-    checker = _Checker(doc, policy or Policy(), memo, on_tool)
+    checker = _Checker(doc, policy or Policy(), memo)
     try:
         toolset = checker.run()
     except RecursionError:  # the loader bounds nesting; this is the last line of defence

@@ -1,6 +1,5 @@
-"""Model workers: models made as the check passes each group's tools give the same bytes as a
-run in one process, whatever fails on the way (a worker killed, a check that fails late, a wrong
-guess), and no process is left behind when a run ends, however it ends."""
+"""Model workers: models made by the workers give the same bytes as a run in one process, whatever
+fails on the way (a worker killed), and no process is left behind when a run ends, however it ends."""
 
 from __future__ import annotations
 
@@ -18,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from mcpstub import pipeline, validate
-from mcpstub.classnames import root_names
+from mcpstub import pipeline
 from mcpstub.engine import model_groups
 from mcpstub.engine.workers import ModelWorkers
 
@@ -67,10 +65,10 @@ def workers() -> Iterator[ModelWorkers]:
 
 
 @pytest.fixture
-def feeds(monkeypatch: pytest.MonkeyPatch, workers: ModelWorkers) -> Iterator[list[model_groups.ModelFeed]]:
-    """`pipeline.generate` with the workers fed during the check, as a fresh command has (this
-    process has the model generator imported, where a fresh command would not), in groups of two
-    tools or so; each feed made is listed. No unit is left pending once a run is over."""
+def feeds(monkeypatch: pytest.MonkeyPatch, workers: ModelWorkers) -> list[model_groups.ModelFeed]:
+    """`pipeline.generate` with the workers a fresh command has (this process has the model
+    generator imported, where a fresh command would not), in groups of two tools or so; each feed
+    made is listed."""
     made: list[model_groups.ModelFeed] = []
 
     def standby() -> model_groups.ModelFeed:
@@ -81,21 +79,7 @@ def feeds(monkeypatch: pytest.MonkeyPatch, workers: ModelWorkers) -> Iterator[li
     monkeypatch.setattr(model_groups, "GROUP_SPREAD", 2)
     monkeypatch.setattr(model_groups, "GROUP_WEIGHT", 0)
     monkeypatch.setattr(model_groups, "GROUP_MAX", 3)
-    yield made
-    for feed in made:
-        if feed.stream is not None:
-            assert all(f is None or f.done() for f in feed.stream.sent.values()) or _settles(feed)
-
-
-def _settles(feed: model_groups.ModelFeed) -> bool:
-    """Whether every unit sent is done (run or dropped) within a few seconds."""
-    assert feed.stream is not None
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if all(f is None or f.done() for f in feed.stream.sent.values()):
-            return True
-        time.sleep(0.05)
-    return False
+    return made
 
 
 def _in_one_process(path: Path, monkeypatch: pytest.MonkeyPatch) -> pipeline.Generated:
@@ -105,67 +89,14 @@ def _in_one_process(path: Path, monkeypatch: pytest.MonkeyPatch) -> pipeline.Gen
         return pipeline.generate(path)
 
 
-def test_groups_are_fed_while_the_check_runs_and_give_the_same_files(
+def test_groups_made_by_the_workers_give_the_files_of_one_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, feeds: list[model_groups.ModelFeed]
 ) -> None:
     path = _write(tmp_path, _doc(40))
-    events: list[str] = []
-    real_make, real_run = model_groups._Stream._make, validate._Checker.run
-
-    def make(self: Any, unit: Any) -> None:
-        events.append("unit")
-        real_make(self, unit)
-
-    def run(self: Any) -> Any:
-        result = real_run(self)
-        events.append("checked")
-        return result
-
-    monkeypatch.setattr(model_groups._Stream, "_make", make)
-    monkeypatch.setattr(validate._Checker, "run", run)
     fed = pipeline.generate(path)
-    assert len(feeds) == 1 and feeds[0].stream is not None
-    assert events.index("checked") >= 5, events  # the shared definitions and groups went first
-    assert fed.ok
+    assert len(feeds) == 1 and fed.ok
     alone = _in_one_process(path, monkeypatch)
     assert fed.ours == alone.ours and fed.yours == alone.yours
-
-
-CONFIRM = {"confirm": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}
-
-
-@pytest.mark.parametrize("asks", [{}, CONFIRM])
-@pytest.mark.parametrize("outputs", [False, True])
-def test_the_guess_of_root_class_names_is_what_the_check_finds(
-    tmp_path: Path, asks: dict[str, Any], outputs: bool
-) -> None:
-    """Units are fed on a guess of the toolset's root class names made from its tools' names; a
-    wrong guess costs the units fed, so the guess must hold for every kind of root: inputs,
-    outputs, shared definitions and what a tool may ask its user."""
-    doc = _doc(6)
-    for raw in doc["tools"]:
-        if asks:
-            raw["elicitations"] = asks
-        if not outputs:
-            raw.pop("outputSchema", None)
-    path = _write(tmp_path, doc)
-    checked = pipeline.check_toolset(path)
-    assert checked.toolset is not None and checked.document is not None
-    assert model_groups._predicted_roots(checked.document.data) == root_names(checked.toolset)
-
-
-def test_units_made_from_a_wrong_guess_are_dropped(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, feeds: list[model_groups.ModelFeed]
-) -> None:
-    path = _write(tmp_path, _doc(40))
-    real = model_groups._predicted_roots
-    # A guess of the root class names the check then contradicts: the units fed are not used.
-    monkeypatch.setattr(model_groups, "_predicted_roots", lambda data: {*(real(data) or ()), "Tool0"})
-    fed = pipeline.generate(path)
-    assert fed.ok and feeds[0].stream is not None
-    assert not feeds[0].stream.matches(fed.toolset)  # type: ignore[arg-type]
-    alone = _in_one_process(path, monkeypatch)
-    assert fed.ours == alone.ours
 
 
 def _dies_at_tool7(unit: Any) -> Any:
@@ -214,33 +145,13 @@ def test_units_a_dead_worker_had_are_generated_here(
     assert fed.ours == _in_one_process(path, monkeypatch).ours
 
 
-def test_a_check_that_fails_after_units_were_fed_stops_the_child(
+def test_a_toolset_that_fails_its_check_late_generates_nothing(
     tmp_path: Path, feeds: list[model_groups.ModelFeed]
 ) -> None:
     bad = {"name": "last", "inputSchema": {"type": "object", "properties": {"p": {"pattern": "("}}}}
     fed = pipeline.generate(_write(tmp_path, _doc(40, bad)))
     assert not fed.ok and fed.ours == {}
     assert "invalid-schema" in {d.code for d in fed.diagnostics}
-    assert feeds[0].stream is not None and len(feeds[0].stream.missing) > 3  # fed, then dropped
-
-
-def test_a_step_that_fails_while_feeding_costs_time_not_the_models(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, feeds: list[model_groups.ModelFeed]
-) -> None:
-    path = _write(tmp_path, _doc(40))
-    real, calls = model_groups._Planner.group, [0]
-
-    def group(self: Any, tools: Any) -> Any:
-        calls[0] += 1
-        if calls[0] == 4:
-            raise RecursionError("deep")
-        return real(self, tools)
-
-    monkeypatch.setattr(model_groups._Planner, "group", group)
-    fed = pipeline.generate(path)
-    assert fed.ok and feeds[0].stream is not None and feeds[0].stream.broken
-    monkeypatch.setattr(model_groups._Planner, "group", real)
-    assert fed.ours == _in_one_process(path, monkeypatch).ours
 
 
 @pytest.mark.parametrize(
@@ -251,7 +162,7 @@ def test_a_step_that_fails_while_feeding_costs_time_not_the_models(
         "$defs:\n  Point: {type: object, properties: {at: {}}}\n",
     ],
 )
-def test_toolsets_the_feed_cannot_follow_are_checked_as_before(
+def test_odd_shared_definitions_generate_as_they_check(
     tmp_path: Path, feeds: list[model_groups.ModelFeed], defs: str
 ) -> None:
     path = tmp_path / "tools.yaml"

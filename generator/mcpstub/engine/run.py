@@ -32,7 +32,7 @@ class Run:
 
     memo: ToolMemo | None = None  # rendered pieces, checked tools and texts known to compile
     models: ModelCache | None = None  # group models in the cache folder (`model_groups`)
-    feed: ModelFeed | None = None  # workers ready to generate models as the check passes tools
+    feed: ModelFeed | None = None  # workers, warm since the run began, that generate the models
     rendered: bool = False  # the package was rendered: what it made is worth keeping
     staging: Staging | None = None  # where files are staged as they are made, in a run that writes
 
