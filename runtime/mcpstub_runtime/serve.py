@@ -397,8 +397,10 @@ def main(package: str, argv: list[str] | None = None) -> None:
             if len(given) == 1:
                 said = f"{given[0]} only applies"
             parser.error(f"{said} with --http HOST:PORT")
-    # Logs go to stderr: on stdio, stdout carries the protocol.
+    # Logs go to stderr: on stdio, stdout carries the protocol. The SDK's own INFO lines (each
+    # session made and ended, with its ID, which is a client's key to it) are not this server's.
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    logging.getLogger("mcp").setLevel(logging.WARNING)
     if args.http is None:
         # Ctrl-C ends the process at once: the SDK reads standard input in a thread that only
         # its end (Ctrl-D) would free, so a cancelled server would wait for it.

@@ -381,6 +381,9 @@ def test_sigterm_lets_in_flight_calls_finish_then_exits_0(root: Path, flags: lis
         assert not result.is_error, result.content
         assert result.structured_content == {"slept": 2.0}
         assert process.wait(timeout=30) == 0
+        # The SDK's lines about sessions (their IDs are what a client holds them by) are not logged.
+        err = process.stderr.read() if process.stderr is not None else ""
+        assert "session" not in err.lower(), err
         # and it no longer accepts work
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
