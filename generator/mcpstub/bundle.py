@@ -115,6 +115,8 @@ class Bundler:
     # symlink changes; what changes one changes where it leads.
     routes: dict[str, Path | None] = field(default_factory=dict)
     root: Path | None = None  # the folder file references may reach; None: the toolset's own
+    # Files beside a document whose reference did not resolve, read for a hint (`_beside`).
+    _beside_read: dict[Path, list[tuple[Path, Any]]] = field(default_factory=dict)
     copied_bytes: int = 0  # JSON text of the definitions copied into tool schemas so far
     # where each definition copied into a schema's `$defs` is written, by (the schema's path in the
     # toolset, its name there): the document and the path of what was copied
@@ -433,11 +435,22 @@ class Bundler:
         for other in read:
             if other is not doc and other.data is not None and resolve(other.data, list(parts))[0]:
                 return quote(Path(os.path.relpath(other.path, doc.path.parent)).as_posix())
-        for path in _beside(doc.path.parent, {other.path for other in read}):
-            loaded, problems = self.load_file(path)
-            if loaded is not None and not problems and resolve(loaded.data, list(parts))[0]:
-                return quote(path.name)
+        for name, data in self._beside(doc.path.parent, {other.path.resolve() for other in read}):
+            if resolve(data, list(parts))[0]:
+                return quote(name)
         return None
+
+    def _beside(self, folder: Path, read: set[Path]) -> list[tuple[str, Any]]:
+        """The data of the small YAML and JSON files in `folder` that no reference read (plain
+        files only, no links: what a reference may name), each read once a run."""
+        if folder not in self._beside_read:
+            found = []
+            for path in _beside(folder):
+                loaded, problems = self.load_file(path)
+                if loaded is not None and not problems:
+                    found.append((path, loaded.data))
+            self._beside_read[folder] = found
+        return [(p.name, data) for p, data in self._beside_read[folder] if p.resolve() not in read]
 
     def _not_schema(self, ref: str, value: Any, loc: Where) -> None:
         names = {list: "an array", str: "a string", int: "an integer", float: "a number"}
@@ -641,11 +654,12 @@ def _set(data: Any, path: JsonPath, value: Any) -> None:
 
 # Files beside a document that a hint looks into (only when a reference does not resolve).
 _BESIDE_SUFFIXES = (".yaml", ".yml", ".json")
-_BESIDE_MAX_FILES, _BESIDE_MAX_BYTES = 20, 1 << 20
+_BESIDE_MAX_FILES, _BESIDE_MAX_BYTES = 10, 1 << 18
 
 
-def _beside(folder: Path, read: set[Path]) -> list[Path]:
-    """The small YAML and JSON files in `folder` (not `read`), in name order, a few at most."""
+def _beside(folder: Path) -> list[Path]:
+    """The small YAML and JSON files in `folder` (plain files, not links, with names that are
+    text), in name order, a few at most."""
     try:
         entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
     except OSError:
@@ -654,10 +668,11 @@ def _beside(folder: Path, read: set[Path]) -> list[Path]:
     for entry in entries:
         path = Path(entry.path)
         try:
-            small = entry.is_file() and entry.stat().st_size <= _BESIDE_MAX_BYTES
-        except OSError:
+            entry.name.encode("utf-8")
+            small = entry.is_file(follow_symlinks=False) and entry.stat().st_size <= _BESIDE_MAX_BYTES
+        except (OSError, UnicodeEncodeError):
             continue
-        if small and path.suffix in _BESIDE_SUFFIXES and path.resolve() not in read:
+        if small and path.suffix in _BESIDE_SUFFIXES:
             found.append(path)
     return found[:_BESIDE_MAX_FILES]
 

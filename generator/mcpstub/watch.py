@@ -41,13 +41,13 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def _changed(before: dict[Path, _Stamp], after: dict[Path, _Stamp], shown: Callable[[Path], str]) -> str:
     """`[12:03:04] tools.yaml changed`: the time and what changed, as a line before a run."""
-    names = [
-        shown(p) + (" removed" if stamp is None else " made" if before.get(p) is None else "")
+    said = [
+        f"{shown(p)} {'removed' if stamp is None else 'made' if before.get(p) is None else 'changed'}"
         for p, stamp in after.items()
         if stamp != before.get(p)
-    ]
-    said = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    return f"[{time.strftime('%H:%M:%S')}] {said or 'a watched file'} changed"
+    ] or ["a watched file changed"]
+    more = f" and {len(said) - 3} more" if len(said) > 3 else ""
+    return f"[{time.strftime('%H:%M:%S')}] {', '.join(said[:3])}{more}"
 
 
 def watch(

@@ -519,7 +519,7 @@ class Staging:
 
     def stage(self, rel: str, text: str, data: bytes) -> None:
         """Stage `data`, the bytes of `text`, for the file `rel` (from any thread; nothing once
-        discarded, and a file staged as `discard` runs is removed here)."""
+        discarded: `discard` waits for a file being staged, so none is left cut short)."""
         target = self.out / rel
         with self._lock:
             if self._closed:
@@ -528,15 +528,9 @@ class Staging:
             while not folder.exists() and folder != folder.parent and folder not in self._made:
                 self._made.insert(0, folder)
                 folder = folder.parent
-        mode = _mode(target)
-        tmp = _stage(target, data)
-        with self._lock:
-            if not self._closed:
-                self._files[rel] = _Staged(text, tmp, _stat_of(tmp), mode)
-                return
-            made = list(self._made)
-        tmp.unlink(missing_ok=True)
-        _remove_empty(made)
+            mode = _mode(target)
+            tmp = _stage(target, data)
+            self._files[rel] = _Staged(text, tmp, _stat_of(tmp), mode)
 
     @property
     def names(self) -> set[str]:
@@ -563,7 +557,7 @@ class Staging:
 
     def discard(self) -> None:
         """Remove every staged file not taken, and the folders made for them if empty (a file
-        being staged meanwhile is removed as it is done)."""
+        being staged meanwhile once it is written: the caller defers signals meanwhile)."""
         with self._lock:
             self._closed = True
             files, self._files = list(self._files.values()), {}
@@ -672,7 +666,11 @@ def interrupts_deferred() -> Iterator[None]:
 def _apply(p: Plan, encoded: Callable[[str, str], bytes], staging: Staging | None) -> None:
     marker = p.out / WRITING_MARKER
     p.out.mkdir(parents=True, exist_ok=True)
-    marker.write_text("mcpstub generate is writing this package; if no run is going on, run it again\n")
+    try:
+        marker.write_text("mcpstub generate is writing this package; if no run is going on, run it again\n")
+    except BaseException:  # (a full disk): nothing is replaced, and no marker may stay
+        marker.unlink(missing_ok=True)
+        raise
     for rel in p.leftovers:
         if rel != WRITING_MARKER:
             (p.out / rel).unlink(missing_ok=True)

@@ -3,6 +3,7 @@ one run says every problem, each where it is written."""
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -246,3 +247,43 @@ def test_a_name_defined_in_a_file_beside_that_no_reference_reads_yet_is_pointed_
         (9, "there is no #/$defs: check the name and path"),
     ]
     assert checked.sources == [tmp_path / "tools.yaml"]  # what a run reads, and --watch watches
+
+
+def test_the_hint_of_a_file_beside_never_names_the_toolset_nor_a_link_nor_an_odd_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The toolset named by a relative path is the toolset still; a link may lead out of the folder
+    # (a reference there would be refused); a name that is no text cannot be written in a reference.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "ext.yaml").write_text("$defs:\n  Linked: {type: string}\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "linked.yaml").symlink_to(outside / "ext.yaml")
+    (project / os.fsdecode(b"caf\xe9.yaml")).write_text("$defs:\n  Odd: {type: string}\n")
+    (project / "tools.yaml").write_text(
+        HEAD
+        + textwrap.dedent(
+            """\
+            tools:
+              - name: t
+                inputSchema:
+                  type: object
+                  properties:
+                    x: {type: string}
+                    a: {$ref: "#/$defs/Linked"}
+                    b: {$ref: "#/$defs/Odd"}
+              - name: u
+                inputSchema:
+                  type: object
+                  properties:
+                    y: {$ref: "#/tools/0/inputSchema/properties/x"}
+                    z: {$ref: "#/tools/0/inputSchema/properties/w"}
+            """
+        ),
+        "utf-8",
+    )
+    monkeypatch.chdir(project)
+    checked = check_toolset(Path("tools.yaml"), "tools.yaml")
+    hints = [hint for _, hint in said(checked, "unresolved-ref")]
+    assert len(hints) == 4 and not any("another file" in (hint or "") for hint in hints), hints

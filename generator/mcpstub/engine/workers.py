@@ -231,6 +231,11 @@ def _start_worker(parent: int) -> None:  # pragma: no cover - runs in the child 
     at the end of its input), at once if it is gone already. The cycle collector runs (the command
     line pauses it in the forking process): the model generator leaves cycles."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A stop sent to the whole process group (systemd, `timeout`, `kill -- -PGID`) ends a worker
+    # quietly, whatever handler the run had set when it was forked (a --watch session's).
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     gc.enable()
     memory.keep(memory.Memory())
     try:
