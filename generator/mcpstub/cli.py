@@ -277,8 +277,6 @@ def _generate(
         if stop is not None:
             return stop
     emit_tests = bool(args.emit_tests or config.get("emit_tests", False))
-    if not isinstance(config.get("client_only", False), bool):
-        raise UsageError("[tool.mcpstub] client_only must be true or false")
     client_only = bool(args.client_only or config.get("client_only", False))
     if emit_tests and client_only:
         raise UsageError(

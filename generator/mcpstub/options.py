@@ -70,11 +70,22 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
 
                 said = unknown_keys(unknown, sorted(known))
                 raise UsageError(f"{candidate}: unknown key(s) in [tool.mcpstub]: {said}")
+            for key, kind, what in _TYPES:
+                if key in section and not isinstance(section[key], kind):
+                    raise UsageError(f"{candidate}: [tool.mcpstub] {key} must be {what}")
             return section, folder
     return {}, start
 
 
 _POLICY_KEYS = ("vendor_keywords", "ref_root")
+# What each plain key of [tool.mcpstub] holds (`emit_tests = "false"` would be true in Python).
+_TYPES = (
+    ("toolset", str, "a string (a path)"),
+    ("out", str, "a string (a path)"),
+    ("cache_dir", str, "a string (a path)"),
+    ("emit_tests", bool, "true or false"),
+    ("client_only", bool, "true or false"),
+)
 
 
 def option_files() -> list[Path]:

@@ -144,6 +144,26 @@ def test_bad_pyproject_is_a_usage_error(in_tmp: Path, pyproject: str) -> None:
     assert main(["validate"]) == 2
 
 
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ('emit_tests = "false"', "emit_tests must be true or false"),  # a string "false" is true
+        ("client_only = 1", "client_only must be true or false"),
+        ("cache_dir = 5", "cache_dir must be a string (a path)"),
+        ("out = ['pkg']", "out must be a string (a path)"),
+    ],
+)
+def test_a_config_value_of_the_wrong_type_is_a_usage_error_for_every_command(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], line: str, said: str
+) -> None:
+    (in_tmp / "pyproject.toml").write_text(f"[tool.mcpstub]\n{line}\n")
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    for argv in (["validate"], ["generate", "--out", "pkg"]):
+        assert main(argv) == 2
+        assert said in capsys.readouterr().err
+    assert not (in_tmp / "pkg").exists()
+
+
 def test_init_writes_a_starter_that_validates(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["init"]) == 0
     text = (in_tmp / "tools.yaml").read_text()
