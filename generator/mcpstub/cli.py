@@ -268,9 +268,10 @@ def _generate(
     if args.check_breaking:
         from mcpstub.diff.breaking import check_breaking  # noqa: PLC0415
 
+        options, _ = diff_options(*project_config(Path.cwd()))
         try:
             stop = check_breaking(
-                args.check_breaking, path, shown_path(path), config, allow=args.allow_breaking
+                args.check_breaking, path, shown_path(path), config, options, allow=args.allow_breaking
             )
         except SourceError as exc:
             raise UsageError(f"--check-breaking: {exc}") from None

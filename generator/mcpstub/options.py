@@ -8,6 +8,7 @@ output folder that cannot be a package, `cache_dir` says where model results are
 from __future__ import annotations
 
 import argparse
+import json
 import keyword
 import os
 import re
@@ -59,20 +60,27 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
             try:
                 data = tomllib.loads(candidate.read_text("utf-8"))
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-                raise UsageError(f"{candidate}: invalid TOML: {exc}") from None
+                placed = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(exc))
+                where = f"{placed[2]}:{placed[3]}:" if placed else ""
+                why = placed[1] if placed else str(exc)
+                raise UsageError(f"{shown_path(candidate)}:{where} invalid TOML: {why}") from None
             section = data.get("tool", {}).get("mcpstub", {})
             if not isinstance(section, dict):
-                raise UsageError(f"{candidate}: [tool.mcpstub] must be a table")
+                raise config_error(candidate, (), "[tool.mcpstub] must be a table")
             known = {"toolset", "out", "emit_tests", "client_only", "diff", "cache_dir", *_POLICY_KEYS}
             unknown = sorted(set(section) - known)
             if unknown:
                 from mcpstub.errortext import unknown_keys  # noqa: PLC0415 - only for the message
 
                 said = unknown_keys(unknown, sorted(known))
-                raise UsageError(f"{candidate}: unknown key(s) in [tool.mcpstub]: {said}")
+                raise config_error(candidate, (unknown[0],), f"unknown key(s) in [tool.mcpstub]: {said}")
             for key, kind, what in _TYPES:
                 if key in section and not isinstance(section[key], kind):
-                    raise UsageError(f"{candidate}: [tool.mcpstub] {key} must be {what}")
+                    raise config_error(candidate, (key,), f"[tool.mcpstub] {key} must be {what}")
+            vendor = section.get("vendor_keywords", [])
+            if not isinstance(vendor, list) or not all(isinstance(v, str) for v in vendor):
+                what = "[tool.mcpstub] vendor_keywords must be a list of strings"
+                raise config_error(candidate, ("vendor_keywords",), what)
             return section, folder
     return {}, start
 
@@ -83,9 +91,86 @@ _TYPES = (
     ("toolset", str, "a string (a path)"),
     ("out", str, "a string (a path)"),
     ("cache_dir", str, "a string (a path)"),
+    ("ref_root", str, "a string (a folder)"),
     ("emit_tests", bool, "true or false"),
     ("client_only", bool, "true or false"),
 )
+
+
+def config_error(file: Path, keys: tuple[str | int, ...], message: str) -> UsageError:
+    """`message` about `[tool.mcpstub]` (`keys` within it) at the line and column of `file` where
+    the key is written (or the nearest table or key holding it that is)."""
+    try:
+        line, column = toml_place(file.read_text("utf-8"), ("tool", "mcpstub", *keys))
+    except (OSError, UnicodeDecodeError):
+        line, column = 1, 1
+    return UsageError(f"{shown_path(file)}:{line}:{column}: {message}")
+
+
+_TOML_KEY = r"""[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*'"""
+_TOML_DOTTED = rf"(?:{_TOML_KEY})(?:[ \t]*\.[ \t]*(?:{_TOML_KEY}))*"
+_TOML_TOKEN = re.compile(r"""\"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|#[^\n]*|[][{},\n]""")
+_TOML_INLINE_KEY = re.compile(rf"(?:^|[{{,])\s*({_TOML_KEY})[ \t]*=")
+_TOML_LINE = re.compile(rf"^[ \t]*(?:(\[\[?)[ \t]*({_TOML_DOTTED})[ \t]*\]|({_TOML_DOTTED})[ \t]*=)", re.M)
+
+
+def _toml_keys(dotted: str) -> tuple[str, ...]:
+    keys = re.findall(_TOML_KEY, dotted)
+    return tuple(json.loads(k) if k.startswith('"') else k.strip("'") for k in keys)
+
+
+def toml_place(text: str, keys: tuple[str | int, ...]) -> tuple[int, int]:
+    """Where in TOML `text` the value at `keys` (table names, keys, list indexes) is written, as
+    (line, column), 1-based: its key, else that of the nearest written table or key holding it."""
+    places: dict[tuple[str | int, ...], int] = {}
+    counts: dict[tuple[str | int, ...], int] = {}
+    table: tuple[str | int, ...] = ()
+    for match in _TOML_LINE.finditer(text):
+        if match.group(1):  # a [table] or [[array of tables]] header
+            table = _toml_keys(match.group(2))
+            if match.group(1) == "[[":
+                counts[table] = counts.get(table, -1) + 1
+                table = (*table, counts[table])
+            places.setdefault(table, match.start(2))
+        else:
+            key = (*table, *_toml_keys(match.group(3)))
+            places.setdefault(key, match.start(3))
+            index = keys[len(key)] if len(keys) > len(key) and keys[: len(key)] == key else None
+            if isinstance(index, int):  # an item of an inline array
+                _inline_item(text, match.end(), key, index, places)
+    for end in range(len(keys), 0, -1):
+        if keys[:end] in places:
+            offset = places[keys[:end]]
+            line = text.count("\n", 0, offset) + 1
+            return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return 1, 1
+
+
+def _inline_item(
+    text: str, start: int, key: tuple[str | int, ...], index: int, places: dict[tuple[str | int, ...], int]
+) -> None:
+    """Note where item `index` of the inline array written after `start` is, and the keys of an
+    inline table there."""
+    depth, begin, item = 0, start, 0
+    for token in _TOML_TOKEN.finditer(text, start):
+        char = token.group()
+        if char in "[{":
+            depth += 1
+            begin = token.end() if depth == 1 else begin
+        elif char in "]}," and depth >= 1:
+            ends_item = depth == 1  # a comma between items, or the array's closing bracket
+            depth -= char != ","
+            if ends_item and item == index:
+                written = text[begin : token.start()]
+                places.setdefault((*key, index), begin + len(written) - len(written.lstrip()))
+                for found in _TOML_INLINE_KEY.finditer(written):
+                    places.setdefault((*key, index, *_toml_keys(found.group(1))), begin + found.start(1))
+            if ends_item:
+                item, begin = item + 1, token.end()
+            if depth == 0 or item > index:
+                return
+        elif char == "\n" and depth == 0:
+            return
 
 
 def option_files() -> list[Path]:
@@ -102,11 +187,7 @@ def option_files() -> list[Path]:
 def project_policy(config: dict[str, Any], root: Path) -> Policy:
     """The check's settings from `[tool.mcpstub]`: vendor keywords and the ref root."""
     vendor = config.get("vendor_keywords", [])
-    if not isinstance(vendor, list) or not all(isinstance(v, str) for v in vendor):
-        raise UsageError("[tool.mcpstub] vendor_keywords must be a list of strings")
     ref_root = config.get("ref_root")
-    if ref_root is not None and not isinstance(ref_root, str):
-        raise UsageError("[tool.mcpstub] ref_root must be a string (a folder)")
     return Policy(frozenset(vendor), (root / ref_root).resolve() if ref_root is not None else None)
 
 
@@ -204,9 +285,9 @@ def cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> Pa
 
 def diff_options(config: dict[str, Any], root: Path) -> tuple[DiffOptions, str | None]:
     """`[tool.mcpstub.diff]` of the pyproject.toml in `root` (`config`: its [tool.mcpstub])."""
-    from mcpstub.diff.command import options_from_config  # noqa: PLC0415
+    from mcpstub.diff.command import ConfigProblem, options_from_config  # noqa: PLC0415
 
     try:
-        return options_from_config(config.get("diff"), str(root / "pyproject.toml"))
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        return options_from_config(config.get("diff"))
+    except ConfigProblem as exc:
+        raise config_error(root / "pyproject.toml", ("diff", *exc.keys), str(exc)) from None

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from mcpstub.cli import main
+from mcpstub.options import toml_place
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: a\n    inputSchema: {type: object}\n"
@@ -144,6 +145,16 @@ def test_bad_pyproject_is_a_usage_error(in_tmp: Path, pyproject: str) -> None:
     assert main(["validate"]) == 2
 
 
+def test_invalid_toml_is_said_at_its_line_and_column(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.mcpstub\n')
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    assert main(["validate"]) == 2
+    said = "pyproject.toml:3:14: invalid TOML: Expected ']' at the end of a table declaration"
+    assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
+
+
 @pytest.mark.parametrize(
     ("line", "said"),
     [
@@ -151,17 +162,58 @@ def test_bad_pyproject_is_a_usage_error(in_tmp: Path, pyproject: str) -> None:
         ("client_only = 1", "client_only must be true or false"),
         ("cache_dir = 5", "cache_dir must be a string (a path)"),
         ("out = ['pkg']", "out must be a string (a path)"),
+        ('vendor_keywords = "x-internal"', "vendor_keywords must be a list of strings"),
+        ("ref_root = 3", "ref_root must be a string (a folder)"),
     ],
 )
 def test_a_config_value_of_the_wrong_type_is_a_usage_error_for_every_command(
     in_tmp: Path, capsys: pytest.CaptureFixture[str], line: str, said: str
 ) -> None:
-    (in_tmp / "pyproject.toml").write_text(f"[tool.mcpstub]\n{line}\n")
+    (in_tmp / "pyproject.toml").write_text(f"[project]\nname = 'x'\n\n[tool.mcpstub]\n  {line}\n")
     (in_tmp / "tools.yaml").write_text(GOOD)
-    for argv in (["validate"], ["generate", "--out", "pkg"]):
+    for argv in (["validate"], ["generate", "--out", "pkg"], ["diff", "tools.yaml", "tools.yaml"]):
         assert main(argv) == 2
-        assert said in capsys.readouterr().err
+        # The file, and the line and column where the key is written.
+        assert capsys.readouterr().err == f"mcpstub: error: pyproject.toml:5:3: [tool.mcpstub] {said}\n"
     assert not (in_tmp / "pkg").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "keys", "place"),
+    [
+        ('[tool.mcpstub]\nout = "a"\n', ("tool", "mcpstub", "out"), (2, 1)),
+        ('[tool . "mcpstub"]\n  "out" = 3\n', ("tool", "mcpstub", "out"), (2, 3)),
+        ("[tool]\nmcpstub.diff.fail-on = 'x'\n", ("tool", "mcpstub", "diff", "fail-on"), (2, 1)),
+        # A key not written (here: inside an inline table) is placed at what holds it.
+        ("[tool]\nmcpstub = {out = 3}\n", ("tool", "mcpstub", "out"), (2, 1)),
+        ("[tool.mcpstub]\nout = 1\n", ("tool", "mcpstub", "toolset"), (1, 2)),
+        ("x = 1\n", ("tool", "mcpstub"), (1, 1)),
+        # Items of an inline array, strings and comments holding brackets and commas passed over.
+        (
+            '[tool.mcpstub.diff]\nignore = [ # [a, {b\n  {tool = "a,]", rule = "r"},\n'
+            '  { reason = "}", rule = "s" },\n]\n',
+            ("tool", "mcpstub", "diff", "ignore", 1, "rule"),
+            (4, 19),
+        ),
+        (
+            '[tool.mcpstub.diff]\nignore = [{tool = "a"}, "b"]\n',
+            ("tool", "mcpstub", "diff", "ignore", 1),
+            (2, 25),
+        ),
+        ('[tool.mcpstub.diff]\nignore = [{tool = "a"}]\n', ("tool", "mcpstub", "diff", "ignore", 3), (2, 1)),
+        # Arrays of tables count their headers.
+        (
+            "[[tool.mcpstub.diff.ignore]]\nrule = 'a'\n"
+            "[[tool.mcpstub.diff.ignore]]\ntool = 'b'\n  rule = 'c'\n",
+            ("tool", "mcpstub", "diff", "ignore", 1, "rule"),
+            (5, 3),
+        ),
+    ],
+)
+def test_toml_place_finds_where_a_key_is_written(
+    text: str, keys: tuple[str | int, ...], place: tuple[int, int]
+) -> None:
+    assert toml_place(text, keys) == place
 
 
 def test_init_writes_a_starter_that_validates(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -576,7 +628,7 @@ def test_a_misspelled_config_key_is_told_the_key_it_resembles(
     (in_tmp / "pyproject.toml").write_text("[tool.mcpstub]\nemit_test = true\nzzz = 1\n")
     (in_tmp / "tools.yaml").write_text(GOOD)
     assert main(["validate"]) == 2
-    said = "unknown key(s) in [tool.mcpstub]: emit_test (did you mean emit_tests?), zzz"
+    said = "pyproject.toml:2:1: unknown key(s) in [tool.mcpstub]: emit_test (did you mean emit_tests?), zzz"
     assert said in capsys.readouterr().err
 
 

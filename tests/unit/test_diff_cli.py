@@ -172,6 +172,36 @@ def test_config_sets_fail_on_and_ignores_with_reason(
     assert "fail_on (did you mean fail-on?)" in said.err and "ok" not in said.out
 
 
+@pytest.mark.parametrize(
+    ("rule", "hint"),
+    [
+        ("tool-remove", "(did you mean tool-removed?)"),
+        ("input-requried-added", "(did you mean input-required-added?)"),
+        ("zzzz", "(diff shows each finding's rule in [brackets])"),
+    ],
+)
+def test_an_ignore_of_a_rule_diff_never_reports_is_refused_where_it_is_written(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], rule: str, hint: str
+) -> None:
+    # A misspelled rule would ignore nothing, silently: every command that reads the table refuses it.
+    write_new(in_tmp, OLD.split("  - name: gone", maxsplit=1)[0])
+    (in_tmp / "pyproject.toml").write_text(
+        "[tool.mcpstub.diff]\nignore = [\n"
+        '  {tool = "*", rule = "tool-added", reason = "a"},\n'
+        f'  {{tool = "gone", rule = "{rule}", reason = "b"}},\n]\n'
+    )
+    said = f"pyproject.toml:4:19: [tool.mcpstub.diff] ignore[1] rule {rule!r} is not a rule"
+    said += f" mcpstub diff reports {hint}"
+    for argv in (["diff", "old.yaml", "new.yaml"], ["validate", "new.yaml"]):
+        assert main(argv) == 2
+        assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
+    (in_tmp / "pyproject.toml").write_text(
+        '[tool.mcpstub.diff]\nignore = [{tool = "gone", rule = "tool-removed", reason = "b"}]\n'
+    )
+    assert main(["diff", "old.yaml", "new.yaml", "--format", "json"]) == 0
+    assert "tool-removed" not in capsys.readouterr().out
+
+
 def test_version_check_flag(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_new(in_tmp, OLD.split("  - name: gone", maxsplit=1)[0])
     assert main(["diff", "old.yaml", "new.yaml", "--no-version-check", "--format", "json"]) == 1
@@ -209,12 +239,17 @@ tools:
     outputSchema: {$ref: "common/types.yaml#/$defs/Addr"}
 """
     types_old = "$defs:\n  Addr:\n    type: object\n    properties:\n      street: {type: string}\n      geo: {$ref: 'geo.yaml#/$defs/Geo'}\n"  # noqa: E501
-    for side, street, lat, whole in (("old", "string", "number", "string"), ("new", "integer", "integer", "boolean")):  # noqa: E501
+    for side, street, lat, whole in (
+        ("old", "string", "number", "string"),
+        ("new", "integer", "integer", "boolean"),
+    ):
         (tmp_path / side / "common").mkdir(parents=True)
         (tmp_path / side / "tools.yaml").write_text(toolset, "utf-8")
         types = types_old.replace("string}", f"{street}}}")
         (tmp_path / side / "common" / "types.yaml").write_text(types, "utf-8")
-        (tmp_path / side / "common" / "geo.yaml").write_text(f"$defs:\n  Geo:\n    properties:\n      lat: {{type: {lat}}}\n", "utf-8")  # noqa: E501
+        (tmp_path / side / "common" / "geo.yaml").write_text(
+            f"$defs:\n  Geo:\n    properties:\n      lat: {{type: {lat}}}\n", "utf-8"
+        )
         (tmp_path / side / "whole.json").write_text(f'{{\n  "type": "{whole}"\n}}\n', "utf-8")
     assert main(["diff", "old/tools.yaml", "new/tools.yaml"]) == 1
     lines = capsys.readouterr().out.splitlines()

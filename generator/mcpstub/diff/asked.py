@@ -12,6 +12,8 @@ import json
 from mcpstub.diff.model import Finding, Severity, Side
 from mcpstub.pointers import escape
 
+ELICITATION_RULES = ("elicitation-added", "elicitation-removed", "elicitation-changed")
+
 
 def elicitation_findings(tool: str, old: Side, new: Side) -> list[Finding]:
     """The findings for the requested schemas of `tool`, present on both sides."""

@@ -9,23 +9,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcpstub.diagnostics import SourceError
-from mcpstub.diff.command import EXIT_FOUND, load_side, options_from_config
+from mcpstub.diff.command import EXIT_FOUND, load_side
 from mcpstub.diff.engine import diff_sides
+from mcpstub.diff.model import DiffOptions
 from mcpstub.diff.report import text_lines
 from mcpstub.sources import NotAtRevision, side_from_git
 
 
 def check_breaking(
-    rev: str, path: Path, shown: str, config: dict[str, Any], *, allow: bool
+    rev: str, path: Path, shown: str, config: dict[str, Any], options: DiffOptions, *, allow: bool
 ) -> int | None:
     """`generate --check-breaking REV`: diff the toolset at `rev` with this one (`path`, shown as
-    `shown`), say what breaks; an exit code when generation must stop. A bad setting or an
-    unreadable side raises SourceError."""
-    try:
-        options, _ = options_from_config(config.get("diff"), "[tool.mcpstub.diff]")
-    except ValueError as exc:
-        raise SourceError(str(exc)) from None
+    `shown`, checked by `config`'s policy), say what breaks; an exit code when generation must stop.
+    An unreadable side raises SourceError."""
     relative = os.path.relpath(path.resolve(), Path.cwd().resolve())
     spec = f"{rev}:{relative if relative.startswith('..') else './' + relative}"
     try:

@@ -6,12 +6,13 @@ Settings come from `[tool.mcpstub.diff]`; flags win over the file. Exit codes: 0
 
 from __future__ import annotations
 
+import difflib
 import sys
 from pathlib import Path
 from typing import Any
 
 from mcpstub.diagnostics import SourceError
-from mcpstub.diff.engine import diff_sides
+from mcpstub.diff.engine import RULES, diff_sides
 from mcpstub.diff.model import SEVERITIES, DiffOptions, Ignore, Side, severity_rank
 from mcpstub.diff.report import RENDERERS
 from mcpstub.errortext import unknown_keys
@@ -38,37 +39,54 @@ def load_side(spec: str, shown: str | None = None, policy: Policy | None = None)
     return side_from_toolset(checked)
 
 
-def options_from_config(section: Any, origin: str) -> tuple[DiffOptions, str | None]:
-    """`[tool.mcpstub.diff]` as options and a fail-on level; problems raise ValueError."""
+class ConfigProblem(ValueError):
+    """A mistake in `[tool.mcpstub.diff]`; `keys` says where within it."""
+
+    def __init__(self, keys: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.keys = keys
+
+
+def options_from_config(section: Any) -> tuple[DiffOptions, str | None]:
+    """`[tool.mcpstub.diff]` as options and a fail-on level; a mistake raises ConfigProblem."""
+    table = "[tool.mcpstub.diff]"
     if section is None:
         return DiffOptions(), None
     if not isinstance(section, dict):
-        raise ValueError(f"{origin}: [tool.mcpstub.diff] must be a table")
+        raise ConfigProblem((), f"{table} must be a table")
     unknown = sorted(set(section) - set(CONFIG_KEYS))
     if unknown:
-        said = unknown_keys(unknown, CONFIG_KEYS)
-        raise ValueError(f"{origin}: unknown key(s) in [tool.mcpstub.diff]: {said}")
+        raise ConfigProblem((unknown[0],), f"unknown key(s) in {table}: {unknown_keys(unknown, CONFIG_KEYS)}")
     fail_on = section.get("fail-on")
     if fail_on is not None and fail_on not in SEVERITIES:
-        raise ValueError(f"{origin}: [tool.mcpstub.diff] fail-on must be one of {', '.join(SEVERITIES)}")
+        raise ConfigProblem(("fail-on",), f"{table} fail-on must be one of {', '.join(SEVERITIES)}")
     check_version = section.get("version-check", True)
     if not isinstance(check_version, bool):
-        raise ValueError(f"{origin}: [tool.mcpstub.diff] version-check must be true or false")
+        raise ConfigProblem(("version-check",), f"{table} version-check must be true or false")
     open_objects = section.get("open-objects", "warn")
     if open_objects not in ("warn", "strict"):
-        raise ValueError(f'{origin}: [tool.mcpstub.diff] open-objects must be "warn" or "strict"')
+        raise ConfigProblem(("open-objects",), f'{table} open-objects must be "warn" or "strict"')
     ignores: list[Ignore] = []
     raw = section.get("ignore", [])
     if not isinstance(raw, list):
-        raise ValueError(f"{origin}: [tool.mcpstub.diff] ignore must be a list of tables")
+        raise ConfigProblem(("ignore",), f"{table} ignore must be a list of tables")
     for i, item in enumerate(raw):
-        where = f"{origin}: [tool.mcpstub.diff] ignore[{i}]"
+        where = f"{table} ignore[{i}]"
         if not isinstance(item, dict) or set(item) - {"tool", "rule", "reason"}:
-            raise ValueError(f"{where} must be a table with tool, rule and reason")
+            raise ConfigProblem(("ignore", i), f"{where} must be a table with tool, rule and reason")
         values = [item.get(k) for k in ("tool", "rule", "reason")]
-        if not all(isinstance(v, str) and v.strip() for v in values):
-            raise ValueError(f'{where} needs tool, rule and a non-empty reason (tool = "*" for every tool)')
-        ignores.append(Ignore(str(values[0]), str(values[1]), str(values[2])))
+        values = [v if isinstance(v, str) and v.strip() else None for v in values]
+        if not all(values):
+            missing = next(k for k, v in zip(("tool", "rule", "reason"), values, strict=True) if not v)
+            message = f'{where} needs tool, rule and a non-empty reason (tool = "*" for every tool)'
+            raise ConfigProblem(("ignore", i, missing), message)
+        tool, rule, reason = (str(v) for v in values)
+        if rule not in RULES:
+            close = difflib.get_close_matches(rule, sorted(RULES), n=1)
+            hint = f"did you mean {close[0]}?" if close else "diff shows each finding's rule in [brackets]"
+            message = f"{where} rule {rule!r} is not a rule mcpstub diff reports ({hint})"
+            raise ConfigProblem(("ignore", i, "rule"), message)
+        ignores.append(Ignore(tool, rule, reason))
     options = DiffOptions(check_version=check_version, ignore=tuple(ignores), open_objects=open_objects)
     return options, fail_on
 

@@ -12,7 +12,7 @@ import re
 import time
 from typing import Any
 
-from mcpstub.diff.asked import elicitation_findings
+from mcpstub.diff.asked import ELICITATION_RULES, elicitation_findings
 from mcpstub.diff.compare import Subset
 from mcpstub.diff.facts import Reason, show
 from mcpstub.diff.model import JSON, DiffOptions, Direction, Finding, Severity, Side
@@ -81,6 +81,23 @@ _SEMVER = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z
 _WORDING = ("title", "description")
 _METADATA = ("icons", "_meta", "execution")
 _SCHEMA_KEY = {"input": "inputSchema", "output": "outputSchema"}
+# Every rule a finding may name (what an ignore may name): `diff_sides` holds its findings to it.
+RULES = frozenset(
+    {
+        *(rule for pair in KIND_RULES.values() for rule in pair),
+        *UNDECIDED_RULES,
+        *(f"input-{ends[0]}" for ends in SAFE_CHANGES.values()),
+        *(f"output-{ends[1]}" for ends in SAFE_CHANGES.values()),
+        *(f"{d}-schema-rewritten" for d in _SCHEMA_KEY),
+        *(f"{key}-changed" for key in _WORDING),
+        *(lost for _, _, lost in HINTS.values()),
+        *(f"annotation-{hint}-safer" for hint in HINTS),
+        *ELICITATION_RULES,
+        "output-schema-removed", "output-schema-added", "schema-default-changed",
+        "schema-wording-changed", "metadata-changed", "tool-changed", "title-changed",
+        "version-not-bumped", "tool-removed", "tool-added", "server-version-changed",
+    }
+)  # fmt: skip
 
 
 def _canon(value: JSON) -> str:
@@ -328,6 +345,7 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
     unique: dict[tuple[str, str, str, str], Finding] = {}
     for f in findings:
         unique.setdefault((f.tool, f.rule, f.direction, f.path), f)
+    assert {f.rule for f in findings} <= RULES, "a rule missing from RULES"
     order = {name: i for i, name in enumerate([*new.tools, *(n for n in old.tools if n not in new.tools)])}
     rank = {"breaking": 0, "warning": 1, "info": 2}
     return sorted(
