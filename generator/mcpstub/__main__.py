@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from mcpstub.cli import run
+from mcpstub import run
 
 run()

@@ -6,6 +6,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -644,3 +645,25 @@ def test_a_folder_or_the_default_toolset_missing_is_said_as_such(
     err = capsys.readouterr().err
     assert err.startswith("mcpstub: error: toolset file not found: tools.yaml (the default: ")
     assert "mcpstub init" in err
+
+
+def test_ctrl_c_while_the_command_starts_exits_130_without_a_traceback() -> None:
+    # The command line takes tens of milliseconds to import: a Ctrl-C then ends it as one during a
+    # run does. (Here the interrupt is raised as the import reaches one of its modules.)
+    script = """
+import sys
+import tomllib
+class Interrupted:
+    def find_spec(self, name, path=None, target=None):
+        if name == "mcpstub.options":
+            raise KeyboardInterrupt
+sys.meta_path.insert(0, Interrupted())
+from mcpstub import run
+run()
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "")
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text("utf-8"))
+    assert project["project"]["scripts"]["mcpstub"] == "mcpstub:run"  # the command starts there
