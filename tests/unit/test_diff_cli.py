@@ -202,6 +202,39 @@ def test_an_ignore_of_a_rule_diff_never_reports_is_refused_where_it_is_written(
     assert "tool-removed" not in capsys.readouterr().out
 
 
+def test_a_shared_definition_changed_is_one_line_naming_the_tools_that_take_it(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = "".join(
+        f"  - name: t{i}\n    inputSchema:\n      type: object\n"
+        f"      properties: {{p{i % 2}: {{$ref: '#/$defs/City'}}}}\n"
+        for i in range(12)
+    )
+    old = (
+        "mcpstub: 1\nserver: {name: s, version: 1.0.0}\n$defs:\n  City:\n    type: string\n"
+        f"    maxLength: 50\ntools:\n{tools}"
+    )
+    (in_tmp / "old.yaml").write_text(old)
+    (in_tmp / "new.yaml").write_text(old.replace("maxLength: 50", "maxLength: 20").replace("1.0.0", "2.0.0"))
+    assert main(["diff", "old.yaml", "new.yaml"]) == 1
+    named = ", ".join(f"'t{i}'" for i in range(10))
+    assert capsys.readouterr().out.splitlines() == [
+        "new.yaml:2:19: info: server: server.version 1.0.0 -> 2.0.0 [server-version-changed]",
+        f"new.yaml:6:5: breaking: tools {named} and 2 more input /$defs/City/maxLength: maxLength tightened:"
+        f" maxLength 50 -> maxLength 20 (counterexample for 't0': {{\"p0\": \"{'a' * 49}\"}})"
+        " [input-constraint-tightened]",
+        "12 breaking, 0 warning, 1 info",
+    ]
+    # Each tool's finding is its own in JSON (and JUnit), with its own counterexample.
+    assert main(["diff", "old.yaml", "new.yaml", "--format", "json"]) == 1
+    found = [f for f in json.loads(capsys.readouterr().out) if f["tool"]]
+    each = [(f["tool"], f["counterexample"]) for f in found]
+    assert each == [(f"t{i}", {f"p{i % 2}": "a" * 49}) for i in range(12)]
+    # Annotations likewise: a workflow step shows only its first ten errors.
+    assert main(["diff", "old.yaml", "new.yaml", "--format", "github"]) == 1
+    assert [line.split(" ")[0] for line in capsys.readouterr().out.splitlines()] == ["::notice", "::error"]
+
+
 def test_version_check_flag(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_new(in_tmp, OLD.split("  - name: gone", maxsplit=1)[0])
     assert main(["diff", "old.yaml", "new.yaml", "--no-version-check", "--format", "json"]) == 1

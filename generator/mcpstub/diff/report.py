@@ -1,6 +1,8 @@
 """Render findings: text (default), JSON, GitHub workflow annotations, JUnit XML.
 
-Each renderer takes the findings (already sorted) and returns the whole output as one string.
+Each renderer takes the findings (already sorted) and returns the whole output as one string. Text
+and annotations say findings alike but for their tool once (`grouped`); JSON and JUnit have one
+entry a finding.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from mcpstub.diff.model import Finding
 
 FORMATS = ("text", "json", "github", "junit")
 _SCHEMA_PREFIX = {"input": "/inputSchema", "output": "/outputSchema"}
+_NAMED = 10  # tools named in a line said of several (`--format json` has a finding for each)
 
 
 def visible(text: str) -> str:
@@ -26,36 +29,50 @@ def visible(text: str) -> str:
     return "".join(ch if ch.isprintable() else char_escape(ch) for ch in text)
 
 
-def _where(finding: Finding) -> str:
-    """`tool 'x' input /properties/a`: the schema-relative pointer for schema findings."""
+def _where(finding: Finding, tools: list[str]) -> str:
+    """`tool 'x' input /properties/a` (`tools 'x', 'y' ...` for a finding of several tools): the
+    schema-relative pointer for schema findings."""
     if not finding.tool:
         return "server"
     path = finding.path
     prefix = _SCHEMA_PREFIX.get(finding.direction)
     if prefix and (path == prefix or path.startswith(prefix + "/")):
         path = path[len(prefix) :] or "/"
-    text = (
-        f"tool {finding.tool!r}"
-        if finding.direction == "tool"
-        else f"tool {finding.tool!r} {finding.direction}"
-    )
+    named = ", ".join(repr(tool) for tool in tools[:_NAMED])
+    if len(tools) > _NAMED:
+        named += f" and {len(tools) - _NAMED} more"
+    text = f"tool{'s' if len(tools) > 1 else ''} {named}"
+    text = text if finding.direction == "tool" else f"{text} {finding.direction}"
     return f"{text} {path}" if path else text
 
 
-def _line(finding: Finding) -> str:
-    text = f"{_where(finding)}: {finding.message}"
+def _line(finding: Finding, tools: list[str] | None = None) -> str:
+    tools = tools or [finding.tool]
+    text = f"{_where(finding, tools)}: {finding.message}"
     if finding.has_counterexample:
-        text += f" (counterexample: {show(finding.counterexample, 120)})"
+        whose = f" for {finding.tool!r}" if len(tools) > 1 else ""
+        text += f" (counterexample{whose}: {show(finding.counterexample, 120)})"
     return text
 
 
-def text_lines(findings: list[Finding]) -> list[str]:
-    """`file:line:col: breaking: tool 'x' input /properties/a: message [rule]`, a line a finding."""
-    lines = []
+def grouped(findings: list[Finding]) -> list[tuple[Finding, list[str]]]:
+    """Each finding with the tools it is said of: findings alike but for their tool (a shared
+    definition that changed, found in every tool that takes it) are said once, where the first is."""
+    groups: dict[tuple[object, ...], tuple[Finding, list[str]]] = {}
     for f in findings:
+        key = (f.rule, f.severity, f.direction, f.path, f.message, f.location) if f.tool else (id(f),)
+        groups.setdefault(key, (f, []))[1].append(f.tool)
+    return list(groups.values())
+
+
+def text_lines(findings: list[Finding]) -> list[str]:
+    """`file:line:col: breaking: tool 'x' input /properties/a: message [rule]`, a line a finding
+    (a line for findings alike but for their tool)."""
+    lines = []
+    for f, tools in grouped(findings):
         loc = f.location
         prefix = f"{loc.file}:{loc.line}:{loc.col}: " if loc is not None else ""
-        lines.append(visible(f"{prefix}{f.severity}: {_line(f)} [{f.rule}]"))
+        lines.append(visible(f"{prefix}{f.severity}: {_line(f, tools)} [{f.rule}]"))
     return lines
 
 
@@ -83,13 +100,13 @@ def render_github(findings: list[Finding]) -> str:
     """GitHub workflow commands: `::error file=..,line=..,col=..,title=..::message`."""
     level = {"breaking": "error", "warning": "warning", "info": "notice"}
     lines = []
-    for f in findings:
+    for f, tools in grouped(findings):  # (a step shows only its first ten errors)
         props = []
         if f.location is not None:
             loc = f.location
             props += [f"file={_escape_property(visible(loc.file))}", f"line={loc.line}", f"col={loc.col}"]
         props.append(f"title={_escape_property(f'{f.severity} [{f.rule}]')}")
-        lines.append(f"::{level[f.severity]} {','.join(props)}::{_escape_data(visible(_line(f)))}")
+        lines.append(f"::{level[f.severity]} {','.join(props)}::{_escape_data(visible(_line(f, tools)))}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
