@@ -658,7 +658,7 @@ class Interrupted:
         if name == "mcpstub.options":
             raise KeyboardInterrupt
 sys.meta_path.insert(0, Interrupted())
-from mcpstub import run
+from mcpstub.__main__ import run
 run()
 """
     done = subprocess.run(
@@ -666,4 +666,4 @@ run()
     )
     assert (done.returncode, done.stdout, done.stderr) == (130, "", "")
     project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text("utf-8"))
-    assert project["project"]["scripts"]["mcpstub"] == "mcpstub:run"  # the command starts there
+    assert project["project"]["scripts"]["mcpstub"] == "mcpstub.__main__:run"  # the command starts there
