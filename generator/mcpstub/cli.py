@@ -146,7 +146,9 @@ def _tracked(path: Path) -> bool:
     return True
 
 
-def _warn_orphans(out: Path, orphans: list[str], ours: dict[str, str] | None = None) -> None:
+def _warn_orphans(
+    out: Path, orphans: list[str], ours: dict[str, str] | None = None, yours: dict[str, str] | None = None
+) -> None:
     from mcpstub.ir import to_identifier  # noqa: PLC0415
 
     renamed = _renamed_handlers(out, ours) if orphans and ours else {}
@@ -156,17 +158,30 @@ def _warn_orphans(out: Path, orphans: list[str], ours: dict[str, str] | None = N
         print(f"{shown}: warning: handler has no tool in the toolset (orphaned)", file=sys.stderr)
         if old in renamed:
             new = to_identifier(renamed[old])
-            target = shown_path(out / "handlers" / f"{new}.py")
-            move = "git mv -f" if _tracked(out / rel) else "mv -f"
-            hint = (
-                f"  hint: tool {renamed[old]!r} is probably its tool renamed; to keep your code: "
-                f"{move} {shlex.quote(shown)} {shlex.quote(target)} (over the new stub), "
-                f"then rename its function {old} to {new} and its model imports"
-            )
-            print(hint, file=sys.stderr)
+            target = out / "handlers" / f"{new}.py"
+            said = f"  hint: tool {renamed[old]!r} is probably its tool renamed"
+            if _is_stub(target, (yours or {}).get(f"handlers/{new}.py")):
+                move = "git mv -f" if _tracked(out / rel) else "mv -f"
+                said += (
+                    f"; to keep your code: {move} {shlex.quote(shown)} {shlex.quote(shown_path(target))}"
+                    f" (over the new stub), then rename its function {old} to {new} and its model imports"
+                )
+            else:  # the renamed tool's handler holds code already: neither file is to be overwritten
+                said += f", whose handler {shown_path(target)} has code: keep what you need of {shown} there"
+            print(said, file=sys.stderr)
     if len(renamed) < len(orphans):  # the hint once, however many there are
-        print("  hint: delete each; a helper module of yours is never reported if its name starts with '_'",
-              file=sys.stderr)  # fmt: skip
+        print("  hint: move what you still need into a tool's handler, then delete each; a helper module"
+              " of yours is never reported if its name starts with '_'", file=sys.stderr)  # fmt: skip
+
+
+def _is_stub(path: Path, stub: str | None) -> bool:
+    """Whether the handler at `path` is missing (its stub is written) or is the stub as written."""
+    try:
+        return stub is not None and path.read_bytes() == stub.encode()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -362,7 +377,7 @@ def _write_package(
 
     staging = ahead.staging if ahead is not None else None
     p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS, *SERVER_FILES), staging=staging)
-    _warn_orphans(out, p.orphans, ours)
+    _warn_orphans(out, p.orphans, ours, yours)
     if p.foreign:
         for rel in p.foreign:
             what = (

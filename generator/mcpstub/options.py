@@ -8,7 +8,6 @@ output folder that cannot be a package, `cache_dir` says where model results are
 from __future__ import annotations
 
 import argparse
-import json
 import keyword
 import os
 import re
@@ -57,16 +56,17 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
+            text = ""
             try:
-                data = tomllib.loads(candidate.read_text("utf-8"))
+                text = candidate.read_text("utf-8")
+                data = tomllib.loads(text)
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-                placed = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(exc))
-                where = f"{placed[2]}:{placed[3]}:" if placed else ""
-                why = placed[1] if placed else str(exc)
-                raise UsageError(f"{shown_path(candidate)}:{where} invalid TOML: {why}") from None
-            section = data.get("tool", {}).get("mcpstub", {})
+                raise _invalid_toml(candidate, text, str(exc)) from None
+            tool = data.get("tool", {})
+            section = tool.get("mcpstub", {}) if isinstance(tool, dict) else None
             if not isinstance(section, dict):
-                raise config_error(candidate, (), "[tool.mcpstub] must be a table")
+                what = "[tool.mcpstub]" if isinstance(tool, dict) else "[tool]"
+                raise config_error(candidate, (), f"{what} must be a table")
             known = {"toolset", "out", "emit_tests", "client_only", "diff", "cache_dir", *_POLICY_KEYS}
             unknown = sorted(set(section) - known)
             if unknown:
@@ -97,6 +97,17 @@ _TYPES = (
 )
 
 
+def _invalid_toml(file: Path, text: str, said: str) -> UsageError:
+    """tomllib's complaint, at its line and column as every other mistake is said."""
+    placed = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", said)
+    if placed is not None:
+        return UsageError(f"{shown_path(file)}:{placed[2]}:{placed[3]}: invalid TOML: {placed[1]}")
+    if said.endswith(" (at end of document)"):
+        lines, said = text.split("\n"), said.removesuffix(" (at end of document)")
+        return UsageError(f"{shown_path(file)}:{len(lines)}:{len(lines[-1]) + 1}: invalid TOML: {said}")
+    return UsageError(f"{shown_path(file)}: invalid TOML: {said}")
+
+
 def config_error(file: Path, keys: tuple[str | int, ...], message: str) -> UsageError:
     """`message` about `[tool.mcpstub]` (`keys` within it) at the line and column of `file` where
     the key is written (or the nearest table or key holding it that is)."""
@@ -107,70 +118,92 @@ def config_error(file: Path, keys: tuple[str | int, ...], message: str) -> Usage
     return UsageError(f"{shown_path(file)}:{line}:{column}: {message}")
 
 
-_TOML_KEY = r"""[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*'"""
-_TOML_DOTTED = rf"(?:{_TOML_KEY})(?:[ \t]*\.[ \t]*(?:{_TOML_KEY}))*"
-_TOML_TOKEN = re.compile(r"""\"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|#[^\n]*|[][{},\n]""")
-_TOML_INLINE_KEY = re.compile(rf"(?:^|[{{,])\s*({_TOML_KEY})[ \t]*=")
-_TOML_LINE = re.compile(rf"^[ \t]*(?:(\[\[?)[ \t]*({_TOML_DOTTED})[ \t]*\]|({_TOML_DOTTED})[ \t]*=)", re.M)
+# TOML's tokens, for `toml_place`: strings (multi-line first), comments, line ends, bare words
+# (keys, numbers, dates; a dot parts a dotted key), punctuation, anything else.
+_TOML_TOKEN = re.compile(
+    r'"""(?:\\.|[^\\])*?"""(?!")|' + r"'''.*?'''(?!')|"
+    r'"(?:[^"\\\n]|\\.)*"|' + r"'[^'\n]*'|"
+    r"#[^\n]*|\n|[A-Za-z0-9_.:+-]+|[][{},=]|[ \t\r]+|.",
+    re.S,
+)
+_TomlPath = tuple[str | int, ...]
 
 
-def _toml_keys(dotted: str) -> tuple[str, ...]:
-    keys = re.findall(_TOML_KEY, dotted)
-    return tuple(json.loads(k) if k.startswith('"') else k.strip("'") for k in keys)
+def _toml_key(token: str) -> list[str]:
+    """The key parts a key's token spells: a quoted key read as TOML reads it, a bare one split at its
+    dots."""
+    if token[0] not in "\"'":
+        return [part for part in token.split(".") if part]
+    try:
+        return list(tomllib.loads(f"{token} = 0"))
+    except tomllib.TOMLDecodeError:
+        return [token[1:-1]]
 
 
-def toml_place(text: str, keys: tuple[str | int, ...]) -> tuple[int, int]:
+def toml_place(text: str, keys: _TomlPath) -> tuple[int, int]:
     """Where in TOML `text` the value at `keys` (table names, keys, list indexes) is written, as
     (line, column), 1-based: its key, else that of the nearest written table or key holding it."""
-    places: dict[tuple[str | int, ...], int] = {}
-    counts: dict[tuple[str | int, ...], int] = {}
-    table: tuple[str | int, ...] = ()
-    for match in _TOML_LINE.finditer(text):
-        if match.group(1):  # a [table] or [[array of tables]] header
-            table = _toml_keys(match.group(2))
-            if match.group(1) == "[[":
-                counts[table] = counts.get(table, -1) + 1
-                table = (*table, counts[table])
-            places.setdefault(table, match.start(2))
+    places: dict[_TomlPath, int] = {}
+    counts: dict[_TomlPath, int] = {}
+    table: _TomlPath = ()
+    opened: list[tuple[_TomlPath, list[int]]] = []  # inline values: an array's path and item, a table's
+    key: list[str] = []  # the dotted key being read, from `key_at`
+    key_at, header, value, value_path = 0, "", False, table
+    for match in _TOML_TOKEN.finditer(text):
+        token, at = match.group(), match.start()
+        if token[0] in " \t\r#":
+            continue
+        if header:  # `[table]` or `[[array of tables]]`
+            if token == "[" and not key:
+                header = "[["
+            elif token == "]":
+                table, key = tuple(key), []
+                places.setdefault(table, key_at)
+                if header == "[[":
+                    counts[table] = counts.get(table, -1) + 1
+                    table = (*table, counts[table])
+                    places.setdefault(table, key_at)
+                header = ""
+            elif token != "\n":
+                key_at = key_at if key else at
+                key += _toml_key(token)
+            continue
+        in_array = bool(opened) and bool(opened[-1][1])
+        if value or in_array:
+            if token == "\n":
+                continue
+            if not value:  # in an array: an item starts, or the array goes on or ends
+                path, item = opened[-1]
+                if token in ",]":
+                    item[0] += token == ","
+                    if token == "]":
+                        opened.pop()
+                    continue
+                value_path = (*path, item[0])
+                places.setdefault(value_path, at)
+            value = False
+            if token in "[{":
+                opened.append((value_path, [0] if token == "[" else []))
+            continue
+        if token == "\n" or token in ",]}":  # a statement, an inline table's entry or table ends
+            key = []
+            if token == "}" and opened:
+                opened.pop()
+        elif token == "[" and not opened:
+            header, key = "[", []
+        elif token == "=":
+            value_path = (*(opened[-1][0] if opened else table), *key)
+            places.setdefault(value_path, key_at)
+            key, value = [], True
         else:
-            key = (*table, *_toml_keys(match.group(3)))
-            places.setdefault(key, match.start(3))
-            index = keys[len(key)] if len(keys) > len(key) and keys[: len(key)] == key else None
-            if isinstance(index, int):  # an item of an inline array
-                _inline_item(text, match.end(), key, index, places)
+            key_at = key_at if key else at
+            key += _toml_key(token)
     for end in range(len(keys), 0, -1):
         if keys[:end] in places:
             offset = places[keys[:end]]
             line = text.count("\n", 0, offset) + 1
             return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
     return 1, 1
-
-
-def _inline_item(
-    text: str, start: int, key: tuple[str | int, ...], index: int, places: dict[tuple[str | int, ...], int]
-) -> None:
-    """Note where item `index` of the inline array written after `start` is, and the keys of an
-    inline table there."""
-    depth, begin, item = 0, start, 0
-    for token in _TOML_TOKEN.finditer(text, start):
-        char = token.group()
-        if char in "[{":
-            depth += 1
-            begin = token.end() if depth == 1 else begin
-        elif char in "]}," and depth >= 1:
-            ends_item = depth == 1  # a comma between items, or the array's closing bracket
-            depth -= char != ","
-            if ends_item and item == index:
-                written = text[begin : token.start()]
-                places.setdefault((*key, index), begin + len(written) - len(written.lstrip()))
-                for found in _TOML_INLINE_KEY.finditer(written):
-                    places.setdefault((*key, index, *_toml_keys(found.group(1))), begin + found.start(1))
-            if ends_item:
-                item, begin = item + 1, token.end()
-            if depth == 0 or item > index:
-                return
-        elif char == "\n" and depth == 0:
-            return
 
 
 def option_files() -> list[Path]:

@@ -115,7 +115,7 @@ def test_add_rename_remove_change_keep_user_code(tmp_path: Path) -> None:
     write_toolset(toolset, {"beta_two": (1, 0), "gamma": (2, 2)})  # remove
     code, _, err = run("generate", str(toolset), "--out", str(out))
     assert code == 0
-    assert err.count("(orphaned)") == 2 and err.count("hint: delete") == 1  # one hint for all
+    assert err.count("(orphaned)") == 2 and err.count("then delete each") == 1  # one hint for all
     before = (out / "models.py").read_text()
     write_toolset(toolset, {"beta_two": (2, 1), "gamma": (2, 2)})  # change a schema
     assert run("generate", str(toolset), "--out", str(out))[0] == 0
@@ -125,6 +125,24 @@ def test_add_rename_remove_change_keep_user_code(tmp_path: Path) -> None:
     for rel, text in mine.items():
         assert files[rel] == text  # byte-identical, even for tools that are gone
     assert generated_files(out) == fresh(toolset, tmp_path / "scratch")
+
+
+def test_a_rename_hint_never_moves_a_file_over_a_handler_that_has_code(tmp_path: Path) -> None:
+    # Renamed, then renamed back: the handler of the name come back holds the user's code, and the
+    # one left behind is an untouched stub. Moving it "over the new stub" would lose the code.
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"wave": (0, 1)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    (out / "handlers/wave.py").write_text(user_code("wave", 1))
+    write_toolset(toolset, {"wave_two": (0, 1)})
+    assert "(over the new stub)" in run("generate", str(toolset), "--out", str(out))[2]
+    write_toolset(toolset, {"wave": (0, 1)})
+    code, _, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and "handlers/wave_two.py: warning: handler has no tool in the toolset (orphaned)" in err
+    assert "mv" not in err and "(over the new stub)" not in err
+    said = "hint: tool 'wave' is probably its tool renamed, whose handler "
+    assert said in err and "has code: keep what you need of " in err
+    assert (out / "handlers/wave.py").read_text() == user_code("wave", 1)
 
 
 def test_a_renamed_tool_whose_handler_git_tracks_is_moved_with_git(tmp_path: Path) -> None:

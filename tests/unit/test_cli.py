@@ -154,6 +154,13 @@ def test_invalid_toml_is_said_at_its_line_and_column(
     assert main(["validate"]) == 2
     said = "pyproject.toml:3:14: invalid TOML: Expected ']' at the end of a table declaration"
     assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
+    (in_tmp / "pyproject.toml").write_text("a = 1\nb = [1,")  # (at the end of the file)
+    assert main(["validate"]) == 2
+    assert capsys.readouterr().err == "mcpstub: error: pyproject.toml:2:8: invalid TOML: Invalid value\n"
+    for tool in ('tool = "x"', "tool = [1]"):  # not a table
+        (in_tmp / "pyproject.toml").write_text(f"# a project\n\n{tool}\n[project]\nname = 'x'\n")
+        assert main(["validate"]) == 2
+        assert capsys.readouterr().err == "mcpstub: error: pyproject.toml:3:1: [tool] must be a table\n"
 
 
 @pytest.mark.parametrize(
@@ -185,8 +192,9 @@ def test_a_config_value_of_the_wrong_type_is_a_usage_error_for_every_command(
         ('[tool.mcpstub]\nout = "a"\n', ("tool", "mcpstub", "out"), (2, 1)),
         ('[tool . "mcpstub"]\n  "out" = 3\n', ("tool", "mcpstub", "out"), (2, 3)),
         ("[tool]\nmcpstub.diff.fail-on = 'x'\n", ("tool", "mcpstub", "diff", "fail-on"), (2, 1)),
-        # A key not written (here: inside an inline table) is placed at what holds it.
-        ("[tool]\nmcpstub = {out = 3}\n", ("tool", "mcpstub", "out"), (2, 1)),
+        ("[tool]\nmcpstub = {out = 3}\n", ("tool", "mcpstub", "out"), (2, 12)),
+        ('[tool.mcpstub]\ndiff = { fail-on = "never" }\n', ("tool", "mcpstub", "diff", "fail-on"), (2, 10)),
+        # A key not written is placed at what holds it.
         ("[tool.mcpstub]\nout = 1\n", ("tool", "mcpstub", "toolset"), (1, 2)),
         ("x = 1\n", ("tool", "mcpstub"), (1, 1)),
         # Items of an inline array, strings and comments holding brackets and commas passed over.
@@ -202,7 +210,41 @@ def test_a_config_value_of_the_wrong_type_is_a_usage_error_for_every_command(
             (2, 25),
         ),
         ('[tool.mcpstub.diff]\nignore = [{tool = "a"}]\n', ("tool", "mcpstub", "diff", "ignore", 3), (2, 1)),
-        # Arrays of tables count their headers.
+        # Quoted keys as TOML reads them (escapes JSON has not, a tab).
+        (
+            '[project]\n"caf\\U000000E9" = 1\n"a\tb" = 2\n[tool.mcpstub]\nout = 3\n',
+            ("tool", "mcpstub", "out"),
+            (5, 1),
+        ),
+        ('["tool"."mcp\\u0073tub"]\nout = 3\n', ("tool", "mcpstub", "out"), (2, 1)),
+        # Multi-line strings holding what looks like headers and keys are strings.
+        (
+            '[project]\ndescription = """\n[tool.mcpstub]\nout = "no"\n"""\n'
+            "x = '''\n[[tool.mcpstub.diff.ignore]]\n'''\n"
+            "[tool.mcpstub]\nout = 3\n",
+            ("tool", "mcpstub", "out"),
+            (10, 1),
+        ),
+        # Comments and strings inside an array hold no items or keys.
+        (
+            '[tool.mcpstub.diff]\nignore = [\n  # {tool = "*", rule = "x"},\n'
+            '  {tool = "*", reason = "a, rule = b", rule = "y"}, # first\n  {rule = "z"},\n]\n',
+            ("tool", "mcpstub", "diff", "ignore", 0, "rule"),
+            (4, 40),
+        ),
+        (
+            '[tool.mcpstub.diff]\nignore = [\n  {tool = "*"}, # first\n  {rule = "z"},\n]\n',
+            ("tool", "mcpstub", "diff", "ignore", 1),
+            (4, 3),
+        ),
+        # A nested array inside a multi-line array is no header.
+        (
+            '[tool.mcpstub]\nvendor_keywords = [\n  ["x-a"],\n]\nemit_tests = "yes"\n',
+            ("tool", "mcpstub", "emit_tests"),
+            (5, 1),
+        ),
+        # Arrays of tables count their headers, and are placed where a table was meant.
+        ('[project]\nname = "x"\n\n[[tool.mcpstub]]\nout = "a"\n', ("tool", "mcpstub"), (4, 3)),
         (
             "[[tool.mcpstub.diff.ignore]]\nrule = 'a'\n"
             "[[tool.mcpstub.diff.ignore]]\ntool = 'b'\n  rule = 'c'\n",

@@ -200,6 +200,13 @@ def test_an_ignore_of_a_rule_diff_never_reports_is_refused_where_it_is_written(
     )
     assert main(["diff", "old.yaml", "new.yaml", "--format", "json"]) == 0
     assert "tool-removed" not in capsys.readouterr().out
+    # Every rule an ignore may name is one it silences: a server's finding too.
+    (in_tmp / "new.yaml").write_text(OLD.replace("version: 1.0.0", "version: 1.0.1"))
+    (in_tmp / "pyproject.toml").write_text(
+        '[tool.mcpstub.diff]\nignore = [{tool = "*", rule = "server-version-changed", reason = "b"}]\n'
+    )
+    assert main(["diff", "old.yaml", "new.yaml", "--fail-on", "info"]) == 0
+    assert capsys.readouterr().out == "no differences\n"
 
 
 def test_a_shared_definition_changed_is_one_line_naming_the_tools_that_take_it(

@@ -341,7 +341,8 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
     if old.server_version != new.server_version and not said:
         message = f"server.version {old.server_version} -> {new.server_version}"
         where, rule = new.locate("", "/server/version"), "server-version-changed"
-        findings.append(Finding("", rule, "info", "tool", "/server/version", message, where))
+        changed = Finding("", rule, "info", "tool", "/server/version", message, where)
+        findings += [] if _ignored(changed, options) else [changed]
     unique: dict[tuple[str, str, str, str], Finding] = {}
     for f in findings:
         unique.setdefault((f.tool, f.rule, f.direction, f.path), f)
