@@ -612,7 +612,8 @@ def _holds(data: Any, parts: Sequence[str], file: str = "") -> str:
 
 def _close_pointer(data: Any, parts: Sequence[str]) -> str | None:
     """The pointer `parts` with its first name that `data` lacks replaced by a close one that
-    it has (`/$defs/Stauts` -> `/$defs/Status`); None if there is none."""
+    it has, such that it resolves (`/$defs/Stauts` -> `/$defs/Status`); None if there is none."""
+    root = data
     for i, part in enumerate(parts):
         if isinstance(data, dict) and part in data:
             data = data[part]
@@ -622,10 +623,11 @@ def _close_pointer(data: Any, parts: Sequence[str]) -> str | None:
             names = [k for k in data if isinstance(k, str)]
             lowered = {k.lower(): k for k in names}
             close = [lowered[part.lower()]] if part.lower() in lowered else []
-            close = close or difflib.get_close_matches(part, names, n=1, cutoff=0.6)
-            if not close:
-                return None
-            return to_pointer((*parts[:i], close[0], *parts[i + 1 :]))
+            for name in close or difflib.get_close_matches(part, names, n=3, cutoff=0.6):
+                meant = (*parts[:i], name, *parts[i + 1 :])
+                if resolve(root, list(meant))[0]:  # (`$defs` is not `$ref` with its name after it)
+                    return to_pointer(meant)
+            return None
         else:
             return None
     return None

@@ -110,6 +110,30 @@ def test_an_unresolved_reference_names_the_close_one_in_each_place_it_may_point(
     ]
 
 
+def test_a_close_name_is_told_only_where_it_resolves(tmp_path: Path) -> None:
+    # A schema whose root is the reference: its one key `$ref` is close to `$defs`, and a hint of
+    # `#/$ref/Book` would name nothing.
+    (tmp_path / "common.yaml").write_text("$defs:\n  Book: {type: object}\n")
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Book: {type: object}
+        tools:
+          - name: t
+            inputSchema: {$ref: "#/$defs/Bok"}
+            outputSchema: {$ref: "common.yaml#/$defs/Bokk"}
+          - name: u
+            inputSchema: {$ref: "#/$defz/Bok"}
+        """,
+    )
+    assert said(checked, "unresolved-ref") == [
+        (7, "did you mean '#/$defs/Book'?"),
+        (8, "did you mean 'common.yaml#/$defs/Book'?"),
+        (10, "there is no #/$defz: check the name and path"),
+    ]
+
+
 def test_one_run_says_every_problem_of_a_schema(tmp_path: Path) -> None:
     checked = check(
         tmp_path,
