@@ -22,13 +22,14 @@ import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from mcpstub.containment import check_ref_file
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.document import Document, JsonPath, Where
+from mcpstub.errortext import close_file
 from mcpstub.keywords import SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE
 from mcpstub.pointers import percent_decoded, ref_file, resolve, split_fragment, to_fragment, to_pointer
 
@@ -405,7 +406,7 @@ class Bundler:
         if loaded is None or (loaded.data is None and diagnostics):
             if not diagnostics:
                 why = _missing(path)
-                hint = _close_file(doc.path.parent, written) if why == "does not exist" else None
+                hint = close_file(doc.path.parent, written) if why == "does not exist" else None
                 said = error("ref-file", f"referenced file {file_part!r} {why}", loc.location, hint)
                 self.diagnostics.append(said)
             return None
@@ -677,19 +678,6 @@ def _beside(folder: Path) -> list[Path]:
         if small and path.suffix in _BESIDE_SUFFIXES:
             found.append(path)
     return found[:_BESIDE_MAX_FILES]
-
-
-def _close_file(folder: Path, written: str) -> str | None:
-    """`did you mean 'schemas/common.yaml'?` where the file `written` (from `folder`) is not, and a
-    file beside where it would be has a name close to its own."""
-    where = PurePosixPath(written.replace(os.sep, "/"))
-    try:
-        names = [entry.name for entry in os.scandir(folder / where.parent) if entry.is_file()]
-    except OSError:
-        return None
-    close = difflib.get_close_matches(where.name, names, n=1, cutoff=0.8)
-    return f"did you mean {str(where.parent / close[0])!r}?" if close else None
-
 
 def _missing(path: Path) -> str:
     """Why the file at `path` cannot be read as a referenced document."""

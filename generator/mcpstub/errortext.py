@@ -10,7 +10,9 @@ call refused at run time.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from mcpstub.pointers import to_pointer
@@ -90,3 +92,17 @@ def unknown_keys(unknown: Sequence[str], known: Sequence[str]) -> str:
 
     close = [(key, difflib.get_close_matches(key, sorted(known), n=1)) for key in unknown]
     return ", ".join(f"{key} (did you mean {match[0]}?)" if match else key for key, match in close)
+
+
+def close_file(folder: Path, written: str) -> str | None:
+    """`did you mean 'schemas/common.yaml'?` where the file `written` (from `folder`) is not, and a
+    file beside where it would be has a name close to its own."""
+    import difflib  # noqa: PLC0415 - only for the message
+
+    where = PurePosixPath(written.replace(os.sep, "/"))
+    try:
+        names = [entry.name for entry in os.scandir(folder / where.parent) if entry.is_file()]
+    except OSError:
+        return None
+    close = difflib.get_close_matches(where.name, names, n=1, cutoff=0.8)
+    return f"did you mean {str(where.parent / close[0])!r}?" if close else None

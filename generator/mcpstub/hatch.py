@@ -25,6 +25,11 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 from hatchling.plugin import hookimpl
 
+# What hatch itself reads of every build hook's table.
+_HATCH_KEYS = (
+    "dependencies", "enable-by-default", "require-runtime-dependencies", "require-runtime-features"
+)  # fmt: skip
+
 
 class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     """`[tool.hatch.build.hooks.mcpstub]`: `toolset` and `out`, from the project root."""
@@ -34,6 +39,12 @@ class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         """Generate `out` from `toolset`; fail the build with the diagnostics if it is invalid."""
         root = Path(self.root)
+        unknown = sorted(set(self.config) - {"toolset", "out", *_HATCH_KEYS})
+        if unknown:
+            from mcpstub.errortext import unknown_keys  # noqa: PLC0415
+
+            said = unknown_keys(unknown, ["toolset", "out", *_HATCH_KEYS])
+            raise ValueError(f"unknown key(s) in [tool.hatch.build.hooks.mcpstub]: {said}")
         settings = {key: self.config.get(key) for key in ("toolset", "out")}
         missing = [key for key, value in settings.items() if not isinstance(value, str) or not value]
         if missing:

@@ -64,6 +64,7 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
                 raise _invalid_toml(candidate, text, str(exc)) from None
             tool = data.get("tool", {})
             section = tool.get("mcpstub", {}) if isinstance(tool, dict) else None
+            _misnamed_table(candidate, data)
             if not isinstance(section, dict):
                 what = "[tool.mcpstub]" if isinstance(tool, dict) else "[tool]"
                 raise config_error(candidate, (), f"{what} must be a table")
@@ -95,6 +96,24 @@ _TYPES = (
     ("emit_tests", bool, "true or false"),
     ("client_only", bool, "true or false"),
 )
+
+
+def _misnamed_table(file: Path, data: dict[str, Any]) -> None:
+    """Refuse a table whose name is a slip of `[tool.mcpstub]` (`[tools.mcpstub]`, `[tool.mcpstb]`,
+    `[mcpstub]`): its settings would be left unread without a word."""
+    import difflib  # noqa: PLC0415 - only for the message
+
+    tool = data.get("tool")
+    tool = tool if isinstance(tool, dict) else {}
+    slips: list[tuple[str, ...]] = [("mcpstub",)] if isinstance(data.get("mcpstub"), dict) else []
+    tables = {k: v for k, v in data.items() if k != "tool" and isinstance(v, dict)}
+    slips += [(k, "mcpstub") for k, v in tables.items() if "mcpstub" in v]
+    if "mcpstub" not in tool:
+        slips += [("tool", k) for k in difflib.get_close_matches("mcpstub", [str(k) for k in tool], n=1)]
+    if slips:
+        place = toml_place(file.read_text("utf-8"), slips[0])
+        said = f"[{'.'.join(slips[0])}] is not read: did you mean [tool.mcpstub]?"
+        raise UsageError(f"{shown_path(file)}:{place[0]}:{place[1]}: {said}")
 
 
 def _invalid_toml(file: Path, text: str, said: str) -> UsageError:
@@ -258,13 +277,18 @@ def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None
         inside = shown_path(toolset / "tools.yaml")
         raise UsageError(f"{shown_path(toolset)} is a folder: name the toolset file in it ({inside})")
     if not found:
-        default = ""
+        from mcpstub.errortext import close_file  # noqa: PLC0415 - only for the message
+
+        said = f"toolset file not found: {shown_path(toolset)}"
         if not (args.toolset or "toolset" in config):
-            default = (
+            said += (
                 " (the default: name a toolset file, or set `toolset` in [tool.mcpstub];"
                 " `mcpstub init` writes one)"
             )
-        raise ToolsetMissing(f"toolset file not found: {shown_path(toolset)}{default}", toolset)
+        elif not args.toolset:  # from [tool.mcpstub]: said where it is written
+            said = str(config_error(root / "pyproject.toml", ("toolset",), said))
+        close = close_file(toolset.parent, toolset.name)
+        raise ToolsetMissing(f"{said}\n  hint: {close}" if close else said, toolset)
     return toolset, out, config
 
 

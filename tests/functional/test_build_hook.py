@@ -223,3 +223,13 @@ def test_the_sdist_holds_the_generated_package_though_git_ignores_it(tmp_path: P
     names = {name.partition("/")[2] for name in tarfile.open(archive).getnames()}
     for name in ("tools.yaml", "__init__.py", "models.py", "tools.py", "server.py", "handlers/shout.py"):
         assert name in names or f"src/sample_tools/{name}" in names, sorted(names)
+
+
+def test_a_misspelled_hook_setting_is_told_the_setting_it_resembles(tmp_path: Path) -> None:
+    from mcpstub.hatch import McpstubBuildHook  # noqa: PLC0415 - hatchling is a test dependency
+
+    config = {"toolset": "tools.yaml", "output": "src/sample_tools", "dependencies": []}
+    hook = McpstubBuildHook(str(tmp_path), config, None, None, str(tmp_path), "wheel")
+    said = r"unknown key\(s\) in \[tool.hatch.build.hooks.mcpstub\]: output \(did you mean out\?\)$"
+    with pytest.raises(ValueError, match=said):
+        hook.initialize("standard", {})

@@ -102,6 +102,30 @@ def test_paths_in_diagnostics_are_relative_to_cwd(in_tmp: Path, capsys: pytest.C
 def test_missing_file_is_a_usage_error(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", "nope.yaml"]) == 2
     assert capsys.readouterr().err == "mcpstub: error: toolset file not found: nope.yaml\n"
+    # Named in [tool.mcpstub]: said where it is written, with the file of a close name beside it.
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\nout = "pkg"\n  toolset = "tool.yaml"\n')
+    assert main(["generate"]) == 2
+    said = "pyproject.toml:3:3: toolset file not found: tool.yaml\n  hint: did you mean 'tools.yaml'?"
+    assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
+    assert main(["validate", "tool.yaml"]) == 2  # (a flag's file is the flag's)
+    said = "toolset file not found: tool.yaml\n  hint: did you mean 'tools.yaml'?"
+    assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
+
+
+@pytest.mark.parametrize(
+    ("table", "name"),
+    [("[tools.mcpstub]", "tools.mcpstub"), ("[tool.mcpstb]", "tool.mcpstb"), ("[mcpstub]", "mcpstub")],
+)
+def test_a_misnamed_mcpstub_table_is_not_left_unread_silently(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], table: str, name: str
+) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    (in_tmp / "pyproject.toml").write_text(f'[tool.black]\nline-length = 99\n\n{table}\nout = "pkg"\n')
+    assert main(["generate"]) == 2
+    said = f"pyproject.toml:4:2: [{name}] is not read: did you mean [tool.mcpstub]?"
+    assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
+    assert not (in_tmp / "pkg").exists()
 
 
 @pytest.mark.parametrize(
