@@ -627,9 +627,10 @@ class _Checker:
                 self._validators[id(bundled)] = (bundled, compiled)
         except Exception as exc:  # jsonschema-rs reports any schema it cannot compile this way
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            self.diagnostics.append(
-                error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))
-            )
+            # A referenced file with an error, said where it is written once, is why, as a rule.
+            if not any(d.is_error and d.location.file != doc.file for d in self.bundler.diagnostics):
+                said = error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))
+                self.diagnostics.append(said)
             return None
         self.diagnostics.extend(default_mismatches(doc, path, bundled, defaults))
         return bundled, shared, dialect

@@ -311,3 +311,25 @@ def test_the_hint_of_a_file_beside_never_names_the_toolset_nor_a_link_nor_an_odd
     checked = check_toolset(Path("tools.yaml"), "tools.yaml")
     hints = [hint for _, hint in said(checked, "unresolved-ref")]
     assert len(hints) == 4 and not any("another file" in (hint or "") for hint in hints), hints
+
+
+def test_a_mistake_in_a_referenced_file_is_said_once_where_it_is_written(tmp_path: Path) -> None:
+    # Each tool taking the definition would otherwise add "cannot be compiled" in the validator's words.
+    book = "$defs:\n  Book:\n    type: object\n    properties:\n      n: {type: interger}\n"
+    (tmp_path / "common.yaml").write_text(book)
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema: {type: object}
+            outputSchema: {$ref: "common.yaml#/$defs/Book"}
+          - name: b
+            inputSchema: {type: object, properties: {x: {$ref: "common.yaml#/$defs/Book"}}}
+          - name: c
+            inputSchema: {type: object, properties: {x: {$ref: "common.yaml#/$defs/Book"}}}
+        """,
+    )
+    assert [(d.location.file, d.location.line, d.code, d.hint) for d in checked.diagnostics] == [
+        ("common.yaml", 5, "unknown-type", "did you mean 'integer'?")
+    ]
