@@ -604,11 +604,11 @@ class _Checker:
             self.diagnostics.append(root_error())
         errors_before = len(self.bundler.diagnostics)
         bundled, shared = self.bundler.bundle_schema(path, dialect)
-        if has_errors(self.diagnostics[before:]) or self.bundler.over_budget:
+        if self.bundler.over_budget:
             return None
-        if has_errors(self.bundler.diagnostics[errors_before:]):  # a referenced file's warnings keep it
-            # A reference is wrong: the defaults that depend on none are judged all the same, so
-            # that one run says every problem of the schema.
+        # A keyword or a reference is wrong (a referenced file's warnings keep it): the defaults
+        # are judged all the same, so that one run says every problem of the schema.
+        if has_errors(self.diagnostics[before:]) or has_errors(self.bundler.diagnostics[errors_before:]):
             self.diagnostics.extend(default_mismatches(doc, path, schema, defaults))
             return None
         if by_ref:

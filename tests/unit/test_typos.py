@@ -163,6 +163,35 @@ def test_one_run_says_every_problem_of_a_schema(tmp_path: Path) -> None:
         ("unresolved-ref", 16),
         ("required-not-a-property", 17),
     ]
+    # A keyword written wrong (`required` not a list, an unknown type) hides no default's mismatch;
+    # a default whose own schema is wrong is left unjudged.
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              properties:
+                n: {type: integer, default: ten}
+                k: {type: interger, default: 3}
+              required: n
+          - name: u
+            inputSchema: {type: object}
+            outputSchema:
+              type: object
+              properties: {n: {type: integer, default: ten}}
+              required: n
+        """,
+    )
+    found = [(d.code, d.location.line) for d in checked.diagnostics]
+    assert found == [
+        ("invalid-default", 8),
+        ("unknown-type", 9),
+        ("invalid-schema", 10),
+        ("invalid-default", 15),
+        ("invalid-schema", 16),
+    ]
 
 
 def test_a_default_at_the_root_of_a_definition_is_said_once_wherever_it_is_written(tmp_path: Path) -> None:
