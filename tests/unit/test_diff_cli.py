@@ -338,3 +338,30 @@ tools:
         "new.yaml:14:18: breaking: tool 't' input /properties/a%25/type",
         "new.yaml:7:19: breaking: tool 't' input /$defs/Offer/properties/50% off/type",
     ], lines
+
+
+def test_a_property_no_longer_required_is_placed_at_the_required_list(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = """\
+mcpstub: 1
+server: {name: s, version: 1.0.0}
+tools:
+  - name: get
+    inputSchema: {type: object}
+    outputSchema:
+      type: object
+      properties:
+        title: {type: string}
+        author: {type: string}
+      required: [title, author]
+"""
+    (in_tmp / "old.yaml").write_text(old)
+    (in_tmp / "new.yaml").write_text(old.replace("author", "writer").replace("1.0.0", "2.0.0"))
+    assert main(["diff", "old.yaml", "new.yaml"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    said = [line for line in lines if "no longer required" in line]
+    assert said == [
+        "new.yaml:11:7: breaking: tool 'get' output /required: property 'author' is no longer required"
+        ' (counterexample: {"title": "", "writer": ""}) [output-required-removed]'
+    ]

@@ -283,7 +283,7 @@ class TypedRules:
                 where = f"/properties/{escape(name)}" if name in b_props else "/required"
             else:
                 message = f"property {name!r} is no longer required"
-                where = f"/properties/{escape(name)}" if name in a_props else ""
+                where = f"/properties/{escape(name)}" if name in a_props else "/required" * ("required" in a)
             self.add("required", ap, bp, (*ip,), message, exact, where)
         max_props = a.get("maxProperties")
         saturated = isinstance(max_props, int | float) and len(a_req) >= max_props  # only required names fit
