@@ -71,6 +71,13 @@ BREAKING = [
         ("pattern-properties", {"type": "object", "patternProperties": {"^x": UUID}}),
         ("ref", {"anyOf": [{"$ref": "#/$defs/Id"}, {"type": "null"}]}),
     ]),
+    # A cycle of bare refs (a live server may advertise one) accepts every value.
+    ("bare-ref-cycle-draft-07",
+     props({"$ref": "#/definitions/D0"}, D7, definitions={"D0": {"$ref": "#/definitions/D0"}}),
+     props({"type": "string"}, D7)),
+    ("bare-ref-cycle-of-two", props({"$ref": "#/$defs/D0"}, None, **{"$defs": {"D0": {"$ref": "#/$defs/D1"},
+                                                                        "D1": {"$ref": "#/$defs/D0"}}}),
+     props({"type": "string"})),
     ("content-in-any-of-after-dialect-switch",
      props({"anyOf": [{"type": "string", "contentEncoding": "base64"}, {"type": "null"}]}),
      props({"anyOf": [{"type": "string", "contentEncoding": "base64"}, {"type": "null"}]}, D7)),

@@ -258,15 +258,19 @@ class Context:
         return found
 
     def resolve(self, node: JSON, ptr: str) -> tuple[JSON, str]:
-        """Follow bare `$ref`s (draft-07 ignores a ref's siblings; 2020-12 keeps them as a conjunct)."""
+        """Follow bare `$ref`s (draft-07 ignores a ref's siblings; 2020-12 keeps them as a conjunct).
+        A cycle of bare refs, which a live source may hold, constrains nothing (as the validator
+        judges it)."""
+        seen = set()
         for _ in range(64):
             if not isinstance(node, dict) or not isinstance(node.get("$ref"), str):
                 return node, ptr
             if self.dialect != "draft-07" and self.keywords(node) - {"$ref"}:
                 return node, ptr
             found, target, target_ptr = self.follow(node["$ref"])
-            if not found:
-                return {}, ptr  # cannot happen after bundling; treat as unconstrained
+            if not found or target_ptr in seen:
+                return {}, ptr  # (not found: cannot happen after bundling; unconstrained)
+            seen.add(target_ptr)
             node, ptr = target, target_ptr
         return node, ptr
 
