@@ -419,7 +419,8 @@ class Bundler:
         """Report `ref`, written in `doc`, as unresolved; `tries` are the (data, pointer parts) it
         was looked up in, where a close name is looked for. Else the hint says where the name is
         (another file read), or what the place it names holds."""
-        close = next((c for data, parts in tries if (c := _close_pointer(data, parts)) is not None), None)
+        closes = (_close_pointer(data, parts, ref) for data, parts in tries)
+        close = next((c for c in closes if c is not None), None)
         hint = _holds(*tries[-1], ref.partition("#")[0])
         if close is not None:
             hint = f"did you mean {ref.partition('#')[0] + '#' + close!r}?"
@@ -611,9 +612,10 @@ def _holds(data: Any, parts: Sequence[str], file: str = "") -> str:
     return f"{where} holds no names: check the name and path"
 
 
-def _close_pointer(data: Any, parts: Sequence[str]) -> str | None:
+def _close_pointer(data: Any, parts: Sequence[str], ref: str = "") -> str | None:
     """The pointer `parts` with its first name that `data` lacks replaced by a close one that
-    it has, such that it resolves (`/$defs/Stauts` -> `/$defs/Status`); None if there is none."""
+    it has, such that it points at a schema other than the one holding `ref` (`/$defs/Stauts` ->
+    `/$defs/Status`), written as a reference writes it; None if there is none."""
     root = data
     for i, part in enumerate(parts):
         if isinstance(data, dict) and part in data:
@@ -626,8 +628,10 @@ def _close_pointer(data: Any, parts: Sequence[str]) -> str | None:
             close = [lowered[part.lower()]] if part.lower() in lowered else []
             for name in close or difflib.get_close_matches(part, names, n=3, cutoff=0.6):
                 meant = (*parts[:i], name, *parts[i + 1 :])
-                if resolve(root, list(meant))[0]:  # (`$defs` is not `$ref` with its name after it)
-                    return to_pointer(meant)
+                found, target, _ = resolve(root, list(meant))  # (`$ref/Book` is not `$defs/Book`)
+                schema = isinstance(target, bool) or (isinstance(target, dict) and target.get("$ref") != ref)
+                if found and schema:
+                    return to_pointer(meant).replace("%", "%25")
             return None
         else:
             return None

@@ -119,7 +119,7 @@ def _fix_command(args: argparse.Namespace) -> str:
 def _renamed_handlers(out: Path, ours: dict[str, str]) -> dict[str, str]:
     """Orphaned handler module name -> the tool its tool was probably renamed to (as `diff` guesses,
     from the surface written last time and the one about to be written)."""
-    from mcpstub.diff.engine import renamed_to  # noqa: PLC0415
+    from mcpstub.diff.engine import renames  # noqa: PLC0415
     from mcpstub.ir import to_identifier  # noqa: PLC0415
     from mcpstub.layout import SURFACE_FILE  # noqa: PLC0415
     from mcpstub.sources import surface_tools  # noqa: PLC0415
@@ -130,9 +130,8 @@ def _renamed_handlers(out: Path, ours: dict[str, str]) -> dict[str, str]:
     except (OSError, KeyError, ValueError):
         return {}
     added = {name: tool for name, tool in new.items() if name not in old}
-    gone = {str(to_identifier(name)): tool for name, tool in old.items() if name not in new}
-    guesses = {module: renamed_to(tool, added) for module, tool in gone.items()}
-    return {module: name for module, name in guesses.items() if name is not None}
+    gone = {name: tool for name, tool in old.items() if name not in new}
+    return {str(to_identifier(name)): other for name, other in renames(gone, added).items()}
 
 
 def _tracked(path: Path) -> bool:

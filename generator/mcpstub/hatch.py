@@ -54,8 +54,10 @@ class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
                 + " (paths from the project root)"
             )
         toolset, out = str(settings["toolset"]), str(settings["out"])
-        if not (root / toolset).is_file() and (root / out / "_mcpstub.json").is_file():
-            # An sdist made by this hook holds the generated package: nothing to make again.
+        sdist = (root / "PKG-INFO").is_file()  # (a project's own tree has none)
+        if sdist and not (root / toolset).is_file() and (root / out / "_mcpstub.json").is_file():
+            # An sdist made by this hook holds the generated package: nothing to make again. Anywhere
+            # else a toolset missing (misspelled, renamed) is said, not built from what is there.
             self._include(out, build_data)
             return
         command = [sys.executable, "-m", "mcpstub", "generate", toolset, "--out", out]

@@ -100,19 +100,23 @@ _TYPES = (
 
 def _misnamed_table(file: Path, data: dict[str, Any]) -> None:
     """Refuse a table whose name is a slip of `[tool.mcpstub]` (`[tools.mcpstub]`, `[tool.mcpstb]`,
-    `[mcpstub]`): its settings would be left unread without a word."""
+    `[tool.MCPStub]`, `[mcpstub]`): its settings would be left unread without a word."""
     import difflib  # noqa: PLC0415 - only for the message
+
+    def slips(names: Any, meant: str) -> list[str]:
+        names = [str(n) for n in names if str(n) != meant]
+        return [n for n in names if n.lower() == meant] + difflib.get_close_matches(meant, names, 1, 0.85)
 
     tool = data.get("tool")
     tool = tool if isinstance(tool, dict) else {}
-    slips: list[tuple[str, ...]] = [("mcpstub",)] if isinstance(data.get("mcpstub"), dict) else []
-    tables = {k: v for k, v in data.items() if k != "tool" and isinstance(v, dict)}
-    slips += [(k, "mcpstub") for k, v in tables.items() if "mcpstub" in v]
+    found: list[tuple[str, ...]] = [("mcpstub",)] if isinstance(data.get("mcpstub"), dict) else []
+    tables = {k: v for k, v in data.items() if isinstance(v, dict)}
+    found += [(k, "mcpstub") for k in slips(tables, "tool") if "mcpstub" in tables[k]]
     if "mcpstub" not in tool:
-        slips += [("tool", k) for k in difflib.get_close_matches("mcpstub", [str(k) for k in tool], n=1)]
-    if slips:
-        place = toml_place(file.read_text("utf-8"), slips[0])
-        said = f"[{'.'.join(slips[0])}] is not read: did you mean [tool.mcpstub]?"
+        found += [("tool", k) for k in slips(tool, "mcpstub")]
+    if found:
+        place = toml_place(file.read_text("utf-8"), found[0])
+        said = f"[{'.'.join(found[0])}] is not read: did you mean [tool.mcpstub]?"
         raise UsageError(f"{shown_path(file)}:{place[0]}:{place[1]}: {said}")
 
 
@@ -287,7 +291,9 @@ def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None
             )
         elif not args.toolset:  # from [tool.mcpstub]: said where it is written
             said = str(config_error(root / "pyproject.toml", ("toolset",), said))
-        close = close_file(toolset.parent, toolset.name)
+        configured = not args.toolset and "toolset" in config  # as written there, from its folder
+        written = str(config["toolset"]) if configured else str(toolset)
+        close = close_file(root if configured else Path(), written)
         raise ToolsetMissing(f"{said}\n  hint: {close}" if close else said, toolset)
     return toolset, out, config
 

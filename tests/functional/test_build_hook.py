@@ -233,3 +233,23 @@ def test_a_misspelled_hook_setting_is_told_the_setting_it_resembles(tmp_path: Pa
     said = r"unknown key\(s\) in \[tool.hatch.build.hooks.mcpstub\]: output \(did you mean out\?\)$"
     with pytest.raises(ValueError, match=said):
         hook.initialize("standard", {})
+
+
+def test_a_missing_toolset_fails_the_build_though_a_package_was_generated_before(tmp_path: Path) -> None:
+    # Only an sdist (PKG-INFO beside pyproject.toml) builds from the generated package it holds:
+    # in a project's own tree, a misspelled or renamed toolset must not ship the last generation.
+    from mcpstub.hatch import McpstubBuildHook  # noqa: PLC0415 - hatchling is a test dependency
+
+    project = _project(tmp_path / "project")
+    assert subprocess.run(
+        [sys.executable, "-m", "mcpstub", "generate", "tools.yaml", "--out", "src/sample_tools"],
+        cwd=project, capture_output=True, check=False,
+    ).returncode == 0  # fmt: skip
+    config = {"toolset": "tool.yaml", "out": "src/sample_tools"}
+    hook = McpstubBuildHook(str(project), config, None, None, str(tmp_path / "dist"), "wheel")
+    with pytest.raises(RuntimeError, match=r"toolset file not found: tool\.yaml"):
+        hook.initialize("standard", {"artifacts": []})
+    (project / "PKG-INFO").write_text("Metadata-Version: 2.3\nName: sample\nVersion: 1.0.0\n")
+    build_data: dict[str, list[str]] = {"artifacts": []}
+    hook.initialize("standard", build_data)  # an sdist's: what it holds is packaged
+    assert build_data == {"artifacts": ["/src/sample_tools/**"]}

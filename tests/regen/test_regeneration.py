@@ -145,6 +145,17 @@ def test_a_rename_hint_never_moves_a_file_over_a_handler_that_has_code(tmp_path:
     assert (out / "handlers/wave.py").read_text() == user_code("wave", 1)
 
 
+def test_no_rename_is_guessed_where_two_tools_have_the_schemas(tmp_path: Path) -> None:
+    # Followed, two hints moving two handlers over one new stub would lose the first one's code.
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"ping": (0, 0), "wave": (0, 0)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    write_toolset(toolset, {"ping_two": (0, 0)})
+    code, _, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and err.count("(orphaned)") == 2
+    assert "mv" not in err and "renamed" not in err and "then delete each" in err
+
+
 def test_a_renamed_tool_whose_handler_git_tracks_is_moved_with_git(tmp_path: Path) -> None:
     toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
     write_toolset(toolset, {"alpha": (0, 1), "beta": (1, 0)})

@@ -108,14 +108,21 @@ def test_missing_file_is_a_usage_error(in_tmp: Path, capsys: pytest.CaptureFixtu
     assert main(["generate"]) == 2
     said = "pyproject.toml:3:3: toolset file not found: tool.yaml\n  hint: did you mean 'tools.yaml'?"
     assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
-    assert main(["validate", "tool.yaml"]) == 2  # (a flag's file is the flag's)
-    said = "toolset file not found: tool.yaml\n  hint: did you mean 'tools.yaml'?"
+    (in_tmp / "p1").mkdir()
+    (in_tmp / "p1" / "tools.yaml").write_text(GOOD)
+    assert main(["validate", str(Path("p1", "tool.yaml"))]) == 2  # (a flag's file is the flag's)
+    said = f"toolset file not found: {Path('p1', 'tool.yaml')}\n  hint: did you mean 'p1/tools.yaml'?"
     assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
 
 
 @pytest.mark.parametrize(
     ("table", "name"),
-    [("[tools.mcpstub]", "tools.mcpstub"), ("[tool.mcpstb]", "tool.mcpstb"), ("[mcpstub]", "mcpstub")],
+    [
+        ("[tools.mcpstub]", "tools.mcpstub"),
+        ("[tool.mcpstb]", "tool.mcpstb"),
+        ("[tool.MCPStub]", "tool.MCPStub"),
+        ("[mcpstub]", "mcpstub"),
+    ],
 )
 def test_a_misnamed_mcpstub_table_is_not_left_unread_silently(
     in_tmp: Path, capsys: pytest.CaptureFixture[str], table: str, name: str
@@ -126,6 +133,17 @@ def test_a_misnamed_mcpstub_table_is_not_left_unread_silently(
     said = f"pyproject.toml:4:2: [{name}] is not read: did you mean [tool.mcpstub]?"
     assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
     assert not (in_tmp / "pkg").exists()
+
+
+@pytest.mark.parametrize(
+    "table",
+    ['[dependency-groups]\nmcpstub = ["mcpstub"]', "[tool.mcp]\na = 1", "[tool.stub]\na = 1",
+     "[tool.mcpstub-ext]\na = 1", "[tool.hatch.build.hooks.mcpstub]\ntoolset = 'tools.yaml'"],
+)  # fmt: skip
+def test_other_tables_are_not_taken_for_a_misnamed_mcpstub_table(in_tmp: Path, table: str) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    (in_tmp / "pyproject.toml").write_text(f"[project]\nname = 'x'\n\n{table}\n")
+    assert main(["validate"]) == 0
 
 
 @pytest.mark.parametrize(

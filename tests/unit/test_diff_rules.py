@@ -317,11 +317,18 @@ BASE = {"inputSchema": obj({"a": S})}
 
 
 def test_removed_tool_is_breaking_and_renamed_tool_is_named() -> None:
-    found = diff_sides(side({"a": BASE, "b": BASE}), side({"c": BASE}, "2.0.0"))
+    other = {**BASE, "outputSchema": obj({"r": S})}
+    found = diff_sides(side({"a": BASE, "b": other}), side({"c": BASE}, "2.0.0"))
     rules = {(f.tool, f.rule, f.severity) for f in found}
     assert ("a", "tool-removed", "breaking") in rules
     assert ("c", "tool-added", "info") in rules
-    assert any("renamed to 'c'" in f.message for f in found)
+    assert [f.message for f in found if f.rule == "tool-removed"] == [
+        "tool 'a' removed (renamed to 'c'?)",
+        "tool 'b' removed",
+    ]
+    # Two removed tools with the schemas of the one added: no guess names either.
+    found = diff_sides(side({"a": BASE, "b": BASE}), side({"c": BASE}, "2.0.0"))
+    assert [f.message for f in found if f.rule == "tool-removed"] == ["tool 'a' removed", "tool 'b' removed"]
 
 
 def test_output_schema_removed_or_added_is_breaking() -> None:

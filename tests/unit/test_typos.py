@@ -113,24 +113,33 @@ def test_an_unresolved_reference_names_the_close_one_in_each_place_it_may_point(
 def test_a_close_name_is_told_only_where_it_resolves(tmp_path: Path) -> None:
     # A schema whose root is the reference: its one key `$ref` is close to `$defs`, and a hint of
     # `#/$ref/Book` would name nothing.
-    (tmp_path / "common.yaml").write_text("$defs:\n  Book: {type: object}\n")
+    (tmp_path / "common.yaml").write_text('$defs:\n  Book: {type: object}\n  "pct%": {type: string}\n')
     checked = check(
         tmp_path,
         """\
         $defs:
-          Book: {type: object}
+          Book: {type: object, properties: {a: {type: string}}, required: [a]}
         tools:
           - name: t
             inputSchema: {$ref: "#/$defs/Bok"}
             outputSchema: {$ref: "common.yaml#/$defs/Bokk"}
           - name: u
-            inputSchema: {$ref: "#/$defz/Bok"}
+            inputSchema:
+              type: object
+              properties:
+                a: {$ref: "#/$defz/Bok"}
+                b: {$ref: "#/$defs/Book/typ"}
+                x: {$ref: "#/propertes/x"}
+                y: {$ref: "common.yaml#/$defs/pct%25x"}
         """,
     )
     assert said(checked, "unresolved-ref") == [
         (7, "did you mean '#/$defs/Book'?"),
         (8, "did you mean 'common.yaml#/$defs/Book'?"),
-        (10, "there is no #/$defz: check the name and path"),
+        (13, "there is no #/$defz: check the name and path"),
+        (14, "#/$defs/Book holds properties, required, type"),  # `type` is no schema
+        (15, "there is no #/propertes: check the name and path"),  # `properties/x` is this one
+        (16, "did you mean 'common.yaml#/$defs/pct%25'?"),  # as a reference writes `%`
     ]
 
 

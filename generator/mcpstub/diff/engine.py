@@ -298,13 +298,19 @@ def _version_finding(old: Side, new: Side) -> Finding | None:
     return Finding("", "version-not-bumped", "breaking", "tool", "/server/version", message, where)
 
 
-def renamed_to(tool: dict[str, Any], candidates: dict[str, dict[str, Any]]) -> str | None:
-    """The candidate a removed tool was probably renamed to: the one with the same schemas."""
-    key = (_canon(tool.get("inputSchema")), _canon(tool.get("outputSchema")))
-    for name, other in candidates.items():
-        if (_canon(other.get("inputSchema")), _canon(other.get("outputSchema"))) == key:
-            return name
-    return None
+def renames(gone: dict[str, dict[str, Any]], added: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Removed tool -> the added tool it was probably renamed to: the one with the same schemas,
+    where no other removed or added tool has them too (a guess that may be wrong is not made)."""
+
+    def by_schemas(tools: dict[str, dict[str, Any]]) -> dict[tuple[str, str], list[str]]:
+        found: dict[tuple[str, str], list[str]] = {}
+        for name, tool in tools.items():
+            schemas = (_canon(tool.get("inputSchema")), _canon(tool.get("outputSchema")))
+            found.setdefault(schemas, []).append(name)
+        return found
+
+    olds, news = by_schemas(gone), by_schemas(added)
+    return {o[0]: n[0] for key, o in olds.items() if len(o) == 1 and len(n := news.get(key, [])) == 1}
 
 
 def _ignored(finding: Finding, options: DiffOptions) -> bool:
@@ -317,9 +323,10 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
     findings: list[Finding] = []
     budget = [options.search_budget_seconds]
     added = {n: t for n, t in new.tools.items() if n not in old.tools}
-    for name, tool in old.tools.items():
+    renamed = renames({n: t for n, t in old.tools.items() if n not in new.tools}, added)
+    for name in old.tools:
         if name not in new.tools:
-            other = renamed_to(tool, added)
+            other = renamed.get(name)
             message = f"tool {name!r} removed" + (f" (renamed to {other!r}?)" if other else "")
             where = new.locate("", "/tools")
             findings.append(Finding(name, "tool-removed", "breaking", "tool", "", message, where))
