@@ -278,7 +278,8 @@ def _generate(
 
     path, out, config = resolve(args, need_out=True)
     assert out is not None
-    check_out(out)
+    configured = None if args.out else (project_config(Path.cwd())[1] / "pyproject.toml", str(config["out"]))
+    check_out(out, configured)
     if args.check_breaking:
         from mcpstub.diff.breaking import check_breaking  # noqa: PLC0415
 

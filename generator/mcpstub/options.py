@@ -8,13 +8,14 @@ output folder that cannot be a package, `cache_dir` says where model results are
 from __future__ import annotations
 
 import argparse
+import json
 import keyword
 import os
 import re
 import sys
 import tomllib
 import unicodedata
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from mcpstub.policy import Policy
@@ -298,27 +299,40 @@ def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None
     return toolset, out, config
 
 
-def check_out(out: Path) -> None:
-    """Refuse an output folder that cannot be a package of its own: the name is its import name."""
+def check_out(out: Path, configured: tuple[Path, str] | None = None) -> None:
+    """Refuse an output folder that cannot be a package of its own: the name is its import name.
+    `configured`: the pyproject.toml whose `out` names it, and the value written (said there)."""
     name = Path(os.path.abspath(out)).name  # `--out .` names the current folder
     suggestion = re.sub(r"\W+", "_", unicodedata.normalize("NFKC", name)).strip("_").lower() or "my_tools"
     if not suggestion.isidentifier() or keyword.iskeyword(suggestion):
         suggestion = f"{suggestion}_tools" if suggestion.isidentifier() else "my_tools"
+
+    def refused(problem: str, advice: str = "", instead: str = "") -> UsageError:
+        if configured is None and not advice:
+            return UsageError(f"--out {shown_path(out)}: {problem}")
+        if configured is None:
+            return UsageError(f"{problem}\n  hint: {advice}, e.g. --out {shown_path(out.parent / instead)}")
+        meant = PurePosixPath(configured[1].replace(os.sep, "/")).parent / instead
+        hint = f"\n  hint: {advice}, e.g. out = {json.dumps(str(meant))}" if advice else ""
+        return config_error(configured[0], ("out",), f"out = {json.dumps(configured[1])}: {problem}{hint}")
+
     if not name.isidentifier() or keyword.iskeyword(name) or unicodedata.normalize("NFKC", name) != name:
-        raise UsageError(
-            f"output folder name {name!r} is not a valid Python package name (it is the import name)\n"
-            f"  hint: use letters, digits and underscores, e.g. --out {shown_path(out.parent / suggestion)}"
+        raise refused(
+            f"output folder name {name!r} is not a valid Python package name (it is the import name)",
+            "use letters, digits and underscores",
+            suggestion,
         )
     if name in sys.stdlib_module_names or name in RUNTIME_MODULES:
         what = "the standard library's" if name in sys.stdlib_module_names else "a dependency's"
-        raise UsageError(
-            f"output folder name {name!r} would shadow {what} module {name!r} when imported\n"
-            f"  hint: pick a name of your own, e.g. --out {shown_path(out.parent / (name + '_tools'))}"
+        raise refused(
+            f"output folder name {name!r} would shadow {what} module {name!r} when imported",
+            "pick a name of your own",
+            name + "_tools",
         )
     for folder in (out, *out.parents):
         if folder.exists() or folder.is_symlink():
             if not folder.is_dir():
-                raise UsageError(f"--out {shown_path(out)}: {shown_path(folder)} exists and is not a folder")
+                raise refused(f"{shown_path(folder)} exists and is not a folder")
             break
 
 

@@ -587,6 +587,26 @@ def test_out_that_is_not_an_identifier_is_refused_with_a_hint(
     assert suggested.isidentifier() and main(["generate", "tools.yaml", "--out", suggested]) == 0
 
 
+@pytest.mark.parametrize(
+    ("out", "said"),
+    [
+        ("src/library-tools", "output folder name 'library-tools' is not a valid Python package name"),
+        ("src/json", "output folder name 'json' would shadow the standard library's module 'json'"),
+    ],
+)
+def test_out_of_the_config_that_cannot_be_a_package_is_said_where_it_is_written(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], out: str, said: str
+) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    (in_tmp / "pyproject.toml").write_text(f'[project]\nname = "x"\n\n[tool.mcpstub]\n  out = "{out}"\n')
+    assert main(["generate"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f'mcpstub: error: pyproject.toml:5:3: out = "{out}": {said}')
+    fixed = err.rsplit("e.g. out = ", 1)[1].strip()  # the hint is what to write there
+    (in_tmp / "pyproject.toml").write_text(f"[tool.mcpstub]\nout = {fixed}\n")
+    assert main(["generate"]) == 0 and not (in_tmp / "src" / out.split("/")[1]).exists()
+
+
 def test_runtime_modules_cover_what_a_generated_package_imports() -> None:
     """Every top-level module of mcp, pydantic, jsonschema-rs and their dependencies, as installed."""
     import importlib.metadata as md  # noqa: PLC0415
