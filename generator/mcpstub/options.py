@@ -63,6 +63,8 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
                 data = tomllib.loads(text)
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
                 raise _invalid_toml(candidate, text, str(exc)) from None
+            except RecursionError:
+                raise _invalid_toml(candidate, text, "it nests too deeply to be read") from None
             tool = data.get("tool", {})
             section = tool.get("mcpstub", {}) if isinstance(tool, dict) else None
             _misnamed_table(candidate, data)
@@ -80,9 +82,11 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
                 if key in section and not isinstance(section[key], kind):
                     raise config_error(candidate, (key,), f"[tool.mcpstub] {key} must be {what}")
             vendor = section.get("vendor_keywords", [])
-            if not isinstance(vendor, list) or not all(isinstance(v, str) for v in vendor):
+            listed = isinstance(vendor, list)
+            wrong = [i for i, v in enumerate(vendor) if not isinstance(v, str)] if listed else []
+            if wrong or not listed:  # at the item, where the list is one
                 what = "[tool.mcpstub] vendor_keywords must be a list of strings"
-                raise config_error(candidate, ("vendor_keywords",), what)
+                raise config_error(candidate, ("vendor_keywords", *wrong[:1]), what)
             return section, folder
     return {}, start
 
@@ -158,6 +162,8 @@ def _toml_key(token: str) -> list[str]:
     dots."""
     if token[0] not in "\"'":
         return [part for part in token.split(".") if part]
+    if "\\" not in token:
+        return [token[1:-1]]
     try:
         return list(tomllib.loads(f"{token} = 0"))
     except tomllib.TOMLDecodeError:
@@ -166,9 +172,17 @@ def _toml_key(token: str) -> list[str]:
 
 def toml_place(text: str, keys: _TomlPath) -> tuple[int, int]:
     """Where in TOML `text` the value at `keys` (table names, keys, list indexes) is written, as
-    (line, column), 1-based: its key, else that of the nearest written table or key holding it."""
+    (line, column), 1-based: its key, else where a header or dotted key below it first names it,
+    else that of the nearest table or key holding it."""
     places: dict[_TomlPath, int] = {}
-    counts: dict[_TomlPath, int] = {}
+    implied: dict[_TomlPath, int] = {}  # tables named only as part of a longer name
+
+    def note(path: _TomlPath, at: int) -> None:
+        places.setdefault(path, at)
+        for end in range(1, len(path)):
+            implied.setdefault(path[:end], at)
+
+    counts: dict[_TomlPath, int] = {}  # each array of tables (by its path): its last entry
     table: _TomlPath = ()
     opened: list[tuple[_TomlPath, list[int]]] = []  # inline values: an array's path and item, a table's
     key: list[str] = []  # the dotted key being read, from `key_at`
@@ -177,17 +191,21 @@ def toml_place(text: str, keys: _TomlPath) -> tuple[int, int]:
         token, at = match.group(), match.start()
         if token[0] in " \t\r#":
             continue
-        if header:  # `[table]` or `[[array of tables]]`
+        if header:  # `[table]` or `[[array of tables]]`: within the last entry of each array named
             if token == "[" and not key:
                 header = "[["
             elif token == "]":
-                table, key = tuple(key), []
-                places.setdefault(table, key_at)
+                table = ()
+                for i, part in enumerate(key):
+                    table = (*table, part)
+                    if i < len(key) - 1 and table in counts:
+                        table = (*table, counts[table])
                 if header == "[[":
                     counts[table] = counts.get(table, -1) + 1
+                    note(table, key_at)
                     table = (*table, counts[table])
-                    places.setdefault(table, key_at)
-                header = ""
+                note(table, key_at)
+                header, key = "", []
             elif token != "\n":
                 key_at = key_at if key else at
                 key += _toml_key(token)
@@ -204,7 +222,7 @@ def toml_place(text: str, keys: _TomlPath) -> tuple[int, int]:
                         opened.pop()
                     continue
                 value_path = (*path, item[0])
-                places.setdefault(value_path, at)
+                note(value_path, at)
             value = False
             if token in "[{":
                 opened.append((value_path, [0] if token == "[" else []))
@@ -217,14 +235,14 @@ def toml_place(text: str, keys: _TomlPath) -> tuple[int, int]:
             header, key = "[", []
         elif token == "=":
             value_path = (*(opened[-1][0] if opened else table), *key)
-            places.setdefault(value_path, key_at)
+            note(value_path, key_at)
             key, value = [], True
         else:
             key_at = key_at if key else at
             key += _toml_key(token)
     for end in range(len(keys), 0, -1):
-        if keys[:end] in places:
-            offset = places[keys[:end]]
+        offset = places.get(keys[:end], implied.get(keys[:end]))
+        if offset is not None:
             line = text.count("\n", 0, offset) + 1
             return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
     return 1, 1

@@ -188,6 +188,18 @@ def test_bad_pyproject_is_a_usage_error(in_tmp: Path, pyproject: str) -> None:
     assert main(["validate"]) == 2
 
 
+def test_a_wrong_item_is_said_where_it_is_written(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\nvendor_keywords = [\n  "x-a",\n  2,\n]\n')
+    assert main(["validate"]) == 2
+    said = "pyproject.toml:4:3: [tool.mcpstub] vendor_keywords must be a list of strings"
+    assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
+    (in_tmp / "pyproject.toml").write_text("[tool.other]\nz = " + "[" * 1000 + "]" * 1000 + "\n")
+    assert main(["validate"]) == 2  # (tomllib's own recursion: no traceback)
+    said = "pyproject.toml: invalid TOML: it nests too deeply to be read"
+    assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
+
+
 def test_invalid_toml_is_said_at_its_line_and_column(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -284,6 +296,30 @@ def test_a_config_value_of_the_wrong_type_is_a_usage_error_for_every_command(
             '[tool.mcpstub]\nvendor_keywords = [\n  ["x-a"],\n]\nemit_tests = "yes"\n',
             ("tool", "mcpstub", "emit_tests"),
             (5, 1),
+        ),
+        # A table named only as part of a longer header or dotted key is placed where it is named.
+        ('[project]\nname = "x"\n\n[mcpstub.diff]\nfail-on = "info"\n', ("mcpstub",), (4, 2)),
+        (
+            '[project]\nname = "x"\n[tool.mcpstub.diff.bogus.x]\ny = 1\n',
+            ("tool", "mcpstub", "diff", "bogus"),
+            (3, 2),
+        ),
+        ('[tool.mcpstub]\nout = "a"\nbogus.x = 1\n', ("tool", "mcpstub", "bogus"), (3, 1)),
+        (
+            '[tool.mcpstub.diff]\nignore = [{tool="*", rule.x=1}]\n',
+            ("tool", "mcpstub", "diff", "ignore", 0, "rule"),
+            (2, 22),
+        ),
+        # A sub-table of an array of tables' entry belongs to that entry.
+        (
+            "[[tool.mcpstub.diff.ignore]]\ntool = '*'\n[tool.mcpstub.diff.ignore.rule]\nx = 1\n",
+            ("tool", "mcpstub", "diff", "ignore", 0, "rule"),
+            (3, 2),
+        ),
+        (
+            "[[a.b]]\nx = 1\n[[a.b]]\n[[a.b.c]]\n[[a.b.c]]\ny = 2\n",
+            ("a", "b", 1, "c", 1, "y"),
+            (6, 1),
         ),
         # Arrays of tables count their headers, and are placed where a table was meant.
         ('[project]\nname = "x"\n\n[[tool.mcpstub]]\nout = "a"\n', ("tool", "mcpstub"), (4, 3)),
