@@ -46,9 +46,19 @@ async def _serve_stdio(server: Server[Any]) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
+def _logging() -> None:
+    """Logs go to stderr at INFO, in the one process and in each worker alike: on stdio, stdout
+    carries the protocol. The SDK's own INFO lines (each session made and ended, with its ID, which
+    is a client's key to it) are not this server's."""
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    logging.getLogger("mcp").setLevel(logging.WARNING)
+
+
 def app_from_environment() -> Starlette:
     """The HTTP app as the command line configured it (the factory each worker calls)."""
     from .http import StaticTokenVerifier
+
+    _logging()  # (a worker is a new interpreter: it has not configured logging)
 
     settings = json.loads(os.environ[_SETTINGS_VARIABLE])
     verifier = None
@@ -397,10 +407,7 @@ def main(package: str, argv: list[str] | None = None) -> None:
             if len(given) == 1:
                 said = f"{given[0]} only applies"
             parser.error(f"{said} with --http HOST:PORT")
-    # Logs go to stderr: on stdio, stdout carries the protocol. The SDK's own INFO lines (each
-    # session made and ended, with its ID, which is a client's key to it) are not this server's.
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-    logging.getLogger("mcp").setLevel(logging.WARNING)
+    _logging()
     if args.http is None:
         # Ctrl-C ends the process at once: the SDK reads standard input in a thread that only
         # its end (Ctrl-D) would free, so a cancelled server would wait for it.

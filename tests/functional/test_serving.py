@@ -77,6 +77,8 @@ async def echo(args: EchoInput, ctx: ToolContext) -> EchoOutput | EchoResult:
 SLOW = """\
 from __future__ import annotations
 
+import logging
+
 import anyio
 
 from ..models import SlowInput, SlowOutput
@@ -86,6 +88,7 @@ from ..server import ToolContext
 
 async def slow(args: SlowInput, ctx: ToolContext) -> SlowOutput | SlowResult:
     await anyio.sleep(args.seconds)
+    logging.getLogger(__name__).info("slow: slept %s s", args.seconds)
     return SlowOutput(slept=args.seconds)
 """
 
@@ -384,6 +387,8 @@ def test_sigterm_lets_in_flight_calls_finish_then_exits_0(root: Path, flags: lis
         # The SDK's lines about sessions (their IDs are what a client holds them by) are not logged.
         err = process.stderr.read() if process.stderr is not None else ""
         assert "session" not in err.lower(), err
+        # A handler's own log line is there, in a worker too.
+        assert "INFO:fx_serving.handlers.slow:slow: slept 2.0 s" in err, err
         # and it no longer accepts work
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()

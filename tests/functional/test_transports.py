@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -63,6 +64,35 @@ async def test_stdio(root: Path) -> None:
         result = await client.call_tool("echo", {"text": "hi"})
     assert [tool.name for tool in tools.tools] == ["echo"]
     _check(result)
+
+
+def test_what_a_handler_prints_on_stdio_goes_to_stderr_not_into_the_protocol(tmp_path: Path) -> None:
+    # (The SDK's stdio transport points standard output at standard error while it serves.)
+    folder, _ = write_package(tmp_path, "fx_printing", TOOLSET)
+    (folder / "handlers" / "echo.py").write_text(
+        "from ..models import EchoInput\n\n\nasync def echo(args: EchoInput, ctx: object) -> str:\n"
+        "    print('debugging', args.text)\n    return args.text\n"
+    )
+    call = {"text": "x"}
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": call}},
+    ]
+    done = subprocess.Popen(
+        [sys.executable, "-m", "fx_printing"], cwd=tmp_path, env=_env(tmp_path), text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert done.stdin is not None and done.stdout is not None
+    for message in messages:
+        done.stdin.write(json.dumps(message) + "\n")
+        done.stdin.flush()
+    answers = [json.loads(done.stdout.readline()) for _ in range(2)]  # every line is a message
+    done.stdin.close()
+    assert done.wait(timeout=60) == 0 and done.stderr is not None
+    assert answers[1]["id"] == 2 and answers[1]["result"]["content"] == [{"type": "text", "text": "x"}]
+    assert "debugging x" in done.stderr.read()
 
 
 @pytest.fixture
