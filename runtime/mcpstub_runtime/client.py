@@ -290,9 +290,11 @@ class ToolsClient:
                 if "structured content" not in str(exc):
                     raise
                 raise UnexpectedOutput(f"{name}: {exc}") from exc
-            except Exception:
+            except Exception as exc:
                 if asking is not None:
                     asking.raise_failed(call)
+                if _closed(exc):  # the server went away (stopped, killed): the call may have run
+                    raise ConnectionError(f"{name}: {_LOST}") from exc
                 raise
         if asking is not None:
             asking.raise_failed(call)  # (the question was cancelled: what went wrong answering it)
@@ -551,6 +553,10 @@ async def _connected(
                 f"{target}: nothing serves MCP at this path (HTTP 404 Not Found); a generated package"
                 " serves it at /mcp"
             ) from exc
+        if not connected and _command(target) and (why := _not_started(exc)):
+            raise ConnectionError(f"the server command {_named(target)} cannot be started: {why}") from None
+        if connected and (_unreachable(exc) is not None or _closed(exc)):
+            raise ConnectionError(f"{_named(target)}: {_LOST}") from exc
         if not connected and isinstance(exc, ExceptionGroup) and len(_leaves(exc)) == 1:
             raise _leaves(exc)[0] from None  # why connecting failed, not the task group's wrapper
         raise
@@ -748,6 +754,23 @@ def _command(target: Target) -> list[str] | None:
     if isinstance(target, Sequence) and not isinstance(target, str):
         return [str(word) for word in target]
     return None
+
+
+_LOST = "the connection to the server was lost: a call in flight may have run all the same"
+
+
+def _named(target: Target) -> str:
+    """The target as a message names it: the command line, or the URL."""
+    command = _command(target)
+    return shlex.join(command) if command is not None else str(target)
+
+
+def _not_started(error: BaseException) -> str | None:
+    """Why the command to start is not there or may not run, when that is what `error` says."""
+    leaves = _leaves(error) if isinstance(error, BaseExceptionGroup) else [error]
+    if len(leaves) != 1 or not isinstance(leaves[0], FileNotFoundError | PermissionError):
+        return None
+    return leaves[0].strerror or str(leaves[0])
 
 
 def _closed(error: BaseException) -> bool:

@@ -147,6 +147,58 @@ def test_a_server_command_that_ends_before_answering_says_so(weather: Any, as_pa
     assert shlex.join(command) in str(raised.value)
 
 
+def test_a_server_command_that_cannot_start_says_so(weather: Any, tmp_path: Path) -> None:
+    connect = importlib.import_module("weather_tools.client").connect
+    for command, why in [
+        ([str(tmp_path / "no-such-server")], "No such file or directory"),
+        ([str(tmp_path)], "Permission denied"),  # (a folder: not a program)
+    ]:
+
+        async def run(command: list[str] = command) -> None:
+            async with connect(command):
+                raise AssertionError("connected")
+
+        with pytest.raises(ConnectionError) as raised:
+            anyio.run(run)
+        assert str(raised.value) == f"the server command {shlex.join(command)} cannot be started: {why}"
+
+
+# A server that answers the handshake and the listing, then ends on the first call.
+GONE_ON_A_CALL = """\
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    method, answer = message.get("method"), None
+    if method == "initialize":
+        info = {"name": "gone", "version": "1"}
+        version = message["params"]["protocolVersion"]
+        answer = {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}
+    elif method == "tools/list":
+        answer = {"tools": []}
+    elif method == "tools/call":
+        sys.exit(0)
+    if answer is not None:
+        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": answer}), flush=True)
+"""
+
+
+def test_a_server_gone_during_a_call_is_a_connection_error_that_says_the_call_may_have_run(
+    weather: Any,
+) -> None:
+    connect = importlib.import_module("weather_tools.client").connect
+
+    async def run() -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DriftWarning)  # (it lists no tools)
+            async with connect([sys.executable, "-c", GONE_ON_A_CALL], mode="legacy") as client:
+                await client.get_forecast(city="Paris", days=1)
+
+    with pytest.raises(ConnectionError) as raised:
+        anyio.run(run)
+    said = "get_forecast: the connection to the server was lost: a call in flight may have run all the same"
+    assert str(raised.value) == said
+
+
 def test_a_url_no_server_answers_says_so(weather: Any) -> None:
     """A ConnectionError naming the URL, not the HTTP library's own error."""
     import socket  # noqa: PLC0415

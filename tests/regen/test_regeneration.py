@@ -237,6 +237,11 @@ class RegenerationMachine(RuleBasedStateMachine):
         self.version = 0
         self.regenerate()
 
+    def teardown(self) -> None:
+        import shutil  # noqa: PLC0415
+
+        shutil.rmtree(self.dir, ignore_errors=True)  # (each example's folder: none is left in /tmp)
+
     def regenerate(self) -> None:
         write_toolset(self.toolset, self.tools)
         code, _, err = run("generate", str(self.toolset), "--out", str(self.out))
