@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
+import importlib
 import itertools
 import json
 import os
@@ -392,6 +393,33 @@ def test_sigterm_lets_in_flight_calls_finish_then_exits_0(root: Path, flags: lis
         # and it no longer accepts work
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_the_typed_client_of_a_server_stopped_during_a_call_raises_a_connection_error(root: Path) -> None:
+    # The server lets the call answer, but the SDK's client reopens its listening stream, which
+    # the stopping server refuses: the typed client says the connection was lost, not a task group.
+    port = free_port()
+    command = [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}", "--grace", "20"]
+    process = subprocess.Popen(command, cwd=root, env=_env(root), stderr=subprocess.DEVNULL, text=True)
+    try:
+        _wait_for(port, process)
+        with imported(root, PACKAGE):
+            connect = importlib.import_module(f"{PACKAGE}.client").connect
+
+            async def scenario() -> None:
+                url = f"http://127.0.0.1:{port}/mcp"
+                async with connect(url) as client, anyio.create_task_group() as group:
+                    group.start_soon(lambda: client.slow(seconds=2.0))
+                    await anyio.sleep(0.7)  # the call is in the handler now
+                    process.send_signal(signal.SIGTERM)
+
+            with pytest.raises(ConnectionError, match="connection to the server was lost: a call in flight"):
+                anyio.run(scenario)
+        assert process.wait(timeout=30) == 0
     finally:
         if process.poll() is None:
             process.kill()
