@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from mcpstub.cli import main
-from mcpstub.options import toml_place
+from mcpstub.tomlplace import toml_place
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: a\n    inputSchema: {type: object}\n"
