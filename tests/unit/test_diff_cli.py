@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -240,6 +241,21 @@ def test_a_shared_definition_changed_is_one_line_naming_the_tools_that_take_it(
     # Annotations likewise: a workflow step shows only its first ten errors.
     assert main(["diff", "old.yaml", "new.yaml", "--format", "github"]) == 1
     assert [line.split(" ")[0] for line in capsys.readouterr().out.splitlines()] == ["::notice", "::error"]
+
+
+def test_annotations_name_files_from_the_repository_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A workflow annotation attaches to a path from the repository's root, wherever the step runs.
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, capture_output=True)
+    (tmp_path / "svc").mkdir()
+    (tmp_path / "svc" / "old.yaml").write_text(OLD)
+    (tmp_path / "svc" / "new.yaml").write_text(OLD.replace("maximum: 14", "maximum: 7"))
+    monkeypatch.chdir(tmp_path / "svc")
+    assert main(["diff", "old.yaml", "new.yaml", "--format", "github", "--no-version-check"]) == 1
+    assert capsys.readouterr().out.startswith("::error file=svc/new.yaml,line=12,col=31,")
+    assert main(["diff", "old.yaml", "new.yaml", "--no-version-check"]) == 1  # text: from here
+    assert capsys.readouterr().out.startswith("new.yaml:12:31: breaking:")
 
 
 def test_version_check_flag(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from mcpstub.diagnostics import SourceError
 from mcpstub.diff.engine import RULES, diff_sides
-from mcpstub.diff.model import SEVERITIES, DiffOptions, Ignore, Side, severity_rank
+from mcpstub.diff.model import SEVERITIES, DiffOptions, Finding, Ignore, Side, severity_rank
 from mcpstub.diff.report import RENDERERS
 from mcpstub.errortext import unknown_keys
 from mcpstub.policy import Policy
@@ -105,6 +105,30 @@ def run(
         print(f"mcpstub: error: {shown_url(str(exc))}", file=sys.stderr)  # a URL's password stays unsaid
         return EXIT_USAGE
     findings = diff_sides(old, new, options)
+    if fmt == "github":
+        findings = _from_repository_root(findings)
     sys.stdout.write(RENDERERS[fmt](findings))
     threshold = severity_rank(fail_on or "breaking")
     return EXIT_FOUND if any(severity_rank(f.severity) >= threshold for f in findings) else EXIT_OK
+
+
+def _from_repository_root(findings: list[Finding]) -> list[Finding]:
+    """The findings with each file named from the root of the git repository the command runs in:
+    a workflow annotation attaches to a path from there (run from a subfolder, `../tools.yaml`
+    would attach to nothing). Outside a repository, or for a file outside it, as they are."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    from mcpstub.sources import _git  # noqa: PLC0415
+
+    try:
+        top = Path(_git(["rev-parse", "--show-toplevel"], Path.cwd())).resolve()
+    except (SourceError, OSError):
+        return findings
+
+    def placed(f: Finding) -> Finding:
+        path = Path(f.location.file).resolve() if f.location is not None else None
+        if f.location is None or path is None or not path.exists() or not path.is_relative_to(top):
+            return f
+        return replace(f, location=replace(f.location, file=path.relative_to(top).as_posix()))
+
+    return [placed(f) for f in findings]
