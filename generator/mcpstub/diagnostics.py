@@ -7,7 +7,7 @@ Every stage returns its findings as `Diagnostic` values; errors block writing, w
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -32,9 +32,12 @@ class SourceError(Exception):
     """A source (a toolset to diff, a listing to import, a revision) that cannot be read or is not
     what it should be; `location` points into it when it is a file."""
 
-    def __init__(self, message: str, location: Location | None = None) -> None:
+    def __init__(
+        self, message: str, location: Location | None = None, diagnostics: Sequence[Diagnostic] = ()
+    ) -> None:
         super().__init__(message)
         self.location = location
+        self.diagnostics = list(diagnostics)  # a toolset's, where it is not a valid one
 
 
 @dataclass(frozen=True)

@@ -256,6 +256,12 @@ def test_annotations_name_files_from_the_repository_root(
     assert capsys.readouterr().out.startswith("::error file=svc/new.yaml,line=12,col=31,")
     assert main(["diff", "old.yaml", "new.yaml", "--no-version-check"]) == 1  # text: from here
     assert capsys.readouterr().out.startswith("new.yaml:12:31: breaking:")
+    # A NEW that is no valid toolset: its diagnostics are annotations too (and the log says them).
+    (tmp_path / "svc" / "new.yaml").write_text(OLD.replace("type: integer", "type: intger", 1))
+    assert main(["diff", "old.yaml", "new.yaml", "--format", "github"]) == 2
+    said = capsys.readouterr()
+    assert said.out.startswith("::error file=svc/new.yaml,line=") and "title=[unknown-type]::" in said.out
+    assert "did you mean 'integer'?" in said.out and "new.yaml is not a valid toolset" in said.err
 
 
 def test_version_check_flag(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:

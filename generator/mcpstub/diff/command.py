@@ -9,12 +9,12 @@ from __future__ import annotations
 import difflib
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from mcpstub.diagnostics import SourceError
+from mcpstub.diagnostics import Diagnostic, SourceError
 from mcpstub.diff.engine import RULES, diff_sides
 from mcpstub.diff.model import SEVERITIES, DiffOptions, Finding, Ignore, Side, severity_rank
-from mcpstub.diff.report import RENDERERS
+from mcpstub.diff.report import RENDERERS, render_diagnostics
 from mcpstub.errortext import unknown_keys
 from mcpstub.policy import Policy
 
@@ -35,7 +35,8 @@ def load_side(spec: str, shown: str | None = None, policy: Policy | None = None)
     if has_errors(checked.diagnostics) or checked.toolset is None:
         for d in checked.diagnostics:
             print(d.format(), file=sys.stderr)
-        raise SourceError(f"{shown or spec} is not a valid toolset; fix it first (mcpstub validate)")
+        message = f"{shown or spec} is not a valid toolset; fix it first (mcpstub validate)"
+        raise SourceError(message, diagnostics=checked.diagnostics)
     return side_from_toolset(checked)
 
 
@@ -103,6 +104,8 @@ def run(
         from mcpstub.server_listing import shown_url  # noqa: PLC0415
 
         print(f"mcpstub: error: {shown_url(str(exc))}", file=sys.stderr)  # a URL's password stays unsaid
+        if fmt == "github":  # a workflow shows why where it is written, not only in the log
+            sys.stdout.write(render_diagnostics(_from_repository_root(exc.diagnostics)))
         return EXIT_USAGE
     findings = diff_sides(old, new, options)
     if fmt == "github":
@@ -112,10 +115,14 @@ def run(
     return EXIT_FOUND if any(severity_rank(f.severity) >= threshold for f in findings) else EXIT_OK
 
 
-def _from_repository_root(findings: list[Finding]) -> list[Finding]:
-    """The findings with each file named from the root of the git repository the command runs in:
-    a workflow annotation attaches to a path from there (run from a subfolder, `../tools.yaml`
-    would attach to nothing). Outside a repository, or for a file outside it, as they are."""
+Located = TypeVar("Located", Finding, Diagnostic)
+
+
+def _from_repository_root(items: list[Located]) -> list[Located]:
+    """Findings or diagnostics with each file named from the root of the git repository the
+    command runs in: a workflow annotation attaches to a path from there (run from a subfolder,
+    `../tools.yaml` would attach to nothing). Outside a repository, or for a file outside it, as
+    they are."""
     from dataclasses import replace  # noqa: PLC0415
 
     from mcpstub.sources import _git  # noqa: PLC0415
@@ -123,12 +130,13 @@ def _from_repository_root(findings: list[Finding]) -> list[Finding]:
     try:
         top = Path(_git(["rev-parse", "--show-toplevel"], Path.cwd())).resolve()
     except (SourceError, OSError):
-        return findings
+        return items
 
-    def placed(f: Finding) -> Finding:
-        path = Path(f.location.file).resolve() if f.location is not None else None
-        if f.location is None or path is None or not path.exists() or not path.is_relative_to(top):
-            return f
-        return replace(f, location=replace(f.location, file=path.relative_to(top).as_posix()))
+    def placed(item: Located) -> Located:
+        location = item.location
+        path = Path(location.file).resolve() if location is not None else None
+        if location is None or path is None or not path.exists() or not path.is_relative_to(top):
+            return item
+        return replace(item, location=replace(location, file=path.relative_to(top).as_posix()))
 
-    return [placed(f) for f in findings]
+    return [placed(item) for item in items]

@@ -8,9 +8,10 @@ entry a finding.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from xml.etree import ElementTree as ET
 
+from mcpstub.diagnostics import Diagnostic
 from mcpstub.diff.facts import show
 from mcpstub.diff.model import Finding
 
@@ -107,6 +108,19 @@ def render_github(findings: list[Finding]) -> str:
             props += [f"file={_escape_property(visible(loc.file))}", f"line={loc.line}", f"col={loc.col}"]
         props.append(f"title={_escape_property(f'{f.severity} [{f.rule}]')}")
         lines.append(f"::{level[f.severity]} {','.join(props)}::{_escape_data(visible(_line(f, tools)))}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def render_diagnostics(diagnostics: Sequence[Diagnostic]) -> str:
+    """A toolset's diagnostics as workflow commands (`::error file=..,line=..,col=..,title=[code]::`)."""
+    lines = []
+    for d in diagnostics:
+        level = "error" if d.is_error else "warning"
+        loc = d.location
+        props = [f"file={_escape_property(visible(loc.file))}", f"line={loc.line}", f"col={loc.col}"]
+        props.append(f"title={_escape_property(f'[{d.code}]')}")
+        text = d.message + (f" (hint: {d.hint})" if d.hint else "")
+        lines.append(f"::{level} {','.join(props)}::{_escape_data(visible(text))}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
