@@ -9,6 +9,7 @@ variable, read by `app_from_environment`, the factory uvicorn imports.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import importlib
 import ipaddress
@@ -52,6 +53,24 @@ def _logging() -> None:
     is a client's key to it) are not this server's."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     logging.getLogger("mcp").setLevel(logging.WARNING)
+    server_log = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _CutShort) for f in server_log.filters):
+        server_log.addFilter(_CutShort())
+
+
+class _CutShort(logging.Filter):
+    """A request still running when the grace period ends is cancelled, and uvicorn logs that as an
+    "Exception in ASGI application" with a traceback: it is said in a line instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, asyncio.CancelledError) and "graceful shutdown" in str(error):
+            record.msg, record.args, record.exc_info, record.levelno = _CUT_SHORT, (), None, logging.WARNING
+            record.levelname, record.exc_text = "WARNING", None
+        return True
+
+
+_CUT_SHORT = "a request still running when the grace period (--grace) ended was cut short"
 
 
 def app_from_environment() -> Starlette:

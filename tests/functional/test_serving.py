@@ -426,6 +426,32 @@ def test_the_typed_client_of_a_server_stopped_during_a_call_raises_a_connection_
             process.wait()
 
 
+def test_a_call_cut_short_by_the_end_of_the_grace_period_is_a_line_not_a_traceback(root: Path) -> None:
+    port = free_port()
+    command = [sys.executable, "-m", PACKAGE, "--http", f"127.0.0.1:{port}", "--grace", "0.5"]
+    process = subprocess.Popen(command, cwd=root, env=_env(root), stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(port, process)
+
+        async def scenario() -> None:
+            async with Client(f"http://127.0.0.1:{port}/mcp", mode="legacy") as client:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(client.call_tool, "slow", {"seconds": 10.0})
+                    await anyio.sleep(0.7)  # the call is in the handler now
+                    process.send_signal(signal.SIGTERM)
+
+        with contextlib.suppress(Exception):  # (the client loses its call: the server is gone)
+            anyio.run(scenario)
+        assert process.wait(timeout=30) == 0
+        err = process.stderr.read() if process.stderr is not None else ""
+        assert "Traceback" not in err and "Exception in ASGI application" not in err, err
+        assert "a request still running when the grace period (--grace) ended was cut short" in err, err
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_a_stop_the_moment_the_port_opens_is_a_clean_exit(root: Path, stop: signal.Signals) -> None:
     for _ in range(3):
