@@ -525,7 +525,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """Report what changed between two versions of a toolset, and whether it breaks clients."""
-    from mcpstub.diff.command import load_side, run  # noqa: PLC0415
+    from mcpstub.diff.command import run  # noqa: PLC0415
+    from mcpstub.diff.source import load_side  # noqa: PLC0415
 
     config, root = project_config(Path.cwd())
     policy = project_policy(config, root)

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from mcpstub.diagnostics import Diagnostic, Location, SourceError
-from mcpstub.diff.command import load_side
 from mcpstub.diff.model import Side
+from mcpstub.diff.source import load_side
 from mcpstub.document import Document, JsonPath
 from mcpstub.load import load_document
 from mcpstub.pointers import resolve, split

@@ -8,7 +8,7 @@ from pathlib import Path
 from benchmarks.bench_diff import changed_toolset
 from benchmarks.toolset import build_toolset
 from mcpstub.diff import diff_sides
-from mcpstub.diff.command import load_side
+from mcpstub.diff.source import load_side
 
 
 def test_benchmark_changes_are_found(tmp_path: Path) -> None:

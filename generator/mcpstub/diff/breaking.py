@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcpstub.diff.command import EXIT_FOUND, load_side
+from mcpstub.diff.command import EXIT_FOUND
 from mcpstub.diff.engine import diff_sides
 from mcpstub.diff.model import DiffOptions
 from mcpstub.diff.report import text_lines
+from mcpstub.diff.source import load_side
 from mcpstub.sources import NotAtRevision, side_from_git
 
 

@@ -13,31 +13,13 @@ from typing import Any, TypeVar
 
 from mcpstub.diagnostics import Diagnostic, SourceError
 from mcpstub.diff.engine import RULES, diff_sides
-from mcpstub.diff.model import SEVERITIES, DiffOptions, Finding, Ignore, Side, severity_rank
+from mcpstub.diff.model import SEVERITIES, DiffOptions, Finding, Ignore, severity_rank
 from mcpstub.diff.report import RENDERERS, render_diagnostics
+from mcpstub.diff.source import load_side
 from mcpstub.errortext import unknown_keys
-from mcpstub.policy import Policy
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 CONFIG_KEYS = ("fail-on", "ignore", "version-check", "open-objects")
-
-
-def load_side(spec: str, shown: str | None = None, policy: Policy | None = None) -> Side:
-    """A diff side from a toolset file path (checked with the project's policy)."""
-    from mcpstub.diagnostics import has_errors  # noqa: PLC0415
-    from mcpstub.diff.source import side_from_toolset  # noqa: PLC0415
-    from mcpstub.pipeline import check_toolset  # noqa: PLC0415
-
-    path = Path(spec)
-    if not path.is_file():
-        raise SourceError(f"toolset file not found: {spec}")
-    checked = check_toolset(path, shown or spec, policy)
-    if has_errors(checked.diagnostics) or checked.toolset is None:
-        for d in checked.diagnostics:
-            print(d.format(), file=sys.stderr)
-        message = f"{shown or spec} is not a valid toolset; fix it first (mcpstub validate)"
-        raise SourceError(message, diagnostics=checked.diagnostics)
-    return side_from_toolset(checked)
 
 
 class ConfigProblem(ValueError):

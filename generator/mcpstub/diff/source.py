@@ -7,17 +7,19 @@ file a `$ref` took it from.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcpstub.diagnostics import Location
+from mcpstub.diagnostics import Location, SourceError
 from mcpstub.diff.model import Side
 from mcpstub.load import Document, JsonPath
 from mcpstub.pointers import ref_file, resolve, split, split_fragment
 
 if TYPE_CHECKING:
     from mcpstub.pipeline import Checked
+    from mcpstub.policy import Policy
 
 
 def _path(data: Any, parts: Sequence[str], start: JsonPath = ()) -> JsonPath:
@@ -139,3 +141,20 @@ def _target(
 def _where(doc: Document, path: JsonPath) -> Location:
     """The key that holds a value when it is there; else the nearest written ancestor."""
     return doc.key_loc(path) if path and isinstance(path[-1], str) else doc.loc(path)
+
+
+def load_side(spec: str, shown: str | None = None, policy: Policy | None = None) -> Side:
+    """A diff side from a toolset file path (checked with the project's policy)."""
+    from mcpstub.diagnostics import has_errors  # noqa: PLC0415
+    from mcpstub.pipeline import check_toolset  # noqa: PLC0415
+
+    path = Path(spec)
+    if not path.is_file():
+        raise SourceError(f"toolset file not found: {spec}")
+    checked = check_toolset(path, shown or spec, policy)
+    if has_errors(checked.diagnostics) or checked.toolset is None:
+        for d in checked.diagnostics:
+            print(d.format(), file=sys.stderr)
+        message = f"{shown or spec} is not a valid toolset; fix it first (mcpstub validate)"
+        raise SourceError(message, diagnostics=checked.diagnostics)
+    return side_from_toolset(checked)
