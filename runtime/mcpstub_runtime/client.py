@@ -554,11 +554,15 @@ async def _connected(
                 " serves it at /mcp"
             ) from exc
         if not connected and _command(target) and (why := _not_started(exc)):
-            raise ConnectionError(f"the server command {_named(target)} cannot be started: {why}") from None
+            raise ConnectionError(f"the server command {_named(target)} cannot be started: {why}") from exc
         if connected and (_unreachable(exc) is not None or _closed(exc)):
             raise ConnectionError(f"{_named(target)}: {_LOST}") from exc
         if not connected and isinstance(exc, ExceptionGroup) and len(_leaves(exc)) == 1:
             raise _leaves(exc)[0] from None  # why connecting failed, not the task group's wrapper
+        raise
+    except BaseExceptionGroup as group:  # (past `Exception`: a group holding a BaseException)
+        if raised and _only(group, raised[0]):
+            raise raised[0] from None  # a KeyboardInterrupt or SystemExit the caller's block raised
         raise
 
 
@@ -770,7 +774,8 @@ def _not_started(error: BaseException) -> str | None:
     leaves = _leaves(error) if isinstance(error, BaseExceptionGroup) else [error]
     if len(leaves) != 1 or not isinstance(leaves[0], FileNotFoundError | PermissionError):
         return None
-    return leaves[0].strerror or str(leaves[0])
+    missing = leaves[0]  # (the command, or the folder it is started in)
+    return f"{missing.strerror}: {missing.filename}" if missing.filename else missing.strerror or str(missing)
 
 
 def _closed(error: BaseException) -> bool:

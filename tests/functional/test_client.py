@@ -148,6 +148,7 @@ def test_a_server_command_that_ends_before_answering_says_so(weather: Any, as_pa
 
 
 def test_a_server_command_that_cannot_start_says_so(weather: Any, tmp_path: Path) -> None:
+    # (what is missing is named: the command, or the folder it is to start in)
     connect = importlib.import_module("weather_tools.client").connect
     for command, why in [
         ([str(tmp_path / "no-such-server")], "No such file or directory"),
@@ -160,7 +161,20 @@ def test_a_server_command_that_cannot_start_says_so(weather: Any, tmp_path: Path
 
         with pytest.raises(ConnectionError) as raised:
             anyio.run(run)
-        assert str(raised.value) == f"the server command {shlex.join(command)} cannot be started: {why}"
+        said = f"the server command {shlex.join(command)} cannot be started: {why}: {command[0]}"
+        assert str(raised.value) == said
+
+
+def test_a_ctrl_c_inside_the_block_comes_out_as_itself(weather: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    connect = importlib.import_module("weather_tools.client").connect
+    monkeypatch.chdir(EXAMPLE)
+
+    async def run() -> None:
+        async with connect([sys.executable, "-m", "weather_tools"]):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):  # not a BaseExceptionGroup the SDK's task group made
+        anyio.run(run)
 
 
 # A server that answers the handshake and the listing, then ends on the first call.
