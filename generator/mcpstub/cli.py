@@ -70,7 +70,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from mcpstub.pipeline import check_toolset  # noqa: PLC0415
 
     path, _, config = resolve(args, need_out=False)
-    diff_options(*project_config(Path.cwd()))  # what `diff` and --check-breaking read is checked too
+    diff_options(config, config["root"])  # what `diff` and --check-breaking read is checked too
     checked = check_toolset(path, shown_path(path), config["policy"])
     _report(checked.diagnostics)
     if not checked.ok or checked.toolset is None:
@@ -278,12 +278,12 @@ def _generate(
 
     path, out, config = resolve(args, need_out=True)
     assert out is not None
-    configured = None if args.out else (project_config(Path.cwd())[1] / "pyproject.toml", str(config["out"]))
+    configured = None if args.out else (config["root"] / "pyproject.toml", str(config["out"]))
     check_out(out, configured)
     if args.check_breaking:
         from mcpstub.diff.breaking import check_breaking  # noqa: PLC0415
 
-        options, _ = diff_options(*project_config(Path.cwd()))
+        options, _ = diff_options(config, config["root"])
         try:
             stop = check_breaking(
                 args.check_breaking, path, shown_path(path), config, options, allow=args.allow_breaking

@@ -175,9 +175,10 @@ def shown_path(path: Path) -> str:
 
 
 def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None, dict[str, Any]]:
-    """The toolset, the output folder (when `need_out`) and `[tool.mcpstub]` with its `policy`."""
+    """The toolset, the output folder (when `need_out`) and `[tool.mcpstub]` with its `policy` and
+    the folder of the pyproject.toml it is in (`root`: where its paths start, where it is said)."""
     config, root = project_config(Path.cwd())
-    config = {**config, "policy": project_policy(config, root)}
+    config = {**config, "policy": project_policy(config, root), "root": root}
     toolset = Path(args.toolset) if args.toolset else None
     if toolset is None and "toolset" in config:
         toolset = root / str(config["toolset"])
@@ -261,8 +262,7 @@ def cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> Pa
     if os.environ.get("MCPSTUB_CACHE_DIR"):
         folder, said = Path(os.environ["MCPSTUB_CACHE_DIR"]), "MCPSTUB_CACHE_DIR"
     elif "cache_dir" in config:
-        _, root = project_config(Path.cwd())
-        folder, said = root / str(config["cache_dir"]), "cache_dir in [tool.mcpstub]"
+        folder, said = config["root"] / str(config["cache_dir"]), "cache_dir in [tool.mcpstub]"
     else:
         from mcpstub.engine.model_groups import default_cache_dir  # noqa: PLC0415
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from xml.etree import ElementTree as ET
 
-from mcpstub.diagnostics import Diagnostic
+from mcpstub.diagnostics import Diagnostic, Location
 from mcpstub.diff.facts import show
 from mcpstub.diff.model import Finding
 
@@ -100,27 +100,30 @@ def _escape_property(text: str) -> str:
 def render_github(findings: list[Finding]) -> str:
     """GitHub workflow commands: `::error file=..,line=..,col=..,title=..::message`."""
     level = {"breaking": "error", "warning": "warning", "info": "notice"}
-    lines = []
-    for f, tools in grouped(findings):  # (a step shows only its first ten errors)
-        props = []
-        if f.location is not None:
-            loc = f.location
-            props += [f"file={_escape_property(visible(loc.file))}", f"line={loc.line}", f"col={loc.col}"]
-        props.append(f"title={_escape_property(f'{f.severity} [{f.rule}]')}")
-        lines.append(f"::{level[f.severity]} {','.join(props)}::{_escape_data(visible(_line(f, tools)))}")
+    lines = [  # (a step shows only its first ten errors)
+        _annotation(level[f.severity], f.location, f"{f.severity} [{f.rule}]", _line(f, tools))
+        for f, tools in grouped(findings)
+    ]
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _annotation(level: str, location: Location | None, title: str, text: str) -> str:
+    """One workflow command: `::error file=..,line=..,col=..,title=..::text`."""
+    props = []
+    if location is not None:
+        file = _escape_property(visible(location.file))
+        props += [f"file={file}", f"line={location.line}", f"col={location.col}"]
+    props.append(f"title={_escape_property(title)}")
+    return f"::{level} {','.join(props)}::{_escape_data(visible(text))}"
 
 
 def render_diagnostics(diagnostics: Sequence[Diagnostic]) -> str:
     """A toolset's diagnostics as workflow commands (`::error file=..,line=..,col=..,title=[code]::`)."""
-    lines = []
-    for d in diagnostics:
-        level = "error" if d.is_error else "warning"
-        loc = d.location
-        props = [f"file={_escape_property(visible(loc.file))}", f"line={loc.line}", f"col={loc.col}"]
-        props.append(f"title={_escape_property(f'[{d.code}]')}")
-        text = d.message + (f" (hint: {d.hint})" if d.hint else "")
-        lines.append(f"::{level} {','.join(props)}::{_escape_data(visible(text))}")
+    lines = [
+        _annotation("error" if d.is_error else "warning", d.location, f"[{d.code}]",
+                    d.message + (f" (hint: {d.hint})" if d.hint else ""))
+        for d in diagnostics
+    ]  # fmt: skip
     return "\n".join(lines) + ("\n" if lines else "")
 
 
