@@ -215,6 +215,63 @@ def test_any_library_installed_upgraded_or_removed_is_another_environment(
         _forget_environment()
 
 
+def _distribution(site: Path, folder: str, *requires: str) -> None:
+    (site / folder).mkdir(parents=True)
+    headers = [f"Name: {folder.split('-', maxsplit=1)[0]}", *(f"Requires-Dist: {r}" for r in requires)]
+    (site / folder / "METADATA").write_text("\n".join(["Metadata-Version: 2.1", *headers, "", "text"]))
+
+
+@pytest.mark.parametrize("change", ["unrelated", "unrelated-upgraded", "extra-only"])
+def test_a_library_mcpstub_does_not_run_on_leaves_the_environment_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    # A stamp committed with the package must not change because a project installed something
+    # mcpstub never imports (a web framework, a linter): `generate && git diff --exit-code` churned.
+    site = tmp_path / "site"
+    _distribution(site, "requests-2.31.0.dist-info", "urllib3>=1")
+    monkeypatch.syspath_prepend(str(site))
+    _forget_environment()
+    try:
+        before = stamp.generator_fingerprint()
+        if change == "unrelated":
+            _distribution(site, "urllib3-2.0.0.dist-info")
+            _distribution(site, "My_Tool-1.0.egg-info")
+        elif change == "unrelated-upgraded":
+            (site / "requests-2.31.0.dist-info").rename(site / "requests-2.32.0.dist-info")
+        else:  # what only an extra of a required distribution asks for (datamodel-code-generator[http])
+            _distribution(site, "certifi-2026.10.19.dist-info")
+        _forget_environment()
+        assert stamp.generator_fingerprint() == before
+    finally:
+        monkeypatch.undo()
+        _forget_environment()
+
+
+def test_a_library_a_required_one_requires_is_part_of_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Followed transitively, whatever the spelling of its name, its markers or its metadata kind.
+    site = tmp_path / "site"
+    monkeypatch.syspath_prepend(str(site))
+    requires = ("Some.Lib (>=1) ; python_version >= '3'", "x; extra == 'y'")
+    _distribution(site, "mcpstub-9.0.0.dist-info", *requires)
+    (site / "some_lib-1.0-py3.11.egg-info").mkdir()
+    (site / "some_lib-1.0-py3.11.egg-info" / "requires.txt").write_text("deeper_dep>=2\n\n[extra]\nx\n")
+    _distribution(site, "deeper_dep-2.0.dist-info")
+    _distribution(site, "x-1.0.dist-info")
+    _forget_environment()
+    try:
+        found = stamp.required_distributions()
+        assert found == [
+            "deeper_dep-2.0.dist-info", "mcpstub-9.0.0.dist-info", "some_lib-1.0-py3.11.egg-info"
+        ]  # fmt: skip
+        (site / "deeper_dep-2.0.dist-info").rename(site / "deeper_dep-2.1.dist-info")
+        assert "deeper_dep-2.1.dist-info" in stamp.required_distributions()
+    finally:
+        monkeypatch.undo()
+        _forget_environment()
+
+
 def test_identical_installs_in_other_places_are_one_environment() -> None:
     # A stamp committed with the package must not change on every machine that runs generate: the
     # key names versions and contents, not where the environment is or when it was installed.
@@ -628,6 +685,33 @@ def test_a_project_s_own_metadata_in_the_current_folder_is_not_the_environment(
     (tmp_path / "project.egg-info").mkdir()
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert "project.egg-info" not in stamp.installed_distributions()
+    assert "project" not in stamp.installed_distributions()
     monkeypatch.chdir(tmp_path.parent)
-    assert "project.egg-info" in stamp.installed_distributions()  # a folder imported from otherwise
+    assert "project" in stamp.installed_distributions()  # a folder imported from otherwise
+
+
+def test_installing_an_unrelated_package_leaves_the_committed_stamp_and_the_check_as_they_were(
+    tmp_path: Path,
+) -> None:
+    # `generate && git diff --exit-code` in CI: a project that also installs a web framework or a
+    # linter must not see `_mcpstub.json` change; an upgrade of what the models are made with does.
+    common = tmp_path / "common.yaml"
+    common.write_text("$defs: {City: {type: string}}\n")
+    (tmp_path / "tools.yaml").write_text(_LINKED_TOOLSET.replace("REF", "common.yaml"))
+    site = tmp_path / "site"
+    env = {**os.environ, "MCPSTUB_CACHE_DIR": str(tmp_path / "cache")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH", "")]))
+
+    def generate(*more: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "mcpstub", "generate", "tools.yaml", "--out", "pkg", *more]
+        return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+
+    assert generate().returncode == 0
+    stamp_file = tmp_path / "pkg" / "_mcpstub.json"
+    before = stamp_file.read_bytes()
+    _distribution(site, "flask-3.1.0.dist-info", "werkzeug>=3")
+    _distribution(site, "werkzeug-3.1.0.dist-info")
+    assert generate("--check").returncode == 0
+    assert generate().returncode == 0 and stamp_file.read_bytes() == before
+    _distribution(site, "inflect-99.0.0.dist-info")  # ahead of the installed one: what is imported
+    assert generate().returncode == 0 and stamp_file.read_bytes() != before

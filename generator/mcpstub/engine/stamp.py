@@ -58,23 +58,43 @@ def installed(module: str) -> str:
 @cache
 def environment_key() -> str:
     """What besides mcpstub's code shapes the output and the checks: the interpreter (its Unicode data
-    measures widths without black), every distribution installed where Python imports from, by the
-    name and version its metadata folder carries (the model generator and all it runs on: inflect
-    names array items, isort orders imports), and the entry files of the libraries mcpstub calls
-    (a library changed in place, as an editable install is). A cache shared by several environments
-    keeps them apart; an install, upgrade or removal makes every entry a miss. Nothing in it says
-    where the environment is, so a stamp is the same on every machine with the same installs."""
+    measures widths without black), mcpstub's distribution and every one it requires, transitively,
+    by the name and version its metadata folder carries (the model generator and all it runs on:
+    inflect names array items, isort orders imports), and the entry files of the libraries mcpstub
+    calls (a library changed in place, as an editable install is). A cache shared by several
+    environments keeps them apart; an install, upgrade or removal of any of these makes every entry
+    a miss, and one of an unrelated package changes nothing (a committed stamp stays as it is).
+    Nothing in it says where the environment is, so a stamp is the same on every machine with the
+    same installs."""
     modules = ("black", "datamodel_code_generator", "pydantic", "jsonschema_rs", "jsonschema")
     libraries = [f"{name} {installed(name)}" for name in modules]
     python = f"{sys.implementation.name} {sys.version_info[:3]} unicode {unicodedata.unidata_version}"
-    return "\n".join([python, *installed_distributions(), *libraries])
+    return "\n".join([python, *required_distributions(), *libraries])
 
 
-def installed_distributions() -> list[str]:
-    """The metadata folders (`name-version.dist-info`) of every import path, in its order, but the
-    current folder's (`python -m` imports from there first): that is the project's, and a key must
-    not change with the folder a run starts in."""
-    found = []
+def required_distributions(root: str = "mcpstub") -> list[str]:
+    """The metadata folders of `root`'s distribution and of each it requires, transitively (extras
+    aside; an environment marker is not judged, so a requirement is followed wherever installed),
+    each as Python imports it (the first on the import path). Where `root` has no metadata (its
+    source run in place), every distribution installed."""
+    found = installed_distributions()
+    if root not in found:
+        return sorted(folder.name for folder in found.values())
+    todo, seen = [root], set()
+    while todo:
+        name = todo.pop()
+        if name not in seen and name in found:
+            seen.add(name)
+            todo += _requirements(found[name])
+    return sorted(found[name].name for name in seen)
+
+
+def installed_distributions() -> dict[str, Path]:
+    """The metadata folder (`name-version.dist-info`) of each distribution on the import path, by
+    normalized name, the first found where several are; the current folder's are left out (`python
+    -m` imports from there first): that is the project's, and a key must not change with the folder
+    a run starts in."""
+    found: dict[str, Path] = {}
     try:
         here = os.getcwd()
     except OSError:
@@ -84,10 +104,44 @@ def installed_distributions() -> list[str]:
             continue
         try:
             with os.scandir(entry) as entries:
-                found += sorted(e.name for e in entries if e.name.endswith((".dist-info", ".egg-info")))
+                folders = sorted(e.name for e in entries if e.name.endswith((".dist-info", ".egg-info")))
         except OSError:  # a zip file, a folder gone
             continue
+        for folder in folders:
+            found.setdefault(_normal(folder.rsplit(".", 1)[0].split("-", 1)[0]), Path(entry, folder))
     return found
+
+
+_REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)[^;]*(;.*)?")
+
+
+def _requirements(folder: Path) -> list[str]:
+    """The normalized names a distribution requires, but for its extras: `Requires-Dist` of a wheel's
+    METADATA, or the lines of an egg's requires.txt before its first `[extra]` section."""
+    lines: list[str] = []
+    try:
+        if folder.suffix == ".dist-info":
+            with open(folder / "METADATA", encoding="utf-8", errors="replace") as metadata:
+                for line in metadata:
+                    if not line.strip():
+                        break  # the end of the headers
+                    if line.startswith("Requires-Dist:"):
+                        lines.append(line[len("Requires-Dist:") :])
+        else:
+            text = (folder / "requires.txt").read_text(encoding="utf-8", errors="replace")
+            lines = text.split("\n[", 1)[0].splitlines()
+    except OSError:  # no metadata file: nothing known to be required
+        return []
+    names = []
+    for line in lines:
+        match = _REQUIREMENT.match(line)
+        if match and "extra" not in (match[2] or ""):
+            names.append(_normal(match[1]))
+    return names
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 @cache
