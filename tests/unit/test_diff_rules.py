@@ -993,3 +993,65 @@ def test_a_reference_to_a_meta_schema_leaves_the_process_s_meta_schemas_alone(di
     new = {**head, **obj({"a": {**meta, "not": {"type": "string"}}})}
     run_input(old, new, search_seconds=0.5, search_budget_seconds=1)
     assert _json_schema_library_store() == before
+
+
+# Schemas that accept nothing, each in a way its own keywords tell: a change to one breaks nobody.
+CROSSED = {"type": "array", "minItems": 2, "maxItems": 1}
+NOTHING = {
+    "object-bounds-cross": {"type": "object", "minProperties": 1, "maxProperties": 0},
+    "more-required-than-allowed": obj({"a": S, "b": S}, ("a", "b"), maxProperties=1),
+    "enum-outside-type": {"type": "string", "enum": [1, 2]},
+    "all-of-const-and-type": {"allOf": [{"const": 1}, S]},
+    "all-of-bounds-cross": {"type": "integer", "allOf": [{"minimum": 3}, {"maximum": 1}]},
+    "required-accepts-nothing": obj({"a": {"type": "string", "enum": [1]}}, ("a",)),
+    "required-deeper": obj({"a": obj({"b": CROSSED}, ("b",))}, ("a",)),
+}
+OTHERS = [False, {"const": 2}, S, obj({"z": I}, ("z",)), {"type": "object", "maxProperties": 0}]
+
+
+@pytest.mark.parametrize("empty", NOTHING.values(), ids=list(NOTHING))
+@pytest.mark.parametrize("other", OTHERS, ids=["false", "const", "string", "required", "max-0"])
+def test_a_change_from_or_to_a_schema_that_accepts_nothing_breaks_nobody(empty: Any, other: Any) -> None:
+    # No instance of an input that accepts nothing can be refused by the next; no output that
+    # accepts nothing sends anything. (A breaking finding here had no counterexample to show.)
+    assert not breaking(run_input(obj({"p": empty}, ("p",)), obj({"p": other}, ("p",))))
+    assert not breaking(run_output(obj({"p": other}), obj({"p": empty}, ("p",))))
+    whole = empty if empty.get("type") == "object" else obj({"p": empty}, ("p",))
+    other_whole = other if other is not False else {"type": "object", "maxProperties": 0}
+    assert not breaking(run_input(whole, other_whole))
+
+
+def test_what_only_seems_to_accept_nothing_still_breaks() -> None:
+    # Bounds that meet, an enum value that fits, an optional property that accepts nothing and the
+    # siblings of a draft-07 $ref (which do not apply) leave instances to refuse.
+    meet = {"type": "object", "minProperties": 1, "maxProperties": 1}
+    assert breaking(run_input(meet, {"type": "object", "maxProperties": 0}))
+    assert breaking(run_input(obj({"p": {"type": "string", "enum": [1, "a"]}}), obj({"p": {"const": 2}})))
+    optional = obj({"a": {"type": "string", "enum": [1]}, "q": S})
+    assert breaking(run_input(optional, obj({"a": False, "q": I})))
+    d7 = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "definitions": {"N": I},
+        **obj({"p": {"$ref": "#/definitions/N", "type": "string"}}, ("p",)),
+    }
+    assert breaking(run_input(d7, {**d7, "properties": {"p": {"const": 2}}}))
+
+
+def test_a_search_whose_time_is_gone_still_shows_the_counterexample_the_least_instance_makes() -> None:
+    # The first diff of a process spends its search time importing the instance generator: the
+    # counterexample must not depend on that (a required sibling makes planting into nothing fail).
+    old, new = obj({"a": S, "b": S, "c": I}, ("a", "b", "c")), obj({"a": S, "b": I, "c": I}, ("a", "b", "c"))
+    for seconds in (1e-9, 0.5):
+        (found,) = [f for f in run_input(old, new, search_seconds=seconds) if f.severity == "breaking"]
+        assert found.has_counterexample and found.counterexample == {"a": "", "b": "", "c": 0}, found
+
+
+def test_a_counterexample_is_planted_into_an_object_where_the_drawn_instance_is_none() -> None:
+    # An input without `type: object` may be drawn as 0 or null: planting the refused value into
+    # it makes no instance; the least object its required properties make still does.
+    old = {"properties": {"a": True, "b": {}}, "required": ["a"]}
+    new = obj({"a": True, "b": S}, ("a",))
+    for seconds in (1e-9, 0.5):
+        found = {f.path: f for f in run_input(old, new, search_seconds=seconds) if f.severity == "breaking"}
+        assert found["/inputSchema/properties/b/type"].has_counterexample, found
+        assert found["/inputSchema/properties/b/type"].counterexample["a"] is None

@@ -226,6 +226,8 @@ class Subset(TypedRules):
             return
         if a is True or not isinstance(a, dict):
             a = {}
+        if self._holds_nothing(a, ap):
+            return
         if b is False or not isinstance(b, dict):
             words = "no value is accepted any more" if self._input else "values may appear where none could"
             self.add("false", ap, bp, ip, words, exact)
@@ -490,14 +492,30 @@ class Subset(TypedRules):
             where = "/type" if "type" in a else ""
         self.add(kind, ap, bp, ip, message, exact, where)
 
-    def _inhabited(self, a: dict[str, Any], depth: int = 0) -> set[str]:
-        """A's types that some instance can take, looking one level into required properties."""
+    def _holds_nothing(self, a: dict[str, Any], ap: str, depth: int = 0) -> bool:
+        """A accepts no instance, as far as its own keywords tell: none of the few values it may take
+        passes all of A, or no type of A is left once bounds that cross and required properties that
+        accept nothing are taken out (its `allOf` merged in). A change to what accepts nothing breaks
+        nobody."""
+        rest, members = self._conjuncts(self.a, a, ap)
+        if members:
+            a = merge([rest] + [self.a.resolve(m, mp)[0] for m, mp in members], self.a) or a
+        values = finite_values(a, self.a)
+        if values is not None:
+            in_a = self.a.validator(a, ap)
+            return in_a is not None and not any(in_a(v) for v in values)
+        if "$ref" in a and self.a.dialect == "draft-07":
+            return False  # the siblings of a draft-07 $ref do not apply
+        return not self._inhabited(a, ap, depth)
+
+    def _inhabited(self, a: dict[str, Any], ap: str, depth: int = 0) -> set[str]:
+        """A's types that some instance can take, looking into required properties."""
         types = inhabited_types(a)
-        if "object" in types and not self._object_possible(a, depth):
+        if "object" in types and not self._object_possible(a, ap, depth):
             types.discard("object")
         return types
 
-    def _object_possible(self, a: dict[str, Any], depth: int) -> bool:
+    def _object_possible(self, a: dict[str, Any], ap: str, depth: int) -> bool:
         props = a.get("properties") if isinstance(a.get("properties"), dict) else {}
         assert isinstance(props, dict)
         required = (
@@ -509,25 +527,20 @@ class Subset(TypedRules):
         if isinstance(max_props, int | float) and len(required) > max_props:
             return False
         closed = a.get("additionalProperties") is False and not a.get("patternProperties")
-        for name in required:
+        for name in sorted(required):
             if name not in props:
                 if closed:
                     return False
                 continue
-            sub = self.a.resolve(props[name], "")[0]
+            sub, sp = self.a.resolve(props[name], f"{ap}/properties/{escape(name)}")
             if sub is False:
                 return False
-            if (
-                isinstance(sub, dict)
-                and depth < 3
-                and not ({"enum", "const", "anyOf", "oneOf", "allOf", "$ref"} & set(sub))
-            ):
-                if not self._inhabited(sub, depth + 1):
-                    return False
+            if isinstance(sub, dict) and depth < 3 and self._holds_nothing(sub, sp, depth + 1):
+                return False
         return True
 
     def _typed(self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool) -> None:
-        ta = self._inhabited(a)
+        ta = self._inhabited(a, ap)
         if not ta and not ({"enum", "const"} & set(a)):
             return  # A holds no instance at all
         tb = types_of(b) if "type" in self.b.keywords(b) else set(ALL_TYPES)

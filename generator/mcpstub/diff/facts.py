@@ -219,8 +219,9 @@ def inhabited_types(node: dict[str, Any]) -> set[str]:
                 and (lo_b[0] > hi_b[0] or (lo_b[0] == hi_b[0] and (lo_b[1] or hi_b[1])))
             ):
                 continue
-        elif t == "array":
-            lo, hi = int_low(lower(node, "minItems", None)), int_high(upper(node, "maxItems", None))
+        elif t in ("array", "object"):
+            what = "Items" if t == "array" else "Properties"
+            lo, hi = int_low(lower(node, f"min{what}", None)), int_high(upper(node, f"max{what}", None))
             if lo is not None and hi is not None and lo > hi:
                 continue
         found.add(t)

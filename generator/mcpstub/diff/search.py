@@ -91,22 +91,23 @@ class Searcher:
 
     def _bases(self, deadline: float, draw: bool = True) -> list[JSON]:
         """Instances of A to plant generated parts into: one small one, drawn once within the
-        deadline when drawing is allowed; else `[None]` (parts planted into nothing)."""
-        if self._base is None:
-            roots = self._roots
-            if not draw or roots is None or not search_available():
-                return [None]
+        deadline when drawing is allowed, then the least one A's required properties make (if A
+        takes it: found without drawing, so a search whose time is gone still plants into it, and
+        an object where the drawn one is not); `[None]` (parts planted into nothing) without both."""
+        roots = self._roots
+        if self._base is None and draw and roots is not None and search_available():
             try:
                 found = _run_find(self._strategy, roots[0], 50, deadline, shrink=False)
             except _OutOfTime:
-                return [None]  # not kept: a later search with time left may draw it
+                found = _OutOfTime  # not kept: a later search with time left may draw it
             except Exception:  # hypothesis-jsonschema refuses A (a recursive $ref, say)
                 found = _NOTHING
-            if found is _NOTHING:  # the least instance A's required properties make, if A takes it
-                least = _least(self.a, self.a.root)
-                found = least if roots[0](least) else _NOTHING
-            self._base = [found] if found is not _NOTHING else [None]
-        return self._base
+            if found is not _OutOfTime:
+                self._base = [] if found is _NOTHING else [found]
+        least = _least(self.a, self.a.root)
+        drawn = self._base or []
+        least_too = roots is not None and least not in drawn and roots[0](least)
+        return [*drawn, least] if least_too else drawn or [None]
 
     def _planted_search(
         self, reason: Reason, a_node: JSON, accept: Callable[[JSON], bool], deadline: float
@@ -137,8 +138,7 @@ class Searcher:
             return Outcome(True, reason.witness)  # the witness is the whole instance
         if roots is None or "**" in reason.ipath:
             return Outcome(False)
-        least = _least(self.a, self.a.root)
-        for base in [*self._bases(time.process_time() + self.seconds, draw), least]:
+        for base in self._bases(time.process_time() + self.seconds, draw):
             instance = _planted(base, reason.ipath, reason.witness)
             if roots[0](instance) and not roots[1](instance):
                 return Outcome(True, instance)
@@ -203,9 +203,7 @@ class Searcher:
         if not values:
             return _NOTHING
         for base in self._bases(deadline, draw) if reason.ipath else [None]:
-            for value in values:
-                if time.process_time() > deadline:
-                    return _NOTHING
+            for value in values:  # (a few dozen values: tried even where the time is gone)
                 instance = _planted(base, reason.ipath, value) if reason.ipath else value
                 try:
                     if accept(instance):
