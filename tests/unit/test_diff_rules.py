@@ -1055,3 +1055,15 @@ def test_a_counterexample_is_planted_into_an_object_where_the_drawn_instance_is_
         found = {f.path: f for f in run_input(old, new, search_seconds=seconds) if f.severity == "breaking"}
         assert found["/inputSchema/properties/b/type"].has_counterexample, found
         assert found["/inputSchema/properties/b/type"].counterexample["a"] is None
+
+
+JSON_TEXT = {"contentMediaType": "application/json"}
+
+
+@pytest.mark.parametrize("content", [JSON_TEXT, {"contentEncoding": "base64", **JSON_TEXT}])
+def test_a_string_whose_content_draft_07_checks_is_shown_with_one_it_accepts(content: dict[str, str]) -> None:
+    # Draft-07's validator checks content: "" is no JSON, so the counterexample must be one that is.
+    d7 = {"$schema": "http://json-schema.org/draft-07/schema#"}
+    old, new = {**d7, **obj({"c": {"type": "string", **content}})}, {**d7, **obj({"c": I})}
+    (found,) = [f for f in run_input(old, new, search_seconds=1e-9) if f.severity == "breaking"]
+    assert found.has_counterexample and isinstance(found.counterexample["c"], str), found

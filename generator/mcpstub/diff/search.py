@@ -292,8 +292,8 @@ def _literal_values(node: JSON, found: list[JSON], depth: int = 0) -> None:
         found.append(node["default"])
     if "format" in node:  # strings some format check refuses
         found.extend(FORMAT_PROBES)
-    if "contentEncoding" in node or "contentMediaType" in node:
-        found.extend(CONTENT_PROBES)
+    if "contentEncoding" in node or "contentMediaType" in node:  # refused, then accepted, by content checks
+        found.extend((*CONTENT_PROBES, "null", "bnVsbA=="))  # (JSON, and JSON in base64)
     for key in _NUMBER_BOUNDS:
         value = node.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) < 1e15:
