@@ -281,6 +281,28 @@ def test_usage_errors_exit_2(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["diff", "old.yaml", "old.yaml", "--format", "xml"]) == 2
 
 
+def test_an_old_or_new_that_cannot_be_diffed_is_an_error_in_the_junit_report(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A CI job publishes the report: it must say why the diff did not run, not be empty.
+    write_new(in_tmp, OLD.replace("type: integer", "type: intger", 1).replace("type: string", "type: strng", 1))
+    assert main(["diff", "old.yaml", "new.yaml", "--format", "junit"]) == 2
+    said = capsys.readouterr()
+    suite = ET.fromstring(said.out).find("testsuite")
+    assert suite is not None and suite.get("errors") == suite.get("tests") == "2", said.out
+    errors = [(case.get("name"), case.find("error")) for case in suite.iter("testcase")]
+    assert [name.split(":")[0] for name, _ in errors] == ["new.yaml", "new.yaml"], said.out
+    assert all(e is not None and "did you mean" in (e.get("message") or "") for _, e in errors)
+    assert "not a valid toolset" in said.err
+    assert main(["diff", "old.yaml", "missing.yaml", "--format", "junit"]) == 2
+    said = capsys.readouterr()
+    (error,) = ET.fromstring(said.out).iter("error")
+    assert "missing.yaml" in (error.get("message") or ""), said.out
+    # JSON is a list of findings: a source that cannot be diffed leaves it unwritten (exit 2).
+    assert main(["diff", "old.yaml", "missing.yaml", "--format", "json"]) == 2
+    assert capsys.readouterr().out == ""
+
+
 def test_a_change_inside_a_referenced_file_is_located_in_that_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

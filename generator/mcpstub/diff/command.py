@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from mcpstub.diagnostics import Diagnostic, SourceError
 from mcpstub.diff.engine import RULES, diff_sides
 from mcpstub.diff.model import SEVERITIES, DiffOptions, Finding, Ignore, severity_rank
-from mcpstub.diff.report import RENDERERS, render_diagnostics
+from mcpstub.diff.report import RENDERERS, render_diagnostics, render_junit_error
 from mcpstub.diff.source import load_side
 from mcpstub.errortext import unknown_keys
 
@@ -85,9 +85,12 @@ def run(
     except SourceError as exc:
         from mcpstub.server_listing import shown_url  # noqa: PLC0415
 
-        print(f"mcpstub: error: {shown_url(str(exc))}", file=sys.stderr)  # a URL's password stays unsaid
+        error = shown_url(str(exc))  # a URL's password stays unsaid
+        print(f"mcpstub: error: {error}", file=sys.stderr)
         if fmt == "github":  # a workflow shows why where it is written, not only in the log
             sys.stdout.write(render_diagnostics(_from_repository_root(exc.diagnostics)))
+        elif fmt == "junit":  # a test report shows why, not an empty or a missing file
+            sys.stdout.write(render_junit_error(error, exc.diagnostics))
         return EXIT_USAGE
     findings = diff_sides(old, new, options)
     if fmt == "github":

@@ -129,14 +129,7 @@ def render_diagnostics(diagnostics: Sequence[Diagnostic]) -> str:
 
 def render_junit(findings: list[Finding]) -> str:
     """JUnit XML: one test case per finding; breaking findings are failures."""
-    suite = ET.Element(
-        "testsuite",
-        name="mcpstub diff",
-        tests=str(len(findings)),
-        failures=str(sum(f.severity == "breaking" for f in findings)),
-        errors="0",
-        skipped="0",
-    )
+    suite = _suite(len(findings), failures=sum(f.severity == "breaking" for f in findings))
     for f in findings:
         case = ET.SubElement(
             suite,
@@ -152,6 +145,31 @@ def render_junit(findings: list[Finding]) -> str:
             ET.SubElement(case, "failure", message=visible(f.message), type=f.rule).text = body
         else:
             ET.SubElement(case, "system-out").text = f"{f.severity}: {body}"
+    return _xml(suite)
+
+
+def render_junit_error(error: str, diagnostics: Sequence[Diagnostic]) -> str:
+    """JUnit XML for an OLD or NEW that could not be diffed: an erroring test case for each of its
+    errors (`error` alone where it has no diagnostics), so a test report shows why, not nothing."""
+    said: list[Diagnostic | None] = [d for d in diagnostics if d.is_error]
+    said = said or [None]
+    suite = _suite(len(said), errors=len(said))
+    for d in said:
+        where = d.location if d is not None else None
+        place = f"{where.file}:{where.line}:{where.col}" if where is not None else "source"
+        text = error if d is None else d.message + (f" (hint: {d.hint})" if d.hint else "")
+        case = ET.SubElement(suite, "testcase", classname="mcpstub diff", name=visible(place))
+        kind = d.code if d is not None else "source"
+        ET.SubElement(case, "error", message=visible(text), type=kind).text = visible(f"{place}: {text}")
+    return _xml(suite)
+
+
+def _suite(tests: int, failures: int = 0, errors: int = 0) -> ET.Element:
+    counts = {"tests": tests, "failures": failures, "errors": errors, "skipped": 0}
+    return ET.Element("testsuite", {"name": "mcpstub diff", **{k: str(n) for k, n in counts.items()}})
+
+
+def _xml(suite: ET.Element) -> str:
     suites = ET.Element("testsuites")
     suites.append(suite)
     ET.indent(suites)
