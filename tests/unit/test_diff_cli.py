@@ -285,7 +285,8 @@ def test_an_old_or_new_that_cannot_be_diffed_is_an_error_in_the_junit_report(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A CI job publishes the report: it must say why the diff did not run, not be empty.
-    write_new(in_tmp, OLD.replace("type: integer", "type: intger", 1).replace("type: string", "type: strng", 1))
+    wrong = OLD.replace("type: integer", "type: intger", 1).replace("type: string", "type: strng", 1)
+    write_new(in_tmp, wrong)
     assert main(["diff", "old.yaml", "new.yaml", "--format", "junit"]) == 2
     said = capsys.readouterr()
     suite = ET.fromstring(said.out).find("testsuite")

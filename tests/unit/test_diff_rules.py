@@ -1067,3 +1067,38 @@ def test_a_string_whose_content_draft_07_checks_is_shown_with_one_it_accepts(con
     old, new = {**d7, **obj({"c": {"type": "string", **content}})}, {**d7, **obj({"c": I})}
     (found,) = [f for f in run_input(old, new, search_seconds=1e-9) if f.severity == "breaking"]
     assert found.has_counterexample and isinstance(found.counterexample["c"], str), found
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        obj({"a": S}, allOf=[{"additionalProperties": False}]),  # a closed part sees no properties
+        obj({}, additionalProperties=False),
+        obj({"b": I}, ("b",), additionalProperties=False),
+    ],
+    ids=["closed-part", "closed", "closed-other-required"],
+)
+def test_a_property_a_closed_object_now_refuses_is_shown_with_an_object_that_has_it(new: Any) -> None:
+    # The object refuses the name whatever its value: the counterexample is an object holding it.
+    old = obj({"a": S, "b": I}, additionalProperties=False)
+    for seconds in (1e-9, 0.5):
+        found = [f for f in run_input(old, new, search_seconds=seconds) if f.rule == "input-property-removed"]
+        assert found and all(f.has_counterexample for f in found), found
+        assert all(f.path.rsplit("/", 1)[1] in f.counterexample for f in found), found
+    required = obj({"a": S}, ("a",))
+    for seconds in (1e-9, 0.5):
+        found = [f for f in run_input(required, new, search_seconds=seconds) if f.severity == "breaking"]
+        assert found and all(f.has_counterexample for f in found), (seconds, found)
+
+
+@pytest.mark.parametrize(
+    "old",
+    [obj({"a": S}), obj({"a": S}, patternProperties={"^u": I}), obj({"a": S}, additionalProperties=I)],
+    ids=["open", "patterns", "typed-additional"],
+)
+def test_an_object_closed_is_shown_with_a_property_it_no_longer_lists(old: Any) -> None:
+    # Found without drawing: a name neither side lists nor matches by a pattern, valued as A takes it.
+    new = {**old, "additionalProperties": False}
+    (found,) = [f for f in run_input(old, new, search_seconds=1e-9) if f.severity == "breaking"]
+    assert found.rule == "input-additional-properties-closed" and found.has_counterexample, found
+    assert set(found.counterexample) - {"a"}, found

@@ -369,11 +369,21 @@ def _named(a_node: JSON, b_node: JSON) -> list[JSON]:
     # dependencies) and lack others: which names appear is what those keywords judge.
     asked = sorted(_asked_names(a_node) | _asked_names(b_node))[:12]
     if asked:
-        sample = {n: (per_name.get(n) or [None])[0] for n in asked}
+        sample = {n: (per_name.get(n) or [_least_named(n, a_node, b_node)])[0] for n in asked}
         values.append(sample)
         values.extend({n: v for n, v in sample.items() if n != left_out} for left_out in asked)
         values.extend({n: sample[n]} for n in asked)
     return _unique(values)[: 2 * _MAX_NAMED]
+
+
+def _least_named(name: str, *nodes: JSON) -> JSON:
+    """The least value of the type the first node declaring property `name` gives it (None without)."""
+    for node in nodes:
+        props = node.get("properties") if isinstance(node, dict) else None
+        sub = props.get(name) if isinstance(props, dict) else None
+        if isinstance(sub, dict) and isinstance(sub.get("type"), str):
+            return _LEAST.get(sub["type"])
+    return None
 
 
 def _asked_names(node: JSON) -> set[str]:

@@ -69,6 +69,21 @@ class TypedRules:
         """Record a reason at the NEW side's node (plus `suffix`)."""
         self.reasons.append(Reason(kind, self._new(ap, bp) + suffix, message, exact, ap, bp, ip))
 
+    def _refused_name(
+        self,
+        kind: str,
+        a: tuple[str, str],
+        b: tuple[str, str],
+        ip: IPath,
+        message: str,
+        exact: bool,
+        suffix: str,
+    ) -> None:
+        """Record a reason at the NEW object (plus `suffix`) for a property it now refuses by its
+        name: judged where the property's value is (A's schema for it, B's that refuses it), so a
+        counterexample is an object that has the property."""
+        self.reasons.append(Reason(kind, self._new(a[0], b[0]) + suffix, message, exact, a[1], b[1], ip))
+
     def undecided(self, ap: str, bp: str, ip: IPath, message: str, suffix: str = "") -> None:
         """Record something the rules cannot decide."""
         self.add("undecided", ap, bp, ip, message, False, suffix)
@@ -335,13 +350,17 @@ class TypedRules:
                         else f"property {name!r} is now required where the object was closed"
                     )
                     where = "/additionalProperties" if self._input else "/required"
-                    self.add("additional", ap, bp, (*ip, name), message, names_exact, where)
+                    self._refused_name(
+                        "additional", (ap, a_sp), (bp, b_sp), (*ip, name), message, names_exact, where
+                    )
                     continue
                 if self._input:
                     message, where = f"property {name!r} removed: the object is closed, so it is refused", seg
                 else:
                     message, where = f"property {name!r} added where the object was closed", seg
-                self.add("property-forbidden", ap, bp, (*ip, name), message, names_exact, where)
+                self._refused_name(
+                    "property-forbidden", (ap, a_sp), (bp, b_sp), (*ip, name), message, names_exact, where
+                )
                 continue
             a_open = a_add is None or self._anything(self.a, self.a.resolve(a_add, ap)[0])
             if name in b_props and name not in a_props and a_open and not matched:
@@ -371,15 +390,22 @@ class TypedRules:
                     if self._input
                     else "additionalProperties is no longer false: unlisted properties may now be returned"
                 )
-                self.add(
-                    "additional",
-                    ap,
-                    bp,
-                    (*ip, "**"),
-                    message,
-                    names_exact,
-                    "/additionalProperties" if self._input or a_add is not None else "",
-                )
+                where = "/additionalProperties" if self._input or a_add is not None else ""
+                unlisted = next(  # a name neither side lists: judged by additionalProperties alone
+                    (
+                        name
+                        for name in ("unlisted", "x", "_", "0", "Z", *(f"x{i}" for i in range(len(b_props))))
+                        if name not in a_props and name not in b_props
+                        and matching(a_pat, name) == [] and matching(b_pat, name) == []
+                    ),
+                    None,
+                )  # fmt: skip
+                if unlisted is None:  # (the patterns take every name tried)
+                    self.add("additional", ap, bp, (*ip, "**"), message, names_exact, where)
+                else:
+                    a_at, b_at = ap + "/additionalProperties", bp + "/additionalProperties"
+                    args = ((ap, a_at), (bp, b_at), (*ip, unlisted), message, names_exact, where)
+                    self._refused_name("additional", *args)
             elif not b_closed and not a_closed:
                 self.check(
                     {} if a_add is None else a_add,
