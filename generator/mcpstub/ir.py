@@ -62,7 +62,9 @@ def to_class_prefix(name: str) -> ClassName:
     text = "".join(w[:1].upper() + w[1:] for w in words) or "Tool"
     if text[0].isdigit():
         text = "Tool" + text
-    if keyword.iskeyword(text):  # `None`, `True`, `False` are no class names
+    # `None`, `True`, `False` are no class names; `ContentResult` and `StructuredResult` are the
+    # runtime's result classes, which results.py derives every tool's from.
+    if keyword.iskeyword(text) or text in ("Content", "Structured"):
         text += "Tool"
     return ClassName(text)
 

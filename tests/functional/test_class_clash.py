@@ -60,6 +60,12 @@ tools:
       type: object
       properties: {flag: {type: boolean}}
       required: [flag]
+  # Their classes take `Tool` after the name: ContentResult and StructuredResult are the runtime's.
+  - name: content
+    inputSchema: {type: object}
+  - name: structured
+    inputSchema: {type: object}
+    outputSchema: {type: object, properties: {n: {type: integer}}, required: [n]}
 """
 
 HANDLERS = {
@@ -101,6 +107,28 @@ from ..server import ToolContext
 
 async def foo_output(args: FooOutputInput, ctx: ToolContext) -> FooOutputOutput | FooOutputResult:
     return FooOutputOutput(flag=not args.c)
+""",
+    "content": """\
+from __future__ import annotations
+
+from ..models import ContentToolInput
+from ..results import ContentToolResult
+from ..server import ToolContext
+
+
+async def content(args: ContentToolInput, ctx: ToolContext) -> ContentToolResult | str:
+    return ContentToolResult.text("a") + ContentToolResult.text("b")
+""",
+    "structured": """\
+from __future__ import annotations
+
+from ..models import StructuredToolInput, StructuredToolOutput
+from ..results import StructuredToolResult
+from ..server import ToolContext
+
+
+async def structured(args: StructuredToolInput, ctx: ToolContext) -> StructuredToolOutput | StructuredToolResult:
+    return StructuredToolResult.ok(StructuredToolOutput(n=7))
 """,
 }
 
@@ -150,12 +178,16 @@ async def test_clashing_tools_answer_through_a_client(pkg: ModuleType, mode: str
         foo_input = await client.call_tool("foo_input", {"b": 2, "input": {"z": 3}})
         foo_output = await client.call_tool("foo_output", {"c": True})
         refused = await client.call_tool("foo_input", {"b": 2, "input": {"a": "x"}})
+        content = await client.call_tool("content", {})
+        structured = await client.call_tool("structured", {})
     assert not foo.is_error, foo.content
     assert foo.structured_content == {"output": {"echo": "xy"}}
     assert not foo_input.is_error, foo_input.content
     assert foo_input.structured_content == {"total": 5}
     assert foo_output.structured_content == {"flag": False}
     assert refused.is_error  # foo's nested `input` shape is not foo_input's
+    assert [block.text for block in content.content] == ["a", "b"]  # type: ignore[union-attr]
+    assert structured.structured_content == {"n": 7}
 
 
 def test_the_generated_package_passes_mypy_strict(generated: tuple[Path, Path], mypy_strict: MypyRun) -> None:
