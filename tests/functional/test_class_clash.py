@@ -127,7 +127,9 @@ from ..results import StructuredToolResult
 from ..server import ToolContext
 
 
-async def structured(args: StructuredToolInput, ctx: ToolContext) -> StructuredToolOutput | StructuredToolResult:
+async def structured(
+    args: StructuredToolInput, ctx: ToolContext
+) -> StructuredToolOutput | StructuredToolResult:
     return StructuredToolResult.ok(StructuredToolOutput(n=7))
 """,
 }

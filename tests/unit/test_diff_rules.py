@@ -1102,3 +1102,14 @@ def test_an_object_closed_is_shown_with_a_property_it_no_longer_lists(old: Any) 
     (found,) = [f for f in run_input(old, new, search_seconds=1e-9) if f.severity == "breaking"]
     assert found.rule == "input-additional-properties-closed" and found.has_counterexample, found
     assert set(found.counterexample) - {"a"}, found
+
+
+def test_the_least_instance_takes_required_properties_said_in_an_allof_part_with_their_content() -> None:
+    # Planted into without drawing: a required property declared in an allOf part, whose draft-07
+    # content check refuses "", still makes an instance of OLD.
+    d7 = {"$schema": "http://json-schema.org/draft-07/schema#"}
+    parts = {"a": {"type": "string", **JSON_TEXT}, "c": {"type": "number"}}
+    old = {**d7, "type": "object", "required": ["a"], "allOf": [{"properties": parts}]}
+    new = {**d7, **obj({"a": S, "c": S}, ("a",))}
+    (found,) = [f for f in run_input(old, new, search_seconds=1e-9) if f.severity == "breaking"]
+    assert found.has_counterexample and found.counterexample == {"a": "null", "c": 0}, found

@@ -467,10 +467,19 @@ def _least(ctx: Context, node: JSON, depth: int = 0) -> JSON:
     kind = kind[0] if isinstance(kind, list) and kind else kind
     if kind == "array":
         return []
-    if kind != "object" and not {"properties", "required"} & set(node):
+    if kind == "string" and node.get("contentMediaType") == "application/json":  # (draft-07 checks it)
+        return "bnVsbA==" if node.get("contentEncoding") == "base64" else "null"
+    conjuncts: list[JSON] = node["allOf"] if isinstance(node.get("allOf"), list) else []
+    parts = [part for part in [node, *(ctx.resolve(p, "")[0] for p in conjuncts)] if isinstance(part, dict)]
+    if kind != "object" and not any({"properties", "required"} & set(part) for part in parts):
         return _LEAST.get(kind) if isinstance(kind, str) else None
-    properties: dict[str, JSON] = node["properties"] if isinstance(node.get("properties"), dict) else {}
-    required = [name for name in node.get("required") or () if isinstance(name, str)]
+    properties: dict[str, JSON] = {}
+    required: list[str] = []
+    for part in parts:  # (the node and its allOf parts: properties said in either)
+        if isinstance(part.get("properties"), dict):
+            properties = {**part["properties"], **properties}
+        if isinstance(part.get("required"), list):
+            required += [name for name in part["required"] if isinstance(name, str) and name not in required]
     return {name: _least(ctx, properties.get(name, {}), depth + 1) for name in required}
 
 
