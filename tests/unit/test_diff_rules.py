@@ -1113,3 +1113,33 @@ def test_the_least_instance_takes_required_properties_said_in_an_allof_part_with
     new = {**d7, **obj({"a": S, "c": S}, ("a",))}
     (found,) = [f for f in run_input(old, new, search_seconds=1e-9) if f.severity == "breaking"]
     assert found.has_counterexample and found.counterexample == {"a": "null", "c": 0}, found
+
+
+@pytest.mark.parametrize("keyword", ["maximum", "exclusiveMinimum", "multipleOf", "maxLength", "const"])
+def test_an_integer_past_a_float_s_range_is_a_number_like_any(keyword: str) -> None:
+    # A saved or live listing may carry one (a toolset refuses it): diffed, not a traceback.
+    huge = {"type": "object", "properties": {"n": {"type": "integer", keyword: 10**400}}}
+    small = {"type": "object", "properties": {"n": {"type": "integer", keyword: 1000}}}
+    for old, new in ((huge, small), (small, huge), (huge, obj({"n": I}))):
+        assert all(f.rule for f in run_input(old, new, search_seconds=0.05) + run_output(old, new))
+    bounded = obj({"n": {"type": "integer", "maximum": 10**400}})
+    tightened = breaking(run_input(bounded, obj({"n": I | {"maximum": 9}})))
+    assert tightened == {("input-constraint-tightened", "input", "/inputSchema/properties/n/maximum")}
+
+
+def test_a_value_one_oneof_branch_names_is_no_counterexample_where_two_branches_take_it() -> None:
+    # {m: 2} is in both branches: OLD (oneOf) refuses it, so it cannot show a break.
+    branches = [{"enum": [{"m": 1}, {"m": 2}]}, {"enum": [{"m": 2}, {"m": 3}]}]
+    old, new = {"type": "object", "oneOf": branches}, {"type": "object", "enum": [{"m": 1}, {"m": 3}]}
+    assert not breaking(run_input(old, new))
+    assert not breaking(run_output({"enum": [1, 3]}, {"oneOf": [{"enum": [1, 2]}, {"enum": [2, 3]}]}))
+
+
+def test_an_exclusive_bound_added_beside_an_inclusive_one_is_placed_at_itself() -> None:
+    # Only exclusiveMinimum changed: the finding points there, not at the minimum left as it was.
+    number = {"type": "number", "minimum": 0}
+    found = breaking(run_input(obj({"n": number}), obj({"n": {**number, "exclusiveMinimum": 5}})))
+    assert found == {("input-constraint-tightened", "input", "/inputSchema/properties/n/exclusiveMinimum")}
+    number = {"type": "number", "maximum": 10, "exclusiveMaximum": 20}
+    found = breaking(run_input(obj({"n": number}), obj({"n": {**number, "maximum": 5}})))
+    assert found == {("input-constraint-tightened", "input", "/inputSchema/properties/n/maximum")}

@@ -83,7 +83,10 @@ Bound = tuple[float | int, bool]  # (value, exclusive)
 
 
 def num(value: JSON) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite JSON number (an integer of any size: past a float's range it is still finite)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def lower(node: dict[str, Any], inclusive: str, exclusive: str | None) -> Bound | None:

@@ -134,10 +134,11 @@ class Searcher:
         """A reason's witness as a whole instance of A that B refuses: planted into an instance of
         A (drawn when `draw` allows), else into the least one A's required properties make."""
         roots = self._roots
-        if not reason.ipath:
-            return Outcome(True, reason.witness)  # the witness is the whole instance
         if roots is None or "**" in reason.ipath:
             return Outcome(False)
+        if not reason.ipath:  # the witness is the whole instance (a oneOf branch's may be refused)
+            found = roots[0](reason.witness) and not roots[1](reason.witness)
+            return Outcome(found, reason.witness if found else None)
         for base in self._bases(time.process_time() + self.seconds, draw):
             instance = _planted(base, reason.ipath, reason.witness)
             if roots[0](instance) and not roots[1](instance):

@@ -109,7 +109,9 @@ class TypedRules:
                 f"{name} {verb}: {bound_text(name, old, ex or name)} -> {bound_text(name, new, ex or name)}"
             )
             new_node = b if self._input else a
-            keyword = next((k for k in (name, ex) if k and k in new_node), None)
+            # NEW's keyword that bounds it: the exclusive one where that is the tighter
+            binding = [ex] if new is not None and new[1] and ex else [name] if new is not None else []
+            keyword = next((k for k in (*binding, name, ex) if k and k in new_node), None)
             self.add("bound", ap, bp, ip, message, exact, f"/{keyword}" if keyword else "")
             del kind_name
 
