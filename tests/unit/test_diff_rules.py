@@ -1143,3 +1143,17 @@ def test_an_exclusive_bound_added_beside_an_inclusive_one_is_placed_at_itself() 
     number = {"type": "number", "maximum": 10, "exclusiveMaximum": 20}
     found = breaking(run_input(obj({"n": number}), obj({"n": {**number, "maximum": 5}})))
     assert found == {("input-constraint-tightened", "input", "/inputSchema/properties/n/maximum")}
+
+
+def test_a_node_referring_into_the_root_is_judged_in_place() -> None:
+    # `{$ref: "#", const: ...}` merged or split is no schema of its own: taken apart from the root,
+    # `#` would point into the node itself, and the change below was called compatible.
+    def shape(preset_args: list[Any]) -> dict[str, Any]:
+        preset = {"$ref": "#", "const": {"op": "seq", "args": preset_args}}
+        props = {"op": S, "args": {"type": "array", "items": {"$ref": "#"}}, "preset": preset}
+        return obj(props, ("op",))
+
+    found = run_input(shape([{"op": "x"}]), shape([]))
+    assert any(f.severity == "breaking" for f in found), found
+    shown = [f.counterexample for f in found if f.severity == "breaking" and f.has_counterexample]
+    assert shown and all(s["preset"]["args"] == [{"op": "x"}] for s in shown), shown

@@ -275,12 +275,32 @@ class Context:
         return node, ptr
 
 
+_REFS = ("$ref", "$dynamicRef", "$recursiveRef")
+
+
 def standalone(root: JSON, node: JSON) -> JSON:
-    """A node as a schema of its own: the root's definitions and dialect come along."""
+    """A node as a schema of its own: the root's definitions and dialect come along. ValueError
+    where it or a definition refers into the root elsewhere (`#`, `#/properties/a`): taken apart
+    from the root, that would point into the node itself."""
     if not isinstance(node, dict) or not isinstance(root, dict):
         return node
     result = dict(node)
     for key in ("$defs", "definitions", "$schema"):
         if key in root and key not in result:
             result[key] = root[key]
+    stack: list[JSON] = [result]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if (
+                    key in _REFS
+                    and isinstance(value, str)
+                    and value.startswith("#")
+                    and not value.startswith(("#/$defs/", "#/definitions/"))
+                ):
+                    raise ValueError(f"{value!r} refers into the root, not to a definition")
+                stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(item)
     return result
