@@ -1005,6 +1005,10 @@ NOTHING = {
     "all-of-bounds-cross": {"type": "integer", "allOf": [{"minimum": 3}, {"maximum": 1}]},
     "required-accepts-nothing": obj({"a": {"type": "string", "enum": [1]}}, ("a",)),
     "required-deeper": obj({"a": obj({"b": CROSSED}, ("b",))}, ("a",)),
+    "not-anything": {"not": {}},
+    "items-refused": {"type": "array", "minItems": 1, "items": False},
+    "first-item-refused": {"type": "array", "prefixItems": [False], "minItems": 1},
+    "items-not-anything": {"type": "array", "minItems": 1, "items": {"not": True}},
 }
 OTHERS = [False, {"const": 2}, S, obj({"z": I}, ("z",)), {"type": "object", "maxProperties": 0}]
 
@@ -1157,3 +1161,18 @@ def test_a_node_referring_into_the_root_is_judged_in_place() -> None:
     assert any(f.severity == "breaking" for f in found), found
     shown = [f.counterexample for f in found if f.severity == "breaking" and f.has_counterexample]
     assert shown and all(s["preset"]["args"] == [{"op": "x"}] for s in shown), shown
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (obj({"a": S}, additionalProperties={"not": {}}), obj({"a": S}, additionalProperties=False)),
+        (obj({"a": {"type": "array", "items": {"not": {}}}}), obj({"a": {"type": "array", "maxItems": 0}})),
+        (obj({"a": {"type": "string", "maxLength": 0}}), obj({"a": {"const": ""}})),
+        (obj({"a": {"type": "array", "maxItems": 0}}), obj({"a": {"const": []}})),
+        (obj({"a": {"type": ["object", "null"], "maxProperties": 0}}), obj({"a": {"enum": [{}, None]}})),
+    ],
+    ids=["closed-by-not", "no-items-by-not", "empty-string", "empty-array", "empty-object-or-null"],
+)
+def test_a_rewrite_that_accepts_the_same_values_breaks_nobody(old: Any, new: Any) -> None:
+    assert not breaking(run_input(old, new)) and not breaking(run_output(new, old))

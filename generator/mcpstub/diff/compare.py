@@ -28,7 +28,9 @@ from mcpstub.diff.facts import (
     expand,
     finite_values,
     inhabited_types,
+    int_low,
     literals,
+    lower,
     merge,
     multiple,
     names_in,
@@ -37,7 +39,7 @@ from mcpstub.diff.facts import (
     types_of,
 )
 from mcpstub.diff.semantics import Context
-from mcpstub.diff.typed import TypedRules
+from mcpstub.diff.typed import TypedRules, refuses_all
 from mcpstub.pointers import escape
 
 _OPAQUE_GROUPS = (
@@ -506,13 +508,16 @@ class Subset(TypedRules):
             return in_a is not None and not any(in_a(v) for v in values)
         if "$ref" in a and self.a.dialect == "draft-07":
             return False  # the siblings of a draft-07 $ref do not apply
-        return not self._inhabited(a, ap, depth)
+        return refuses_all(self.a, a, ap) or not self._inhabited(a, ap, depth)
 
     def _inhabited(self, a: dict[str, Any], ap: str, depth: int = 0) -> set[str]:
         """A's types that some instance can take, looking into required properties."""
         types = inhabited_types(a)
         if "object" in types and not self._object_possible(a, ap, depth):
             types.discard("object")
+        most = self._most_items(self.a, a, ap) if "array" in types else None
+        if most is not None and (int_low(lower(a, "minItems", None)) or 0) > most:
+            types.discard("array")
         return types
 
     def _object_possible(self, a: dict[str, Any], ap: str, depth: int) -> bool:

@@ -241,9 +241,16 @@ def finite_values(node: dict[str, Any], ctx: Context) -> list[JSON] | None:
     if "type" not in keys:
         return None
     types = types_of(node)
+    values: list[JSON] = []
+    only_empty: list[tuple[str, JSON, str]] = [("string", "", "maxLength"), ("array", [], "maxItems")]
+    for kind, empty, most in [*only_empty, ("object", {}, "maxProperties")]:
+        if kind in types:  # finite where it can only be empty
+            if int_high(upper(node, most, None)) != 0:
+                return None
+            values.append(empty)
+    types = types - {"string", "array", "object"}
     if not types <= {"null", "boolean", "integer", "number"}:
         return None
-    values: list[JSON] = []
     if "null" in types:
         values.append(None)
     if "boolean" in types:

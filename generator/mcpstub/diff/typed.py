@@ -218,9 +218,12 @@ class TypedRules:
         tuple no more than its prefix, unique items no more than the values they may take."""
         declared = int_high(upper(node, "maxItems", None))
         prefix, rest = self._items(ctx, node, ptr)
+        refused = next((i for i, (item, at) in enumerate(prefix) if refuses_all(ctx, item, at)), None)
+        if refused is not None:  # no item can stand at that place, nor after it
+            declared = min(refused, declared if declared is not None else refused)
         if rest is not None:
             rest_node = ctx.resolve(*rest)[0]
-            if rest_node is False:
+            if refuses_all(ctx, *rest):
                 declared = min(len(prefix), declared if declared is not None else len(prefix))
             elif node.get("uniqueItems") is True and isinstance(rest_node, dict) and rest_node:
                 values = finite_values(rest_node, ctx)
@@ -384,8 +387,8 @@ class TypedRules:
                 continue
             self.check(a_s, a_sp, b_s, b_sp, (*ip, name), names_exact)
         if b_add is not None and not saturated:
-            b_closed = self.b.resolve(b_add, bp + "/additionalProperties")[0] is False
-            a_closed = a_add is not None and self.a.resolve(a_add, ap + "/additionalProperties")[0] is False
+            b_closed = refuses_all(self.b, b_add, bp + "/additionalProperties")
+            a_closed = a_add is not None and refuses_all(self.a, a_add, ap + "/additionalProperties")
             if b_closed and not a_closed:
                 message = (
                     "additionalProperties is now false: unlisted properties are refused"
@@ -428,3 +431,14 @@ class TypedRules:
         ):
             probe["maxProperties"] = len(a_props)
         self._bound(probe, ap, b, bp, ip, exact, ("minProperties", "maxProperties", None, None), True)
+
+
+def refuses_all(ctx: Context, node: JSON, ptr: str) -> bool:
+    """The node is `false`, or `{not: {}}` (`{not: true}`): it accepts nothing."""
+    found = ctx.resolve(node, ptr)[0]
+    if not isinstance(found, dict):
+        return found is False
+    if "not" not in ctx.keywords(found):
+        return False
+    negated = ctx.resolve(found["not"], f"{ptr}/not")[0]
+    return negated is True or (isinstance(negated, dict) and not ctx.keywords(negated))
