@@ -1176,3 +1176,18 @@ def test_a_node_referring_into_the_root_is_judged_in_place() -> None:
 )
 def test_a_rewrite_that_accepts_the_same_values_breaks_nobody(old: Any, new: Any) -> None:
     assert not breaking(run_input(old, new)) and not breaking(run_output(new, old))
+
+
+def test_a_reference_cycle_beside_other_keywords_hides_no_change() -> None:
+    # A listing may carry `$ref: "#"` beside the root's keywords (a toolset refuses it): the pair
+    # must not be taken to hold of itself, or every change inside is called compatible.
+    def cyclic(maximum: int) -> dict[str, Any]:
+        return {"$ref": "#", **obj({"n": {"type": "integer", "maximum": maximum}})}
+
+    (found,) = [f for f in run_input(cyclic(10), cyclic(5)) if f.severity == "breaking"]
+    assert found.has_counterexample and found.counterexample["n"] > 5, found
+    assert not breaking(run_input(cyclic(5), cyclic(10)))
+    assert run_input(cyclic(5), cyclic(5)) == []
+    recursive = obj({"n": I, "next": {"$ref": "#"}})  # a cycle through a property: no warning
+    assert run_input(recursive, recursive) == []
+    assert breaking(run_input(recursive, obj({"n": I | {"maximum": 3}, "next": {"$ref": "#"}})))

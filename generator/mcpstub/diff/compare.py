@@ -105,7 +105,7 @@ class Subset(TypedRules):
     a_is_old: bool
     reasons: list[Reason] = field(default_factory=list)
     infos: list[tuple[str, str]] = field(default_factory=list)
-    _active: set[tuple[str, str, int, int]] = field(default_factory=set)
+    _active: dict[tuple[str, str, int, int], int] = field(default_factory=dict)  # -> instance depth
     _trial: int = 0
 
     def __post_init__(self) -> None:
@@ -210,15 +210,20 @@ class Subset(TypedRules):
         # same pointer as the node, and must not pass for a recursive visit of it.
         key = (ap, bp, id(a), id(b))
         if key in self._active:
-            return  # recursion through $ref: assume the pair holds (instances are finite)
+            if self._active[key] < len(ip):
+                return  # recursion into the instance through $ref: assume the pair holds (it is finite)
+            # A cycle of references that takes no step into the instance (`$ref: "#"` beside other
+            # keywords, in a listing): the pair may not be assumed to hold of itself.
+            self.undecided(ap, bp, ip, "a reference cycle the rules cannot compare")
+            return
         if len(self._active) > 200:
             self.undecided(ap, bp, ip, "schemas nest too deeply to compare")
             return
-        self._active.add(key)
+        self._active[key] = len(ip)
         try:
             self._check(a, ap, b, bp, ip, exact)
         finally:
-            self._active.discard(key)
+            del self._active[key]
 
     def _check(self, a: JSON, ap: str, b: JSON, bp: str, ip: IPath, exact: bool) -> None:
         self._describe(a, ap, b, bp)
