@@ -1068,7 +1068,8 @@ JSON_TEXT = {"contentMediaType": "application/json"}
 def test_a_string_whose_content_draft_07_checks_is_shown_with_one_it_accepts(content: dict[str, str]) -> None:
     # Draft-07's validator checks content: "" is no JSON, so the counterexample must be one that is.
     d7 = {"$schema": "http://json-schema.org/draft-07/schema#"}
-    old, new = {**d7, **obj({"c": {"type": "string", **content}})}, {**d7, **obj({"c": I})}
+    short = {"maxLength": 4 if "contentEncoding" in content else 1}  # the shortest JSON (in base64)
+    old, new = {**d7, **obj({"c": {"type": "string", **content, **short}})}, {**d7, **obj({"c": I})}
     (found,) = [f for f in run_input(old, new, search_seconds=1e-9) if f.severity == "breaking"]
     assert found.has_counterexample and isinstance(found.counterexample["c"], str), found
 
@@ -1116,7 +1117,7 @@ def test_the_least_instance_takes_required_properties_said_in_an_allof_part_with
     old = {**d7, "type": "object", "required": ["a"], "allOf": [{"properties": parts}]}
     new = {**d7, **obj({"a": S, "c": S}, ("a",))}
     (found,) = [f for f in run_input(old, new, search_seconds=1e-9) if f.severity == "breaking"]
-    assert found.has_counterexample and found.counterexample == {"a": "null", "c": 0}, found
+    assert found.has_counterexample and found.counterexample == {"a": "0", "c": 0}, found
 
 
 @pytest.mark.parametrize("keyword", ["maximum", "exclusiveMinimum", "multipleOf", "maxLength", "const"])

@@ -294,7 +294,7 @@ def _literal_values(node: JSON, found: list[JSON], depth: int = 0) -> None:
     if "format" in node:  # strings some format check refuses
         found.extend(FORMAT_PROBES)
     if "contentEncoding" in node or "contentMediaType" in node:  # refused, then accepted, by content checks
-        found.extend((*CONTENT_PROBES, "null", "bnVsbA=="))  # (JSON, and JSON in base64)
+        found.extend((*CONTENT_PROBES, "0", "null", "MA==", "bnVsbA=="))  # (JSON, and JSON in base64)
     for key in _NUMBER_BOUNDS:
         value = node.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) < 1e15:
@@ -469,7 +469,7 @@ def _least(ctx: Context, node: JSON, depth: int = 0) -> JSON:
     if kind == "array":
         return []
     if kind == "string" and node.get("contentMediaType") == "application/json":  # (draft-07 checks it)
-        return "bnVsbA==" if node.get("contentEncoding") == "base64" else "null"
+        return "MA==" if node.get("contentEncoding") == "base64" else "0"  # (0: the shortest JSON)
     conjuncts: list[JSON] = node["allOf"] if isinstance(node.get("allOf"), list) else []
     parts = [part for part in [node, *(ctx.resolve(p, "")[0] for p in conjuncts)] if isinstance(part, dict)]
     if kind != "object" and not any({"properties", "required"} & set(part) for part in parts):
