@@ -497,6 +497,8 @@ def cmd_import(args: argparse.Namespace) -> int:
             source = importer.source_from_listing(listing)
         else:
             path = Path(args.source)
+            if path.is_dir():
+                raise UsageError(f"{shown_path(path)} is a folder: name a saved tools/list answer in it")
             if not path.is_file():
                 raise UsageError(f"source file not found: {shown_path(path)}")
             source = importer.read_listing_file(path, shown_path(path))
@@ -505,7 +507,19 @@ def cmd_import(args: argparse.Namespace) -> int:
     except SourceError as exc:
         _report([importer.refuse(str(exc), exc.location or Location(str(args.source), 1, 1))])
         return EXIT_INVALID
-    text = importer.toolset_text(source, extract_defs=args.extract_defs, schema_uri=_schema_uri(target))
+    from mcpstub.yamltext import DumpError  # noqa: PLC0415
+
+    try:
+        text = importer.toolset_text(
+            source,
+            extract_defs=args.extract_defs,
+            schema_uri=_schema_uri(target),
+            as_json=target.suffix.lower() == ".json",
+        )
+    except DumpError as exc:  # (a file source was refused at the place already)
+        said = f"{source.name} cannot be written as a toolset: {exc}"
+        _report([importer.refuse(said, Location(source.name, 1, 1))])
+        return EXIT_INVALID
     tmp = target.with_name(f".{target.name}.mcpstub-tmp")
     tmp.write_text(text, "utf-8", newline="\n")
     os.replace(tmp, target)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mcpstub.diagnostics import Diagnostic, Location, SourceError, error, warning
 from mcpstub.ir import CLASS_SUFFIXES, SERVER_INFO_KEYS, to_class_prefix
-from mcpstub.load import read_text
+from mcpstub.load import json_mistake, load_document, read_text, text_place
 from mcpstub.pointers import escape
 from mcpstub.server_listing import Listing
 from mcpstub.yamltext import dump_yaml
@@ -48,42 +49,86 @@ class Source:
     fallback_name: str = "imported"
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+class _TooLarge(ValueError):
+    pass
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _TooLarge(text)
+    return value
+
+
+# A JSON string (skipped), or (group 1) a lone surrogate escape in one, which no YAML file can hold.
+_LONE_SURROGATE = re.compile(
+    r'"(?:[^"\\]|\\(?!u[dD][89abAB])[^u]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4}'
+    r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})*"
+    r"(\\u[dD][89a-fA-F][0-9a-fA-F]{2})?"
+)
 
 
 def read_listing_file(path: Path, shown: str) -> Source:
-    """A saved tools/list answer, JSON-RPC response, list of tools, or surface snapshot."""
+    """A saved tools/list answer, JSON-RPC response, list of tools, or surface snapshot; what makes
+    it no such thing is said at its place in the file."""
     text, problems = read_text(path, shown)  # as a toolset is read (a byte order mark, bad UTF-8)
     if text is None:
         raise SourceError(problems[0].message, problems[0].location)
+    wrong = json_mistake(shown, text)  # (a syntax error, NaN or Infinity, with a hint to mend it)
+    if wrong is not None:  # (the hint to name a toolset .yaml is not for a saved answer)
+        hint = f" (hint: {wrong.hint})" if wrong.hint and ".yaml" not in wrong.hint else ""
+        raise SourceError(wrong.message + hint, wrong.location)
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise SourceError(f"not JSON: {exc.msg}", Location(shown, exc.lineno, exc.colno)) from None
-    except ValueError as exc:
-        raise SourceError(f"not JSON: {exc}", Location(shown, 1, 1)) from None
+        data = json.loads(text, parse_float=_finite)
+    except _TooLarge as exc:
+        message = f"{exc} is too large for a JSON number (a double holds up to about 1.8e308)"
+        raise SourceError(message, text_place(shown, text, _outside_strings(text, str(exc)))) from None
+    except (ValueError, RecursionError) as exc:  # too deep, too many digits
+        raise SourceError(f"not JSON: {exc or type(exc).__name__}", Location(shown, 1, 1)) from None
+    lone = next((m for m in _LONE_SURROGATE.finditer(text) if m.group(1)), None)
+    if lone is not None:
+        message = (
+            f"the string escape {lone.group(1)} is half of a character (a lone surrogate): "
+            "no YAML file can hold it"
+        )
+        raise SourceError(message, text_place(shown, text, lone.start(1)))
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem).strip("-") or "imported"
-    where = Location(shown, 1, 1)
+    at: list[str | int] = []  # where `data` is in the file
+
+    def where() -> Location:
+        doc, _ = load_document(path, shown)
+        return doc.loc(tuple(at)) if doc.data is not None else Location(shown, 1, 1)
+
     if isinstance(data, dict) and isinstance(data.get("protocols"), dict):  # a surface snapshot
         latest = data["protocols"].get("2026-07-28")
         tools = latest.get("tools") if isinstance(latest, dict) else None
         info = data.get("serverInfo")
         instructions = data.get("instructions")
+        at += ["protocols", "2026-07-28", "tools"]
         return Source(
             shown,
-            _tool_list(tools, where),
+            _tool_list(tools, at, where),
             info if isinstance(info, dict) else {},
             instructions if isinstance(instructions, str) else None,
             stem,
         )
     if isinstance(data, dict) and "jsonrpc" in data:
         if "result" not in data:
-            raise SourceError("a JSON-RPC message without a result (an error answer?)", where)
+            raise SourceError("a JSON-RPC message without a result (an error answer?)", where())
         data = data["result"]
+        at.append("result")
     if isinstance(data, dict) and "tools" in data:
         data = data["tools"]
-    return Source(shown, _tool_list(data, where), fallback_name=stem)
+        at.append("tools")
+    return Source(shown, _tool_list(data, at, where), fallback_name=stem)
+
+
+def _outside_strings(text: str, token: str) -> int:
+    """The offset of the first `token` in `text` that is not inside a JSON string."""
+    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|(' + re.escape(token) + ")", text):
+        if match.group(1):
+            return match.start(1)
+    return 0
 
 
 def source_from_listing(listing: Listing) -> Source:
@@ -91,16 +136,17 @@ def source_from_listing(listing: Listing) -> Source:
     return Source(listing.source, listing.tools, listing.server_info, listing.instructions)
 
 
-def _tool_list(data: Any, where: Location) -> list[dict[str, JSON]]:
+def _tool_list(data: Any, at: list[str | int], where: Callable[[], Location]) -> list[dict[str, JSON]]:
     if not isinstance(data, list):
         raise SourceError(
             'expected a tools/list answer: {"tools": [...]}, a JSON-RPC response holding one, '
             "a list of tools, or a surface.json",
-            where,
+            where(),
         )
     for index, tool in enumerate(data):
         if not isinstance(tool, dict):
-            raise SourceError(f"tools[{index}] is not a tool object", where)
+            at.append(index)
+            raise SourceError(f"tools[{index}] is not a tool object", where())
     return data
 
 
@@ -134,9 +180,14 @@ def build_document(source: Source, *, extract_defs: bool = False) -> dict[str, J
     return document
 
 
-def toolset_text(source: Source, *, extract_defs: bool = False, schema_uri: str | None = None) -> str:
-    """The toolset file's text."""
+def toolset_text(
+    source: Source, *, extract_defs: bool = False, schema_uri: str | None = None, as_json: bool = False
+) -> str:
+    """The toolset file's text: YAML, or JSON (`as_json`, for a file named .json). DumpError for a
+    value YAML cannot hold (a lone surrogate from a live server)."""
     document = build_document(source, extract_defs=extract_defs)
+    if as_json:
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     head = f"# yaml-language-server: $schema={schema_uri}\n" if schema_uri else ""
     return head + dump_yaml(document)
 

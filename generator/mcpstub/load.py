@@ -94,7 +94,7 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
             return doc, []
         # A `.json` file YAML reads (a trailing comma, a comment) but JSON does not; where YAML
         # does not read it either, its explanation is said.
-        wrong = _not_json(file, source) if doc.is_json else None
+        wrong = json_mistake(file, source) if doc.is_json else None
         try:
             if session.current() is not None and fast and wrong is None:  # perhaps one tool's lines changed
                 again = _reread(doc, text)
@@ -131,7 +131,7 @@ def _parse_into(doc: Document, raw: bytes, *, fast: bool) -> tuple[Document, lis
         return doc, [error("yaml-too-deep", "document nests too deeply", Location(file, 1, 1))]
 
 
-def _not_json(file: str, text: str) -> Diagnostic | None:
+def json_mistake(file: str, text: str) -> Diagnostic | None:
     """Where a `.json` file is not JSON, which YAML would read all the same (a trailing comma, a
     `/* comment */` taken for a key): what is wrong there, and how to mend it."""
     try:
@@ -140,7 +140,7 @@ def _not_json(file: str, text: str) -> Diagnostic | None:
         found = next(m for m in _CONSTANT.finditer(text) if m.group(1))
         at, message = found.start(1), f"invalid JSON: {found.group(1)} is not a JSON number"
         hint = "JSON has no NaN or Infinity: write a number, or a string if the text is meant"
-        return error("json-syntax", message, _place(file, text, at), hint)
+        return error("json-syntax", message, text_place(file, text, at), hint)
     except json.JSONDecodeError as exc:
         at, message = exc.pos, f"invalid JSON: {exc.msg}"
         after, last = text[at : at + 1], text[:at].rstrip()[-1:]
@@ -154,13 +154,13 @@ def _not_json(file: str, text: str) -> Diagnostic | None:
             hint = "JSON has no comments: remove it, or write the toolset as YAML (.yaml), where # starts one"
         elif after == "'":
             hint = 'JSON strings are in double quotes: "..."'
-        return error("json-syntax", message, _place(file, text, at), hint)
+        return error("json-syntax", message, text_place(file, text, at), hint)
     except (RecursionError, ValueError):  # too deep, too many digits: the YAML path says so
         return None
     return None
 
 
-def _place(file: str, text: str, at: int) -> Location:
+def text_place(file: str, text: str, at: int) -> Location:
     """Offset `at` of `text` as an editor shows it: lines end at CR, LF or CRLF only, and columns
     count characters as written (an escape as its characters)."""
     before = text[:at]

@@ -179,10 +179,14 @@ def test_what_the_format_cannot_express_is_reported_in_the_written_file(
     ("content", "where"),
     [
         ('{"tools": [\n  {"name": "a",}\n]}', ":2:"),
-        ('{"tools": {"name": "a"}}', ":1:1:"),
+        ('{"tools": {"name": "a"}}', ":1:11:"),
         ('{"jsonrpc": "2.0", "id": 1, "error": {"code": -1}}', ":1:1:"),
-        ('{"tools": [NaN]}', ":1:1:"),
+        ('{"tools": [\n  {"name": "a"},\n  NaN]}', ":3:3:"),
+        ('{"tools": [\n  {"name": "a"},\n  3]}', ":3:3:"),
+        ('{"result": {"tools": [{"name": "a", "x": "1e400"}, {"name": "b", "x": 1e400}]}}', ":1:71:"),
+        ('{"tools": [{"name": "a\\\\ud800", "title": "\\ud83d\\ude00 \\ud800"}]}', ":1:56:"),
     ],
+    ids=["syntax", "no-list", "error-answer", "nan", "not-a-tool", "too-large", "lone-surrogate"],
 )
 def test_a_source_that_is_not_a_listing_is_a_located_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, where: str
@@ -193,6 +197,19 @@ def test_a_source_that_is_not_a_listing_is_a_located_error(
     err = capsys.readouterr().err
     assert f"answer.json{where}" in err and "error:" in err and "Traceback" not in err
     assert not (tmp_path / "t.yaml").exists()
+
+
+def test_a_json_toolset_is_written_as_json_and_a_folder_is_no_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = tmp_path / "answer.json"
+    saved.write_text('{"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}', "utf-8")
+    assert cli.main(["import", str(saved), "-o", str(tmp_path / "t.json")]) == 0
+    assert json.loads((tmp_path / "t.json").read_text("utf-8"))["tools"][0]["name"] == "a"
+    assert cli.main(["validate", str(tmp_path / "t.json")]) == 0
+    capsys.readouterr()
+    assert cli.main(["import", str(tmp_path), "-o", str(tmp_path / "u.yaml")]) == 2
+    assert "is a folder" in capsys.readouterr().err
 
 
 def test_a_server_that_cannot_start_is_a_usage_error(
