@@ -1009,6 +1009,7 @@ NOTHING = {
     "items-refused": {"type": "array", "minItems": 1, "items": False},
     "first-item-refused": {"type": "array", "prefixItems": [False], "minItems": 1},
     "items-not-anything": {"type": "array", "minItems": 1, "items": {"not": True}},
+    "one-of-two-anythings": {"oneOf": [True, {}]},
 }
 OTHERS = [False, {"const": 2}, S, obj({"z": I}, ("z",)), {"type": "object", "maxProperties": 0}]
 

@@ -513,7 +513,13 @@ class Subset(TypedRules):
             return in_a is not None and not any(in_a(v) for v in values)
         if "$ref" in a and self.a.dialect == "draft-07":
             return False  # the siblings of a draft-07 $ref do not apply
-        return refuses_all(self.a, a, ap) or not self._inhabited(a, ap, depth)
+        if refuses_all(self.a, a, ap):
+            return True
+        one_of = a.get("oneOf") if "oneOf" in self.a.keywords(a) else None
+        branches: list[JSON] = one_of if isinstance(one_of, list) else []
+        if sum(self._anything(self.a, self.a.resolve(br, ap)[0]) for br in branches) > 1:
+            return True  # every value is in two branches of the oneOf: in none alone
+        return not self._inhabited(a, ap, depth)
 
     def _inhabited(self, a: dict[str, Any], ap: str, depth: int = 0) -> set[str]:
         """A's types that some instance can take, looking into required properties."""
