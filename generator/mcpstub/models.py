@@ -568,7 +568,13 @@ def _field_names(defs: dict[str, JSON], extra: frozenset[str] = frozenset()) -> 
 
     wire: set[str] = set(extra)
     _property_names(defs, wire)
-    taken = wire | _model_attributes()
+    # The field names the model generator gives the names it spells itself (`Foo` is `foo`, `Class`
+    # is `class_`): a chosen name must be none of them either.
+    spelled = {
+        snake + "_" if keyword.iskeyword(snake) else snake
+        for snake in (camel_to_snake(n) for n in wire if n.isidentifier() and not keyword.iskeyword(n))
+    }
+    taken = wire | spelled | _model_attributes()
     chosen: dict[str, str] = {}
     for name in sorted(wire):
         normal = unicodedata.normalize("NFKC", name)
@@ -577,11 +583,13 @@ def _field_names(defs: dict[str, JSON], extra: frozenset[str] = frozenset()) -> 
             normal = camel_to_snake(name)
             if not normal.startswith(_PROTECTED_PREFIXES):
                 continue
-        base = re.sub(r"\W", "_", normal).strip("_") or "field"
+        base = re.sub(r"_*\W+_*", "_", camel_to_snake(normal)).strip("_") or "field"
         if not base.isidentifier() or base[0].isdigit() or base.startswith(_PROTECTED_PREFIXES):
             base = "field_" + base
         candidates = itertools.chain([base, base + "_"], (f"{base}_{n}" for n in itertools.count(1)))
-        candidate = next(c for c in candidates if c not in taken and not keyword.iskeyword(c))
+        candidate = next(  # (in snake case: the model generator would respell it otherwise)
+            c for c in candidates if c not in taken and not keyword.iskeyword(c) and camel_to_snake(c) == c
+        )
         taken.add(candidate)
         chosen[name] = candidate
     return chosen

@@ -18,6 +18,8 @@ PACKAGE = "fx_wire_names"
 # Pairs that Python (NFKC), datamodel-code-generator (a-b -> a_b) or a keyword rename (class_)
 # would make one identifier, plus a name that is no identifier at all after NFKC.
 NAMES = ["\ufb01le", "file", "\uff58", "x", "\u210c", "H", "a-b", "a_b", "class", "class_", "file_", "\u00bd"]
+# ... and names the model generator spells in snake case beside one so spelled already.
+NAMES += ["Content-Type", "content_type", "ContentType", "Class", "Foo", "foo-", "Y", "- y", "HTTP-Server"]
 
 TOOLSET = f"""\
 mcpstub: 1

@@ -1193,3 +1193,11 @@ def test_a_reference_cycle_beside_other_keywords_hides_no_change() -> None:
     recursive = obj({"n": I, "next": {"$ref": "#"}})  # a cycle through a property: no warning
     assert run_input(recursive, recursive) == []
     assert breaking(run_input(recursive, obj({"n": I | {"maximum": 3}, "next": {"$ref": "#"}})))
+
+
+def test_a_bound_tightened_where_only_fractions_are_accepted_is_shown_with_one_below_it() -> None:
+    # OLD takes no integer (oneOf: integers match both branches): the counterexample is -0.5.
+    one_of = {"oneOf": [True, I]}
+    findings = run_input(obj({"b": one_of}), obj({"b": {**one_of, "minimum": 0}}), search_seconds=1e-9)
+    (found,) = [f for f in findings if f.severity == "breaking"]
+    assert found.has_counterexample and found.counterexample == {"b": -0.5}, found

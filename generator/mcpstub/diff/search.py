@@ -298,7 +298,7 @@ def _literal_values(node: JSON, found: list[JSON], depth: int = 0) -> None:
     for key in _NUMBER_BOUNDS:
         value = node.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) < 1e15:
-            found.extend([value, value - 1, value + 1, value / 2, value * 2, value + 0.5])
+            found.extend([value, value - 1, value + 1, value / 2, value * 2, value + 0.5, value - 0.5])
     for key in _LENGTHS:
         value = node.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 1000:
