@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from mcpstub.diagnostics import Diagnostic, Location, SourceError, error, warning
 from mcpstub.ir import CLASS_SUFFIXES, SERVER_INFO_KEYS, to_class_prefix
@@ -230,6 +231,28 @@ def _movable(schema: JSON) -> bool:
     return True
 
 
+def _ref_targets(schema: JSON) -> list[tuple[str, ...]]:
+    """The places (pointer parts from the schema's root) its references within it point at."""
+    found: list[tuple[str, ...]] = []
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#"):
+                pointer = unquote(ref[1:])
+                found.append(tuple(p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def _pointed_at(path: tuple[str | int, ...], targets: list[tuple[str, ...]]) -> bool:
+    parts = tuple(str(p) for p in path)
+    return any(target[: len(parts)] == parts for target in targets)
+
+
 def _is_2020(schema: JSON) -> bool:
     dialect = schema.get("$schema") if isinstance(schema, dict) else None
     return dialect is None or (isinstance(dialect, str) and "2020-12" in dialect)
@@ -296,8 +319,11 @@ def extract_shared(tools: list[dict[str, JSON]]) -> tuple[dict[str, JSON], list[
                 schema = tool.get(key)
                 if not isinstance(schema, dict) or not _is_2020(schema):
                     continue
+                targets = _ref_targets(schema)
                 for path, sub in _subschemas(schema, (key,)):
-                    if not _movable(sub):
+                    # (a default applies where it is written; a place a reference points at, or
+                    # into, must stay where it is)
+                    if not _movable(sub) or "default" in sub or _pointed_at(path[1:], targets):
                         continue
                     text = _canonical(sub)
                     if len(text) < MIN_SHARED_SIZE:

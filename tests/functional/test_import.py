@@ -149,6 +149,29 @@ def test_extract_defs_keeps_references_and_own_definitions_in_place() -> None:
     assert tools[0]["inputSchema"]["properties"]["p"] == item  # the input is not modified
 
 
+def test_extract_defs_leaves_a_default_and_what_a_pointer_reaches_where_they_are(tmp_path: Path) -> None:
+    # A default applies only where it is written (a definition's fills no field); a `$ref` by a
+    # JSON pointer into the schema (zod-to-json-schema writes them) must still find its target.
+    limit = {"type": "integer", "default": 30, "minimum": 1, "maximum": 100, "description": "Max results"}
+    address = {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}
+    same_as = {"$ref": "#/properties/order/properties/billing"}
+    order = {"type": "object", "properties": {"billing": address, "shipping": same_as}}
+    tools = [
+        {"name": n, "inputSchema": {"type": "object", "properties": {"limit": limit, "order": order}}}
+        for n in ("one", "two")
+    ]
+    saved = tmp_path / "answer.json"
+    saved.write_text(json.dumps({"tools": tools}), "utf-8")
+    assert cli.main(["import", str(saved), "-o", str(tmp_path / "t.yaml"), "--extract-defs"]) == 0
+    checked = check_toolset(tmp_path / "t.yaml")
+    assert checked.toolset is not None
+    for tool in checked.toolset.tools:
+        properties = tool.advertised["inputSchema"]["properties"]
+        assert properties["limit"] == limit and properties["order"] == order, properties
+    models = (generate(tmp_path / "t.yaml", "fx_defaults") / "models.py").read_text("utf-8")
+    assert models.count('le=100)] = 30\n') == 2, models
+
+
 def test_what_the_format_cannot_express_is_reported_in_the_written_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
