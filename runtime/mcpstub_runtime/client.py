@@ -34,7 +34,7 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar, Unpack
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import jsonschema_rs
 from mcp import Client, StdioServerParameters, types
@@ -226,9 +226,47 @@ def compare(
             continue
         expected = dict(spec.wire if modern else spec.legacy_wire)
         if not _same_json(expected, dict(got)):
-            changed[name] = tuple(_differences(expected, dict(got)))
+            expected, sent = _spelled_alike(expected), _spelled_alike(dict(got))
+            if not _same_json(expected, sent):
+                changed[name] = tuple(_differences(expected, sent))
     added = tuple(str(name) for name in by_name if name not in tools)
     return Drift(changed=changed, missing=tuple(missing), added=added)
+
+
+def _spelled_alike(tool: dict[str, Any]) -> dict[str, Any]:
+    """The tool with each schema's references to its own definitions written out in place and the
+    definitions dropped: a schema and one that moved parts into `$defs` (`mcpstub import
+    --extract-defs`) mean the same. A schema whose definitions refer to themselves stays as it is."""
+    out = dict(tool)
+    for key in ("inputSchema", "outputSchema"):
+        schema = out.get(key)
+        if isinstance(schema, dict) and isinstance(schema.get("$defs", schema.get("definitions")), dict):
+            try:
+                out[key] = _written_out(schema, schema, ())
+            except ValueError:  # a cycle, or a reference to no definition
+                pass
+    return out
+
+
+def _written_out(node: Any, root: dict[str, Any], through: tuple[str, ...]) -> Any:
+    if isinstance(node, list):
+        return [_written_out(item, root, through) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if len(node) == 1 and isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
+        if ref in through or len(through) > 32:
+            raise ValueError(ref)
+        kind, _, name = unquote(ref[2:]).partition("/")
+        target = root.get(kind, {}).get(name.replace("~1", "/").replace("~0", "~"), _ABSENT)
+        if target is _ABSENT or "/" in name:
+            raise ValueError(ref)
+        return _written_out(target, root, (*through, ref))
+    return {
+        key: _written_out(value, root, through)
+        for key, value in node.items()
+        if not (node is root and key in ("$defs", "definitions"))
+    }
 
 
 def _text(result: types.CallToolResult) -> str:

@@ -563,3 +563,50 @@ def test_a_token_that_cannot_be_sent_is_said_before_connecting(weather: Any, tok
 
     with pytest.raises(ValueError, match=said):
         anyio.run(run)
+
+
+SHARED_SHAPE = """\
+mcpstub: 1
+server: {name: shapes}
+tools:
+  - name: first
+    inputSchema: &shape
+      type: object
+      properties:
+        where: {type: object, properties: {street: {type: string}, city: {type: string, minLength: 2}}}
+  - name: second
+    inputSchema: *shape
+"""
+
+
+def test_a_client_imported_with_extract_defs_sees_no_drift_from_the_server_it_was_imported_from(
+    tmp_path: Path,
+) -> None:
+    # The client's schemas refer to shared definitions where the server writes them out: the same
+    # schemas, spelled otherwise. A real change inside a definition is still drift.
+    (tmp_path / "tools.yaml").write_text(SHARED_SHAPE, "utf-8")
+    steps = (("tools.yaml", "fx_shapes", []), ("moved.yaml", "fx_moved", ["--client-only"]))
+    for toolset, package, more in steps:
+        if toolset == "moved.yaml":
+            surface = str(tmp_path / "fx_shapes" / "surface.json")
+            assert cli.main(["import", surface, "-o", str(tmp_path / toolset), "--extract-defs"]) == 0
+            assert "$ref" in (tmp_path / toolset).read_text("utf-8")
+        assert cli.main(["generate", str(tmp_path / toolset), "--out", str(tmp_path / package), *more]) == 0
+
+    async def drift_of(server_package: Any, client_package: Any) -> Any:
+        async with client_package.connect(server_package.create_server(), strict=True) as client:
+            return client.drift
+
+    with imported(tmp_path, "fx_shapes") as server, imported(tmp_path, "fx_moved") as client:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DriftWarning)
+            assert not anyio.run(drift_of, server, client)
+    moved = (tmp_path / "moved.yaml").read_text("utf-8")
+    (tmp_path / "moved.yaml").write_text(moved.replace("minLength: 2", "minLength: 3"), "utf-8")
+    again = ["generate", str(tmp_path / "moved.yaml"), "--out", str(tmp_path / "fx_moved"), "--client-only"]
+    assert cli.main(again) == 0
+    with imported(tmp_path, "fx_shapes") as server, imported(tmp_path, "fx_moved") as client:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DriftWarning)
+            drift = anyio.run(drift_of, server, client)
+    assert set(drift.changed) == {"first", "second"} and "minLength" in drift.describe(), drift
