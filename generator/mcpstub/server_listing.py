@@ -185,6 +185,8 @@ async def _listing(target: Any, source: str, mode: str) -> Listing:
     from mcp import Client, types  # noqa: PLC0415 - the SDK only when a server is read
     from pydantic import TypeAdapter  # noqa: PLC0415
 
+    from mcpstub_runtime.client import listing_page  # noqa: PLC0415
+
     raw_result = TypeAdapter(dict[str, Any])
     tools: list[dict[str, Any]] = []
     digests: dict[str, str] = {}
@@ -194,7 +196,9 @@ async def _listing(target: Any, source: str, mode: str) -> Listing:
         for _ in range(MAX_PAGES):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
             request = types.ListToolsRequest(params=params)
-            page = await client.session.send_request(request, raw_result)  # type: ignore[type-var]
+            # (a listing the SDK refuses, `inputSchema: {}`, is read as it is: the toolset written
+            # from it is validated, each problem said at its place there)
+            page = await listing_page(client.session, request, raw_result)
             listed = page.get("tools")
             if not isinstance(listed, list) or not all(isinstance(t, dict) for t in listed):
                 raise LiveError(f"{source}: tools/list did not answer a list of tool objects")

@@ -486,6 +486,23 @@ async def _transport(
     )
 
 
+async def listing_page(
+    session: Any, request: types.ListToolsRequest, raw: TypeAdapter[Any]
+) -> dict[str, Any]:
+    """One page of tools/list as the server sent it, also where the SDK refuses it (a tool with
+    `inputSchema: {}`): then it is read without the SDK's check, for what reads it to judge."""
+    try:
+        page: dict[str, Any] = await session.send_request(request, raw)
+        return page
+    except ValidationError:
+        send = getattr(getattr(session, "_dispatcher", None), "send_raw_request", None)
+        if send is None:  # (an SDK without the raw path: its refusal stands)
+            raise
+        data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+        found = await send(data["method"], data.get("params"), {})
+        return found if isinstance(found, dict) else {}
+
+
 async def _listing(session: Client) -> list[dict[str, Any]]:
     """Every tool object of the server's tools/list, as sent (the SDK's models drop keys)."""
     raw = TypeAdapter(dict[str, Any])
@@ -493,8 +510,7 @@ async def _listing(session: Client) -> list[dict[str, Any]]:
     cursor: str | None = None
     for _ in range(_MAX_PAGES):
         params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-        request = types.ListToolsRequest(params=params)
-        page = await session.session.send_request(request, raw)  # type: ignore[type-var]
+        page = await listing_page(session.session, types.ListToolsRequest(params=params), raw)
         listed = page.get("tools")
         if isinstance(listed, list):
             tools.extend(tool for tool in listed if isinstance(tool, dict))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from mcpstub import cli
 from mcpstub.importer import extract_shared, same
@@ -262,3 +263,37 @@ def test_a_url_port_is_digits_0_to_9_from_1_to_65535(
     err = capsys.readouterr().err
     assert "the port must be a number from 1 to 65535, in digits 0-9" in err, err
     assert "Traceback" not in err and not (tmp_path / "t.yaml").exists()
+
+
+# A stdio server that answers tools/list with what the MCP SDK refuses (`inputSchema: {}`).
+RAW_SERVER = """\
+import json, sys
+TOOLS = [{"name": "a", "inputSchema": {}}, {"name": "b", "inputSchema": {"type": "object"}}]
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        info = {"name": "raw", "version": "1"}
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": info}
+    elif msg["method"] == "tools/list":
+        result = {"tools": TOOLS}
+    else:
+        error = {"code": -32601, "message": "no " + msg["method"]}
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": error}), flush=True)
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+"""
+
+
+def test_a_live_listing_the_sdk_refuses_is_imported_and_its_problems_located(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As a saved answer with the same tools would be: written as it is, then each problem said.
+    (tmp_path / "raw_server.py").write_text(RAW_SERVER, "utf-8")
+    command = f"{sys.executable} {tmp_path / 'raw_server.py'}"
+    target = tmp_path / "t.yaml"
+    assert cli.main(["import", "--server-command", command, "-o", str(target)]) == 1
+    err = capsys.readouterr().err
+    assert f"{target}:4:" in err and "[root-not-object]" in err and "Traceback" not in err, err
+    assert [t["name"] for t in yaml.safe_load(target.read_text("utf-8"))["tools"]] == ["a", "b"]
