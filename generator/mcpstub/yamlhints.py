@@ -124,6 +124,9 @@ class _Reading:
             assert opened is not None
             return self._not_a_key(opened[0], opened[1])
         if problem == "mapping values are not allowed in this context":
+            start = len(line) - len(line.lstrip(" -"))
+            if at[1] - start > 1024:  # a key YAML reads only as an explicit one
+                return self._long_key((at[0] + 1, start + 1))
             return self._colon_in_value(at)
         if problem == "did not find expected <document start>":
             return self._after_the_document(at)
@@ -192,6 +195,14 @@ class _Reading:
             f"write it as {key}: {_json(value)}",
         )
 
+    def _long_key(self, where: tuple[int, int]) -> Explained:
+        return (
+            "a key longer than 1024 characters: YAML reads one that long only as an explicit key",
+            where,
+            'shorten the key, or write `? "the key"` on a line of its own and `: value` on the next,'
+            " indented as the key",
+        )
+
     def _not_a_key(self, n: int, column: int) -> Explained:
         """Text at line `n`, `column` where a key belongs, with no `: ` after its key."""
         written = self.line(n)[column:].strip()
@@ -204,11 +215,7 @@ class _Reading:
                 f"write it as {key}: {value}",
             )
         if len(written.partition(": ")[0]) > 1024:
-            return (
-                "a key longer than 1024 characters: YAML does not read one that long",
-                (n + 1, column + 1),
-                "shorten the key, or write it as a quoted string",
-            )
+            return self._long_key((n + 1, column + 1))
         word, _, rest = written.partition(" ")
         return (
             f"'{shown}' is neither a key (no ': ' after it) nor inside a value",

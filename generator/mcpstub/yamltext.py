@@ -105,7 +105,7 @@ def _flow(value: Any) -> str | None:
             if not isinstance(key, str):
                 raise DumpError(f"object key {key!r} is not a string")
             inner = _flow(item)
-            if inner is None:
+            if inner is None or len(scalar(key)) > _LONGEST_KEY:
                 return None
             items.append(f"{scalar(key)}: {inner}")
         return "{" + ", ".join(items) + "}"
@@ -143,7 +143,11 @@ def _block(value: dict[str, Any] | list[Any] | tuple[Any, ...], indent: int) -> 
         for key, item in value.items():
             if not isinstance(key, str):
                 raise DumpError(f"object key {key!r} is not a string")
-            head = f"{pad}{scalar(key)}:"
+            written = scalar(key)
+            if len(written) > _LONGEST_KEY:  # YAML reads a longer key only as an explicit one
+                out.append(f"{pad}? {written}\n")
+                written = ""
+            head = f"{pad}{written}:"
             out.append(head + _value(item, indent + 2, len(head)))
     else:
         for item in value:
@@ -158,6 +162,10 @@ def _block(value: dict[str, Any] | list[Any] | tuple[Any, ...], indent: int) -> 
             else:
                 out.append(head + _value(item, indent + 2, len(head)))
     return "".join(out)
+
+
+# A YAML reader takes an implicit key of at most 1024 characters (the `: ` after it included).
+_LONGEST_KEY = 1000
 
 
 def dump_yaml(data: dict[str, Any]) -> str:

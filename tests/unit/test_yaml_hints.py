@@ -277,3 +277,27 @@ def test_a_tag_that_is_text_is_told_to_be_quoted() -> None:
     )
     [found] = [d for d in diagnostics if d.code == "yaml-tag"]
     assert found.hint is not None and 'quote the value if the "!" is text: "!important thing"' in found.hint
+
+
+LONG = "p" * 1100
+LISTED = "        b:\n          type: array\n          items: {type: object}\n          examples:\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "column", "fixed"),
+    [
+        (f"        {LONG}: {{type: string}}\n", 9, f'        ? "{LONG}"\n        : {{type: string}}\n'),
+        (f'        "{LONG}": {{type: string}}\n', 9, f'        ? "{LONG}"\n        : {{type: string}}\n'),
+        (f"{LISTED}          - {LONG}: 1\n", 13, f'{LISTED}          - ? "{LONG}"\n            : 1\n'),
+    ],
+    ids=["plain", "quoted", "in-a-list"],
+)  # fmt: skip
+def test_a_key_longer_than_1024_characters_is_said_so_with_a_fix_that_reads(
+    line: str, column: int, fixed: str
+) -> None:
+    # It was told "indented more than 'properties'", or to quote it (a quoted key is no better).
+    head = HEAD + "    inputSchema:\n      type: object\n      properties:\n"
+    (found,) = syntax_errors(head + line)
+    assert "longer than 1024 characters" in found.message and found.location is not None
+    assert found.location.col == column, found
+    assert not syntax_errors(head + fixed)  # what the hint says to write

@@ -77,3 +77,18 @@ json_values = st.recursive(
 @given(st.dictionaries(st.text(max_size=8) | st.sampled_from(TRICKY), json_values, max_size=5))
 def test_any_json_mapping_reads_back_exactly(data: dict[str, Any]) -> None:
     assert same(load(dump_yaml(data)), data)
+
+
+LONG_KEYS = st.builds(lambda n, c: c * n, st.integers(990, 1040), st.sampled_from(["a", "é", "\\", "'", "-"]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(LONG_KEYS | st.text(max_size=4), json_values, min_size=1, max_size=3), st.booleans())
+def test_a_key_longer_than_yaml_reads_implicitly_is_written_explicitly(
+    data: dict[str, Any], listed: bool
+) -> None:
+    # A YAML reader takes an implicit key of at most 1024 characters: an import of a tool with a
+    # longer property name wrote a file the reader refused.
+    document = {"tools": [data]} if listed else {"nested": {"deeper": data}}
+    text = dump_yaml(document)
+    assert same(load(text), document)
