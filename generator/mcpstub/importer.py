@@ -106,9 +106,13 @@ def read_listing_file(path: Path, shown: str) -> Source:
         info = data.get("serverInfo")
         instructions = data.get("instructions")
         at += ["protocols", "2026-07-28", "tools"]
+        listed = _tool_list(tools, at, where)
+        asked = data.get("elicitations")  # what each tool asks its user (no tools/list says it)
+        if isinstance(asked, dict):
+            listed = [_asking(tool, asked.get(tool.get("name"))) for tool in listed]
         return Source(
             shown,
-            _tool_list(tools, at, where),
+            listed,
             info if isinstance(info, dict) else {},
             instructions if isinstance(instructions, str) else None,
             stem,
@@ -122,6 +126,18 @@ def read_listing_file(path: Path, shown: str) -> Source:
         data = data["tools"]
         at.append("tools")
     return Source(shown, _tool_list(data, at, where), fallback_name=stem)
+
+
+def _asking(tool: dict[str, JSON], asked: JSON) -> dict[str, JSON]:
+    """The tool with its `elicitations` as the surface snapshot records them (key -> schema)."""
+    if not isinstance(asked, dict):
+        return tool
+    schemas = {
+        key: entry["requestedSchema"]
+        for key, entry in asked.items()
+        if isinstance(entry, dict) and "requestedSchema" in entry
+    }
+    return {**tool, "elicitations": schemas} if schemas else tool
 
 
 def _outside_strings(text: str, token: str) -> int:
@@ -394,7 +410,8 @@ def check_import(path: Path, shown: str, source: Source, *, extract_defs: bool) 
         mine = advertised.get(name) if isinstance(name, str) else None
         if mine is None:
             continue
-        where = first_difference(_order(tool), _order(mine))
+        sent = {k: v for k, v in tool.items() if k != "elicitations"}  # (asked, not advertised)
+        where = first_difference(_order(sent), _order(mine))
         if where is not None:
             doc_loc = Location(shown, 1, 1)
             if checked.document is not None:

@@ -297,3 +297,23 @@ def test_a_live_listing_the_sdk_refuses_is_imported_and_its_problems_located(
     err = capsys.readouterr().err
     assert f"{target}:4:" in err and "[root-not-object]" in err and "Traceback" not in err, err
     assert [t["name"] for t in yaml.safe_load(target.read_text("utf-8"))["tools"]] == ["a", "b"]
+
+
+def test_a_surface_snapshot_brings_what_each_tool_asks_its_user(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The snapshot records each tool's requested schemas (no tools/list says them): a toolset
+    # imported from it asks the same, and says nothing differs.
+    asked = {"when": {"type": "object", "properties": {"due": {"type": "string", "format": "date"}}}}
+    toolset = {"mcpstub": 1, "server": {"name": "asks"}, "tools": [
+        {"name": "book", "inputSchema": {"type": "object"}, "elicitations": asked},
+        {"name": "plain", "inputSchema": {"type": "object"}},
+    ]}  # fmt: skip
+    (tmp_path / "tools.json").write_text(json.dumps(toolset), "utf-8")
+    generate(tmp_path / "tools.json", "fx_asks")
+    capsys.readouterr()
+    surface = tmp_path / "fx_asks" / "surface.json"
+    assert cli.main(["import", str(surface), "-o", str(tmp_path / "t.yaml")]) == 0
+    assert "warning" not in capsys.readouterr().err
+    tools = yaml.safe_load((tmp_path / "t.yaml").read_text("utf-8"))["tools"]
+    assert [t.get("elicitations") for t in tools] == [asked, None]
