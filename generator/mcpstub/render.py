@@ -11,6 +11,7 @@ user text (names, descriptions, schemas, defaults) reaches them as a Python lite
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
@@ -525,6 +526,7 @@ def render_package(
             else [*_PUBLIC_NAMES, *results]
         ),
         "client_only": client_only,
+        "handler_check": _handler_check(toolset.tools),
         "server_assignments": "\n".join(
             [
                 _assignment("SERVER_NAME", "str", toolset.server_name),
@@ -592,3 +594,22 @@ def render_package(
         yours[f"handlers/{tool.identifier}.py"] = piece["stub"]
     proven = frozenset(["tools.py", *(f"handlers/{tool.identifier}.py" for tool in toolset.tools)])
     return RenderedPackage(ours=ours, yours=yours, proven=proven)
+
+
+def _handler_check(tools: Sequence[Tool]) -> str:
+    """server.py's last lines: each handler module's function as a `Handlers` entry, for mypy alone
+    (a handler is imported on its tool's first call, so nothing else checks it against its tool's
+    types: a handler left returning `str` when an output schema is added would pass unseen)."""
+    if not tools:
+        return ""
+    lines = ["", "", "if TYPE_CHECKING:  # each handler checked against what its tool takes and returns"]
+    for ident in import_order([str(tool.identifier) for tool in tools]):
+        line = f"    from .handlers import {ident} as _handler_{ident}"
+        if text_width(line) > LINE_LENGTH:
+            line = f"    from .handlers import (\n        {ident} as _handler_{ident},\n    )"
+        lines.append(line)
+    lines += ["", "    _HANDLER_FUNCTIONS: Handlers = {"]
+    for tool in tools:
+        lines.append(f"        {to_literal(tool.name)}: _handler_{tool.identifier}.{tool.identifier},")
+    lines.append("    }")
+    return "\n".join(lines) + "\n"

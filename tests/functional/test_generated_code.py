@@ -212,3 +212,23 @@ def test_generated_code_never_imports_mcpstub(root: Path) -> None:
         text = path.read_text(encoding="utf-8")
         # the runtime library (mcpstub_runtime) is what it runs on; the generator never
         assert not re.search(r"(?:import|from) mcpstub\b(?!_)", text), path
+
+
+def test_a_handler_the_changed_schema_no_longer_fits_is_found_by_mypy(
+    tmp_path: Path, mypy_strict: MypyRun
+) -> None:
+    # A handler is imported on its tool's first call: a handler left returning `str` when its tool
+    # gained an output schema failed every call, and mypy --strict said nothing.
+    toolset = "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: wave\n    inputSchema: {type: object}\n"
+    folder, _ = write_package(tmp_path, "fx_changed", toolset)
+    stub = (folder / "handlers" / "wave.py").read_text("utf-8")
+    filled = stub.replace(stub[stub.index("    # Until"):], '    return "hi"\n')
+    (folder / "handlers" / "wave.py").write_text(filled, "utf-8")
+    assert mypy_strict("fx_changed", cwd=tmp_path).returncode == 0
+    output = "    outputSchema: {type: object, properties: {n: {type: integer}}, required: [n]}\n"
+    kept = (folder / "handlers" / "wave.py").read_text("utf-8")
+    write_package(tmp_path, "fx_changed", toolset + output)
+    (folder / "handlers" / "wave.py").write_text(kept, "utf-8")  # (the user's handler, as it was)
+    done = mypy_strict("fx_changed", cwd=tmp_path)
+    assert done.returncode == 1 and 'TypedDict item "wave"' in done.stdout, done.stdout
+    assert "WaveOutput | WaveResult" in done.stdout, done.stdout

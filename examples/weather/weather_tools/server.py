@@ -79,3 +79,17 @@ def create_app(server: Server[Any] | None = None, **options: Any) -> Starlette:
     `create_server`.
     """
     return mcpstub_runtime.app_of(server, create_server, **options)
+
+
+if TYPE_CHECKING:  # each handler checked against what its tool takes and returns
+    from .handlers import get_alerts as _handler_get_alerts
+    from .handlers import get_forecast as _handler_get_forecast
+    from .handlers import list_cities as _handler_list_cities
+    from .handlers import radar_map as _handler_radar_map
+
+    _HANDLER_FUNCTIONS: Handlers = {
+        "get_forecast": _handler_get_forecast.get_forecast,
+        "get_alerts": _handler_get_alerts.get_alerts,
+        "radar_map": _handler_radar_map.radar_map,
+        "list_cities": _handler_list_cities.list_cities,
+    }

@@ -80,3 +80,15 @@ def create_app(server: Server[Any] | None = None, **options: Any) -> Starlette:
     `create_server`.
     """
     return mcpstub_runtime.app_of(server, create_server, **options)
+
+
+if TYPE_CHECKING:  # each handler checked against what its tool takes and returns
+    from .handlers import class_ as _handler_class_
+    from .handlers import get_user_v2 as _handler_get_user_v2
+    from .handlers import tree_walk as _handler_tree_walk
+
+    _HANDLER_FUNCTIONS: Handlers = {
+        "class": _handler_class_.class_,
+        "get-user.v2": _handler_get_user_v2.get_user_v2,
+        "tree_walk": _handler_tree_walk.tree_walk,
+    }

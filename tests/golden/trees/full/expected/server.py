@@ -84,3 +84,13 @@ def create_app(server: Server[Any] | None = None, **options: Any) -> Starlette:
     `create_server`.
     """
     return mcpstub_runtime.app_of(server, create_server, **options)
+
+
+if TYPE_CHECKING:  # each handler checked against what its tool takes and returns
+    from .handlers import get_forecast as _handler_get_forecast
+    from .handlers import legacy_alerts as _handler_legacy_alerts
+
+    _HANDLER_FUNCTIONS: Handlers = {
+        "get_forecast": _handler_get_forecast.get_forecast,
+        "legacy_alerts": _handler_legacy_alerts.legacy_alerts,
+    }

@@ -76,3 +76,11 @@ def create_app(server: Server[Any] | None = None, **options: Any) -> Starlette:
     `create_server`.
     """
     return mcpstub_runtime.app_of(server, create_server, **options)
+
+
+if TYPE_CHECKING:  # each handler checked against what its tool takes and returns
+    from .handlers import ping as _handler_ping
+
+    _HANDLER_FUNCTIONS: Handlers = {
+        "ping": _handler_ping.ping,
+    }

@@ -87,3 +87,33 @@ def create_app(server: Server[Any] | None = None, **options: Any) -> Starlette:
     `create_server`.
     """
     return mcpstub_runtime.app_of(server, create_server, **options)
+
+
+if TYPE_CHECKING:  # each handler checked against what its tool takes and returns
+    from .handlers import any_true as _handler_any_true
+    from .handlers import anything as _handler_anything
+    from .handlers import count as _handler_count
+    from .handlers import flag as _handler_flag
+    from .handlers import greet as _handler_greet
+    from .handlers import item as _handler_item
+    from .handlers import list_items as _handler_list_items
+    from .handlers import maybe_item as _handler_maybe_item
+    from .handlers import mixed as _handler_mixed
+    from .handlers import nothing as _handler_nothing
+    from .handlers import pairs as _handler_pairs
+    from .handlers import ratio as _handler_ratio
+
+    _HANDLER_FUNCTIONS: Handlers = {
+        "list_items": _handler_list_items.list_items,
+        "greet": _handler_greet.greet,
+        "ratio": _handler_ratio.ratio,
+        "count": _handler_count.count,
+        "flag": _handler_flag.flag,
+        "nothing": _handler_nothing.nothing,
+        "mixed": _handler_mixed.mixed,
+        "anything": _handler_anything.anything,
+        "any_true": _handler_any_true.any_true,
+        "maybe_item": _handler_maybe_item.maybe_item,
+        "pairs": _handler_pairs.pairs,
+        "item": _handler_item.item,
+    }
