@@ -179,7 +179,7 @@ def test_check_breaking_refuses_to_write_until_the_major_version_moves(
     toolset.write_text(TOOLSET.replace("required: [name]", "required: [name, limit]"), "utf-8")
     assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 1
     err = capsys.readouterr().err
-    assert "refusing to write" in err and "find" in err and "bump server.version" in err
+    assert "refusing to write" in err and "find" in err and "bump server.version to 2.0.0 or later" in err
     # Its count is of the breaking findings it shows; the others are diff's to show.
     assert "\n2 breaking\n" in err and "0 info" not in err, err
     toolset.write_text(
@@ -201,6 +201,19 @@ def test_check_breaking_refuses_to_write_until_the_major_version_moves(
     )
     assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 0
     assert "with a major version bump: allowed" in capsys.readouterr().err
+
+
+def test_check_breaking_in_0_x_asks_for_the_minor_bump_that_counts(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    toolset = repo / "api" / "tools.yaml"
+    zero = TOOLSET.replace("1.0.0", "0.3.0")
+    toolset.write_text(zero, "utf-8")
+    subprocess.run(["git", "commit", "-qam", "0.x"], cwd=repo, check=True)
+    toolset.write_text(zero.replace("required: [name]", "required: [name, limit]"), "utf-8")
+    out = repo / "shop_tools"
+    assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 1
+    assert "hint: bump server.version to 0.4.0 or later" in capsys.readouterr().err
 
 
 def test_check_breaking_on_the_change_that_adds_the_toolset(

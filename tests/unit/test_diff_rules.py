@@ -1201,3 +1201,12 @@ def test_a_bound_tightened_where_only_fractions_are_accepted_is_shown_with_one_b
     findings = run_input(obj({"b": one_of}), obj({"b": {**one_of, "minimum": 0}}), search_seconds=1e-9)
     (found,) = [f for f in findings if f.severity == "breaking"]
     assert found.has_counterexample and found.counterexample == {"b": -0.5}, found
+
+
+def test_a_property_declared_in_an_open_output_is_said_of_what_a_client_gets() -> None:
+    # The open-object rule's words are of what a client sends: "a client that sent 'x' ... is
+    # never returned" made no sense of an output.
+    old, new = obj({"a": S}), obj({"a": S, "message": S})
+    (found,) = run_output(old, new)
+    assert found.rule == "output-property-declared" and "client that sent" not in found.message, found
+    assert found.message.startswith("property 'message' declared in an object"), found

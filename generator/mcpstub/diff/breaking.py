@@ -48,7 +48,10 @@ def check_breaking(
             f"mcpstub: refusing to write: breaking changes against {rev} without a major version bump",
             file=sys.stderr,
         )
-        print("  hint: bump server.version's major number, or pass --allow-breaking", file=sys.stderr)
+        needed = next((f.message for f in breaking if f.rule == "version-not-bumped"), "")
+        least = needed.rpartition("(at least ")[2].rstrip(")") if "(at least " in needed else ""
+        bump = f"to {least} or later" if least else "(its major number; in 0.x its minor number)"
+        print(f"  hint: bump server.version {bump}, or pass --allow-breaking", file=sys.stderr)
         return EXIT_FOUND
     print(f"breaking changes against {rev}, with a major version bump: allowed", file=sys.stderr)
     return None
