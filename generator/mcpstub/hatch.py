@@ -20,7 +20,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 from hatchling.plugin import hookimpl
@@ -36,6 +36,11 @@ class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
 
     PLUGIN_NAME = "mcpstub"
 
+    def _fail(self, message: str) -> NoReturn:
+        """End the build with `message` alone (an exception would bury it in the backend's traceback)."""
+        self.app.abort(f"error: {message}")
+        raise SystemExit(1)  # (abort exits; this is for a frontend whose app does not)
+
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         """Generate `out` from `toolset`; fail the build with the diagnostics if it is invalid."""
         root = Path(self.root)
@@ -44,11 +49,11 @@ class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             from mcpstub.errortext import unknown_keys  # noqa: PLC0415
 
             said = unknown_keys(unknown, ["toolset", "out", *_HATCH_KEYS])
-            raise ValueError(f"unknown key(s) in [tool.hatch.build.hooks.mcpstub]: {said}")
+            self._fail(f"unknown key(s) in [tool.hatch.build.hooks.mcpstub]: {said}")
         settings = {key: self.config.get(key) for key in ("toolset", "out")}
         missing = [key for key, value in settings.items() if not isinstance(value, str) or not value]
         if missing:
-            raise ValueError(
+            self._fail(
                 "[tool.hatch.build.hooks.mcpstub] needs "
                 + " and ".join(f'{key} = "..."' for key in missing)
                 + " (paths from the project root)"
@@ -66,7 +71,7 @@ class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             self.app.display_info(done.stdout.rstrip())
         if done.returncode != 0:
             # The diagnostics name file, line and column; they are the whole message.
-            raise RuntimeError(f"mcpstub generate failed:\n{done.stderr.rstrip()}")
+            self._fail(f"mcpstub generate failed:\n{done.stderr.rstrip()}")
         if done.stderr:
             self.app.display_warning(done.stderr.rstrip())
         self._include(out, build_data)
