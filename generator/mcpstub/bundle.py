@@ -210,7 +210,16 @@ class Bundler:
                 return definition_pointer(state.defs_key, name, rest)
         is_shared = target_doc is self.toolset and len(target.unit) == 2 and target.unit[0] == "$defs"
         wanted = str(target.unit[-1]) if target.unit else Path(target_doc.path).stem
-        name = wanted
+        # Its name for the whole toolset, whichever definition a schema copies first: the toolset's
+        # own by its name, another file's by the name `share` gave it (`Item2` beside the toolset's
+        # `Item`), so that each is one shared class. A name the schema's own definitions hold
+        # already makes a copy of its own, numbered.
+        shared_name = None
+        if not is_shared and self.share is not None:
+            shared_name = self.shared_files.get(key)
+            if shared_name is None:
+                shared_name = self.shared_files[key] = self.share(wanted)
+        name = shared_name or wanted
         counter = 2
         while name in state.taken:
             name = f"{wanted}{counter}"
@@ -218,14 +227,8 @@ class Bundler:
         state.taken.add(name)
         state.names[key] = name
         self.origins[(state.schema_path, name)] = (target_doc, target.unit)
-        if is_shared and name == wanted:
+        if (is_shared and name == wanted) or (shared_name is not None and name == shared_name):
             state.shared.add(name)
-        elif not is_shared and self.share is not None:
-            shared_name = self.shared_files.get(key)
-            if shared_name is None:
-                shared_name = self.shared_files[key] = self.share(wanted)
-            if name == shared_name:
-                state.shared.add(name)
         size, frozen, refs = self._unit((id(target_doc), target.unit), value)
         self.copied_bytes += size
         if self.copied_bytes > MAX_COPIED_BYTES:

@@ -61,6 +61,11 @@ tools:
   - name: whoami
     inputSchema: {type: object, properties: {login: {type: string}}, required: [login]}
     outputSchema: {$ref: "common.yaml#/$defs/User"}
+  # The second file's Issue before the toolset's own: each is still its one shared class.
+  - name: triage
+    inputSchema:
+      type: object
+      properties: {other: {$ref: "common.yaml#/$defs/Issue"}, issue: {$ref: "#/$defs/Issue"}}
 """
 
 HANDLERS = {
@@ -142,6 +147,10 @@ def test_each_definition_is_one_class_whichever_file_it_is_written_in(pkg: Modul
     for name in ("User", "Address", "Issue", "Issue2"):
         assert source.count(f"class {name}(") == 1
     assert "OutputUser" not in source and "OutputIssue" not in source and "OutputAddress" not in source
+    triage = models.TriageInput.model_fields  # (each class was copied into the tool, numbered)
+    assert models.Issue2 in triage["other"].annotation.__args__
+    assert models.Issue in triage["issue"].annotation.__args__
+    assert "TriageInputOther" not in source and "TriageInputIssue" not in source
 
 
 def test_patterns_of_a_second_file_are_left_to_the_validator(pkg: ModuleType) -> None:
