@@ -225,10 +225,9 @@ def compare(
             missing.append(name)
             continue
         expected = dict(spec.wire if modern else spec.legacy_wire)
-        if not _same_json(expected, dict(got)):
-            expected, sent = _spelled_alike(expected), _spelled_alike(dict(got))
-            if not _same_json(expected, sent):
-                changed[name] = tuple(_differences(expected, sent))
+        sent = dict(got)
+        if not _same_json(expected, sent) and not _same_json(_spelled_alike(expected), _spelled_alike(sent)):
+            changed[name] = tuple(_differences(expected, sent))
     added = tuple(str(name) for name in by_name if name not in tools)
     return Drift(changed=changed, missing=tuple(missing), added=added)
 
@@ -254,8 +253,10 @@ def _written_out(node: Any, root: dict[str, Any], through: tuple[str, ...]) -> A
     if not isinstance(node, dict):
         return node
     ref = node.get("$ref")
-    if len(node) == 1 and isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
-        if ref in through or len(through) > 32:
+    if isinstance(ref, str) and ref.startswith("#"):
+        if len(node) > 1 or not ref.startswith(("#/$defs/", "#/definitions/")) or ref in through:
+            raise ValueError(ref)  # (beside other keywords, into the schema, a cycle: compared as is)
+        if len(through) > 32:
             raise ValueError(ref)
         kind, _, name = unquote(ref[2:]).partition("/")
         target = root.get(kind, {}).get(name.replace("~1", "/").replace("~0", "~"), _ABSENT)
@@ -263,10 +264,13 @@ def _written_out(node: Any, root: dict[str, Any], through: tuple[str, ...]) -> A
             raise ValueError(ref)
         return _written_out(target, root, (*through, ref))
     return {
-        key: _written_out(value, root, through)
+        key: value if key in _DATA_KEYWORDS else _written_out(value, root, through)
         for key, value in node.items()
         if not (node is root and key in ("$defs", "definitions"))
     }
+
+
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})  # values, never schemas
 
 
 def _text(result: types.CallToolResult) -> str:

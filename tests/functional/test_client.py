@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -610,3 +611,41 @@ def test_a_client_imported_with_extract_defs_sees_no_drift_from_the_server_it_wa
             warnings.simplefilter("ignore", DriftWarning)
             drift = anyio.run(drift_of, server, client)
     assert set(drift.changed) == {"first", "second"} and "minLength" in drift.describe(), drift
+
+
+WRITTEN_OUT_CASES = [  # (the client's schema, the server's, drift?)
+    (  # a definition beside a sibling keyword is compared, not dropped with `$defs`
+        {"properties": {"a": {"$ref": "#/$defs/X", "description": "a"}}, "$defs": {"X": {"type": "string"}}},
+        {"properties": {"a": {"$ref": "#/$defs/X", "description": "a"}}, "$defs": {"X": {"type": "integer"}}},
+        True,
+    ),
+    ({"properties": {"a": {"$ref": "#/$defs/X"}}, "$defs": {"X": {"type": "string"}}},
+     {"properties": {"a": {"type": "string"}}}, False),
+    ({"properties": {"a": {"$ref": "#/$defs/X"}}, "$defs": {"X": {"type": "string"}}},
+     {"properties": {"a": {"type": "integer"}}}, True),
+    (  # a value that looks like a reference is a value
+        {"properties": {"a": {"const": {"$ref": "#/$defs/X"}}}, "$defs": {"X": {"type": "string"}}},
+        {"properties": {"a": {"const": {"type": "string"}}}},
+        True,
+    ),
+    (  # a cycle: compared as written
+        {"properties": {"a": {"$ref": "#/$defs/X"}}, "$defs": {"X": {"properties": {"n": {"$ref": "#"}}}}},
+        {"properties": {"a": {"properties": {"n": {}}}}},
+        True,
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("ours", "theirs", "drifted"), WRITTEN_OUT_CASES)
+def test_only_a_reference_written_out_alone_is_the_same_schema(ours: Any, theirs: Any, drifted: bool) -> None:
+    from mcpstub_runtime.client import compare  # noqa: PLC0415
+
+    def tool(schema: Any) -> dict[str, Any]:
+        return {"name": "t", "inputSchema": {"type": "object", **schema}}
+
+    spec = SimpleNamespace(wire=tool(ours), legacy_wire=tool(ours))
+    drift = compare({"t": spec}, [tool(theirs)], modern=True)
+    assert bool(drift) is drifted, drift.describe()
+    if drifted:  # said as the server sends it
+        assert drift.describe().startswith("  t: inputSchema /"), drift.describe()
+

@@ -147,7 +147,7 @@ def test_each_definition_is_one_class_whichever_file_it_is_written_in(pkg: Modul
     for name in ("User", "Address", "Issue", "Issue2"):
         assert source.count(f"class {name}(") == 1
     assert "OutputUser" not in source and "OutputIssue" not in source and "OutputAddress" not in source
-    triage = models.TriageInput.model_fields  # (each class was copied into the tool, numbered)
+    triage = models.TriageInput.model_fields  # (the second file's first: both were copies per tool)
     assert models.Issue2 in triage["other"].annotation.__args__
     assert models.Issue in triage["issue"].annotation.__args__
     assert "TriageInputOther" not in source and "TriageInputIssue" not in source
