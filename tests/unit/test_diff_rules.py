@@ -1210,3 +1210,45 @@ def test_a_property_declared_in_an_open_output_is_said_of_what_a_client_gets() -
     (found,) = run_output(old, new)
     assert found.rule == "output-property-declared" and "client that sent" not in found.message, found
     assert found.message.startswith("property 'message' declared in an object"), found
+
+
+D7 = {"$schema": "http://json-schema.org/draft-07/schema#"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "shown"),
+    [
+        (  # merged, the allOf parts would decode content that each part alone never checks
+            {**D7, **obj({"a": {"allOf": [{"const": "1234", "contentEncoding": "base64"},
+                                          {"contentMediaType": "application/json"}]}})},
+            {**D7, **obj({"a": I})},
+            {"a": "1234"},
+        ),
+        (  # a listing's draft-06 is judged as the server's validator judges it (2020-12)
+            {"$schema": "http://json-schema.org/draft-06/schema#",
+             **obj({"a": {"type": "string", "maxLength": 0, "contentMediaType": "application/json"}})},
+            {"$schema": "http://json-schema.org/draft-06/schema#", **obj({"a": I})},
+            {"a": ""},
+        ),
+        (obj({"a": {"minimum": 10**400, "maximum": 10**400}}), obj({"a": I}), None),  # (a traceback)
+    ],
+    ids=["allof-content", "draft-06", "huge-whole-bound"],
+)  # fmt: skip
+def test_what_only_looks_empty_still_breaks(old: Any, new: Any, shown: Any) -> None:
+    found = [f for f in run_input(old, new) if f.severity == "breaking"]
+    assert found and all(f.has_counterexample for f in found), found
+    assert shown is None or shown in [f.counterexample for f in found], found
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ({"type": "object", "properties": {"x": {"not": {}}, "y": {}}, "additionalProperties": False},
+         {"type": "object", "properties": {"y": {}}, "additionalProperties": False}),
+        ({"type": "object", "properties": {"a": {}}, "additionalProperties": {"not": {}}, "required": ["b"]},
+         {"type": "integer"}),
+    ],
+    ids=["property-accepting-nothing-removed", "required-name-refused-by-not"],
+)  # fmt: skip
+def test_not_anything_counts_as_false_wherever_false_does(old: Any, new: Any) -> None:
+    assert not breaking(run_input(old, new))

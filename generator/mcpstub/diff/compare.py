@@ -78,7 +78,8 @@ def _refuses(keyword: str, bound: JSON, value: JSON) -> bool:
 def _whole(node: dict[str, Any]) -> bool:
     """Whether the node's number bounds pin it to one whole value (`minimum` = `maximum`)."""
     low, high = node.get("minimum"), node.get("maximum")
-    return isinstance(low, int | float) and num(low) and low == high and float(low).is_integer()
+    whole = isinstance(low, int) or (isinstance(low, float) and low.is_integer())
+    return isinstance(low, int | float) and num(low) and low == high and whole
 
 
 def _json_type(value: object) -> str:
@@ -504,12 +505,13 @@ class Subset(TypedRules):
         passes all of A, or no type of A is left once bounds that cross and required properties that
         accept nothing are taken out (its `allOf` merged in). A change to what accepts nothing breaks
         nobody."""
+        written = a
         rest, members = self._conjuncts(self.a, a, ap)
         if members:
             a = merge([rest] + [self.a.resolve(m, mp)[0] for m, mp in members], self.a) or a
         values = finite_values(a, self.a)
-        if values is not None:
-            in_a = self.a.validator(a, ap)
+        if values is not None:  # (each judged by the node as written: a merge may join keywords
+            in_a = self.a.validator(written, ap)  # that judge apart, as contentMediaType does)
             return in_a is not None and not any(in_a(v) for v in values)
         if "$ref" in a and self.a.dialect == "draft-07":
             return False  # the siblings of a draft-07 $ref do not apply
@@ -542,7 +544,11 @@ class Subset(TypedRules):
         max_props = a.get("maxProperties")
         if isinstance(max_props, int | float) and len(required) > max_props:
             return False
-        closed = a.get("additionalProperties") is False and not a.get("patternProperties")
+        closed = (
+            "additionalProperties" in a
+            and refuses_all(self.a, a["additionalProperties"], f"{ap}/additionalProperties")
+            and not a.get("patternProperties")
+        )
         for name in sorted(required):
             if name not in props:
                 if closed:

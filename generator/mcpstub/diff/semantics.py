@@ -86,6 +86,12 @@ FORMAT_PROBES = ("", "x", " ", "(", "\\", "::", "1", "a b", "%", "{", "~2", "-",
 CONTENT_PROBES = ("!", "{", "=", "eyJ", "not json")
 
 
+_DIALECT_URIS = {
+    "draft-07": "http://json-schema.org/draft-07/schema#",
+    "2020-12": "https://json-schema.org/draft/2020-12/schema",
+}
+
+
 def server_validator(schema: JSON, dialect: str | None = None) -> Any:
     """The validator the generated server builds for `schema` as a tool's input (`dispatch.validator`)."""
     from mcpstub_runtime.dispatch import validator  # noqa: PLC0415 - the server's own code
@@ -210,8 +216,12 @@ class Context:
 
     @cached_property
     def _validators(self) -> Any:
+        # In the dialect the server's validator takes (`server_validator`), whatever `$schema` says
+        # (a listing's draft-06 is judged as 2020-12, as the root is).
+        dialect = _DIALECT_URIS["draft-07" if self.dialect == "draft-07" else "2020-12"]
+        root = {**self.root, "$schema": dialect} if isinstance(self.root, dict) else self.root
         try:
-            return jsonschema_rs.validator_map_for(self.root, validate_formats=True, offline=True)
+            return jsonschema_rs.validator_map_for(root, validate_formats=True, offline=True)
         except Exception:  # a schema the validator cannot compile: nothing is decided by values
             return None
 

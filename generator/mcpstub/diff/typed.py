@@ -345,7 +345,7 @@ class TypedRules:
                 continue
             a_resolved = self.a.resolve(a_s, a_sp)[0]
             b_resolved = self.b.resolve(b_s, b_sp)[0]
-            if a_resolved is False:
+            if a_resolved is False or refuses_all(self.a, a_s, a_sp):
                 continue
             if name not in b_props and b_resolved is False and (name in a_props or name in a_req):
                 if name not in a_props:  # a required name never declared, only let in by A
