@@ -13,6 +13,7 @@ import keyword
 import re
 import unicodedata
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -570,10 +571,13 @@ def _field_names(defs: dict[str, JSON], extra: frozenset[str] = frozenset()) -> 
     _property_names(defs, wire)
     # The field names the model generator gives the names it spells itself (`Foo` is `foo`, `Class`
     # is `class_`): a chosen name must be none of them either.
-    spelled = {
+    spellings = Counter(
         snake + "_" if keyword.iskeyword(snake) else snake
         for snake in (camel_to_snake(n) for n in wire if n.isidentifier() and not keyword.iskeyword(n))
-    }
+    )
+    # ... and, where several spell alike (`ContentType`, `content_type`), the numbered names it
+    # gives all but one (`content_type_1`)
+    spelled = {f"{s}_{n}" if n else s for s, count in spellings.items() for n in range(count)}
     taken = wire | spelled | _model_attributes()
     chosen: dict[str, str] = {}
     for name in sorted(wire):

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import importlib
 import json
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp import Client, types
 from mcp.client.context import ClientRequestContext
 
@@ -19,7 +23,8 @@ PACKAGE = "fx_wire_names"
 # would make one identifier, plus a name that is no identifier at all after NFKC.
 NAMES = ["\ufb01le", "file", "\uff58", "x", "\u210c", "H", "a-b", "a_b", "class", "class_", "file_", "\u00bd"]
 # ... and names the model generator spells in snake case beside one so spelled already.
-NAMES += ["Content-Type", "content_type", "ContentType", "Class", "Foo", "foo-", "Y", "- y", "HTTP-Server"]
+NAMES += ["Content-Type", "content_type", "ContentType", "content-type", "Class", "Foo", "foo-", "Y", "- y"]
+NAMES += ["HTTP-Server", "HttpServer", "httpServer", "http-server"]  # (three spelled alike, and one more)
 
 TOOLSET = f"""\
 mcpstub: 1
@@ -134,3 +139,26 @@ async def test_a_python_name_on_the_wire_is_an_extra_key_not_its_field(pkg: Modu
     assert isinstance(block, types.TextContent)
     assert block.text == "start=MISSING due=MISSING extra=['start_date']"
     assert wire.is_error  # by its wire name the schema checks it
+
+
+SPELLINGS = ["ContentType", "content_type", "content-type", "Content-Type", "contentType", "CONTENT_TYPE"]
+SPELLINGS += ["content__type", "content_type_1", "content_type_", "class", "Class", "class_", "class_1"]
+SPELLINGS += ["Y", "y", "- y", "y_1", "model_dump", "modelDump"]
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(SPELLINGS), min_size=2, max_size=8, unique=True))
+def test_any_names_spelled_alike_keep_a_field_each(names: list[str]) -> None:
+    # The model generator respells names (snake case, keywords, numbered duplicates): each wire
+    # name must still get a field of its own, which reads and writes it.
+    properties = json.dumps({n: {"type": "integer"} for n in names})
+    toolset = "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: t\n"
+    toolset += f"    inputSchema: {{type: object, properties: {properties}}}\n"
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        write_package(root, "fx_spelled", toolset)
+        with imported(root, "fx_spelled") as package:
+            model = importlib.import_module("fx_spelled.models").TInput
+            value = {n: i for i, n in enumerate(names)}
+            assert model.model_validate(value).model_dump(by_alias=True, exclude_unset=True) == value
+            del package
