@@ -256,17 +256,26 @@ def test_a_library_a_required_one_requires_is_part_of_the_environment(
     requires = ("Some.Lib (>=1) ; python_version >= '3'", "x; extra == 'y'")
     _distribution(site, "mcpstub-9.0.0.dist-info", *requires)
     (site / "some_lib-1.0-py3.11.egg-info").mkdir()
-    (site / "some_lib-1.0-py3.11.egg-info" / "requires.txt").write_text("deeper_dep>=2\n\n[extra]\nx\n")
+    requires = "deeper_dep>=2\n\n[extra]\nx\n\n[:python_version >= '3.8']\nconditional\n"
+    requires += "\n[other:sys_platform == 'win32']\nx\n"  # (an extra's, under a condition)
+    (site / "some_lib-1.0-py3.11.egg-info" / "requires.txt").write_text(requires)
+    _distribution(site, "conditional-1.0.dist-info")
     _distribution(site, "deeper_dep-2.0.dist-info")
     _distribution(site, "x-1.0.dist-info")
     _forget_environment()
     try:
         found = stamp.required_distributions()
         assert found == [
-            "deeper_dep-2.0.dist-info", "mcpstub-9.0.0.dist-info", "some_lib-1.0-py3.11.egg-info"
+            "conditional-1.0.dist-info", "deeper_dep-2.0.dist-info", "mcpstub-9.0.0.dist-info",
+            "some_lib-1.0-py3.11.egg-info",
         ]  # fmt: skip
         (site / "deeper_dep-2.0.dist-info").rename(site / "deeper_dep-2.1.dist-info")
         assert "deeper_dep-2.1.dist-info" in stamp.required_distributions()
+        # An editable install's egg-info names no version: its PKG-INFO does.
+        (site / "some_lib-1.0-py3.11.egg-info").rename(site / "some_lib.egg-info")
+        info = "Metadata-Version: 2.1\nName: some_lib\nVersion: 1.1\n"
+        (site / "some_lib.egg-info" / "PKG-INFO").write_text(info)
+        assert "some_lib.egg-info 1.1" in stamp.required_distributions()
     finally:
         monkeypatch.undo()
         _forget_environment()

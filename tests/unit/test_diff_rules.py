@@ -1252,3 +1252,13 @@ def test_what_only_looks_empty_still_breaks(old: Any, new: Any, shown: Any) -> N
 )  # fmt: skip
 def test_not_anything_counts_as_false_wherever_false_does(old: Any, new: Any) -> None:
     assert not breaking(run_input(old, new))
+
+
+def test_a_node_with_definitions_of_its_own_is_judged_in_place() -> None:
+    # `#/$defs/S` is the root's S wherever it is written: taken apart with its own `$defs`, the
+    # node found its own S, and a break was called compatible.
+    own = {"$defs": {"S": {"type": "null"}}, "type": ["string", "null"], "not": {"$ref": "#/$defs/S"}}
+    old = {"type": "object", "$defs": {"S": I}, "properties": {"p": own}}
+    new = {"type": "object", "$defs": {"S": I}, "properties": {"p": {"anyOf": [S, I]}}}
+    found = [f for f in run_input(old, new) if f.severity == "breaking"]
+    assert found and found[0].counterexample == {"p": None}, found

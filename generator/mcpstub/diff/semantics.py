@@ -298,6 +298,8 @@ def standalone(root: JSON, node: JSON) -> JSON:
     for key in ("$defs", "definitions", "$schema"):
         if key in root and key not in result:
             result[key] = root[key]
+        elif key in root and key != "$schema" and result[key] is not root[key]:
+            raise ValueError(f"the node's own {key} would hide the root's")
     stack: list[JSON] = [result]
     while stack:
         item = stack.pop()

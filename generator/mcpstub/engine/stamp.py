@@ -79,14 +79,14 @@ def required_distributions(root: str = "mcpstub") -> list[str]:
     source run in place), every distribution installed."""
     found = installed_distributions()
     if root not in found:
-        return sorted(folder.name for folder in found.values())
+        return sorted(_described(folder) for folder in found.values())
     todo, seen = [root], set()
     while todo:
         name = todo.pop()
         if name not in seen and name in found:
             seen.add(name)
             todo += _requirements(found[name])
-    return sorted(found[name].name for name in seen)
+    return sorted(_described(found[name]) for name in seen)
 
 
 def installed_distributions() -> dict[str, Path]:
@@ -115,9 +115,22 @@ def installed_distributions() -> dict[str, Path]:
 _REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)[^;]*(;.*)?")
 
 
+def _described(folder: Path) -> str:
+    """A metadata folder's name, and for an egg's (`x.egg-info` names no version when an editable
+    install made it) the version its PKG-INFO says."""
+    if folder.suffix != ".egg-info":
+        return folder.name
+    try:
+        with open(folder / "PKG-INFO", encoding="utf-8", errors="replace") as info:
+            version = next((line[8:].strip() for line in info if line.startswith("Version:")), "")
+    except OSError:
+        version = ""
+    return f"{folder.name} {version}".rstrip()
+
+
 def _requirements(folder: Path) -> list[str]:
     """The normalized names a distribution requires, but for its extras: `Requires-Dist` of a wheel's
-    METADATA, or the lines of an egg's requires.txt before its first `[extra]` section."""
+    METADATA, or the lines of an egg's requires.txt outside its extras' sections."""
     lines: list[str] = []
     try:
         if folder.suffix == ".dist-info":
@@ -127,9 +140,13 @@ def _requirements(folder: Path) -> list[str]:
                         break  # the end of the headers
                     if line.startswith("Requires-Dist:"):
                         lines.append(line[len("Requires-Dist:") :])
-        else:
-            text = (folder / "requires.txt").read_text(encoding="utf-8", errors="replace")
-            lines = text.split("\n[", 1)[0].splitlines()
+        else:  # a section `[extra]` or `[extra:marker]` is an extra's; `[:marker]` is everyone's
+            section = ""
+            for line in (folder / "requires.txt").read_text(encoding="utf-8", errors="replace").splitlines():
+                if line.startswith("["):
+                    section = line.strip("[] ")
+                elif not section.partition(":")[0]:
+                    lines.append(line)
     except OSError:  # no metadata file: nothing known to be required
         return []
     names = []
