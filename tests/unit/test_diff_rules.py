@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from mcpstub.diff import DiffOptions, Finding, Side, diff_sides
+from mcpstub.pointers import resolve
 
 S = {"type": "string"}
 I = {"type": "integer"}  # noqa: E741
@@ -1262,3 +1263,19 @@ def test_a_node_with_definitions_of_its_own_is_judged_in_place() -> None:
     new = {"type": "object", "$defs": {"S": I}, "properties": {"p": {"anyOf": [S, I]}}}
     found = [f for f in run_input(old, new) if f.severity == "breaking"]
     assert found and found[0].counterexample == {"p": None}, found
+
+
+def test_a_change_read_through_a_root_reference_is_placed_inside_the_definition() -> None:
+    # A root `$ref` beside `type` (an output written as `$ref: other.yaml#/$defs/Message`, bundled)
+    # is merged by the rules: the finding's pointer must still exist in the tool.
+    def message(name: str) -> dict[str, Any]:
+        defs = {"Message": {"type": "object", "properties": {name: S}, "required": [name]}}
+        return {"type": "object", "$ref": "#/$defs/Message", "$defs": defs}
+
+    found = run_output(message("text"), message("body"))
+    paths = {f.path for f in found if f.severity == "breaking"}
+    assert paths and all(p.startswith("/outputSchema/$defs/Message/") for p in paths), found
+    new_tool = {"outputSchema": message("body")}
+    for path in {f.path for f in found}:  # every pointer resolves in the tool, or names what went
+        parts = path.split("/")[1:]
+        assert parts[-1] == "text" or resolve(new_tool, parts)[0], path

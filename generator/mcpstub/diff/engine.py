@@ -17,6 +17,7 @@ from mcpstub.diff.compare import Subset
 from mcpstub.diff.facts import Reason, show
 from mcpstub.diff.model import JSON, DiffOptions, Direction, Finding, Severity, Side
 from mcpstub.diff.search import Outcome, Searcher
+from mcpstub.pointers import resolve, split, split_fragment, to_pointer
 
 # Reason kind -> (rule when an input gets stricter, rule when an output gets looser).
 KIND_RULES = {
@@ -107,6 +108,38 @@ RULES = frozenset(
 )  # fmt: skip
 
 
+def _through_refs(tool: JSON, path: str) -> str:
+    """`path` as a pointer into the tool that resolves: where the rules read a node through its
+    `$ref` (a root `$ref` beside `type`, merged), the pointer goes on inside the definition
+    (`/outputSchema/$defs/Message/properties/text`, not `/outputSchema/properties/text`; what
+    is gone is placed where it was). As it is where no reference is in the way."""
+    parts = split(path)
+    if not parts or parts[0] not in ("inputSchema", "outputSchema"):
+        return path
+    root = tool.get(parts[0]) if isinstance(tool, dict) else None
+    node, at = root, [parts[0]]
+    for index, part in enumerate(parts[1:], 1):
+        for _ in range(8):  # (a chain of references, not a cycle)
+            if not isinstance(node, dict) or part in node:
+                break
+            ref = node.get("$ref")
+            target = split_fragment(ref[1:]) if isinstance(ref, str) and ref.startswith("#") else None
+            if target is None:
+                return to_pointer([*at, *parts[index:]])
+            found, node, _ = resolve(root, list(target))
+            if not found:
+                return to_pointer([*at, *parts[index:]])
+            at = [parts[0], *target]
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return to_pointer([*at, *parts[index:]])
+        at.append(part)
+    return to_pointer(at)
+
+
 def _canon(value: JSON) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
@@ -127,6 +160,7 @@ class _Tool:
         self, rule: str, severity: Severity, direction: Direction, path: str, message: str,
         counterexample: JSON = None, has_counterexample: bool = False,
     ) -> None:  # fmt: skip
+        path = _through_refs(self.new, path)
         location = self.side.locate(self.name, path)
         self.findings.append(
             Finding(
