@@ -248,29 +248,54 @@ def _spelled_alike(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 def _written_out(node: Any, root: dict[str, Any], through: tuple[str, ...]) -> Any:
-    if isinstance(node, list):
-        return [_written_out(item, root, through) for item in node]
+    """A schema with each `$ref` to a root definition, standing alone, replaced by that definition.
+    ValueError where the meaning could change: a reference beside other keywords, into the schema
+    elsewhere, by an `$id` or anchor, or in a cycle, and a keyword not known to hold schemas that
+    holds a reference."""
     if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#"):
-        if len(node) > 1 or not ref.startswith(("#/$defs/", "#/definitions/")) or ref in through:
-            raise ValueError(ref)  # (beside other keywords, into the schema, a cycle: compared as is)
-        if len(through) > 32:
+        return node  # (a boolean schema)
+    if not _RESOURCES.isdisjoint(node):
+        raise ValueError("an identifier or a dynamic reference")
+    ref = node.get("$ref", _ABSENT)
+    if ref is not _ABSENT:
+        if not isinstance(ref, str) or len(node) > 1 or ref in through or len(through) > 32:
             raise ValueError(ref)
-        kind, _, name = unquote(ref[2:]).partition("/")
-        target = root.get(kind, {}).get(name.replace("~1", "/").replace("~0", "~"), _ABSENT)
-        if target is _ABSENT or "/" in name:
-            raise ValueError(ref)
-        return _written_out(target, root, (*through, ref))
-    return {
-        key: value if key in _DATA_KEYWORDS else _written_out(value, root, through)
-        for key, value in node.items()
-        if not (node is root and key in ("$defs", "definitions"))
-    }
+        parts = unquote(ref[1:]).split("/")[1:] if ref.startswith("#/") else []
+        defs = root.get(parts[0]) if len(parts) == 2 and parts[0] in ("$defs", "definitions") else None
+        name = parts[-1].replace("~1", "/").replace("~0", "~") if parts else ""
+        if not isinstance(defs, dict) or name not in defs:
+            raise ValueError(ref)  # (into the schema elsewhere, by a URI, to no definition)
+        return _written_out(defs[name], root, (*through, ref))
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if node is root and key in ("$defs", "definitions"):
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: _written_out(sub, root, through) for name, sub in value.items()}
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [_written_out(sub, root, through) for sub in value]
+        elif key in _SCHEMA_KEYWORDS:
+            out[key] = _written_out(value, root, through)
+        elif key not in _DATA_KEYWORDS and '"$ref"' in json.dumps(value):
+            raise ValueError(key)  # (a keyword of its own holding schemas, perhaps)
+        else:
+            out[key] = value
+    return out
 
 
-_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})  # values, never schemas
+# Where a schema holds schemas (and, `dependencies`, lists of names), and values that are data.
+_SCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+)
+_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_SCHEMA_KEYWORDS = frozenset({
+    "additionalProperties", "additionalItems", "items", "contains", "not", "if", "then", "else",
+    "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema",
+})  # fmt: skip
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+_RESOURCES = frozenset(
+    {"$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "$recursiveAnchor"}
+)
 
 
 def _text(result: types.CallToolResult) -> str:

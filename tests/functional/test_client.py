@@ -628,6 +628,16 @@ WRITTEN_OUT_CASES = [  # (the client's schema, the server's, drift?)
         {"properties": {"a": {"const": {"type": "string"}}}},
         True,
     ),
+    (  # a property named like a keyword whose value is data is a schema like any
+        {"properties": {"default": {"$ref": "#/$defs/X"}}, "$defs": {"X": {"type": "string"}}},
+        {"properties": {"default": {"$ref": "#/$defs/X"}}, "$defs": {"X": {"type": "integer"}}},
+        True,
+    ),
+    (  # a reference by an $id, or into a resource of its own: compared as written
+        {"properties": {"a": {"$ref": "item"}}, "$defs": {"X": {"$id": "item", "type": "string"}}},
+        {"properties": {"a": {"$ref": "item"}}, "$defs": {"X": {"$id": "item", "type": "integer"}}},
+        True,
+    ),
     (  # a cycle: compared as written
         {"properties": {"a": {"$ref": "#/$defs/X"}}, "$defs": {"X": {"properties": {"n": {"$ref": "#"}}}}},
         {"properties": {"a": {"properties": {"n": {}}}}},
