@@ -1279,3 +1279,21 @@ def test_a_change_read_through_a_root_reference_is_placed_inside_the_definition(
     for path in {f.path for f in found}:  # every pointer resolves in the tool, or names what went
         parts = path.split("/")[1:]
         assert parts[-1] == "text" or resolve(new_tool, parts)[0], path
+
+
+@pytest.mark.parametrize("where", ["beside-properties", "all-of"])
+def test_every_finding_s_pointer_exists_in_the_new_tool(where: str) -> None:
+    # The rules merge a node with its `$ref` target or `allOf` parts: a finding about a part must
+    # still name the place in the tool where that part is written.
+    def schema(kind: str) -> dict[str, Any]:
+        if where == "all-of":
+            return {"type": "object", "allOf": [{"properties": {"q": {"type": kind}}}, {"required": ["q"]}]}
+        defs = {"Msg": {"type": "object", "properties": {"text": {"type": kind}}}}
+        return {"$ref": "#/$defs/Msg", "type": "object", "properties": {"extra": S}, "$defs": defs}
+
+    old, new = schema("string"), schema("integer")
+    for found in (run_output(old, new), run_input(old, new)):
+        assert found
+        key = "outputSchema" if found[0].direction == "output" else "inputSchema"
+        for finding in found:
+            assert resolve({key: schema("integer")}, finding.path.split("/")[1:])[0], finding

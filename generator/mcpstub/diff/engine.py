@@ -109,35 +109,53 @@ RULES = frozenset(
 
 
 def _through_refs(tool: JSON, path: str) -> str:
-    """`path` as a pointer into the tool that resolves: where the rules read a node through its
-    `$ref` (a root `$ref` beside `type`, merged), the pointer goes on inside the definition
-    (`/outputSchema/$defs/Message/properties/text`, not `/outputSchema/properties/text`; what
-    is gone is placed where it was). As it is where no reference is in the way."""
+    """`path` as a pointer into the tool that exists: where the rules read a node merged with its
+    `$ref` target or its `allOf` parts (a root `$ref` beside `type`), the pointer goes on inside the
+    part that holds the rest (`/outputSchema/$defs/Message/properties/text`, not
+    `/outputSchema/properties/text`); what is gone is placed where its parent is. As it is where no
+    such part is in the way."""
     parts = split(path)
-    if not parts or parts[0] not in ("inputSchema", "outputSchema"):
+    if not parts or parts[0] not in ("inputSchema", "outputSchema") or not isinstance(tool, dict):
         return path
-    root = tool.get(parts[0]) if isinstance(tool, dict) else None
-    node, at = root, [parts[0]]
-    for index, part in enumerate(parts[1:], 1):
-        for _ in range(8):  # (a chain of references, not a cycle)
-            if not isinstance(node, dict) or part in node:
-                break
-            ref = node.get("$ref")
-            target = split_fragment(ref[1:]) if isinstance(ref, str) and ref.startswith("#") else None
-            if target is None:
-                return to_pointer([*at, *parts[index:]])
-            found, node, _ = resolve(root, list(target))
-            if not found:
-                return to_pointer([*at, *parts[index:]])
-            at = [parts[0], *target]
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return to_pointer([*at, *parts[index:]])
-        at.append(part)
-    return to_pointer(at)
+    root = tool.get(parts[0])
+    for rest, gone in ((parts[1:], ()), (parts[1:-1], parts[-1:])):
+        found = _placed(root, root, [parts[0]], list(rest), 0)
+        if found is not None:
+            return to_pointer([*found, *gone])
+    return path
+
+
+def _placed(root: JSON, node: JSON, at: list[str], rest: list[str], steps: int) -> list[str] | None:
+    """The pointer parts of the place `rest` reaches from `node` (at `at`), through a `$ref` or an
+    `allOf` part where `node` itself does not hold the next part; None if nothing does."""
+    if not rest:
+        return at
+    if steps > 16:
+        return None
+    head = rest[0]
+    if isinstance(node, list):
+        if head.isdigit() and int(head) < len(node):
+            return _placed(root, node[int(head)], [*at, head], rest[1:], steps)
+        return None
+    if not isinstance(node, dict):
+        return None
+    if head in node:
+        found = _placed(root, node[head], [*at, head], rest[1:], steps)
+        if found is not None:
+            return found
+    ref = node.get("$ref")
+    target = split_fragment(ref[1:]) if isinstance(ref, str) and ref.startswith("#") else None
+    if target is not None:
+        ok, value, _ = resolve(root, list(target))
+        found = _placed(root, value, [at[0], *target], rest, steps + 1) if ok else None
+        if found is not None:
+            return found
+    parts = node.get("allOf")
+    for index, part in enumerate(parts if isinstance(parts, list) else []):
+        found = _placed(root, part, [*at, "allOf", str(index)], rest, steps + 1)
+        if found is not None:
+            return found
+    return None
 
 
 def _canon(value: JSON) -> str:
