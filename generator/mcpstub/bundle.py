@@ -213,7 +213,7 @@ class Bundler:
         # Its name for the whole toolset, whichever definition a schema copies first: the toolset's
         # own by its name, another file's by the name `share` gave it (`Item2` beside the toolset's
         # `Item`), so that each is one shared class. A name the schema's own definitions hold
-        # already makes a copy of its own, numbered.
+        # already makes a copy of its own, numbered past the names other files' definitions share.
         shared_name = None
         if not is_shared and self.share is not None:
             shared_name = self.shared_files.get(key)
@@ -221,8 +221,9 @@ class Bundler:
                 shared_name = self.shared_files[key] = self.share(wanted)
         name = shared_name or wanted
         counter = 2
-        while name in state.taken:
-            name = f"{wanted}{counter}"
+        shared_names = self.shared_files.values()
+        while name in state.taken or (name not in (shared_name, wanted) and name in shared_names):
+            name = f"{wanted}{counter}"  # (a number no other file's shared definition is named by)
             counter += 1
         state.taken.add(name)
         state.names[key] = name

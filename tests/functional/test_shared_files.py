@@ -5,6 +5,7 @@ its patterns are left to the validator."""
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -186,3 +187,26 @@ async def test_handlers_return_the_shared_classes_and_the_schema_still_rules(
 def test_package_passes_mypy_strict(root: Path, mypy_strict: MypyRun) -> None:
     done = mypy_strict(PACKAGE, cwd=root)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_copy_numbered_in_one_tool_takes_no_other_file_s_shared_name(tmp_path: Path) -> None:
+    # Item is the toolset's, Item2 common.yaml's, Item3 other.yaml's. Tool `t2` holds an Item2 of
+    # its own, so common's Item is a copy there: numbered Item3, it made other's a copy too.
+    (tmp_path / "common.yaml").write_text("$defs: {Item: {type: object, properties: {c: {type: string}}}}\n")
+    (tmp_path / "other.yaml").write_text("$defs: {Item: {type: object, properties: {o: {type: string}}}}\n")
+    own = {"Item2": {"type": "object", "properties": {"t": {"type": "string"}}}}
+    toolset = {"mcpstub": 1, "server": {"name": "s"}, "$defs": {"Item": {"type": "string"}}, "tools": [
+        {"name": "t0", "inputSchema": {"type": "object", "properties": {
+            "a": {"$ref": "common.yaml#/$defs/Item"}, "z": {"$ref": "other.yaml#/$defs/Item"}}}},
+        {"name": "t1", "inputSchema": {"type": "object", "properties": {"i": {"$ref": "#/$defs/Item"}}}},
+        {"name": "t2", "inputSchema": {"type": "object", "$defs": own, "properties": {
+            "own": {"$ref": "#/$defs/Item2"}, "c": {"$ref": "common.yaml#/$defs/Item"},
+            "z": {"$ref": "other.yaml#/$defs/Item"}}}},
+    ]}  # fmt: skip
+    folder, _ = write_package(tmp_path, "fx_three_items", json.dumps(toolset))
+    with imported(tmp_path, "fx_three_items") as package:
+        models = importlib.import_module(f"{package.__name__}.models")
+        assert set(models.Item3.model_fields) == {"o"}
+        assert models.Item3 in models.T0Input.model_fields["z"].annotation.__args__
+        assert models.Item3 in models.T2Input.model_fields["z"].annotation.__args__
+    assert (folder / "models.py").read_text("utf-8").count("o: StrictStr") == 1  # one class for it
