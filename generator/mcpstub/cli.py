@@ -292,6 +292,8 @@ def _generate(
             raise UsageError(f"--check-breaking: {exc}") from None
         if stop is not None:
             return stop
+    elif "diff" in config:  # a mistake in [tool.mcpstub.diff] is said now, not at the first diff
+        diff_options(config, config["root"])
     emit_tests = bool(args.emit_tests or config.get("emit_tests", False))
     client_only = bool(args.client_only or config.get("client_only", False))
     if emit_tests and client_only:

@@ -188,6 +188,19 @@ def test_bad_pyproject_is_a_usage_error(in_tmp: Path, pyproject: str) -> None:
     assert main(["validate"]) == 2
 
 
+def test_a_mistake_in_the_diff_table_is_said_by_generate_too(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Said at the first diff (a CI job's, perhaps) was late: generate runs on every edit.
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    table = '[tool.mcpstub]\nout = "pkg"\n\n[tool.mcpstub.diff]\nfail-on = "breakng"\n'
+    (in_tmp / "pyproject.toml").write_text(table)
+    assert main(["generate"]) == 2
+    said = "pyproject.toml:5:1: [tool.mcpstub.diff] fail-on must be one of info, warning, breaking"
+    assert capsys.readouterr().err.startswith(f"mcpstub: error: {said}")
+    assert not (in_tmp / "pkg").exists()
+
+
 def test_a_wrong_item_is_said_where_it_is_written(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (in_tmp / "tools.yaml").write_text(GOOD)
     (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\nvendor_keywords = [\n  "x-a",\n  2,\n]\n')
