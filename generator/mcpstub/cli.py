@@ -525,7 +525,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     tmp = target.with_name(f".{target.name}.mcpstub-tmp")
     tmp.write_text(text, "utf-8", newline="\n")
     os.replace(tmp, target)
-    diagnostics = importer.check_import(target, shown_path(target), source, extract_defs=args.extract_defs)
+    diagnostics = [
+        *source.notes,
+        *importer.check_import(target, shown_path(target), source, extract_defs=args.extract_defs),
+    ]
     _report(diagnostics)
     count = len(source.tools)
     if has_errors(diagnostics):

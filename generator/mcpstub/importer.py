@@ -48,6 +48,7 @@ class Source:
     server_info: dict[str, JSON] = field(default_factory=dict)
     instructions: str | None = None
     fallback_name: str = "imported"
+    notes: tuple[Diagnostic, ...] = ()  # what the reader of the source should know (a page left out)
 
 
 class _TooLarge(ValueError):
@@ -122,10 +123,16 @@ def read_listing_file(path: Path, shown: str) -> Source:
             raise SourceError("a JSON-RPC message without a result (an error answer?)", where())
         data = data["result"]
         at.append("result")
+    notes: tuple[Diagnostic, ...] = ()
+    if isinstance(data, dict) and isinstance(data.get("nextCursor"), str):
+        doc, _ = load_document(path, shown)
+        said = "the answer has a next page (nextCursor): its tools are not in this file, nor in the toolset"
+        hint = "import from the server itself (--server-command or a URL), which reads every page"
+        notes = (warning("import-partial", said, doc.loc((*at, "nextCursor")), hint),)
     if isinstance(data, dict) and "tools" in data:
         data = data["tools"]
         at.append("tools")
-    return Source(shown, _tool_list(data, at, where), fallback_name=stem)
+    return Source(shown, _tool_list(data, at, where), fallback_name=stem, notes=notes)
 
 
 def _asking(tool: dict[str, JSON], asked: JSON) -> dict[str, JSON]:

@@ -317,3 +317,14 @@ def test_a_surface_snapshot_brings_what_each_tool_asks_its_user(
     assert "warning" not in capsys.readouterr().err
     tools = yaml.safe_load((tmp_path / "t.yaml").read_text("utf-8"))["tools"]
     assert [t.get("elicitations") for t in tools] == [asked, None]
+
+
+def test_a_saved_page_with_a_next_one_is_said_to_be_partial(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = tmp_path / "answer.json"
+    tool = {"name": "a", "inputSchema": {"type": "object"}}
+    saved.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool], "nextCursor": "2"}}))
+    assert cli.main(["import", str(saved), "-o", str(tmp_path / "t.yaml")]) == 0  # (a warning)
+    err = capsys.readouterr().err
+    assert f"{saved}:1:" in err and "[import-partial]" in err and "next page" in err, err
