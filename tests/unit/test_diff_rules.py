@@ -931,7 +931,7 @@ def test_a_counterexample_is_whole_or_not_shown() -> None:
     node = {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}}
 
     def schema(a: Any) -> dict[str, Any]:
-        props = {"a": a, "s": {"type": "string", "minLength": 1}, "r": {"$ref": "#/$defs/N"}}
+        props = {"a": a, "s": {"type": "string", "pattern": "^x"}, "r": {"$ref": "#/$defs/N"}}
         return {**obj(props, ("a", "s", "r")), "$defs": {"N": node}}
 
     pinned = schema({"type": "number", "minimum": 1.5, "maximum": 1.5})
@@ -1297,3 +1297,16 @@ def test_every_finding_s_pointer_exists_in_the_new_tool(where: str) -> None:
         key = "outputSchema" if found[0].direction == "output" else "inputSchema"
         for finding in found:
             assert resolve({key: schema("integer")}, finding.path.split("/")[1:])[0], finding
+
+
+@pytest.mark.parametrize(
+    "sibling",
+    [{"type": "string", "minLength": 2}, {"type": "string", "format": "date"}, I | {"minimum": 3}],
+    ids=["min-length", "format", "minimum"],
+)
+def test_the_least_instance_meets_a_required_sibling_s_own_bounds(sibling: dict[str, Any]) -> None:
+    # With no search time left, the counterexample is planted into the least instance of OLD: a
+    # required sibling's minLength, format or minimum must not make that no instance at all.
+    old, new = obj({"r": sibling, "x": S}, ("r",)), obj({"r": sibling, "x": I}, ("r",))
+    (found,) = [f for f in run_input(old, new, search_seconds=1e-9) if f.severity == "breaking"]
+    assert found.has_counterexample and found.counterexample["x"] == "", found

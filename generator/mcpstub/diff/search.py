@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import Any
 
-from mcpstub.diff.facts import IPath, Reason
+from mcpstub.diff.facts import IPath, Reason, num
 from mcpstub.diff.semantics import CONTENT_PROBES, FORMAT_PROBES, Context, standalone
 from mcpstub.keywords import SUBSCHEMA_MAP
 from mcpstub.validate import schema_dialect
@@ -454,6 +455,17 @@ def _run_find(
 _LEAST: dict[str, JSON] = {"string": "", "integer": 0, "number": 0, "boolean": False, "null": None}
 
 
+# A value each common format takes, for the least instance of a string of that format.
+_FORMATTED = {
+    "date": "2000-01-01", "date-time": "2000-01-01T00:00:00Z", "time": "00:00:00Z",
+    "email": "a@example.com", "idn-email": "a@example.com", "hostname": "example.com",
+    "idn-hostname": "example.com", "ipv4": "127.0.0.1", "ipv6": "::1", "uri": "https://example.com",
+    "uri-reference": "a", "iri": "https://example.com", "iri-reference": "a",
+    "uuid": "00000000-0000-0000-0000-000000000000",
+    "duration": "P1D", "json-pointer": "", "relative-json-pointer": "0", "regex": "a", "uri-template": "a",
+}  # fmt: skip
+
+
 def _least(ctx: Context, node: JSON, depth: int = 0) -> JSON:
     """A guess at the least instance of a schema (the caller checks it): its `const`, the first of
     its `enum`, the least value of its first type, an object of its required properties."""
@@ -470,6 +482,13 @@ def _least(ctx: Context, node: JSON, depth: int = 0) -> JSON:
         return []
     if kind == "string" and node.get("contentMediaType") == "application/json":  # (draft-07 checks it)
         return "MA==" if node.get("contentEncoding") == "base64" else "0"  # (0: the shortest JSON)
+    if kind == "string" and isinstance(node.get("format"), str) and node["format"] in _FORMATTED:
+        return _FORMATTED[node["format"]]
+    if kind == "string" and isinstance(node.get("minLength"), int) and 0 < node["minLength"] <= 1000:
+        return "a" * node["minLength"]
+    if kind in ("integer", "number") and num(node.get("minimum")) and abs(node["minimum"]) < 1e15:
+        low = node["minimum"]
+        return math.ceil(low) if kind == "integer" else low
     conjuncts: list[JSON] = node["allOf"] if isinstance(node.get("allOf"), list) else []
     parts = [part for part in [node, *(ctx.resolve(p, "")[0] for p in conjuncts)] if isinstance(part, dict)]
     if kind != "object" and not any({"properties", "required"} & set(part) for part in parts):
