@@ -1310,3 +1310,12 @@ def test_the_least_instance_meets_a_required_sibling_s_own_bounds(sibling: dict[
     old, new = obj({"r": sibling, "x": S}, ("r",)), obj({"r": sibling, "x": I}, ("r",))
     (found,) = [f for f in run_input(old, new, search_seconds=1e-9) if f.severity == "breaking"]
     assert found.has_counterexample and found.counterexample["x"] == "", found
+
+
+def test_a_bound_of_a_type_no_branch_takes_breaks_nobody() -> None:
+    # Every instance is a string (each anyOf branch says so): a minimum constrains none of them.
+    strings = {"anyOf": [S, {"type": "string", "maxLength": 3}]}
+    assert not breaking(run_input(obj({"b": strings}), obj({"b": {**strings, "minimum": 0}})))
+    mixed = {"anyOf": [S, {"type": "number"}]}
+    found = breaking(run_input(obj({"b": mixed}), obj({"b": {**mixed, "minimum": 0}})))
+    assert found == {("input-constraint-tightened", "input", "/inputSchema/properties/b/minimum")}

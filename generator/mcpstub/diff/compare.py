@@ -531,7 +531,27 @@ class Subset(TypedRules):
         most = self._most_items(self.a, a, ap) if "array" in types else None
         if most is not None and (int_low(lower(a, "minItems", None)) or 0) > most:
             types.discard("array")
+        for kw in ("anyOf", "oneOf"):  # an instance is of a type some branch takes
+            branches = a.get(kw) if kw in self.a.keywords(a) else None
+            allowed = self._branch_types(branches, f"{ap}/{kw}") if isinstance(branches, list) else None
+            if allowed is not None:
+                kept = {t for t in types if allows(allowed, t)}
+                if "number" in types and "integer" in allowed:
+                    kept.add("integer")
+                types = kept
         return types
+
+    def _branch_types(self, branches: list[JSON], ptr: str) -> set[str] | None:
+        """The types the branches take together; None where one takes any type."""
+        found: set[str] = set()
+        for index, branch in enumerate(branches):
+            node = self.a.resolve(branch, f"{ptr}/{index}")[0]
+            if node is False:
+                continue
+            if not isinstance(node, dict) or "type" not in self.a.keywords(node):
+                return None
+            found |= types_of(node)
+        return found
 
     def _object_possible(self, a: dict[str, Any], ap: str, depth: int) -> bool:
         props = a.get("properties") if isinstance(a.get("properties"), dict) else {}
