@@ -1011,6 +1011,7 @@ NOTHING = {
     "first-item-refused": {"type": "array", "prefixItems": [False], "minItems": 1},
     "items-not-anything": {"type": "array", "minItems": 1, "items": {"not": True}},
     "one-of-two-anythings": {"oneOf": [True, {}]},
+    "one-of-twins": {"oneOf": [I, {"type": "integer"}]},
 }
 OTHERS = [False, {"const": 2}, S, obj({"z": I}, ("z",)), {"type": "object", "maxProperties": 0}]
 
@@ -1316,6 +1317,8 @@ def test_a_bound_of_a_type_no_branch_takes_breaks_nobody() -> None:
     # Every instance is a string (each anyOf branch says so): a minimum constrains none of them.
     strings = {"anyOf": [S, {"type": "string", "maxLength": 3}]}
     assert not breaking(run_input(obj({"b": strings}), obj({"b": {**strings, "minimum": 0}})))
+    twins = {"oneOf": [I, I, S]}  # an integer is in both twins: none is taken
+    assert not breaking(run_input(obj({"b": twins}), obj({"b": {**twins, "minimum": 0}})))
     mixed = {"anyOf": [S, {"type": "number"}]}
     found = breaking(run_input(obj({"b": mixed}), obj({"b": {**mixed, "minimum": 0}})))
     assert found == {("input-constraint-tightened", "input", "/inputSchema/properties/b/minimum")}

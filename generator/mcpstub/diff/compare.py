@@ -14,6 +14,7 @@ value.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -521,7 +522,15 @@ class Subset(TypedRules):
         branches: list[JSON] = one_of if isinstance(one_of, list) else []
         if sum(self._anything(self.a, self.a.resolve(br, ap)[0]) for br in branches) > 1:
             return True  # every value is in two branches of the oneOf: in none alone
+        if branches and not self._alone(branches, f"{ap}/oneOf"):
+            return True  # each branch written twice: what one takes, its twin takes too
         return not self._inhabited(a, ap, depth)
+
+    def _alone(self, branches: list[JSON], ptr: str) -> list[tuple[JSON, str]]:
+        """The branches of a oneOf written only once (a value of two equal ones is in neither alone)."""
+        resolved = [self.a.resolve(br, f"{ptr}/{i}") for i, br in enumerate(branches)]
+        forms = Counter(canon(node) for node, _ in resolved)
+        return [(node, at) for node, at in resolved if forms[canon(node)] == 1]
 
     def _inhabited(self, a: dict[str, Any], ap: str, depth: int = 0) -> set[str]:
         """A's types that some instance can take, looking into required properties."""
@@ -533,6 +542,8 @@ class Subset(TypedRules):
             types.discard("array")
         for kw in ("anyOf", "oneOf"):  # an instance is of a type some branch takes
             branches = a.get(kw) if kw in self.a.keywords(a) else None
+            if kw == "oneOf" and isinstance(branches, list):
+                branches = [node for node, _ in self._alone(branches, f"{ap}/{kw}")]
             allowed = self._branch_types(branches, f"{ap}/{kw}") if isinstance(branches, list) else None
             if allowed is not None:
                 kept = {t for t in types if allows(allowed, t)}
