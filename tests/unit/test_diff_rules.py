@@ -1322,3 +1322,13 @@ def test_a_bound_of_a_type_no_branch_takes_breaks_nobody() -> None:
     mixed = {"anyOf": [S, {"type": "number"}]}
     found = breaking(run_input(obj({"b": mixed}), obj({"b": {**mixed, "minimum": 0}})))
     assert found == {("input-constraint-tightened", "input", "/inputSchema/properties/b/minimum")}
+
+
+def test_keywords_beside_an_overlapping_oneof_are_decided_by_a_counterexample() -> None:
+    # OLD takes only integers above 0 (0 and below match both branches): a minimum of 0 refuses
+    # none of them, one of 5 refuses 1. Breaking is said only with the instance that shows it.
+    one_of = {"oneOf": [I, I | {"maximum": 0}]}
+    assert not breaking(run_input(obj({"b": one_of}), obj({"b": {**one_of, "minimum": 0}})))
+    (found,) = [f for f in run_input(obj({"b": one_of}), obj({"b": {**one_of, "minimum": 5}}))
+                if f.severity == "breaking"]  # fmt: skip
+    assert found.has_counterexample and 0 < found.counterexample["b"] < 5, found

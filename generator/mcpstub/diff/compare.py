@@ -256,6 +256,12 @@ class Subset(TypedRules):
         a = merged
         if self._split_any_of_a(a, ap, b, bp, ip, exact):
             return
+        one_of = a.get("oneOf") if "oneOf" in self.a.keywords(a) else None
+        overlapping = isinstance(one_of, list) and not self._disjoint(
+            self.a, [self.a.resolve(br, ap)[0] for br in one_of]
+        )
+        if overlapping:  # (a value two branches take is refused: what the rules read may not be taken)
+            exact = False
         b = self._split_any_of_b(a, ap, b, bp, ip, exact)
         exact = self._opaque(a, ap, b, bp, ip, exact)
         self._typed(a, ap, b, bp, ip, exact)
