@@ -19,7 +19,7 @@ from urllib.parse import unquote
 
 from mcpstub.diagnostics import Diagnostic, Location, SourceError, error, warning
 from mcpstub.ir import CLASS_SUFFIXES, SERVER_INFO_KEYS, to_class_prefix
-from mcpstub.load import json_mistake, load_document, read_text, text_place
+from mcpstub.load import json_mistake, parse_document, read_text, text_place
 from mcpstub.pointers import escape
 from mcpstub.server_listing import Listing
 from mcpstub.yamltext import dump_yaml
@@ -97,9 +97,9 @@ def read_listing_file(path: Path, shown: str) -> Source:
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem).strip("-") or "imported"
     at: list[str | int] = []  # where `data` is in the file
 
-    def where() -> Location:
-        doc, _ = load_document(path, shown)
-        return doc.loc(tuple(at)) if doc.data is not None else Location(shown, 1, 1)
+    def where(*more: str) -> Location:  # (the text read, parsed again only to say a place in it)
+        doc, _ = parse_document(shown, path, text.encode("utf-8"))
+        return doc.loc((*at, *more)) if doc.data is not None else Location(shown, 1, 1)
 
     if isinstance(data, dict) and isinstance(data.get("protocols"), dict):  # a surface snapshot
         latest = data["protocols"].get("2026-07-28")
@@ -125,10 +125,9 @@ def read_listing_file(path: Path, shown: str) -> Source:
         at.append("result")
     notes: tuple[Diagnostic, ...] = ()
     if isinstance(data, dict) and isinstance(data.get("nextCursor"), str):
-        doc, _ = load_document(path, shown)
         said = "the answer has a next page (nextCursor): its tools are not in this file, nor in the toolset"
         hint = "import from the server itself (--server-command or a URL), which reads every page"
-        notes = (warning("import-partial", said, doc.loc((*at, "nextCursor")), hint),)
+        notes = (warning("import-partial", said, where("nextCursor"), hint),)
     if isinstance(data, dict) and "tools" in data:
         data = data["tools"]
         at.append("tools")

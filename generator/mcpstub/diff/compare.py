@@ -335,15 +335,21 @@ class Subset(TypedRules):
             self.check(a, ap, member, mp, ip, exact)
         return rest
 
+    def _conjunction(
+        self, a: dict[str, Any], ap: str
+    ) -> tuple[dict[str, Any] | None, dict[str, Any], list[tuple[JSON, str]]]:
+        """A as one node (itself without conjuncts), or None where its conjuncts do not merge; and
+        A's rest and conjuncts."""
+        rest, members = self._conjuncts(self.a, a, ap)
+        if not members:
+            return a, rest, members
+        return merge([rest] + [self.a.resolve(m, mp)[0] for m, mp in members], self.a), rest, members
+
     def _merge_all_of_a(
         self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath
     ) -> dict[str, Any] | None:
         """A as one node when its conjuncts merge; None when decided (or undecided) here."""
-        rest, members = self._conjuncts(self.a, a, ap)
-        if not members:
-            return a
-        parts = [rest] + [self.a.resolve(m, mp)[0] for m, mp in members]
-        merged = merge(parts, self.a)
+        merged, rest, members = self._conjunction(a, ap)
         if merged is not None:
             return merged
         for part, pp in [(rest, ap), *members]:
@@ -513,9 +519,7 @@ class Subset(TypedRules):
         accept nothing are taken out (its `allOf` merged in). A change to what accepts nothing breaks
         nobody."""
         written = a
-        rest, members = self._conjuncts(self.a, a, ap)
-        if members:
-            a = merge([rest] + [self.a.resolve(m, mp)[0] for m, mp in members], self.a) or a
+        a = self._conjunction(a, ap)[0] or a
         values = finite_values(a, self.a)
         if values is not None:  # (each judged by the node as written: a merge may join keywords
             in_a = self.a.validator(written, ap)  # that judge apart, as contentMediaType does)
@@ -525,11 +529,12 @@ class Subset(TypedRules):
         if refuses_all(self.a, a, ap):
             return True
         one_of = a.get("oneOf") if "oneOf" in self.a.keywords(a) else None
-        branches: list[JSON] = one_of if isinstance(one_of, list) else []
-        if sum(self._anything(self.a, self.a.resolve(br, ap)[0]) for br in branches) > 1:
-            return True  # every value is in two branches of the oneOf: in none alone
-        if branches and not self._alone(branches, f"{ap}/oneOf"):
-            return True  # each branch written twice: what one takes, its twin takes too
+        if isinstance(one_of, list) and one_of:
+            # Every value in two branches is in none alone: each branch written twice, or two that
+            # take anything.
+            anything = sum(self._anything(self.a, self.a.resolve(br, ap)[0]) for br in one_of)
+            if anything > 1 or not self._alone(one_of, f"{ap}/oneOf"):
+                return True
         return not self._inhabited(a, ap, depth)
 
     def _alone(self, branches: list[JSON], ptr: str) -> list[tuple[JSON, str]]:

@@ -201,7 +201,7 @@ class Searcher:
         if "**" in reason.ipath:
             return _NOTHING
         b_node = self.b.lookup(reason.b_ptr)[1]
-        values = _named(a_node, b_node)
+        values = _named((self.a, a_node), (self.b, b_node))
         if not values:
             return _NOTHING
         for base in self._bases(deadline, draw) if reason.ipath else [None]:
@@ -356,8 +356,9 @@ def _unique(values: list[JSON]) -> list[JSON]:
     return result
 
 
-def _named(a_node: JSON, b_node: JSON) -> list[JSON]:
+def _named(a: tuple[Context, JSON], b: tuple[Context, JSON]) -> list[JSON]:
     """Candidate instances for the node: the values both schemas name, and objects made of them."""
+    (_, a_node), (_, b_node) = a, b
     values: list[JSON] = [None, False, 0, 0.5, "", [], {}]  # one of each type
     for node in (a_node, b_node):
         _literal_values(node, values)
@@ -371,20 +372,19 @@ def _named(a_node: JSON, b_node: JSON) -> list[JSON]:
     # dependencies) and lack others: which names appear is what those keywords judge.
     asked = sorted(_asked_names(a_node) | _asked_names(b_node))[:12]
     if asked:
-        sample = {n: (per_name.get(n) or [_least_named(n, a_node, b_node)])[0] for n in asked}
+        sample = {n: (per_name.get(n) or [_least_named(n, a, b)])[0] for n in asked}
         values.append(sample)
         values.extend({n: v for n, v in sample.items() if n != left_out} for left_out in asked)
         values.extend({n: sample[n]} for n in asked)
     return _unique(values)[: 2 * _MAX_NAMED]
 
 
-def _least_named(name: str, *nodes: JSON) -> JSON:
-    """The least value of the type the first node declaring property `name` gives it (None without)."""
-    for node in nodes:
+def _least_named(name: str, *sides: tuple[Context, JSON]) -> JSON:
+    """The least instance of property `name` as the first side declaring it says (None without)."""
+    for ctx, node in sides:
         props = node.get("properties") if isinstance(node, dict) else None
-        sub = props.get(name) if isinstance(props, dict) else None
-        if isinstance(sub, dict) and isinstance(sub.get("type"), str):
-            return _LEAST.get(sub["type"])
+        if isinstance(props, dict) and isinstance(props.get(name), dict):
+            return _least(ctx, props[name])
     return None
 
 
