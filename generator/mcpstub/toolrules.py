@@ -15,14 +15,17 @@ from typing import Any
 
 from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.document import Document, JsonPath
+from mcpstub.resources import tool_keys
 
 # What the model APIs behind many clients accept as a function name.
 PORTABLE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 STANDARD_ANNOTATIONS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 # The keys of a tool entry (the format's `Tool`) that no annotation has: one written under
 # `annotations` is most likely indented one level too deep.
-TOOL_KEYS = ("_meta", "description", "elicitations", "examples", "execution", "icons", "inputSchema",
-             "name", "outputSchema", "timeout")  # fmt: skip
+TOOL_KEYS = frozenset((*tool_keys(advertised=True), *tool_keys(advertised=False))) - {
+    "annotations",
+    *STANDARD_ANNOTATIONS,
+}
 
 
 def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok: bool) -> list[Diagnostic]:

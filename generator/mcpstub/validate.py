@@ -10,7 +10,6 @@ error.
 from __future__ import annotations
 
 import difflib
-import json
 import marshal
 import math
 import os
@@ -53,32 +52,15 @@ from mcpstub.keywords import JSON_TYPES, KNOWN_2020_12, Lint, comma_hint, invali
 from mcpstub.load import load_document
 from mcpstub.pointers import resolve, split_fragment
 from mcpstub.policy import Policy
-from mcpstub.resources import resource_path
+from mcpstub.resources import format_schema, tool_keys
 from mcpstub.toolrules import check_tool_entry
 
 FORMAT_VERSION = 1
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-_MCP_KEYS = (
-    "name",
-    "title",
-    "description",
-    "inputSchema",
-    "outputSchema",
-    "annotations",
-    "icons",
-    "execution",
-    "_meta",
-)
+_MCP_KEYS = frozenset(tool_keys(advertised=True))
 _DRAFT7 = re.compile(r"^https?://json-schema\.org/draft-07/schema#?$")
 _DRAFT2020 = re.compile(r"^https?://json-schema\.org/draft/2020-12/schema#?$")
 _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
-
-
-@cache
-def format_schema() -> dict[str, Any]:
-    """The toolset format's JSON Schema."""
-    loaded: dict[str, Any] = json.loads(resource_path("schemas", "toolset.schema.json").read_text("utf-8"))
-    return loaded
 
 
 def _type_name(value: Any) -> str:

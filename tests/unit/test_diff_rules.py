@@ -1332,3 +1332,19 @@ def test_keywords_beside_an_overlapping_oneof_are_decided_by_a_counterexample() 
     (found,) = [f for f in run_input(obj({"b": one_of}), obj({"b": {**one_of, "minimum": 5}}))
                 if f.severity == "breaking"]  # fmt: skip
     assert found.has_counterexample and 0 < found.counterexample["b"] < 5, found
+
+
+BIG, BIG_FLOAT = 2**62, float(2**62)  # one value to JSON Schema; two to jsonschema-rs, as the server judges
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ({"enum": [1, BIG]}, {"enum": [1, BIG_FLOAT]}),
+        ({"enum": [1, BIG_FLOAT]}, {"enum": [1, BIG]}),
+        ({"const": BIG}, {"enum": [BIG_FLOAT]}),
+        ({"type": "array", "items": {"enum": [BIG]}}, {"type": "array", "items": {"const": BIG_FLOAT}}),
+    ],
+)
+def test_a_big_integer_and_its_float_are_two_values_as_the_server_judges(old: Any, new: Any) -> None:
+    assert breaking(run_input(old, new)) and breaking(run_output(new, old))
