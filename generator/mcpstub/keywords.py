@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,34 @@ SUBSCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
 SUBSCHEMA_MAP = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
 )
+
+
+def subschemas(node: dict[str, Any]) -> Iterator[tuple[str, str | int | None, Any]]:
+    """(keyword, property name or index or None, subschema) for each subschema directly in a schema
+    object: what is under a keyword that holds schemas, never data (`default`, `enum`) or a property
+    named like a keyword."""
+    for key, value in node.items():
+        if key in SUBSCHEMA_ONE and isinstance(value, dict | bool):
+            yield key, None, value
+        elif key in SUBSCHEMA_LIST and isinstance(value, list):
+            yield from ((key, i, sub) for i, sub in enumerate(value) if isinstance(sub, dict | bool))
+        elif key in SUBSCHEMA_MAP and isinstance(value, dict):
+            yield from ((key, name, sub) for name, sub in value.items() if isinstance(sub, dict | bool))
+
+
+def with_subschemas(node: dict[str, Any], change: Callable[[Any], Any]) -> dict[str, Any]:
+    """A copy of a schema object with `change` applied to each subschema directly in it."""
+    out = dict(node)
+    for key, at, sub in subschemas(node):
+        if at is None:
+            out[key] = change(sub)
+        else:
+            if out[key] is node[key]:
+                out[key] = node[key].copy()
+            out[key][at] = change(sub)
+    return out
+
+
 # The lint also reads a list written as `additionalItems`.
 _LINTED_LIST = SUBSCHEMA_LIST | {"additionalItems"}
 

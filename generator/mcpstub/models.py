@@ -23,6 +23,7 @@ from mcpstub.classnames import IMPORTED, Namer, imported_free, root_names
 from mcpstub.classnames import class_name as key_class_name
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
 from mcpstub.ir import JSON, Tool, Toolset
+from mcpstub.keywords import subschemas, with_subschemas
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.model_schemas import (
     ANY_KEYWORDS,
@@ -149,19 +150,13 @@ def render_models(toolset: Toolset) -> ModelsResult:
     return ModelsResult(source, diagnostics, stand_ins)
 
 
-# Keywords whose values are data, not schemas.
-DATA_KEYWORDS = frozenset({"default", "const", "enum", "examples", "example"})
-
-
 def _renamed(units: dict[str, dict[str, JSON]], renamed: dict[str, str]) -> dict[str, dict[str, JSON]]:
     """The units with the `$defs` keys in `renamed` replaced, and every `$ref` to them."""
 
     def walk(node: JSON) -> JSON:
-        if isinstance(node, list):
-            return [walk(item) for item in node]
         if not isinstance(node, dict):
             return node
-        out = {k: v if k in DATA_KEYWORDS else walk(v) for k, v in node.items()}
+        out = with_subschemas(node, walk)
         key = _defs_key(out.get("$ref"))
         if key in renamed:
             out["$ref"] = f"#/$defs/{escape(renamed[key])}"
@@ -288,17 +283,13 @@ def _merged_through(units: dict[str, dict[str, JSON]]) -> set[str]:
 
     def targets(node: JSON, within: bool) -> Iterator[str]:
         """Definitions `node` refers to: all if `within`, else only those below `_LOOKS_INTO`."""
-        if isinstance(node, list):
-            for item in node:
-                yield from targets(item, within)
-        elif isinstance(node, dict):
+        if isinstance(node, dict):
             within = within or not _LOOKS_INTO.isdisjoint(node)
             key = _defs_key(node.get("$ref"))
             if within and key is not None:
                 yield key
-            for keyword_, value in node.items():
-                if keyword_ not in DATA_KEYWORDS:
-                    yield from targets(value, within)
+            for _, _, sub in subschemas(node):
+                yield from targets(sub, within)
 
     pending = [t for schema in defs.values() for t in targets(schema, False)]
     reached: set[str] = set()
@@ -314,15 +305,13 @@ def _imported_stand_ins(units: dict[str, dict[str, JSON]], imported: set[str]) -
     """The units without the `imported` stand-ins, each `$ref` to one an import of its class."""
 
     def walk(node: JSON) -> JSON:
-        if isinstance(node, list):
-            return [walk(item) for item in node]
         if not isinstance(node, dict):
             return node
         target = _defs_key(node.get("$ref"))
         if target in imported:  # the reference, in its place among its siblings, becomes the import
             path = f"{STAND_IN_MODULE}.{target}"
             return dict(("customTypePath", path) if k == "$ref" else (k, v) for k, v in node.items())
-        return {k: v if k in DATA_KEYWORDS else walk(v) for k, v in node.items()}
+        return with_subschemas(node, walk)
 
     return {
         unit: {key: walk(schema) for key, schema in entries.items()}

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -497,7 +498,9 @@ def _placed(draw: st.DrawFn, name: str) -> dict[str, Any]:
 @st.composite
 def stand_in_tool(draw: st.DrawFn) -> dict[str, Any]:
     def schema() -> dict[str, Any]:
-        chosen = st.lists(st.sampled_from(["a", "b", "class", "c-d", "json"]), max_size=3, unique=True)
+        chosen = st.lists(
+            st.sampled_from(["a", "b", "class", "c-d", "json", "default", "enum"]), max_size=3, unique=True
+        )
         props = {prop: _placed(draw, draw(st.sampled_from(sorted(STAND_IN_SHARED)))) for prop in draw(chosen)}
         return {"type": "object", "properties": props, "required": sorted(props)[:1]}
 
@@ -536,6 +539,50 @@ def test_stand_ins_for_shared_classes_change_no_byte(tmp_path_factory: Any, data
     assert _statements(standing.source) == _statements(whole.source)
     assert standing.diagnostics == whole.diagnostics
     exec(compile(standing.source, "models.py", "exec"), {})
+
+
+# Names of keywords, as property names: a walk that takes every key for a keyword misreads them.
+KEYWORD_NAMES = [
+    "default", "const", "enum", "examples", "example", "discriminator", "allOf", "anyOf", "$ref",
+    "properties", "items", "additionalProperties", "not", "nullable", "customTypePath", "type",
+    "format", "readOnly", "deprecated", "title", "description", "$defs", "definitions", "required",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", KEYWORD_NAMES)
+def test_a_property_named_like_a_keyword_refers_to_its_definition_s_class(tmp_path: Path, name: str) -> None:
+    ref = {"$ref": "#/$defs/City"}
+    shared = {"City": {"type": "object", "properties": {"name": {"type": "string"}}}}
+    properties = {
+        name: ref,
+        "list": {"type": "array", "items": ref},
+        "nested": {"type": "object", "properties": {name: ref}},
+    }
+    tools = [
+        {"name": "a", "inputSchema": {"type": "object", "properties": properties},
+         "outputSchema": {"type": "object", "properties": {name: {"type": "array", "items": ref}}}},
+        *({"name": f"t{i}", "inputSchema": {"type": "object", "properties": {"c": ref}}} for i in range(6)),
+    ]  # fmt: skip
+    toolset = checked(tmp_path, {"mcpstub": 1, "server": {"name": "s"}, "$defs": shared, "tools": tools})
+    with small_groups():
+        source = start_models(toolset, None).result().source
+    module = types.ModuleType(f"keyword_named_{len(name)}_{abs(hash(name))}")
+    sys.modules[module.__name__] = module  # deferred builds resolve names in the module
+    exec(compile(source, "models.py", "exec"), module.__dict__)
+
+    def wire(made: Any, key: str) -> Any:
+        return next(
+            getattr(made, f) for f, info in type(made).model_fields.items() if (info.alias or f) == key
+        )
+
+    made = module.AInput.model_validate(
+        {name: {"name": "x"}, "list": [{"name": "y"}], "nested": {name: {}}}
+    )
+    city = module.City
+    assert isinstance(wire(made, name), city)
+    assert isinstance(wire(made, "list")[0], city)
+    assert isinstance(wire(wire(made, "nested"), name), city)
+    assert isinstance(wire(module.AOutput.model_validate({name: [{"name": "x"}]}), name)[0], city)
 
 
 def test_groups_import_the_shared_classes_they_only_name(tmp_path: Path) -> None:

@@ -36,7 +36,7 @@ from mcpstub.engine.store import MODELS_FOLDER, read_entry, write_entry
 from mcpstub.engine.workers import ModelWorkers, available
 from mcpstub.ir import Tool, Toolset
 from mcpstub.model_merge import Clash, Part, merge_parts, split_source
-from mcpstub.models import DATA_KEYWORDS, ModelsResult, render_models
+from mcpstub.models import ModelsResult, render_models
 from mcpstub.pointers import split_fragment
 
 # A tool closes its group one time in GROUP_SPREAD at most, a light one less often (one time in
@@ -210,6 +210,7 @@ def _closes_group(tool: Tool) -> bool:
 
 # What a listed value in a schema (of `enum`, `examples`) weighs, against a subschema.
 _VALUE_WEIGHT = 1 / 16
+_DATA_KEYWORDS = frozenset({"default", "const", "enum", "examples", "example"})
 
 
 def _weigh(node: object) -> float:
@@ -217,7 +218,7 @@ def _weigh(node: object) -> float:
     if isinstance(node, dict):
         total = 1.0
         for key, value in node.items():
-            if key in DATA_KEYWORDS:
+            if key in _DATA_KEYWORDS:
                 total += _VALUE_WEIGHT * (len(value) if isinstance(value, list) else 1)
             else:
                 total += _weigh(value)
