@@ -88,7 +88,7 @@ def _default_rejected(
         # A schema that refers to nothing, by ($schema, its marshal bytes): one repeated across
         # tools (a page size, say) is judged once.
         alone = {"$schema": key[0], **node} if isinstance(key[0], str) else node
-        return memory.keyed("default-verdict", key, lambda: _rejection(alone, node["default"], None))
+        return memory.keyed("default-verdict", key, lambda: rejection(alone, node["default"], None))
     if not registry:
         try:
             registry.append(jsonschema_rs.Registry([(_CHECKED_URI, bundled)]))
@@ -96,10 +96,10 @@ def _default_rejected(
             registry.append(None)
     if registry[0] is None:
         return None
-    return _rejection({"$ref": _CHECKED_URI + to_fragment(relative)}, node["default"], registry[0])
+    return rejection({"$ref": _CHECKED_URI + to_fragment(relative)}, node["default"], registry[0])
 
 
-def _rejection(schema: dict[str, Any], value: Any, registry: Any) -> str | None:
+def rejection(schema: dict[str, Any], value: Any, registry: Any) -> str | None:
     """The first reason `schema` rejects `value`, shortened; None if it accepts it or cannot say."""
     try:
         validator = jsonschema_rs.validator_for(schema, registry=registry, validate_formats=True)

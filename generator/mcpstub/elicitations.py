@@ -16,6 +16,7 @@ import math
 from collections.abc import Generator, Iterator
 from typing import Any
 
+from mcpstub.defaults import rejection
 from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.errortext import describe_path as _where
 from mcpstub.errortext import yaml_boolean_hint
@@ -251,7 +252,7 @@ def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
         values = yield from _items(doc, path, prop)
         yield from _bounds(doc, path, prop, "minItems", "maxItems")
     if "default" in prop:
-        yield from _default(doc, path, prop, shape, values)
+        yield from _default(doc, path, prop)
 
 
 def _bounds(doc: Document, path: JsonPath, prop: dict[str, Any], low: str, high: str) -> Iterator[Diagnostic]:
@@ -337,35 +338,17 @@ def _items(doc: Document, path: JsonPath, prop: dict[str, Any]) -> _Choices:
     return None
 
 
-def _default(
-    doc: Document, path: JsonPath, prop: dict[str, Any], shape: str, values: list[str] | None
-) -> Iterator[Diagnostic]:
-    value = prop["default"]
+def _default(doc: Document, path: JsonPath, prop: dict[str, Any]) -> Iterator[Diagnostic]:
+    """An error for a default its property refuses, judged as the server judges an answer (formats
+    asserted): a default is offered to the user as it is, and an answer keeping it must pass."""
     at = (*path, "default")
-    if shape == "boolean":
-        good = isinstance(value, bool)
-    elif shape in ("number", "integer"):
-        good = isinstance(value, int | float) and not isinstance(value, bool)
-        if good and shape == "integer":
-            good = float(value).is_integer()
-        if good:
-            good = prop.get("minimum", value) <= value <= prop.get("maximum", value)
-    elif shape == "array":
-        good = isinstance(value, list) and all(isinstance(v, str) for v in value)
-        good = good and (values is None or all(v in values for v in value))
-        good = good and prop.get("minItems", 0) <= len(value) <= prop.get("maxItems", len(value))
-    else:
-        good = isinstance(value, str)
-        if good and values is not None:
-            good = value in values
-        if good and shape == "string":
-            good = prop.get("minLength", 0) <= len(value) <= prop.get("maxLength", len(value))
-    if not good:
+    reason = rejection(prop, prop["default"], None)
+    if reason is not None:
         yield error(
             CODE,
-            f"{_where(at)}: {_short(value)} does not match its own property",
+            f"{_where(at)}: {_short(prop['default'])} does not match its own property: {reason}",
             doc.loc(at),
-            (shape == "boolean" and doc.written_plain(at) and yaml_boolean_hint(value))
+            (prop.get("type") == "boolean" and doc.written_plain(at) and yaml_boolean_hint(prop["default"]))
             or "a default is offered to the user as it is: make it a value the property accepts",
         )
 

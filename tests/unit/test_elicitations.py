@@ -15,6 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from mcpstub.cli import main
 from mcpstub.pipeline import Checked, check_toolset
+from mcpstub_runtime.interactive import Elicitation
 from tests.functional.helpers import imported, write_package
 
 HEAD = "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: deploy\n    inputSchema: {type: object}\n"
@@ -44,6 +45,8 @@ ALLOWED: list[dict[str, Any]] = [
         "default": ["a"],
     },
     {"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}, "default": []},
+    {"type": "string", "format": "email", "default": "a@example.com"},
+    {"type": "string", "format": "date-time", "default": "2026-01-02T03:04:05Z"},
 ]
 # Forms MCP refuses (or that no answer could match), with the column-free place of the error.
 REFUSED: list[tuple[dict[str, Any], str]] = [
@@ -67,6 +70,15 @@ REFUSED: list[tuple[dict[str, Any], str]] = [
     ({"type": "string", "enum": ["a"], "default": "b"}, "default"),
     ({"type": "array", "items": {"type": "string", "enum": ["a"]}, "default": ["b"]}, "default"),
     ({"type": "boolean", "default": "yes"}, "default"),
+    ({"type": "string", "format": "date", "default": "not-a-date"}, "default"),
+    ({"type": "string", "format": "email", "default": "nobody"}, "default"),
+    ({"type": "string", "format": "uri", "default": "no uri"}, "default"),
+    ({"type": "string", "format": "date-time", "default": "yesterday"}, "default"),
+    ({"type": "string", "maxLength": 2, "default": "abc"}, "default"),
+    (
+        {"type": "array", "items": {"type": "string", "enum": ["a"]}, "minItems": 2, "default": ["a"]},
+        "default",
+    ),
 ]
 
 
@@ -91,6 +103,15 @@ def test_every_form_mcp_allows_is_accepted_and_the_sdk_agrees(tmp_path: Path, pr
     assert checked.toolset.tools[0].elicitations == {"confirm": schema}
     RequestedSchema.model_validate(schema)
     TypeAdapter(PrimitiveSchemaDefinition).validate_python(prop)
+    if "default" in prop:  # an answer that keeps the default is one the server takes
+        assert Elicitation.of("confirm", schema).validator.is_valid({"answer": prop["default"]})
+
+
+def test_every_refused_default_is_one_the_server_would_refuse_as_an_answer() -> None:
+    for prop, where in REFUSED:
+        if where == "default":
+            schema = {"type": "object", "properties": {"answer": prop}}
+            assert not Elicitation.of("confirm", schema).validator.is_valid({"answer": prop["default"]})
 
 
 @pytest.mark.parametrize(("prop", "where"), REFUSED, ids=[json.dumps(p)[:60] for p, _ in REFUSED])
