@@ -110,16 +110,19 @@ class ConnectOptions(TypedDict, total=False):
 
 @dataclass(frozen=True)
 class Question:
-    """What a tool asks its user (a form-mode `elicitation/create`), as `on_elicit` receives it."""
+    """What a tool asks its user (`elicitation/create`), as `on_elicit` receives it: a form to fill
+    in, or (`url` set, no schema) a page to send the user to (a sign-in, a payment)."""
 
     message: str
-    schema: Mapping[str, Any]  # the requested schema, as sent
+    schema: Mapping[str, Any]  # the requested schema, as sent ({} for a URL)
     form: type[BaseModel] | None  # the package's model of it (`DeployConfirm`), when a tool declares it
+    url: str | None = None  # the page a URL-mode question sends the user to
 
 
 # `on_elicit` returns the answer: the form model filled in (or any mapping of the fields), or None to
-# decline. It may be a plain or an async function.
-Answer = BaseModel | Mapping[str, Any] | None
+# decline; to a URL question, True once the user agreed to go there. It may be a plain or an async
+# function.
+Answer = BaseModel | Mapping[str, Any] | bool | None
 ElicitHandler = Callable[[Question], Answer | Awaitable[Answer]]
 
 
@@ -667,7 +670,7 @@ class _Asking:
     """`on_elicit` as the SDK's elicitation callback: each form-mode question with the package's
     model of it, the answer checked against the requested schema before it is sent. What goes
     wrong (`on_elicit` raised, or answered what the form refuses) cancels the question, and the
-    call that asked raises it. A URL-mode request (no form to fill) is declined."""
+    call that asked raises it. A URL-mode request is a `Question` with its `url`."""
 
     def __init__(self, tools: Mapping[str, ToolSpec], on_elicit: ElicitHandler) -> None:
         self.on_elicit = on_elicit
@@ -719,11 +722,12 @@ class _Asking:
     async def __call__(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult:
-        if not isinstance(params, types.ElicitRequestFormParams):
-            return types.ElicitResult(action="decline")
         asker = self.asker()
-        schema = params.requested_schema
-        question = Question(params.message, schema, self.form(schema, asker))
+        if isinstance(params, types.ElicitRequestFormParams):
+            schema = params.requested_schema
+            question = Question(params.message, schema, self.form(schema, asker))
+        else:
+            question = Question(params.message, {}, None, url=params.url)
         try:
             given = self.on_elicit(question)
             answered = await given if inspect.isawaitable(given) else given
@@ -735,7 +739,7 @@ class _Asking:
             return types.ElicitResult(action="cancel")
         if content is None:
             return types.ElicitResult(action="decline")
-        return types.ElicitResult(action="accept", content=content)
+        return types.ElicitResult(action="accept", content=content if question.url is None else None)
 
     def raise_failed(self, call: _Call | None) -> None:
         """Raise what went wrong answering a question of `call`, now ending, if anything did."""
@@ -747,7 +751,14 @@ class _Asking:
 
 def _content(question: Question, answered: object) -> dict[str, Any] | None:
     """The answer as it goes on the wire (its fields by their wire names), checked against the
-    form; None to decline."""
+    form; None to decline. To a URL question: {} to accept (True), None to decline (None, False)."""
+    if question.url is not None:
+        if answered is None or isinstance(answered, bool):
+            return {} if answered else None
+        raise TypeError(
+            f"on_elicit returned {type(answered).__name__} for the URL question {question.message!r}: "
+            "return True once the user agreed to open the page, or None to decline"
+        )
     if answered is None:
         return None
     if isinstance(answered, BaseModel):

@@ -44,7 +44,9 @@ tools:
     inputSchema: {{type: object}}
     elicitations:
       confirm:
-{CONFIRM}"""
+{CONFIRM}  - name: signin
+    inputSchema: {{type: object}}
+"""
 
 DEPLOY = """\
 from ..models import DeployConfirm, DeployInput, DeployTarget
@@ -72,12 +74,24 @@ async def other(args: OtherInput, ctx: ToolContext) -> str:
 """
 
 
+SIGNIN = """\
+from ..models import SigninInput
+from ..server import ToolContext
+
+
+async def signin(args: SigninInput, ctx: ToolContext) -> str:
+    went = await ctx.elicit_url("Sign in to go on", "https://example.com/login")
+    return f"sign-in {went.action}"
+"""
+
+
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("client_asking")
     folder, _ = write_package(root, PACKAGE, TOOLSET)
     (folder / "handlers" / "deploy.py").write_text(DEPLOY, "utf-8")
     (folder / "handlers" / "other.py").write_text(OTHER, "utf-8")
+    (folder / "handlers" / "signin.py").write_text(SIGNIN, "utf-8")
     return root
 
 
@@ -96,7 +110,11 @@ def call(package: ModuleType, mode: str, tool: str, on_elicit: Any) -> Any:
 
     async def run() -> Any:
         async with connect(package.create_server(), mode=mode, on_elicit=on_elicit) as client:
-            blocks = await (client.deploy(service="api") if tool == "deploy" else client.other())
+            blocks = await {
+                "deploy": lambda: client.deploy(service="api"),
+                "other": client.other,
+                "signin": client.signin,
+            }[tool]()
             return blocks[0].text
 
     return anyio.run(run)
@@ -132,7 +150,13 @@ def test_the_package_s_models_are_sent_by_their_wire_names(package: ModuleType, 
         ({"ok": True, "note": "n\udc80"}, ValueError, "gives 'note' 'n\\\\udc80': a lone surrogate has no"),
     ],
     ids=[
-        "too-long", "missing", "wrong-type", "a-number", "a-string", "an-object", "a-list-of-numbers",
+        "too-long",
+        "missing",
+        "wrong-type",
+        "a-number",
+        "a-string",
+        "an-object",
+        "a-list-of-numbers",
         "a-lone-surrogate",
     ],
 )
@@ -393,3 +417,21 @@ def test_without_the_asking_call_s_context_a_question_goes_to_the_one_call_that_
         with asking.calling("other"):
             context.run(lambda: found.append(asking.asker()))
             assert found[-1] is None  # two calls could have asked: not told
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_url_question_is_given_to_on_elicit_with_its_page(package: ModuleType, mode: str) -> None:
+    asked: list[Any] = []
+
+    def go(question: Any) -> Any:
+        asked.append(question)
+        return True
+
+    assert call(package, mode, "signin", go) == "sign-in accept"
+    assert [(q.message, q.url, q.form, dict(q.schema)) for q in asked] == [
+        ("Sign in to go on", "https://example.com/login", None, {})
+    ]
+    assert call(package, mode, "signin", lambda question: None) == "sign-in decline"
+    assert call(package, mode, "signin", lambda question: False) == "sign-in decline"
+    with pytest.raises(TypeError, match="return True once the user agreed to open the page"):
+        call(package, mode, "signin", lambda question: {"ok": True})
