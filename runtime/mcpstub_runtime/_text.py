@@ -1,8 +1,15 @@
-"""Text every output can carry: JSON text for the wire, writable text for logs."""
+"""Text every output can carry: JSON text for the wire, writable text for logs, the words of a
+failed schema check."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import jsonschema_rs
+
+_MAX_ERRORS = 20  # the errors of one check said, at most
 
 
 def clean(text: str) -> str:
@@ -22,10 +29,7 @@ def clean_json(value: Any) -> Any:
     if isinstance(value, str):
         return clean(value)
     if isinstance(value, dict):
-        return {
-            clean(key) if isinstance(key, str) else key: clean_json(item)
-            for key, item in value.items()
-        }
+        return {clean(key) if isinstance(key, str) else key: clean_json(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [clean_json(item) for item in value]
     return value
@@ -34,3 +38,33 @@ def clean_json(value: Any) -> Any:
 def writable(text: str) -> str:
     """`text` with what a UTF-8 log file cannot hold escaped (`\\udc80`)."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def pointer(path: list[str | int]) -> str:
+    """A JSON Pointer (RFC 6901) for a validation error's path; `(root)` for the whole value."""
+    if not path:
+        return "(root)"
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def describe(errors: Iterator[jsonschema_rs.ValidationError]) -> str:
+    """One `- <pointer>: <why>` line per schema error (at most 20), long echoes shortened."""
+    import json  # only a failed check needs it
+
+    lines = []
+    for index, error in enumerate(errors):
+        if index == _MAX_ERRORS:
+            lines.append("- ...")
+            break
+        # Long echoes are cut (80 characters of the instance, 240 in all), as at build time.
+        message = error.message
+        try:
+            echo = json.dumps(error.instance, separators=(",", ":"), ensure_ascii=False)
+        except (TypeError, ValueError):
+            echo = ""
+        if len(echo) > 80 and echo in message:
+            message = message.replace(echo, echo[:79] + "…")
+        if len(message) > 240:
+            message = message[:119] + "…" + message[-119:]
+        lines.append(f"- {pointer(error.instance_path)}: {message}")
+    return "\n".join(lines)

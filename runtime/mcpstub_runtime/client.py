@@ -46,9 +46,8 @@ from mcp.types import CONNECTION_CLOSED
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ._text import clean
+from ._text import clean, describe
 from .context import LOG_LEVELS
-from .dispatch import describe
 from .results import ToolError
 from .spec import ToolSpec
 

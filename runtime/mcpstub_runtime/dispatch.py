@@ -19,7 +19,7 @@ import logging
 import os
 import warnings
 import weakref
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
 import anyio
@@ -34,7 +34,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json, to_jsonable_python
 
-from ._text import clean, clean_json, writable
+from ._text import clean, clean_json, describe, writable
 from .context import ToolContext, set_logging_level
 from .interactive import (
     CannotAsk,
@@ -55,7 +55,6 @@ __all__ = ["DIGEST_META_KEY", "HANDSHAKE_PROTOCOL", "Handler", "create_server", 
 Handler = Callable[[Any, ToolContext], Awaitable[Any]]
 
 # At most this many schema errors are listed in one result.
-_MAX_ERRORS = 20
 _OWNED_OPTIONS = frozenset({"on_list_tools", "on_call_tool"})
 # The methods whose results the SDK's sieve would change (see `_as_written`).
 _FIXED_METHODS = frozenset({"tools/call", "tools/list"})
@@ -208,36 +207,6 @@ def _is_stub(exc: NotImplementedError, handler: object) -> bool:
         inner = getattr(handler, "__wrapped__", None)
         handler = inner if inner is not None else getattr(handler, "func", None)
     return False
-
-
-def pointer(path: list[str | int]) -> str:
-    """A JSON Pointer (RFC 6901) for a validation error's path; `(root)` for the whole value."""
-    if not path:
-        return "(root)"
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
-
-
-def describe(errors: Iterator[jsonschema_rs.ValidationError]) -> str:
-    """One `- <pointer>: <why>` line per schema error (at most 20), long echoes shortened."""
-    import json  # only a failed check needs it
-
-    lines = []
-    for index, error in enumerate(errors):
-        if index == _MAX_ERRORS:
-            lines.append("- ...")
-            break
-        # Long echoes are cut (80 characters of the instance, 240 in all), as at build time.
-        message = error.message
-        try:
-            echo = json.dumps(error.instance, separators=(",", ":"), ensure_ascii=False)
-        except (TypeError, ValueError):
-            echo = ""
-        if len(echo) > 80 and echo in message:
-            message = message.replace(echo, echo[:79] + "…")
-        if len(message) > 240:
-            message = message[:119] + "…" + message[-119:]
-        lines.append(f"- {pointer(error.instance_path)}: {message}")
-    return "\n".join(lines)
 
 
 _VALIDATORS: weakref.WeakKeyDictionary[ToolSpec, dict[str, jsonschema_rs.Validator]] = (

@@ -57,7 +57,7 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp.types.version import is_version_at_least
 from pydantic import BaseModel, ValidationError
 
-from ._text import clean, clean_json
+from ._text import clean, clean_json, describe
 
 __all__ = [
     "REQUEST_STATE_KEYS_VARIABLE",
@@ -211,8 +211,8 @@ class Elicit(Ask[ElicitationResult[M]]):
             raise ValueError("accepted without content")
         form = self._form(forms)
         if not form.validator.is_valid(result.content):
-            problem = next(iter(form.validator.iter_errors(result.content)))
-            raise ValueError(f"content does not match the requested schema: {problem.message}")
+            errors = form.validator.iter_errors(result.content)
+            raise ValueError(f"content does not match the requested schema:\n{describe(errors)}")
         # By wire names only, as the schema read it (a Python name is an extra key there).
         data = self.model.model_validate(result.content, by_alias=True, by_name=False)
         return AcceptedElicitation(data=data)

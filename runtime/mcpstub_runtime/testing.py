@@ -21,7 +21,8 @@ from mcp import Client, types
 from mcp.server import Server
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
-from .dispatch import pointer, validator
+from ._text import pointer
+from .dispatch import validator
 from .spec import ToolSpec
 
 __all__ = ["assert_conforms", "conformance_problems", "connect"]

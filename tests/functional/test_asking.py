@@ -298,10 +298,22 @@ async def test_what_a_task_group_raises_is_answered_as_the_handler_s_own(
     expected = {
         "cannot-ask": "cannot ask 'confirm': the client did not declare the elicitation (form) capability",
         "invalid-answer": "the client's answer to 'confirm' was refused: content does not match the "
-        'requested schema: "yes" is not of type "boolean"',
+        'requested schema:\n- /ok: "yes" is not of type "boolean"',
         "tool-error": "nothing to deploy",
     }[raised]
     assert result.is_error and text(result) == expected
+
+
+@pytest.mark.anyio
+async def test_an_answer_the_form_refuses_is_said_field_by_field_and_short(package: ModuleType) -> None:
+    async def wrong(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"ok": "yes", "note": "x" * 100_000})
+
+    async with Client(package.create_server(), mode="legacy", elicitation_callback=wrong) as client:
+        result = await client.call_tool("deploy", {"service": "api"})
+    said = text(result)
+    assert result.is_error and len(said) < 500, len(said)
+    assert '\n- /ok: "yes" is not of type "boolean"' in said and "\n- /note: " in said
 
 
 @pytest.mark.anyio

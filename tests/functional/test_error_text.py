@@ -14,7 +14,7 @@ from mcp import Client, types
 
 from mcpstub.errortext import MESSAGE_MAX, describe_error
 from mcpstub.pipeline import check_toolset
-from mcpstub_runtime.dispatch import describe
+from mcpstub_runtime._text import describe
 from tests.functional.helpers import imported, write_package
 
 PACKAGE = "fx_error_text"
