@@ -99,7 +99,8 @@ D = TypeVar("D")
 
 class CannotAsk(Exception):
     """The question cannot reach this client: it did not declare the capability it needs, or its
-    connection has no way to carry a question (2025-11-25 over stateless HTTP)."""
+    connection has no way to carry a question (2025-11-25 over HTTP served stateless or with JSON
+    responses)."""
 
     def __init__(self, message: str, capability: types.ClientCapabilities | None = None) -> None:
         super().__init__(message)
@@ -430,8 +431,8 @@ class Interaction:
         session = self._ctx.session
         if not session.can_send_request:  # each request a connection of its own: none to ask on
             raise CannotAsk(
-                f"cannot ask {key!r}: this 2025-11-25 connection has no back-channel (stateless HTTP); "
-                "clients of 2026-07-28 can answer questions there"
+                f"cannot ask {key!r}: this 2025-11-25 connection has no back-channel (HTTP served "
+                "stateless or with JSON responses); clients of 2026-07-28 can answer questions there"
             )
         lacking = question.allowed(self.capabilities)
         if lacking is not None:

@@ -9,12 +9,17 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import uvicorn
 from mcp import StdioServerParameters
+
+from mcpstub_runtime import create_app
 
 
 def server_env(root: Path) -> dict[str, str]:
@@ -136,3 +141,24 @@ def command_lines(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return [(code, err) for code, err in json.loads(done.stdout)]
+
+
+@contextmanager
+def http_app(server: Any, **options: Any) -> Iterator[str]:
+    """A low-level `server` served in this process by the runtime's `create_app(server, **options)`
+    on a loopback port, until the block ends; yields its URL."""
+    port = free_port()
+    runner = uvicorn.Server(
+        uvicorn.Config(create_app(server, **options), host="127.0.0.1", port=port, log_level="warning")
+    )
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not runner.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "the HTTP app did not start"
+            time.sleep(0.02)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        runner.should_exit = True
+        thread.join(timeout=10)

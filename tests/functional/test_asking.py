@@ -22,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 from mcpstub.cli import main as mcpstub
 from mcpstub_runtime import ToolError
 from tests.functional.helpers import imported, write_package
-from tests.functional.servers import http_server, server_env
+from tests.functional.servers import http_app, http_server, server_env
 
 PACKAGE = "fx_asking"
 EXTERNAL = Path(__file__).resolve().parents[1] / "external"
@@ -314,6 +314,16 @@ async def test_an_answer_the_form_refuses_is_said_field_by_field_and_short(packa
     said = text(result)
     assert result.is_error and len(said) < 500, len(said)
     assert '\n- /ok: "yes" is not of type "boolean"' in said and "\n- /note: " in said
+
+
+@pytest.mark.anyio
+async def test_an_app_with_json_responses_is_said_to_be_why_a_2025_client_cannot_be_asked(
+    package: ModuleType,
+) -> None:
+    with http_app(package.create_server(), json_response=True) as url:
+        async with Client(url, mode="legacy", **ANSWERING) as client:  # type: ignore[arg-type]
+            result = await client.call_tool("deploy", {"service": "api"})
+    assert result.is_error and "HTTP served stateless or with JSON responses" in text(result)
 
 
 @pytest.mark.anyio

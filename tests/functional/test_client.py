@@ -15,7 +15,6 @@ import socket
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 import warnings
 from collections.abc import Iterator
@@ -26,15 +25,14 @@ from typing import Any
 
 import anyio
 import pytest
-import uvicorn
 from mcp import StdioServerParameters, types
 
 from mcpstub import cli
 from mcpstub.layout import CLIENT_RESERVED
-from mcpstub_runtime import StaticTokenVerifier, create_app
+from mcpstub_runtime import StaticTokenVerifier
 from mcpstub_runtime.client import DriftError, DriftWarning, ToolsClient
 from tests.functional.helpers import imported, write_package
-from tests.functional.servers import free_port
+from tests.functional.servers import free_port, http_app
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "weather"
@@ -238,9 +236,7 @@ def serving(command: str, port: int) -> Iterator[dict[str, str]]:
     variables = dict(word.split("=", 1) for word in words if re.fullmatch(r"[A-Z_]+=.*", word))
     argv = [sys.executable if word == "python" else word for word in words if word not in
             {f"{k}={v}" for k, v in variables.items()}]  # fmt: skip
-    process = subprocess.Popen(
-        argv, cwd=EXAMPLE, env={**os.environ, **variables}, stderr=subprocess.PIPE
-    )
+    process = subprocess.Popen(argv, cwd=EXAMPLE, env={**os.environ, **variables}, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -299,9 +295,7 @@ CHANGED = {
 }
 
 
-def test_drift_is_warned_as_the_page_shows_and_strict_mode_refuses(
-    weather: Any, tmp_path: Path
-) -> None:
+def test_drift_is_warned_as_the_page_shows_and_strict_mode_refuses(weather: Any, tmp_path: Path) -> None:
     connect = importlib.import_module("weather_tools.client").connect
 
     text = (EXAMPLE / "tools.yaml").read_text("utf-8")
@@ -400,7 +394,9 @@ def test_a_server_written_without_mcpstub_is_imported_and_called_client_only(tmp
             assert shouted.result == "HI"  # the SDK wraps a plain return value as {"result": ...}
             stdio = types_stdio(tmp_path)
             assert anyio.run(call, stdio)[1].result == "HI"
-            with http_app(notes_server.server, "n0tes") as url:
+            with http_app(
+                notes_server.server._lowlevel_server, token_verifier=StaticTokenVerifier("n0tes")
+            ) as url:
                 got = anyio.run(functools.partial(call_with_token, notes_client, url, "n0tes"))
                 assert got == ("t", 3)
     finally:
@@ -416,25 +412,6 @@ async def call_with_token(package: Any, url: str, token: str) -> tuple[str, int]
     async with package.connect(url, token=token) as client:
         note = await client.make_note(title="t", body="a b c")
         return note.title, note.words
-
-
-@contextmanager
-def http_app(server: Any, token: str) -> Iterator[str]:
-    """`server` served by the runtime's create_app (bearer token required) on a loopback port."""
-    port = free_port()
-    app = create_app(server._lowlevel_server, token_verifier=StaticTokenVerifier(token))
-    runner = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=runner.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not runner.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "the HTTP app did not start"
-            time.sleep(0.02)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        runner.should_exit = True
-        thread.join(timeout=10)
 
 
 def test_the_page_s_client_only_commands_make_a_client_that_calls_the_server(tmp_path: Path) -> None:
@@ -658,4 +635,3 @@ def test_only_a_reference_written_out_alone_is_the_same_schema(ours: Any, theirs
     assert bool(drift) is drifted, drift.describe()
     if drifted:  # said as the server sends it
         assert drift.describe().startswith("  t: inputSchema /"), drift.describe()
-
