@@ -88,6 +88,7 @@ INPUT_REQUIRED_PROTOCOL = "2026-07-28"
 # (the first seals, every one unseals: rotate by putting the new key first, then dropping the old).
 REQUEST_STATE_KEYS_VARIABLE = "MCPSTUB_REQUEST_STATE_KEYS"
 _STATE_VERSION = 1
+_SAID_MAX = 240  # characters of a client's error message said again
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R")
@@ -109,8 +110,8 @@ class CannotAsk(Exception):
 
 
 class InvalidAnswer(Exception):
-    """A 2025-11-25 client answered with something that does not match the question (on
-    2026-07-28 the question is asked again instead)."""
+    """A 2025-11-25 client answered with something that does not match the question, or with an
+    error (on 2026-07-28 the question is asked again instead)."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -452,6 +453,9 @@ class Interaction:
                 result = question.read(answer, self._forms)
             except (ValueError, ValidationError) as exc:
                 raise InvalidAnswer(f"the client's answer to {key!r} was refused: {_reason(exc)}") from None
+            except MCPError as exc:  # the client answered with an error: its refusal, no bug here
+                said = exc.error.message[:_SAID_MAX]
+                raise InvalidAnswer(f"the client answered {key!r} with an error: {said}") from None
             self.answered[key] = (digest, answer)
             return result
 

@@ -20,7 +20,7 @@ from mcp.client.context import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
 from mcpstub.cli import main as mcpstub
-from mcpstub_runtime import ToolError
+from mcpstub_runtime import InvalidAnswer, ToolError
 from tests.functional.helpers import imported, write_package
 from tests.functional.servers import http_app, http_server, server_env
 
@@ -324,6 +324,33 @@ async def test_an_app_with_json_responses_is_said_to_be_why_a_2025_client_cannot
         async with Client(url, mode="legacy", **ANSWERING) as client:  # type: ignore[arg-type]
             result = await client.call_tool("deploy", {"service": "api"})
     assert result.is_error and "HTTP served stateless or with JSON responses" in text(result)
+
+
+@pytest.mark.anyio
+async def test_a_client_s_error_answer_is_an_invalid_answer_not_a_crash(
+    package: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def refuse(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ErrorData:
+        return types.ErrorData(code=types.INVALID_REQUEST, message="user agent refused: no UI " + "x" * 1000)
+
+    caught: list[str] = []
+
+    async def deploy(args: Any, ctx: Any) -> str:
+        confirm = __import__(f"{PACKAGE}.models", fromlist=["DeployConfirm"]).DeployConfirm
+        try:
+            await ctx.elicit("Deploy?", confirm)
+        except InvalidAnswer as exc:
+            caught.append(exc.message)
+            raise
+        return "never"
+
+    server = package.create_server(handlers={"deploy": deploy})
+    async with Client(server, mode="legacy", elicitation_callback=refuse) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("deploy", {"service": "api"})
+    said = "the client answered 'confirm' with an error: user agent refused: no UI x"
+    assert caught and caught[0].startswith(said) and len(caught[0]) < 400
+    assert result.is_error and text(result) == caught[0]
+    assert "Traceback" not in caplog.text and "raised" not in caplog.text
 
 
 @pytest.mark.anyio
