@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 import pytest
+from jsonschema_rs import validator_for
 
 from mcpstub.diff import DiffOptions, Finding, Side, diff_sides
 from mcpstub.pointers import resolve
@@ -1348,3 +1349,23 @@ BIG, BIG_FLOAT = 2**62, float(2**62)  # one value to JSON Schema; two to jsonsch
 )
 def test_a_big_integer_and_its_float_are_two_values_as_the_server_judges(old: Any, new: Any) -> None:
     assert breaking(run_input(old, new)) and breaking(run_output(new, old))
+
+
+@pytest.mark.parametrize(
+    ("old_add", "new_add", "declared"),
+    [
+        (True, S, {}),
+        ({}, I, {"unlisted": S}),  # the name the search picks first is declared: another is used
+        (S, {"type": "string", "maxLength": 1}, {"x": I}),
+    ],
+)
+def test_a_narrowed_additional_properties_is_shown_with_an_unlisted_property(
+    old_add: Any, new_add: Any, declared: dict[str, Any]
+) -> None:
+    old = {**obj(declared), "additionalProperties": old_add}
+    new = {**obj(declared), "additionalProperties": new_add}
+    for seconds in (1e-9, 0.5):
+        found = [f for f in run_input(old, new, search_seconds=seconds) if f.severity == "breaking"]
+        assert found and all(f.has_counterexample for f in found), found
+        (name,) = set(found[0].counterexample) - set(declared)
+        assert name not in declared and not validator_for(new).is_valid(found[0].counterexample)

@@ -389,6 +389,15 @@ class TypedRules:
         if b_add is not None and not saturated:
             b_closed = refuses_all(self.b, b_add, bp + "/additionalProperties")
             a_closed = a_add is not None and refuses_all(self.a, a_add, ap + "/additionalProperties")
+            unlisted = next(  # a name neither side lists: judged by additionalProperties alone
+                (
+                    name
+                    for name in ("unlisted", "x", "_", "0", "Z", *(f"x{i}" for i in range(len(b_props))))
+                    if name not in a_props and name not in b_props
+                    and matching(a_pat, name) == [] and matching(b_pat, name) == []
+                ),
+                "**",  # (the patterns take every name tried: any unlisted one)
+            )  # fmt: skip
             if b_closed and not a_closed:
                 message = (
                     "additionalProperties is now false: unlisted properties are refused"
@@ -396,30 +405,15 @@ class TypedRules:
                     else "additionalProperties is no longer false: unlisted properties may now be returned"
                 )
                 where = "/additionalProperties" if self._input or a_add is not None else ""
-                unlisted = next(  # a name neither side lists: judged by additionalProperties alone
-                    (
-                        name
-                        for name in ("unlisted", "x", "_", "0", "Z", *(f"x{i}" for i in range(len(b_props))))
-                        if name not in a_props and name not in b_props
-                        and matching(a_pat, name) == [] and matching(b_pat, name) == []
-                    ),
-                    None,
-                )  # fmt: skip
-                if unlisted is None:  # (the patterns take every name tried)
+                if unlisted == "**":
                     self.add("additional", ap, bp, (*ip, "**"), message, names_exact, where)
                 else:
                     a_at, b_at = ap + "/additionalProperties", bp + "/additionalProperties"
                     args = ((ap, a_at), (bp, b_at), (*ip, unlisted), message, names_exact, where)
                     self._refused_name("additional", *args)
             elif not b_closed and not a_closed:
-                self.check(
-                    {} if a_add is None else a_add,
-                    ap + "/additionalProperties",
-                    b_add,
-                    bp + "/additionalProperties",
-                    (*ip, "**"),
-                    names_exact,
-                )
+                a_at, b_at = ap + "/additionalProperties", bp + "/additionalProperties"
+                self.check({} if a_add is None else a_add, a_at, b_add, b_at, (*ip, unlisted), names_exact)
         a_lo = max(a.get("minProperties", 0) if num(a.get("minProperties")) else 0, len(a_req))
         probe = dict(a)
         probe["minProperties"] = a_lo
