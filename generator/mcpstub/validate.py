@@ -57,6 +57,7 @@ from mcpstub.toolrules import check_tool_entry
 
 FORMAT_VERSION = 1
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_NOT_IN_NAMES = re.compile(r"[^A-Za-z0-9_-]")  # in a shared definition's name (and `.`, for models)
 _MCP_KEYS = frozenset(tool_keys(advertised=True))
 _DRAFT7 = re.compile(r"^https?://json-schema\.org/draft-07/schema#?$")
 _DRAFT2020 = re.compile(r"^https?://json-schema\.org/draft/2020-12/schema#?$")
@@ -316,8 +317,9 @@ class _Checker:
 
     def _share(self, wanted: str) -> str:
         """The name under which a definition of another file, which would be called `wanted`, is
-        one shared class: `wanted` (a `.` in it written `_`), or `wanted2`, ... where a definition
-        of the toolset, a tool or another file's definition has that class name."""
+        one shared class: `wanted` (each character a shared definition's name may not hold written
+        `_`), or `wanted2`, ... where a definition of the toolset, a tool or another file's
+        definition has that class name."""
         if self._classes is None:
             data = self.doc.data if isinstance(self.doc.data, dict) else {}
             defs, tools = data.get("$defs"), data.get("tools")
@@ -328,8 +330,9 @@ class _Checker:
             for raw in tools if isinstance(tools, list) else ():
                 if isinstance(raw, dict) and isinstance(raw.get("name"), str):
                     self._classes.update(entry_classes(raw))
-        # The model generator reads a dotted name as module.Class: no class of models.py.
-        wanted = wanted.replace(".", "_") or "Definition"
+        # The model generator reads a dotted name as module.Class, and `a~1b` in a reference as a
+        # path: such a name makes no class of models.py.
+        wanted = _NOT_IN_NAMES.sub("_", wanted) or "Definition"
         name, counter = wanted, 2
         while not self._classes.isdisjoint(_classes_of(name)):
             name, counter = f"{wanted}{counter}", counter + 1

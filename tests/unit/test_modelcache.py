@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import types
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from mcpstub import pipeline
 from mcpstub.cli import main
@@ -575,9 +577,7 @@ def test_a_property_named_like_a_keyword_refers_to_its_definition_s_class(tmp_pa
             getattr(made, f) for f, info in type(made).model_fields.items() if (info.alias or f) == key
         )
 
-    made = module.AInput.model_validate(
-        {name: {"name": "x"}, "list": [{"name": "y"}], "nested": {name: {}}}
-    )
+    made = module.AInput.model_validate({name: {"name": "x"}, "list": [{"name": "y"}], "nested": {name: {}}})
     city = module.City
     assert isinstance(wire(made, name), city)
     assert isinstance(wire(made, "list")[0], city)
@@ -653,3 +653,27 @@ def test_a_command_pauses_the_cycle_collector_and_turns_it_on_again(
     paused.clear()
     assert pipeline.check_toolset(tmp_path / "tools.json").ok  # a stage alone leaves it as it is
     assert paused == [False]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(name=st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs")), min_size=1, max_size=12))
+def test_another_file_s_definition_of_any_name_is_a_typed_class(tmp_path_factory: Any, name: str) -> None:
+    # Its name is the bundled definition's only where models can read it (`a/b` became `Any`).
+    folder = tmp_path_factory.mktemp("named")
+    (folder / "common.json").write_text(
+        json.dumps({"$defs": {name: {"type": "string", "maxLength": 4}}}), "utf-8"
+    )
+    pointer = urllib.parse.quote(name.replace("~", "~0").replace("/", "~1"), safe="")
+    properties = {"p": {"$ref": f"common.json#/$defs/{pointer}"}, "q": {"$ref": "#/$defs/a_b"}}
+    toolset = checked(
+        folder,
+        {"mcpstub": 1, "server": {"name": "s"}, "$defs": {"a_b": {"type": "integer"}},
+         "tools": [{"name": "t", "inputSchema": {"type": "object", "properties": properties}}]},
+    )  # fmt: skip
+    module = types.ModuleType(f"named_{abs(hash(name))}")
+    sys.modules[module.__name__] = module
+    exec(compile(start_models(toolset, None).result().source, "models.py", "exec"), module.__dict__)
+    assert module.TInput.model_validate({"p": "abcd", "q": 1}).p == "abcd"
+    for wrong in ({"p": "abcde"}, {"p": 1}, {"q": "1"}):
+        with pytest.raises(ValidationError):
+            module.TInput.model_validate(wrong)
