@@ -41,6 +41,7 @@ _IN_PLACE_MAP = frozenset({"dependentSchemas", "dependencies"})
 _IN_PLACE = _IN_PLACE_ONE | _IN_PLACE_LIST | _IN_PLACE_MAP
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
+_PERCENT_HINT = "in a reference `%` begins two hex digits of UTF-8: write a `%` of the name as %25"
 # What references may copy into tool schemas, in all: a small toolset must not expand into a
 # huge build (the same big definition bundled into many tools).
 MAX_COPIED_BYTES = 8_000_000
@@ -304,14 +305,15 @@ class Bundler:
             return None
         parts = split_fragment(fragment)
         if parts is None:
-            self.diagnostics.append(
-                error(
-                    "unsupported-ref",
-                    f"reference {ref!r} is not a JSON pointer",
-                    loc.location,
-                    f"anchors are not supported; use {file_part}#/$defs/NAME",
-                )
-            )
+            decoded = percent_decoded(fragment)
+            if decoded is None:
+                said, hint = "has a malformed percent-escape", _PERCENT_HINT
+            elif decoded.startswith("/"):
+                said, hint = "has a `~` that escapes nothing", "in a JSON pointer `~` is written ~0, `/` ~1"
+            else:
+                said = "is not a JSON pointer"
+                hint = f"anchors are not supported; use {file_part}#/$defs/NAME"
+            self.diagnostics.append(error("unsupported-ref", f"reference {ref!r} {said}", loc.location, hint))
             return None
         if file_part:
             target_doc = self._file(doc, file_part, loc)
@@ -377,7 +379,7 @@ class Bundler:
                     "unsupported-ref",
                     f"referenced file {file_part!r} has a malformed percent-escape",
                     loc.location,
-                    "in a reference `%` begins two hex digits of UTF-8: write a `%` of the name as %25",
+                    _PERCENT_HINT,
                 )
             )
             return None

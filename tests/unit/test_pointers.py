@@ -203,3 +203,22 @@ def test_a_file_part_with_a_malformed_escape_is_refused_at_the_reference(
 def test_percent_decoding_is_rfc_3986s(part: str, decoded: str | None, tmp_path: Path) -> None:
     assert percent_decoded(part) == decoded
     assert ref_file(tmp_path, part) == (None if decoded is None else (tmp_path / decoded).resolve())
+
+
+@pytest.mark.parametrize(
+    ("fragment", "said", "hint"),
+    [
+        ("/$defs/N~2", "has a `~` that escapes nothing", "in a JSON pointer `~` is written ~0, `/` ~1"),
+        ("/$defs/%zz", "has a malformed percent-escape", "write a `%` of the name as %25"),
+        ("N", "is not a JSON pointer", "anchors are not supported"),
+    ],
+)
+def test_a_fragment_that_is_no_pointer_is_said_for_what_is_wrong_with_it(
+    tmp_path: Path, fragment: str, said: str, hint: str
+) -> None:
+    (tmp_path / "a.yaml").write_text("$defs: {N: {type: integer}}\n", "utf-8")
+    schema = f'type: object\n      properties: {{n: {{$ref: "a.yaml#{fragment}"}}}}'
+    checked = check(tmp_path, f"tools:\n  - name: t\n    inputSchema:\n      {schema}\n")
+    (problem,) = checked.diagnostics
+    assert problem.code == "unsupported-ref" and problem.location.line == 7
+    assert problem.message == f"reference 'a.yaml#{fragment}' {said}" and hint in (problem.hint or "")
