@@ -428,15 +428,18 @@ def _why_removed(rel: str, p: Plan) -> str:
 def _write_report(out: Path, p: Plan, generated: int, modules: set[str]) -> str:
     """What a run wrote, counted exactly: generated files written and unchanged (of `generated`,
     the stamp left out), and handler stubs created (one per tool module; the package's
-    `handlers/__init__.py` is none)."""
+    `handlers/__init__.py` is none, and, with `py.typed`, said when made again)."""
     written = len([rel for rel in p.stale if rel not in p.removals])
-    stubs = len([rel for rel in p.created_yours if rel.startswith("handlers/") and Path(rel).stem in modules])
+    made = [rel for rel in p.created_yours if rel.startswith("handlers/") and Path(rel).stem in modules]
+    stubs, others = len(made), [rel for rel in p.created_yours if rel not in made]
+    # Where the package was there before (a generated file unchanged), one of its own files gone.
+    again = f"; {' and '.join(others)} created again" if others and written < generated else ""
     stamp = ""
     if not (p.stale or p.created_yours) and STAMP_FILE in p.changes:  # (a comment edited, say)
         stamp = f" ({STAMP_FILE} updated: it records the toolset read)"
     return (
         f"{shown_path(out)}: {_counted(written, 'generated file')} written, "
-        f"{generated - written} unchanged, {_counted(stubs, 'handler stub')} created{stamp}"
+        f"{generated - written} unchanged, {_counted(stubs, 'handler stub')} created{again}{stamp}"
     )
 
 

@@ -709,4 +709,9 @@ def test_the_type_marker_is_created_when_missing_and_a_projects_own_is_kept(tmp_
     code, _, err = run("generate", str(toolset), "--out", str(out), "--check")
     assert code == 1 and "py.typed: missing" in err
     code, msg, _ = run("generate", str(toolset), "--out", str(out))
-    assert code == 0 and msg.endswith("0 handler stubs created\n") and (out / "py.typed").exists()
+    assert code == 0 and msg.endswith("0 handler stubs created; py.typed created again\n"), msg
+    assert (out / "py.typed").exists()
+    (out / "py.typed").unlink()
+    (out / "handlers" / "__init__.py").unlink()
+    code, msg, _ = run("generate", str(toolset), "--out", str(out))
+    assert msg.endswith("0 handler stubs created; handlers/__init__.py and py.typed created again\n"), msg
