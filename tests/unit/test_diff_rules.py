@@ -1369,3 +1369,28 @@ def test_a_narrowed_additional_properties_is_shown_with_an_unlisted_property(
         assert found and all(f.has_counterexample for f in found), found
         (name,) = set(found[0].counterexample) - set(declared)
         assert name not in declared and not validator_for(new).is_valid(found[0].counterexample)
+
+
+@pytest.mark.parametrize(
+    "sibling",
+    [
+        {"contentEncoding": "base64", "minLength": 1},
+        {"contentEncoding": "base64", "minLength": 9},
+        {"contentEncoding": "base64", "contentMediaType": "application/json", "minLength": 10},
+        {"contentMediaType": "application/json", "minLength": 3},
+        {"format": "date", "minLength": 4},
+    ],
+)
+def test_a_required_sibling_whose_content_draft_07_checks_still_lets_the_break_be_shown(
+    sibling: dict[str, Any],
+) -> None:
+    # The least instance carries the sibling: a string of its length draft-07 reads as its content.
+    d7 = {"$schema": "http://json-schema.org/draft-07/schema#"}
+    old = {**d7, **obj({"s": {"type": "string", **sibling}, "c": {"type": "array"}}, ("s",))}
+    new = {**d7, **obj({"s": {"type": "string", **sibling}, "c": {"type": "array", "items": S}}, ("s",))}
+    for seconds in (1e-9, 0.5):
+        (found,) = [f for f in run_input(old, new, search_seconds=seconds) if f.severity == "breaking"]
+        assert found.has_counterexample, found
+        assert validator_for(old).is_valid(found.counterexample) and not validator_for(new).is_valid(
+            found.counterexample
+        )

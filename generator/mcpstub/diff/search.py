@@ -10,6 +10,7 @@ usually turns on one of them, which random drawing seldom meets.
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import math
@@ -480,12 +481,8 @@ def _least(ctx: Context, node: JSON, depth: int = 0) -> JSON:
     kind = kind[0] if isinstance(kind, list) and kind else kind
     if kind == "array":
         return []
-    if kind == "string" and node.get("contentMediaType") == "application/json":  # (draft-07 checks it)
-        return "MA==" if node.get("contentEncoding") == "base64" else "0"  # (0: the shortest JSON)
-    if kind == "string" and isinstance(node.get("format"), str) and node["format"] in _FORMATTED:
-        return _FORMATTED[node["format"]]
-    if kind == "string" and isinstance(node.get("minLength"), int) and 0 < node["minLength"] <= 1000:
-        return "a" * node["minLength"]
+    if kind == "string":
+        return _least_string(node)
     if kind in ("integer", "number") and num(node.get("minimum")) and abs(node["minimum"]) < 1e15:
         low = node["minimum"]
         return math.ceil(low) if kind == "integer" else low
@@ -501,6 +498,23 @@ def _least(ctx: Context, node: JSON, depth: int = 0) -> JSON:
         if isinstance(part.get("required"), list):
             required += [name for name in part["required"] if isinstance(name, str) and name not in required]
     return {name: _least(ctx, properties.get(name, {}), depth + 1) for name in required}
+
+
+def _least_string(node: dict[str, JSON]) -> str:
+    """A short string of the node's format, or its content (draft-07 checks base64 and JSON), at
+    least minLength long (JSON padded with spaces, base64 by encoding more)."""
+    low = node.get("minLength")
+    low = low if isinstance(low, int) and 0 < low <= 1000 else 0
+    fmt = node.get("format")
+    json_text = node.get("contentMediaType") == "application/json"
+    # (0: the least JSON text)
+    text = "0" if json_text else _FORMATTED.get(fmt, "") if isinstance(fmt, str) else ""
+    pad = " " if json_text else "" if text else "a"  # (a formatted value is not padded)
+    if node.get("contentEncoding") == "base64":
+        while len(base64.b64encode(text.encode())) < low and pad:
+            text += pad
+        return base64.b64encode(text.encode()).decode()
+    return text + pad * (low - len(text))
 
 
 def _planted(base: JSON, path: IPath, part: JSON) -> JSON:
