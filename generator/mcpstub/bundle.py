@@ -30,7 +30,7 @@ from mcpstub.containment import check_ref_file
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.errortext import close_file
-from mcpstub.keywords import SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE
+from mcpstub.keywords import subschemas
 from mcpstub.pointers import percent_decoded, ref_file, resolve, split_fragment, to_fragment, to_pointer
 
 _ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated"})
@@ -56,15 +56,8 @@ def iter_refs(schema: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, str]
     ref = schema.get("$ref")
     if isinstance(ref, str):
         yield (*path, "$ref"), ref
-    for key, value in schema.items():
-        if key in SUBSCHEMA_ONE and isinstance(value, dict):
-            yield from iter_refs(value, (*path, key))
-        if key in SUBSCHEMA_LIST and isinstance(value, list):
-            for i, item in enumerate(value):
-                yield from iter_refs(item, (*path, key, i))
-        if key in SUBSCHEMA_MAP and isinstance(value, dict):
-            for name, item in value.items():
-                yield from iter_refs(item, (*path, key, name))
+    for key, at, sub in subschemas(schema):
+        yield from iter_refs(sub, (*path, key) if at is None else (*path, key, at))
 
 
 @lru_cache(maxsize=4096)
@@ -688,6 +681,7 @@ def _beside(folder: Path) -> list[Path]:
         if small and path.suffix in _BESIDE_SUFFIXES:
             found.append(path)
     return found[:_BESIDE_MAX_FILES]
+
 
 def _missing(path: Path) -> str:
     """Why the file at `path` cannot be read as a referenced document."""

@@ -19,6 +19,7 @@ from urllib.parse import unquote
 
 from mcpstub.diagnostics import Diagnostic, Location, SourceError, error, warning
 from mcpstub.ir import CLASS_SUFFIXES, SERVER_INFO_KEYS, to_class_prefix
+from mcpstub.keywords import DEFS_KEYWORDS, SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE, subschemas
 from mcpstub.load import json_mistake, parse_document, read_text, text_place
 from mcpstub.pointers import escape
 from mcpstub.server_listing import Listing
@@ -28,11 +29,6 @@ JSON = Any
 # Keys a toolset's `server` section takes from the source's serverInfo, in this order.
 _SERVER_KEYS = ("name", "version", *SERVER_INFO_KEYS)
 _DEF_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
-# Schema keywords whose value is one subschema, a list of them, or a map of name -> subschema.
-_ONE = ("additionalProperties", "additionalItems", "items", "contains", "not", "if", "then", "else",
-        "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema")  # fmt: skip
-_LIST = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
-_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 # A subschema holding one of these means something only where it is: it is never moved.
 _PINNED = frozenset({"$ref", "$dynamicRef", "$recursiveRef", "$id", "$anchor", "$dynamicAnchor", "$schema"})
 # Subschemas shorter than this (canonical JSON) are not worth a shared definition.
@@ -223,24 +219,13 @@ def _canonical(value: JSON) -> str:
 
 
 def _subschemas(schema: JSON, path: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], JSON]]:
-    """Every subschema position below `schema` (not the root itself), outermost first."""
+    """Every subschema position below `schema` (not the root itself, nor definitions), outermost first."""
     found: list[tuple[tuple[str | int, ...], JSON]] = []
-    if not isinstance(schema, dict):
-        return found
-    for key, value in schema.items():
-        if key in _ONE and isinstance(value, dict):
-            found.append(((*path, key), value))
-            found.extend(_subschemas(value, (*path, key)))
-        if key in _LIST and isinstance(value, list):
-            for i, item in enumerate(value):
-                if isinstance(item, dict):
-                    found.append(((*path, key, i), item))
-                    found.extend(_subschemas(item, (*path, key, i)))
-        if key in _MAP and isinstance(value, dict) and key not in ("$defs", "definitions"):
-            for name, item in value.items():
-                if isinstance(item, dict):
-                    found.append(((*path, key, name), item))
-                    found.extend(_subschemas(item, (*path, key, name)))
+    for key, at, sub in subschemas(schema) if isinstance(schema, dict) else ():
+        if isinstance(sub, dict) and key not in (*DEFS_KEYWORDS, "dependencies"):
+            where = (*path, key) if at is None else (*path, key, at)
+            found.append((where, sub))
+            found.extend(_subschemas(sub, where))
     return found
 
 
@@ -297,7 +282,7 @@ def _class_prefix(name: str) -> str:
 def _name_for(path: tuple[str | int, ...], schema: dict[str, JSON], taken: set[str]) -> str:
     """A definition name from the schema's title or the property that holds it."""
     title = schema.get("title")
-    keywords = {*_ONE, *_LIST, *_MAP, "inputSchema", "outputSchema"}
+    keywords = {*SUBSCHEMA_ONE, *SUBSCHEMA_LIST, *SUBSCHEMA_MAP, "inputSchema", "outputSchema"}
     words = (
         title
         if isinstance(title, str)

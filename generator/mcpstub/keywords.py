@@ -37,6 +37,7 @@ SUBSCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
 SUBSCHEMA_MAP = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
 )
+DEFS_KEYWORDS = ("$defs", "definitions")  # where a schema keeps its definitions (2020-12, draft-07)
 
 
 def subschemas(node: dict[str, Any]) -> Iterator[tuple[str, str | int | None, Any]]:

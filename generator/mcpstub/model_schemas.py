@@ -9,29 +9,9 @@ from mcpstub.classnames import Namer
 from mcpstub.engine import memory
 from mcpstub.engine.fingerprints import marshalled
 from mcpstub.ir import JSON, Tool, to_class_prefix
-from mcpstub.keywords import KNOWN_2020_12, KNOWN_DRAFT_07
+from mcpstub.keywords import DEFS_KEYWORDS, KNOWN_2020_12, KNOWN_DRAFT_07, subschemas
 from mcpstub.pointers import escape, percent_decoded, resolve, split
 
-# Keywords whose value is one schema, a map of schemas, or a list of schemas.
-_SCHEMA_KEYS = frozenset(
-    {
-        "additionalItems",
-        "additionalProperties",
-        "contains",
-        "contentSchema",
-        "else",
-        "if",
-        "items",
-        "not",
-        "propertyNames",
-        "then",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-    }
-)
-_MAP_KEYS = frozenset({"properties", "patternProperties", "dependentSchemas", "dependencies"})
-_LIST_KEYS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_DEFS_KEYS = ("$defs", "definitions")
 _OPEN_KEYS = frozenset({"additionalProperties", "unevaluatedProperties"})
 # Keywords that constrain values of one JSON type only.
 _TYPED_KEYWORDS = frozenset(
@@ -91,18 +71,12 @@ def permissive(schema: JSON) -> JSON:
 
 def uses_unsupported(node: JSON) -> bool:
     """True when a schema uses a keyword that would be misread."""
-    if isinstance(node, dict):
-        if not _UNSUPPORTED_KEYS.isdisjoint(node):
-            return True
-        return any(
-            not _UNSUPPORTED_KEYS.isdisjoint(value) or any(map(_definition_uses_unsupported, value.values()))
-            if key in _DEFS_KEYS and isinstance(value, dict)
-            else uses_unsupported(value)
-            for key, value in node.items()
-        )
-    if isinstance(node, list):  # scalars (a wide enum's members) hold no keyword
-        return any(uses_unsupported(v) for v in node if isinstance(v, dict | list))
-    return False
+    if not isinstance(node, dict):
+        return False
+    return not _UNSUPPORTED_KEYS.isdisjoint(node) or any(
+        _definition_uses_unsupported(sub) if key in DEFS_KEYWORDS else uses_unsupported(sub)
+        for key, _, sub in subschemas(node)
+    )
 
 
 def _by_definition(what: str, node: JSON, make: Callable[[JSON], Any]) -> Any:
@@ -138,7 +112,7 @@ def hoist(
             continue
         parts = split(pointer) or ()
         node = nodes[pointer] = _lookup(schema, pointer)
-        if len(parts) == 2 and parts[0] in _DEFS_KEYS:
+        if len(parts) == 2 and parts[0] in DEFS_KEYWORDS:
             key = parts[1]
             if key in tool.shared_def_names and ((known := shared.get(key)) is node or known == node):
                 names[pointer] = key
@@ -186,7 +160,7 @@ def hoist(
 
 def _strip_root(schema: dict[str, JSON]) -> dict[str, JSON]:
     """The root schema without the keys that only make sense at a document root."""
-    skip = {"$schema", "$id", "$comment", "title", "description", *_DEFS_KEYS}
+    skip = {"$schema", "$id", "$comment", "title", "description", *DEFS_KEYWORDS}
     return {k: v for k, v in schema.items() if k not in skip}
 
 
@@ -207,17 +181,8 @@ def _lookup(schema: JSON, pointer: str) -> JSON:
 
 def children(node: dict[str, JSON]) -> Iterator[tuple[str, JSON]]:
     """(pointer suffix, subschema) for every direct subschema of a schema object."""
-    for key, value in node.items():
-        esc = escape(key)
-        if key in _SCHEMA_KEYS and isinstance(value, dict | bool):
-            yield f"/{esc}", value
-        elif key in _LIST_KEYS or (key == "items" and isinstance(value, list)):
-            if isinstance(value, list):
-                yield from ((f"/{esc}/{i}", v) for i, v in enumerate(value))
-        elif (key in _MAP_KEYS or key in _DEFS_KEYS) and isinstance(value, dict):
-            for name, sub in value.items():
-                if isinstance(sub, dict | bool):
-                    yield f"/{esc}/{escape(name)}", sub
+    for key, at, sub in subschemas(node):
+        yield f"/{escape(key)}" if at is None else f"/{escape(key)}/{escape(at)}", sub
 
 
 def _ref_targets(node: JSON) -> Iterator[str]:
@@ -236,7 +201,7 @@ def _ref_targets(node: JSON) -> Iterator[str]:
             yield from _ref_targets(sub)
 
 
-_DEFINITION_PREFIXES = tuple(f"/{key}/" for key in _DEFS_KEYS)
+_DEFINITION_PREFIXES = tuple(f"/{key}/" for key in DEFS_KEYWORDS)
 
 
 def _definition_targets(node: JSON) -> Iterator[str]:
@@ -298,7 +263,7 @@ def rewrite(
                 for name, sub in value.items()
             }
         elif isinstance(value, list) and any(s.startswith(esc + "/") for s in subs):
-            in_typed = key == "allOf" or (key in _LIST_KEYS and key != "prefixItems" and "type" in node)
+            in_typed = key == "allOf" or (key in ("anyOf", "oneOf") and "type" in node)
             out[key] = [
                 rewrite(sub, f"{pointer}{esc}/{i}", names, own, draft07, in_typed, kinds)
                 for i, sub in enumerate(value)

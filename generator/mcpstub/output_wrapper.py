@@ -14,12 +14,11 @@ beside `$ref` is ignored, like every sibling of `$ref`, and starts nothing), so 
 from __future__ import annotations
 
 from mcpstub.ir import JSON, Dialect
-from mcpstub.keywords import SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE
+from mcpstub.keywords import DEFS_KEYWORDS, with_subschemas
 from mcpstub.pointers import split_fragment
 
 # The property that carries the value inside the 2025-11-25 wrapper.
 RESULT_KEY = "result"
-_DEFS_KEYS = ("$defs", "definitions")
 
 
 def is_object_root(schema: JSON) -> bool:
@@ -40,12 +39,12 @@ def legacy_output_schema(schema: dict[str, JSON], dialect: Dialect | None) -> di
         wrapper["properties"] = {RESULT_KEY: {k: v for k, v in schema.items() if k != "$schema"}}
         wrapper["required"] = [RESULT_KEY]
         return wrapper
-    inner = {k: _rebase(v, k, draft7) for k, v in schema.items() if k not in ("$schema", *_DEFS_KEYS)}
+    inner = _rebase({k: v for k, v in schema.items() if k not in ("$schema", *DEFS_KEYWORDS)}, draft7)
     wrapper["properties"] = {RESULT_KEY: inner}
     wrapper["required"] = [RESULT_KEY]
-    for key in _DEFS_KEYS:
+    for key in DEFS_KEYWORDS:
         if isinstance(schema.get(key), dict):
-            wrapper[key] = {name: _rebase_schema(sub, draft7) for name, sub in schema[key].items()}
+            wrapper[key] = {name: _rebase(sub, draft7) for name, sub in schema[key].items()}
         elif key in schema:
             wrapper[key] = schema[key]
     return wrapper
@@ -56,24 +55,14 @@ def _own_resource(schema: dict[str, JSON], draft7: bool) -> bool:
     return "$id" in schema and not (draft7 and "$ref" in schema)
 
 
-def _rebase(value: JSON, key: str, draft7: bool) -> JSON:
-    """One keyword's value of the wrapped schema's root, with its refs re-pointed."""
-    if key == "$ref" and isinstance(value, str):
-        return _moved(value)
-    if key in SUBSCHEMA_ONE and isinstance(value, dict | bool):
-        return _rebase_schema(value, draft7)
-    if key in SUBSCHEMA_LIST and isinstance(value, list):
-        return [_rebase_schema(item, draft7) for item in value]
-    if key in SUBSCHEMA_MAP and isinstance(value, dict):
-        return {name: _rebase_schema(item, draft7) for name, item in value.items()}
-    return value
-
-
-def _rebase_schema(schema: JSON, draft7: bool) -> JSON:
+def _rebase(schema: JSON, draft7: bool) -> JSON:
     """A subschema with every `$ref` into the old root re-pointed below `properties/result`."""
     if not isinstance(schema, dict) or _own_resource(schema, draft7):
         return schema  # a nested `$id` starts a resource of its own: its refs stay as they are
-    return {key: _rebase(value, key, draft7) for key, value in schema.items()}
+    out = with_subschemas(schema, lambda sub: _rebase(sub, draft7))
+    if isinstance(out.get("$ref"), str):
+        out["$ref"] = _moved(out["$ref"])
+    return out
 
 
 def _moved(ref: str) -> str:
@@ -83,6 +72,6 @@ def _moved(ref: str) -> str:
     if not ref.startswith("#/"):
         return ref  # not a pointer into this document (bundling leaves none such)
     tokens = split_fragment(ref[1:])  # `#/%24defs/X` is `$defs` too
-    if tokens and tokens[0] in _DEFS_KEYS:
+    if tokens and tokens[0] in DEFS_KEYWORDS:
         return ref  # hoisted with the definitions
     return f"#/properties/{RESULT_KEY}/{ref[2:]}"

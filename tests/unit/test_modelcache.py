@@ -548,6 +548,7 @@ KEYWORD_NAMES = [
     "default", "const", "enum", "examples", "example", "discriminator", "allOf", "anyOf", "$ref",
     "properties", "items", "additionalProperties", "not", "nullable", "customTypePath", "type",
     "format", "readOnly", "deprecated", "title", "description", "$defs", "definitions", "required",
+    "$dynamicRef", "$recursiveRef", "$dynamicAnchor", "$recursiveAnchor",
 ]  # fmt: skip
 
 

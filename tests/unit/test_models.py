@@ -22,6 +22,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from mcpstub import model_schemas, model_source
 from mcpstub.diagnostics import Location, Severity
 from mcpstub.ir import Tool, Toolset, make_tool_names
+from mcpstub.keywords import subschemas
 from mcpstub.models import ModelsResult, _check_binding, render_models
 from tests.conftest import MypyRun
 
@@ -903,10 +904,12 @@ def _plain_targets(node: Any) -> Any:
 
 
 def _plain_unsupported(node: Any) -> bool:
-    if isinstance(node, dict):
-        keys = model_schemas._UNSUPPORTED_KEYS
-        return not keys.isdisjoint(node) or any(_plain_unsupported(v) for v in node.values())
-    return isinstance(node, list) and any(_plain_unsupported(v) for v in node)
+    """A keyword the model generator misreads, anywhere a subschema is (a definition, a property
+    named `$dynamicRef` or a `const` holding one is none), with no definition read once."""
+    keys = model_schemas._UNSUPPORTED_KEYS
+    return isinstance(node, dict) and (
+        not keys.isdisjoint(node) or any(_plain_unsupported(sub) for _, _, sub in subschemas(node))
+    )
 
 
 def _read(schema: Any, targets: Any, unsupported: Any) -> tuple[list[str], str | None, bool]:
