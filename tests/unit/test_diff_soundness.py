@@ -18,6 +18,7 @@ server builds them (`semantics.server_validator`).
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -285,7 +286,9 @@ def _instances(data: st.DataObject, old: Any) -> list[Any]:
     mutations of both."""
     drawn: list[Any] = []
     try:
-        strategy = from_schema(old)
+        # A copy: hypothesis-jsonschema resolves references in the schema it is given, in place,
+        # and `old` may share parts with the strategies' own values (then later drawing differs).
+        strategy = from_schema(copy.deepcopy(old))
         for _ in range(6):
             drawn.append(data.draw(strategy))
     except UnsatisfiedAssumption:  # a draw given up midway: so is the example, or replays draw unlike
