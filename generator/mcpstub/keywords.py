@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.errortext import describe_path
+from mcpstub.toolrules import ENTRY_KEYS, tool_key_hint
 
 if TYPE_CHECKING:
     from mcpstub.document import Document, JsonPath
@@ -283,6 +284,9 @@ def _nothing_under(doc: Document, path: JsonPath) -> str:
     return "write its schema after it (`{type: string}`, say), or {} for any value"
 
 
+_TOOL_SCHEMAS = ("inputSchema", "outputSchema")
+
+
 def _unknown_hint(
     doc: Document, path: JsonPath, node: dict[str, Any], value: Any, known: frozenset[str]
 ) -> str:
@@ -297,6 +301,8 @@ def _unknown_hint(
         return f"{key!r} is a {that} keyword, and this schema is {this} ({said})" + (
             f"; {instead}" if instead else ""
         )
+    if len(path) == 4 and path[0] == "tools" and path[2] in _TOOL_SCHEMAS and key in ENTRY_KEYS:
+        return tool_key_hint(doc, path[:3], key)  # (indented one level too deep)
     close = _did_you_mean(key, known)
     if _looks_like_schema(value, known) and (close is None or close not in SUBSCHEMA_ONE):
         if "properties" in node:

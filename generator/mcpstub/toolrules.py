@@ -20,12 +20,10 @@ from mcpstub.resources import tool_keys
 # What the model APIs behind many clients accept as a function name.
 PORTABLE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 STANDARD_ANNOTATIONS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
-# The keys of a tool entry (the format's `Tool`) that no annotation has: one written under
+# The keys of a tool entry (the format's `Tool`), and those no annotation has: one written under
 # `annotations` is most likely indented one level too deep.
-TOOL_KEYS = frozenset((*tool_keys(advertised=True), *tool_keys(advertised=False))) - {
-    "annotations",
-    *STANDARD_ANNOTATIONS,
-}
+ENTRY_KEYS = frozenset((*tool_keys(advertised=True), *tool_keys(advertised=False)))
+TOOL_KEYS = ENTRY_KEYS - {"annotations", *STANDARD_ANNOTATIONS}
 
 
 def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok: bool) -> list[Diagnostic]:
@@ -62,10 +60,7 @@ def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok
             if close:
                 hint = f"did you mean {close[0]!r}?"
             if key in TOOL_KEYS and key not in raw:
-                written, under = doc.key_loc((*path, "annotations")), doc.key_loc((*path, "annotations", key))
-                hint = f"{key!r} is a key of the tool: indent it {written.col - 1} spaces, as 'annotations'"
-                if under.line == written.line:  # `annotations: {..., elicitations: ...}`
-                    hint = f"{key!r} is a key of the tool: write it beside 'annotations', not in its braces"
+                hint = tool_key_hint(doc, (*path, "annotations"), key)
             found.append(
                 warning(
                     "annotation-extension",
@@ -75,3 +70,12 @@ def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok
                 )
             )
     return found
+
+
+def tool_key_hint(doc: Document, holder: JsonPath, key: str) -> str:
+    """Where a key of the tool written under one of its keys (`holder`: its annotations or a
+    schema) belongs: beside that key."""
+    written, under = doc.key_loc(holder), doc.key_loc((*holder, key))
+    if under.line == written.line:  # `annotations: {..., elicitations: ...}`
+        return f"{key!r} is a key of the tool: write it beside {holder[-1]!r}, not in its braces"
+    return f"{key!r} is a key of the tool: indent it {written.col - 1} spaces, as {holder[-1]!r}"

@@ -177,3 +177,19 @@ def test_annotation_extension_keys_generate(tmp_path: Path) -> None:
     generated = generate(path, "tools.yaml")
     assert generated.ok, [d.format() for d in generated.diagnostics]
     assert "'category': 'x'" in generated.ours["tools.py"] or '"category": "x"' in generated.ours["tools.py"]
+
+
+@pytest.mark.parametrize("key", ["annotations", "timeout", "elicitations", "execution", "icons", "_meta"])
+@pytest.mark.parametrize("schema", ["inputSchema", "outputSchema"])
+def test_a_key_of_the_tool_indented_into_its_schema_is_told_where_it_belongs(
+    tmp_path: Path, key: str, schema: str
+) -> None:
+    # One level too deep it is an unknown keyword of the schema, and the tool loses the setting.
+    block = check(tmp_path, f"tools:\n  - name: a\n    {schema}:\n      type: object\n      {key}: {{}}\n")
+    hints = [(d.code, d.location.line, d.hint) for d in block.diagnostics if d.code == "unknown-keyword"]
+    assert hints == [
+        ("unknown-keyword", 7, f"{key!r} is a key of the tool: indent it 4 spaces, as {schema!r}")
+    ]
+    flow = check(tmp_path, f"tools:\n  - name: a\n    {schema}: {{type: object, {key}: 1}}\n")
+    said = f"{key!r} is a key of the tool: write it beside {schema!r}, not in its braces"
+    assert [d.hint for d in flow.diagnostics if d.code == "unknown-keyword"] == [said]
