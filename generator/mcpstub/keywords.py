@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -184,6 +185,20 @@ def comma_hint(doc: Document, path: JsonPath, node: dict[str, Any]) -> str | Non
     return f'it has no value: a comma ends a value inside {{...}}; quote the text: {before}: "{text}"'
 
 
+def comment_hint(doc: Document, path: JsonPath) -> str | None:
+    """The YAML comment trap, when the key at `path` has no value because what follows it starts
+    with `#` (`$ref: #/$defs/X`): the hint quotes it."""
+    if doc.is_json:
+        return None
+    key = doc.key_loc(path)
+    line = doc.text.splitlines()[key.line - 1] if 0 < key.line <= len(doc.text.splitlines()) else ""
+    found = re.match(r"(?:\"[^\"]*\"|'[^']*'|[^:#]*?)\s*:\s+(#.*)$", line[key.col - 1 :])
+    if found is None:
+        return None
+    quoted = json.dumps(found[1], ensure_ascii=False)
+    return f"'#' after a space starts a comment in YAML, so this has no value: quote it, {path[-1]}: {quoted}"
+
+
 # The formats each dialect defines: a `type` written as one means a string of that format.
 FORMATS_DRAFT_07 = frozenset(
     {"date", "date-time", "time", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6",
@@ -246,7 +261,11 @@ def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath,
     if not isinstance(parent, dict):
         return None
     if value is None:
-        return comma_hint(doc, (*at, *path), parent) or _nothing_under(doc, (*at, *path))
+        return (
+            comment_hint(doc, (*at, *path))
+            or comma_hint(doc, (*at, *path), parent)
+            or _nothing_under(doc, (*at, *path))
+        )
     if isinstance(value, (str, int, float, list)) and len(path) >= 2 and path[-2] in SUBSCHEMA_MAP:
         if key in KNOWN_2020_12 | KNOWN_DRAFT_07:
             return (

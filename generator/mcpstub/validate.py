@@ -270,7 +270,12 @@ def _meta_errors(
             continue
         said = err.message
         if err.instance is None and err.validator == "type":  # `a:` with nothing after it
-            said = "it has no value (null), where a schema (a mapping, or true or false) belongs"
+            wanted = err.validator_value
+            said = (
+                f"it has no value (null), where a {wanted} belongs"
+                if isinstance(wanted, str)
+                else "it has no value (null), where a schema (a mapping, or true or false) belongs"
+            )
         yield error(
             "invalid-schema",
             f"{describe_path(where)} is not a valid {dialect} schema: {said}",

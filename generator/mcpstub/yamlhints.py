@@ -49,6 +49,12 @@ def explain(text: str, exc: Any, shown: Shown | None = None) -> Explained | None
     return _Reading(text, shown or (lambda line, col: (line, col))).explain(exc, (mark.line, mark.column))
 
 
+# A key and a value that starts a comment inside a flow collection: `{$ref: #/$defs/X}`.
+_FLOW_COMMENT = re.compile(
+    r"(?:^|[{\[,])\s*(?P<key>[^\s:,{}\[\]#][^:,{}\[\]]*?|\"[^\"]*\"|'[^']*'):\s+(?P<value>#.*)"
+)
+
+
 class _Reading:
     """The text by lines as the reader counts them, and how a place in it is named."""
 
@@ -100,13 +106,14 @@ class _Reading:
         flow = context in ("while parsing a flow mapping", "while parsing a flow sequence")
         if flow and bracket in ("{", "["):
             assert opened is not None
+            if (comment := self._comment_in_flow(opened, at)) is not None:
+                return comment
             entry = re.split(r"[,{\[]", line[: at[1]])[-1]
             if line[at[1] : at[1] + 1] == ":" and ": " in entry:  # `{description: a: b}`
                 return self._colon_in_flow(at)
             closing = "}" if bracket == "{" else "]"
             return (
-                f"expected ',' or '{closing}' here, inside the '{bracket}' opened at"
-                f" {self.name(*opened)}",
+                f"expected ',' or '{closing}' here, inside the '{bracket}' opened at {self.name(*opened)}",
                 where,
                 f"separate the entries with ', ' and close the '{bracket}' with '{closing}'",
             )
@@ -182,6 +189,21 @@ class _Reading:
         value = line[key.end() :].split(" #")[0].rstrip()
         return f"{key['key']}: {_json(value)}"
 
+    def _comment_in_flow(self, opened: tuple[int, int], at: tuple[int, int]) -> Explained | None:
+        """`{$ref: #/$defs/X}`: a value starting with `#` is a comment, and the rest of its line
+        (the collection's close) goes with it."""
+        for n in range(opened[0], at[0] + 1):
+            start = opened[1] if n == opened[0] else 0
+            found = _FLOW_COMMENT.search(self.line(n), start)
+            if found is not None:
+                value = re.split(r",|\]|\}", found["value"])[0].rstrip()
+                return (
+                    f"'#' after a space starts a comment in YAML: the rest of {self.name(n)} is not read",
+                    (n + 1, found.start("value") + 1),
+                    f"quote the value: {found['key']}: {_json(value)}",
+                )
+        return None
+
     def _colon_in_flow(self, at: tuple[int, int]) -> Explained:
         """`{description: a: b}`: a `: ` in a plain value inside a flow collection."""
         line = self.line(at[0])
@@ -220,8 +242,11 @@ class _Reading:
         return (
             f"'{shown}' is neither a key (no ': ' after it) nor inside a value",
             (n + 1, column + 1),
-            (f"write it as {word}: {rest.strip()}, if '{word}' is a key; " if rest.strip() else "write it as"
-             " 'key: value'; ")
+            (
+                f"write it as {word}: {rest.strip()}, if '{word}' is a key; "
+                if rest.strip()
+                else "write it as 'key: value'; "
+            )
             + "text that goes on from the line above must be indented more than that line's key",
         )
 

@@ -584,8 +584,9 @@ def test_a_number_no_client_can_read_in_a_referenced_file_is_a_located_error(
     )
     checked = check_toolset(path)
     assert not checked.ok  # never a toolset that checks clean with the tool left out
-    found = [(d.code, Path(d.location.file).name, d.location.line, d.location.col) 
-             for d in checked.diagnostics]
+    found = [
+        (d.code, Path(d.location.file).name, d.location.line, d.location.col) for d in checked.diagnostics
+    ]
     assert found == [("not-json", "defs.yaml", 2, 31)]
 
 
@@ -730,7 +731,7 @@ def test_a_long_value_is_not_echoed_in_full(tmp_path: Path) -> None:
     checked = check(
         tmp_path,
         f"""\
-        $defs: {{{'x' * 300}!: {{type: string}}}}
+        $defs: {{{"x" * 300}!: {{type: string}}}}
         tools:
           - name: {long}.!
             timeout: {huge}
@@ -948,3 +949,32 @@ def test_in_a_json_file_a_list_is_told_in_json(tmp_path: Path) -> None:
     path.write_text('{"mcpstub": 1, "server": {"name": "s"}, "tools": {"name": "t"}}', "utf-8")
     [found] = check_toolset(path, "tools.json").diagnostics
     assert found.hint == 'tools is a list: "tools": [{"name": ...}, ...]'
+
+
+@pytest.mark.parametrize(
+    ("written", "wanted"),
+    [("$ref: #/$defs/P", "string"), ("description: # a note", "string"), ("pattern: #[0-9]+", "string")],
+)
+def test_a_value_yaml_takes_for_a_comment_is_told_to_be_quoted(
+    tmp_path: Path, written: str, wanted: str
+) -> None:
+    # `#` after a space starts a comment: a block value so written is no value at all.
+    key, _, value = written.partition(": ")
+    text = "$defs: {P: {type: string}}\ntools:\n  - name: t\n    inputSchema:\n      type: object\n"
+    text += f"      properties:\n        a:\n          type: string\n          {written}\n"
+    checked = check(tmp_path, text)
+    said = [(d.location.line, d.message.split(": ", 1)[1], d.hint) for d in checked.diagnostics]
+    hint = f"'#' after a space starts a comment in YAML, so this has no value: quote it, {key}: \"{value}\""
+    assert said == [(11, f"it has no value (null), where a {wanted} belongs", hint)], said
+
+
+def test_a_flow_value_yaml_takes_for_a_comment_is_told_to_be_quoted(tmp_path: Path) -> None:
+    # In `{...}` the comment takes the closing brace too: the YAML error says why, where the `#` is.
+    text = "$defs: {P: {type: string}}\ntools:\n  - name: t\n    inputSchema:\n      type: object\n"
+    text += "      properties:\n        a: {$ref: #/$defs/P}\n        b: {type: string}\n"
+    checked = check(tmp_path, text)
+    said = [(d.code, d.location.line, d.location.col, d.message, d.hint) for d in checked.diagnostics]
+    assert said == [
+        ("yaml-syntax", 9, 19, "invalid YAML: '#' after a space starts a comment in YAML: the rest of"
+         " line 9 is not read", 'quote the value: $ref: "#/$defs/P"'),
+    ], said  # fmt: skip
