@@ -325,7 +325,11 @@ class Bundler:
                         self._loop(ref, loc)
                     return ref
                 if not (len(parts) >= 2 and parts[0] in ("$defs", "definitions")):
-                    self._unresolved(ref, loc, [(root_schema, parts)], doc)
+                    tries: list[tuple[Any, Sequence[str]]] = [(root_schema, parts)]
+                    close = _close_pointer(target_doc.data, parts, ref) or ""
+                    if close.startswith(("/$defs/", "/definitions/")):  # (`#/defs/X`: the toolset's)
+                        tries.append((target_doc.data, parts))
+                    self._unresolved(ref, loc, tries, doc)
                     return None
                 parts = ("$defs", *parts[1:])  # the toolset's shared definitions
         target = self._target(target_doc, parts)
@@ -406,6 +410,8 @@ class Bundler:
             if not diagnostics:
                 why = _missing(path)
                 hint = close_file(doc.path.parent, written) if why == "does not exist" else None
+                if why == "does not exist" and resolve(doc.data, written.split("/"))[0]:
+                    hint = f"did you mean '#/{written}'? A reference into this file starts with '#'"
                 said = error("ref-file", f"referenced file {file_part!r} {why}", loc.location, hint)
                 self.diagnostics.append(said)
             return None

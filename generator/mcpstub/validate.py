@@ -120,6 +120,19 @@ def _format_errors(doc: Document) -> list[Diagnostic]:
     return found
 
 
+_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)\s*", re.I)
+_UNIT_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
+
+
+def _seconds(text: str) -> float | None:
+    """The seconds a duration written as text means (`5m`, `30 s`, `1.5h`), or None."""
+    found = _DURATION.fullmatch(text)
+    if found is None:
+        return None
+    unit = found[2].lower()
+    return float(found[1]) * _UNIT_SECONDS["ms" if unit == "ms" else unit[0]]
+
+
 def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
     path: JsonPath = tuple(err.absolute_path)
     where = describe_path(path)
@@ -162,6 +175,9 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
             hint = "tools is a list: start each tool with '- ' (  - name: ..., its keys indented under it)"
             if doc.is_json:
                 hint = 'tools is a list: "tools": [{"name": ...}, ...]'
+        elif path and path[-1] == "timeout" and isinstance(err.instance, str):
+            seconds = _seconds(err.instance)
+            hint = "timeout is in seconds, a number" + (f": timeout: {seconds:g}" if seconds else "")
         said = f"{where} must be {expected_text}, not {_type_name(err.instance)}"
         yield error("wrong-type", said, doc.loc(path), hint)
     elif kind == "enum":

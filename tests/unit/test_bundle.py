@@ -550,3 +550,24 @@ def test_a_misspelled_file_or_an_anchor_in_another_file_gets_the_reference_to_wr
         ("unsupported-ref", "anchors are not supported; use schemas/common.yaml#/$defs/NAME"),
         ("ref-file", None),
     ]
+
+
+@pytest.mark.parametrize(
+    ("ref", "code", "hint"),
+    [
+        ("#/defs/PersonName", "unresolved-ref", "did you mean '#/$defs/PersonName'?"),
+        ("#/$def/PersonName", "unresolved-ref", "did you mean '#/$defs/PersonName'?"),
+        ("$defs/PersonName", "ref-file",
+         "did you mean '#/$defs/PersonName'? A reference into this file starts with '#'"),
+    ],
+)  # fmt: skip
+def test_a_reference_to_a_shared_definition_written_wrong_is_told_the_right_one(
+    tmp_path: Path, ref: str, code: str, hint: str
+) -> None:
+    (tmp_path / "tools.yaml").write_text(
+        "mcpstub: 1\nserver: {name: s}\n$defs:\n  PersonName: {type: string}\ntools:\n  - name: a\n"
+        f'    inputSchema: {{type: object, properties: {{name: {{$ref: "{ref}"}}}}}}\n',
+        "utf-8",
+    )
+    checked = check_toolset(tmp_path / "tools.yaml", "tools.yaml")
+    assert [(d.code, d.location.line, d.hint) for d in checked.diagnostics] == [(code, 7, hint)]

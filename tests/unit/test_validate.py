@@ -978,3 +978,18 @@ def test_a_flow_value_yaml_takes_for_a_comment_is_told_to_be_quoted(tmp_path: Pa
         ("yaml-syntax", 9, 19, "invalid YAML: '#' after a space starts a comment in YAML: the rest of"
          " line 9 is not read", 'quote the value: $ref: "#/$defs/P"'),
     ], said  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("written", "hint"),
+    [
+        ("5m", "timeout is in seconds, a number: timeout: 300"),
+        ("30 s", "timeout is in seconds, a number: timeout: 30"),
+        ("1.5h", "timeout is in seconds, a number: timeout: 5400"),
+        ("soon", "timeout is in seconds, a number"),
+    ],
+)
+def test_a_timeout_written_with_a_unit_is_told_in_seconds(tmp_path: Path, written: str, hint: str) -> None:
+    text = f"tools:\n  - name: t\n    inputSchema: {{type: object}}\n    timeout: {written}\n"
+    checked = check(tmp_path, text)
+    assert [(d.code, d.hint) for d in checked.diagnostics] == [("wrong-type", hint)]
