@@ -462,7 +462,12 @@ def cmd_init(args: argparse.Namespace) -> int:
         text = f"# yaml-language-server: $schema={schema}\n{rest}"
     with target.open("x", encoding="utf-8") as handle:
         handle.write(text)
-    print(f"wrote {shown_path(target)}; next: mcpstub generate {shown_path(target)} --out src/my_tools")
+    try:  # a project that names its package's folder: generate writes there
+        configured = "out" in project_config(Path.cwd())[0]
+    except UsageError:
+        configured = False
+    then = f"mcpstub generate {shown_path(target)}" + ("" if configured else " --out src/my_tools")
+    print(f"wrote {shown_path(target)}; next: {then}")
     return EXIT_OK
 
 

@@ -21,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcpstub.cli import main as mcpstub
 from mcpstub_runtime import InvalidAnswer, ToolError
+from tests.conftest import MypyRun
 from tests.functional.helpers import imported, write_package
 from tests.functional.servers import http_app, http_server, server_env
 
@@ -469,8 +470,9 @@ async def test_the_typed_client_answers_a_question_with_its_form(
     assert question.schema["properties"]["note"] == {"type": "string", "maxLength": 20}
 
 
-def test_the_client_page_answers_a_question(tmp_path: Path) -> None:
-    """docs/client.md's example of a tool that asks, run as shown on a package of that tool."""
+def test_the_client_page_answers_a_question(tmp_path: Path, mypy_strict: MypyRun) -> None:
+    """docs/client.md's example of a tool that asks, run as shown on a package of that tool (and
+    checked by `mypy --strict`, as the README's walk checks code that uses a package)."""
     page = (Path(__file__).resolve().parents[2] / "docs" / "client.md").read_text("utf-8")
     section = page.split("## A tool that asks its user", 1)[1].split("\n## ", 1)[0]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
@@ -487,5 +489,8 @@ def test_the_client_page_answers_a_question(tmp_path: Path) -> None:
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
     )
     assert done.returncode == 0, done.stderr
+    (tmp_path / "asking_example.py").write_text(code, "utf-8")
+    checked = mypy_strict("asking_example.py", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout
     shown = section.split("prints ", 1)[1].split(".\n", 1)[0]
     assert [f"`{line}`" for line in done.stdout.splitlines()] == shown.split(" and ")

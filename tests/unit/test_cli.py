@@ -359,6 +359,20 @@ def test_init_writes_a_starter_that_validates(in_tmp: Path, capsys: pytest.Captu
     assert main(["validate", "tools.yaml"]) == 0
 
 
+def test_init_says_the_next_command_as_the_project_configures_it(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init"]) == 0
+    said = capsys.readouterr().out
+    assert said == "wrote tools.yaml; next: mcpstub generate tools.yaml --out src/my_tools\n"
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\nout = "src/svc_tools"\n')
+    assert main(["init", "more.yaml"]) == 0
+    assert capsys.readouterr().out == "wrote more.yaml; next: mcpstub generate more.yaml\n"
+    (in_tmp / "pyproject.toml").write_text("[tool.mcpstub\n")  # (said by the command that reads it)
+    assert main(["init", "third.yaml"]) == 0
+    assert capsys.readouterr().out.endswith("next: mcpstub generate third.yaml --out src/my_tools\n")
+
+
 def test_init_into_a_folder_and_a_named_file(in_tmp: Path) -> None:
     (in_tmp / "spec").mkdir()
     assert main(["init", "spec"]) == 0
