@@ -49,6 +49,7 @@ EXIT_OUTPUT_LOST = 120  # what an interpreter exits with when it cannot flush it
 # True once `run()` runs the command: the process ends with it (`leave()`).
 _LEAVING = [False]
 
+
 def _counted(number: int, noun: str) -> str:
     """`1 tool`, `2 tools`."""
     return f"{number} {noun}{'s' * (number != 1)}"
@@ -60,9 +61,7 @@ def _report(diagnostics: list[Diagnostic]) -> None:
     errors = sum(d.is_error for d in diagnostics)
     warnings = len(diagnostics) - errors
     if diagnostics:
-        print(
-            f"{_counted(errors, 'error')}, {_counted(warnings, 'warning')}", file=sys.stderr
-        )
+        print(f"{_counted(errors, 'error')}, {_counted(warnings, 'warning')}", file=sys.stderr)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -207,7 +206,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
             with running(session), _collector_paused():
                 _generate(args, watched, session_feed(session))
         except UsageError as exc:
-            print(f"mcpstub: error: {exc}", file=sys.stderr)
+            _say_usage(str(exc))
             if isinstance(exc, ToolsetMissing):  # (the options name a toolset not made yet)
                 watched["files"] = [exc.path, *option_files()]
         except Exception as exc:  # a bug must not end the session: report it and wait for the next save
@@ -441,6 +440,12 @@ def _write_report(out: Path, p: Plan, generated: int, modules: set[str]) -> str:
         f"{shown_path(out)}: {_counted(written, 'generated file')} written, "
         f"{generated - written} unchanged, {_counted(stubs, 'handler stub')} created{again}{stamp}"
     )
+
+
+def _say_usage(said: str) -> None:
+    """A usage error on stderr: each problem on a line of its own, its hint lines indented under it."""
+    for line in said.splitlines():
+        print(line if line[:1].isspace() else f"mcpstub: error: {line}", file=sys.stderr)
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -735,7 +740,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         from mcpstub.server_listing import shown_url  # noqa: PLC0415
 
-        print(f"mcpstub: error: {shown_url(str(exc))}", file=sys.stderr)  # a URL's password stays unsaid
+        _say_usage(shown_url(str(exc)))  # a URL's password stays unsaid
         return EXIT_USAGE
     except KeyboardInterrupt as exc:  # 128 + the signal's number, as a shell reports it
         return 128 + (exc.number if isinstance(exc, Stopped) else signal.SIGINT)

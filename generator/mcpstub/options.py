@@ -73,21 +73,26 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
                 what = "[tool.mcpstub]" if isinstance(tool, dict) else "[tool]"
                 raise config_error(candidate, (), f"{what} must be a table")
             known = {"toolset", "out", "emit_tests", "client_only", "diff", "cache_dir", *_POLICY_KEYS}
+            problems: list[UsageError] = []  # every one at once, as a toolset's are
             unknown = sorted(set(section) - known)
             if unknown:
                 from mcpstub.errortext import unknown_keys  # noqa: PLC0415 - only for the message
 
                 said = unknown_keys(unknown, sorted(known))
-                raise config_error(candidate, (unknown[0],), f"unknown key(s) in [tool.mcpstub]: {said}")
+                problems.append(
+                    config_error(candidate, (unknown[0],), f"unknown key(s) in [tool.mcpstub]: {said}")
+                )
             for key, kind, what in _TYPES:
                 if key in section and not isinstance(section[key], kind):
-                    raise config_error(candidate, (key,), f"[tool.mcpstub] {key} must be {what}")
+                    problems.append(config_error(candidate, (key,), f"[tool.mcpstub] {key} must be {what}"))
             vendor = section.get("vendor_keywords", [])
             listed = isinstance(vendor, list)
             wrong = [i for i, v in enumerate(vendor) if not isinstance(v, str)] if listed else []
             if wrong or not listed:  # at the item, where the list is one
                 what = "[tool.mcpstub] vendor_keywords must be a list of strings"
-                raise config_error(candidate, ("vendor_keywords", *wrong[:1]), what)
+                problems.append(config_error(candidate, ("vendor_keywords", *wrong[:1]), what))
+            if problems:
+                raise UsageError("\n".join(map(str, problems)))
             return section, folder
     return {}, start
 

@@ -834,3 +834,17 @@ run()
     assert (done.returncode, done.stdout, done.stderr) == (130, "", "")
     project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text("utf-8"))
     assert project["project"]["scripts"]["mcpstub"] == "mcpstub.__main__:run"  # the command starts there
+
+
+def test_every_mistake_of_tool_mcpstub_is_said_at_once(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "pyproject.toml").write_text(
+        '[tool.mcpstub]\nout_dir = "x"\nemit_tests = "yes"\nvendor_keywords = [1]\n'
+    )
+    assert main(["generate"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "mcpstub: error: pyproject.toml:2:1: unknown key(s) in [tool.mcpstub]: out_dir (did you mean out?)",
+        "mcpstub: error: pyproject.toml:3:1: [tool.mcpstub] emit_tests must be true or false",
+        "mcpstub: error: pyproject.toml:4:20: [tool.mcpstub] vendor_keywords must be a list of strings",
+    ]
