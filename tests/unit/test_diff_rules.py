@@ -1394,3 +1394,29 @@ def test_a_required_sibling_whose_content_draft_07_checks_still_lets_the_break_b
         assert validator_for(old).is_valid(found.counterexample) and not validator_for(new).is_valid(
             found.counterexample
         )
+
+
+D7 = {"$schema": "http://json-schema.org/draft-07/schema#"}
+
+
+@pytest.mark.parametrize(
+    ("apart", "together"),
+    [
+        ({"contentMediaType": "application/json", "allOf": [{"contentEncoding": "base64"}]},
+         {"contentMediaType": "application/json", "contentEncoding": "base64"}),
+        ({"allOf": [{"contentMediaType": "application/json"}, {"contentEncoding": "base64"}]},
+         {"contentMediaType": "application/json", "contentEncoding": "base64"}),
+        ({"anyOf": [{"contentEncoding": "base64"}], "contentMediaType": "application/json"},
+         {"contentMediaType": "application/json", "contentEncoding": "base64"}),
+    ],
+)  # fmt: skip
+def test_content_keywords_are_read_in_their_own_node(apart: dict[str, Any], together: dict[str, Any]) -> None:
+    # Draft-07 decodes with the encoding its own node names: split, "1234" is base64 and JSON text;
+    # joined, it decodes to bytes that are no JSON. Either way round, one side refuses what the other takes.
+    split, joined = {**D7, "type": "string", **apart}, {**D7, "type": "string", **together}
+    for old, new in ((split, joined), (joined, split)):
+        for found in (run_input(old, new), run_output(new, old)):
+            shown = [f for f in found if f.severity == "breaking"]
+            assert shown and all(f.has_counterexample for f in shown), found
+            witness = shown[0].counterexample
+            assert validator_for(old).is_valid(witness) and not validator_for(new).is_valid(witness)

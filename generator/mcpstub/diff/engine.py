@@ -280,32 +280,38 @@ class _Tool:
     def _breaks(self, direction: Direction, a: JSON, b: JSON, reasons: list[Reason]) -> None:
         """A finding for each reason A is not within B: breaking, or a warning."""
         key, rule_index = _SCHEMA_KEY[direction], 0 if direction == "input" else 1
-        seen: set[tuple[str, str]] = set()
+        seen: set[tuple[str, str]] = set()  # (rule, path) of the findings made
+        # Reasons at one place the search could not settle: said only where no other reason there is.
+        undecided: dict[tuple[str, str], tuple[str, str]] = {}
         # (without the search, it still plants a witness into an instance: nothing is drawn)
         searcher = Searcher(a, b, self.options.max_examples, self.options.search_seconds)
         for reason in reasons:
             rule = KIND_RULES[reason.kind][rule_index]
             if (rule, reason.path) in seen:
                 continue
-            seen.add((rule, reason.path))
             where = f"/{key}{reason.path}"
             severity: Severity = "breaking"
             if reason.kind == "open-property" and self.options.open_objects != "strict":
                 severity = "warning"
+            instance: Outcome | None = None
             if reason.has_witness:
                 whole = searcher.whole(reason, draw=self.options.search)
-                if whole.found:
-                    self.finding(rule, severity, direction, where, reason.message, whole.instance, True)
-                    continue
+                instance = whole if whole.found else None
             # A break the rules know is shown with an instance too: searched for like the others.
-            outcome = self._search(searcher if self.options.search else None, reason)
+            outcome = instance or self._search(searcher if self.options.search else None, reason)
             if outcome is not None and outcome.found:
                 self.finding(rule, severity, direction, where, reason.message, outcome.instance, True)
             elif reason.exact:
                 self.finding(rule, severity, direction, where, reason.message)
             else:
                 note = outcome.note if outcome is not None else "the counterexample search is off"
-                message = f"rules could not decide ({reason.message}); {note}"
+                undecided.setdefault(
+                    (rule, reason.path), (where, f"rules could not decide ({reason.message}); {note}")
+                )
+                continue
+            seen.add((rule, reason.path))
+        for place, (where, message) in undecided.items():
+            if place not in seen:
                 self.finding(UNDECIDED_RULES[rule_index], "warning", direction, where, message)
 
     def _search(self, searcher: Searcher | None, reason: Reason) -> Outcome | None:

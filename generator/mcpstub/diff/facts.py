@@ -275,8 +275,10 @@ _MERGE_MAX = frozenset({"maximum", "exclusiveMaximum", "maxLength", "maxItems", 
 _OBJECT_SHAPE = frozenset({"properties", "patternProperties", "additionalProperties"})
 # Keywords whose meaning depends on their siblings in the same node: merged from different parts,
 # they would judge together what each judged apart (`then` without its `if` is inert, and so is
-# `minContains` without `contains`; `additionalItems` sees only its own node's `items`).
+# `minContains` without `contains`; `additionalItems` sees only its own node's `items`; a
+# `contentMediaType` is read in the encoding its own node names).
 _SIBLING_GROUPS = (
+    frozenset({"contentEncoding", "contentMediaType", "contentSchema"}),
     frozenset({"if", "then", "else"}),
     frozenset({"contains", "minContains", "maxContains"}),
     frozenset({"items", "prefixItems", "additionalItems"}),

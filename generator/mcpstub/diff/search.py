@@ -359,8 +359,9 @@ def _unique(values: list[JSON]) -> list[JSON]:
 
 def _named(a: tuple[Context, JSON], b: tuple[Context, JSON]) -> list[JSON]:
     """Candidate instances for the node: the values both schemas name, and objects made of them."""
-    (_, a_node), (_, b_node) = a, b
-    values: list[JSON] = [None, False, 0, 0.5, "", [], {}]  # one of each type
+    (a_ctx, a_node), (_, b_node) = a, b
+    # One of each type, and the least instance of A's node (a string of its content, say).
+    values: list[JSON] = [None, False, 0, 0.5, "", [], {}, _least(a_ctx, a_node)]
     for node in (a_node, b_node):
         _literal_values(node, values)
     per_name = _property_values([a_node, b_node])
