@@ -1420,3 +1420,26 @@ def test_content_keywords_are_read_in_their_own_node(apart: dict[str, Any], toge
             assert shown and all(f.has_counterexample for f in shown), found
             witness = shown[0].counterexample
             assert validator_for(old).is_valid(witness) and not validator_for(new).is_valid(witness)
+
+
+@pytest.mark.parametrize("big", [2**63, 2**64, 2**60, 10**19])
+@pytest.mark.parametrize("keyword", ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"])
+@pytest.mark.parametrize("kind", ["integer", "number"])
+def test_an_integer_bound_and_its_float_past_2_53_are_not_called_the_same(
+    big: int, keyword: str, kind: str
+) -> None:
+    # The server rounds an integer instance to compare it with a float bound: -2**63 - 3 passes
+    # `minimum: -9.223372036854776e18` and fails `minimum: -9223372036854775808`.
+    value = -big if "inimum" in keyword else big
+    as_int, as_float = {"type": kind, keyword: value}, {"type": kind, keyword: float(value)}
+    nearby = [value + step for step in range(-4, 5)]
+    for old, new in ((as_int, as_float), (as_float, as_int)):
+        found = [f for f in run_input(old, new) if f.severity in ("breaking", "warning")]
+        refused = [n for n in nearby if validator_for(old).is_valid(n) and not validator_for(new).is_valid(n)]
+        assert found or not refused, (old, new, refused)
+        if refused:
+            assert [f.rule for f in found if f.severity == "breaking" and f.has_counterexample], found
+        for f in found:
+            if f.has_counterexample:
+                assert validator_for(old).is_valid(f.counterexample)
+                assert not validator_for(new).is_valid(f.counterexample)

@@ -301,6 +301,9 @@ def _literal_values(node: JSON, found: list[JSON], depth: int = 0) -> None:
         value = node.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) < 1e15:
             found.extend([value, value - 1, value + 1, value / 2, value * 2, value + 0.5, value - 0.5])
+        elif isinstance(value, int | float) and not isinstance(value, bool) and abs(value) < math.inf:
+            # Integers beside a big bound: past 2**53 the server rounds one to compare with a float.
+            found.extend(int(value) + step for step in (-3, -2, -1, 0, 1, 2, 3))
     for key in _LENGTHS:
         value = node.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 1000:
