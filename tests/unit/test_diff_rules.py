@@ -1443,3 +1443,20 @@ def test_an_integer_bound_and_its_float_past_2_53_are_not_called_the_same(
             if f.has_counterexample:
                 assert validator_for(old).is_valid(f.counterexample)
                 assert not validator_for(new).is_valid(f.counterexample)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ({"allOf": [False]}, {"allOf": [False, False]}),
+        ({"allOf": [{"allOf": [{"not": {}}]}], "type": "string"}, {"type": "string", "maxLength": 1}),
+        (
+            obj({"v": {"allOf": [S, False]}}, ("v",)),
+            {**obj({"v": {"allOf": [S, False]}}, ("v",)), "maxProperties": 0},
+        ),
+        (obj({"v": {"allOf": [S, False]}}), obj({"v": {"allOf": [{**S, "maxLength": 1}, False]}})),
+    ],
+)
+def test_a_conjunction_with_a_part_that_accepts_nothing_breaks_nobody(old: Any, new: Any) -> None:
+    # Nothing passes a `false` part (or one that is empty in turn), so nothing passed OLD there.
+    assert not breaking(run_input(old, new)) and not breaking(run_output(new, old))
