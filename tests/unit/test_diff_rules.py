@@ -1460,3 +1460,23 @@ def test_an_integer_bound_and_its_float_past_2_53_are_not_called_the_same(
 def test_a_conjunction_with_a_part_that_accepts_nothing_breaks_nobody(old: Any, new: Any) -> None:
     # Nothing passes a `false` part (or one that is empty in turn), so nothing passed OLD there.
     assert not breaking(run_input(old, new)) and not breaking(run_output(new, old))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "shown"),
+    [
+        ({}, {"patternProperties": {"f.*o": I}}, lambda x: any("f" in k and "o" in k for k in x)),
+        (obj({"v": {"oneOf": [S, {"type": "null"}]}}),
+         obj({"v": {"oneOf": [S, {"type": "null"}, {"type": "string", "format": "date"}]}}),
+         lambda x: isinstance(x.get("v"), str)),
+        ({}, {"contains": {"const": 1}, "minContains": 0, "maxContains": 0}, lambda x: x == [1]),
+    ],
+)  # fmt: skip
+def test_a_break_found_by_a_name_a_pattern_matches_a_formatted_value_or_a_list_of_one(
+    old: Any, new: Any, shown: Any
+) -> None:
+    (found,) = [f for f in run_input(old, new, search_seconds=1e-9) if f.severity == "breaking"]
+    assert found.has_counterexample and shown(found.counterexample), found
+    assert validator_for(old).is_valid(found.counterexample) and not validator_for(new).is_valid(
+        found.counterexample
+    )

@@ -14,10 +14,11 @@ import base64
 import itertools
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property, partial
+from functools import cached_property, lru_cache, partial
 from typing import Any
 
 from mcpstub.diff.facts import IPath, Reason, num
@@ -293,8 +294,10 @@ def _literal_values(node: JSON, found: list[JSON], depth: int = 0) -> None:
             found.extend(node[key][:50])
     if "default" in node:
         found.append(node["default"])
-    if "format" in node:  # strings some format check refuses
+    if "format" in node:  # strings some format check refuses, and one the format takes
         found.extend(FORMAT_PROBES)
+        if isinstance(node["format"], str) and node["format"] in _FORMATTED:
+            found.append(_FORMATTED[node["format"]])
     if "contentEncoding" in node or "contentMediaType" in node:  # refused, then accepted, by content checks
         found.extend((*CONTENT_PROBES, "0", "null", "MA==", "bnVsbA=="))  # (JSON, and JSON in base64)
     for key in _NUMBER_BOUNDS:
@@ -334,6 +337,14 @@ def _property_values(nodes: list[JSON]) -> dict[str, list[JSON]]:
                 values: list[JSON] = []
                 _literal_values(sub, values)
                 per_name.setdefault(name, []).extend(values)
+        # A name each pattern matches, with values of each type and those its schema names.
+        patterned = node.get("patternProperties")
+        for pattern, sub in patterned.items() if isinstance(patterned, dict) else ():
+            name = _matching_name(pattern)
+            if name is not None:
+                values = [None, False, 0, "", [], {}]
+                _literal_values(sub, values)
+                per_name.setdefault(name, []).extend(values)
         for key in ("if", "then", "else", "not"):
             walk(node.get(key), depth + 1)
         for key in ("allOf", "anyOf", "oneOf"):
@@ -344,6 +355,19 @@ def _property_values(nodes: list[JSON]) -> dict[str, list[JSON]]:
     for node in nodes:
         walk(node, 0)
     return {name: _unique(values)[:12] for name, values in per_name.items() if values}
+
+
+@lru_cache(maxsize=256)
+def _matching_name(pattern: str) -> str | None:
+    """A short name the pattern matches (as Python reads it; the server judges what is tried)."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error:
+        return None
+    from hypothesis import strategies as st  # noqa: PLC0415
+
+    found = _run_find(st.from_regex(compiled), lambda text: True, 20, time.process_time() + 0.2)
+    return found if isinstance(found, str) else None
 
 
 def _unique(values: list[JSON]) -> list[JSON]:
@@ -367,6 +391,7 @@ def _named(a: tuple[Context, JSON], b: tuple[Context, JSON]) -> list[JSON]:
     values: list[JSON] = [None, False, 0, 0.5, "", [], {}, _least(a_ctx, a_node)]
     for node in (a_node, b_node):
         _literal_values(node, values)
+    values.extend([value] for value in _unique(values)[:_MAX_NAMED // 4])  # (what `contains` counts)
     per_name = _property_values([a_node, b_node])
     if per_name:
         names = sorted(per_name)
