@@ -1480,3 +1480,19 @@ def test_a_break_found_by_a_name_a_pattern_matches_a_formatted_value_or_a_list_o
     assert validator_for(old).is_valid(found.counterexample) and not validator_for(new).is_valid(
         found.counterexample
     )
+
+
+@pytest.mark.parametrize("name", ["$ref", "$anchor", "$dynamicRef", "$recursiveAnchor", "$id", "$schema"])
+def test_a_property_named_like_a_reference_keyword_is_compared_by_the_rules(name: str) -> None:
+    # A mapping under such a name is a property's schema, not a reference the rules cannot follow.
+    old, new = (
+        obj({name: {"type": "object", "properties": {"q": S}}}),
+        obj({name: {"type": "object", "properties": {"q": {**S, "maxLength": 1}}}}),
+    )
+    found = run_input(old, new)
+    assert [(f.rule, f.path) for f in found] == [
+        (
+            "input-constraint-tightened",
+            f"/inputSchema/properties/{name.replace('~', '~0')}/properties/q/maxLength",
+        )
+    ], found

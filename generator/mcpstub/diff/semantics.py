@@ -187,12 +187,14 @@ class Context:
                 continue
             if not isinstance(node, dict):
                 continue
-            named = [key for key in _UNFOLLOWED if key in node]
-            if not top and "$id" in node:
+            # (a keyword's value is a string, or true; a mapping under such a name is a property's)
+            said = {key for key, value in node.items() if not isinstance(value, dict)}
+            named = [key for key in _UNFOLLOWED if key in said]
+            if not top and "$id" in said:
                 named.append("$id")
-            if not top and "$schema" in node and schema_dialect(node) != self.dialect:
+            if not top and "$schema" in said and schema_dialect(node) != self.dialect:
                 named.append("$schema")
-            ref = node.get("$ref")
+            ref = node.get("$ref") if "$ref" in said else None
             if ref is not None and not self._followed(ref):
                 named.append(f"$ref {ref!r}")
             if named:
