@@ -1496,3 +1496,14 @@ def test_a_property_named_like_a_reference_keyword_is_compared_by_the_rules(name
             f"/inputSchema/properties/{name.replace('~', '~0')}/properties/q/maxLength",
         )
     ], found
+
+
+def test_items_past_a_tuple_are_shown_past_it() -> None:
+    # additionalItems (or items after prefixItems) judges the items after the tuple: the
+    # counterexample has one there, also when the search has no time to draw.
+    d7 = {"$schema": "http://json-schema.org/draft-07/schema#"}
+    old = {**d7, **obj({"b": {"type": "array", "items": [True]}})}
+    new = {**d7, **obj({"b": {"type": "array", "items": [True], "additionalItems": False}})}
+    for seconds in (1e-9, 0.5):
+        (found,) = [f for f in run_input(old, new, search_seconds=seconds) if f.severity == "breaking"]
+        assert found.has_counterexample and len(found.counterexample["b"]) >= 2, found

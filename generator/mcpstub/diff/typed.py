@@ -263,7 +263,8 @@ class TypedRules:
                 self.check(a_i[0], a_i[1], b_i[0], b_i[1], (*ip, i), exact)
         if b_rest is not None and a_max > max(len(a_pre), len(b_pre)):
             a_r = a_rest or ({}, ap)
-            self.check(a_r[0], a_r[1], b_rest[0], b_rest[1], (*ip, "*"), exact)
+            # (placed at the first item past both tuples: one a search can plant)
+            self.check(a_r[0], a_r[1], b_rest[0], b_rest[1], (*ip, max(len(a_pre), len(b_pre))), exact)
 
     def _objects(
         self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool
