@@ -500,6 +500,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     if len(given) != 1:
         raise UsageError("give one source: --server-command CMD, an http(s)://... URL, or a JSON file")
     target = Path(args.output)
+    if target.is_dir():
+        raise UsageError(f"{shown_path(target)} is a folder: name the toolset file to write")
     if target.exists() and not args.force:
         raise UsageError(f"{shown_path(target)} already exists; pass --force to replace it")
     if not target.parent.is_dir():

@@ -18,12 +18,14 @@ from typing import Any
 from urllib.parse import unquote
 
 from mcpstub.diagnostics import Diagnostic, Location, SourceError, error, warning
+from mcpstub.engine.jsonread import yaml_alike
 from mcpstub.ir import CLASS_SUFFIXES, SERVER_INFO_KEYS, to_class_prefix
 from mcpstub.keywords import DEFS_KEYWORDS, SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE, subschemas
 from mcpstub.load import json_mistake, parse_document, read_text, text_place
 from mcpstub.pointers import escape
+from mcpstub.resources import tool_keys
 from mcpstub.server_listing import Listing
-from mcpstub.yamltext import dump_yaml
+from mcpstub.yamltext import DumpError, dump_yaml
 
 JSON = Any
 # Keys a toolset's `server` section takes from the source's serverInfo, in this order.
@@ -66,6 +68,18 @@ _LONE_SURROGATE = re.compile(
 )
 
 
+class _Twice(ValueError):
+    """A key written twice in one object of a saved answer."""
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        keys = [key for key, _ in pairs]
+        raise _Twice(repr(next(key for i, key in enumerate(keys) if key in keys[:i])))
+    return found
+
+
 def read_listing_file(path: Path, shown: str) -> Source:
     """A saved tools/list answer, JSON-RPC response, list of tools, or surface snapshot; what makes
     it no such thing is said at its place in the file."""
@@ -77,7 +91,13 @@ def read_listing_file(path: Path, shown: str) -> Source:
         hint = f" (hint: {wrong.hint})" if wrong.hint and ".yaml" not in wrong.hint else ""
         raise SourceError(wrong.message + hint, wrong.location)
     try:
-        data = json.loads(text, parse_float=_finite)
+        data = json.loads(text, parse_float=_finite, object_pairs_hook=_once_each)
+    except _Twice as exc:  # (JSON takes the last; said where YAML's reader says it)
+        _, read = parse_document(shown, path, text.encode("utf-8"))
+        twice = next((d for d in read if d.code == "duplicate-key"), None)
+        if twice is None:
+            raise SourceError(f"key {exc} is written twice in one object", Location(shown, 1, 1)) from None
+        raise SourceError(twice.message, twice.location) from None
     except _TooLarge as exc:
         message = f"{exc} is too large for a JSON number (a double holds up to about 1.8e308)"
         raise SourceError(message, text_place(shown, text, _outside_strings(text, str(exc)))) from None
@@ -152,7 +172,21 @@ def _outside_strings(text: str, token: str) -> int:
 
 def source_from_listing(listing: Listing) -> Source:
     """A live server's listing as an import source."""
+    for index, tool in enumerate(listing.tools):
+        _no_generator_keys(tool, index, lambda *_: Location(listing.source, 1, 1))
     return Source(listing.source, listing.tools, listing.server_info, listing.instructions)
+
+
+def _no_generator_keys(tool: dict[str, JSON], index: int, where: Callable[..., Location]) -> None:
+    """Refuse a tool holding a key the toolset format reads as its own (`timeout`, `examples`):
+    written into a toolset, it would be a setting, no longer advertised."""
+    for key in tool_keys(advertised=False):
+        if key in tool:
+            said = (
+                f"tools[{index}] has the key {key!r}, which a toolset reads as a setting of mcpstub's own:"
+                " it cannot be advertised as written"
+            )
+            raise SourceError(said, where(index, key))
 
 
 def _tool_list(data: Any, at: list[str | int], where: Callable[[], Location]) -> list[dict[str, JSON]]:
@@ -166,6 +200,7 @@ def _tool_list(data: Any, at: list[str | int], where: Callable[[], Location]) ->
         if not isinstance(tool, dict):
             at.append(index)
             raise SourceError(f"tools[{index}] is not a tool object", where())
+        _no_generator_keys(tool, index, where)
     return data
 
 
@@ -206,7 +241,10 @@ def toolset_text(
     value YAML cannot hold (a lone surrogate from a live server)."""
     document = build_document(source, extract_defs=extract_defs)
     if as_json:
-        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        try:
+            return yaml_alike(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
+        except RecursionError:
+            raise DumpError("it nests too deeply to be written") from None
     head = f"# yaml-language-server: $schema={schema_uri}\n" if schema_uri else ""
     return head + dump_yaml(document)
 
@@ -219,10 +257,12 @@ def _canonical(value: JSON) -> str:
 
 
 def _subschemas(schema: JSON, path: tuple[str | int, ...]) -> list[tuple[tuple[str | int, ...], JSON]]:
-    """Every subschema position below `schema` (not the root itself, nor definitions), outermost first."""
+    """Every subschema position below `schema` (not the root itself, nor definitions, nor a resource
+    of its own), outermost first."""
     found: list[tuple[tuple[str | int, ...], JSON]] = []
     for key, at, sub in subschemas(schema) if isinstance(schema, dict) else ():
-        if isinstance(sub, dict) and key not in (*DEFS_KEYWORDS, "dependencies"):
+        # (below an `$id`, a `#/$defs/...` reference would resolve in that resource, not the root)
+        if isinstance(sub, dict) and key not in (*DEFS_KEYWORDS, "dependencies") and "$id" not in sub:
             where = (*path, key) if at is None else (*path, key, at)
             found.append((where, sub))
             found.extend(_subschemas(sub, where))

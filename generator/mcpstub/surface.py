@@ -19,6 +19,7 @@ import rfc8785
 
 from mcpstub.engine import memory, session
 from mcpstub.engine.fingerprints import marshalled
+from mcpstub.engine.jsonread import yaml_alike
 from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import SURFACE_FORMAT, SURFACE_MARKER_KEY
 from mcpstub.output_wrapper import is_object_root, legacy_output_schema
@@ -289,7 +290,7 @@ def wire_chunks(wire: dict[str, JSON]) -> tuple[str, ...]:
 
 
 def _indented(value: JSON) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    return yaml_alike(json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False))
 
 
 def _nested(value: JSON) -> str:

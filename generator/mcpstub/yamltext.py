@@ -81,7 +81,8 @@ def _literal_lines(text: str) -> list[str] | None:
     if any(_needs_escape(c) for c in text if c != "\n"):
         return None
     lines = text.rstrip("\n").split("\n")
-    if lines[0].startswith(" ") or any(line.endswith(" ") for line in lines):
+    # (the first line with text sets the block's indentation: one more space of its own is lost)
+    if next(line for line in lines if line).startswith(" ") or any(line.endswith(" ") for line in lines):
         return None
     return lines
 
@@ -170,4 +171,7 @@ _LONGEST_KEY = 1000
 
 def dump_yaml(data: dict[str, Any]) -> str:
     """A YAML document for a mapping: block style at the top, keys in the data's order."""
-    return _block(data, 0) if data else "{}\n"
+    try:
+        return _block(data, 0) if data else "{}\n"
+    except RecursionError:
+        raise DumpError("it nests too deeply to be written") from None

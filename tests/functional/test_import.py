@@ -170,7 +170,7 @@ def test_extract_defs_leaves_a_default_and_what_a_pointer_reaches_where_they_are
         properties = tool.advertised["inputSchema"]["properties"]
         assert properties["limit"] == limit and properties["order"] == order, properties
     models = (generate(tmp_path / "t.yaml", "fx_defaults") / "models.py").read_text("utf-8")
-    assert models.count('le=100)] = 30\n') == 2, models
+    assert models.count("le=100)] = 30\n") == 2, models
 
 
 def test_what_the_format_cannot_express_is_reported_in_the_written_file(
@@ -328,3 +328,98 @@ def test_a_saved_page_with_a_next_one_is_said_to_be_partial(
     assert cli.main(["import", str(saved), "-o", str(tmp_path / "t.yaml")]) == 0  # (a warning)
     err = capsys.readouterr().err
     assert f"{saved}:1:" in err and "[import-partial]" in err and "next page" in err, err
+
+
+def _round_trip(tmp_path: Path, tools: list[dict[str, Any]], name: str, *flags: str) -> Path:
+    """Import `tools` saved as an answer into NAME (YAML or JSON by its suffix), generate, and hold
+    the served tools/list to the source, key for key."""
+    saved = tmp_path / f"{Path(name).stem}.source.json"
+    saved.write_text(json.dumps({"tools": tools}), "utf-8")  # (escaped: the source is ASCII)
+    toolset = tmp_path / name
+    assert cli.main(["import", str(saved), "-o", str(toolset), *flags]) == 0
+    package = f"rt_{Path(name).stem}_{Path(name).suffix[1:]}"
+    generate(toolset, package)
+    if "--extract-defs" not in flags:  # (which rewrites schemas, keeping what they accept)
+        assert ordered(listed(tmp_path, package).tools) == ordered(tools)
+    assert cli.main(["diff", str(saved), str(toolset)]) == 0
+    return toolset
+
+
+TEXTS = [
+    "\n xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",  # a block's first line with text sets its indentation
+    "\n\n  indented\nnext line, long enough to be a block of its own: more than forty",
+    "a\x7fb \x85 \x9f \u2028 \u2029 \ufeff \ufffe \uffff end",  # JSON holds them raw, YAML does not
+]
+
+
+@pytest.mark.parametrize("suffix", ["yaml", "json"])
+def test_any_description_round_trips_in_yaml_and_in_json(tmp_path: Path, suffix: str) -> None:
+    tools = [
+        {"name": f"t{i}", "description": text, "inputSchema": {"type": "object"}}
+        for i, text in enumerate(TEXTS)
+    ]
+    toolset = _round_trip(tmp_path, tools, f"tools.{suffix}")
+    surface = next(tmp_path.glob("rt_*/surface.json"))  # mcpstub's own snapshot reads back too
+    assert cli.main(["diff", str(surface), str(toolset)]) == 0
+
+
+def test_extract_defs_moves_nothing_out_of_a_resource_of_its_own(tmp_path: Path) -> None:
+    big = {
+        "type": "object",
+        "properties": {"x": {"type": "string", "minLength": 3}, "y": {"type": "integer"}},
+    }
+    inner = {"$id": "https://example.com/inner", "type": "object", "properties": {"p": big, "q": big}}
+    schema = {"type": "object", "properties": {"a": inner, "b": big, "c": big}}
+    toolset = _round_trip(tmp_path, [{"name": "t", "inputSchema": schema}], "tools.yaml", "--extract-defs")
+    assert check_toolset(toolset).ok
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "line"),
+    [
+        ('{"tools": [{"name": "s", "description": "a",\n "description": "b", "inputSchema": {}}]}',
+         "duplicate key 'description'", 2),
+        ('{"tools": [{"name": "s", "inputSchema": {},\n "timeout": 5}]}',
+         "tools[0] has the key 'timeout', which a toolset reads as a setting of mcpstub's own", 2),
+        ('{"tools": [{"name": "s", "inputSchema": {"type": "object"},\n "elicitations": {}}]}',
+         "tools[0] has the key 'elicitations'", 2),
+    ],
+)  # fmt: skip
+def test_what_a_toolset_would_read_otherwise_is_refused_at_its_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, said: str, line: int
+) -> None:
+    saved = tmp_path / "answer.json"
+    saved.write_text(text, "utf-8")
+    assert cli.main(["import", str(saved), "-o", str(tmp_path / "tools.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert f"answer.json:{line}:" in err and said in err and "Traceback" not in err, err
+    assert not (tmp_path / "tools.yaml").exists()
+
+
+def test_a_source_nested_too_deep_to_write_is_a_located_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema: dict[str, Any] = {"type": "object"}
+    for _ in range(300):
+        schema = {"type": "object", "properties": {"a": schema}}
+    saved = tmp_path / "deep.json"
+    saved.write_text(json.dumps({"tools": [{"name": "t", "inputSchema": schema}]}), "utf-8")
+    assert cli.main(["import", str(saved), "-o", str(tmp_path / "tools.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "deep.json:1:1: error:" in err and "too deeply" in err and "Traceback" not in err, err
+    assert not list(tmp_path.glob("*tools*")), list(tmp_path.iterdir())
+    # JSON holds it: the file is written, and said to nest deeper than a toolset may, at its place.
+    assert cli.main(["import", str(saved), "-o", str(tmp_path / "tools.json")]) == 1
+    err = capsys.readouterr().err
+    assert "tools.json:" in err and "nests deeper than 100 levels" in err and "Traceback" not in err, err
+
+
+def test_an_output_that_is_a_folder_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = tmp_path / "answer.json"
+    saved.write_text('{"tools": []}', "utf-8")
+    (tmp_path / "out").mkdir()
+    assert cli.main(["import", str(saved), "-o", str(tmp_path / "out"), "--force"]) == 2
+    assert "is a folder" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["answer.json", "out"]

@@ -11,13 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpstub import surface
+from mcpstub.engine.jsonread import yaml_alike
 from mcpstub.engine.session import Session, running
 from mcpstub.surface import tool_digest, wire_chunks
 from tests.functional.test_surface import recompute as whole_digest
 
 
 def whole_text(wire: dict[str, Any]) -> str:
-    return json.dumps(wire, indent=2, ensure_ascii=False, allow_nan=False)
+    """The whole object as surface.json writes it: what a YAML reader refuses raw, escaped."""
+    return yaml_alike(json.dumps(wire, indent=2, ensure_ascii=False, allow_nan=False))
 
 
 _KEYS = st.sampled_from(["type", "a", "é", "𝄞", "\x00", "$defs", "definitions", "z", "Z", "\u2028"])

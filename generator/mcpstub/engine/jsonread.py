@@ -65,6 +65,14 @@ _SPACE_COLON = re.compile(" :")
 _MAX_FAST_KEY = 150  # characters; written with \uXXXX escapes and a space, well under 1024
 
 
+def yaml_alike(text: str) -> str:
+    """JSON text with the characters a YAML reader refuses or reads as line breaks written as
+    `\\uXXXX` escapes (JSON allows them raw): text mcpstub writes, it reads back."""
+    if _NOT_YAML_ALIKE.search(text) is None:
+        return text
+    return _NOT_YAML_ALIKE.sub(lambda found: f"\\u{ord(found[0]):04x}", text)
+
+
 class _NotYamlAlike(Exception):
     """The JSON text holds something the YAML path reads differently or reports."""
 
