@@ -50,7 +50,8 @@ class Plan:
     # Relative paths of `changes` and `removals` that are on disk; their text is read again when
     # a diff needs it (a large package is not held twice in memory).
     existing: set[str] = field(default_factory=set)
-    foreign: list[str] = field(default_factory=list)  # "ours" paths holding a hand-written file
+    # "ours" paths holding a hand-written file or a folder, and folders (`NAME/`) that are files
+    foreign: list[str] = field(default_factory=list)
     orphans: list[str] = field(default_factory=list)  # handler modules with no tool
     created_yours: list[str] = field(default_factory=list)
     removals: list[str] = field(default_factory=list)  # generated files a run no longer writes
@@ -294,6 +295,9 @@ def plan(
     files earlier versions wrote that this one does not (`RETIRED_FILES`), are removed. The files
     `staging` holds for this run are not left over."""
     result = Plan(out)
+    for folder in sorted({str(Path(rel).parent) for rel in [*ours, *yours]} - {"."}):
+        if os.path.lexists(out / folder) and not (out / folder).is_dir():  # (a file named `handlers`)
+            result.foreign.append(folder + "/")
     for rel in (*RETIRED_FILES, *optional):
         if rel in ours or (rel in RETIRED_FILES and not os.path.lexists(out / rel)):
             continue  # rendered (compared below), or the usual case: nothing to read

@@ -756,6 +756,20 @@ def test_a_folder_where_the_type_marker_belongs_is_said_and_nothing_is_written(
     assert sorted(p.name for p in (in_tmp / "pkg").iterdir()) == ["py.typed"]
 
 
+def test_a_file_where_the_handlers_folder_belongs_is_said_and_nothing_is_written(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    (in_tmp / "pkg").mkdir()
+    (in_tmp / "pkg" / "handlers").write_text("notes\n")
+    for check in ([], ["--check"], ["--diff"]):
+        assert main(["generate", "tools.yaml", "--out", "pkg", *check]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("pkg/handlers: error: a file where mcpstub writes a folder; refusing"), err
+    assert sorted(p.name for p in (in_tmp / "pkg").iterdir()) == ["handlers"]
+    assert (in_tmp / "pkg" / "handlers").read_text() == "notes\n"
+
+
 @pytest.mark.parametrize("header", ["X-Api\n: v", "X-Api: a\nb", "X-Api: a\rb", "X Api: v", ": v", "X-Api"])
 def test_a_header_that_is_not_one_line_of_name_and_value_is_refused(header: str) -> None:
     from mcpstub.server_listing import LiveError, request_headers  # noqa: PLC0415
