@@ -172,6 +172,49 @@ def _warn_orphans(
               " of yours is never reported if its name starts with '_'", file=sys.stderr)  # fmt: skip
 
 
+def _warn_old_stubs(out: Path, yours: dict[str, str]) -> None:
+    """A warning for each handler that is still a stub, but one written for an earlier form of its
+    tool (it may import a model that is gone): stubs are never rewritten, and it holds no code."""
+    for rel, stub in yours.items():
+        path = out / rel
+        if not rel.startswith("handlers/") or rel == "handlers/__init__.py":
+            continue
+        try:
+            text = path.read_text("utf-8") if path.stat().st_size < 4096 else ""
+        except (OSError, UnicodeDecodeError):
+            continue
+        if text != stub and "NotImplementedError" in text and _only_a_stub(text, path.stem):
+            said = "still a stub, written for an earlier form of its tool: not the one it gets now"
+            print(f"{shown_path(path)}: warning: {said}", file=sys.stderr)
+            print("  hint: delete it and run again for the current stub (it holds no code)", file=sys.stderr)
+
+
+def _only_a_stub(text: str, name: str) -> bool:
+    """Whether a handler module holds nothing but imports and the function `name` raising
+    NotImplementedError, with the stub's comment alone."""
+    import ast  # noqa: PLC0415
+
+    comments = [line.strip() for line in text.splitlines() if line.strip().startswith("#")]
+    if any(not line.startswith("# Until this is filled in") for line in comments):
+        return False
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError):
+        return False
+    functions = [node for node in body if not isinstance(node, ast.ImportFrom | ast.Import)]
+    if len(functions) != 1 or not isinstance(functions[0], ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    function = functions[0]
+    raised = function.body[-1] if function.body else None
+    return (
+        function.name == name
+        and len(function.body) == 1
+        and isinstance(raised, ast.Raise)
+        and isinstance(raised.exc, ast.Name)
+        and raised.exc.id == "NotImplementedError"
+    )
+
+
 def _is_stub(path: Path, stub: str | None) -> bool:
     """Whether the handler at `path` is missing (its stub is written) or is the stub as written."""
     try:
@@ -379,6 +422,7 @@ def _write_package(
     staging = ahead.staging if ahead is not None else None
     p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS, *SERVER_FILES), staging=staging)
     _warn_orphans(out, p.orphans, ours, yours)
+    _warn_old_stubs(out, yours)
     if p.foreign:
         for rel in p.foreign:
             what = (

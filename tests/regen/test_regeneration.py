@@ -715,3 +715,23 @@ def test_the_type_marker_is_created_when_missing_and_a_projects_own_is_kept(tmp_
     (out / "handlers" / "__init__.py").unlink()
     code, msg, _ = run("generate", str(toolset), "--out", str(out))
     assert msg.endswith("0 handler stubs created; handlers/__init__.py and py.typed created again\n"), msg
+
+
+def test_a_stub_left_as_written_for_an_earlier_form_of_its_tool_is_said(tmp_path: Path) -> None:
+    # Stubs are never rewritten: one that imports a model the tool no longer has fails every call
+    # until it is deleted (a new stub is then written); one holding a note of its user is not said.
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (0, 1)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    noted = (out / "handlers" / "beta.py").read_text("utf-8") + "    # to do: call the API\n"
+    (out / "handlers" / "beta.py").write_text(noted, "utf-8")
+    write_toolset(toolset, {"alpha": (0, 0), "beta": (0, 0)})  # no output schema any more
+    code, _, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and err.splitlines() == [
+        f"{out / 'handlers' / 'alpha.py'}: warning: still a stub, written for an earlier form of its tool:"
+        " not the one it gets now",
+        "  hint: delete it and run again for the current stub (it holds no code)",
+    ], err
+    (out / "handlers" / "alpha.py").unlink()
+    code, msg, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and err == "" and msg.endswith("1 handler stub created\n"), (msg, err)
