@@ -17,6 +17,7 @@ from mcpstub.diff.compare import Subset
 from mcpstub.diff.facts import Reason, show
 from mcpstub.diff.model import JSON, DiffOptions, Direction, Finding, Severity, Side
 from mcpstub.diff.search import Outcome, Searcher
+from mcpstub.diff.semantics import server_validator
 from mcpstub.pointers import resolve, split, split_fragment, to_pointer
 
 # Reason kind -> (rule when an input gets stricter, rule when an output gets looser).
@@ -97,6 +98,7 @@ RULES = frozenset(
         *(f"input-{ends[0]}" for ends in SAFE_CHANGES.values()),
         *(f"output-{ends[1]}" for ends in SAFE_CHANGES.values()),
         *(f"{d}-schema-rewritten" for d in _SCHEMA_KEY),
+        *(f"{d}-schema-uncompiled" for d in _SCHEMA_KEY),
         *(f"{key}-changed" for key in _WORDING),
         *(lost for _, _, lost in HINTS.values()),
         *(f"annotation-{hint}-safer" for hint in HINTS),
@@ -243,6 +245,11 @@ class _Tool:
         if old is None or new is None or _canon(old) == _canon(new):
             return
         key = _SCHEMA_KEY[direction]
+        # (a saved answer or a live server may hold one; where OLD's was no better, no call worked before)
+        if (why := _uncompiled(new)) is not None and _uncompiled(old) is None:
+            message = f"the server's validator cannot compile the new {key} ({why}): every call fails"
+            self.finding(f"{direction}-schema-uncompiled", "breaking", direction, f"/{key}", message)
+            return
         a, b = (old, new) if direction == "input" else (new, old)
         rule_index = 0 if direction == "input" else 1
         before = len(self.findings)
@@ -334,6 +341,18 @@ class _Tool:
             return searcher.find(reason)
         finally:
             self.budget[0] = left - (time.process_time() - start)
+
+
+def _uncompiled(schema: JSON) -> str | None:
+    """Why the generated server's validator cannot be built for `schema` (an invalid pattern, a
+    schema that is no object), or None."""
+    if not isinstance(schema, dict):
+        return "it is no JSON object"
+    try:
+        server_validator(schema)
+    except Exception as exc:  # whatever the validator refuses
+        return str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+    return None
 
 
 def _parse_version(text: str | None) -> tuple[int, int, int] | None:
