@@ -342,7 +342,10 @@ def _default(doc: Document, path: JsonPath, prop: dict[str, Any]) -> Iterator[Di
     """An error for a default its property refuses, judged as the server judges an answer (formats
     asserted): a default is offered to the user as it is, and an answer keeping it must pass."""
     at = (*path, "default")
-    reason = rejection(prop, prop["default"], None)
+    value = prop["default"]
+    if isinstance(value, float) and not math.isfinite(value):
+        return  # (no JSON value: said where the file is read)
+    reason = rejection(prop, value, None)
     if reason is not None:
         yield error(
             CODE,

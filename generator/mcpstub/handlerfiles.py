@@ -80,39 +80,50 @@ def warn_old_stubs(out: Path, yours: dict[str, str]) -> None:
         if not rel.startswith("handlers/") or rel == "handlers/__init__.py":
             continue
         try:
-            text = path.read_text("utf-8") if path.stat().st_size < 4096 else ""
+            text = path.read_text("utf-8") if path.stat().st_size < 8192 else ""
         except (OSError, UnicodeDecodeError):
             continue
-        if text != stub and "NotImplementedError" in text and _only_a_stub(text, path.stem):
+        if text == stub or "NotImplementedError" not in text:
+            continue
+        written, current = _stub_form(text, path.stem), _stub_form(stub, path.stem)
+        if written is not None and current is not None and written != current:
             said = "still a stub, written for an earlier form of its tool: not the one it gets now"
             print(f"{shown_path(path)}: warning: {said}", file=sys.stderr)
-            print("  hint: delete it and run again for the current stub (it holds no code)", file=sys.stderr)
+            hint = "delete it and run again for the current stub (it holds no code; keep any note of yours)"
+            print(f"  hint: {hint}", file=sys.stderr)
 
 
-def _only_a_stub(text: str, name: str) -> bool:
-    """Whether a handler module holds nothing but imports and the function `name` raising
-    NotImplementedError, with the stub's comment alone."""
+def _stub_form(text: str, name: str) -> tuple[frozenset[str], str] | None:
+    """What a handler module that holds nothing but imports and the function `name` raising
+    NotImplementedError says of its tool (the names it imports, the function's signature); None for
+    any other module. Comments and layout do not count."""
     import ast  # noqa: PLC0415
 
-    comments = [line.strip() for line in text.splitlines() if line.strip().startswith("#")]
-    if any(not line.startswith("# Until this is filled in") for line in comments):
-        return False
     try:
         body = ast.parse(text).body
     except (SyntaxError, ValueError):
-        return False
-    functions = [node for node in body if not isinstance(node, ast.ImportFrom | ast.Import)]
+        return None
+    imports = [node for node in body if isinstance(node, ast.ImportFrom | ast.Import)]
+    functions = [node for node in body if node not in imports]
     if len(functions) != 1 or not isinstance(functions[0], ast.FunctionDef | ast.AsyncFunctionDef):
-        return False
+        return None
     function = functions[0]
     raised = function.body[-1] if function.body else None
-    return (
+    if not (
         function.name == name
         and len(function.body) == 1
         and isinstance(raised, ast.Raise)
         and isinstance(raised.exc, ast.Name)
         and raised.exc.id == "NotImplementedError"
+    ):
+        return None
+    names = frozenset(
+        alias.name
+        for node in imports
+        if not (isinstance(node, ast.ImportFrom) and node.module == "__future__")
+        for alias in node.names
     )
+    return names, ast.dump(function.args) + ast.dump(function.returns or ast.Constant(None))
 
 
 def _is_stub(path: Path, stub: str | None) -> bool:

@@ -74,7 +74,7 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
                 raise config_error(candidate, (), f"{what} must be a table")
             known = {"toolset", "out", "emit_tests", "client_only", "diff", "cache_dir", *_POLICY_KEYS}
             problems: list[UsageError] = []  # every one at once, as a toolset's are
-            unknown = sorted(set(section) - known)
+            unknown = [key for key in section if key not in known]  # (said at the first written)
             if unknown:
                 from mcpstub.errortext import unknown_keys  # noqa: PLC0415 - only for the message
 

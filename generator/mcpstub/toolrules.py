@@ -76,6 +76,9 @@ def tool_key_hint(doc: Document, holder: JsonPath, key: str) -> str:
     """Where a key of the tool written under one of its keys (`holder`: its annotations or a
     schema) belongs: beside that key."""
     written, under = doc.key_loc(holder), doc.key_loc((*holder, key))
+    tool = doc.data["tools"][holder[1]] if len(holder) > 1 and holder[0] == "tools" else None
+    if isinstance(tool, dict) and key in tool:  # (moved, it would be written twice)
+        return f"{key!r} is a key of the tool, which has one already: nothing reads this one"
     if under.line == written.line:  # `annotations: {..., elicitations: ...}`
         return f"{key!r} is a key of the tool: write it beside {holder[-1]!r}, not in its braces"
     return f"{key!r} is a key of the tool: indent it {written.col - 1} spaces, as {holder[-1]!r}"

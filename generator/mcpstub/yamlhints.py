@@ -49,6 +49,7 @@ def explain(text: str, exc: Any, shown: Shown | None = None) -> Explained | None
     return _Reading(text, shown or (lambda line, col: (line, col))).explain(exc, (mark.line, mark.column))
 
 
+_QUOTED = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*'")
 # A key and a value that starts a comment inside a flow collection: `{$ref: #/$defs/X}`.
 _FLOW_COMMENT = re.compile(
     r"(?:^|[{\[,])\s*(?P<key>[^\s:,{}\[\]#][^:,{}\[\]]*?|\"[^\"]*\"|'[^']*'):\s+(?P<value>#.*)"
@@ -194,13 +195,17 @@ class _Reading:
         (the collection's close) goes with it."""
         for n in range(opened[0], at[0] + 1):
             start = opened[1] if n == opened[0] else 0
-            found = _FLOW_COMMENT.search(self.line(n), start)
+            # (quoted text blanked out, places kept: a '#' in it starts nothing)
+            unquoted = _QUOTED.sub(lambda q: q[0][0] + "_" * (len(q[0]) - 2) + q[0][-1], self.line(n))
+            found = _FLOW_COMMENT.search(unquoted, start)
             if found is not None:
-                value = re.split(r",|\]|\}", found["value"])[0].rstrip()
+                line = self.line(n)
+                key = line[found.start("key") : found.end("key")]
+                value = re.split(r",|\]|\}", line[found.start("value") :])[0].rstrip()
                 return (
                     f"'#' after a space starts a comment in YAML: the rest of {self.name(n)} is not read",
                     (n + 1, found.start("value") + 1),
-                    f"quote the value: {found['key']}: {_json(value)}",
+                    f"quote the value: {key}: {_json(value)}",
                 )
         return None
 

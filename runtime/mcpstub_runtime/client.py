@@ -118,9 +118,9 @@ class Question:
     url: str | None = None  # the page a URL-mode question sends the user to
 
 
-# `on_elicit` returns the answer: the form model filled in (or any mapping of the fields), or None to
-# decline; to a URL question, True once the user agreed to go there. It may be a plain or an async
-# function.
+# `on_elicit` returns the answer: the form model filled in (or any mapping of the fields), or None
+# (or False) to decline; to a URL question, True once the user agreed to go there. It may be a plain
+# or an async function.
 Answer = BaseModel | Mapping[str, Any] | bool | None
 ElicitHandler = Callable[[Question], Answer | Awaitable[Answer]]
 
@@ -758,7 +758,7 @@ def _content(question: Question, answered: object) -> dict[str, Any] | None:
             f"on_elicit returned {type(answered).__name__} for the URL question {question.message!r}: "
             "return True once the user agreed to open the page, or None to decline"
         )
-    if answered is None:
+    if answered is None or answered is False:
         return None
     if isinstance(answered, BaseModel):
         content = answered.model_dump(mode="json", by_alias=True, exclude_none=True)

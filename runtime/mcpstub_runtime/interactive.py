@@ -454,7 +454,10 @@ class Interaction:
             except (ValueError, ValidationError) as exc:
                 raise InvalidAnswer(f"the client's answer to {key!r} was refused: {_reason(exc)}") from None
             except MCPError as exc:  # the client answered with an error: its refusal, no bug here
-                said = exc.error.message[:_SAID_MAX]
+                if exc.error.code in (types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT):
+                    raise  # (the SDK's own: no answer came)
+                said = exc.error.message
+                said = said if len(said) <= _SAID_MAX else said[: _SAID_MAX - 1] + "…"
                 raise InvalidAnswer(f"the client answered {key!r} with an error: {said}") from None
             self.answered[key] = (digest, answer)
             return result

@@ -435,3 +435,8 @@ def test_a_url_question_is_given_to_on_elicit_with_its_page(package: ModuleType,
     assert call(package, mode, "signin", lambda question: False) == "sign-in decline"
     with pytest.raises(TypeError, match="return True once the user agreed to open the page"):
         call(package, mode, "signin", lambda question: {"ok": True})
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_false_declines_a_form_as_none_does(package: ModuleType, mode: str) -> None:
+    assert call(package, mode, "deploy", lambda question: False) == "not deployed (decline)"

@@ -735,3 +735,25 @@ def test_a_stub_left_as_written_for_an_earlier_form_of_its_tool_is_said(tmp_path
     (out / "handlers" / "alpha.py").unlink()
     code, msg, err = run("generate", str(toolset), "--out", str(out))
     assert code == 0 and err == "" and msg.endswith("1 handler stub created\n"), (msg, err)
+
+
+def test_a_stub_that_asks_or_was_reformatted_is_judged_by_what_it_says_of_its_tool(tmp_path: Path) -> None:
+    # A stub's comments (how to ask a form) and its layout do not count; its imports and signature do.
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    form = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+    doc: dict[str, Any] = {
+        "mcpstub": 1, "server": {"name": "regen"},
+        "tools": [{"name": "ask", "inputSchema": SCHEMAS[0], "elicitations": {"confirm": form}},
+                  {"name": "plain", "inputSchema": SCHEMAS[0]}],
+    }  # fmt: skip
+    toolset.write_text(yaml.safe_dump(doc, sort_keys=False))
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    plain = out / "handlers" / "plain.py"
+    plain.write_text(plain.read_text("utf-8").replace("from __future__ import annotations\n", ""), "utf-8")
+    doc["tools"][0]["outputSchema"] = OUTPUTS[1]
+    doc["tools"][1]["description"] = "changed"
+    toolset.write_text(yaml.safe_dump(doc, sort_keys=False))
+    code, _, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and [line.split(": warning:")[0] for line in err.splitlines() if "warning" in line] == [
+        str(out / "handlers" / "ask.py")
+    ], err

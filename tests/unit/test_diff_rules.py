@@ -1521,3 +1521,13 @@ def test_a_new_schema_the_server_cannot_compile_is_breaking(new: Any) -> None:
     ]
     found = run_output(obj({"a": S}), new)
     assert [(f.rule, f.severity) for f in found] == [("output-schema-uncompiled", "breaking")]
+
+
+@pytest.mark.parametrize("name", ["$ref", "$dynamicRef", "$id"])
+@pytest.mark.parametrize("schema", [True, False])
+def test_a_property_named_like_a_reference_keyword_may_be_true_or_false(name: str, schema: bool) -> None:
+    old, new = obj({name: schema, "y": S}), obj({name: schema, "y": {"type": ["string", "integer"]}})
+    assert [(f.rule, f.severity) for f in run_input(old, new)] == [("input-type-widened", "info")]
+    assert [(f.rule, f.path) for f in run_input(new, old)] == [
+        ("input-type-narrowed", "/inputSchema/properties/y/type")
+    ]

@@ -285,3 +285,10 @@ def test_diff_reads_the_requested_schemas_a_surface_snapshot_froze(
     Path("new.yaml").write_text(old.replace("boolean", "string"))
     assert main(["diff", str(folder / "surface.json"), "new.yaml"]) == 0
     assert "[elicitation-changed]" in capsys.readouterr().out
+
+
+def test_a_default_that_is_no_json_number_is_said_once(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path, "confirm:\n  type: object\n  properties:\n    n: {type: number, default: .nan}\n"
+    )
+    assert [d.code for d in checked.diagnostics if d.is_error] == ["not-json"], checked.diagnostics

@@ -193,3 +193,10 @@ def test_a_key_of_the_tool_indented_into_its_schema_is_told_where_it_belongs(
     flow = check(tmp_path, f"tools:\n  - name: a\n    {schema}: {{type: object, {key}: 1}}\n")
     said = f"{key!r} is a key of the tool: write it beside {schema!r}, not in its braces"
     assert [d.hint for d in flow.diagnostics if d.code == "unknown-keyword"] == [said]
+
+
+def test_a_key_of_the_tool_it_has_already_is_not_told_to_move(tmp_path: Path) -> None:
+    # Indented as the hint says, it would be written twice.
+    text = "tools:\n  - name: a\n    timeout: 5\n    inputSchema:\n      type: object\n      timeout: 9\n"
+    hints = [d.hint for d in check(tmp_path, text).diagnostics if d.code == "unknown-keyword"]
+    assert hints == ["'timeout' is a key of the tool, which has one already: nothing reads this one"]

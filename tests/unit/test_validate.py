@@ -993,3 +993,12 @@ def test_a_timeout_written_with_a_unit_is_told_in_seconds(tmp_path: Path, writte
     text = f"tools:\n  - name: t\n    inputSchema: {{type: object}}\n    timeout: {written}\n"
     checked = check(tmp_path, text)
     assert [(d.code, d.hint) for d in checked.diagnostics] == [("wrong-type", hint)]
+
+
+def test_a_hash_inside_quoted_flow_text_is_no_comment(tmp_path: Path) -> None:
+    # The real mistake is the missing comma: the '#' in the quoted description starts nothing.
+    schema = "{type: object, properties: {a: {description: 'e.g.: #fff'} b: 1}}"
+    text = f"tools:\n  - name: t\n    inputSchema: {schema}\n"
+    (problem,) = check(tmp_path, text).diagnostics
+    assert problem.code == "yaml-syntax" and "comment" not in problem.message, problem
+    assert problem.hint == "separate the entries with ', ' and close the '{' with '}'"

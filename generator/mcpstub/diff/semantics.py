@@ -187,8 +187,12 @@ class Context:
                 continue
             if not isinstance(node, dict):
                 continue
-            # (a keyword's value is a string, or true; a mapping under such a name is a property's)
-            said = {key for key, value in node.items() if not isinstance(value, dict)}
+            # (these keywords' values are strings, `$recursiveAnchor`'s a boolean; a schema under
+            # such a name, a mapping or true/false, is a property's)
+            said = {
+                key for key, value in node.items()
+                if isinstance(value, str) or (key == "$recursiveAnchor" and isinstance(value, bool))
+            }  # fmt: skip
             named = [key for key in _UNFOLLOWED if key in said]
             if not top and "$id" in said:
                 named.append("$id")
