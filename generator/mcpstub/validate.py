@@ -48,7 +48,15 @@ from mcpstub.ir import (
     to_class_prefix,
     to_identifier,
 )
-from mcpstub.keywords import JSON_TYPES, KNOWN_2020_12, Lint, comma_hint, invalid_value_hint, lint_schema
+from mcpstub.keywords import (
+    JSON_TYPES,
+    KNOWN_2020_12,
+    Lint,
+    comma_hint,
+    comment_hint,
+    invalid_value_hint,
+    lint_schema,
+)
 from mcpstub.load import load_document
 from mcpstub.pointers import resolve, split_fragment
 from mcpstub.policy import Policy
@@ -175,6 +183,8 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
             hint = "tools is a list: start each tool with '- ' (  - name: ..., its keys indented under it)"
             if doc.is_json:
                 hint = 'tools is a list: "tools": [{"name": ...}, ...]'
+        elif err.instance is None and (commented := comment_hint(doc, path)) is not None:
+            hint = commented  # (`description: #1 tool`)
         elif path and path[-1] == "timeout" and isinstance(err.instance, str):
             seconds = _seconds(err.instance)
             hint = "timeout is in seconds, a number" + (f": timeout: {seconds:g}" if seconds else "")
