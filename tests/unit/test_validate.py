@@ -1005,7 +1005,8 @@ def test_a_hash_inside_quoted_flow_text_is_no_comment(tmp_path: Path) -> None:
 
 
 def test_a_tool_key_whose_value_yaml_takes_for_a_comment_is_told_to_be_quoted(tmp_path: Path) -> None:
-    checked = check(tmp_path, "tools:\n  - name: t\n    description: #1 tool\n    inputSchema: {type: object}\n")
-    said = [(d.code, d.hint) for d in checked.diagnostics]
-    hint = "'#' after a space starts a comment in YAML, so this has no value: quote it, description: \"#1 tool\""
+    text = "tools:\n  - name: t\n    description: #1 tool\n    inputSchema: {type: object}\n"
+    said = [(d.code, d.hint) for d in check(tmp_path, text).diagnostics]
+    hint = "'#' after a space starts a comment in YAML, so this has no value: quote it, description: "
+    hint += '"#1 tool"'
     assert said == [("wrong-type", hint)], said
