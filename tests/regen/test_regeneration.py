@@ -719,22 +719,30 @@ def test_the_type_marker_is_created_when_missing_and_a_projects_own_is_kept(tmp_
 
 def test_a_stub_left_as_written_for_an_earlier_form_of_its_tool_is_said(tmp_path: Path) -> None:
     # Stubs are never rewritten: one that imports a model the tool no longer has fails every call
-    # until it is deleted (a new stub is then written); one holding a note of its user is not said.
+    # until it is deleted (a new stub is then written); one with a note of its user is said too
+    # (a comment is no code), one with code is not.
     toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
-    write_toolset(toolset, {"alpha": (0, 1), "beta": (0, 1)})
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (0, 1), "gamma": (0, 1)})
     assert run("generate", str(toolset), "--out", str(out))[0] == 0
     noted = (out / "handlers" / "beta.py").read_text("utf-8") + "    # to do: call the API\n"
     (out / "handlers" / "beta.py").write_text(noted, "utf-8")
-    write_toolset(toolset, {"alpha": (0, 0), "beta": (0, 0)})  # no output schema any more
+    gamma = (out / "handlers" / "gamma.py").read_text("utf-8")
+    (out / "handlers" / "gamma.py").write_text(
+        gamma.replace("    raise NotImplementedError", "    x = 1\n    raise NotImplementedError"), "utf-8"
+    )
+    write_toolset(toolset, {"alpha": (0, 0), "beta": (0, 0), "gamma": (0, 0)})  # no output schema any more
     code, _, err = run("generate", str(toolset), "--out", str(out))
+    hint = "  hint: delete it and run again for the current stub (it holds no code; keep any note of yours)"
+    said = "warning: still a stub, written for an earlier form of its tool: not the one it gets now"
     assert code == 0 and err.splitlines() == [
-        f"{out / 'handlers' / 'alpha.py'}: warning: still a stub, written for an earlier form of its tool:"
-        " not the one it gets now",
-        "  hint: delete it and run again for the current stub (it holds no code)",
+        f"{out / 'handlers' / 'alpha.py'}: {said}",
+        hint,
+        f"{out / 'handlers' / 'beta.py'}: {said}",
+        hint,
     ], err
     (out / "handlers" / "alpha.py").unlink()
     code, msg, err = run("generate", str(toolset), "--out", str(out))
-    assert code == 0 and err == "" and msg.endswith("1 handler stub created\n"), (msg, err)
+    assert code == 0 and msg.endswith("1 handler stub created\n") and "alpha" not in err, (msg, err)
 
 
 def test_a_stub_that_asks_or_was_reformatted_is_judged_by_what_it_says_of_its_tool(tmp_path: Path) -> None:
