@@ -1531,3 +1531,20 @@ def test_a_property_named_like_a_reference_keyword_may_be_true_or_false(name: st
     assert [(f.rule, f.path) for f in run_input(new, old)] == [
         ("input-type-narrowed", "/inputSchema/properties/y/type")
     ]
+
+
+def test_a_double_negation_is_what_it_negates_twice() -> None:
+    twice = obj({"b": {"not": {"not": {"anyOf": [S, S]}}}})
+    once = obj({"b": {"anyOf": [S, S]}})
+    assert [f.rule for f in run_input(twice, once)] == ["input-schema-rewritten"]
+    assert [f.rule for f in run_input(once, twice)] == ["input-schema-rewritten"]
+
+
+def test_a_required_property_of_no_type_but_its_branches_has_a_least_value() -> None:
+    # The least instance takes the first branch's least value: the break is shown without drawing.
+    d7 = {"$schema": "http://json-schema.org/draft-07/schema#"}
+    either = {"anyOf": [I, S]}
+    old = {**d7, **obj({"a": either, "b": True}, ("a", "b"))}
+    new = {**d7, **obj({"a": {**either, "type": "string"}, "b": True}, ("a", "b"))}
+    (found,) = [f for f in run_input(old, new, search_seconds=1e-9) if f.severity == "breaking"]
+    assert found.has_counterexample and found.counterexample["a"] == 0, found

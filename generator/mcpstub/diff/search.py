@@ -508,6 +508,9 @@ def _least(ctx: Context, node: JSON, depth: int = 0) -> JSON:
         return node["enum"][0]
     kind = node.get("type")
     kind = kind[0] if isinstance(kind, list) and kind else kind
+    branches = next((node[k] for k in ("anyOf", "oneOf") if isinstance(node.get(k), list) and node[k]), None)
+    if kind is None and branches is not None:  # (of no type of its own: one of its first branch)
+        return _least(ctx, branches[0], depth + 1)
     if kind == "array":
         return []
     if kind == "string":

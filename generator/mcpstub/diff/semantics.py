@@ -274,11 +274,16 @@ class Context:
         return found
 
     def resolve(self, node: JSON, ptr: str) -> tuple[JSON, str]:
-        """Follow bare `$ref`s (draft-07 ignores a ref's siblings; 2020-12 keeps them as a conjunct).
+        """Follow bare `$ref`s (draft-07 ignores a ref's siblings; 2020-12 keeps them as a conjunct)
+        and double negations.
         A cycle of bare refs, which a live source may hold, constrains nothing (as the validator
         judges it)."""
         seen = set()
         for _ in range(64):
+            inner = node.get("not") if isinstance(node, dict) and self.keywords(node) == {"not"} else None
+            if isinstance(inner, dict) and self.keywords(inner) == {"not"}:  # `not: {not: X}` is X
+                node, ptr = inner["not"], f"{ptr}/not/not"
+                continue
             if not isinstance(node, dict) or not isinstance(node.get("$ref"), str):
                 return node, ptr
             if self.dialect != "draft-07" and self.keywords(node) - {"$ref"}:
