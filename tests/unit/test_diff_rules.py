@@ -1548,3 +1548,10 @@ def test_a_required_property_of_no_type_but_its_branches_has_a_least_value() -> 
     new = {**d7, **obj({"a": {**either, "type": "string"}, "b": True}, ("a", "b"))}
     (found,) = [f for f in run_input(old, new, search_seconds=1e-9) if f.severity == "breaking"]
     assert found.has_counterexample and found.counterexample["a"] == 0, found
+
+
+def test_a_oneof_of_two_branches_that_take_anything_however_written_accepts_nothing() -> None:
+    # `allOf: [true, true]` takes anything, as `true` does: a value is in both branches, so in neither alone.
+    either = {"oneOf": [True, {"allOf": [True, {}]}]}
+    old = {**obj({"a": True, "c": either}, ("c",))}
+    assert not breaking(run_input(old, {**old, "additionalProperties": False}))

@@ -47,8 +47,16 @@ class TypedRules:
         raise NotImplementedError
 
     @staticmethod
-    def _anything(ctx: Context, node: JSON) -> bool:
-        return node is True or (isinstance(node, dict) and not ctx.keywords(node))
+    def _anything(ctx: Context, node: JSON, depth: int = 0) -> bool:
+        """The node takes any value: true, no keyword, or an allOf of parts that each do."""
+        if node is True or (isinstance(node, dict) and not ctx.keywords(node)):
+            return True
+        parts = node.get("allOf") if isinstance(node, dict) and ctx.keywords(node) == {"allOf"} else None
+        return (
+            isinstance(parts, list)
+            and depth < 8
+            and all(TypedRules._anything(ctx, ctx.resolve(part, "")[0], depth + 1) for part in parts)
+        )
 
     def equal_keyword(self, key: str, xv: JSON, xp: str, yv: JSON, yp: str) -> bool:
         """Same meaning of one keyword's values (`compare.Subset`'s)."""
