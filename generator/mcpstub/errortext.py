@@ -21,6 +21,15 @@ ECHO_MAX = 80  # characters of an echoed instance kept in a message
 MESSAGE_MAX = 240  # characters of a message kept in all
 
 
+def first_line(exc: BaseException, default: str | None = None) -> str:
+    """The first line of what an exception says; `default` (its type's name, if None) when it says
+    nothing."""
+    said = str(exc).strip()
+    if said:
+        return said.splitlines()[0]
+    return type(exc).__name__ if default is None else default
+
+
 def pointer(path: Sequence[str | int]) -> str:
     """`['a', 0]` -> `/a/0`; the empty path is `(root)`."""
     if not path:

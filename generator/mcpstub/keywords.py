@@ -191,7 +191,8 @@ def comment_hint(doc: Document, path: JsonPath) -> str | None:
     if doc.is_json:
         return None
     key = doc.key_loc(path)
-    line = doc.text.splitlines()[key.line - 1] if 0 < key.line <= len(doc.text.splitlines()) else ""
+    lines = doc.text.splitlines()
+    line = lines[key.line - 1] if 0 < key.line <= len(lines) else ""
     found = re.match(r"(?:\"[^\"]*\"|'[^']*'|[^:#]*?)\s*:\s+(#.*)$", line[key.col - 1 :])
     if found is None:
         return None

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO, Any
 from urllib.parse import unquote, urlsplit
 
+from mcpstub.errortext import first_line
 from mcpstub.surface import DIGEST_META_KEY
 
 # An HTTP header name (RFC 9110 token).
@@ -400,5 +401,5 @@ def _describe(exc: BaseException) -> str:
     """One line for an exception, looking inside exception groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = first_line(exc, "")
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -33,7 +33,14 @@ from mcpstub.elicitations import check_elicitations
 from mcpstub.engine.fingerprints import marshalled
 from mcpstub.engine.jsonread import _holds_as_double, all_finite
 from mcpstub.engine.pieces import ToolMemo, check_key
-from mcpstub.errortext import describe_error, describe_path, echo_value, shortened, yaml_boolean_hint
+from mcpstub.errortext import (
+    describe_error,
+    describe_path,
+    echo_value,
+    first_line,
+    shortened,
+    yaml_boolean_hint,
+)
 from mcpstub.ir import (
     CLASS_SUFFIXES,
     SERVER_INFO_KEYS,
@@ -642,7 +649,7 @@ class _Checker:
             if compiled is not None:
                 self._validators[id(bundled)] = (bundled, compiled)
         except Exception as exc:  # jsonschema-rs reports any schema it cannot compile this way
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            reason = first_line(exc)
             # A referenced file with an error, said where it is written once, is why, as a rule.
             if not any(d.is_error and d.location.file != doc.file for d in self.bundler.diagnostics):
                 said = error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))

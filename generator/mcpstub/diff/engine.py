@@ -18,6 +18,7 @@ from mcpstub.diff.facts import Reason, show
 from mcpstub.diff.model import JSON, DiffOptions, Direction, Finding, Severity, Side
 from mcpstub.diff.search import Outcome, Searcher
 from mcpstub.diff.semantics import server_validator
+from mcpstub.errortext import first_line
 from mcpstub.pointers import resolve, split, split_fragment, to_pointer
 
 # Reason kind -> (rule when an input gets stricter, rule when an output gets looser).
@@ -262,7 +263,7 @@ class _Tool:
         except (RecursionError, TypeError, ValueError, KeyError, AttributeError) as exc:
             # A source read from a live server or a snapshot may hold what no toolset check let
             # through; say so rather than stop.
-            why = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+            why = first_line(exc)[:120]
             message = f"rules could not decide: the schemas could not be compared ({why})"
             self.finding(UNDECIDED_RULES[rule_index], "warning", direction, f"/{key}", message)
             return
@@ -351,7 +352,7 @@ def _uncompiled(schema: JSON) -> str | None:
     try:
         server_validator(schema)
     except Exception as exc:  # whatever the validator refuses
-        return str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+        return first_line(exc)[:160]
     return None
 
 

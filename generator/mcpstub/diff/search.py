@@ -23,6 +23,7 @@ from typing import Any
 
 from mcpstub.diff.facts import IPath, Reason, num
 from mcpstub.diff.semantics import CONTENT_PROBES, FORMAT_PROBES, Context, standalone
+from mcpstub.errortext import first_line
 from mcpstub.keywords import SUBSCHEMA_MAP
 from mcpstub.validate import schema_dialect
 
@@ -189,7 +190,7 @@ class Searcher:
         except _OutOfTime:
             return Outcome(False, note=f"no counterexample within {self.seconds:g} s of CPU time")
         except Exception as exc:  # hypothesis-jsonschema refuses some schemas outright
-            text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            text = first_line(exc)
             return Outcome(False, note=f"instances could not be generated: {text[:120]}")
         if found is _NOTHING:
             return Outcome(False, note=f"no counterexample in {self.max_examples} instances")
