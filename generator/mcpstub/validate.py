@@ -1,6 +1,6 @@
 """Validate: a loaded toolset document -> a checked `Toolset` (the IR) plus diagnostics.
 
-First the format (`schemas/toolset.schema.json`: shape, unknown keys with "did you mean" hints),
+First the format (`formatcheck.py`: shape, unknown keys with "did you mean" hints),
 then meaning: tool names and the Python names they map to, each schema against its dialect's
 meta-schema, root type object, references (bundled by `bundle.py`), and every example against the
 tool's advertised schemas. Every problem is collected; the IR is returned only when there is no
@@ -9,20 +9,16 @@ error.
 
 from __future__ import annotations
 
-import difflib
 import marshal
 import math
 import os
 import re
 from collections.abc import Iterator
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jsonschema_rs
-
-if TYPE_CHECKING:
-    from jsonschema import ValidationError
 
 from mcpstub.bundle import Bundler, definition_pointer, iter_refs
 from mcpstub.classnames import IMPORTED, class_name
@@ -33,14 +29,8 @@ from mcpstub.elicitations import check_elicitations
 from mcpstub.engine.fingerprints import marshalled
 from mcpstub.engine.jsonread import _holds_as_double, all_finite
 from mcpstub.engine.pieces import ToolMemo, check_key
-from mcpstub.errortext import (
-    describe_error,
-    describe_path,
-    echo_value,
-    first_line,
-    shortened,
-    yaml_boolean_hint,
-)
+from mcpstub.errortext import describe_error, describe_path, echo_value, first_line
+from mcpstub.formatcheck import format_errors, type_name
 from mcpstub.ir import (
     CLASS_SUFFIXES,
     SERVER_INFO_KEYS,
@@ -55,171 +45,18 @@ from mcpstub.ir import (
     to_class_prefix,
     to_identifier,
 )
-from mcpstub.keywords import (
-    JSON_TYPES,
-    KNOWN_2020_12,
-    Lint,
-    comma_hint,
-    comment_hint,
-    invalid_value_hint,
-    lint_schema,
-)
+from mcpstub.keywords import JSON_TYPES, Lint, invalid_value_hint, lint_schema
 from mcpstub.load import load_document
 from mcpstub.pointers import resolve, split_fragment
 from mcpstub.policy import Policy
-from mcpstub.resources import format_schema, tool_keys
+from mcpstub.resources import tool_keys
 from mcpstub.toolrules import check_tool_entry
 
-FORMAT_VERSION = 1
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _NOT_IN_NAMES = re.compile(r"[^A-Za-z0-9_-]")  # in a shared definition's name (and `.`, for models)
 _MCP_KEYS = frozenset(tool_keys(advertised=True))
 _DRAFT7 = re.compile(r"^https?://json-schema\.org/draft-07/schema#?$")
 _DRAFT2020 = re.compile(r"^https?://json-schema\.org/draft/2020-12/schema#?$")
-_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
-
-
-def _type_name(value: Any) -> str:
-    return "null" if value is None else _JSON_TYPES.get(type(value), type(value).__name__)
-
-
-def _misspelled(doc: Document, path: JsonPath, err: ValidationError, key: str) -> bool:
-    """Whether the object missing `key` holds an unknown key whose hint names it (another case, a
-    typo): the hint `_unknown_key_hint` gives, so the key is said once, there."""
-    allowed = list(err.schema.get("properties", {})) if isinstance(err.schema, dict) else []
-    if not isinstance(err.instance, dict) or key not in allowed:
-        return False
-    meant = f"did you mean {key!r}?"
-    return any(
-        k not in allowed and _unknown_key_hint(doc, path, err.instance, str(k), allowed) == meant
-        for k in err.instance
-    )
-
-
-def _did_you_mean(key: str, allowed: list[str]) -> str:
-    lowered = {a.lower(): a for a in allowed}
-    if key.lower() in lowered:
-        return f"did you mean {lowered[key.lower()]!r}?"
-    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.7)
-    if close:
-        return f"did you mean {close[0]!r}?"
-    return f"allowed keys: {', '.join(allowed)}"
-
-
-def _unknown_key_hint(
-    doc: Document, path: JsonPath, node: dict[str, Any], key: str, allowed: list[str]
-) -> str | None:
-    """A flow-map comma that cut a text, a close key, or a schema keyword outside its schema."""
-    comma = comma_hint(doc, (*path, key), node)
-    if comma is not None:
-        return comma
-    hint = _did_you_mean(key, allowed)
-    if not hint.startswith("allowed") or len(path) != 2 or path[0] != "tools" or key not in KNOWN_2020_12:
-        return hint
-    return f"{key!r} is a schema keyword: indent it under `inputSchema` (or `outputSchema`)"
-
-
-@cache
-def _format_validator() -> Any:
-    return jsonschema_rs.validator_for(format_schema())
-
-
-def _format_errors(doc: Document) -> list[Diagnostic]:
-    if _format_validator().is_valid(doc.data):  # the Python validator only explains a failure
-        return []
-    import jsonschema  # noqa: PLC0415 - slow to import, and only needed for messages
-
-    found: list[Diagnostic] = []
-    for err in jsonschema.Draft202012Validator(format_schema()).iter_errors(doc.data):
-        found.extend(_format_error(doc, err))
-    return found
-
-
-_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)\s*", re.I)
-_UNIT_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
-
-
-def _seconds(text: str) -> float | None:
-    """The seconds a duration written as text means (`5m`, `30 s`, `1.5h`), or None."""
-    found = _DURATION.fullmatch(text)
-    if found is None:
-        return None
-    unit = found[2].lower()
-    return float(found[1]) * _UNIT_SECONDS["ms" if unit == "ms" else unit[0]]
-
-
-def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
-    path: JsonPath = tuple(err.absolute_path)
-    where = describe_path(path)
-    kind = err.validator
-    if kind == "additionalProperties" and isinstance(err.instance, dict):
-        allowed = list(err.schema.get("properties", {}))
-        for key in err.instance:
-            if key not in allowed:
-                yield error(
-                    "unknown-key",
-                    f"unknown key {key!r} in {where}",
-                    doc.key_loc((*path, key)),
-                    _unknown_key_hint(doc, path, err.instance, key, allowed),
-                )
-    elif kind == "required":
-        missing = re.findall(r"'([^']*)' is a required property", err.message)
-        key = missing[0] if missing else err.message
-        if path == () and key == "mcpstub":
-            yield error(
-                "missing-version", "missing format version", doc.loc(path), "add `mcpstub: 1` at the top"
-            )
-        elif not _misspelled(doc, path, err, key):  # (else the misspelled key says it: "did you mean")
-            yield error("missing-key", f"{where} is missing required key {key!r}", doc.loc(path))
-    elif kind == "const" and path == ("mcpstub",):
-        yield error(
-            "unsupported-version",
-            f"unsupported format version {echo_value(err.instance)}",
-            doc.loc(path),
-            f"this mcpstub reads format version {FORMAT_VERSION}",
-        )
-    elif kind == "type":
-        expected = err.validator_value
-        expected_text = " or ".join(expected) if isinstance(expected, list) else expected
-        unquoted = expected == "string" and isinstance(err.instance, bool | int | float)
-        boolean = "boolean" in expected and doc.written_plain(path)
-        hint = yaml_boolean_hint(err.instance) if boolean else None
-        if unquoted:
-            hint = "YAML reads this unquoted text as another type: put it in quotes"
-        elif expected == "array" and isinstance(err.instance, dict) and path and path[-1] == "tools":
-            hint = "tools is a list: start each tool with '- ' (  - name: ..., its keys indented under it)"
-            if doc.is_json:
-                hint = 'tools is a list: "tools": [{"name": ...}, ...]'
-        elif err.instance is None and (commented := comment_hint(doc, path)) is not None:
-            hint = commented  # (`description: #1 tool`)
-        elif path and path[-1] == "timeout" and isinstance(err.instance, str):
-            seconds = _seconds(err.instance)
-            hint = "timeout is in seconds, a number" + (f": timeout: {seconds:g}" if seconds else "")
-        said = f"{where} must be {expected_text}, not {_type_name(err.instance)}"
-        yield error("wrong-type", said, doc.loc(path), hint)
-    elif kind == "enum":
-        choices = ", ".join(repr(c) for c in err.validator_value)
-        message = f"{where} must be one of {choices}, not {echo_value(err.instance)}"
-        yield error("wrong-value", message, doc.loc(path))
-    elif "propertyNames" in err.schema_path and isinstance(err.instance, str):
-        # A refused key: located at the key itself, not at the mapping holding it.
-        hint = (
-            "a shared definition name starts with an ASCII letter or `_`, then ASCII letters, "
-            "digits, `_` or `-`"
-            if path == ("$defs",)
-            else "an elicitation key is 1-64 ASCII letters, digits, `_` or `-`, starting with a letter"
-            if path[-1:] == ("elicitations",)
-            else None
-        )
-        message = f"{where}: {echo_value(err.instance)} is not a valid name"
-        yield error("invalid-name", message, doc.key_loc((*path, err.instance)), hint)
-    elif kind == "pattern" and path and path[-1] != "name":
-        message = f"{where}: {echo_value(err.instance)} is not a valid name"
-        yield error("invalid-name", message, doc.key_loc(path))
-    elif kind == "minLength":
-        yield error("empty-value", f"{where} must not be empty", doc.loc(path))
-    else:
-        yield error("invalid-toolset", f"{where}: {shortened(err.message, err.instance)}", doc.loc(path))
 
 
 def _timeout(value: Any) -> float | None:
@@ -402,13 +239,13 @@ class _Checker:
             self.diagnostics.append(
                 error(
                     "not-a-mapping",
-                    f"the toolset must be a mapping, not {_type_name(doc.data)}",
+                    f"the toolset must be a mapping, not {type_name(doc.data)}",
                     doc.loc(()),
                     "start with `mcpstub: 1`, then `server:` and `tools:`",
                 )
             )
             return None
-        self.diagnostics.extend(_format_errors(doc))
+        self.diagnostics.extend(format_errors(doc))
         self.diagnostics.extend(_non_json_numbers(doc, self._finite(doc)))
         def_classes: dict[str, str] = {}
         for name, value in (
