@@ -97,10 +97,15 @@ def _off_the_loop() -> bool:
 async def test_plain_def_handlers_run_off_the_event_loop(pkg: ModuleType, mode: str) -> None:
     models = __import__(f"{PACKAGE}.models", fromlist=["x"])
 
+    waiting, released = threading.Event(), threading.Event()
+
     def echo(args: Any, ctx: Any) -> Any:
         assert _off_the_loop()
-        if isinstance(args.seconds, int | float):  # absent: the model's MISSING
-            time.sleep(args.seconds)
+        if args.text == "wait":  # a slow sync handler: it holds its thread until a later call ends it
+            waiting.set()
+            return "released" if released.wait(20) else "never released"
+        if args.text == "release":
+            released.set()
         if args.text == "stub":
             raise NotImplementedError
         return args.text.upper()
@@ -116,13 +121,17 @@ async def test_plain_def_handlers_run_off_the_event_loop(pkg: ModuleType, mode: 
         assert measured.structured_content == {"length": 4}
         stub = await client.call_tool("echo", {"text": "stub"})
         assert stub.is_error is True and _text(stub) == "echo is not implemented yet"
-        # a slow sync handler does not hold the event loop: another call answers meanwhile
+        # a slow sync handler does not hold the event loop: another call runs meanwhile, and ends it
+        slow: list[str] = []
+
+        async def wait() -> None:
+            slow.append(_text(await client.call_tool("echo", {"text": "wait"})))
+
         async with anyio.create_task_group() as group:
-            group.start_soon(client.call_tool, "echo", {"text": "slow", "seconds": 6})
-            await anyio.sleep(0.2)
-            started = time.monotonic()
-            assert _text(await client.call_tool("echo", {"text": "quick"})) == "QUICK"
-            assert time.monotonic() - started < 5
+            group.start_soon(wait)
+            assert await anyio.to_thread.run_sync(waiting.wait, 20)  # the slow call holds its thread
+            assert _text(await client.call_tool("echo", {"text": "release"})) == "RELEASE"
+        assert slow == ["released"]
 
 
 @pytest.mark.anyio
