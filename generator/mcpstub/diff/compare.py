@@ -65,6 +65,25 @@ _LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _MAP = frozenset({"properties", "patternProperties", "dependentSchemas"})
 
 
+_NAME_DEPENDENCIES = ("dependentRequired", "dependencies")
+
+
+def _name_dependencies(ctx: Context, node: dict[str, Any]) -> dict[str, set[str]] | None:
+    """The names each property's presence requires (`dependentRequired`, and draft-07's
+    `dependencies` written as names), merged; None where a dependency is a schema or malformed."""
+    found: dict[str, set[str]] = {}
+    for key in _NAME_DEPENDENCIES:
+        if key not in ctx.keywords(node):
+            continue
+        if not isinstance(node[key], dict):
+            return None
+        for name, names in node[key].items():
+            if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+                return None
+            found.setdefault(name, set()).update(names)
+    return found
+
+
 def _refuses(keyword: str, bound: JSON, value: JSON) -> bool:
     """Whether the number keyword `keyword: bound` alone refuses the number `value`."""
     if not (num(bound) and num(value)):
@@ -459,7 +478,14 @@ class Subset(TypedRules):
         return False
 
     def _opaque(self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool) -> bool:
+        names_a, names_b = _name_dependencies(self.a, a), _name_dependencies(self.b, b)
+        compared = names_a is not None and names_b is not None
+        if compared:
+            self._name_dependencies(a, ap, b, bp, ip, names_a or {}, names_b or {})
+            exact = exact and not names_a
         for group in _OPAQUE_GROUPS:
+            if compared and group[0] in _NAME_DEPENDENCIES:
+                continue
             in_b = [k for k in group if k in self.b.keywords(b)]
             in_a = [k for k in group if k in self.a.keywords(a)]
             if not in_a and not in_b:
@@ -487,6 +513,38 @@ class Subset(TypedRules):
                 )
             exact = False  # A's own extra constraint may rule out what the rules would call a break
         return exact
+
+    def _name_dependencies(
+        self,
+        a: dict[str, Any],
+        ap: str,
+        b: dict[str, Any],
+        bp: str,
+        ip: IPath,
+        names_a: dict[str, set[str]],
+        names_b: dict[str, set[str]],
+    ) -> None:
+        """A reason for each name B requires beside another that an object of A may lack: A's
+        required names and the names its own dependencies bring in, transitively, are there."""
+        required = set(names_in(a.get("required"))) if "required" in self.a.keywords(a) else set()
+        new_node = b if self._input else a
+        properties = a.get("properties") if "properties" in self.a.keywords(a) else None
+        for name, names in sorted(names_b.items()):
+            if isinstance(properties, dict) and properties.get(name) is False:
+                continue  # no object of A has the name
+            present, todo = set(), [name, *required]
+            while todo:
+                if (next_name := todo.pop()) not in present:
+                    present.add(next_name)
+                    todo.extend(names_a.get(next_name, ()))
+            missing = sorted(names - present)
+            if not missing:
+                continue
+            listed = ", ".join(repr(m) for m in missing)
+            verb = "now required" if self._input else "may now be missing"
+            key = next((k for k in _NAME_DEPENDENCIES if name in (new_node.get(k) or {})), None)
+            where = f"/{key}/{escape(name)}" if key is not None else ""
+            self.add("required", ap, bp, ip, f"{listed} {verb} where {name!r} is present", False, where)
 
     def _type_reason(
         self,
