@@ -177,6 +177,28 @@ def _shown(value: Any) -> str:
 _ABSENT = object()
 
 
+_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment"})
+
+
+def _judged(schema: Any) -> Any:
+    """A schema without what judges no value (titles, descriptions, defaults), at every level."""
+    if isinstance(schema, list):
+        return [_judged(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: (
+            value
+            if key in ("enum", "const", "required")
+            else {name: _judged(sub) for name, sub in value.items()}
+            if key == "properties" and isinstance(value, dict)
+            else _judged(value)
+        )
+        for key, value in schema.items()
+        if key not in _ANNOTATIONS
+    }
+
+
 def _same_json(a: Any, b: Any) -> bool:
     """JSON equality: a boolean is no number, 1 and 1.0 are the same number."""
     if isinstance(a, bool) or isinstance(b, bool):
@@ -576,7 +598,7 @@ async def _connected(
     try:
         async with AsyncExitStack() as stack:
             transport = await _transport(target, token, headers, stack, refusals)
-            asking = _Asking(client_class._tools, on_elicit) if on_elicit is not None else None
+            asking = None if on_elicit is None else _Asking(client_class._tools, on_elicit, package, strict)
             session = Client(
                 transport,
                 mode=mode,
@@ -671,20 +693,23 @@ class _Asking:
     wrong (`on_elicit` raised, or answered what the form refuses) cancels the question, and the
     call that asked raises it. A URL-mode request is a `Question` with its `url`."""
 
-    def __init__(self, tools: Mapping[str, ToolSpec], on_elicit: ElicitHandler) -> None:
-        self.on_elicit = on_elicit
+    def __init__(
+        self, tools: Mapping[str, ToolSpec], on_elicit: ElicitHandler, package: str = "", strict: bool = False
+    ) -> None:
+        self.on_elicit, self.package, self.strict = on_elicit, package, strict
+        self.warned: set[str] = set()  # the unknown forms warned of, by tool and schema
         self.calls: list[_Call] = []  # the calls in flight, first started first
         self.contexts_kept = False  # whether a question is answered in the asking call's context
         # What went wrong answering a question no call could be told from (2025-11-25 over stdio
         # or HTTP, several calls asking at once): raised by the first of them to end.
         self.stray: list[BaseException] = []
-        # Each declared form: the tool that asks it, its requested schema, its model.
+        # Each declared form: the tool that asks it, its key, its requested schema, its model.
         self.forms = [
-            (name, elicitation.schema, model)
+            (name, elicitation.key, elicitation.schema, model)
             for name, spec in tools.items()
             for model, elicitation in spec.forms.items()
         ]
-        self.asking_tools = {name for name, _, _ in self.forms}
+        self.asking_tools = {name for name, _, _, _ in self.forms}
 
     @contextlib.contextmanager
     def calling(self, tool: str) -> Iterator[_Call]:
@@ -711,23 +736,62 @@ class _Asking:
         return able[0] if len(able) == 1 else None
 
     def form(self, schema: Mapping[str, Any], asker: _Call | None = None) -> type[BaseModel] | None:
-        """The model of the form: the asking call's tool's, when several tools declare it."""
-        declared = [(name, model) for name, asked, model in self.forms if _same_json(asked, schema)]
+        """The model of the form: the asking call's tool's, when several tools declare it. Forms
+        that differ only in what judges no answer (titles, descriptions, defaults) are one."""
+        judged = _judged(schema)
+        declared = [(name, m) for name, _, asked, m in self.forms if _same_json(_judged(asked), judged)]
         if not declared:
             return None
         calling = [asker.tool] if asker is not None else [call.tool for call in self.calls]
         return next((m for name, m in declared if name in calling), declared[0][1])
 
+    def unknown_form(self, schema: Mapping[str, Any], asker: _Call | None) -> DriftError | None:
+        """A form the asking call's tool declares none like: warned of once (`DriftWarning`), where
+        the differences from the tool's closest form are said; the error a strict client raises."""
+        if asker is None or asker.tool not in self.asking_tools:
+            return None
+        own = [(key, asked) for name, key, asked, _ in self.forms if name == asker.tool]
+        judged = _judged(schema)
+        each = [list(_differences(_judged(asked), judged, (f"elicitations/{key}",))) for key, asked in own]
+        differences = min(each, key=len)
+        shown = "; ".join(differences[:_SHOWN_DIFFERENCES])
+        more = len(differences) - _SHOWN_DIFFERENCES
+        said = (
+            f"{self.package}: the server's tool {asker.tool!r} asks a form that differs from those this "
+            f"client was generated for: {shown}" + (f"; and {more} more" if more > 0 else "")
+        )
+        if self.strict:
+            return DriftError(f"{said}; a strict client answers no such question (cancelled)")
+        seen = f"{asker.tool}\0{json.dumps(schema, sort_keys=True, default=str)}"
+        if seen not in self.warned:
+            self.warned.add(seen)
+            warnings.warn(
+                DriftWarning(
+                    f"{said}\non_elicit gets it with form None. To follow the server, generate the "
+                    "client again from its tools (mcpstub import, then mcpstub generate)."
+                ),
+                stacklevel=2,
+            )
+        return None
+
     async def __call__(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult:
         asker = self.asker()
+        if asker is not None and asker.failed:  # the call failed already: its user is not asked again
+            if self.contexts_kept:  # (a handler asking anew each round): the call ends, raising it
+                raise RuntimeError("an earlier question of this call failed")
+            return types.ElicitResult(action="cancel")
         if isinstance(params, types.ElicitRequestFormParams):
             schema = params.requested_schema
             question = Question(params.message, schema, self.form(schema, asker))
         else:
             question = Question(params.message, {}, None, url=params.url)
         try:
+            if question.url is None and question.form is None:
+                refused = self.unknown_form(question.schema, asker)
+                if refused is not None:
+                    raise refused
             given = self.on_elicit(question)
             answered = await given if inspect.isawaitable(given) else given
             content = _content(question, answered)

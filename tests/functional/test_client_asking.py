@@ -6,6 +6,7 @@ fails raises once from the call that asked (not a retry loop, a task group or a 
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -440,3 +441,106 @@ def test_a_url_question_is_given_to_on_elicit_with_its_page(package: ModuleType,
 @pytest.mark.parametrize("mode", MODES)
 def test_false_declines_a_form_as_none_does(package: ModuleType, mode: str) -> None:
     assert call(package, mode, "deploy", lambda question: False) == "not deployed (decline)"
+
+
+def served_by(root: Path, name: str, toolset: str) -> ModuleType:
+    """A package of the same tools whose server asks forms written otherwise (`toolset`)."""
+    if not (root / name).exists():
+        folder, _ = write_package(root, name, toolset)
+        for handler, text in (("deploy", DEPLOY), ("other", OTHER), ("signin", SIGNIN)):
+            (folder / "handlers" / f"{handler}.py").write_text(text, "utf-8")
+    with imported(root, name) as module:
+        return module
+
+
+def call_server(package: ModuleType, server: Any, mode: str, on_elicit: Any, **options: Any) -> str:
+    connect = importlib.import_module(f"{PACKAGE}.client").connect
+
+    async def run() -> str:
+        async with connect(server, mode=mode, on_elicit=on_elicit, **options) as client:
+            blocks = await client.deploy(service="api")
+            return str(blocks[0].text)
+
+    return anyio.run(run)
+
+
+# The server's `confirm` told otherwise: a title, a description and a default added.
+RETITLED = TOOLSET.replace(
+    "          ok: {type: boolean}\n",
+    "          ok: {type: boolean, title: Go ahead, description: say yes, default: false}\n",
+    1,
+)
+RENAMED = TOOLSET.replace("          ok: {type: boolean}\n", "          go: {type: boolean}\n", 1).replace(
+    "        required: [ok]\n", "        required: [go]\n", 1
+)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_form_told_otherwise_is_still_the_package_s_model(
+    root: Path, package: ModuleType, mode: str
+) -> None:
+    """Titles, descriptions and defaults judge no answer: the client still knows the form."""
+    server = served_by(root, "fx_asking_retitled", RETITLED).create_server()
+    forms = models()
+
+    def answer(question: Any) -> Any:
+        if question.form is forms.DeployConfirm:
+            return forms.DeployConfirm(ok=True)
+        assert question.form is forms.DeployTarget
+        return forms.DeployTarget(dry_run=False, class_="small")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no drift to warn of
+        said = call_server(package, server, mode, answer)
+    assert said == "deployed ok=True dry_run=False class=small"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_form_the_client_does_not_know_is_warned_of_and_refused_by_a_strict_client(
+    root: Path, package: ModuleType, mode: str
+) -> None:
+    from mcpstub_runtime.client import DriftError, DriftWarning  # noqa: PLC0415
+
+    server = served_by(root, "fx_asking_renamed", RENAMED)
+    forms: list[Any] = []
+
+    def decline(question: Any) -> Any:
+        forms.append(question.form)
+        return None
+
+    with pytest.warns(DriftWarning) as caught:
+        assert call_server(package, server.create_server(), mode, decline) == "not deployed (decline)"
+    assert forms == [None]
+    said = str(caught[0].message)
+    assert "tool 'deploy' asks a form that differs from those this client was generated for" in said
+    assert 'elicitations/confirm /properties/ok: {"type": "boolean"} -> (absent)' in said, said
+    assert "on_elicit gets it with form None" in said
+    assert len(caught) == 1
+
+    asked: list[Any] = []
+    with pytest.raises(DriftError, match="a strict client answers no such question"):
+        call_server(package, server.create_server(), mode, asked.append, strict=True)
+    assert asked == []  # refused before on_elicit saw it
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_call_whose_on_elicit_failed_is_not_asked_again(package: ModuleType, mode: str) -> None:
+    """A handler whose question changes each time it runs (a new question on 2026-07-28, where each
+    round runs it again): the call that failed answers no more, and ends with what on_elicit raised."""
+    forms = models()
+    runs: list[int] = []
+
+    async def restless(args: Any, ctx: Any) -> str:
+        runs.append(len(runs) + 1)
+        answer = await ctx.elicit(f"Deploy? (run {len(runs)})", forms.DeployConfirm)
+        return f"deploy {answer.action}"
+
+    asked: list[str] = []
+
+    def fail(question: Any) -> Any:
+        asked.append(question.message)
+        raise Mine("no one to ask")
+
+    with pytest.raises(Mine, match="no one to ask"):
+        call_server(package, package.create_server({"deploy": restless}), mode, fail)
+    assert asked == ["Deploy? (run 1)"]
