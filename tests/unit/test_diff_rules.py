@@ -1600,6 +1600,37 @@ def test_a_double_negation_is_what_it_negates_twice() -> None:
     assert [f.rule for f in run_input(once, twice)] == ["input-schema-rewritten"]
 
 
+@pytest.mark.parametrize(
+    "evaluated",
+    [
+        ("unevaluatedProperties", {"properties": {"a": True}}),
+        ("unevaluatedItems", {"prefixItems": [True]}),
+    ],
+    ids=["properties", "items"],
+)
+@pytest.mark.parametrize("within", ["allOf", "anyOf"])
+def test_a_double_negation_evaluates_nothing_where_that_counts(evaluated: Any, within: str) -> None:
+    # What a `not` holds evaluates nothing for unevaluatedProperties/Items: `not: {not: X}` is X
+    # as a filter, but the names or items X would evaluate are unevaluated then.
+    keyword, part = evaluated
+    kind = "object" if keyword == "unevaluatedProperties" else "array"
+    old = {"type": kind, within: [part], keyword: False}
+    new = {"type": kind, within: [{"not": {"not": part}}], keyword: False}
+    (found,) = [f for f in run_input(old, new) if f.severity == "breaking"]
+    assert found.has_counterexample, found
+    assert validator_for(old).is_valid(found.counterexample)
+    assert not validator_for(new).is_valid(found.counterexample)
+
+
+def test_what_a_reference_beside_other_keywords_refuses_everything_stays_so() -> None:
+    # The target accepts nothing, so does the property: a change beside the reference breaks nobody.
+    never = {"$defs": {"Never": False}}
+    old = obj({"a": {"$ref": "#/$defs/Never", "type": "string"}}, **never)
+    new = obj({"a": {"$ref": "#/$defs/Never", "type": "string", "minLength": 2}}, **never)
+    for found in (run_input(old, new), run_input(new, old), run_output(old, new), run_output(new, old)):
+        assert [f.severity for f in found] == ["info"], found
+
+
 def test_a_required_property_of_no_type_but_its_branches_has_a_least_value() -> None:
     # The least instance takes the first branch's least value: the break is shown without drawing.
     d7 = {"$schema": "http://json-schema.org/draft-07/schema#"}
@@ -1610,7 +1641,28 @@ def test_a_required_property_of_no_type_but_its_branches_has_a_least_value() -> 
     assert found.has_counterexample and found.counterexample["a"] == 0, found
 
 
-def test_a_oneof_of_two_branches_that_take_anything_however_written_accepts_nothing() -> None:
+@pytest.mark.parametrize(
+    "anything",
+    [
+        {"allOf": [True, {}]},
+        {"not": False},
+        {"not": {"anyOf": [False, {"allOf": [{"not": {}}]}]}},
+        {"anyOf": [True, False]},
+        {"oneOf": [False, {}]},
+        {"if": {}, "then": {}},
+        {"if": False, "then": False},
+        {"if": True, "else": False},
+        {"type": ["null", "boolean", "object", "array", "number", "string"]},
+    ],
+)
+def test_a_oneof_of_two_branches_that_take_anything_however_written_accepts_nothing(anything: Any) -> None:
+    # A value is in both branches, so in neither alone: the oneOf accepts nothing, and a change
+    # beside it breaks nobody.
+    old = obj({"a": True, "c": {"oneOf": [anything, True]}}, ("c",))
+    assert [f.severity for f in run_input(old, {**old, "additionalProperties": False})] == ["info"]
+
+
+def test_a_oneof_of_two_branches_that_take_anything_written_alike_accepts_nothing() -> None:
     # `allOf: [true, true]` takes anything, as `true` does: a value is in both branches, so in neither alone.
     either = {"oneOf": [True, {"allOf": [True, {}]}]}
     old = {**obj({"a": True, "c": either}, ("c",))}

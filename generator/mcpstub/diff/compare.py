@@ -582,15 +582,15 @@ class Subset(TypedRules):
         if values is not None:  # (each judged by the node as written: a merge may join keywords
             in_a = self.a.validator(written, ap)  # that judge apart, as contentMediaType does)
             return in_a is not None and not any(in_a(v) for v in values)
+        # A part (of its allOf, or the target of a $ref beside other keywords) that accepts nothing.
+        for part, where in self._conjuncts(self.a, written, ap)[1] if depth < 8 else ():
+            node, at = self.a.resolve(part, where)
+            if node is False or (isinstance(node, dict) and self._holds_nothing(node, at, depth + 1)):
+                return True
         if "$ref" in a and self.a.dialect == "draft-07":
             return False  # the siblings of a draft-07 $ref do not apply
         if refuses_all(self.a, a, ap):
             return True
-        all_of = written.get("allOf") if "allOf" in self.a.keywords(written) else None
-        for i, part in enumerate(all_of if isinstance(all_of, list) and depth < 8 else ()):
-            node, at = self.a.resolve(part, f"{ap}/allOf/{i}")  # (a part that accepts nothing: so does A)
-            if node is False or (isinstance(node, dict) and self._holds_nothing(node, at, depth + 1)):
-                return True
         one_of = a.get("oneOf") if "oneOf" in self.a.keywords(a) else None
         if isinstance(one_of, list) and one_of:
             # Every value in two branches is in none alone: each branch written twice, or two that

@@ -336,8 +336,8 @@ def _property_values(nodes: list[JSON]) -> dict[str, list[JSON]]:
         if isinstance(node.get("properties"), dict):
             for name, sub in node["properties"].items():
                 values: list[JSON] = []
-                _literal_values(sub, values)
-                per_name.setdefault(name, []).extend(values)
+                _literal_values(sub, values)  # (a property whose schema names none: a few plain ones)
+                per_name.setdefault(name, []).extend(values or [None, 0, ""])
         # A name each pattern matches, with values of each type and those its schema names.
         patterned = node.get("patternProperties")
         for pattern, sub in patterned.items() if isinstance(patterned, dict) else ():

@@ -173,6 +173,24 @@ class Context:
         return content_check(self.dialect, node)
 
     @cached_property
+    def evaluates(self) -> bool:
+        """Whether some node's `unevaluatedProperties`/`unevaluatedItems` may count what was
+        evaluated: a negation's subschemas evaluate nothing, so `not: {not: X}` is X only without
+        them (a key of that name anywhere counts: a property's name only makes this cautious)."""
+        if not {"unevaluatedProperties", "unevaluatedItems"} & self.active:
+            return False
+        stack: list[JSON] = [self.root]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                if "unevaluatedProperties" in node or "unevaluatedItems" in node:
+                    return True
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+        return False
+
+    @cached_property
     def unfollowed(self) -> str | None:
         """What the rules do not follow in this schema, named (None: nothing). The rules resolve a
         `$ref` as a JSON pointer into the root, read in the root's dialect; a nested `$schema` or
@@ -275,12 +293,13 @@ class Context:
 
     def resolve(self, node: JSON, ptr: str) -> tuple[JSON, str]:
         """Follow bare `$ref`s (draft-07 ignores a ref's siblings; 2020-12 keeps them as a conjunct)
-        and double negations.
+        and double negations (where nothing counts what was evaluated).
         A cycle of bare refs, which a live source may hold, constrains nothing (as the validator
         judges it)."""
         seen = set()
         for _ in range(64):
-            inner = node.get("not") if isinstance(node, dict) and self.keywords(node) == {"not"} else None
+            negated = isinstance(node, dict) and not self.evaluates and self.keywords(node) == {"not"}
+            inner = node.get("not") if negated else None
             if isinstance(inner, dict) and self.keywords(inner) == {"not"}:  # `not: {not: X}` is X
                 node, ptr = inner["not"], f"{ptr}/not/not"
                 continue

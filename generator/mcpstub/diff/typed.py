@@ -6,9 +6,11 @@ reason is recorded; the walk through combinators and references is in `compare`.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from mcpstub.diff.facts import (
+    ALL_TYPES,
     JSON,
     IPath,
     Reason,
@@ -48,14 +50,55 @@ class TypedRules:
 
     @staticmethod
     def _anything(ctx: Context, node: JSON, depth: int = 0) -> bool:
-        """The node takes any value: true, no keyword, or an allOf of parts that each do."""
+        """The node takes any value, however written: true, no keyword, or keywords each of which
+        takes anything (an allOf of such parts, an anyOf with one, a oneOf of one beside parts that
+        take nothing, a `not` of what takes nothing, an if whose then and else take anything, a
+        type list of every type)."""
+        node = ctx.resolve(node, "")[0]
         if node is True or (isinstance(node, dict) and not ctx.keywords(node)):
             return True
-        parts = node.get("allOf") if isinstance(node, dict) and ctx.keywords(node) == {"allOf"} else None
+        if not isinstance(node, dict) or depth > 8:
+            return False
+        anything = partial(TypedRules._anything, ctx, depth=depth + 1)
+        keywords = ctx.keywords(node)
+        for key in keywords - {"if", "then", "else"}:
+            value = node[key]
+            parts = value if isinstance(value, list) and key in ("allOf", "anyOf", "oneOf") else None
+            if not (
+                (key == "allOf" and parts is not None and all(map(anything, parts)))
+                or (key == "anyOf" and parts is not None and any(map(anything, parts)))
+                or (
+                    key == "oneOf"
+                    and parts is not None
+                    and sum(map(anything, parts)) == 1
+                    and all(anything(part) or refuses_all(ctx, part, "") for part in parts)
+                )
+                or (key == "not" and TypedRules._nothing(ctx, value, depth + 1))
+                or (key == "type" and isinstance(value, list) and ALL_TYPES <= set(value))
+            ):
+                return False
+        if "if" not in keywords:
+            return True
+        condition = node["if"]  # (what an if that takes anything or nothing never reaches is no matter)
+        reached = ["then"] * (not TypedRules._nothing(ctx, condition)) + ["else"] * (not anything(condition))
+        return all(anything(node.get(key, True)) for key in reached)
+
+    @staticmethod
+    def _nothing(ctx: Context, node: JSON, depth: int = 0) -> bool:
+        """The node takes no value, as its combinators tell: false, a `not` of what takes anything,
+        an allOf with a part that takes nothing, an anyOf or oneOf of such parts alone."""
+        node = ctx.resolve(node, "")[0]
+        if node is False or refuses_all(ctx, node, ""):
+            return True
+        if not isinstance(node, dict) or depth > 8:
+            return False
+        nothing = partial(TypedRules._nothing, ctx, depth=depth + 1)
+        keywords = ctx.keywords(node)
+        parts = {key: node[key] for key in ("allOf", "anyOf", "oneOf") if isinstance(node.get(key), list)}
         return (
-            isinstance(parts, list)
-            and depth < 8
-            and all(TypedRules._anything(ctx, ctx.resolve(part, "")[0], depth + 1) for part in parts)
+            ("not" in keywords and TypedRules._anything(ctx, node["not"], depth + 1))
+            or ("allOf" in keywords and any(map(nothing, parts.get("allOf", ()))))
+            or any(k in keywords and parts.get(k) and all(map(nothing, parts[k])) for k in ("anyOf", "oneOf"))
         )
 
     def equal_keyword(self, key: str, xv: JSON, xp: str, yv: JSON, yp: str) -> bool:
