@@ -239,6 +239,7 @@ def _generate(
         current = is_current(path, out, emit_tests=emit_tests, policy=policy, client_only=client_only)
         if current is not None:
             warn_orphans(out, current.orphans)
+            warn_old_stubs(out, current.stubs)
             print(f"{shown_path(out)}: up to date (toolset unchanged since the last run)")
             return EXIT_OK
     from mcpstub.engine.model_groups import standby_models  # noqa: PLC0415
@@ -292,10 +293,11 @@ def _generate_in_run(
         generated.ours,
         generated.yours,
         generated.ahead.of if generated.ahead is not None else None,
+        generated.stubs,
     )
     ours = {**generated.ours, STAMP_FILE: stamp}
     with locked(out, writing=not (args.check or args.diff)):
-        return _write_package(args, out, ours, generated.yours, modules, generated.ahead)
+        return _write_package(args, out, ours, generated.yours, modules, generated.ahead, generated.stubs)
 
 
 def _write_package(
@@ -305,6 +307,7 @@ def _write_package(
     yours: dict[str, str],
     modules: set[str],
     ahead: Ahead | None = None,
+    stubs: dict[str, tuple[str, str]] | None = None,
 ) -> int:
     """Plan and apply (or, with --check/--diff, report) the files of one generation (`ahead`:
     the files' bytes, hashes and staged copies made while the models were generated)."""
@@ -313,7 +316,7 @@ def _write_package(
     staging = ahead.staging if ahead is not None else None
     p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS, *SERVER_FILES), staging=staging)
     warn_orphans(out, p.orphans, ours, yours)
-    warn_old_stubs(out, yours)
+    warn_old_stubs(out, stubs or {})
     if p.foreign:
         for rel in p.foreign:
             what = (

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mcpstub.diagnostics import SourceError
 from mcpstub.options import shown_path
+from mcpstub.stubform import stub_form
 
 
 def _renamed_handlers(out: Path, ours: dict[str, str]) -> dict[str, str]:
@@ -72,58 +73,36 @@ def warn_orphans(
               " of yours is never reported if its name starts with '_'", file=sys.stderr)  # fmt: skip
 
 
-def warn_old_stubs(out: Path, yours: dict[str, str]) -> None:
+def warn_old_stubs(out: Path, stubs: dict[str, tuple[str, str]]) -> None:
     """A warning for each handler that is still a stub, but one written for an earlier form of its
-    tool (it may import a model that is gone): stubs are never rewritten, and it holds no code."""
-    for rel, stub in yours.items():
-        path = out / rel
-        if not rel.startswith("handlers/") or rel == "handlers/__init__.py":
-            continue
-        try:
-            text = path.read_text("utf-8") if path.stat().st_size < 8192 else ""
-        except (OSError, UnicodeDecodeError):
-            continue
-        if text == stub or "NotImplementedError" not in text:
-            continue
-        written, current = _stub_form(text, path.stem), _stub_form(stub, path.stem)
-        if written is not None and current is not None and written != current:
+    tool (its signature names models the tool no longer has, or not those it has now): stubs are
+    never rewritten, and it holds no code. `stubs`: each handler's (stub hash, stub form)."""
+    for rel, (digest, form) in stubs.items():
+        if form and _old_stub(out / rel, digest, form):
             said = "still a stub, written for an earlier form of its tool: not the one it gets now"
-            print(f"{shown_path(path)}: warning: {said}", file=sys.stderr)
+            print(f"{shown_path(out / rel)}: warning: {said}", file=sys.stderr)
             hint = "delete it and run again for the current stub (it holds no code; keep any note of yours)"
             print(f"  hint: {hint}", file=sys.stderr)
 
 
-def _stub_form(text: str, name: str) -> tuple[frozenset[str], str] | None:
-    """What a handler module that holds nothing but imports and the function `name` raising
-    NotImplementedError says of its tool (the names it imports, the function's signature); None for
-    any other module. Comments and layout do not count."""
-    import ast  # noqa: PLC0415
+def _old_stub(path: Path, digest: str, form: str) -> bool:
+    """Whether the handler at `path` is a stub (imports and its function raising
+    NotImplementedError, nothing else) other than the one whose hash is `digest`, saying another
+    `form` of its tool. A file of 8 KiB or more is taken to hold code."""
+    from mcpstub.engine.stamp import file_hash  # noqa: PLC0415
 
     try:
-        body = ast.parse(text).body
-    except (SyntaxError, ValueError):
-        return None
-    imports = [node for node in body if isinstance(node, ast.ImportFrom | ast.Import)]
-    functions = [node for node in body if node not in imports]
-    if len(functions) != 1 or not isinstance(functions[0], ast.FunctionDef | ast.AsyncFunctionDef):
-        return None
-    function = functions[0]
-    raised = function.body[-1] if function.body else None
-    if not (
-        function.name == name
-        and len(function.body) == 1
-        and isinstance(raised, ast.Raise)
-        and isinstance(raised.exc, ast.Name)
-        and raised.exc.id == "NotImplementedError"
-    ):
-        return None
-    names = frozenset(
-        alias.name
-        for node in imports
-        if not (isinstance(node, ast.ImportFrom) and node.module == "__future__")
-        for alias in node.names
-    )
-    return names, ast.dump(function.args) + ast.dump(function.returns or ast.Constant(None))
+        data = path.read_bytes() if path.stat().st_size < 8192 else b""
+    except OSError:
+        return False
+    if b"NotImplementedError" not in data or file_hash(data) == digest:
+        return False
+    try:
+        text = data.decode("utf-8-sig")  # (Python reads a file that starts with a byte order mark)
+    except UnicodeDecodeError:
+        return False
+    written = stub_form(text, path.stem)
+    return written is not None and written != form
 
 
 def _is_stub(path: Path, stub: str | None) -> bool:

@@ -52,6 +52,7 @@ class Generated:
     ahead: Ahead | None = None  # the files rendered before the models: hashed and staged meanwhile
     # The files the run read, or looked for, the toolset first: what a change of may change the output.
     sources: tuple[Path, ...] = ()
+    stubs: dict[str, tuple[str, str]] = field(default_factory=dict)  # each handler's (stub hash, form)
 
     @property
     def ok(self) -> bool:
@@ -125,7 +126,7 @@ def render(toolset: Toolset, *, emit_tests: bool = False, client_only: bool = Fa
     ours.update(compile_files({"models.py": models_file(toolset, models.source)}, proven, run.memo))
     run.rendered = True
     ours = {name: ours[name] for name in package.ours}  # keep render's file order
-    return Generated(ours, yours, diagnostics, toolset, ahead)
+    return Generated(ours, yours, diagnostics, toolset, ahead, stubs=package.stubs)
 
 
 @remembering()

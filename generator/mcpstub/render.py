@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,7 @@ from mcpstub.pytext import (
     to_literal,
 )
 from mcpstub.resources import resource_dir
+from mcpstub.stubform import stub_record
 from mcpstub.surface import (
     PROTOCOLS,
     SurfaceError,
@@ -76,6 +77,7 @@ class RenderedPackage:
     ours: dict[str, str]
     yours: dict[str, str]
     proven: frozenset[str] = frozenset()
+    stubs: dict[str, tuple[str, str]] = field(default_factory=dict)  # each handler's `stub_record`
 
 
 @dataclass(frozen=True)
@@ -391,6 +393,7 @@ def _piece(tool: Tool, env: jinja2.Environment, memo: ToolMemo) -> Piece:
             "assignments": assignments,
         },
         "stub": stub,
+        "stub_record": stub_record(f"handlers/{tool.identifier}.py", stub),
         "digest": digests,
         "surface": {protocol: text for protocol, (_, text) in texts.items()},
     }
@@ -590,10 +593,13 @@ def render_package(
             read_only_assignment=_assignment("READ_ONLY", "list[str]", safe),
         )
     yours = {TYPED_MARKER: "", "handlers/__init__.py": render("handlers/__init__.py.jinja")}
+    stubs: dict[str, tuple[str, str]] = {}
     for tool, piece in zip(toolset.tools, pieces, strict=True):
         yours[f"handlers/{tool.identifier}.py"] = piece["stub"]
+        digest, form = piece["stub_record"]
+        stubs[f"handlers/{tool.identifier}.py"] = (digest, form)
     proven = frozenset(["tools.py", *(f"handlers/{tool.identifier}.py" for tool in toolset.tools)])
-    return RenderedPackage(ours=ours, yours=yours, proven=proven)
+    return RenderedPackage(ours=ours, yours=yours, proven=proven, stubs=stubs)
 
 
 def _handler_check(tools: Sequence[Tool]) -> str:

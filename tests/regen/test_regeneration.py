@@ -745,6 +745,62 @@ def test_a_stub_left_as_written_for_an_earlier_form_of_its_tool_is_said(tmp_path
     assert code == 0 and msg.endswith("1 handler stub created\n") and "alpha" not in err, (msg, err)
 
 
+STALE = "warning: still a stub, written for an earlier form of its tool: not the one it gets now"
+
+
+def _stale(err: str) -> list[str]:
+    return [Path(line.split(": warning:")[0]).stem for line in err.splitlines() if STALE in line]
+
+
+def test_a_stub_of_an_earlier_form_is_said_on_every_run_until_it_is_mended(tmp_path: Path) -> None:
+    # The run that changes the tool says it, and so does each later one, up to date or not, until
+    # it is mended.
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (0, 1)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    write_toolset(toolset, {"alpha": (0, 0), "beta": (0, 1)})
+    assert _stale(run("generate", str(toolset), "--out", str(out))[2]) == ["alpha"]
+    code, msg, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and "up to date" in msg and _stale(err) == ["alpha"], (msg, err)
+    (out / "handlers" / "alpha.py").unlink()
+    assert _stale(run("generate", str(toolset), "--out", str(out))[2]) == []
+    code, msg, err = run("generate", str(toolset), "--out", str(out))
+    assert "up to date" in msg and _stale(err) == []
+    # A current stub edited (a note, an import of the user's) is not said, and stays up to date.
+    beta = out / "handlers" / "beta.py"
+    beta.write_text("import json\n" + beta.read_text("utf-8") + "    # to do\n", "utf-8")
+    code, msg, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and "up to date" in msg and _stale(err) == [], (msg, err)
+
+
+# Edits to a current stub that say nothing new of its tool, and edits to an old one that keep it so.
+CURRENT_EDITS = {
+    "an-import-of-the-user-s": lambda text: "import json\nfrom typing import Any\n" + text,
+    "quoted-annotations": lambda text: re.sub(r"(args|ctx): (\w+)", r"\1: '\2'", text),
+    "renamed-parameters": lambda text: text.replace("args:", "arguments:").replace("ctx:", "context:"),
+    "an-alias": lambda text: text.replace("import ToolContext", "import ToolContext as Ctx").replace(
+        "ctx: ToolContext", "ctx: Ctx"
+    ),
+    "a-docstring": lambda text: text.replace("    raise", '    """Soon."""\n    raise'),
+    "called": lambda text: text.replace("raise NotImplementedError", 'raise NotImplementedError("soon")'),
+    "a-byte-order-mark": lambda text: "\ufeff" + text,
+}
+
+
+@pytest.mark.parametrize("edit", sorted(CURRENT_EDITS))
+def test_a_stub_is_judged_by_its_signature_however_it_is_written(tmp_path: Path, edit: str) -> None:
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1), "beta": (0, 1)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    for name in ("alpha", "beta"):
+        handler = out / "handlers" / f"{name}.py"
+        handler.write_text(CURRENT_EDITS[edit](handler.read_text("utf-8")), "utf-8")
+    assert _stale(run("generate", str(toolset), "--out", str(out), "--force")[2]) == []
+    write_toolset(toolset, {"alpha": (0, 0), "beta": (0, 1)})  # alpha's stub is of an earlier form now
+    assert _stale(run("generate", str(toolset), "--out", str(out))[2]) == ["alpha"]
+    assert _stale(run("generate", str(toolset), "--out", str(out))[2]) == ["alpha"]
+
+
 def test_a_stub_that_asks_or_was_reformatted_is_judged_by_what_it_says_of_its_tool(tmp_path: Path) -> None:
     # A stub's comments (how to ask a form) and its layout do not count; its imports and signature do.
     toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"

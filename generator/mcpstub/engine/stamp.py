@@ -1,10 +1,10 @@
 """Fast path: tell, without parsing the toolset, that a generated package is already current.
 
 Every run writes a stamp (`layout.STAMP_FILE`): a hash of the generator and of every source file, a
-hash of each "ours" file as written, and the "yours" files created. When all still match and every
-handler is there, generation is skipped; anything else (an edited or deleted file, an interrupted
-run) takes the full run, which repairs it. Only the stamp carries the hash, so a change rewrites
-only the files it changes.
+hash of each "ours" file as written, and of the stub each "yours" file was created as. When all
+still match and every handler is there, generation is skipped; anything else (an edited or deleted
+file, an interrupted run) takes the full run, which repairs it. Only the stamp carries the hash, so
+a change rewrites only the files it changes.
 """
 
 from __future__ import annotations
@@ -227,9 +227,10 @@ def stamp_text(
     ours: dict[str, str],
     yours: dict[str, str],
     hashed: Callable[[str, str], str] | None = None,
+    stubs: Mapping[str, tuple[str, str]] | None = None,
 ) -> str:
     """The stamp a run writes (`source`: the source hash; `hashed(rel, text)`: a file's hash, as
-    computed already)."""
+    computed already; `stubs`: each handler's stub hash and form, as rendered)."""
 
     def digest(rel: str, text: str) -> str:
         return hashed(rel, text) if hashed is not None else file_hash(text.encode("utf-8"))
@@ -239,7 +240,10 @@ def stamp_text(
         "source_hash": source,
         "sources": list(sources),
         "files": {rel: digest(rel, text) for rel, text in sorted(ours.items())},
-        "handlers": sorted(yours),
+        "handlers": {
+            rel: list((stubs or {}).get(rel) or (file_hash(text.encode("utf-8")), ""))
+            for rel, text in sorted(yours.items())
+        },
     }
     text = json.dumps(stamp, indent=2, ensure_ascii=False) + "\n"
     assert text.startswith(STAMP_PREFIX)
@@ -248,9 +252,11 @@ def stamp_text(
 
 @dataclass(frozen=True)
 class Current:
-    """A package the fast path found current, and the handler modules that have no tool."""
+    """A package the fast path found current: the handler modules that have no tool, and the hash
+    and form of the stub written for each handler."""
 
     orphans: list[str]
+    stubs: dict[str, tuple[str, str]]
 
 
 def _read_stamp(out: Path) -> dict[str, Any] | None:
@@ -266,13 +272,18 @@ def _read_stamp(out: Path) -> dict[str, Any] | None:
         and isinstance(data.get("source_hash"), str)
         and isinstance(files, dict)
         and all(isinstance(v, str) for v in files.values())
-        and isinstance(handlers, list)
-        and all(isinstance(h, str) for h in handlers)
+        and isinstance(handlers, dict)
+        and all(_stub_entry(h) for h in handlers.values())
         and isinstance(sources, list)
         and all(isinstance(s, str) for s in sources)
     ):
         return None
     return data
+
+
+def _stub_entry(entry: object) -> bool:
+    """A handler's entry: its stub's hash and form."""
+    return isinstance(entry, list) and len(entry) == 2 and all(isinstance(x, str) for x in entry)
 
 
 def _holds_staged(folder: Path) -> bool:
@@ -311,9 +322,9 @@ def is_current(
                 return None  # edited or deleted: the full run restores it
     except (OSError, RuntimeError, ValueError):  # (a symlink loop; another drive)
         return None
-    handlers: list[str] = stamp["handlers"]
+    handlers: dict[str, list[str]] = stamp["handlers"]
     if not all((out / rel).is_file() for rel in handlers):
         return None  # a deleted stub: the full run writes it again
-    known = set(handlers)
     modules = (f"handlers/{p.name}" for p in (out / "handlers").glob("*.py") if not p.stem.startswith("_"))
-    return Current(sorted(rel for rel in modules if rel not in known))
+    stubs = {rel: (digest, form) for rel, (digest, form) in handlers.items()}
+    return Current(sorted(rel for rel in modules if rel not in handlers), stubs)

@@ -1,0 +1,71 @@
+"""What a handler stub says of its tool: the annotations of its signature, however written.
+
+A handler module that holds nothing but imports and its function raising NotImplementedError is a
+stub; `generate` warns of one whose form is not that of the stub it would write now (`handlerfiles`),
+and the stamp records each stub's form so that an up-to-date run warns too.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from pathlib import Path
+
+from mcpstub.engine.stamp import file_hash
+
+
+def stub_record(rel: str, stub: str) -> tuple[str, str]:
+    """What the stamp keeps of a handler's stub: its hash, and its form (see `stub_form`)."""
+    return file_hash(stub.encode("utf-8")), stub_form(stub, Path(rel).stem) or ""
+
+
+def stub_form(text: str, name: str) -> str | None:
+    """What a stub says of its tool, as a short hash (None for a module that is not a stub)."""
+    form = _stub_form(text, name)
+    return None if form is None else hashlib.sha256("\n".join(form).encode()).hexdigest()[:16]
+
+
+def _stub_form(text: str, name: str) -> tuple[str, ...] | None:
+    """What a handler module that holds nothing but imports and the function `name` raising
+    NotImplementedError says of its tool: the annotations of its parameters and its return, each as
+    the names it was imported under would read it (quoted or not). None for any other module.
+    Comments, docstrings, layout, parameter names and other imports do not count."""
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError):
+        return None
+    imports = [node for node in body if isinstance(node, ast.ImportFrom | ast.Import)]
+    rest = [node for node in body if node not in imports and not _docstring(node)]
+    if len(rest) != 1 or not isinstance(rest[0], ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    function = rest[0]
+    statements = [node for node in function.body if not _docstring(node)]
+    raised = statements[0].exc if len(statements) == 1 and isinstance(statements[0], ast.Raise) else None
+    if isinstance(raised, ast.Call):
+        raised = raised.func
+    if function.name != name or not (isinstance(raised, ast.Name) and raised.id == "NotImplementedError"):
+        return None
+    aliases = {alias.asname: alias.name for node in imports for alias in node.names if alias.asname}
+
+    def read(annotation: ast.expr | None) -> str:
+        if annotation is None:
+            return ""
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            quoted: str = annotation.value
+            try:
+                annotation = ast.parse(quoted, mode="eval").body
+            except SyntaxError:
+                return quoted
+        for node in ast.walk(annotation):
+            if isinstance(node, ast.Name):
+                node.id = aliases.get(node.id, node.id)
+        return ast.unparse(annotation)
+
+    given = function.args
+    parameters = [*given.posonlyargs, *given.args, given.vararg, *given.kwonlyargs, given.kwarg]
+    return (*(read(p.annotation) if p is not None else "-" for p in parameters), read(function.returns))
+
+
+def _docstring(node: object) -> bool:
+    constant = node.value if isinstance(node, ast.Expr) else None
+    return isinstance(constant, ast.Constant) and isinstance(constant.value, str)
