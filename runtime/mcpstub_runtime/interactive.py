@@ -34,6 +34,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -130,6 +131,20 @@ class InputRequired:
 class _NeedsInput(BaseException):
     """Raised in a handler on 2026-07-28 when a question has no answer yet: the call is answered
     with an input-required result. A BaseException, so `except Exception` does not swallow it."""
+
+
+# What the SDK itself raises when no answer came: its codes (which a client may also send) with
+# its own words.
+_UNANSWERED = re.compile(
+    r"Connection closed|Request '[^']*' timed out|Timed out after \S+ waiting for '[^']*'"
+)
+
+
+def _unanswered(error: types.ErrorData) -> bool:
+    """Whether an error is the SDK's for a request that got no answer (the connection closed, the
+    wait timed out), not one the client sent in place of an answer."""
+    codes = (types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT)
+    return error.code in codes and error.data is None and _UNANSWERED.fullmatch(error.message) is not None
 
 
 @dataclass(frozen=True)
@@ -454,7 +469,7 @@ class Interaction:
             except (ValueError, ValidationError) as exc:
                 raise InvalidAnswer(f"the client's answer to {key!r} was refused: {_reason(exc)}") from None
             except MCPError as exc:  # the client answered with an error: its refusal, no bug here
-                if exc.error.code in (types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT):
+                if _unanswered(exc.error):
                     raise  # (the SDK's own: no answer came)
                 said = exc.error.message
                 said = said if len(said) <= _SAID_MAX else said[: _SAID_MAX - 1] + "…"

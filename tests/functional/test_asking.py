@@ -328,11 +328,17 @@ async def test_an_app_with_json_responses_is_said_to_be_why_a_2025_client_cannot
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize(
+    "code",
+    # (the SDK's codes for a closed connection and a timeout are codes a client may send too)
+    [types.INVALID_REQUEST, types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT, 0],
+    ids=["invalid-request", "connection-closed-code", "timeout-code", "zero"],
+)
 async def test_a_client_s_error_answer_is_an_invalid_answer_not_a_crash(
-    package: ModuleType, caplog: pytest.LogCaptureFixture
+    package: ModuleType, caplog: pytest.LogCaptureFixture, code: int
 ) -> None:
     async def refuse(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ErrorData:
-        return types.ErrorData(code=types.INVALID_REQUEST, message="user agent refused: no UI " + "x" * 1000)
+        return types.ErrorData(code=code, message="user agent refused: no UI " + "x" * 1000)
 
     caught: list[str] = []
 
@@ -352,6 +358,19 @@ async def test_a_client_s_error_answer_is_an_invalid_answer_not_a_crash(
     assert caught and caught[0].startswith(said) and len(caught[0]) < 400
     assert result.is_error and text(result) == caught[0]
     assert "Traceback" not in caplog.text and "raised" not in caplog.text
+
+
+def test_the_sdk_s_own_errors_for_no_answer_stay_its_own() -> None:
+    # A closed connection or a wait timed out is no answer of the client's: the SDK's MCPError
+    # goes on (the words are the SDK's, by its two dispatchers), not an InvalidAnswer.
+    from mcpstub_runtime.interactive import _unanswered  # noqa: PLC0415
+
+    closed, timeout = types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT
+    assert _unanswered(types.ErrorData(code=closed, message="Connection closed"))
+    assert _unanswered(types.ErrorData(code=timeout, message="Request 'elicitation/create' timed out"))
+    assert _unanswered(types.ErrorData(code=timeout, message="Timed out after 5.0s waiting for 'roots/list'"))
+    assert not _unanswered(types.ErrorData(code=closed, message="User rejected the request"))
+    assert not _unanswered(types.ErrorData(code=types.INVALID_REQUEST, message="Connection closed"))
 
 
 @pytest.mark.anyio
