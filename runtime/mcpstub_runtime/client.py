@@ -199,6 +199,12 @@ def _judged(schema: Any) -> Any:
     }
 
 
+def same_form(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two requested schemas are one form to a typed client: they differ at most in titles,
+    descriptions and defaults, which judge no answer (`mcpstub diff` tells a change so too)."""
+    return _same_json(_judged(a), _judged(b))
+
+
 def _same_json(a: Any, b: Any) -> bool:
     """JSON equality: a boolean is no number, 1 and 1.0 are the same number."""
     if isinstance(a, bool) or isinstance(b, bool):
@@ -738,8 +744,7 @@ class _Asking:
     def form(self, schema: Mapping[str, Any], asker: _Call | None = None) -> type[BaseModel] | None:
         """The model of the form: the asking call's tool's, when several tools declare it. Forms
         that differ only in what judges no answer (titles, descriptions, defaults) are one."""
-        judged = _judged(schema)
-        declared = [(name, m) for name, _, asked, m in self.forms if _same_json(_judged(asked), judged)]
+        declared = [(name, m) for name, _, asked, m in self.forms if same_form(asked, schema)]
         if not declared:
             return None
         calling = [asker.tool] if asker is not None else [call.tool for call in self.calls]

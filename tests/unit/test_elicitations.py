@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from jsonschema_rs import validator_for
 from mcp_types._v2025_11_25 import PrimitiveSchemaDefinition, RequestedSchema
 from pydantic import TypeAdapter, ValidationError
 
@@ -265,15 +267,62 @@ def test_diff_reports_a_requested_schema_added_changed_or_removed(
     new += "      more: {type: object, properties: {}}\n"
     Path("old.yaml").write_text(old)
     Path("new.yaml").write_text(new)
-    assert main(["diff", "old.yaml", "new.yaml", "--format", "json"]) == 0
+    assert main(["diff", "old.yaml", "new.yaml", "--format", "json", "--no-version-check"]) == 1
     findings = json.loads(capsys.readouterr().out)
     assert [(f["rule"], f["severity"], f["path"], f["location"]["line"]) for f in findings] == [
-        ("elicitation-changed", "warning", "/elicitations/confirm", 7),
+        ("elicitation-narrowed", "breaking", "/elicitations/confirm/properties/ok/type", 7),
         ("elicitation-removed", "info", "/elicitations/gone", 4),
         ("elicitation-added", "warning", "/elicitations/more", 8),
     ]
+    assert findings[0]["counterexample"] == {"ok": False}, findings[0]  # an answer the old form took
     assert main(["diff", "old.yaml", "old.yaml"]) == 0
     assert "no differences" in capsys.readouterr().out.lower()
+
+
+FORM = """\
+    elicitations:
+      details:
+        type: object
+        properties:
+          name: {type: string, title: Your name}
+          size: {type: integer, minimum: 1, maximum: 12, default: 2}
+        required: [name, size]
+"""
+
+
+@pytest.mark.parametrize(
+    ("edit", "rule", "severity", "path"),
+    [
+        (("Your name}", "Your full name, description: on the card}"), "elicitation-rewritten", "info", ""),
+        (("default: 2", "default: 4"), "elicitation-rewritten", "info", ""),
+        (("maximum: 12", "maximum: 20"), "elicitation-changed", "warning", ""),
+        (("required: [name, size]", "required: [name]"), "elicitation-changed", "warning", ""),
+        (("maximum: 12", "maximum: 8"), "elicitation-narrowed", "breaking", "/properties/size/maximum"),
+        (("title: Your name", "minLength: 2"), "elicitation-narrowed", "breaking", "/properties/name/minLength"),  # noqa: E501
+    ],
+    ids=["title", "default", "relaxed", "optional", "tightened", "min-length"],
+)
+def test_a_changed_form_is_judged_as_its_answers_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    edit: tuple[str, str], rule: str, severity: str, path: str,
+) -> None:  # fmt: skip
+    # An answer of the old form the new one refuses breaks a client that answers by program; any other
+    # change of what judges an answer leaves a typed client generated before without its model of the
+    # form; titles, descriptions and defaults judge no answer.
+    monkeypatch.chdir(tmp_path)
+    Path("old.yaml").write_text(HEAD + FORM)
+    Path("new.yaml").write_text(HEAD + FORM.replace(*edit))
+    code = main(["diff", "old.yaml", "new.yaml", "--format", "json", "--no-version-check"])
+    findings = json.loads(capsys.readouterr().out)
+    assert [(f["rule"], f["severity"], f["path"]) for f in findings] == [
+        (rule, severity, "/elicitations/details" + path)
+    ], findings
+    assert code == (1 if severity == "breaking" else 0)
+    if severity == "breaking":
+        answer = findings[0]["counterexample"]
+        old = yaml.safe_load(HEAD + FORM)["tools"][0]["elicitations"]["details"]
+        new = yaml.safe_load(HEAD + FORM.replace(*edit))["tools"][0]["elicitations"]["details"]
+        assert validator_for(old).is_valid(answer) and not validator_for(new).is_valid(answer)
 
 
 def test_diff_reads_the_requested_schemas_a_surface_snapshot_froze(
@@ -283,8 +332,8 @@ def test_diff_reads_the_requested_schemas_a_surface_snapshot_froze(
     folder, _ = write_package(tmp_path, "frozen", old)
     monkeypatch.chdir(tmp_path)
     Path("new.yaml").write_text(old.replace("boolean", "string"))
-    assert main(["diff", str(folder / "surface.json"), "new.yaml"]) == 0
-    assert "[elicitation-changed]" in capsys.readouterr().out
+    assert main(["diff", str(folder / "surface.json"), "new.yaml"]) == 1
+    assert "[elicitation-narrowed]" in capsys.readouterr().out
 
 
 def test_a_default_that_is_no_json_number_is_said_once(tmp_path: Path) -> None:

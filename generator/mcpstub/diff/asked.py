@@ -1,21 +1,33 @@
 """What a tool asks its user: two sides' requested schemas of one tool -> findings.
 
-A requested schema is not part of the `Tool` object, so the schema rules do not see it. A question
-added is a warning (a client without elicitation cannot answer it), a removed one information, a
-changed one a warning naming the key (clients answering by program may answer the old form).
+A requested schema is not part of the `Tool` object, so the schema rules do not see it on their own.
+A question added is a warning (a client without elicitation cannot answer it), a removed one
+information. A changed one is compared as an input is (an answer is what the client sends): an
+answer of the old form the new one refuses is breaking, shown with it; other changes are a warning
+(a typed client generated before no longer knows the form), but for titles, descriptions and
+defaults alone, which judge no answer (information).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
-from mcpstub.diff.model import Finding, Severity, Side
+from mcpstub.diff.model import JSON, Finding, Severity, Side
 from mcpstub.pointers import escape
 
-ELICITATION_RULES = ("elicitation-added", "elicitation-removed", "elicitation-changed")
+ELICITATION_RULES = (
+    "elicitation-added",
+    "elicitation-removed",
+    "elicitation-narrowed",
+    "elicitation-changed",
+    "elicitation-rewritten",
+)
+# The findings of an old -> new schema as an input schema's change gets them (paths in it).
+Compared = Callable[[JSON, JSON], list[Finding]]
 
 
-def elicitation_findings(tool: str, old: Side, new: Side) -> list[Finding]:
+def elicitation_findings(tool: str, old: Side, new: Side, compared: Compared) -> list[Finding]:
     """The findings for the requested schemas of `tool`, present on both sides."""
     before, after = old.elicitations.get(tool, {}), new.elicitations.get(tool, {})
     found: list[Finding] = []
@@ -25,18 +37,45 @@ def elicitation_findings(tool: str, old: Side, new: Side) -> list[Finding]:
         if key not in before:
             rule, severity, message = "elicitation-added", "warning", f"the tool now asks its user {key!r}"
         elif key not in after:
-            rule, severity, message = (
-                "elicitation-removed",
-                "info",
-                f"the tool no longer asks its user {key!r}",
-            )
+            rule, severity = "elicitation-removed", "info"
+            message = f"the tool no longer asks its user {key!r}"
         elif _canon(before[key]) != _canon(after[key]):
-            rule, severity = "elicitation-changed", "warning"
-            message = f"the requested schema of {key!r} changed: answers of the old form may be refused"
+            found.extend(_changed(tool, key, before[key], after[key], new, compared))
+            continue
         else:
             continue
         where = new.locate(tool, path) if key in after else new.locate(tool, "")
         found.append(Finding(tool, rule, severity, "tool", path, message, where))
+    return found
+
+
+def _changed(tool: str, key: str, old: JSON, new: JSON, side: Side, compared: Compared) -> list[Finding]:
+    from mcpstub_runtime.client import same_form  # noqa: PLC0415 - what a typed client matches forms by
+
+    path = "/elicitations/" + escape(key)
+    place = side.locate(tool, path)
+    if isinstance(old, dict) and isinstance(new, dict) and same_form(old, new):
+        message = f"only titles, descriptions or defaults of {key!r} changed: answers are judged as before"
+        return [Finding(tool, "elicitation-rewritten", "info", "tool", path, message, place)]
+    found = []
+    for finding in compared(old, new):
+        if finding.severity == "info":
+            continue
+        where = path + finding.path.removeprefix("/inputSchema")
+        rule = "elicitation-narrowed" if finding.severity == "breaking" else "elicitation-changed"
+        said = "an answer of the old form is refused: " if finding.severity == "breaking" else ""
+        found.append(
+            Finding(
+                tool, rule, finding.severity, "tool", where, f"{key!r}: {said}{finding.message}",
+                side.locate(tool, where), finding.counterexample, finding.has_counterexample,
+            )
+        )  # fmt: skip
+    if not found:
+        message = (
+            f"the form {key!r} changed: every answer of the old form is still taken, but a typed client "
+            "generated before no longer knows it (its on_elicit gets it with form None)"
+        )
+        found.append(Finding(tool, "elicitation-changed", "warning", "tool", path, message, place))
     return found
 
 

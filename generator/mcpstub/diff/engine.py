@@ -228,6 +228,12 @@ class _Tool:
             self.finding("tool-changed", "info", "tool", f"/{changed[0]}", f"{', '.join(changed)} changed")
         return self.findings
 
+    def compared(self, old: JSON, new: JSON) -> list[Finding]:
+        """The findings of `old` -> `new` as an input schema's (what an answer to a form is)."""
+        self.old, self.new, self.findings = {"inputSchema": old}, {"inputSchema": new}, []
+        self._schema("input", old, new)
+        return self.findings
+
     def _annotations(self) -> None:
         old = self.old.get("annotations") if isinstance(self.old.get("annotations"), dict) else {}
         new = self.new.get("annotations") if isinstance(self.new.get("annotations"), dict) else {}
@@ -376,10 +382,12 @@ def _version_finding(old: Side, new: Side) -> Finding | None:
     if bumped:
         return None
     need = f"{before[0]}.{before[1] + 1}.0" if before[0] == 0 else f"{before[0] + 1}.0.0"
-    message = (
-        f"breaking changes without a major version bump: server.version {old.server_version} -> "
-        f"{new.server_version} (at least {need})"
+    moved = (
+        f"stays {new.server_version}"
+        if old.server_version == new.server_version
+        else f"{old.server_version} -> {new.server_version}"
     )
+    message = f"breaking changes without a major version bump: server.version {moved} (at least {need})"
     return Finding("", "version-not-bumped", "breaking", "tool", "/server/version", message, where)
 
 
@@ -423,7 +431,8 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
             continue
         findings.extend(_Tool(name, old.tools[name], tool, new, options, budget).run())
         if old.shows_asking and new.shows_asking:  # (a side that shows none tells nothing of them)
-            findings.extend(elicitation_findings(name, old, new))
+            asking = _Tool(name, {}, {}, new, options, budget)
+            findings.extend(elicitation_findings(name, old, new, asking.compared))
     findings = [f for f in findings if not _ignored(f, options)]
     if options.check_version and any(f.severity == "breaking" for f in findings):
         version = _version_finding(old, new)
