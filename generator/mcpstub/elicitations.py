@@ -21,7 +21,7 @@ from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.errortext import describe_path as _where
 from mcpstub.errortext import yaml_boolean_hint
 from mcpstub.ir import CLASS_SUFFIXES, elicitation_class, to_class_prefix
-from mcpstub.keywords import FORMATS_2020_12, KNOWN_2020_12, format_as_type, missing_colon
+from mcpstub.keywords import FORMATS_2020_12, KNOWN_2020_12, closest, format_as_type, missing_colon
 from mcpstub.load import Document, JsonPath
 
 # A check that yields its diagnostics and returns the choices it found (None: none, or wrong).
@@ -117,15 +117,18 @@ def _json_key(value: Any) -> str:
 
 
 def _requested(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Iterator[Diagnostic]:
-    for word in schema:
-        if word not in _ROOT_KEYS:
-            yield error(
-                CODE,
-                f"{_where(path)}: {word!r} is not allowed in a requested schema",
-                doc.key_loc((*path, word)),
-                "MCP allows only type: object, properties, required (and $schema) at its root",
-            )
-    if schema.get("type") != "object":
+    meant = {word: closest(word, _ROOT_KEYS) for word in schema if word not in _ROOT_KEYS}
+    for word, close in meant.items():
+        yield error(
+            CODE,
+            f"{_where(path)}: {word!r} is not allowed in a requested schema",
+            doc.key_loc((*path, word)),
+            f"did you mean {close!r}?"
+            if close is not None
+            else "MCP allows only type: object, properties, required (and $schema) at its root",
+        )
+    misspelled = set(meant.values())  # (a key missing where its misspelling is: said there, once)
+    if schema.get("type") != "object" and not ("type" not in schema and "type" in misspelled):
         at = (*path, "type") if "type" in schema else path
         yield error(
             CODE,
@@ -136,7 +139,7 @@ def _requested(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Iterato
     if "$schema" in schema and not isinstance(schema["$schema"], str):
         yield error(CODE, f"{_where(path)}: $schema must be a string", doc.loc((*path, "$schema")))
     properties = schema.get("properties")
-    if not isinstance(properties, dict):
+    if not isinstance(properties, dict) and not ("properties" not in schema and "properties" in misspelled):
         at = (*path, "properties")
         yield error(
             CODE,
@@ -144,6 +147,7 @@ def _requested(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Iterato
             doc.loc(at) if "properties" in schema else doc.key_loc(path),
             "list what the user is asked for, e.g. properties: {confirm: {type: boolean}}",
         )
+    if not isinstance(properties, dict):
         properties = {}
     for name, prop in properties.items():
         yield from _property(doc, (*path, "properties", name), prop)
@@ -158,10 +162,12 @@ def _requested(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Iterato
         else:
             for i, name in enumerate(required):
                 if name not in properties:
+                    close = closest(name, properties)
                     yield error(
                         CODE,
                         f"{_where(path)}: required names {name!r}, which is not among its properties",
                         doc.loc((*path, "required", i)),
+                        f"did you mean {close!r}?" if close is not None else None,
                     )
                 elif name in required[:i]:
                     yield error(
@@ -189,26 +195,31 @@ def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
     )
     if not isinstance(shape, str) or shape not in _KEYS:
         at = (*path, "type")
-        said = f"type {kind!r}" if "type" in prop else "no type"
+        said = f"type {kind!r} is not a primitive MCP elicitation allows" if "type" in prop else "has no type"
         nested = kind in ("object", "null") or (isinstance(kind, list))
         hint = f"each property is {_SHAPES}"
-        if nested:
+        if "type" not in prop and ("enum" in prop or "oneOf" in prop):
+            hint = "a single-select enum is a string: write type: string beside it"
+        elif "type" not in prop and "items" in prop:
+            hint = "a multi-select enum is an array: write type: array beside items"
+        elif "type" not in prop and (close := closest("type", prop)) is not None and close != "type":
+            hint = f"write type, not {close!r}"
+        elif nested:
             hint = "a requested schema is flat: no nested objects, no null, one type per property"
         elif isinstance(kind, str) and (named := format_as_type(kind, FORMATS_2020_12)) is not None:
             hint = f"{named!r} is a format of strings: write type: string, format: {named}"
             if named not in FORMATS:
                 allowed = ", ".join(FORMATS)
                 hint = f"{named!r} is a format of strings, and MCP elicitation allows only {allowed}"
-        yield error(
-            CODE,
-            f"{where}: {said} is not a primitive MCP elicitation allows",
-            doc.loc(at) if "type" in prop else doc.key_loc(path),
-            hint,
-        )
+        place = doc.loc(at) if "type" in prop else doc.key_loc(path)
+        yield error(CODE, f"{where}{':' if 'type' in prop else ''} {said}", place, hint)
         return
     for word in prop:
         if word not in _KEYS[shape]:
-            hint = f"a {shape} property takes {', '.join(_KEYS[shape])}"
+            article = "an" if shape[0] in "aeiou" else "a"
+            hint = f"{article} {shape} property takes {', '.join(_KEYS[shape])}"
+            if (close := closest(word, _KEYS[shape])) is not None:
+                hint = f"did you mean {close!r}? ({hint})"
             if word in ("enum", "oneOf") and kind != "string":
                 hint = "a single-select enum has type: string; a multi-select one is an array of enum values"
             yield error(

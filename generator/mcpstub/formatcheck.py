@@ -5,7 +5,6 @@ text YAML read as another type or as a comment, a timeout written as a duration)
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -16,7 +15,7 @@ import jsonschema_rs
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.document import Document, JsonPath
 from mcpstub.errortext import describe_path, echo_value, shortened, yaml_boolean_hint
-from mcpstub.keywords import KNOWN_2020_12, comma_hint, comment_hint
+from mcpstub.keywords import KNOWN_2020_12, closest, comma_hint, comment_hint
 from mcpstub.resources import format_schema
 
 if TYPE_CHECKING:
@@ -44,13 +43,8 @@ def _misspelled(doc: Document, path: JsonPath, err: ValidationError, key: str) -
 
 
 def _did_you_mean(key: str, allowed: list[str]) -> str:
-    lowered = {a.lower(): a for a in allowed}
-    if key.lower() in lowered:
-        return f"did you mean {lowered[key.lower()]!r}?"
-    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.7)
-    if close:
-        return f"did you mean {close[0]!r}?"
-    return f"allowed keys: {', '.join(allowed)}"
+    close = closest(key, allowed)
+    return f"did you mean {close!r}?" if close is not None else f"allowed keys: {', '.join(allowed)}"
 
 
 def _unknown_key_hint(

@@ -154,7 +154,9 @@ def _folded(key: str) -> str:
     return key.lower().replace("_", "").replace("-", "").lstrip("$")
 
 
-def _did_you_mean(key: str, known: Iterable[str]) -> str | None:
+def closest(key: str, known: Iterable[str]) -> str | None:
+    """The name of `known` that `key` most likely misspells (case, separators, a known alias, a
+    close spelling), or None."""
     lowered = {k.lower(): k for k in known}
     if key.lower() in lowered:
         return lowered[key.lower()]
@@ -323,7 +325,7 @@ def _unknown_hint(
         )
     if len(path) == 4 and path[0] == "tools" and path[2] in _TOOL_SCHEMAS and key in ENTRY_KEYS:
         return tool_key_hint(doc, path[:3], key)  # (indented one level too deep)
-    close = _did_you_mean(key, known)
+    close = closest(key, known)
     if _looks_like_schema(value, known) and (close is None or close not in SUBSCHEMA_ONE):
         if "properties" in node:
             return "it looks like a property indented one level too shallow: move it under `properties`"
@@ -341,7 +343,7 @@ def _type_hint(value: str, draft07: bool) -> str:
     if (format_name := format_as_type(value, FORMATS_DRAFT_07 if draft07 else FORMATS_2020_12)) is not None:
         return f"{format_name!r} is a format of strings: write type: string, format: {format_name}"
     alias = _TYPE_ALIASES.get(value.lower())
-    close = alias or _did_you_mean(value, JSON_TYPES)
+    close = alias or closest(value, JSON_TYPES)
     if close is not None:
         return f"did you mean {close!r}?"
     return f"JSON Schema types: {', '.join(JSON_TYPES)}"
@@ -486,7 +488,7 @@ def _misspelled(key: str, value: Any, node: dict[str, Any], known: frozenset[str
     of five letters or more, one letter left out, added or changed; not another word that is
     close (`count`, `formula`, `when`, `typeof`), which a schema may hold as its own annotation."""
     other = KNOWN_2020_12 if known is KNOWN_DRAFT_07 else KNOWN_DRAFT_07
-    meant = _did_you_mean(key, known)
+    meant = closest(key, known)
     if meant is None or meant not in _CONSTRAINTS or key in other or meant in node:
         return None
     if _folded(key) != _folded(meant) and not _one_slip(key, meant):
@@ -565,7 +567,7 @@ def _check_required(
     for i, name in enumerate(required):
         if not isinstance(name, str) or name in names:
             continue
-        close = _did_you_mean(name, names)
+        close = closest(name, names)
         found.diagnostics.append(
             warning(
                 "required-not-a-property",

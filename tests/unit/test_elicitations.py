@@ -341,3 +341,48 @@ def test_a_default_that_is_no_json_number_is_said_once(tmp_path: Path) -> None:
         tmp_path, "confirm:\n  type: object\n  properties:\n    n: {type: number, default: .nan}\n"
     )
     assert [d.code for d in checked.diagnostics if d.is_error] == ["not-json"], checked.diagnostics
+
+
+@pytest.mark.parametrize(
+    ("form", "said"),
+    [
+        (
+            "ok:\n  type: object\n  properties:\n    a: {type: string, titel: A}\n",
+            ["'titel' is not allowed here in a requested schema | did you mean 'title'? (a string property"],
+        ),
+        (
+            "ok:\n  type: object\n  properties:\n    n: {type: integer, minimun: 1}\n",
+            ["'minimun' is not allowed here in a requested schema | did you mean 'minimum'? (an integer"],
+        ),
+        (  # a misspelled root key is said once, at itself: not also as the key missing
+            "ok:\n  type: object\n  propertes:\n    a: {type: string}\n",
+            ["'propertes' is not allowed in a requested schema | did you mean 'properties'?"],
+        ),
+        (
+            "ok:\n  tpye: object\n  properties: {}\n",
+            ["'tpye' is not allowed in a requested schema | did you mean 'type'?"],
+        ),
+        (
+            "ok:\n  type: object\n  properties:\n    pick: {enum: [a, b]}\n",
+            ["pick has no type | a single-select enum is a string: write type: string beside it"],
+        ),
+        (
+            "ok:\n  type: object\n  properties:\n    pick: {typ: string}\n",
+            ["pick has no type | write type, not 'typ'"],
+        ),
+        (
+            "ok:\n  type: object\n  properties:\n    size: {type: integer}\n  required: [sise]\n",
+            ["required names 'sise', which is not among its properties | did you mean 'size'?"],
+        ),
+    ],
+    ids=["property-keyword", "integer-keyword", "root-key", "root-type", "enum-no-type", "typ", "required"],
+)
+def test_a_newcomer_s_mistake_in_a_form_is_said_once_with_what_was_meant(
+    tmp_path: Path, form: str, said: list[str]
+) -> None:
+    checked = check(tmp_path, form)
+    found = [f"{d.message} | {d.hint}" for d in checked.diagnostics if d.is_error]
+    assert len(found) == len(said), found
+    for text, expected in zip(found, said, strict=True):
+        message, hint = expected.split(" | ")
+        assert message in text.split(" | ")[0] and text.split(" | ")[1].startswith(hint), (text, expected)
