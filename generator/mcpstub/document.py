@@ -234,6 +234,13 @@ def _is_key(node: yaml.Node, name: str) -> bool:
 YAML_ONLY_BREAKS = "\x85\u2028\u2029"
 # The line breaks the YAML reader counts.
 YAML_LINE_BREAK = re.compile(f"\r\n|[\r\n{YAML_ONLY_BREAKS}]")
+_EDITOR_LINE_BREAK = re.compile("\r\n|[\r\n]")
+
+
+def editor_lines(text: str) -> list[str]:
+    """The lines of `text` as an editor shows them, and as locations count them (`Location.line`):
+    NEL, LS and PS break none."""
+    return _EDITOR_LINE_BREAK.split(text)
 
 
 def yaml_lines(text: str) -> list[tuple[int, int]] | None:

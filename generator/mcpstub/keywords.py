@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcpstub.diagnostics import Diagnostic, error, warning
+from mcpstub.document import editor_lines
 from mcpstub.errortext import describe_path
 from mcpstub.toolrules import ENTRY_KEYS, tool_key_hint
 
@@ -193,12 +194,13 @@ def comment_hint(doc: Document, path: JsonPath) -> str | None:
     if doc.is_json:
         return None
     key = doc.key_loc(path)
-    lines = doc.text.splitlines()
+    lines = editor_lines(doc.text)
     line = lines[key.line - 1] if 0 < key.line <= len(lines) else ""
     found = re.match(r"(?:\"[^\"]*\"|'[^']*'|[^:#]*?)\s*:\s+(#.*)$", line[key.col - 1 :])
     if found is None:
         return None
-    quoted = json.dumps(found[1], ensure_ascii=False)
+    value = re.split(r"\s#", found[1], maxsplit=1)[0].rstrip()  # (a comment after it stays one)
+    quoted = json.dumps(value, ensure_ascii=False)
     return f"'#' after a space starts a comment in YAML, so this has no value: quote it, {path[-1]}: {quoted}"
 
 
@@ -293,7 +295,7 @@ def _nothing_under(doc: Document, path: JsonPath) -> str:
     """The hint for a key written with nothing after it (`a:`): the lines below it, where they
     stand at its own indentation and start with a keyword, were meant to be under it."""
     key = doc.key_loc(path)
-    lines = doc.text.splitlines()
+    lines = editor_lines(doc.text)
     below = next(
         (line for line in lines[key.line :] if line.strip() and not line.lstrip().startswith("#")), ""
     )

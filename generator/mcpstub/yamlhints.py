@@ -51,6 +51,8 @@ def explain(text: str, exc: Any, shown: Shown | None = None) -> Explained | None
 
 _QUOTED = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*'")
 # A key and a value that starts a comment inside a flow collection: `{$ref: #/$defs/X}`.
+# A comment after an entry, a bracket or nothing on its line: no value was meant there.
+_MEANT_COMMENT = re.compile(r"(?:^|(?<=[,{\[]))\s+#.*$|^#.*$")
 _FLOW_COMMENT = re.compile(
     r"(?:^|[{\[,])\s*(?P<key>[^\s:,{}\[\]#][^:,{}\[\]]*?|\"[^\"]*\"|'[^']*'):\s+(?P<value>#.*)"
 )
@@ -104,11 +106,11 @@ class _Reading:
         if "found character that cannot start any token" in problem and line[at[1] : at[1] + 1] in _RESERVED:
             return self._reserved(at)
         bracket = self.char(opened)
+        if "flow" in context and (comment := self._flow_comment_before(at)) is not None:
+            return comment  # (`{$ref: #/$defs/X}`: the close went with the comment, wherever it ends)
         flow = context in ("while parsing a flow mapping", "while parsing a flow sequence")
         if flow and bracket in ("{", "["):
             assert opened is not None
-            if (comment := self._comment_in_flow(opened, at)) is not None:
-                return comment
             entry = re.split(r"[,{\[]", line[: at[1]])[-1]
             if line[at[1] : at[1] + 1] == ":" and ": " in entry:  # `{description: a: b}`
                 return self._colon_in_flow(at)
@@ -190,13 +192,20 @@ class _Reading:
         value = line[key.end() :].split(" #")[0].rstrip()
         return f"{key['key']}: {_json(value)}"
 
+    def _flow_comment_before(self, at: tuple[int, int]) -> Explained | None:
+        """`_comment_in_flow` from the innermost `[` or `{` still open at `at`."""
+        start = _unclosed_bracket(self.text[: self.offset(*at)])
+        return None if start is None else self._comment_in_flow(self.place(start), at)
+
     def _comment_in_flow(self, opened: tuple[int, int], at: tuple[int, int]) -> Explained | None:
         """`{$ref: #/$defs/X}`: a value starting with `#` is a comment, and the rest of its line
         (the collection's close) goes with it."""
         for n in range(opened[0], at[0] + 1):
             start = opened[1] if n == opened[0] else 0
-            # (quoted text blanked out, places kept: a '#' in it starts nothing)
+            # (quoted text blanked out, places kept: a '#' in it starts nothing; a comment meant as
+            # one, after an entry, is no value: cut off)
             unquoted = _QUOTED.sub(lambda q: q[0][0] + "_" * (len(q[0]) - 2) + q[0][-1], self.line(n))
+            unquoted = _MEANT_COMMENT.sub("", unquoted)
             found = _FLOW_COMMENT.search(unquoted, start)
             if found is not None:
                 line = self.line(n)
@@ -320,6 +329,9 @@ class _Reading:
         if opened is None:
             return None
         n, column = self.place(opened)
+        comment = self._comment_in_flow((n, column), (len(self.lines) - 1, 0))
+        if comment is not None:
+            return comment  # (the close went with a comment)
         closing = "]" if self.text[opened] == "[" else "}"
         return (
             f"the '{self.text[opened]}' opened here is never closed: the file ends inside it",

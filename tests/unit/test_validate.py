@@ -1010,3 +1010,56 @@ def test_a_tool_key_whose_value_yaml_takes_for_a_comment_is_told_to_be_quoted(tm
     hint = "'#' after a space starts a comment in YAML, so this has no value: quote it, description: "
     hint += '"#1 tool"'
     assert said == [("wrong-type", hint)], said
+
+
+@pytest.mark.parametrize(
+    ("written", "line", "col", "hint"),
+    [
+        (  # the flow collection is the file's last
+            "tools: [{name: t, inputSchema: {type: object}, description: #1 tool}]\n",
+            3, 61, 'quote the value: description: "#1 tool"',
+        ),
+        (  # a tool entry written as one flow mapping
+            "tools:\n  - {name: t, description: #1 tool, inputSchema: {type: object}}\n",
+            4, 28, 'quote the value: description: "#1 tool"',
+        ),
+        (  # the next line less indented than the collection
+            "$defs: {P: {type: string}}\ntools:\n  - name: t\n"
+            "    inputSchema: {type: object, properties: {a: {$ref: #/$defs/P}}}\n"
+            "  - name: u\n    inputSchema: {type: object}\n",
+            6, 56, 'quote the value: $ref: "#/$defs/P"',
+        ),
+    ],
+    ids=["last-in-the-file", "tool-entry", "dedented-next"],
+)
+def test_a_flow_value_taken_for_a_comment_is_said_wherever_the_collection_ends(
+    tmp_path: Path, written: str, line: int, col: int, hint: str
+) -> None:
+    (problem,) = check(tmp_path, written).diagnostics
+    assert (problem.location.line, problem.location.col, problem.hint) == (line, col, hint), problem.format()
+    assert "starts a comment in YAML" in problem.message
+
+
+def test_a_comment_meant_as_one_in_a_flow_mapping_is_not_taken_for_a_value(tmp_path: Path) -> None:
+    # `see: #12` is inside a comment after an entry: the mistake is the missing comma on the next line.
+    schema = "{\n      type: object,  # closed, see: #12\n      properties: {a: {type: string}}\n"
+    text = f"tools:\n  - name: t\n    inputSchema: {schema}      required: [a]\n    }}\n"
+    (problem,) = check(tmp_path, text).diagnostics
+    assert "comment" not in problem.message and problem.hint is not None and "#12" not in problem.hint
+
+
+def test_a_comment_after_a_value_taken_for_a_comment_stays_out_of_the_quoted_value(tmp_path: Path) -> None:
+    text = "$defs: {P: {type: string}}\ntools:\n  - name: t\n    inputSchema:\n      type: object\n"
+    text += "      properties:\n        a:\n          $ref: #/$defs/P   # the person\n"
+    (problem,) = check(tmp_path, text).diagnostics
+    assert problem.hint is not None and problem.hint.endswith('quote it, $ref: "#/$defs/P"'), problem.hint
+
+
+def test_a_line_break_only_yaml_counts_moves_no_hint(tmp_path: Path) -> None:
+    # U+2028 in a quoted value earlier: YAML counts a line there, an editor (and a location) does not.
+    text = 'server: {name: s, instructions: "a\u2028b"}\ntools:\n  - name: t\n    description: #1 tool\n'
+    text += "    inputSchema: {type: object}\n"
+    path = tmp_path / "tools.yaml"
+    path.write_text("mcpstub: 1\n" + text, "utf-8")
+    (problem,) = check_toolset(path, "tools.yaml").diagnostics
+    assert problem.hint is not None and problem.hint.endswith('description: "#1 tool"'), problem.format()
