@@ -405,9 +405,12 @@ class Interaction:
         request = clean_json(question.request(self._forms))
         digest = _digest(request)
         if self.asked.setdefault(key, digest) != digest:
-            raise ValueError(
-                f"the key {key!r} was asked twice with different questions in one call: give each its own key"
+            fix = (
+                "ask it in the same words each time, or declare another form for the other question"
+                if isinstance(question, Elicit)
+                else "give each its own key="
             )
+            raise ValueError(f"the key {key!r} was asked twice with different questions in one call: {fix}")
         return key, request, digest
 
     def _lookup(self, question: Ask[Any]) -> tuple[bool, Any]:

@@ -147,7 +147,9 @@ def flipping(shown: list[str]) -> Any:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-async def test_one_key_is_one_question_on_both_generations(package: ModuleType, mode: str) -> None:
+async def test_one_key_is_one_question_on_both_generations(
+    package: ModuleType, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
     confirm = __import__(f"{PACKAGE}.models", fromlist=["DeployConfirm"]).DeployConfirm
 
     async def asks_again(args: Any, ctx: Any) -> str:
@@ -172,6 +174,8 @@ async def test_one_key_is_one_question_on_both_generations(package: ModuleType, 
     async with Client(server, mode=mode, elicitation_callback=flipping(shown)) as client:  # type: ignore[arg-type]
         result = await client.call_tool("deploy", {"service": "api"})
     assert result.is_error and shown == ["Deploy api?"], (text(result), shown)
+    # (a form's key is the toolset's: the fix is to ask alike, or to declare another form)
+    assert "ask it in the same words each time, or declare another form" in caplog.text, caplog.text
 
 
 @pytest.mark.anyio
