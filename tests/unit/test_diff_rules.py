@@ -366,6 +366,15 @@ def test_names_a_property_requires_are_compared_by_what_old_asks_for_already(old
         assert [f.rule for f in found] == ["input-schema-rewritten"]
 
 
+@pytest.mark.parametrize("inert", [5, True, "abc", {"a": ["c"]}])
+def test_a_name_dependency_is_placed_by_the_keywords_its_dialect_reads(inert: Any) -> None:
+    # draft-07 ignores dependentRequired, whatever it holds: the break is the `dependencies` one.
+    old = {**D07_OBJECT, "properties": {"a": S, "b": S}}
+    new = {**old, "dependentRequired": inert, "dependencies": {"a": ["b"]}}
+    found = [(f.rule, f.path, f.counterexample) for f in run_input(old, new) if f.severity == "breaking"]
+    assert found == [("input-required-added", "/inputSchema/dependencies/a", {"a": ""})], found
+
+
 def test_identical_sides_give_nothing() -> None:
     schema = obj({"a": {"anyOf": [S, {"not": I}]}, "b": {"if": S, "then": {"minLength": 2}}})
     assert run_input(schema, schema) == []

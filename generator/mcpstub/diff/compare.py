@@ -527,7 +527,9 @@ class Subset(TypedRules):
         """A reason for each name B requires beside another that an object of A may lack: A's
         required names and the names its own dependencies bring in, transitively, are there."""
         required = set(names_in(a.get("required"))) if "required" in self.a.keywords(a) else set()
-        new_node = b if self._input else a
+        new_ctx, new_node = (self.b, b) if self._input else (self.a, a)
+        keys = new_ctx.keywords(new_node)
+        active = [k for k in _NAME_DEPENDENCIES if k in keys and isinstance(new_node[k], dict)]
         properties = a.get("properties") if "properties" in self.a.keywords(a) else None
         for name, names in sorted(names_b.items()):
             if isinstance(properties, dict) and properties.get(name) is False:
@@ -542,7 +544,7 @@ class Subset(TypedRules):
                 continue
             listed = ", ".join(repr(m) for m in missing)
             verb = "now required" if self._input else "may now be missing"
-            key = next((k for k in _NAME_DEPENDENCIES if name in (new_node.get(k) or {})), None)
+            key = next((k for k in active if name in new_node[k]), None)
             where = f"/{key}/{escape(name)}" if key is not None else ""
             self.add("required", ap, bp, ip, f"{listed} {verb} where {name!r} is present", False, where)
 
