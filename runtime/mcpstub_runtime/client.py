@@ -177,19 +177,23 @@ def _shown(value: Any) -> str:
 _ABSENT = object()
 
 
-_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment"})
+# What judges no answer: words, defaults, and the labels of a legacy titled enum.
+_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "enumNames"})
 
 
 def _judged(schema: Any) -> Any:
-    """A schema without what judges no value (titles, descriptions, defaults), at every level."""
+    """A schema without what judges no value (titles, descriptions, defaults), at every level, its
+    `required` and `type` lists in one order."""
     if isinstance(schema, list):
         return [_judged(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
     return {
         key: (
-            value
-            if key in ("enum", "const", "required")
+            sorted(value, key=str)
+            if key in ("required", "type") and isinstance(value, list)
+            else value
+            if key in ("enum", "const")
             else {name: _judged(sub) for name, sub in value.items()}
             if key == "properties" and isinstance(value, dict)
             else _judged(value)
@@ -742,28 +746,34 @@ class _Asking:
         return able[0] if len(able) == 1 else None
 
     def form(self, schema: Mapping[str, Any], asker: _Call | None = None) -> type[BaseModel] | None:
-        """The model of the form: the asking call's tool's, when several tools declare it. Forms
-        that differ only in what judges no answer (titles, descriptions, defaults) are one."""
+        """The model of the form: the asking call's tool's (None where it declares none like it),
+        or, where the asking call is not known, of a call in flight, else of any tool. Forms that
+        differ only in what judges no answer (titles, descriptions, defaults, order) are one."""
         declared = [(name, m) for name, _, asked, m in self.forms if same_form(asked, schema)]
+        if asker is not None:
+            return next((m for name, m in declared if name == asker.tool), None)
         if not declared:
             return None
-        calling = [asker.tool] if asker is not None else [call.tool for call in self.calls]
+        calling = [call.tool for call in self.calls]
         return next((m for name, m in declared if name in calling), declared[0][1])
 
     def unknown_form(self, schema: Mapping[str, Any], asker: _Call | None) -> DriftError | None:
         """A form the asking call's tool declares none like: warned of once (`DriftWarning`), where
         the differences from the tool's closest form are said; the error a strict client raises."""
-        if asker is None or asker.tool not in self.asking_tools:
+        if asker is None:
             return None
         own = [(key, asked) for name, key, asked, _ in self.forms if name == asker.tool]
         judged = _judged(schema)
         each = [list(_differences(_judged(asked), judged, (f"elicitations/{key}",))) for key, asked in own]
-        differences = min(each, key=len)
+        differences = min(each, key=len) if each else []
         shown = "; ".join(differences[:_SHOWN_DIFFERENCES])
         more = len(differences) - _SHOWN_DIFFERENCES
         said = (
             f"{self.package}: the server's tool {asker.tool!r} asks a form that differs from those this "
             f"client was generated for: {shown}" + (f"; and {more} more" if more > 0 else "")
+            if own
+            else f"{self.package}: the server's tool {asker.tool!r} asks a form, and this client was "
+            "generated for a tool that asks none"
         )
         if self.strict:
             return DriftError(f"{said}; a strict client answers no such question (cancelled)")

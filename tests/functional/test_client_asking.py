@@ -544,3 +544,65 @@ def test_a_call_whose_on_elicit_failed_is_not_asked_again(package: ModuleType, m
     with pytest.raises(Mine, match="no one to ask"):
         call_server(package, package.create_server({"deploy": restless}), mode, fail)
     assert asked == ["Deploy? (run 1)"]
+
+
+# The server's `other` asks `deploy`'s target form under its key; its `signin` asks a form too.
+OTHERWISE = TOOLSET.replace(
+    f"  - name: other\n    inputSchema: {{type: object}}\n    elicitations:\n      confirm:\n{CONFIRM}",
+    "  - name: other\n    inputSchema: {type: object}\n    elicitations:\n      confirm:\n"
+    "        type: object\n        properties:\n          dry-run: {type: boolean}\n"
+    "          class: {type: string, enum: [small, large]}\n        required: [dry-run]\n",
+).replace(
+    "  - name: signin\n    inputSchema: {type: object}\n",
+    f"  - name: signin\n    inputSchema: {{type: object}}\n    elicitations:\n      confirm:\n{CONFIRM}",
+)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("tool", ["other", "signin"])
+def test_a_form_the_calling_tool_does_not_declare_is_unknown_whoever_declares_it(
+    root: Path, package: ModuleType, mode: str, tool: str
+) -> None:
+    """`other` is asked `deploy`'s target form, `signin` (which asks no form here) a confirm form:
+    each is a form its tool declares none like, though another tool of the package declares it."""
+    from mcpstub_runtime.client import DriftError, DriftWarning  # noqa: PLC0415
+
+    assert OTHERWISE != TOOLSET and OTHERWISE.count("confirm:") == 3
+    server = served_by(root, "fx_asking_otherwise", OTHERWISE)
+    models = importlib.import_module("fx_asking_otherwise.models")
+
+    async def asks(args: Any, ctx: Any) -> str:
+        model = models.OtherConfirm if tool == "other" else models.SigninConfirm
+        return f"{tool} {(await ctx.elicit('Sure?', model)).action}"
+
+    connect = importlib.import_module(f"{PACKAGE}.client").connect
+    forms: list[Any] = []
+
+    def run(**options: Any) -> str:
+        async def go() -> str:
+            async with connect(server.create_server({tool: asks}), mode=mode, **options) as client:
+                blocks = await (client.other() if tool == "other" else client.signin())
+                return str(blocks[0].text)
+
+        return anyio.run(go)
+
+    with pytest.warns(DriftWarning, match=f"the server's tool '{tool}' asks a form"):
+        assert run(on_elicit=lambda question: forms.append(question.form)) == f"{tool} decline"
+    assert forms == [None]
+    with pytest.raises(DriftError):
+        run(on_elicit=lambda question: forms.append(question.form), strict=True)
+    assert forms == [None]
+
+
+def test_forms_are_one_whatever_order_their_lists_are_written_in() -> None:
+    from mcpstub_runtime.client import same_form  # noqa: PLC0415
+
+    form = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}
+    assert same_form({**form, "required": ["a", "b"]}, {**form, "required": ["b", "a"]})
+    assert not same_form({**form, "required": ["a", "b"]}, {**form, "required": ["a"]})
+    choice = {"type": "string", "enum": ["x", "y"]}
+    legacy = {"type": "object", "properties": {"c": choice}}
+    assert same_form(legacy, {"type": "object", "properties": {"c": {**choice, "enumNames": ["X", "Y"]}}})
+    assert not same_form(legacy, {"type": "object", "properties": {"c": {**choice, "enum": ["y", "x"]}}})
+    titled = {"type": "object", "properties": {"title": {"type": "string"}}}  # a property named like a word
+    assert not same_form(titled, {"type": "object", "properties": {}})
