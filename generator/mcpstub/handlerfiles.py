@@ -8,6 +8,7 @@ Handlers are created when missing and never rewritten (`write.plan`).
 from __future__ import annotations
 
 import shlex
+import stat
 import sys
 from pathlib import Path
 
@@ -92,7 +93,8 @@ def _old_stub(path: Path, digest: str, form: str) -> bool:
     from mcpstub.engine.stamp import file_hash  # noqa: PLC0415
 
     try:
-        data = path.read_bytes() if path.stat().st_size < 8192 else b""
+        found = path.stat()  # (a FIFO, a device or a folder there is no stub: never read)
+        data = path.read_bytes() if stat.S_ISREG(found.st_mode) and found.st_size < 8192 else b""
     except OSError:
         return False
     if b"NotImplementedError" not in data or file_hash(data) == digest:
@@ -108,7 +110,8 @@ def _old_stub(path: Path, digest: str, form: str) -> bool:
 def _is_stub(path: Path, stub: str | None) -> bool:
     """Whether the handler at `path` is missing (its stub is written) or is the stub as written."""
     try:
-        return stub is not None and path.read_bytes() == stub.encode()
+        regular = stat.S_ISREG(path.stat().st_mode)
+        return stub is not None and regular and path.read_bytes() == stub.encode()
     except FileNotFoundError:
         return True
     except OSError:

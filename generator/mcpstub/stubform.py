@@ -13,6 +13,9 @@ from pathlib import Path
 
 from mcpstub.engine.stamp import file_hash
 
+# Names an annotation wraps classes in: they say nothing of the tool.
+_WRAPPERS = frozenset({"Union", "Optional", "Annotated"})
+
 
 def stub_record(rel: str, stub: str) -> tuple[str, str]:
     """What the stamp keeps of a handler's stub: its hash, and its form (see `stub_form`)."""
@@ -27,8 +30,8 @@ def stub_form(text: str, name: str) -> str | None:
 
 def _stub_form(text: str, name: str) -> tuple[str, ...] | None:
     """What a handler module that holds nothing but imports and the function `name` raising
-    NotImplementedError says of its tool: the annotations of its parameters and its return, each as
-    the names it was imported under would read it (quoted or not). None for any other module.
+    NotImplementedError says of its tool: the classes the annotations of its parameters and its
+    return name, each read as written anywhere. None for any other module.
     Comments, docstrings, layout, parameter names and other imports do not count."""
     try:
         body = ast.parse(text).body
@@ -48,18 +51,24 @@ def _stub_form(text: str, name: str) -> tuple[str, ...] | None:
     aliases = {alias.asname: alias.name for node in imports for alias in node.names if alias.asname}
 
     def read(annotation: ast.expr | None) -> str:
-        if annotation is None:
-            return ""
-        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-            quoted: str = annotation.value
-            try:
-                annotation = ast.parse(quoted, mode="eval").body
-            except SyntaxError:
-                return quoted
-        for node in ast.walk(annotation):
-            if isinstance(node, ast.Name):
-                node.id = aliases.get(node.id, node.id)
-        return ast.unparse(annotation)
+        """The class names an annotation mentions, however spelled (quoted, qualified by its module,
+        under an alias, in a union of any order or `typing.Union`)."""
+        names: set[str] = set()
+        stack: list[ast.AST] = [] if annotation is None else [annotation]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                try:
+                    stack.append(ast.parse(node.value, mode="eval").body)
+                except SyntaxError:
+                    names.add(node.value)
+            elif isinstance(node, ast.Attribute):
+                names.add(node.attr)  # (`models.XInput`: the name, not the module)
+            else:
+                if isinstance(node, ast.Name):
+                    names.add(aliases.get(node.id, node.id))
+                stack.extend(ast.iter_child_nodes(node))
+        return " ".join(sorted(n for n in names if n[:1].isupper() and n not in _WRAPPERS))
 
     given = function.args
     parameters = [*given.posonlyargs, *given.args, given.vararg, *given.kwonlyargs, given.kwarg]

@@ -773,6 +773,8 @@ def test_a_stub_of_an_earlier_form_is_said_on_every_run_until_it_is_mended(tmp_p
     assert code == 0 and "up to date" in msg and _stale(err) == [], (msg, err)
 
 
+_RETURNED = r"-> (\w+) \| (\w+)"
+_IMPORTED = r"from \.\.(models|results) import .+"
 # Edits to a current stub that say nothing new of its tool, and edits to an old one that keep it so.
 CURRENT_EDITS = {
     "an-import-of-the-user-s": lambda text: "import json\nfrom typing import Any\n" + text,
@@ -784,6 +786,13 @@ CURRENT_EDITS = {
     "a-docstring": lambda text: text.replace("    raise", '    """Soon."""\n    raise'),
     "called": lambda text: text.replace("raise NotImplementedError", 'raise NotImplementedError("soon")'),
     "a-byte-order-mark": lambda text: "\ufeff" + text,
+    "module-qualified": lambda text: re.sub(_IMPORTED, r"from .. import \1", text)
+    .replace("args: ", "args: models.")
+    .replace("-> ", "-> models.")
+    .replace(" | ", " | results."),
+    "union-reordered": lambda text: re.sub(_RETURNED, r"-> \2 | \1", text),
+    "typing-union": lambda text: "import typing\n" + re.sub(_RETURNED, r"-> typing.Union[\1, \2]", text),
+    "each-part-quoted": lambda text: re.sub(_RETURNED, r'-> "\1" | "\2"', text),
 }
 
 
@@ -799,6 +808,19 @@ def test_a_stub_is_judged_by_its_signature_however_it_is_written(tmp_path: Path,
     write_toolset(toolset, {"alpha": (0, 0), "beta": (0, 1)})  # alpha's stub is of an earlier form now
     assert _stale(run("generate", str(toolset), "--out", str(out))[2]) == ["alpha"]
     assert _stale(run("generate", str(toolset), "--out", str(out))[2]) == ["alpha"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_where_a_handler_belongs_is_refused_not_read(tmp_path: Path) -> None:
+    # Reading one would wait for a writer forever.
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    (out / "handlers" / "alpha.py").unlink()
+    os.mkfifo(out / "handlers" / "alpha.py")
+    command = [sys.executable, "-m", "mcpstub", "generate", str(toolset), "--out", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1 and "refusing to overwrite it" in done.stderr, done.stderr
 
 
 def test_a_stub_that_asks_or_was_reformatted_is_judged_by_what_it_says_of_its_tool(tmp_path: Path) -> None:
