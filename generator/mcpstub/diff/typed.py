@@ -71,7 +71,7 @@ class TypedRules:
                     key == "oneOf"
                     and parts is not None
                     and sum(map(anything, parts)) == 1
-                    and all(anything(part) or refuses_all(ctx, part, "") for part in parts)
+                    and all(anything(part) or TypedRules._nothing(ctx, part, depth + 1) for part in parts)
                 )
                 or (key == "not" and TypedRules._nothing(ctx, value, depth + 1))
                 or (key == "type" and isinstance(value, list) and ALL_TYPES <= set(value))
