@@ -105,14 +105,21 @@ def side_from_surface(doc: Document, diagnostics: list[Diagnostic]) -> Side:
     tools = _tools_by_name(tools_data, shown)
     index = {name: i for i, name in enumerate(tools)}
 
+    snapshot = isinstance(data, dict) and "protocols" in data
+    asked = _requested_schemas(data)
+
     def locate(tool: str, pointer: str) -> Location | None:
         if tool == "" or tool not in index:
             return None
+        parts = split(pointer) or ()
+        if snapshot and parts[:1] == ("elicitations",) and len(parts) > 1 and parts[1] in asked.get(tool, {}):
+            # (a form is recorded apart from the Tool objects: under elicitations, by tool and key)
+            form: JsonPath = ("elicitations", tool, parts[1], "requestedSchema")
+            return _where(doc, (*form, *resolve(asked[tool][parts[1]], parts[2:])[2]))
         start: JsonPath = (*base, index[tool])
         return _where(doc, _pointer_path(tools[tool], pointer, start))
 
-    snapshot = isinstance(data, dict) and "protocols" in data
-    return Side(version, tools, locate, _requested_schemas(data), shows_asking=snapshot)
+    return Side(version, tools, locate, asked, shows_asking=snapshot)
 
 
 def _requested_schemas(data: Any) -> dict[str, dict[str, Any]]:
@@ -121,7 +128,11 @@ def _requested_schemas(data: Any) -> dict[str, dict[str, Any]]:
     if not isinstance(recorded, dict):
         return {}
     return {
-        tool: {key: entry["requestedSchema"] for key, entry in keys.items() if isinstance(entry, dict)}
+        tool: {
+            key: entry["requestedSchema"]
+            for key, entry in keys.items()
+            if isinstance(entry, dict) and isinstance(entry.get("requestedSchema"), dict)
+        }
         for tool, keys in recorded.items()
         if isinstance(keys, dict)
     }

@@ -299,8 +299,9 @@ FORM = """\
         (("required: [name, size]", "required: [name]"), "elicitation-changed", "warning", ""),
         (("maximum: 12", "maximum: 8"), "elicitation-narrowed", "breaking", "/properties/size/maximum"),
         (("title: Your name", "minLength: 2"), "elicitation-narrowed", "breaking", "/properties/name/minLength"),  # noqa: E501
+        (("    required:", "      more: {type: boolean}\n        required:"), "elicitation-changed", "warning", ""),  # noqa: E501
     ],
-    ids=["title", "default", "relaxed", "optional", "tightened", "min-length"],
+    ids=["title", "default", "relaxed", "optional", "tightened", "min-length", "property-added"],
 )
 def test_a_changed_form_is_judged_as_its_answers_are(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -386,3 +387,19 @@ def test_a_newcomer_s_mistake_in_a_form_is_said_once_with_what_was_meant(
     for text, expected in zip(found, said, strict=True):
         message, hint = expected.split(" | ")
         assert message in text.split(" | ")[0] and text.split(" | ")[1].startswith(hint), (text, expected)
+
+
+def test_a_snapshot_s_form_findings_are_placed_in_its_form(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A snapshot records forms apart from the Tool objects: a finding is placed where the form is.
+    old = HEAD + FORM
+    folder, _ = write_package(tmp_path, "placed", old)
+    other, _ = write_package(tmp_path, "placed2", old.replace("maximum: 12", "maximum: 8"))
+    monkeypatch.chdir(tmp_path)
+    args = ["diff", str(folder / "surface.json"), str(other / "surface.json"), "--format", "json"]
+    assert main([*args, "--no-version-check"]) == 1
+    (found,) = json.loads(capsys.readouterr().out)
+    line = (other / "surface.json").read_text("utf-8").splitlines()[found["location"]["line"] - 1]
+    assert found["rule"] == "elicitation-narrowed", found
+    assert line.strip().rstrip(",") == '"maximum": 8', (found, line)

@@ -59,7 +59,8 @@ def _changed(tool: str, key: str, old: JSON, new: JSON, side: Side, compared: Co
         return [Finding(tool, "elicitation-rewritten", "info", "tool", path, message, place)]
     found = []
     for finding in compared(old, new):
-        if finding.severity == "info":
+        # (a form is a flat object MCP gives no additionalProperties: no advice to close it)
+        if finding.severity == "info" or finding.rule == "input-property-added":
             continue
         where = path + finding.path.removeprefix("/inputSchema")
         rule = "elicitation-narrowed" if finding.severity == "breaking" else "elicitation-changed"

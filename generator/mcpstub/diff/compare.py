@@ -311,7 +311,7 @@ class Subset(TypedRules):
         else:
             message = f"{'value' if len(bad) == 1 else 'values'} {listed} may now be returned"
         new_node = b if self._input else a
-        where = next((f"/{k}" for k in ("const", "enum", "type") if k in new_node), "")
+        where = next((f"/{k}" for k in ("const", "enum", "oneOf", "anyOf", "type") if k in new_node), "")
         moved = [k for k in _NUMBER_KEYWORDS if canon(a.get(k)) != canon(b.get(k))]
         refused = {_json_type(v) for v in bad}
         if kind == "enum" and "type" in b and not any(allows(types_of(b), t) for t in refused):
