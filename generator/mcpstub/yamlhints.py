@@ -50,12 +50,11 @@ def explain(text: str, exc: Any, shown: Shown | None = None) -> Explained | None
 
 
 _QUOTED = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*'")
-# A key and a value that starts a comment inside a flow collection: `{$ref: #/$defs/X}`.
-# A comment after an entry, a bracket or nothing on its line: no value was meant there.
-_MEANT_COMMENT = re.compile(r"(?:^|(?<=[,{\[]))\s+#.*$|^#.*$")
-_FLOW_COMMENT = re.compile(
-    r"(?:^|[{\[,])\s*(?P<key>[^\s:,{}\[\]#][^:,{}\[\]]*?|\"[^\"]*\"|'[^']*'):\s+(?P<value>#.*)"
-)
+# A `#` where a value of a flow collection starts: after a space (a comment), or right after a
+# `[` or `,` (no value can start so).
+_FLOW_HASH = re.compile(r"(?<=[\s\[,])#")
+# The key a flow mapping's value belongs to, at the end of what comes before it.
+_FLOW_KEY = re.compile(r"(?:^|[{\[,])\s*(?P<key>[^\s:,{}\[\]#][^:,{}\[\]]*?|\"[^\"]*\"|'[^']*'):$")
 
 
 class _Reading:
@@ -198,23 +197,26 @@ class _Reading:
         return None if start is None else self._comment_in_flow(self.place(start), at)
 
     def _comment_in_flow(self, opened: tuple[int, int], at: tuple[int, int]) -> Explained | None:
-        """`{$ref: #/$defs/X}`: a value starting with `#` is a comment, and the rest of its line
-        (the collection's close) goes with it."""
+        """`{$ref: #/$defs/X}`, `[red, #fff]`: a value starting with `#` is a comment, and the rest
+        of its line (the collection's close) goes with it. A comment that takes no bracket with it,
+        or that follows a value, was meant as one: the rest of its line is skipped."""
         for n in range(opened[0], at[0] + 1):
-            start = opened[1] if n == opened[0] else 0
-            # (quoted text blanked out, places kept: a '#' in it starts nothing; a comment meant as
-            # one, after an entry, is no value: cut off)
-            unquoted = _QUOTED.sub(lambda q: q[0][0] + "_" * (len(q[0]) - 2) + q[0][-1], self.line(n))
-            unquoted = _MEANT_COMMENT.sub("", unquoted)
-            found = _FLOW_COMMENT.search(unquoted, start)
-            if found is not None:
-                line = self.line(n)
-                key = line[found.start("key") : found.end("key")]
-                value = re.split(r",|\]|\}", line[found.start("value") :])[0].rstrip()
+            line = self.line(n)
+            # (quoted text blanked out, places kept: a '#' in it starts nothing)
+            unquoted = _QUOTED.sub(lambda q: q[0][0] + "_" * (len(q[0]) - 2) + q[0][-1], line)
+            for found in _FLOW_HASH.finditer(unquoted, opened[1] if n == opened[0] else 0):
+                spaced = unquoted[found.start() - 1] in " \t"
+                before, comment = unquoted[: found.start()].rstrip(), line[found.start() :]
+                key = _FLOW_KEY.search(before)
+                if spaced and (not {"]", "}"} & set(comment) or not (key or before.endswith(("[", ",")))):
+                    break  # a comment meant as one
+                value = re.split(r",|\]|\}", comment)[0].rstrip()
+                said = f"{line[key.start('key') : key.end('key')]}: " if key else ""
+                where = "after a space" if spaced else "where a value starts"
                 return (
-                    f"'#' after a space starts a comment in YAML: the rest of {self.name(n)} is not read",
-                    (n + 1, found.start("value") + 1),
-                    f"quote the value: {key}: {_json(value)}",
+                    f"'#' {where} starts a comment in YAML: the rest of {self.name(n)} is not read",
+                    (n + 1, found.start() + 1),
+                    f"quote the value: {said}{_json(value)}",
                 )
         return None
 
@@ -554,7 +556,7 @@ def _unclosed_bracket(text: str) -> int | None:
                 quote = ""
         elif char in "\"'" and (i == 0 or not text[i - 1].isalnum()):
             quote = char
-        elif char == "#" and (i == 0 or text[i - 1] in " \t\n"):
+        elif char == "#" and (i == 0 or text[i - 1] in " \t\n[{,"):  # (where a value starts, too)
             i = text.find("\n", i)
             if i < 0:
                 break

@@ -1063,3 +1063,38 @@ def test_a_line_break_only_yaml_counts_moves_no_hint(tmp_path: Path) -> None:
     path.write_text("mcpstub: 1\n" + text, "utf-8")
     (problem,) = check_toolset(path, "tools.yaml").diagnostics
     assert problem.hint is not None and problem.hint.endswith('description: "#1 tool"'), problem.format()
+
+
+@pytest.mark.parametrize(
+    ("schema", "hint"),
+    [
+        ("{type: string, enum: [red, #fff]}", 'quote the value: "#fff"'),
+        ("{type: string, enum: [a, #b, c]}", 'quote the value: "#b"'),
+        ("{type: string, enum: [a,#b]}", 'quote the value: "#b"'),
+        ("{type: string, enum: [#a, b]}", 'quote the value: "#a"'),
+    ],
+    ids=["last-item", "middle-item", "no-space", "first-item"],
+)
+def test_a_list_item_taken_for_a_comment_is_told_to_be_quoted(tmp_path: Path, schema: str, hint: str) -> None:
+    line = f"    inputSchema: {{type: object, properties: {{a: {schema}}}}}"
+    (problem,) = check(tmp_path, f"tools:\n  - name: t\n{line}\n").diagnostics
+    where = (problem.location.line, problem.location.col, problem.hint)
+    assert where == (5, line.index("#") + 1, hint), problem.format()
+
+
+MISSING_COMMA = "separate the entries with ', ' and close the '{' with '}'"
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        "{\n      type: object,\n      properties: {a: {type: string}}  # see a, b: #2\n"
+        "      required: [a]\n    }",
+        "{type: object, properties:   # the fields\n      {a: {type: string}}\n      required: [a]}",
+    ],
+    ids=["after-a-value", "after-a-key-whose-value-follows"],
+)
+def test_a_comment_meant_as_one_is_not_taken_for_a_value(tmp_path: Path, schema: str) -> None:
+    # The mistake is the missing comma before `required`: the comments are what they look like.
+    (problem,) = check(tmp_path, f"tools:\n  - name: t\n    inputSchema: {schema}\n").diagnostics
+    assert "comment" not in problem.message and problem.hint == MISSING_COMMA, problem.format()
