@@ -34,7 +34,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -133,18 +132,12 @@ class _NeedsInput(BaseException):
     with an input-required result. A BaseException, so `except Exception` does not swallow it."""
 
 
-# What the SDK itself raises when no answer came: its codes (which a client may also send) with
-# its own words.
-_UNANSWERED = re.compile(
-    r"Connection closed|Request '[^']*' timed out|Timed out after \S+ waiting for '[^']*'"
-)
-
-
 def _unanswered(error: types.ErrorData) -> bool:
-    """Whether an error is the SDK's for a request that got no answer (the connection closed, the
-    wait timed out), not one the client sent in place of an answer."""
-    codes = (types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT)
-    return error.code in codes and error.data is None and _UNANSWERED.fullmatch(error.message) is not None
+    """Whether an error is the SDK's for a question that got no answer: the connection closed (its
+    code, which a client may send too, with the SDK's own words). A question is sent with no time
+    limit of its own (the tool's `timeout` cancels the call instead), so a timeout is the client's."""
+    closed = error.code == types.CONNECTION_CLOSED and error.message == "Connection closed"
+    return closed and error.data is None
 
 
 @dataclass(frozen=True)
@@ -474,7 +467,7 @@ class Interaction:
             except MCPError as exc:  # the client answered with an error: its refusal, no bug here
                 if _unanswered(exc.error):
                     raise  # (the SDK's own: no answer came)
-                said = exc.error.message
+                said = exc.error.message or f"(code {exc.error.code}, no message)"
                 said = said if len(said) <= _SAID_MAX else said[: _SAID_MAX - 1] + "…"
                 raise InvalidAnswer(f"the client answered {key!r} with an error: {said}") from None
             self.answered[key] = (digest, answer)
