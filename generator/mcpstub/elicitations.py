@@ -198,12 +198,12 @@ def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
         said = f"type {kind!r} is not a primitive MCP elicitation allows" if "type" in prop else "has no type"
         nested = kind in ("object", "null") or (isinstance(kind, list))
         hint = f"each property is {_SHAPES}"
-        if "type" not in prop and ("enum" in prop or "oneOf" in prop):
+        if "type" not in prop and (close := closest("type", prop)) is not None and close != "type":
+            hint = f"write type, not {close!r}"
+        elif "type" not in prop and ("enum" in prop or "oneOf" in prop):
             hint = "a single-select enum is a string: write type: string beside it"
         elif "type" not in prop and "items" in prop:
             hint = "a multi-select enum is an array: write type: array beside items"
-        elif "type" not in prop and (close := closest("type", prop)) is not None and close != "type":
-            hint = f"write type, not {close!r}"
         elif nested:
             hint = "a requested schema is flat: no nested objects, no null, one type per property"
         elif isinstance(kind, str) and (named := format_as_type(kind, FORMATS_2020_12)) is not None:
@@ -216,7 +216,7 @@ def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
         return
     for word in prop:
         if word not in _KEYS[shape]:
-            article = "an" if shape[0] in "aeiou" else "a"
+            article = "an" if shape in ("integer", "array", "enum") else "a"
             hint = f"{article} {shape} property takes {', '.join(_KEYS[shape])}"
             if (close := closest(word, _KEYS[shape])) is not None:
                 hint = f"did you mean {close!r}? ({hint})"

@@ -372,11 +372,20 @@ def test_a_default_that_is_no_json_number_is_said_once(tmp_path: Path) -> None:
             ["pick has no type | write type, not 'typ'"],
         ),
         (
+            "ok:\n  type: object\n  properties:\n    pick: {typ: string, enum: [a]}\n",
+            ["pick has no type | write type, not 'typ'"],
+        ),
+        (
+            "ok:\n  type: object\n  properties:\n    pick: {type: string, oneOf: [{const: a, title: A}], x: 1}\n",  # noqa: E501
+            ["'x' is not allowed here in a requested schema | a oneOf property takes"],
+        ),
+        (
             "ok:\n  type: object\n  properties:\n    size: {type: integer}\n  required: [sise]\n",
             ["required names 'sise', which is not among its properties | did you mean 'size'?"],
         ),
     ],
-    ids=["property-keyword", "integer-keyword", "root-key", "root-type", "enum-no-type", "typ", "required"],
+    ids=["property-keyword", "integer-keyword", "root-key", "root-type", "enum-no-type", "typ", "typ-enum",
+         "one-of", "required"],
 )
 def test_a_newcomer_s_mistake_in_a_form_is_said_once_with_what_was_meant(
     tmp_path: Path, form: str, said: list[str]
