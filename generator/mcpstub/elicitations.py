@@ -21,7 +21,14 @@ from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.errortext import describe_path as _where
 from mcpstub.errortext import yaml_boolean_hint
 from mcpstub.ir import CLASS_SUFFIXES, elicitation_class, to_class_prefix
-from mcpstub.keywords import FORMATS_2020_12, KNOWN_2020_12, closest, format_as_type, missing_colon
+from mcpstub.keywords import (
+    FORMATS_2020_12,
+    KNOWN_2020_12,
+    closest,
+    format_as_type,
+    missing_colon,
+    type_meant,
+)
 from mcpstub.load import Document, JsonPath
 
 # A check that yields its diagnostics and returns the choices it found (None: none, or wrong).
@@ -175,6 +182,9 @@ def _requested(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Iterato
                     )
 
 
+_PRIMITIVES = ("string", "number", "integer", "boolean", "array")
+
+
 def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
     where = _where(path)
     if not isinstance(prop, dict):
@@ -204,6 +214,8 @@ def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
             hint = "a single-select enum is a string: write type: string beside it"
         elif "type" not in prop and "items" in prop:
             hint = "a multi-select enum is an array: write type: array beside items"
+        elif isinstance(kind, str) and (meant := type_meant(kind, _PRIMITIVES)) is not None:
+            hint = f"did you mean {meant!r}?"
         elif nested:
             hint = "a requested schema is flat: no nested objects, no null, one type per property"
         elif isinstance(kind, str) and (named := format_as_type(kind, FORMATS_2020_12)) is not None:
@@ -333,6 +345,8 @@ def _items(doc: Document, path: JsonPath, prop: dict[str, Any]) -> _Choices:
     items = prop.get("items")
     at = (*path, "items")
     hint = "a multi-select is items: {type: string, enum: [...]} or items: {anyOf: [{const, title}, ...]}"
+    if "items" not in prop and any(closest(key, ["items"]) for key in prop if key not in _KEYS["array"]):
+        return None  # (`itmes`: said once, at the misspelling)
     if not isinstance(items, dict):
         yield error(
             CODE,

@@ -341,11 +341,16 @@ def _unknown_hint(
     return _HINT_UNKNOWN
 
 
+def type_meant(value: str, types: Iterable[str]) -> str | None:
+    """The type of `types` a misspelled or otherwise named one means (`interger`, `int`, `String`)."""
+    alias = _TYPE_ALIASES.get(value.lower())
+    return alias if alias in set(types) else closest(value, types)
+
+
 def _type_hint(value: str, draft07: bool) -> str:
     if (format_name := format_as_type(value, FORMATS_DRAFT_07 if draft07 else FORMATS_2020_12)) is not None:
         return f"{format_name!r} is a format of strings: write type: string, format: {format_name}"
-    alias = _TYPE_ALIASES.get(value.lower())
-    close = alias or closest(value, JSON_TYPES)
+    close = type_meant(value, JSON_TYPES)
     if close is not None:
         return f"did you mean {close!r}?"
     return f"JSON Schema types: {', '.join(JSON_TYPES)}"

@@ -383,9 +383,25 @@ def test_a_default_that_is_no_json_number_is_said_once(tmp_path: Path) -> None:
             "ok:\n  type: object\n  properties:\n    size: {type: integer}\n  required: [sise]\n",
             ["required names 'sise', which is not among its properties | did you mean 'size'?"],
         ),
+        (
+            "ok:\n  type: object\n  properties:\n    n: {type: interger}\n",
+            ["type 'interger' is not a primitive MCP elicitation allows | did you mean 'integer'?"],
+        ),
+        (
+            "ok:\n  type: object\n  properties:\n    n: {type: bool}\n",
+            ["type 'bool' is not a primitive MCP elicitation allows | did you mean 'boolean'?"],
+        ),
+        (
+            "ok:\n  type: object\n  properties:\n    n: {type: array, itmes: {type: string, enum: [x]}}\n",
+            ["'itmes' is not allowed here in a requested schema | did you mean 'items'?"],
+        ),
+        (
+            "ok:\n  type: object\n  properties:\n    n: {type: array, maxItems: 2}\n",
+            ["an array property must have `items` listing the choices | a multi-select is items"],
+        ),
     ],
     ids=["property-keyword", "integer-keyword", "root-key", "root-type", "enum-no-type", "typ", "typ-enum",
-         "one-of", "required"],
+         "one-of", "required", "type-misspelled", "type-named-otherwise", "items-misspelled", "no-items"],
 )
 def test_a_newcomer_s_mistake_in_a_form_is_said_once_with_what_was_meant(
     tmp_path: Path, form: str, said: list[str]
