@@ -25,6 +25,7 @@ from mcpstub.keywords import (
     FORMATS_2020_12,
     KNOWN_2020_12,
     closest,
+    comment_hint,
     format_as_type,
     missing_colon,
     type_meant,
@@ -242,7 +243,8 @@ def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
             )
     for word in ("title", "description"):
         if word in prop and not isinstance(prop[word], str):
-            yield error(CODE, f"{where}: {word} must be a string", doc.loc((*path, word)))
+            commented = comment_hint(doc, (*path, word)) if prop[word] is None else None
+            yield error(CODE, f"{where}: {word} must be a string", doc.loc((*path, word)), commented)
     values: list[str] | None = None
     if shape == "string":
         yield from _bounds(doc, path, prop, "minLength", "maxLength")
@@ -372,11 +374,13 @@ def _default(doc: Document, path: JsonPath, prop: dict[str, Any]) -> Iterator[Di
         return  # (no JSON value: said where the file is read)
     reason = rejection(prop, value, None)
     if reason is not None:
+        shown = "null" if value is None else _short(value)
         yield error(
             CODE,
-            f"{_where(at)}: {_short(prop['default'])} does not match its own property: {reason}",
+            f"{_where(at)}: {shown} does not match its own property: {reason}",
             doc.loc(at),
             (prop.get("type") == "boolean" and doc.written_plain(at) and yaml_boolean_hint(prop["default"]))
+            or (value is None and comment_hint(doc, at))
             or "a default is offered to the user as it is: make it a value the property accepts",
         )
 

@@ -399,9 +399,18 @@ def test_a_default_that_is_no_json_number_is_said_once(tmp_path: Path) -> None:
             "ok:\n  type: object\n  properties:\n    n: {type: array, maxItems: 2}\n",
             ["an array property must have `items` listing the choices | a multi-select is items"],
         ),
+        (
+            "ok:\n  type: object\n  properties:\n    n:\n      type: string\n      title: #1 choice\n",
+            ["title must be a string | '#' after a space starts a comment in YAML, so this has no value"],
+        ),
+        (
+            "ok:\n  type: object\n  properties:\n    n:\n      type: string\n      default: #fff\n",
+            ["null does not match its own property | '#' after a space starts a comment in YAML"],
+        ),
     ],
     ids=["property-keyword", "integer-keyword", "root-key", "root-type", "enum-no-type", "typ", "typ-enum",
-         "one-of", "required", "type-misspelled", "type-named-otherwise", "items-misspelled", "no-items"],
+         "one-of", "required", "type-misspelled", "type-named-otherwise", "items-misspelled", "no-items",
+         "title-commented", "default-commented"],
 )
 def test_a_newcomer_s_mistake_in_a_form_is_said_once_with_what_was_meant(
     tmp_path: Path, form: str, said: list[str]
