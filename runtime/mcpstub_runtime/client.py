@@ -783,7 +783,8 @@ class _Asking:
             warnings.warn(
                 DriftWarning(
                     f"{said}\non_elicit gets it with form None. To follow the server, generate the "
-                    "client again from its tools (mcpstub import, then mcpstub generate)."
+                    "client again from the server's surface.json (mcpstub import, then mcpstub generate): "
+                    "a live server's tools/list shows no forms."
                 ),
                 stacklevel=2,
             )
