@@ -181,22 +181,22 @@ _ABSENT = object()
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "enumNames"})
 
 
-def _judged(schema: Any) -> Any:
-    """A schema without what judges no value (titles, descriptions, defaults), at every level, its
-    `required` and `type` lists in one order."""
+def _judged(schema: Any, ordered: bool = True) -> Any:
+    """A schema without what judges no value (titles, descriptions, defaults), at every level; its
+    `required`, `type` and `enum` lists in one order, unless not `ordered` (as written, to show)."""
     if isinstance(schema, list):
-        return [_judged(item) for item in schema]
+        return [_judged(item, ordered) for item in schema]
     if not isinstance(schema, dict):
         return schema
     return {
         key: (
-            sorted(value, key=str)
-            if key in ("required", "type") and isinstance(value, list)
+            sorted(value, key=lambda item: json.dumps(item, sort_keys=True))
+            if ordered and key in ("required", "type", "enum") and isinstance(value, list)
             else value
             if key in ("enum", "const")
-            else {name: _judged(sub) for name, sub in value.items()}
+            else {name: _judged(sub, ordered) for name, sub in value.items()}
             if key == "properties" and isinstance(value, dict)
-            else _judged(value)
+            else _judged(value, ordered)
         )
         for key, value in schema.items()
         if key not in _ANNOTATIONS
@@ -763,8 +763,8 @@ class _Asking:
         if asker is None:
             return None
         own = [(key, asked) for name, key, asked, _ in self.forms if name == asker.tool]
-        judged = _judged(schema)
-        each = [list(_differences(_judged(asked), judged, (f"elicitations/{key}",))) for key, asked in own]
+        judged = _judged(schema, ordered=False)  # (pointers as the schemas are written)
+        each = [list(_differences(_judged(asked, False), judged, (f"elicitations/{k}",))) for k, asked in own]
         differences = min(each, key=len) if each else []
         shown = "; ".join(differences[:_SHOWN_DIFFERENCES])
         more = len(differences) - _SHOWN_DIFFERENCES

@@ -603,6 +603,7 @@ def test_forms_are_one_whatever_order_their_lists_are_written_in() -> None:
     choice = {"type": "string", "enum": ["x", "y"]}
     legacy = {"type": "object", "properties": {"c": choice}}
     assert same_form(legacy, {"type": "object", "properties": {"c": {**choice, "enumNames": ["X", "Y"]}}})
-    assert not same_form(legacy, {"type": "object", "properties": {"c": {**choice, "enum": ["y", "x"]}}})
+    assert same_form(legacy, {"type": "object", "properties": {"c": {**choice, "enum": ["y", "x"]}}})
+    assert not same_form(legacy, {"type": "object", "properties": {"c": {**choice, "enum": ["x"]}}})
     titled = {"type": "object", "properties": {"title": {"type": "string"}}}  # a property named like a word
     assert not same_form(titled, {"type": "object", "properties": {}})

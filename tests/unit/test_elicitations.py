@@ -299,7 +299,7 @@ FORM = """\
         (("required: [name, size]", "required: [name]"), "elicitation-changed", "warning", ""),
         (("maximum: 12", "maximum: 8"), "elicitation-narrowed", "breaking", "/properties/size/maximum"),
         (("title: Your name", "minLength: 2"), "elicitation-narrowed", "breaking", "/properties/name/minLength"),  # noqa: E501
-        (("    required:", "      more: {type: boolean}\n        required:"), "elicitation-changed", "warning", ""),  # noqa: E501
+        (("    required:", "      more: {type: boolean}\n        required:"), "elicitation-changed", "warning", "/properties/more"),  # noqa: E501
     ],
     ids=["title", "default", "relaxed", "optional", "tightened", "min-length", "property-added"],
 )
@@ -319,6 +319,9 @@ def test_a_changed_form_is_judged_as_its_answers_are(
         (rule, severity, "/elicitations/details" + path)
     ], findings
     assert code == (1 if severity == "breaking" else 0)
+    assert "close the object" not in findings[0]["message"]  # (a form cannot be closed)
+    if path == "/properties/more":  # an old answer that held it with another value is refused
+        assert findings[0]["counterexample"]["more"] is None, findings[0]
     if severity == "breaking":
         answer = findings[0]["counterexample"]
         old = yaml.safe_load(HEAD + FORM)["tools"][0]["elicitations"]["details"]

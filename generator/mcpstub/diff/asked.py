@@ -55,19 +55,23 @@ def _changed(tool: str, key: str, old: JSON, new: JSON, side: Side, compared: Co
     path = "/elicitations/" + escape(key)
     place = side.locate(tool, path)
     if isinstance(old, dict) and isinstance(new, dict) and same_form(old, new):
-        message = f"only titles, descriptions or defaults of {key!r} changed: answers are judged as before"
+        message = (
+            f"only titles, descriptions, defaults or the order of names or choices of {key!r} changed: "
+            "answers are judged as before"
+        )
         return [Finding(tool, "elicitation-rewritten", "info", "tool", path, message, place)]
     found = []
     for finding in compared(old, new):
-        # (a form is a flat object MCP gives no additionalProperties: no advice to close it)
-        if finding.severity == "info" or finding.rule == "input-property-added":
+        if finding.severity == "info":
             continue
         where = path + finding.path.removeprefix("/inputSchema")
         rule = "elicitation-narrowed" if finding.severity == "breaking" else "elicitation-changed"
         said = "an answer of the old form is refused: " if finding.severity == "breaking" else ""
+        # (a form is a flat object MCP gives no additionalProperties: no advice to close it)
+        message = finding.message.split("; close the object", 1)[0]
         found.append(
             Finding(
-                tool, rule, finding.severity, "tool", where, f"{key!r}: {said}{finding.message}",
+                tool, rule, finding.severity, "tool", where, f"{key!r}: {said}{message}",
                 side.locate(tool, where), finding.counterexample, finding.has_counterexample,
             )
         )  # fmt: skip
