@@ -203,6 +203,20 @@ def test_check_breaking_refuses_to_write_until_the_major_version_moves(
     assert "with a major version bump: allowed" in capsys.readouterr().err
 
 
+def test_check_breaking_says_the_warnings_of_a_change_it_writes(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A property added to an open input object breaks no client the rules can tell, but one that
+    # sent it with another value: written, and said.
+    out, toolset = repo / "shop_tools", repo / "api" / "tools.yaml"
+    added = TOOLSET.replace("        limit:", "        color: {type: string}\n        limit:")
+    toolset.write_text(added, "utf-8")
+    assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 0
+    err = capsys.readouterr().err
+    assert "[input-property-added]" in err and err.endswith("1 warning against HEAD, nothing breaking\n"), err
+    assert "color" in (out / "tools.py").read_text("utf-8")
+
+
 def test_check_breaking_in_0_x_asks_for_the_minor_bump_that_counts(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

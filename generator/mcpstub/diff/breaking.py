@@ -34,6 +34,10 @@ def check_breaking(
     findings = diff_sides(old, load_side(str(path), shown=shown, policy=config["policy"]), options)
     breaking = [f for f in findings if f.severity == "breaking"]
     if not breaking:
+        warned = [f for f in findings if f.severity == "warning"]  # (a form's change, an open object)
+        if warned:
+            said = f"{len(warned)} warning{'s' if len(warned) != 1 else ''} against {rev}, nothing breaking"
+            sys.stderr.write("\n".join([*text_lines(warned), said]) + "\n")
         return None
     others = len(findings) - len(breaking)
     more = ""
