@@ -127,12 +127,15 @@ def _json_key(value: Any) -> str:
 def _requested(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Iterator[Diagnostic]:
     meant = {word: closest(word, _ROOT_KEYS) for word in schema if word not in _ROOT_KEYS}
     for word, close in meant.items():
+        value = schema[word]
         yield error(
             CODE,
             f"{_where(path)}: {word!r} is not allowed in a requested schema",
             doc.key_loc((*path, word)),
             f"did you mean {close!r}?"
             if close is not None
+            else "a property indented one level too shallow: indent it under `properties`"
+            if isinstance(value, dict) and "type" in value
             else "MCP allows only type: object, properties, required (and $schema) at its root",
         )
     misspelled = set(meant.values())  # (a key missing where its misspelling is: said there, once)
