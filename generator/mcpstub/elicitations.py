@@ -236,7 +236,9 @@ def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
             hint = f"{article} {shape} property takes {', '.join(_KEYS[shape])}"
             if (close := closest(word, _KEYS[shape])) is not None:
                 hint = f"did you mean {close!r}? ({hint})"
-            if word in ("enum", "oneOf") and kind != "string":
+            if word in ("enum", "oneOf", "anyOf") and kind == "array" and "items" not in prop:
+                hint = "a multi-select's choices go under items: items: {type: string, enum: [...]}"
+            elif word in ("enum", "oneOf") and kind != "string":
                 hint = "a single-select enum has type: string; a multi-select one is an array of enum values"
             yield error(
                 CODE,
@@ -350,8 +352,10 @@ def _items(doc: Document, path: JsonPath, prop: dict[str, Any]) -> _Choices:
     items = prop.get("items")
     at = (*path, "items")
     hint = "a multi-select is items: {type: string, enum: [...]} or items: {anyOf: [{const, title}, ...]}"
-    if "items" not in prop and any(closest(key, ["items"]) for key in prop if key not in _KEYS["array"]):
-        return None  # (`itmes`: said once, at the misspelling)
+    others = [key for key in prop if key not in _KEYS["array"]]
+    misplaced = [key for key in others if key in ("enum", "oneOf", "anyOf") or closest(key, ["items"])]
+    if "items" not in prop and misplaced:
+        return None  # (`itmes`, or choices beside items: said once, there)
     if not isinstance(items, dict):
         yield error(
             CODE,
