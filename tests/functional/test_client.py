@@ -625,7 +625,7 @@ WRITTEN_OUT_CASES = [  # (the client's schema, the server's, drift?)
 
 @pytest.mark.parametrize(("ours", "theirs", "drifted"), WRITTEN_OUT_CASES)
 def test_only_a_reference_written_out_alone_is_the_same_schema(ours: Any, theirs: Any, drifted: bool) -> None:
-    from mcpstub_runtime.client import compare  # noqa: PLC0415
+    from mcpstub_runtime.drift import compare  # noqa: PLC0415
 
     def tool(schema: Any) -> dict[str, Any]:
         return {"name": "t", "inputSchema": {"type": "object", **schema}}

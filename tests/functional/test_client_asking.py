@@ -595,7 +595,7 @@ def test_a_form_the_calling_tool_does_not_declare_is_unknown_whoever_declares_it
 
 
 def test_forms_are_one_whatever_order_their_lists_are_written_in() -> None:
-    from mcpstub_runtime.client import same_form  # noqa: PLC0415
+    from mcpstub_runtime.drift import same_form  # noqa: PLC0415
 
     form = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}
     assert same_form({**form, "required": ["a", "b"]}, {**form, "required": ["b", "a"]})

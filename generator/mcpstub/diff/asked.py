@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 
 from mcpstub.diff.model import JSON, Finding, Severity, Side
+from mcpstub.diff.typed import OPEN_OBJECT_ADVICE
 from mcpstub.pointers import escape
 
 ELICITATION_RULES = (
@@ -50,7 +51,7 @@ def elicitation_findings(tool: str, old: Side, new: Side, compared: Compared) ->
 
 
 def _changed(tool: str, key: str, old: JSON, new: JSON, side: Side, compared: Compared) -> list[Finding]:
-    from mcpstub_runtime.client import same_form  # noqa: PLC0415 - what a typed client matches forms by
+    from mcpstub_runtime.drift import same_form  # noqa: PLC0415 - what a typed client matches forms by
 
     path = "/elicitations/" + escape(key)
     place = side.locate(tool, path)
@@ -68,7 +69,7 @@ def _changed(tool: str, key: str, old: JSON, new: JSON, side: Side, compared: Co
         rule = "elicitation-narrowed" if finding.severity == "breaking" else "elicitation-changed"
         said = "an answer of the old form is refused: " if finding.severity == "breaking" else ""
         # (a form is a flat object MCP gives no additionalProperties: no advice to close it)
-        message = finding.message.split("; close the object", 1)[0]
+        message = finding.message.removesuffix(f"; {OPEN_OBJECT_ADVICE}")
         found.append(
             Finding(
                 tool, rule, finding.severity, "tool", where, f"{key!r}: {said}{message}",

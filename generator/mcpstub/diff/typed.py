@@ -36,6 +36,10 @@ from mcpstub.pointers import escape
 _OTHER_VALUES: tuple[JSON, ...] = (None, 0, "", True, [], {}, 0.5, "x", -1)
 
 
+# How to add a property to an input object safely, said where one is added to an open object.
+OPEN_OBJECT_ADVICE = "close the object (additionalProperties: false) to add properties safely"
+
+
 class TypedRules:
     """Type-specific rules; `check` (the walk) is `compare.Subset`'s."""
 
@@ -432,7 +436,7 @@ class TypedRules:
                     message = (
                         f"property {name!r} added to an object that accepts unlisted "
                         f"properties: a client that sent {name!r} with another value is refused; "
-                        "close the object (additionalProperties: false) to add properties safely"
+                        + OPEN_OBJECT_ADVICE
                     )
                     reason = Reason("open-property", bp + seg, message, names_exact, ap, bp, (*ip, name))
                     self._refused_by(reason, b_resolved, self.b.resolve(b_s, b_sp)[1])
