@@ -132,13 +132,15 @@ def _requested(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Iterato
             CODE,
             f"{_where(path)}: {word!r} is not allowed in a requested schema",
             doc.key_loc((*path, word)),
-            f"did you mean {close!r}?"
+            "a property indented one level too shallow: indent it under `properties`"
+            if isinstance(value, dict) and not _PROPERTY_WORDS.isdisjoint(value)
+            else f"did you mean {close!r}?"
             if close is not None
-            else "a property indented one level too shallow: indent it under `properties`"
-            if isinstance(value, dict) and "type" in value
             else "MCP allows only type: object, properties, required (and $schema) at its root",
         )
-    misspelled = set(meant.values())  # (a key missing where its misspelling is: said there, once)
+    misspelled = {  # (not a property left at the root)
+        close for word, close in meant.items() if _PROPERTY_WORDS.isdisjoint(_mapping(schema[word]))
+    }  # (a key missing where its misspelling is: said there, once)
     if schema.get("type") != "object" and not ("type" not in schema and "type" in misspelled):
         at = (*path, "type") if "type" in schema else path
         yield error(
@@ -187,6 +189,12 @@ def _requested(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Iterato
 
 
 _PRIMITIVES = ("string", "number", "integer", "boolean", "array")
+# Keywords only a property's schema holds: a mapping of them at a form's root is a property.
+_PROPERTY_WORDS = frozenset({"type", "enum", "oneOf", "anyOf", "format", "items", "minLength", "minimum"})
+
+
+def _mapping(value: Any) -> Any:
+    return value if isinstance(value, dict) else {}
 
 
 def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
@@ -237,7 +245,8 @@ def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
             if (close := closest(word, _KEYS[shape])) is not None:
                 hint = f"did you mean {close!r}? ({hint})"
             if word in ("enum", "oneOf", "anyOf") and kind == "array" and "items" not in prop:
-                hint = "a multi-select's choices go under items: items: {type: string, enum: [...]}"
+                form = "{type: string, enum: [...]}" if word == "enum" else "{anyOf: [{const, title}, ...]}"
+                hint = f"a multi-select's choices go under items: items: {form}"
             elif word in ("enum", "oneOf") and kind != "string":
                 hint = "a single-select enum has type: string; a multi-select one is an array of enum values"
             yield error(

@@ -86,16 +86,15 @@ _ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comme
 
 def judged(schema: Any, ordered: bool = True) -> Any:
     """A schema without what judges no value (titles, descriptions, defaults), at every level; its
-    `required`, `type` and `enum` lists in one order, unless not `ordered` (as written, to show)."""
+    `required`, `type` and `enum` lists and its titled choices (`oneOf`/`anyOf` of `const`s) in one
+    order, unless not `ordered` (as written, to show)."""
     if isinstance(schema, list):
         return [judged(item, ordered) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    return {
+    out = {
         key: (
-            sorted(value, key=lambda item: json.dumps(item, sort_keys=True))
-            if ordered and key in ("required", "type", "enum") and isinstance(value, list)
-            else value
+            value
             if key in ("enum", "const")
             else {name: judged(sub, ordered) for name, sub in value.items()}
             if key == "properties" and isinstance(value, dict)
@@ -104,6 +103,11 @@ def judged(schema: Any, ordered: bool = True) -> Any:
         for key, value in schema.items()
         if key not in _ANNOTATIONS
     }
+    for key, value in out.items() if ordered else ():
+        choices = key in ("oneOf", "anyOf") and all(isinstance(v, dict) and "const" in v for v in value)
+        if isinstance(value, list) and (key in ("required", "type", "enum") or choices):
+            out[key] = sorted(value, key=lambda item: json.dumps(item, sort_keys=True))
+    return out
 
 
 def same_form(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:

@@ -605,5 +605,15 @@ def test_forms_are_one_whatever_order_their_lists_are_written_in() -> None:
     assert same_form(legacy, {"type": "object", "properties": {"c": {**choice, "enumNames": ["X", "Y"]}}})
     assert same_form(legacy, {"type": "object", "properties": {"c": {**choice, "enum": ["y", "x"]}}})
     assert not same_form(legacy, {"type": "object", "properties": {"c": {**choice, "enum": ["x"]}}})
+    titled = [{"const": "x", "title": "X"}, {"const": "y", "title": "Y"}]
+
+    def single(choices: list[Any]) -> dict[str, Any]:
+        return {"type": "object", "properties": {"c": {"type": "string", "oneOf": choices}}}
+
+    def many(choices: list[Any]) -> dict[str, Any]:
+        return {"type": "object", "properties": {"c": {"type": "array", "items": {"anyOf": choices}}}}
+
+    assert same_form(single(titled), single(titled[::-1])) and same_form(many(titled), many(titled[::-1]))
+    assert not same_form(single(titled), single(titled[:1]))
     titled = {"type": "object", "properties": {"title": {"type": "string"}}}  # a property named like a word
     assert not same_form(titled, {"type": "object", "properties": {}})

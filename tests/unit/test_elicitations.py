@@ -418,10 +418,19 @@ def test_a_default_that_is_no_json_number_is_said_once(tmp_path: Path) -> None:
             "ok:\n  type: object\n  properties:\n    a: {type: array, enum: [x, y]}\n",
             ["'enum' is not allowed here in a requested schema | a multi-select's choices go under items"],
         ),
+        (  # a property whose name is close to a root key is still a property
+            "ok:\n  type: object\n  properties:\n    a: {type: string}\n  require: {type: boolean}\n",
+            ["'require' is not allowed in a requested schema | a property indented one level too shallow"],
+        ),
+        (
+            "ok:\n  type: object\n  properties:\n    a: {type: array, oneOf: [{const: x, title: X}]}\n",
+            ["'oneOf' is not allowed here | a multi-select's choices go under items: items: {anyOf: [{const"],
+        ),
     ],
     ids=["property-keyword", "integer-keyword", "root-key", "root-type", "enum-no-type", "typ", "typ-enum",
          "one-of", "required", "type-misspelled", "type-named-otherwise", "items-misspelled", "no-items",
-         "title-commented", "default-commented", "too-shallow", "array-choices"],
+         "title-commented", "default-commented", "too-shallow", "array-choices", "too-shallow-named-alike",
+         "array-titled-choices"],
 )
 def test_a_newcomer_s_mistake_in_a_form_is_said_once_with_what_was_meant(
     tmp_path: Path, form: str, said: list[str]
