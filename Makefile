@@ -23,7 +23,7 @@ $(NODE_CLIENT): tests/external/package.json tests/external/package-lock.json
 test: $(STAMP) $(NODE_CLIENT)
 	$(BIN)/ruff check generator runtime tests
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 3 --dist worksteal -q
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
