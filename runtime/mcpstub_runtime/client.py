@@ -33,6 +33,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar, Unpack
 from urllib.parse import urlsplit, urlunsplit
 
@@ -63,6 +64,7 @@ from .results import ToolError
 from .spec import ToolSpec
 
 __all__ = [
+    "CANCEL",
     "ConnectOptions",
     "Drift",
     "DriftError",
@@ -127,10 +129,20 @@ class Question:
     url: str | None = None  # the page a URL-mode question sends the user to
 
 
+class Dismissed(Enum):
+    """The type of `CANCEL`."""
+
+    CANCEL = "cancel"
+
+
+# `on_elicit`'s answer for a question the user dismissed without choosing (MCP's "cancel"; None
+# is an explicit "decline"): the handler gets `CancelledElicitation` and the call goes on.
+CANCEL = Dismissed.CANCEL
+
 # `on_elicit` returns the answer: the form model filled in (or any mapping of the fields), or None
-# (or False) to decline; to a URL question, True once the user agreed to go there. It may be a plain
-# or an async function.
-Answer = BaseModel | Mapping[str, Any] | bool | None
+# (or False) to decline, or CANCEL; to a URL question, True once the user agreed to go there. It
+# may be a plain or an async function.
+Answer = BaseModel | Mapping[str, Any] | bool | Dismissed | None
 ElicitHandler = Callable[[Question], Answer | Awaitable[Answer]]
 
 
@@ -616,6 +628,8 @@ class _Asking:
                     raise refused
             given = self.on_elicit(question)
             answered = await given if inspect.isawaitable(given) else given
+            if answered is CANCEL:
+                return types.ElicitResult(action="cancel")
             content = _content(question, answered)
         except Exception as exc:
             if asker is None and self.contexts_kept:
@@ -642,7 +656,7 @@ def _content(question: Question, answered: object) -> dict[str, Any] | None:
             return {} if answered else None
         raise TypeError(
             f"on_elicit returned {type(answered).__name__} for the URL question {question.message!r}: "
-            "return True once the user agreed to open the page, or None to decline"
+            "return True once the user agreed to open the page, None to decline, or CANCEL"
         )
     if answered is None or answered is False:
         return None
@@ -653,7 +667,7 @@ def _content(question: Question, answered: object) -> dict[str, Any] | None:
     else:
         raise TypeError(
             f"on_elicit returned {type(answered).__name__} for {question.message!r}: return the "
-            "form's model filled in, a mapping of its fields, or None to decline"
+            "form's model filled in, a mapping of its fields, None to decline, or CANCEL"
         )
     for key, value in content.items():
         # What an elicitation answer may carry (MCP): a string, a number, a boolean, or a list of

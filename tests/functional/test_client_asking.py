@@ -617,3 +617,18 @@ def test_forms_are_one_whatever_order_their_lists_are_written_in() -> None:
     assert not same_form(single(titled), single(titled[:1]))
     titled = {"type": "object", "properties": {"title": {"type": "string"}}}  # a property named like a word
     assert not same_form(titled, {"type": "object", "properties": {}})
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cancel_dismisses_a_question_and_the_call_goes_on(package: ModuleType, mode: str) -> None:
+    """`CANCEL` is MCP's "cancel" (None its "decline"): the handler sees it and answers the call,
+    for a form (an async `on_elicit` too) and for a page."""
+    cancel = importlib.import_module(f"{PACKAGE}.client").CANCEL
+
+    async def dismiss(question: Any) -> Any:
+        return cancel
+
+    assert call(package, mode, "deploy", lambda question: cancel) == "not deployed (cancel)"
+    assert call(package, mode, "deploy", dismiss) == "not deployed (cancel)"
+    assert call(package, mode, "other", lambda question: cancel) == "other cancel"
+    assert call(package, mode, "signin", lambda question: cancel) == "sign-in cancel"

@@ -9,8 +9,8 @@ output schema); an `isError` answer raises `ToolError`. On connect the server's 
 compared with the ones below: a difference is warned about (`DriftWarning`), and with
 `strict=True` a tool that differs is not called (`DriftError`). The server's log messages at
 `log_level` ("info") and above go to the logger `<package>.client`, or to `on_log`. What a
-tool asks its user goes to `on_elicit`, a `Question` whose `form` is the model to fill in.
-mcpstub_runtime.client does the work.
+tool asks its user goes to `on_elicit`, a `Question` whose `form` is the model to fill in
+(returned filled in; None declines, CANCEL dismisses). mcpstub_runtime.client does the work.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import TypeAlias, Unpack
 from mcp import types as _types
 from mcpstub_runtime import client as _runtime
 from mcpstub_runtime.client import (
+    CANCEL,
     ConnectOptions,
     DriftError,
     DriftWarning,
@@ -34,6 +35,7 @@ from . import models as _models
 from .tools import TOOLS
 
 __all__ = [
+    "CANCEL",
     "Client",
     "ConnectOptions",
     "DriftError",
