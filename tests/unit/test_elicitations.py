@@ -264,7 +264,7 @@ def test_diff_reports_a_requested_schema_added_changed_or_removed(
     old = HEAD + "    elicitations:\n      confirm: {type: object, properties: {ok: {type: boolean}}}\n"
     old += "      gone: {type: object, properties: {}}\n"
     new = HEAD + "    elicitations:\n      confirm: {type: object, properties: {ok: {type: string}}}\n"
-    new += "      more: {type: object, properties: {}}\n"
+    new += "      more: {type: object, properties: {why: {type: string}}}\n"
     Path("old.yaml").write_text(old)
     Path("new.yaml").write_text(new)
     assert main(["diff", "old.yaml", "new.yaml", "--format", "json", "--no-version-check"]) == 1
@@ -457,3 +457,47 @@ def test_a_snapshot_s_form_findings_are_placed_in_its_form(
     line = (other / "surface.json").read_text("utf-8").splitlines()[found["location"]["line"] - 1]
     assert found["rule"] == "elicitation-narrowed", found
     assert line.strip().rstrip(",") == '"maximum": 8', (found, line)
+
+
+FORM_SCHEMA: dict[str, Any] = yaml.safe_load(HEAD + FORM)["tools"][0]["elicitations"]["details"]
+
+
+@pytest.mark.parametrize(
+    ("new_keys", "expected"),
+    [
+        # the same form under another key (its required names in another order): one finding, there
+        (
+            {"approve": FORM_SCHEMA | {"required": ["size", "name"]}},
+            [("elicitation-renamed", "info", "/elicitations/approve")],
+        ),
+        # another form under another key: gone and added, as any other
+        (
+            {"approve": FORM_SCHEMA | {"required": ["name"]}},
+            [("elicitation-added", "warning", "/elicitations/approve"),
+             ("elicitation-removed", "info", "/elicitations/details")],
+        ),
+        # two new keys, one of them the old form: that one is the rename, the other is new
+        (
+            {"a_other": {"type": "object", "properties": {}}, "b_same": FORM_SCHEMA},
+            [("elicitation-added", "warning", "/elicitations/a_other"),
+             ("elicitation-renamed", "info", "/elicitations/b_same")],
+        ),
+    ],
+    ids=["same-form", "changed-form", "one-of-two"],
+)
+def test_a_form_under_another_key_is_a_rename_only_when_it_is_the_same_form(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    new_keys: dict[str, Any], expected: list[tuple[str, str, str]],
+) -> None:  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    Path("old.yaml").write_text(HEAD + FORM)
+    new = yaml.safe_load(HEAD + FORM)
+    new["tools"][0]["elicitations"] = new_keys
+    Path("new.json").write_text(json.dumps(new))
+    assert main(["diff", "old.yaml", "new.json", "--format", "json", "--no-version-check"]) == 0
+    findings = json.loads(capsys.readouterr().out)
+    assert [(f["rule"], f["severity"], f["path"]) for f in findings] == expected, findings
+    for finding in findings:
+        if finding["rule"] == "elicitation-renamed":
+            key = finding["path"].rsplit("/", 1)[1]
+            assert f"the form 'details' is now called {key!r}" in finding["message"]

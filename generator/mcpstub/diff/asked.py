@@ -2,10 +2,11 @@
 
 A requested schema is not part of the `Tool` object, so the schema rules do not see it on their own.
 A question added is a warning (a client without elicitation cannot answer it), a removed one
-information. A changed one is compared as an input is (an answer is what the client sends): an
-answer of the old form the new one refuses is breaking, shown with it; other changes are a warning
-(a typed client generated before no longer knows the form), but for titles, descriptions and
-defaults alone, which judge no answer (information).
+information; one under another key, the same form, is information too (`elicitation-renamed`: a
+typed client knows a form by its schema, not its key). A changed one is compared as an input is
+(an answer is what the client sends): an answer of the old form the new one refuses is breaking,
+shown with it; other changes are a warning (a typed client generated before no longer knows the
+form), but for titles, descriptions and defaults alone, which judge no answer (information).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from mcpstub.pointers import escape
 ELICITATION_RULES = (
     "elicitation-added",
     "elicitation-removed",
+    "elicitation-renamed",
     "elicitation-narrowed",
     "elicitation-changed",
     "elicitation-rewritten",
@@ -33,9 +35,18 @@ def elicitation_findings(tool: str, old: Side, new: Side, compared: Compared) ->
     before, after = old.elicitations.get(tool, {}), new.elicitations.get(tool, {})
     found: list[Finding] = []
     severity: Severity
+    renamed = _renamed(before, after)
     for key in sorted(before.keys() | after.keys()):
         path = "/elicitations/" + escape(key)
-        if key not in before:
+        if key in renamed.values():
+            continue  # (said at its new key)
+        if key in renamed:
+            rule, severity = "elicitation-renamed", "info"
+            message = (
+                f"the form {renamed[key]!r} is now called {key!r} (the package's model of it is renamed "
+                "too); answers are judged as before, and a typed client generated before still knows it"
+            )
+        elif key not in before:
             rule, severity, message = "elicitation-added", "warning", f"the tool now asks its user {key!r}"
         elif key not in after:
             rule, severity = "elicitation-removed", "info"
@@ -50,12 +61,31 @@ def elicitation_findings(tool: str, old: Side, new: Side, compared: Compared) ->
     return found
 
 
+def _renamed(before: dict[str, JSON], after: dict[str, JSON]) -> dict[str, str]:
+    """Each new key whose form is that of a key gone (`same_form`): new key -> old key."""
+    from mcpstub_runtime.drift import same_form  # noqa: PLC0415 - what a typed client matches forms by
+
+    gone = [key for key in sorted(before) if key not in after]
+    renamed: dict[str, str] = {}
+    for key in sorted(k for k in after if k not in before):
+        new = after[key]
+        match = next((g for g in gone if _both_objects(before[g], new) and same_form(before[g], new)), None)
+        if match is not None:
+            renamed[key] = match
+            gone.remove(match)
+    return renamed
+
+
+def _both_objects(a: JSON, b: JSON) -> bool:
+    return isinstance(a, dict) and isinstance(b, dict)
+
+
 def _changed(tool: str, key: str, old: JSON, new: JSON, side: Side, compared: Compared) -> list[Finding]:
     from mcpstub_runtime.drift import same_form  # noqa: PLC0415 - what a typed client matches forms by
 
     path = "/elicitations/" + escape(key)
     place = side.locate(tool, path)
-    if isinstance(old, dict) and isinstance(new, dict) and same_form(old, new):
+    if _both_objects(old, new) and same_form(old, new):
         message = (
             f"only titles, descriptions, defaults or the order of names or choices of {key!r} changed: "
             "answers are judged as before"
