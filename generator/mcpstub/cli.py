@@ -30,6 +30,7 @@ from mcpstub.options import (
     UsageError,
     cache_dir,
     check_out,
+    configured_toolset,
     diff_options,
     option_files,
     project_config,
@@ -407,9 +408,11 @@ def cmd_init(args: argparse.Namespace) -> int:
         text = f"# yaml-language-server: $schema={schema}\n{rest}"
     with target.open("x", encoding="utf-8") as handle:
         handle.write(text)
-    try:  # a project that names its package's folder: generate writes there
-        configured = "out" in project_config(Path.cwd())[0]
-    except UsageError:
+    try:  # a project that names its package's folder for this toolset: generate writes there
+        config, root = project_config(Path.cwd())
+        owner = configured_toolset(config, root)
+        configured = "out" in config and (owner is None or owner.samefile(target))
+    except (UsageError, OSError):
         configured = False
     then = f"mcpstub generate {shown_path(target)}" + ("" if configured else " --out src/my_tools")
     print(f"wrote {shown_path(target)}; next: {then}")

@@ -219,7 +219,32 @@ def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None
         written = str(config["toolset"]) if configured else str(toolset)
         close = close_file(root if configured else Path(), written)
         raise ToolsetMissing(f"{said}\n  hint: {close}" if close else said, toolset)
+    if out is not None and not getattr(args, "out", None):
+        owner = configured_toolset(config, root)
+        if owner is not None and not _same_file(owner, toolset):
+            raise UsageError(
+                f"{shown_path(toolset)} is not the toolset of {shown_path(root / 'pyproject.toml')} "
+                f"({shown_path(owner)}), whose out ({shown_path(out)}) this run would write\n"
+                "  hint: give this toolset's package a folder of its own: --out DIR"
+            )
     return toolset, out, config
+
+
+def configured_toolset(config: dict[str, Any], root: Path) -> Path | None:
+    """The toolset a `[tool.mcpstub]` is for, whose package its `out` is: its `toolset`, else a
+    tools.yaml beside its pyproject.toml; None when that is no file (any toolset may use `out`)."""
+    owner = root / str(config.get("toolset", "tools.yaml"))
+    try:
+        return owner if owner.is_file() else None
+    except OSError:
+        return None
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
 
 
 def check_out(out: Path, configured: tuple[Path, str] | None = None) -> None:

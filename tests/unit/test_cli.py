@@ -178,6 +178,33 @@ def test_pyproject_supplies_the_toolset(in_tmp: Path, capsys: pytest.CaptureFixt
     assert "ok: server 's'" in capsys.readouterr().out
 
 
+def test_a_configured_out_is_written_only_from_the_toolset_it_is_for(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A second project started in a folder below the first: its toolset, given or the default of its
+    # folder, never overwrites the package of the first one's `out`.
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\nout = "src/first"\n')
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    assert main(["generate"]) == 0
+    first = {p: p.read_bytes() for p in (in_tmp / "src" / "first").rglob("*") if p.is_file()}
+    (in_tmp / "second").mkdir()
+    os.chdir(in_tmp / "second")
+    Path("tools.yaml").write_text(GOOD.replace("name: s", "name: second"))
+    capsys.readouterr()
+    for argv in (["generate", "tools.yaml"], ["generate"], ["generate", "--check"], ["generate", "--watch"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "tools.yaml is not the toolset of" in err and "--out DIR" in err, err
+    assert {p: p.read_bytes() for p in (in_tmp / "src" / "first").rglob("*") if p.is_file()} == first
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0  # a folder of its own
+    assert main(["generate", "../tools.yaml"]) == 0  # the first project's toolset, however named
+    assert main(["generate", str(in_tmp / "tools.yaml")]) == 0
+    # Without a tools.yaml beside pyproject.toml nor a `toolset` there, `out` is any toolset's.
+    (in_tmp / "tools.yaml").rename(in_tmp / "api.yaml")
+    assert main(["generate", "tools.yaml"]) == 0
+    assert "second" in (in_tmp / "src" / "first" / "surface.json").read_text()
+
+
 @pytest.mark.parametrize(
     "pyproject",
     ['[tool.mcpstub]\ntoolsett = "x.yaml"\n', "[tool.mcpstub\n", "[tool]\nmcpstub = 3\n"],
@@ -365,9 +392,12 @@ def test_init_says_the_next_command_as_the_project_configures_it(
     assert main(["init"]) == 0
     said = capsys.readouterr().out
     assert said == "wrote tools.yaml; next: mcpstub generate tools.yaml --out src/my_tools\n"
-    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\nout = "src/svc_tools"\n')
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\nout = "src/svc_tools"\ntoolset = "api.yaml"\n')
+    assert main(["init", "api.yaml"]) == 0
+    assert capsys.readouterr().out == "wrote api.yaml; next: mcpstub generate api.yaml\n"
+    # `out` is the package of the project's toolset: another one gets a folder of its own
     assert main(["init", "more.yaml"]) == 0
-    assert capsys.readouterr().out == "wrote more.yaml; next: mcpstub generate more.yaml\n"
+    assert capsys.readouterr().out == "wrote more.yaml; next: mcpstub generate more.yaml --out src/my_tools\n"
     (in_tmp / "pyproject.toml").write_text("[tool.mcpstub\n")  # (said by the command that reads it)
     assert main(["init", "third.yaml"]) == 0
     assert capsys.readouterr().out.endswith("next: mcpstub generate third.yaml --out src/my_tools\n")
