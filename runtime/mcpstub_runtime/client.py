@@ -43,7 +43,7 @@ from mcp.client.session import ClientRequestContext, ListRootsFnT, LoggingFnT, S
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from mcp.types import CONNECTION_CLOSED
+from mcp.types import CONNECTION_CLOSED, INVALID_PARAMS
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -214,6 +214,12 @@ class ToolsClient:
                     asking.raise_failed(call)
                 if _closed(exc):  # the server went away (stopped, killed): the call may have run
                     raise ConnectionError(f"{name}: {_LOST}") from exc
+                if name in self._drift.missing and isinstance(exc, MCPError) and exc.code == INVALID_PARAMS:
+                    raise DriftError(
+                        f"{name}: the server has no such tool ({exc.message}); it listed none on connect, "
+                        "so it serves other tools than this client was generated for: restart it with "
+                        "the package this client belongs to, or generate the client from the server's"
+                    ) from exc
                 raise
         if asking is not None:
             asking.raise_failed(call)  # (the question was cancelled: what went wrong answering it)

@@ -37,7 +37,8 @@ class DriftWarning(UserWarning):
 
 
 class DriftError(Exception):
-    """A strict client refused to call a tool whose advertised form differs from its own."""
+    """A strict client refused to call a tool whose advertised form differs from its own, or a
+    client called a tool the server did not list on connect and does not have."""
 
 
 @dataclass(frozen=True)

@@ -187,6 +187,24 @@ def test_drift_is_warned_naming_each_tool_and_what_differs(
     assert drift.missing == ("note",) and drift.added == ("more",)
 
 
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_tool_the_server_does_not_have_raises_drift_error_saying_why(
+    tools: dict[str, ToolSpec], mode: str
+) -> None:
+    # The server runs an older toolset: the warning on connect said so, and the call raises what a
+    # program can catch as drift, not the SDK's protocol error of an unknown tool.
+    async def run() -> Any:
+        server = create_server(drifted(tools), INFO, {"echo": echo, "items": items, "more": items})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DriftWarning)
+            async with connect(client_class(tools), server, mode=mode) as client:
+                with pytest.raises(DriftError, match=r"^note: the server has no such tool \(.*note.*\); it"):
+                    await client.note()  # type: ignore[attr-defined]
+                return len(await client.items(count=2))  # type: ignore[attr-defined]
+
+    assert anyio.run(run) == 2  # the connection carries on
+
+
 def test_strict_mode_refuses_drifted_tools_and_calls_the_others(tools: dict[str, ToolSpec]) -> None:
     calls: list[str] = []
 
