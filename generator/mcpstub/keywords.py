@@ -167,8 +167,22 @@ def closest(key: str, known: Iterable[str]) -> str | None:
     alias = _KEYWORD_ALIASES.get(_folded(key))
     if alias in lowered.values():
         return alias
+    swapped = [k for k in sorted(lowered.values()) if _swapped(key.lower(), k.lower())]
+    if len(swapped) == 1:  # two letters typed the wrong way round (`qyt`), however short the name
+        return swapped[0]
     close = difflib.get_close_matches(key, sorted(lowered.values()), n=1, cutoff=0.75)
     return close[0] if close else None
+
+
+def _swapped(a: str, b: str) -> bool:
+    """True when `a` is `b` with two neighbouring characters exchanged."""
+    if len(a) != len(b):
+        return False
+    differ = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    if len(differ) != 2 or differ[1] != differ[0] + 1:
+        return False
+    i, j = differ
+    return a[i] == b[j] and a[j] == b[i]
 
 
 def comma_hint(doc: Document, path: JsonPath, node: dict[str, Any]) -> str | None:
@@ -269,7 +283,7 @@ def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath,
         return (
             comment_hint(doc, (*at, *path))
             or comma_hint(doc, (*at, *path), parent)
-            or _nothing_under(doc, (*at, *path))
+            or _nothing_under(doc, (*at, *path), keyword=not (len(path) >= 2 and path[-2] in SUBSCHEMA_MAP))
         )
     if isinstance(value, (str, int, float, list)) and len(path) >= 2 and path[-2] in SUBSCHEMA_MAP:
         if key in KNOWN_2020_12 | KNOWN_DRAFT_07:
@@ -291,9 +305,28 @@ def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath,
     return None
 
 
-def _nothing_under(doc: Document, path: JsonPath) -> str:
+# What a keyword written with nothing after it takes, where that is no schema.
+_NULL_TAKES = {
+    "required": "list the names it requires: `required: [name]`",
+    "enum": "list its values: `enum: [a, b]`",
+    "type": "name the type: `type: string`",
+    "examples": "list the examples: `examples: [a]`",
+    "dependentRequired": "map each name to the names it requires: `dependentRequired: {a: [b]}`",
+    **dict.fromkeys(
+        ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
+         "maxLength", "minItems", "maxItems", "minContains", "maxContains", "minProperties",
+         "maxProperties"),
+        "write the number after it: `{key}: 1`",
+    ),
+}  # fmt: skip
+
+
+def _nothing_under(doc: Document, path: JsonPath, keyword: bool = False) -> str:
     """The hint for a key written with nothing after it (`a:`): the lines below it, where they
-    stand at its own indentation and start with a keyword, were meant to be under it."""
+    stand at its own indentation and start with a keyword, were meant to be under it; a
+    `keyword` (not a property's name) whose value is no schema is told what it takes."""
+    if keyword and str(path[-1]) in _NULL_TAKES:
+        return _NULL_TAKES[str(path[-1])].format(key=path[-1])
     key = doc.key_loc(path)
     lines = editor_lines(doc.text)
     below = next(
@@ -305,6 +338,8 @@ def _nothing_under(doc: Document, path: JsonPath) -> str:
             f"nothing is indented under {str(path[-1])!r}: indent the lines below it 2 more spaces"
             " to make them its schema"
         )
+    if keyword and path[-1] in SUBSCHEMA_MAP:
+        return f"write its entries under it, indented 2 more spaces, or `{path[-1]}: {{}}` for none"
     return "write its schema after it (`{type: string}`, say), or {} for any value"
 
 

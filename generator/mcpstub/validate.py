@@ -139,12 +139,15 @@ def _meta_errors(
         if _said(lint, where):
             continue
         said = err.message
-        if err.instance is None and err.validator == "type":  # `a:` with nothing after it
-            wanted = err.validator_value
+        if err.instance is None and err.validator in ("type", "anyOf"):  # `a:` with nothing after it
+            wanted = err.validator_value if err.validator == "type" else None
+            article = "an" if str(wanted)[:1] in ("a", "i", "o") else "a"
             said = (
-                f"it has no value (null), where a {wanted} belongs"
+                f"it has no value (null), where {article} {wanted} belongs"
                 if isinstance(wanted, str)
                 else "it has no value (null), where a schema (a mapping, or true or false) belongs"
+                if isinstance(wanted, list)
+                else "it has no value (null)"
             )
         yield error(
             "invalid-schema",
@@ -181,6 +184,7 @@ class _Checker:
         # `$defs` key, its marshal)
         self._compiled_definitions: dict[tuple[Any, str, bytes], frozenset[str] | None] = {}
         self._finite_docs: dict[int, bool] = {}  # by id of a loaded document: holds no inf or nan
+        self._broken_defs: set[str] = set()  # shared definitions with an error said where written
 
     def _finite(self, doc: Document) -> bool:
         """True when no number in `doc` is inf or nan (then no schema bundled from it holds one)."""
@@ -284,6 +288,8 @@ class _Checker:
             defaults: list[JsonPath] = []
             before = len(self.diagnostics)
             self.diagnostics.extend(_meta_errors(doc, ("$defs", name), value, dialect, self.policy, defaults))
+            if has_errors(self.diagnostics[before:]):
+                self._broken_defs.add(str(name))
             if isinstance(value, dict):  # its refs must resolve even when no tool uses it
                 errors_before = len(self.bundler.diagnostics)
                 bundled, _ = self.bundler.bundle_schema(("$defs", name), dialect)
@@ -487,8 +493,10 @@ class _Checker:
                 self._validators[id(bundled)] = (bundled, compiled)
         except Exception as exc:  # jsonschema-rs reports any schema it cannot compile this way
             reason = first_line(exc)
-            # A referenced file with an error, said where it is written once, is why, as a rule.
-            if not any(d.is_error and d.location.file != doc.file for d in self.bundler.diagnostics):
+            # A shared definition or a referenced file with an error, said where it is written once,
+            # is why, as a rule.
+            elsewhere = any(d.is_error and d.location.file != doc.file for d in self.bundler.diagnostics)
+            if not (shared & self._broken_defs or elsewhere):
                 said = error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))
                 self.diagnostics.append(said)
             return None

@@ -1098,3 +1098,68 @@ def test_a_comment_meant_as_one_is_not_taken_for_a_value(tmp_path: Path, schema:
     # The mistake is the missing comma before `required`: the comments are what they look like.
     (problem,) = check(tmp_path, f"tools:\n  - name: t\n    inputSchema: {schema}\n").diagnostics
     assert "comment" not in problem.message and problem.hint == MISSING_COMMA, problem.format()
+
+
+@pytest.mark.parametrize(
+    ("written", "said", "hint"),
+    [
+        ("required:", "where an array belongs", "list the names it requires: `required: [name]`"),
+        ("enum:", "where an array belongs", "list its values: `enum: [a, b]`"),
+        ("type:", "it has no value (null)", "name the type: `type: string`"),
+        ("maxItems:", "where an integer belongs", "write the number after it: `maxItems: 1`"),
+        ("minimum:", "where a number belongs", "write the number after it: `minimum: 1`"),
+        ("patternProperties:", "where an object belongs",
+         "write its entries under it, indented 2 more spaces, or `patternProperties: {}` for none"),
+        ("not:", "where a schema (a mapping, or true or false) belongs",
+         "write its schema after it (`{type: string}`, say), or {} for any value"),
+    ],
+)
+def test_a_keyword_with_nothing_after_it_is_told_what_it_takes(
+    tmp_path: Path, written: str, said: str, hint: str
+) -> None:
+    # Followed by a keyword at its own indentation, as a slip leaves it: what is below is no schema of
+    # a keyword that takes names, values or a number, so it is not told to indent them.
+    text = "tools:\n  - name: t\n    inputSchema:\n      type: object\n      properties:\n"
+    text += f"        a:\n          {written}\n"
+    below = "          description: x\n"
+    [diagnostic] = check(tmp_path, text + below).diagnostics
+    if written in ("patternProperties:", "not:"):  # (a schema's keyword below may be meant under it)
+        assert diagnostic.hint is not None and diagnostic.hint.startswith("nothing is indented under")
+        [diagnostic] = check(tmp_path, text).diagnostics
+    assert (diagnostic.location.line, diagnostic.hint) == (9, hint), diagnostic
+    assert diagnostic.message.endswith(said) and " a integer" not in diagnostic.message, diagnostic.message
+
+
+def test_a_property_named_like_a_keyword_with_nothing_after_it_wants_a_schema(tmp_path: Path) -> None:
+    text = "tools:\n  - name: t\n    inputSchema:\n      type: object\n      properties:\n"
+    text += "        required:\n        b: {type: string}\n"
+    [diagnostic] = check(tmp_path, text).diagnostics
+    assert diagnostic.hint == "write its schema after it (`{type: string}`, say), or {} for any value"
+
+
+def test_a_broken_shared_definition_is_said_once_where_it_is_written(tmp_path: Path) -> None:
+    # Not again at each tool that refers to it, as a schema that cannot be compiled.
+    text = "$defs:\n  Name: {type: string, minLength: '1'}\ntools:\n"
+    for tool in ("a", "b"):
+        text += f"  - name: {tool}\n    inputSchema:\n      type: object\n"
+        text += "      properties: {n: {$ref: '#/$defs/Name'}, m: {type: string, minLength: '2'}}\n"
+    said = [(d.location.line, d.message) for d in check(tmp_path, text).diagnostics]
+    invalid = "is not a valid 2020-12 schema"
+    assert said == [
+        (4, f"$defs.Name.minLength {invalid}: '1' is not of type 'integer'"),
+        (9, f"tools[0].inputSchema.properties.m.minLength {invalid}: '2' is not of type 'integer'"),
+        (13, f"tools[1].inputSchema.properties.m.minLength {invalid}: '2' is not of type 'integer'"),
+    ], said
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"), [("qyt", "qty"), ("nmae", "name"), ("ab", "ba"), ("colour", "color")]
+)
+def test_a_required_name_misspelled_is_told_the_property_meant(
+    tmp_path: Path, typed: str, meant: str
+) -> None:
+    text = "tools:\n  - name: t\n    inputSchema:\n      type: object\n"
+    text += f"      properties: {{{meant}: {{type: string}}, other: {{type: string}}}}\n"
+    text += f"      required: [{typed}]\n"
+    [diagnostic] = check(tmp_path, text).diagnostics
+    assert diagnostic.hint == f"did you mean {meant!r}?", diagnostic
