@@ -57,9 +57,9 @@ def default_mismatches(
                 f"{describe_path((*where, 'default'))} does not match its own schema: {reason}",
                 doc.loc((*where, "default")),
                 (_wants_boolean(node) and _plain_text(doc, (*where, "default"), node["default"]))
-                or "it is not filled in (a call that leaves the field out gives the handler MISSING), "
-                "and a client that sends it is refused: make it a value the schema accepts, or "
-                "leave it out",
+                or "it is not filled in (a call that leaves the field out leaves it unset for the "
+                "handler: pydantic's MISSING), and a client that sends it is refused: make it a value "
+                "the schema accepts, or leave it out",
             )
 
 

@@ -420,13 +420,15 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
     for name in old.tools:
         if name not in new.tools:
             other = renamed.get(name)
-            message = f"tool {name!r} removed" + (f" (renamed to {other!r}?)" if other else "")
+            message = "no longer served: a client that calls it fails" + (
+                f" (renamed to {other!r}?)" if other else ""
+            )
             where = new.locate("", "/tools")
             findings.append(Finding(name, "tool-removed", "breaking", "tool", "", message, where))
     for name, tool in new.tools.items():
         if name in added:
             findings.append(
-                Finding(name, "tool-added", "info", "tool", "", f"tool {name!r} added", new.locate(name, ""))
+                Finding(name, "tool-added", "info", "tool", "", "a new tool", new.locate(name, ""))
             )
             continue
         findings.extend(_Tool(name, old.tools[name], tool, new, options, budget).run())
