@@ -30,7 +30,7 @@ from mcpstub.containment import check_ref_file
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.errortext import close_file
-from mcpstub.keywords import subschemas
+from mcpstub.keywords import SUBSCHEMA_MAP, subschemas
 from mcpstub.pointers import percent_decoded, ref_file, resolve, split_fragment, to_fragment, to_pointer
 
 _ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated"})
@@ -317,6 +317,8 @@ class Bundler:
             if root_schema is not None:
                 found, value, _ = resolve(root_schema, parts)
                 if found:  # a pointer inside the tool schema itself
+                    if self._definitions(ref, parts, value, loc):
+                        return None
                     if not isinstance(value, dict | bool):
                         self._not_schema(ref, value, loc)
                     elif self._is_cycle(doc, root_schema, parts):
@@ -324,6 +326,8 @@ class Bundler:
                     elif self._loops_in_place(doc, loc.path, value):
                         self._loop(ref, loc)
                     return ref
+                if self._definitions(ref, parts, resolve(target_doc.data, parts)[1], loc):
+                    return None
                 if not (len(parts) >= 2 and parts[0] in ("$defs", "definitions")):
                     tries: list[tuple[Any, Sequence[str]]] = [(root_schema, parts)]
                     close = _close_pointer(target_doc.data, parts, ref) or ""
@@ -338,6 +342,8 @@ class Bundler:
         if not found_rest:
             own = [(root_schema, parts)] if root_schema is not None else []
             self._unresolved(ref, loc, [*own, (target_doc.data, parts)], doc)
+            return None
+        if self._definitions(ref, parts, pointed, loc):
             return None
         if not isinstance(pointed, dict | bool):
             self._not_schema(ref, pointed, loc)
@@ -458,6 +464,21 @@ class Bundler:
                     found.append((path, loaded.data))
             self._beside_read[folder] = found
         return [(p.name, data) for p, data in self._beside_read[folder] if p.resolve() not in read]
+
+    def _definitions(self, ref: str, parts: Sequence[str], value: Any, loc: Where) -> bool:
+        """Report `ref` when it points at a `$defs` (`definitions`) mapping itself, not at one of its
+        schemas (read as a schema, its names would be unknown keywords: anything accepted); True then."""
+        if not parts or parts[-1] not in ("$defs", "definitions"):
+            return False
+        if len(parts) > 1 and parts[-2] in SUBSCHEMA_MAP:  # (a property or a definition so named)
+            return False
+        names = sorted(str(name) for name in value) if isinstance(value, dict) else []
+        hint = f"name the definition meant: {ref + '/' + (names[0] if names else 'NAME')!r}"
+        if names:
+            hint += f" (it holds {', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
+        said = f"reference {ref!r} points at {parts[-1]} itself, not at a definition in it"
+        self.diagnostics.append(error("ref-not-schema", said, loc.location, hint))
+        return True
 
     def _not_schema(self, ref: str, value: Any, loc: Where) -> None:
         names = {list: "an array", str: "a string", int: "an integer", float: "a number"}

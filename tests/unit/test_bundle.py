@@ -388,6 +388,36 @@ def test_reference_to_something_that_is_not_a_schema(tmp_path: Path) -> None:
     assert "points at a string" in checked.diagnostics[0].message
 
 
+@pytest.mark.parametrize(
+    ("ref", "hint"),
+    [
+        ("common.yaml#/$defs", "name the definition meant: 'common.yaml#/$defs/A' (it holds A, B)"),
+        ("common.yaml#/definitions", "name the definition meant: 'common.yaml#/definitions/D' (it holds D)"),
+        ("#/$defs", "name the definition meant: '#/$defs/Shared' (it holds Shared)"),
+        ("#/properties/b/$defs", "name the definition meant: '#/properties/b/$defs/Own' (it holds Own)"),
+    ],
+)
+def test_a_reference_to_definitions_themselves_is_refused_naming_one(
+    tmp_path: Path, ref: str, hint: str
+) -> None:
+    # Read as a schema, a `$defs` mapping accepts anything (its names are unknown keywords), and a
+    # file's would be advertised with its references unbundled: never what the author meant.
+    checked = check(
+        tmp_path,
+        "$defs: {Shared: {type: string}}\n"
+        + tool_schema(f'a: {{$ref: "{ref}"}}\nb: {{type: object, $defs: {{Own: {{type: string}}}}}}\n'),
+        common_yaml="$defs:\n  A: {properties: {k: {$ref: 'other.yaml#/$defs/K'}}}\n  B: {}\n"
+        "definitions: {D: {}}\n",
+        other_yaml="$defs: {K: {type: string}}\n",
+    )
+    assert found(checked) == [("ref-not-schema", "tools.yaml", 9, 19)], found(checked)
+    assert checked.diagnostics[0].hint == hint
+    # A property named `$defs` is a schema: referring to it is no mistake.
+    properties = 'b: {type: object, properties: {$defs: {type: string}}}\n'
+    checked = check(tmp_path, tool_schema(properties + 'c: {$ref: "#/properties/b/properties/$defs"}\n'))
+    assert found(checked) == []
+
+
 def test_schema_that_is_its_own_branch_is_refused_at_the_reference(tmp_path: Path) -> None:
     """A schema reached again, through references and keywords that apply to the same value
     (allOf, anyOf, oneOf, not, if/then/else, dependentSchemas, a `$ref` with siblings), before
