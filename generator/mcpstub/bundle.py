@@ -466,17 +466,18 @@ class Bundler:
         return [(p.name, data) for p, data in self._beside_read[folder] if p.resolve() not in read]
 
     def _definitions(self, ref: str, parts: Sequence[str], value: Any, loc: Where) -> bool:
-        """Report `ref` when it points at a `$defs` (`definitions`) mapping itself, not at one of its
-        schemas (read as a schema, its names would be unknown keywords: anything accepted); True then."""
-        if not parts or parts[-1] not in ("$defs", "definitions"):
+        """Report `ref` when it points at a mapping of schemas itself (`$defs`, `properties`, ...), not
+        at one of them (read as a schema, its names would be unknown keywords, their references left
+        unbundled: anything accepted); True then."""
+        if not parts or parts[-1] not in SUBSCHEMA_MAP:
             return False
         if len(parts) > 1 and parts[-2] in SUBSCHEMA_MAP:  # (a property or a definition so named)
             return False
         names = sorted(str(name) for name in value) if isinstance(value, dict) else []
-        hint = f"name the definition meant: {ref + '/' + (names[0] if names else 'NAME')!r}"
+        hint = f"name the schema meant: {ref + '/' + (names[0] if names else 'NAME')!r}"
         if names:
             hint += f" (it holds {', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
-        said = f"reference {ref!r} points at {parts[-1]} itself, not at a definition in it"
+        said = f"reference {ref!r} points at {parts[-1]} itself, not at a schema in it"
         self.diagnostics.append(error("ref-not-schema", said, loc.location, hint))
         return True
 

@@ -391,13 +391,15 @@ def test_reference_to_something_that_is_not_a_schema(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("ref", "hint"),
     [
-        ("common.yaml#/$defs", "name the definition meant: 'common.yaml#/$defs/A' (it holds A, B)"),
-        ("common.yaml#/definitions", "name the definition meant: 'common.yaml#/definitions/D' (it holds D)"),
-        ("#/$defs", "name the definition meant: '#/$defs/Shared' (it holds Shared)"),
-        ("#/properties/b/$defs", "name the definition meant: '#/properties/b/$defs/Own' (it holds Own)"),
+        ("common.yaml#/$defs", "name the schema meant: 'common.yaml#/$defs/A' (it holds A, B)"),
+        ("common.yaml#/definitions", "name the schema meant: 'common.yaml#/definitions/D' (it holds D)"),
+        ("#/$defs", "name the schema meant: '#/$defs/Shared' (it holds Shared)"),
+        ("#/properties/b/$defs", "name the schema meant: '#/properties/b/$defs/Own' (it holds Own)"),
+        ("common.yaml#/$defs/A/properties", "name the schema meant: 'common.yaml#/$defs/A/properties/k' (it holds k)"),  # noqa: E501
+        ("#/properties", "name the schema meant: '#/properties/a' (it holds a, b)"),
     ],
 )
-def test_a_reference_to_definitions_themselves_is_refused_naming_one(
+def test_a_reference_to_a_mapping_of_schemas_itself_is_refused_naming_one(
     tmp_path: Path, ref: str, hint: str
 ) -> None:
     # Read as a schema, a `$defs` mapping accepts anything (its names are unknown keywords), and a
