@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcpstub import __version__
-from mcpstub.diagnostics import Diagnostic, Location, SourceError, has_errors
+from mcpstub.diagnostics import Diagnostic, Location, Severity, SourceError, has_errors
 from mcpstub.handlerfiles import warn_old_stubs, warn_orphans
 from mcpstub.layout import CONTRACT_TESTS, SERVER_FILES, STAMP_FILE, STOPPING_SIGNALS
 from mcpstub.options import (
@@ -239,6 +239,7 @@ def _generate(
         policy = config["policy"].fingerprint(path.resolve().parent)
         current = is_current(path, out, emit_tests=emit_tests, policy=policy, client_only=client_only)
         if current is not None:
+            _report([_replayed(path, entry) for entry in current.warnings])
             warn_orphans(out, current.orphans)
             warn_old_stubs(out, current.stubs)
             print(f"{shown_path(out)}: up to date (toolset unchanged since the last run)")
@@ -295,10 +296,25 @@ def _generate_in_run(
         generated.yours,
         generated.ahead.of if generated.ahead is not None else None,
         generated.stubs,
+        [_recorded(path, d) for d in generated.diagnostics],
     )
     ours = {**generated.ours, STAMP_FILE: stamp}
     with locked(out, writing=not (args.check or args.diff)):
         return _write_package(args, out, ours, generated.yours, modules, generated.ahead, generated.stubs)
+
+
+def _recorded(toolset: Path, d: Diagnostic) -> dict[str, Any]:
+    """A warning as the stamp keeps it: its file from the toolset's folder, not as shown here."""
+    file = os.path.relpath(d.location.file, os.path.dirname(shown_path(toolset)) or ".")
+    where = {"file": Path(file).as_posix(), "line": d.location.line, "col": d.location.col}
+    return {**where, "code": d.code, "message": d.message, "hint": d.hint}
+
+
+def _replayed(toolset: Path, entry: dict[str, Any]) -> Diagnostic:
+    """A warning the stamp keeps, its file shown as this run names the toolset's."""
+    file = os.path.normpath(os.path.join(os.path.dirname(shown_path(toolset)), entry["file"]))
+    where = Location(file, entry["line"], entry["col"])
+    return Diagnostic(Severity.WARNING, entry["code"], entry["message"], where, entry["hint"])
 
 
 def _write_package(

@@ -893,3 +893,37 @@ def test_every_mistake_of_tool_mcpstub_is_said_at_once(
         "mcpstub: error: pyproject.toml:3:1: [tool.mcpstub] emit_tests must be true or false",
         "mcpstub: error: pyproject.toml:4:20: [tool.mcpstub] vendor_keywords must be a list of strings",
     ]
+
+
+def test_a_current_package_says_the_warnings_of_the_run_that_made_it(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The shortcut for an unchanged toolset says what a full run says, wherever it is run from; the
+    # warnings go with the sources that made them.
+    (in_tmp / "spec").mkdir()
+    (in_tmp / "spec" / "common.yaml").write_text("$defs:\n  Name: {type: string, widget: 2}\n")
+    toolset = GOOD.replace(
+        "inputSchema: {type: object}",
+        "inputSchema:\n      type: object\n      properties: {n: {$ref: 'common.yaml#/$defs/Name'}}\n"
+        "      required: [n, qyt]",
+    )
+    (in_tmp / "spec" / "tools.yaml").write_text(toolset)
+    runs = [(in_tmp, "spec/tools.yaml"), (in_tmp / "spec", "tools.yaml")]
+    runs.append((in_tmp / "pkg", "../spec/tools.yaml"))
+    for cwd, named in runs:
+        cwd.mkdir(exist_ok=True)
+        os.chdir(cwd)
+        out = os.path.relpath(in_tmp / "pkg", cwd)
+        assert main(["generate", named, "--out", out, "--force"]) == 0
+        full = capsys.readouterr().err
+        assert "widget" in full and "qyt" in full and full.count("warning:") == 2, full
+        assert main(["generate", named, "--out", out]) == 0
+        said = capsys.readouterr()
+        assert "up to date" in said.out and said.err == full
+    # Fixed, they are said no more, by the run that writes it nor by the shortcut after it.
+    os.chdir(in_tmp)
+    (in_tmp / "spec" / "tools.yaml").write_text(toolset.replace(", qyt", ""))
+    (in_tmp / "spec" / "common.yaml").write_text("$defs:\n  Name: {type: string, x-widget: 2}\n")
+    for _ in range(2):
+        assert main(["generate", "spec/tools.yaml", "--out", "pkg"]) == 0
+        assert capsys.readouterr().err == ""

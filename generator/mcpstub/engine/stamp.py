@@ -228,14 +228,16 @@ def stamp_text(
     yours: dict[str, str],
     hashed: Callable[[str, str], str] | None = None,
     stubs: Mapping[str, tuple[str, str]] | None = None,
+    warnings: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """The stamp a run writes (`source`: the source hash; `hashed(rel, text)`: a file's hash, as
-    computed already; `stubs`: each handler's stub hash and form, as rendered)."""
+    computed already; `stubs`: each handler's stub hash and form, as rendered; `warnings`: the
+    run's warnings, which a run that finds the package current says again)."""
 
     def digest(rel: str, text: str) -> str:
         return hashed(rel, text) if hashed is not None else file_hash(text.encode("utf-8"))
 
-    stamp = {
+    stamp: dict[str, Any] = {
         "generator": f"mcpstub {__version__}",
         "source_hash": source,
         "sources": list(sources),
@@ -245,6 +247,8 @@ def stamp_text(
             for rel, text in sorted(yours.items())
         },
     }
+    if warnings:  # (made of the sources the source hash covers: current while it matches)
+        stamp["warnings"] = list(warnings)
     text = json.dumps(stamp, indent=2, ensure_ascii=False) + "\n"
     assert text.startswith(STAMP_PREFIX)
     return text
@@ -257,6 +261,7 @@ class Current:
 
     orphans: list[str]
     stubs: dict[str, tuple[str, str]]
+    warnings: list[dict[str, Any]]
 
 
 def _read_stamp(out: Path) -> dict[str, Any] | None:
@@ -327,4 +332,16 @@ def is_current(
         return None  # a deleted stub: the full run writes it again
     modules = (f"handlers/{p.name}" for p in (out / "handlers").glob("*.py") if not p.stem.startswith("_"))
     stubs = {rel: (digest, form) for rel, (digest, form) in handlers.items()}
-    return Current(sorted(rel for rel in modules if rel not in handlers), stubs)
+    said = stamp.get("warnings", [])
+    if not (isinstance(said, list) and all(_recorded_warning(w) for w in said)):
+        return None  # (a stamp edited by hand: the full run finds them again)
+    return Current(sorted(rel for rel in modules if rel not in handlers), stubs, said)
+
+
+def _recorded_warning(entry: object) -> bool:
+    return (
+        isinstance(entry, dict)
+        and all(isinstance(entry.get(key), str) for key in ("file", "code", "message"))
+        and all(isinstance(entry.get(key), int) for key in ("line", "col"))
+        and isinstance(entry.get("hint"), str | None)
+    )
