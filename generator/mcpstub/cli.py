@@ -554,6 +554,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
         return load_source(spec, policy, headers, args.timeout)
 
     del load_side
+    from mcpstub.sources import root_relative_note  # noqa: PLC0415
+
+    for note in filter(None, map(root_relative_note, (old, new))):
+        print(note, file=sys.stderr)
     return run(old, new, fmt=args.format, fail_on=fail, options=options, load=load)
 
 
@@ -576,8 +580,10 @@ def _live_flags(parser: argparse.ArgumentParser) -> None:
 def _revision(text: str) -> str:
     """A git revision (argparse's type for --check-breaking): the toolset's path is added to it."""
     if not text.strip() or ":" in text:
+        alone = f" (--check-breaking {text.partition(':')[0]})" if text.partition(":")[0].strip() else ""
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a git revision (a commit, branch or tag: the toolset's path is added to it)"
+            f"{text!r} is not a git revision: give the revision alone{alone}, a commit, branch or tag; "
+            "the toolset's path is added to it"
         )
     return text
 

@@ -304,11 +304,34 @@ def load_source(
     raise SourceError(_not_found(spec))
 
 
+def root_relative_note(spec: str) -> str | None:
+    """A note for `REV:path` run below the repository's root, where `path` (from the root, as git
+    reads it) is not the file of that name here that the revision holds too (`REV:./path`)."""
+    rev, _, path = spec.partition(":")
+    if path.startswith(("./", "../", "/")) or not is_revision(spec):
+        return None
+    try:
+        here = Path.cwd().resolve()
+        top = Path(_git(["rev-parse", "--show-toplevel"], here)).resolve()
+        if here == top:
+            return None
+        own = (here.relative_to(top) / path).as_posix()
+        _git(["cat-file", "-e", f"{rev}:{own}"], here)
+    except (SourceError, ValueError, OSError):
+        return None
+    return (
+        f"note: {spec} is {path} at the repository's root, as git reads it; "
+        f"this folder's is {rev}:./{path} ({own})"
+    )
+
+
 def _not_found(spec: str) -> str:
     """Why `spec` names no source: no such file, and as `REV:path` no repository or revision."""
     if Path(spec).is_dir():
         return f"{spec}: a folder, not a toolset file (name the toolset in it: {Path(spec, 'tools.yaml')})"
     rev, sep, path = spec.partition(":")
+    if not sep and spec and not spec.startswith("-") and is_revision(f"{spec}:."):
+        return f"{spec}: a git revision, not a file: name the toolset in it, e.g. {spec}:./tools.yaml"
     if not sep or not rev or not path or (len(rev) == 1 and path[0] in "\\/"):  # (`C:\\x`: a path)
         return f"{spec}: no such file (nor a git revision REV:path or an http(s) URL)"
     if re.match(r"[0-9]+(?:/|$)", path):  # `localhost:8000/mcp`

@@ -124,6 +124,33 @@ def test_revision_paths_relative_to_the_working_folder(
     assert any(f.get("location", {}).get("line") == line for f in found)
 
 
+def test_a_root_relative_revision_path_below_the_root_is_noted_and_a_bare_revision_told(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `HEAD:tools.yaml` from api/ is the root's tools.yaml (git's reading): where the revision holds
+    # this folder's too, the diff says which one it reads and how to name the other.
+    other = "mcpstub: 1\nserver: {name: shop, version: 1.0.0}\n"
+    other += "tools:\n  - {name: other, inputSchema: {type: object}}\n"
+    (repo / "tools.yaml").write_text(other, "utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "v2")
+    monkeypatch.chdir(repo / "api")
+    assert cli.main(["diff", "HEAD:tools.yaml", "tools.yaml", "--format", "json"]) == 1
+    said = capsys.readouterr()
+    note = "note: HEAD:tools.yaml is tools.yaml at the repository's root, as git reads it; "
+    assert note + "this folder's is HEAD:./tools.yaml (api/tools.yaml)\n" == said.err
+    assert json.loads(said.out)  # (the root's: another tool)
+    for spec in ("HEAD:./tools.yaml", "HEAD:api/tools.yaml"):  # the folder's, said as meant: no note
+        assert cli.main(["diff", spec, "tools.yaml"]) == 0
+        assert capsys.readouterr().err == ""
+    assert cli.main(["diff", "HEAD", "tools.yaml"]) == 2
+    bare = "HEAD: a git revision, not a file: name the toolset in it, e.g. HEAD:./tools.yaml"
+    assert bare in capsys.readouterr().err
+    out = str(repo / "api" / "pkg")
+    assert cli.main(["generate", "tools.yaml", "--out", out, "--check-breaking", "HEAD:tools.yaml"]) == 2
+    assert "give the revision alone (--check-breaking HEAD)" in capsys.readouterr().err
+
+
 def test_a_revision_outside_a_repository_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
