@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcpstub import __version__
 from mcpstub.diagnostics import Diagnostic, Location, Severity, SourceError, has_errors
-from mcpstub.handlerfiles import warn_old_stubs, warn_orphans
+from mcpstub.handlerfiles import lost_models, say_lost_models, warn_old_stubs, warn_orphans
 from mcpstub.layout import CONTRACT_TESTS, SERVER_FILES, STAMP_FILE, STOPPING_SIGNALS
 from mcpstub.options import (
     ToolsetMissing,
@@ -240,6 +240,7 @@ def _generate(
         current = is_current(path, out, emit_tests=emit_tests, policy=policy, client_only=client_only)
         if current is not None:
             _report([_replayed(path, entry) for entry in current.warnings])
+            say_lost_models(out, current.lost_models, current=True)
             warn_orphans(out, current.orphans)
             warn_old_stubs(out, current.stubs)
             print(f"{shown_path(out)}: up to date (toolset unchanged since the last run)")
@@ -289,6 +290,12 @@ def _generate_in_run(
         return EXIT_INVALID
     toolset = generated.toolset
     modules = {str(t.identifier) for t in toolset.tools}
+    forms: dict[str, tuple[str, ...]] = {}  # each handler: the classes of models.py its tool has
+    for t in toolset.tools:
+        forms[f"handlers/{t.identifier}.py"] = (t.input_class, *filter(None, [t.output_class]))
+        forms[f"handlers/{t.identifier}.py"] += tuple(t.elicitation_classes.values())
+    lost = {} if client_only else lost_models(out, generated.ours.get("models.py", ""), forms)
+    say_lost_models(out, lost)
     stamp = stamp_text(
         toolset.source_hash,
         toolset.sources,
@@ -297,6 +304,7 @@ def _generate_in_run(
         generated.ahead.of if generated.ahead is not None else None,
         generated.stubs,
         [_recorded(path, d) for d in generated.diagnostics],
+        lost,
     )
     ours = {**generated.ours, STAMP_FILE: stamp}
     with locked(out, writing=not (args.check or args.diff)):

@@ -1,16 +1,19 @@
 """Handler files: what a run says of the package's handler modules it does not write.
 
 `warn_orphans` names each handler whose tool is gone (with the move that keeps its code, where its
-tool was probably renamed); `warn_old_stubs` each one still the stub of an earlier form of its tool.
+tool was probably renamed); `warn_old_stubs` each one still the stub of an earlier form of its tool;
+`lost_models` each one with code that imports models the package no longer has.
 Handlers are created when missing and never rewritten (`write.plan`).
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 import stat
 import sys
 from pathlib import Path
+from typing import Any
 
 from mcpstub.diagnostics import SourceError
 from mcpstub.options import shown_path
@@ -105,6 +108,62 @@ def _old_stub(path: Path, digest: str, form: str) -> bool:
         return False
     written = stub_form(text, path.stem)
     return written is not None and written != form
+
+
+# `from ..models import A, B as C` or `from pkg.models import (A, ...)`; a top-level name in models.py.
+_MODELS_IMPORT = re.compile(r"^from\s+(?:\.\.|[\w.]+\.)models\s+import\s+(\([^)]*\)|[^\n]*)", re.MULTILINE)
+_DEFINED = re.compile(r"^(?:class\s+(\w+)|(\w+)\s*(?::[^=\n]*)?=)", re.MULTILINE)
+
+
+def lost_models(out: Path, models: str, forms: dict[str, tuple[str, ...]]) -> dict[str, list[Any]]:
+    """Each handler with code (`forms`: handler path -> the classes its tool has now) that imports
+    from the package's models a name `models` (the models.py written) no longer defines: the
+    import would fail as the server starts, and mypy would point at server.py. Path -> [the file's
+    hash, the names lost, the classes its tool has]: what `say_lost_models` says, and what the
+    stamp keeps for a run that finds the package current to say again while the file is the same."""
+    from mcpstub.engine.stamp import file_hash  # noqa: PLC0415
+
+    defined = {a or b for a, b in _DEFINED.findall(models)}
+    found: dict[str, list[Any]] = {}
+    for rel, classes in forms.items():
+        path = out / rel
+        try:
+            stats = path.stat()
+            if not stat.S_ISREG(stats.st_mode) or stats.st_size > 1 << 20:
+                continue
+            data = path.read_bytes()
+            text = data.decode("utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if stub_form(text, path.stem) is not None:
+            continue  # a stub: `warn_old_stubs` says what of it
+        names = [
+            part.split(" as ")[0].strip()
+            for group in _MODELS_IMPORT.findall(text)
+            for part in re.sub(r"#[^\n]*", "", group).strip("()\\ \n").replace("\\\n", " ").split(",")
+        ]
+        lost = [name for name in names if name.isidentifier() and name not in defined]
+        if lost:
+            found[rel] = [file_hash(data), lost, list(classes)]
+    return found
+
+
+def say_lost_models(out: Path, found: dict[str, list[Any]], *, current: bool = False) -> None:
+    """Warn of each handler `lost_models` found (`current`: those whose file is still the same)."""
+    from mcpstub.engine.stamp import file_hash  # noqa: PLC0415
+
+    for rel, (digest, lost, classes) in sorted(found.items()):
+        path = out / rel
+        try:
+            if current and file_hash(path.read_bytes()) != digest:
+                continue  # mended (or changed) since: the full run judges it again when models change
+        except OSError:
+            continue
+        them = "it" if len(lost) == 1 else "them"
+        said = f"imports {', '.join(lost)} from models.py, which no longer defines {them}"
+        print(f"{shown_path(path)}: warning: {said}", file=sys.stderr)
+        hint = "its tool's form changed: mend the handler to the classes it has now, "
+        print(f"  hint: {hint}{', '.join(classes)}", file=sys.stderr)
 
 
 def _is_stub(path: Path, stub: str | None) -> bool:

@@ -927,3 +927,35 @@ def test_a_current_package_says_the_warnings_of_the_run_that_made_it(
     for _ in range(2):
         assert main(["generate", "spec/tools.yaml", "--out", "pkg"]) == 0
         assert capsys.readouterr().err == ""
+
+
+def test_a_handler_with_code_importing_a_model_its_tool_lost_is_warned_of_until_mended(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The import would fail as the server starts, and mypy points at server.py: generate says which
+    # handler and what its tool has now, on this run and on those that find the package current.
+    shared = "$defs:\n  Town: {type: string}\n"
+    out = "    outputSchema: {type: object, properties: {said: {type: string}}}\n"
+    toolset = GOOD.replace("server: {name: s}\n", "server: {name: s}\n" + shared)
+    Path("tools.yaml").write_text(toolset + out)
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    handler = Path("pkg/handlers/a.py")
+    handler.write_text(
+        "from ..models import (\n    AInput,  # the arguments\n    AOutput as Out,\n)\n"
+        "from ..models import Town\n\n\nasync def a(args: AInput, ctx: object) -> Out:\n"
+        "    return Out(said=Town('x'))\n"
+    )
+    capsys.readouterr()
+    Path("tools.yaml").write_text(toolset)  # the output schema gone: AOutput is no more
+    warned = (
+        "pkg/handlers/a.py: warning: imports AOutput from models.py, which no longer defines it\n"
+        "  hint: its tool's form changed: mend the handler to the classes it has now, AInput\n"
+    )
+    for _ in range(2):  # the run that writes it, then one that finds it current
+        assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+        assert capsys.readouterr().err == warned
+    mended = "from ..models import AInput, Town\n\n\nasync def a(args: AInput, ctx: object) -> str:\n"
+    handler.write_text(mended + "    return Town('x')\n")
+    for more in ([], ["--force"]):
+        assert main(["generate", "tools.yaml", "--out", "pkg", *more]) == 0
+        assert capsys.readouterr().err == ""

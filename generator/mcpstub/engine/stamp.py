@@ -229,10 +229,12 @@ def stamp_text(
     hashed: Callable[[str, str], str] | None = None,
     stubs: Mapping[str, tuple[str, str]] | None = None,
     warnings: Sequence[Mapping[str, Any]] = (),
+    lost_models: Mapping[str, list[Any]] | None = None,
 ) -> str:
     """The stamp a run writes (`source`: the source hash; `hashed(rel, text)`: a file's hash, as
     computed already; `stubs`: each handler's stub hash and form, as rendered; `warnings`: the
-    run's warnings, which a run that finds the package current says again)."""
+    run's warnings, which a run that finds the package current says again, as it does of each
+    handler in `lost_models` (`handlerfiles.lost_models`) that is still the same)."""
 
     def digest(rel: str, text: str) -> str:
         return hashed(rel, text) if hashed is not None else file_hash(text.encode("utf-8"))
@@ -249,6 +251,8 @@ def stamp_text(
     }
     if warnings:  # (made of the sources the source hash covers: current while it matches)
         stamp["warnings"] = list(warnings)
+    if lost_models:
+        stamp["lost_models"] = dict(sorted(lost_models.items()))
     text = json.dumps(stamp, indent=2, ensure_ascii=False) + "\n"
     assert text.startswith(STAMP_PREFIX)
     return text
@@ -262,6 +266,7 @@ class Current:
     orphans: list[str]
     stubs: dict[str, tuple[str, str]]
     warnings: list[dict[str, Any]]
+    lost_models: dict[str, list[Any]]
 
 
 def _read_stamp(out: Path) -> dict[str, Any] | None:
@@ -332,10 +337,20 @@ def is_current(
         return None  # a deleted stub: the full run writes it again
     modules = (f"handlers/{p.name}" for p in (out / "handlers").glob("*.py") if not p.stem.startswith("_"))
     stubs = {rel: (digest, form) for rel, (digest, form) in handlers.items()}
-    said = stamp.get("warnings", [])
-    if not (isinstance(said, list) and all(_recorded_warning(w) for w in said)):
+    said, lost = stamp.get("warnings", []), stamp.get("lost_models", {})
+    if not (isinstance(said, list) and all(_recorded_warning(w) for w in said) and _lost_entries(lost)):
         return None  # (a stamp edited by hand: the full run finds them again)
-    return Current(sorted(rel for rel in modules if rel not in handlers), stubs, said)
+    return Current(sorted(rel for rel in modules if rel not in handlers), stubs, said, lost)
+
+
+def _lost_entries(lost: object) -> bool:
+    return isinstance(lost, dict) and all(
+        isinstance(entry, list)
+        and len(entry) == 3
+        and isinstance(entry[0], str)
+        and all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in entry[1:])
+        for entry in lost.values()
+    )
 
 
 def _recorded_warning(entry: object) -> bool:
