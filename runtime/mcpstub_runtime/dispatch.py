@@ -131,7 +131,8 @@ def load_failure(exc: BaseException, package: str | None = None) -> str:
     if isinstance(exc, SystemExit):
         return f"it exits the process on import (SystemExit: {exc.code!r})"
     if isinstance(exc, SyntaxError):
-        said = f"SyntaxError: {exc.msg} ({exc.filename}:{exc.lineno})"
+        column = f":{exc.offset}" if exc.offset else ""
+        said = f"SyntaxError: {exc.msg} (at {shown_file(exc.filename or '?')}:{exc.lineno}{column})"
     else:
         said = " ".join("".join(traceback.format_exception_only(exc)).split())
     frames = [
@@ -143,7 +144,16 @@ def load_failure(exc: BaseException, package: str | None = None) -> str:
     folder = os.path.dirname(os.path.abspath(module.__file__ or "")) + os.sep if module else None
     own = [f for f in frames if folder and os.path.abspath(f.filename).startswith(folder)]
     place = (own or frames)[-1:] if not isinstance(exc, SyntaxError) or own else []
-    return f"{said} (at {place[0].filename}:{place[0].lineno})" if place else said
+    return f"{said} (at {shown_file(place[0].filename)}:{place[0].lineno})" if place else said
+
+
+def shown_file(path: str) -> str:
+    """`path` from the working folder where it is below it (as a message names a file), else as is."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # (another drive)
+        return path
+    return path if relative.startswith("..") else relative
 
 
 _RUNTIME_FOLDER = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -166,8 +176,10 @@ def as_handler(tool: str, function: object) -> Handler:
         try:
             signature.bind(None, None)
         except TypeError:
+            code = getattr(function, "__code__", None)
+            where = f" (at {shown_file(code.co_filename)}:{code.co_firstlineno})" if code is not None else ""
             raise TypeError(
-                f"the handler for tool {tool!r} must take (args, ctx), not {signature}"
+                f"the handler for tool {tool!r} must take (args, ctx), not {signature}{where}"
             ) from None
     # An instance whose __call__ is async counts as async too.
     call = inspect.getattr_static(function, "__call__", None)

@@ -339,18 +339,20 @@ def _check(package: str) -> int:
     """Import each tool's handler and models as its first call would, and say what fails: a
     server that starts does not import them (start-up stays fast), so this is where a handler
     that cannot load shows before a client calls it. The exit code: 0 when every one loads."""
-    from .dispatch import load_failure, load_handler
+    from .dispatch import load_failure, load_handler, shown_file
 
-    tools = importlib.import_module(package).TOOLS
+    module = importlib.import_module(package)
+    tools, folder = module.TOOLS, os.path.dirname(module.__file__ or package)
     failed: list[str] = []
     try:
         importlib.import_module(f"{package}.models")
     except (Exception, SystemExit) as exc:
-        print(f"{package}/models.py: {load_failure(exc, package)}", file=sys.stderr)
+        models = shown_file(os.path.join(folder, "models.py"))
+        print(f"{models}: {load_failure(exc, package)}", file=sys.stderr)
         print("the models do not load: no handler can be called", file=sys.stderr)
         return 1
     for name, spec in tools.items():
-        where = f"{package}/handlers/{spec.identifier}.py"
+        where = shown_file(os.path.join(folder, "handlers", f"{spec.identifier}.py"))
         try:
             with _told_if_slow(f"{where}: tool {name!r}"):
                 load_handler(spec)

@@ -3,6 +3,7 @@ calls it, each one that does not load named with its file and why, and the exit 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -33,9 +34,15 @@ BROKEN = {
         "from ..server import ToolError\n",
         "ImportError: cannot import name 'ToolError'",
     ),
-    "a wrong signature": ("async def second(args):\n    return 'x'\n", "must take (args, ctx), not (args)"),
+    "a wrong signature": (
+        "\n\nasync def second(args):\n    return 'x'\n",
+        f"must take (args, ctx), not (args) (at {PACKAGE}/handlers/second.py:3)",
+    ),
     "no function": ("VALUE = 1\n", "it defines no function 'second'"),
-    "a syntax error": ("async def second(args, ctx)\n    return 1\n", "SyntaxError"),
+    "a syntax error": (
+        "async def second(args, ctx)\n    return 1\n",
+        f"SyntaxError: expected ':' (at {PACKAGE}/handlers/second.py:1:28)",
+    ),
     "an error at import": ("raise RuntimeError('no database')\n", "RuntimeError: no database"),
     "an error of several lines": (
         "raise RuntimeError('missing settings:\\n  - API_KEY')\n",
@@ -75,9 +82,9 @@ def check(root: Path) -> subprocess.CompletedProcess[str]:
 
 
 def check_here(root: Path, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[object, str]:
-    """The same command line run in this process (each case its own fresh import): its exit
-    code and what it printed to stderr."""
-    with imported(root, PACKAGE), pytest.raises(SystemExit) as ended:
+    """The same command line run in this process from `root` (each case its own fresh import): its
+    exit code and what it printed to stderr."""
+    with imported(root, PACKAGE), contextlib.chdir(root), pytest.raises(SystemExit) as ended:
         serve(PACKAGE, ["--check", *more])
     return ended.value.code, capsys.readouterr().err
 
@@ -140,7 +147,7 @@ def test_a_handler_slow_to_import_is_named_while_check_waits(
     ("case", "at"),
     [
         ("an import that fails", "second.py:1)"),
-        ("a wrong signature", None),
+        ("a wrong signature", "second.py:3)"),  # (its definition)
         ("an error at import", "second.py:1)"),
         ("an error of several lines", "second.py:1)"),
     ],
@@ -160,7 +167,7 @@ def test_a_served_handler_that_does_not_load_is_logged_in_one_line(
         async with Client(package.create_server()) as client:  # type: ignore[attr-defined]
             return await client.call_tool("second", {})
 
-    with imported(root, PACKAGE) as package:
+    with imported(root, PACKAGE) as package, contextlib.chdir(root):
         answered = anyio.run(call, package)
     assert "internal error in tool second" in str(answered)
     [record] = [r for r in caplog.records if "does not load" in r.getMessage()]
