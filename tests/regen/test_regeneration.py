@@ -720,7 +720,7 @@ def test_the_type_marker_is_created_when_missing_and_a_projects_own_is_kept(tmp_
 def test_a_stub_left_as_written_for_an_earlier_form_of_its_tool_is_said(tmp_path: Path) -> None:
     # Stubs are never rewritten: one that imports a model the tool no longer has fails every call
     # until it is deleted (a new stub is then written); one with a note of its user is said too
-    # (a comment is no code), one with code is not.
+    # (a comment is no code); one with code is said to import a model its tool no longer has.
     toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
     write_toolset(toolset, {"alpha": (0, 1), "beta": (0, 1), "gamma": (0, 1)})
     assert run("generate", str(toolset), "--out", str(out))[0] == 0
@@ -735,6 +735,9 @@ def test_a_stub_left_as_written_for_an_earlier_form_of_its_tool_is_said(tmp_path
     hint = "  hint: delete it and run again for the current stub (it holds no code; keep any note of yours)"
     said = "warning: still a stub, written for an earlier form of its tool: not the one it gets now"
     assert code == 0 and err.splitlines() == [
+        f"{out / 'handlers' / 'gamma.py'}: warning: imports GammaOutput from models.py, which no"
+        " longer defines it",
+        "  hint: its tool's form changed: mend the handler to the classes it has now, GammaInput",
         f"{out / 'handlers' / 'alpha.py'}: {said}",
         hint,
         f"{out / 'handlers' / 'beta.py'}: {said}",
