@@ -30,7 +30,7 @@ from mcpstub.containment import check_ref_file
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.errortext import close_file
-from mcpstub.keywords import SUBSCHEMA_MAP, subschemas
+from mcpstub.keywords import position, subschemas
 from mcpstub.pointers import percent_decoded, ref_file, resolve, split_fragment, to_fragment, to_pointer
 
 _ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated"})
@@ -326,7 +326,8 @@ class Bundler:
                     elif self._loops_in_place(doc, loc.path, value):
                         self._loop(ref, loc)
                     return ref
-                if self._definitions(ref, parts, resolve(target_doc.data, parts)[1], loc):
+                at_toolset = resolve(target_doc.data, parts)
+                if at_toolset[0] and self._definitions(ref, parts, at_toolset[1], loc):
                     return None
                 if not (len(parts) >= 2 and parts[0] in ("$defs", "definitions")):
                     tries: list[tuple[Any, Sequence[str]]] = [(root_schema, parts)]
@@ -468,15 +469,21 @@ class Bundler:
     def _definitions(self, ref: str, parts: Sequence[str], value: Any, loc: Where) -> bool:
         """Report `ref` when it points at a mapping of schemas itself (`$defs`, `properties`, ...), not
         at one of them (read as a schema, its names would be unknown keywords, their references left
-        unbundled: anything accepted); True then."""
-        if not parts or parts[-1] not in SUBSCHEMA_MAP:
+        unbundled: anything accepted); True then. The hint names a schema in it, not the one the
+        reference is written in."""
+        if position(parts) != "map":
             return False
-        if len(parts) > 1 and parts[-2] in SUBSCHEMA_MAP:  # (a property or a definition so named)
-            return False
-        names = sorted(str(name) for name in value) if isinstance(value, dict) else []
-        hint = f"name the schema meant: {ref + '/' + (names[0] if names else 'NAME')!r}"
+        held = value.items() if isinstance(value, dict) else ()
+        written, run = tuple(loc.path), len(parts) + 1
+
+        def around(name: str) -> bool:  # (the reference is written inside it)
+            return any(written[i : i + run] == (*parts, name) for i in range(len(written)))
+
+        names = sorted(str(n) for n, schema in held if isinstance(schema, dict | bool) and not around(n))
+        file_part = ref.partition("#")[0]
+        hint = f"name the schema meant: {file_part + to_fragment((*parts, names[0] if names else 'NAME'))!r}"
         if names:
-            hint += f" (it holds {', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
+            hint += f" (it holds {', '.join(map(repr, names[:5]))}{', ...' if len(names) > 5 else ''})"
         said = f"reference {ref!r} points at {parts[-1]} itself, not at a schema in it"
         self.diagnostics.append(error("ref-not-schema", said, loc.location, hint))
         return True

@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -283,9 +283,9 @@ def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath,
         return (
             comment_hint(doc, (*at, *path))
             or comma_hint(doc, (*at, *path), parent)
-            or _nothing_under(doc, (*at, *path), keyword=not (len(path) >= 2 and path[-2] in SUBSCHEMA_MAP))
+            or _nothing_under(doc, (*at, *path), keyword=position(path[:-1]) == "schema")
         )
-    if isinstance(value, (str, int, float, list)) and len(path) >= 2 and path[-2] in SUBSCHEMA_MAP:
+    if isinstance(value, (str, int, float, list)) and position(path[:-1]) == "map":
         if key in KNOWN_2020_12 | KNOWN_DRAFT_07:
             return (
                 f"here {key!r} names a property, not a keyword: if it belongs to the property above"
@@ -312,21 +312,49 @@ _NULL_TAKES = {
     "type": "name the type: `type: string`",
     "examples": "list the examples: `examples: [a]`",
     "dependentRequired": "map each name to the names it requires: `dependentRequired: {a: [b]}`",
-    **dict.fromkeys(
-        ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
-         "maxLength", "minItems", "maxItems", "minContains", "maxContains", "minProperties",
-         "maxProperties"),
-        "write the number after it: `{key}: 1`",
-    ),
+    "pattern": "write the pattern after it, quoted: `pattern: '^[a-z]+$'`",
+    "format": "name the format: `format: date-time`",
+    "$ref": "write the reference after it, quoted: `$ref: '#/$defs/Name'`",
+    **{key: f"list its schemas: `{key}: [{{type: string}}, {{type: integer}}]`"
+       for key in ("allOf", "anyOf", "oneOf", "prefixItems")},
+    **{key: "write the number after it: `" + key + ": 1`"
+       for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
+                   "maxLength", "minItems", "maxItems", "minContains", "maxContains", "minProperties",
+                   "maxProperties")},
+    **dict.fromkeys(("uniqueItems", "readOnly", "writeOnly", "deprecated"), "write true or false after it"),
+    **dict.fromkeys(("title", "description", "$comment"), "write its text after it, or leave it out"),
 }  # fmt: skip
+
+
+def position(path: Sequence[str | int]) -> str:
+    """What the node at `path` below a schema is: "schema", "map" (names -> schemas: `properties`,
+    `$defs`, ...), "list" (of schemas: `allOf`, ...) or "value" (a keyword's data, or inside it)."""
+    kind = "schema"
+    for part in path:
+        if kind == "items" and isinstance(part, int):  # (draft-07 `items` as a list of schemas)
+            kind = "schema"
+            continue
+        if kind in ("map", "list"):
+            kind = "schema"
+        elif kind in ("schema", "items"):
+            kind = (
+                "items" if part == "items"
+                else "map" if part in SUBSCHEMA_MAP
+                else "list" if part in SUBSCHEMA_LIST
+                else "schema" if part in SUBSCHEMA_ONE
+                else "value"
+            )  # fmt: skip
+        else:
+            return "value"
+    return "schema" if kind == "items" else kind
 
 
 def _nothing_under(doc: Document, path: JsonPath, keyword: bool = False) -> str:
     """The hint for a key written with nothing after it (`a:`): the lines below it, where they
     stand at its own indentation and start with a keyword, were meant to be under it; a
     `keyword` (not a property's name) whose value is no schema is told what it takes."""
-    if keyword and str(path[-1]) in _NULL_TAKES:
-        return _NULL_TAKES[str(path[-1])].format(key=path[-1])
+    if keyword and path[-1] not in SUBSCHEMA_ONE | SUBSCHEMA_MAP:  # (a keyword that takes no schema)
+        return _NULL_TAKES.get(str(path[-1]), "write its value after it, or leave the keyword out")
     key = doc.key_loc(path)
     lines = editor_lines(doc.text)
     below = next(

@@ -391,12 +391,14 @@ def test_reference_to_something_that_is_not_a_schema(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("ref", "hint"),
     [
-        ("common.yaml#/$defs", "name the schema meant: 'common.yaml#/$defs/A' (it holds A, B)"),
-        ("common.yaml#/definitions", "name the schema meant: 'common.yaml#/definitions/D' (it holds D)"),
-        ("#/$defs", "name the schema meant: '#/$defs/Shared' (it holds Shared)"),
-        ("#/properties/b/$defs", "name the schema meant: '#/properties/b/$defs/Own' (it holds Own)"),
-        ("common.yaml#/$defs/A/properties", "name the schema meant: 'common.yaml#/$defs/A/properties/k' (it holds k)"),  # noqa: E501
-        ("#/properties", "name the schema meant: '#/properties/a' (it holds a, b)"),
+        ("common.yaml#/$defs", "'common.yaml#/$defs/A' (it holds 'A', 'B')"),
+        ("common.yaml#/definitions", "'common.yaml#/definitions/D' (it holds 'D')"),
+        ("#/$defs", "'#/$defs/Shared' (it holds 'Shared', 'properties')"),
+        ("#/properties/b/$defs", "'#/properties/b/$defs/a~1b%20c' (it holds 'a/b c')"),  # (as a pointer)
+        ("common.yaml#/$defs/A/properties", "'common.yaml#/$defs/A/properties/k' (it holds 'k')"),
+        ("#/properties", "'#/properties/b' (it holds 'b')"),  # (not `a`, where it is written)
+        ("#/$defs/properties/properties", "'#/$defs/properties/properties/z' (it holds 'z')"),
+        ("common.yaml#/dependencies", "'common.yaml#/dependencies/s' (it holds 's')"),  # (a schema)
     ],
 )
 def test_a_reference_to_a_mapping_of_schemas_itself_is_refused_naming_one(
@@ -406,18 +408,22 @@ def test_a_reference_to_a_mapping_of_schemas_itself_is_refused_naming_one(
     # file's would be advertised with its references unbundled: never what the author meant.
     checked = check(
         tmp_path,
-        "$defs: {Shared: {type: string}}\n"
-        + tool_schema(f'a: {{$ref: "{ref}"}}\nb: {{type: object, $defs: {{Own: {{type: string}}}}}}\n'),
+        "$defs: {Shared: {type: string}, properties: {properties: {z: {}}}}\n"
+        + tool_schema(f'a: {{$ref: "{ref}"}}\nb: {{type: object, $defs: {{"a/b c": {{type: string}}}}}}\n'),
         common_yaml="$defs:\n  A: {properties: {k: {$ref: 'other.yaml#/$defs/K'}}}\n  B: {}\n"
-        "definitions: {D: {}}\n",
+        "definitions: {D: {}}\ndependencies: {a: [b], s: {required: [c]}}\n",
         other_yaml="$defs: {K: {type: string}}\n",
     )
     assert found(checked) == [("ref-not-schema", "tools.yaml", 9, 19)], found(checked)
-    assert checked.diagnostics[0].hint == hint
-    # A property named `$defs` is a schema: referring to it is no mistake.
-    properties = 'b: {type: object, properties: {$defs: {type: string}}}\n'
+    assert checked.diagnostics[0].hint == f"name the schema meant: {hint}"
+    # A property named `$defs` is a schema: referring to it is no mistake; a mapping that is not
+    # there does not resolve, said so.
+    properties = "b: {type: object, properties: {$defs: {type: string}}}\n"
     checked = check(tmp_path, tool_schema(properties + 'c: {$ref: "#/properties/b/properties/$defs"}\n'))
     assert found(checked) == []
+    for missing in ("#/$defs", "#/properties/nope/properties"):
+        checked = check(tmp_path, tool_schema(f'c: {{$ref: "{missing}"}}\n'))
+        assert [d.code for d in checked.diagnostics] == ["unresolved-ref"], checked.diagnostics
 
 
 def test_schema_that_is_its_own_branch_is_refused_at_the_reference(tmp_path: Path) -> None:

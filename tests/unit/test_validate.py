@@ -1112,6 +1112,15 @@ def test_a_comment_meant_as_one_is_not_taken_for_a_value(tmp_path: Path, schema:
          "write its entries under it, indented 2 more spaces, or `patternProperties: {}` for none"),
         ("not:", "where a schema (a mapping, or true or false) belongs",
          "write its schema after it (`{type: string}`, say), or {} for any value"),
+        ("dependentRequired:", "where an object belongs",
+         "map each name to the names it requires: `dependentRequired: {a: [b]}`"),
+        ("pattern:", "where a string belongs", "write the pattern after it, quoted: `pattern: '^[a-z]+$'`"),
+        ("format:", "where a string belongs", "name the format: `format: date-time`"),
+        ("$ref:", "where a string belongs", "write the reference after it, quoted: `$ref: '#/$defs/Name'`"),
+        ("anyOf:", "where an array belongs", "list its schemas: `anyOf: [{type: string}, {type: integer}]`"),
+        ("uniqueItems:", "where a boolean belongs", "write true or false after it"),
+        ("title:", "where a string belongs", "write its text after it, or leave it out"),
+        ("contentMediaType:", "where a string belongs", "write its value after it, or leave the keyword out"),
     ],
 )
 def test_a_keyword_with_nothing_after_it_is_told_what_it_takes(
@@ -1135,6 +1144,11 @@ def test_a_property_named_like_a_keyword_with_nothing_after_it_wants_a_schema(tm
     text += "        required:\n        b: {type: string}\n"
     [diagnostic] = check(tmp_path, text).diagnostics
     assert diagnostic.hint == "write its schema after it (`{type: string}`, say), or {} for any value"
+    # The keyword of a property named like the mapping it is in is a keyword all the same.
+    text = "tools:\n  - name: t\n    inputSchema:\n      type: object\n      properties:\n"
+    text += "        properties:\n          type: object\n          required:\n"
+    [diagnostic] = check(tmp_path, text).diagnostics
+    assert diagnostic.hint == "list the names it requires: `required: [name]`"
 
 
 def test_a_broken_shared_definition_is_said_once_where_it_is_written(tmp_path: Path) -> None:
