@@ -215,15 +215,13 @@ class ToolsClient:
                 if _closed(exc):  # the server went away (stopped, killed): the call may have run
                     raise ConnectionError(f"{name}: {_LOST}") from exc
                 if name in self._drift.missing and isinstance(exc, MCPError) and exc.code == INVALID_PARAMS:
-                    raise DriftError(
-                        f"{name}: the server has no such tool ({exc.message}); it listed none on connect, "
-                        "so it serves other tools than this client was generated for: restart it with "
-                        "the package this client belongs to, or generate the client from the server's"
-                    ) from exc
+                    raise _no_such_tool(name, exc.message) from exc
                 raise
         if asking is not None:
             asking.raise_failed(call)  # (the question was cancelled: what went wrong answering it)
         if result.is_error:
+            if name in self._drift.missing:  # (the SDK's MCPServer answers an unknown tool so)
+                raise _no_such_tool(name, _text(result))
             raise ToolError(_text(result))
         return result
 
@@ -259,6 +257,15 @@ class ToolsClient:
         """Call tool `name` (it has no output schema) and return its content blocks."""
         result = await self._result(name, arguments)
         return list(result.content)
+
+
+def _no_such_tool(name: str, said: str) -> DriftError:
+    """A call of a tool the server did not list on connect, which it refused."""
+    return DriftError(
+        f"{name}: the server did not list this tool on connect, and refused the call ({said}): it "
+        "serves other tools than this client was generated for; restart it with the package this "
+        "client belongs to, or generate the client from the server's"
+    )
 
 
 def arguments(

@@ -198,11 +198,31 @@ def test_a_tool_the_server_does_not_have_raises_drift_error_saying_why(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DriftWarning)
             async with connect(client_class(tools), server, mode=mode) as client:
-                with pytest.raises(DriftError, match=r"^note: the server has no such tool \(.*note.*\); it"):
+                with pytest.raises(DriftError, match=r"^note: the server did not list this tool on connect"):
                     await client.note()  # type: ignore[attr-defined]
                 return len(await client.items(count=2))  # type: ignore[attr-defined]
 
     assert anyio.run(run) == 2  # the connection carries on
+
+
+def test_a_tool_an_mcpserver_does_not_have_raises_drift_error_too(tools: dict[str, ToolSpec]) -> None:
+    # The SDK's MCPServer answers an unknown tool with an isError result, not a protocol error.
+    from mcp.server.mcpserver import MCPServer  # noqa: PLC0415
+
+    server = MCPServer("other")
+
+    @server.tool()
+    def items(count: int) -> list[dict[str, str]]:
+        return [{"name": "n"}] * count
+
+    async def run() -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DriftWarning)
+            async with connect(client_class(tools), server) as client:
+                with pytest.raises(DriftError, match=r"^note: the server did not list this tool on connect"):
+                    await client.note()  # type: ignore[attr-defined]
+
+    anyio.run(run)
 
 
 def test_strict_mode_refuses_drifted_tools_and_calls_the_others(tools: dict[str, ToolSpec]) -> None:
