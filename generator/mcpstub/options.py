@@ -231,9 +231,12 @@ def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None
 
 
 def configured_toolset(config: dict[str, Any], root: Path) -> Path | None:
-    """The toolset a `[tool.mcpstub]` is for, whose package its `out` is: its `toolset`, else a
-    tools.yaml beside its pyproject.toml; None when that is no file (any toolset may use `out`)."""
-    owner = root / str(config.get("toolset", "tools.yaml"))
+    """The toolset a `[tool.mcpstub]` is for, whose package its `out` is: its `toolset` (there or
+    not yet), else a tools.yaml beside its pyproject.toml; None when it names none and there is
+    no such file (any toolset may use `out`)."""
+    if "toolset" in config:
+        return root / str(config["toolset"])
+    owner = root / "tools.yaml"
     try:
         return owner if owner.is_file() else None
     except OSError:

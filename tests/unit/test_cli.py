@@ -199,7 +199,12 @@ def test_a_configured_out_is_written_only_from_the_toolset_it_is_for(
     assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0  # a folder of its own
     assert main(["generate", "../tools.yaml"]) == 0  # the first project's toolset, however named
     assert main(["generate", str(in_tmp / "tools.yaml")]) == 0
+    # A `toolset` named there is the one, written yet or not.
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\nout = "src/first"\ntoolset = "api/tools.yaml"\n')
+    assert main(["generate", "tools.yaml"]) == 2
+    assert "is not the toolset of" in capsys.readouterr().err
     # Without a tools.yaml beside pyproject.toml nor a `toolset` there, `out` is any toolset's.
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\nout = "src/first"\n')
     (in_tmp / "tools.yaml").rename(in_tmp / "api.yaml")
     assert main(["generate", "tools.yaml"]) == 0
     assert "second" in (in_tmp / "src" / "first" / "surface.json").read_text()
