@@ -165,12 +165,14 @@ def _requested(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Iterato
     for name, prop in properties.items():
         yield from _property(doc, (*path, "properties", name), prop)
     required = schema.get("required")
-    if required is not None:
+    if "required" in schema:
         if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
             yield error(
                 CODE,
-                f"{_where(path)}: required must be a list of property names",
+                f"{_where(path)}: required must be a list of property names"
+                + (" (it has no value)" if required is None else ""),
                 doc.loc((*path, "required")),
+                "list the names the user must give: `required: [name]`, or leave it out",
             )
         else:
             for i, name in enumerate(required):

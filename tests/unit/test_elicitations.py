@@ -167,6 +167,15 @@ def test_root_shape_keys_and_class_names_are_checked_all_at_once(tmp_path: Path)
     ]
 
 
+def test_a_form_s_required_left_empty_is_refused_saying_so(tmp_path: Path) -> None:
+    # (it was taken, and advertised in surface.json as `"required": null`)
+    checked = check(tmp_path, "ask:\n  type: object\n  properties:\n    ok: {type: boolean}\n  required:\n")
+    [found] = checked.diagnostics
+    assert (found.code, found.location.line) == ("elicitation-schema", 11), found.format()
+    assert found.message.endswith("required must be a list of property names (it has no value)")
+    assert found.hint == "list the names the user must give: `required: [name]`, or leave it out"
+
+
 def test_an_elicitation_class_may_not_take_another_tools_class(tmp_path: Path) -> None:
     path = tmp_path / "tools.yaml"
     path.write_text(
