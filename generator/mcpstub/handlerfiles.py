@@ -135,15 +135,13 @@ def lost_models(out: Path, models: str, forms: dict[str, tuple[str, ...]]) -> di
             text = data.decode("utf-8-sig")
         except (OSError, UnicodeDecodeError):
             continue
-        if stub_form(text, path.stem) is not None:
-            continue  # a stub: `warn_old_stubs` says what of it
         names = [
             part.split(" as ")[0].strip()
             for group in _MODELS_IMPORT.findall(text)
             for part in re.sub(r"#[^\n]*", "", group).strip("()\\ \n").replace("\\\n", " ").split(",")
         ]
         lost = [name for name in names if name.isidentifier() and name not in defined]
-        if lost:
+        if lost and stub_form(text, path.stem) is None:  # (a stub: `warn_old_stubs` says what of it)
             found[rel] = [file_hash(data), lost, list(classes)]
     return found
 
