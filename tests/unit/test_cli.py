@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -925,6 +926,16 @@ def test_a_current_package_says_the_warnings_of_the_run_that_made_it(
         assert main(["generate", named, "--out", out]) == 0
         said = capsys.readouterr()
         assert "up to date" in said.out and said.err == full
+    # A stamp whose warnings were edited by hand is not replayed: the full run finds them again.
+    os.chdir(in_tmp)
+    stamp = in_tmp / "pkg" / "_mcpstub.json"
+    for bad in (True, 0, "3"):
+        data = json.loads(stamp.read_text())
+        data["warnings"][0]["line"] = bad
+        stamp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")  # (as written: its header)
+        assert main(["generate", "spec/tools.yaml", "--out", "pkg"]) == 0
+        said = capsys.readouterr()
+        assert "written" in said.out and said.err == full.replace("../spec/", "spec/"), said
     # Fixed, they are said no more, by the run that writes it nor by the shortcut after it.
     os.chdir(in_tmp)
     (in_tmp / "spec" / "tools.yaml").write_text(toolset.replace(", qyt", ""))

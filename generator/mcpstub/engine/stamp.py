@@ -357,6 +357,6 @@ def _recorded_warning(entry: object) -> bool:
     return (
         isinstance(entry, dict)
         and all(isinstance(entry.get(key), str) for key in ("file", "code", "message"))
-        and all(isinstance(entry.get(key), int) for key in ("line", "col"))
+        and all(type(entry.get(key)) is int and entry[key] > 0 for key in ("line", "col"))
         and isinstance(entry.get("hint"), str | None)
     )
