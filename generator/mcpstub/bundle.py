@@ -317,7 +317,7 @@ class Bundler:
             if root_schema is not None:
                 found, value, _ = resolve(root_schema, parts)
                 if found:  # a pointer inside the tool schema itself
-                    if self._definitions(ref, parts, value, loc):
+                    if self._definitions(ref, parts, value, loc, loc.base):
                         return None
                     if not isinstance(value, dict | bool):
                         self._not_schema(ref, value, loc)
@@ -327,7 +327,7 @@ class Bundler:
                         self._loop(ref, loc)
                     return ref
                 at_toolset = resolve(target_doc.data, parts)
-                if at_toolset[0] and self._definitions(ref, parts, at_toolset[1], loc):
+                if at_toolset[0] and self._definitions(ref, parts, at_toolset[1], loc, ()):
                     return None
                 if not (len(parts) >= 2 and parts[0] in ("$defs", "definitions")):
                     tries: list[tuple[Any, Sequence[str]]] = [(root_schema, parts)]
@@ -344,7 +344,7 @@ class Bundler:
             own = [(root_schema, parts)] if root_schema is not None else []
             self._unresolved(ref, loc, [*own, (target_doc.data, parts)], doc)
             return None
-        if self._definitions(ref, parts, pointed, loc):
+        if self._definitions(ref, parts, pointed, loc, () if target_doc is doc else None):
             return None
         if not isinstance(pointed, dict | bool):
             self._not_schema(ref, pointed, loc)
@@ -466,21 +466,24 @@ class Bundler:
             self._beside_read[folder] = found
         return [(p.name, data) for p, data in self._beside_read[folder] if p.resolve() not in read]
 
-    def _definitions(self, ref: str, parts: Sequence[str], value: Any, loc: Where) -> bool:
+    def _definitions(
+        self, ref: str, parts: Sequence[str], value: Any, loc: Where, start: JsonPath | None
+    ) -> bool:
         """Report `ref` when it points at a mapping of schemas itself (`$defs`, `properties`, ...), not
         at one of them (read as a schema, its names would be unknown keywords, their references left
         unbundled: anything accepted); True then. The hint names a schema in it, not the one the
-        reference is written in."""
+        reference is written in (`start`: where the pointer starts in the reference's document;
+        None, another document)."""
         if position(parts) != "map":
             return False
         held = value.items() if isinstance(value, dict) else ()
-        written, run = tuple(loc.path), len(parts) + 1
-
-        def around(name: str) -> bool:  # (the reference is written inside it)
-            return any(written[i : i + run] == (*parts, name) for i in range(len(written)))
-
-        names = sorted(str(n) for n, schema in held if isinstance(schema, dict | bool) and not around(n))
         file_part = ref.partition("#")[0]
+
+        def around(name: str) -> bool:
+            within = (*start, *parts, name) if start is not None else None
+            return within is not None and tuple(loc.path[: len(within)]) == within
+
+        names = sorted(str(n) for n, schema in held if isinstance(schema, dict | bool) and not around(str(n)))
         hint = f"name the schema meant: {file_part + to_fragment((*parts, names[0] if names else 'NAME'))!r}"
         if names:
             hint += f" (it holds {', '.join(map(repr, names[:5]))}{', ...' if len(names) > 5 else ''})"

@@ -278,6 +278,11 @@ class Where:
     def __init__(self, doc: Document, base: JsonPath, rest: JsonPath = ()) -> None:
         self.doc, self._base, self._rest = doc, base, rest
 
+    @property
+    def base(self) -> JsonPath:
+        """The path of the schema the value is in (where its `#` pointers start)."""
+        return self._base
+
     @cached_property
     def path(self) -> JsonPath:
         """The value's path in its document."""

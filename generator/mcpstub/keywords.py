@@ -331,7 +331,7 @@ def position(path: Sequence[str | int]) -> str:
     `$defs`, ...), "list" (of schemas: `allOf`, ...) or "value" (a keyword's data, or inside it)."""
     kind = "schema"
     for part in path:
-        if kind == "items" and isinstance(part, int):  # (draft-07 `items` as a list of schemas)
+        if kind == "items" and str(part).isdigit():  # (draft-07 `items` as a list of schemas)
             kind = "schema"
             continue
         if kind in ("map", "list"):

@@ -426,6 +426,43 @@ def test_a_reference_to_a_mapping_of_schemas_itself_is_refused_naming_one(
         assert [d.code for d in checked.diagnostics] == ["unresolved-ref"], checked.diagnostics
 
 
+@pytest.mark.parametrize(
+    ("body", "hint"),
+    [
+        # written deep inside `a`: `b`, beside it at the root, is the schema to name
+        ('a: {type: object, properties: {b: {$ref: "#/properties"}}}\nb: {}\n', "'#/properties/b'"),
+        # another file's mapping: its `A` is not where the reference is written
+        ('a: {$ref: "c.yaml#/$defs"}\n', "'c.yaml#/$defs/A'"),
+    ],
+)
+def test_the_hint_of_a_reference_to_a_mapping_names_a_schema_it_is_not_written_in(
+    tmp_path: Path, body: str, hint: str
+) -> None:
+    checked = check(tmp_path, tool_schema(body), c_yaml="$defs: {A: {type: string}}\n")
+    [found] = checked.diagnostics
+    name = hint.rsplit("/", 1)[1].rstrip("'")
+    assert (found.code, found.hint) == ("ref-not-schema", f"name the schema meant: {hint} (it holds {name!r})")  # noqa: E501
+
+
+def test_a_reference_to_a_mapping_through_a_draft_07_list_of_items_is_refused(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: t
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              properties:
+                t: {items: [{type: string}, {type: object, properties: {x: {}}}]}
+                v: {$ref: "#/properties/t/items/1/properties"}
+        """,
+    )
+    assert [(d.code, d.hint) for d in checked.diagnostics] == [
+        ("ref-not-schema", "name the schema meant: '#/properties/t/items/1/properties/x' (it holds 'x')")
+    ]
+
+
 def test_schema_that_is_its_own_branch_is_refused_at_the_reference(tmp_path: Path) -> None:
     """A schema reached again, through references and keywords that apply to the same value
     (allOf, anyOf, oneOf, not, if/then/else, dependentSchemas, a `$ref` with siblings), before
