@@ -268,7 +268,7 @@ def _generate_in_run(
     client_only: bool,
     watched: dict[str, list[Path]] | None,
 ) -> int:
-    from mcpstub.engine.stamp import stamp_text  # noqa: PLC0415
+    from mcpstub.engine.stamp import recorded_lost_models, stamp_text  # noqa: PLC0415
     from mcpstub.format import GeneratedCodeError  # noqa: PLC0415
     from mcpstub.pipeline import generate  # noqa: PLC0415
     from mcpstub.write import locked  # noqa: PLC0415
@@ -294,7 +294,8 @@ def _generate_in_run(
     for t in toolset.tools:
         forms[f"handlers/{t.identifier}.py"] = (t.input_class, *filter(None, [t.output_class]))
         forms[f"handlers/{t.identifier}.py"] += tuple(t.elicitation_classes.values())
-    lost = {} if client_only else lost_models(out, generated.ours.get("models.py", ""), forms)
+    before = {} if client_only else recorded_lost_models(out)
+    lost = {} if client_only else lost_models(out, generated.ours.get("models.py", ""), forms, before)
     say_lost_models(out, lost)
     stamp = stamp_text(
         toolset.source_hash,

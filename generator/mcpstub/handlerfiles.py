@@ -8,6 +8,7 @@ Handlers are created when missing and never rewritten (`write.plan`).
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 import stat
@@ -110,52 +111,109 @@ def _old_stub(path: Path, digest: str, form: str) -> bool:
     return written is not None and written != form
 
 
-# `from ..models import A, B as C` or `from pkg.models import (A, ...)`; a top-level name in models.py.
-_MODELS_IMPORT = re.compile(r"^from\s+(?:\.\.|[\w.]+\.)models\s+import\s+(\([^)]*\)|[^\n]*)", re.MULTILINE)
-_DEFINED = re.compile(r"^(?:class\s+(\w+)|(\w+)\s*(?::[^=\n]*)?=)", re.MULTILINE)
+# A name models.py defines or imports (top level): `class A`, `A: TypeAlias = ...`, `from x import A`.
+_DEFINED = re.compile(
+    r"^(?:class\s+(\w+)|(\w+)\s*(?::[^=\n]*)?=|from\s+\S+\s+import\s+(\([^)]*\)|[^\n]*))", re.MULTILINE
+)
 
 
-def lost_models(out: Path, models: str, forms: dict[str, tuple[str, ...]]) -> dict[str, list[Any]]:
-    """Each handler with code (`forms`: handler path -> the classes its tool has now) that imports
-    from the package's models a name `models` (the models.py written) no longer defines: the
-    import would fail as the server starts, and mypy would point at server.py. Path -> [the file's
-    hash, the names lost, the classes its tool has]: what `say_lost_models` says, and what the
-    stamp keeps for a run that finds the package current to say again while the file is the same."""
-    from mcpstub.engine.stamp import file_hash  # noqa: PLC0415
-
-    defined = {a or b for a, b in _DEFINED.findall(models)}
-    found: dict[str, list[Any]] = {}
-    for rel, classes in forms.items():
-        path = out / rel
-        try:
-            stats = path.stat()
-            if not stat.S_ISREG(stats.st_mode) or stats.st_size > 1 << 20:
-                continue
-            data = path.read_bytes()
-            text = data.decode("utf-8-sig")
-        except (OSError, UnicodeDecodeError):
-            continue
-        names = [
-            part.split(" as ")[0].strip()
-            for group in _MODELS_IMPORT.findall(text)
-            for part in re.sub(r"#[^\n]*", "", group).strip("()\\ \n").replace("\\\n", " ").split(",")
-        ]
-        lost = [name for name in names if name.isidentifier() and name not in defined]
-        if lost and stub_form(text, path.stem) is None:  # (a stub: `warn_old_stubs` says what of it)
-            found[rel] = [file_hash(data), lost, list(classes)]
+def _names(models: str) -> set[str]:
+    found = set()
+    for defined, assigned, imported in _DEFINED.findall(models):
+        found.add(defined or assigned)
+        found.update(part.split(" as ")[-1].strip(" ()\n") for part in imported.split(","))
     return found
 
 
-def say_lost_models(out: Path, found: dict[str, list[Any]], *, current: bool = False) -> None:
-    """Warn of each handler `lost_models` found (`current`: those whose file is still the same)."""
+def _from_models(text: str, package: str) -> set[str]:
+    """The names a handler module takes from its package's models, however imported (`from
+    ..models import A`, `from pkg.models import A as B`, `from .. import models` then `models.A`,
+    `import pkg.models as m` then `m.A`, in any block); empty for a module Python cannot parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    aliases: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = (node.level, node.module or "")
+            if module in ((2, "models"), (0, f"{package}.models")):
+                names.update(alias.name for alias in node.names if alias.name != "*")
+            elif module in ((2, ""), (0, package)):
+                aliases.update(alias.asname or alias.name for alias in node.names if alias.name == "models")
+        elif isinstance(node, ast.Import):
+            aliases.update(a.asname for a in node.names if a.name == f"{package}.models" and a.asname)
+            if any(a.name == f"{package}.models" and not a.asname for a in node.names):
+                aliases.add(f"{package}.models")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and ast.unparse(node.value) in aliases:
+            names.add(node.attr)
+    return names
+
+
+def lost_models(
+    out: Path, models: str, forms: dict[str, tuple[str, ...]], before: dict[str, list[Any]]
+) -> dict[str, list[Any]]:
+    """Each handler with code (`forms`: handler path -> the classes its tool has now) that takes
+    from the package's models a class the models about to be written (`models`) no longer have:
+    one that the models on disk had, or one the last run found lost (`before`). Its import would
+    fail as the server starts, and mypy would point at server.py. Path -> [the file's hash, the
+    names lost, the classes its tool has]: what `say_lost_models` says, and what the stamp keeps
+    for a run that finds the package current to say again."""
+    try:
+        had = _names((out / "models.py").read_text("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        had = set()
+    has = _names(models)
+    gone = (had | {name for entry in before.values() for name in entry[1]}) - has
+    return {} if not gone else _judged(out, forms, gone)
+
+
+def _judged(out: Path, forms: dict[str, tuple[str, ...]], gone: set[str]) -> dict[str, list[Any]]:
     from mcpstub.engine.stamp import file_hash  # noqa: PLC0415
 
-    for rel, (digest, lost, classes) in sorted(found.items()):
-        path = out / rel
+    found: dict[str, list[Any]] = {}
+    for rel, classes in forms.items():
+        data = _regular(out / rel)
         try:
-            if current and file_hash(path.read_bytes()) != digest:
-                continue  # mended (or changed) since: the full run judges it again when models change
-        except OSError:
+            text = data.decode("utf-8-sig") if data is not None else ""
+        except UnicodeDecodeError:
+            continue
+        if not any(name in text for name in gone):
+            continue
+        lost = sorted(_from_models(text, out.name) & gone)
+        if lost and stub_form(text, Path(rel).stem) is None:  # (a stub: `warn_old_stubs` says what of it)
+            found[rel] = [file_hash(data or b""), lost, list(classes)]
+    return found
+
+
+def _regular(path: Path) -> bytes | None:
+    """The bytes of a regular file of at most 1 MiB at `path` (never a FIFO or a device), else None."""
+    try:
+        found = path.stat()
+        return path.read_bytes() if stat.S_ISREG(found.st_mode) and found.st_size <= 1 << 20 else None
+    except OSError:
+        return None
+
+
+def say_lost_models(out: Path, found: dict[str, list[Any]], *, current: bool = False) -> None:
+    """Warn of each handler `lost_models` found; `current`: found by an earlier run, whose models
+    are the same, so a handler edited since is judged again by its imports."""
+    from mcpstub.engine.stamp import file_hash  # noqa: PLC0415
+
+    for rel, (digest, recorded, classes) in sorted(found.items()):
+        path, lost = out / rel, recorded
+        if current:
+            data = _regular(path)
+            if data is None:
+                continue
+            if file_hash(data) != digest:
+                try:
+                    lost = sorted(_from_models(data.decode("utf-8-sig"), out.name) & set(recorded))
+                except UnicodeDecodeError:
+                    continue
+        if not lost:
             continue
         them = "it" if len(lost) == 1 else "them"
         said = f"imports {', '.join(lost)} from models.py, which no longer defines {them}"

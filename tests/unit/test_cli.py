@@ -975,3 +975,66 @@ def test_a_handler_with_code_importing_a_model_its_tool_lost_is_warned_of_until_
     for more in ([], ["--force"]):
         assert main(["generate", "tools.yaml", "--out", "pkg", *more]) == 0
         assert capsys.readouterr().err == ""
+
+
+LOST = "from ..models import AInput\n"
+BODY = "\n\nasync def a(args: AInput, ctx: object) -> str:\n    return 'x'\n"
+
+
+@pytest.mark.parametrize(
+    ("imports", "lost"),
+    [
+        ("from ..models import AInput, \\\n    AOutput\n", True),
+        ("from ..models import (AInput,  # the (old) input\n    AOutput,)\n", True),
+        ("import typing\nif typing.TYPE_CHECKING:\n    from ..models import AOutput\n" + LOST, True),
+        ("import pkg.models as m\n" + LOST + "X = m.AOutput\n", True),
+        ("from .. import models\n" + LOST + "X = models.AOutput\n", True),
+        ("import os; from ..models import AOutput\n" + LOST, True),
+        ("from pkg.models import AOutput\n" + LOST, True),
+        # no import of the package's models, or one of a name its models still have
+        ("from sqlalchemy.ext.models import AOutput\n" + LOST, False),
+        ('"""\nfrom ..models import AOutput\n"""\n' + LOST, False),
+        ("from ..models import AInput, Field, BaseModel\n", False),
+    ],
+    ids=["backslash", "comment", "type-checking", "module-alias", "module", "semicolon", "absolute",
+         "other-models", "docstring", "imported-by-models"],
+)  # fmt: skip
+def test_a_lost_model_is_found_however_imported_and_only_from_the_package(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], imports: str, lost: bool
+) -> None:
+    out = "    outputSchema: {type: object, properties: {said: {type: string}}}\n"
+    Path("tools.yaml").write_text(GOOD + out)
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    Path("pkg/handlers/a.py").write_text(imports + BODY)
+    capsys.readouterr()
+    Path("tools.yaml").write_text(GOOD)
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    assert ("imports AOutput from models.py" in capsys.readouterr().err) is lost
+
+
+def test_a_lost_model_is_said_again_after_an_edit_that_keeps_it_and_not_after_the_mend(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("tools.yaml").write_text(GOOD + "    outputSchema: {type: object, properties: {}}\n")
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    handler = Path("pkg/handlers/a.py")
+    handler.write_text("from ..models import AInput, AOutput\n" + BODY)
+    Path("tools.yaml").write_text(GOOD)
+    runs = [GOOD, GOOD, GOOD.replace("server: {name: s}", "server: {name: s, version: 2.0.0}")]
+    for i, toolset in enumerate(runs):  # as found, up to date, and a run for another change
+        handler.write_text(handler.read_text() + f"# edit {i}\n")  # (edited, not mended)
+        Path("tools.yaml").write_text(toolset)
+        capsys.readouterr()
+        assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+        assert "imports AOutput from models.py" in capsys.readouterr().err, i
+    handler.write_text(LOST + BODY)
+    for more in ([], ["--force"]):
+        assert main(["generate", "tools.yaml", "--out", "pkg", *more]) == 0
+        assert "AOutput" not in capsys.readouterr().err
+    # A stamp edited to name another file is no stamp to trust: nothing else is read (a FIFO hung).
+    stamp = Path("pkg/_mcpstub.json")
+    data = json.loads(stamp.read_text())
+    os.mkfifo("fifo")
+    data["lost_models"] = {str(in_tmp / "fifo"): ["0" * 64, ["X"], ["Y"]]}
+    stamp.write_text(json.dumps(data, indent=2) + "\n")
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0

@@ -343,13 +343,23 @@ def is_current(
     return Current(sorted(rel for rel in modules if rel not in handlers), stubs, said, lost)
 
 
+def recorded_lost_models(out: Path) -> dict[str, list[Any]]:
+    """The handlers the stamp in `out` records as taking models their tools lost (none if it
+    records none or is not a stamp)."""
+    stamp = _read_stamp(out)
+    lost = stamp.get("lost_models", {}) if stamp is not None else {}
+    return lost if _lost_entries(lost) else {}
+
+
 def _lost_entries(lost: object) -> bool:
     return isinstance(lost, dict) and all(
-        isinstance(entry, list)
+        isinstance(rel, str)
+        and re.fullmatch(r"handlers/[A-Za-z_]\w*\.py", rel) is not None  # (a handler, nothing else)
+        and isinstance(entry, list)
         and len(entry) == 3
         and isinstance(entry[0], str)
         and all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in entry[1:])
-        for entry in lost.values()
+        for rel, entry in lost.items()
     )
 
 
