@@ -355,6 +355,10 @@ def _nothing_under(doc: Document, path: JsonPath, keyword: bool = False) -> str:
     `keyword` (not a property's name) whose value is no schema is told what it takes."""
     if keyword and path[-1] not in SUBSCHEMA_ONE | SUBSCHEMA_MAP:  # (a keyword that takes no schema)
         return _NULL_TAKES.get(str(path[-1]), "write its value after it, or leave the keyword out")
+    if keyword and path[-1] in SUBSCHEMA_MAP:  # (what follows it is its siblings, as a rule)
+        return f"write its entries under it, indented 2 more spaces, or `{path[-1]}: {{}}` for none"
+    if doc.is_json:
+        return 'write its schema instead of null ({"type": "string"}, say), or {} for any value'
     key = doc.key_loc(path)
     lines = editor_lines(doc.text)
     below = next(
@@ -366,8 +370,6 @@ def _nothing_under(doc: Document, path: JsonPath, keyword: bool = False) -> str:
             f"nothing is indented under {str(path[-1])!r}: indent the lines below it 2 more spaces"
             " to make them its schema"
         )
-    if keyword and path[-1] in SUBSCHEMA_MAP:
-        return f"write its entries under it, indented 2 more spaces, or `{path[-1]}: {{}}` for none"
     return "write its schema after it (`{type: string}`, say), or {} for any value"
 
 

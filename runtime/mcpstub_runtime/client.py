@@ -220,8 +220,8 @@ class ToolsClient:
         if asking is not None:
             asking.raise_failed(call)  # (the question was cancelled: what went wrong answering it)
         if result.is_error:
-            if name in self._drift.missing:  # (the SDK's MCPServer answers an unknown tool so)
-                raise _no_such_tool(name, _text(result))
+            if name in self._drift.missing and "unknown tool" in _text(result).lower():
+                raise _no_such_tool(name, _text(result))  # (the SDK's MCPServer answers so)
             raise ToolError(_text(result))
         return result
 

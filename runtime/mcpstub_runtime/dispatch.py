@@ -176,7 +176,7 @@ def as_handler(tool: str, function: object) -> Handler:
         try:
             signature.bind(None, None)
         except TypeError:
-            code = getattr(function, "__code__", None)
+            code = getattr(inspect.unwrap(function), "__code__", None)  # (not a decorator's wrapper)
             where = f" (at {shown_file(code.co_filename)}:{code.co_firstlineno})" if code is not None else ""
             raise TypeError(
                 f"the handler for tool {tool!r} must take (args, ctx), not {signature}{where}"

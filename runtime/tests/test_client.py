@@ -222,6 +222,13 @@ def test_a_tool_an_mcpserver_does_not_have_raises_drift_error_too(tools: dict[st
                 with pytest.raises(DriftError, match=r"^note: the server did not list this tool on connect"):
                     await client.note()  # type: ignore[attr-defined]
 
+                def note() -> str:
+                    raise ValueError("the note failed")
+
+                server.add_tool(note)  # (there now, unlisted on connect: its own error stays its own)
+                with pytest.raises(ToolError, match="Error executing tool note"):
+                    await client.note()  # type: ignore[attr-defined]
+
     anyio.run(run)
 
 

@@ -38,6 +38,11 @@ BROKEN = {
         "\n\nasync def second(args):\n    return 'x'\n",
         f"must take (args, ctx), not (args) (at {PACKAGE}/handlers/second.py:3)",
     ),
+    "a decorated wrong signature": (
+        "import functools\n\n\ndef logged(f):\n    @functools.wraps(f)\n    def inner(*a):\n"
+        "        return f(*a)\n\n    return inner\n\n\n@logged\nasync def second(args):\n    return 'x'\n",
+        f"not (args) (at {PACKAGE}/handlers/second.py:12)",  # (the handler's line, not the wrapper's)
+    ),
     "no function": ("VALUE = 1\n", "it defines no function 'second'"),
     "a syntax error": (
         "async def second(args, ctx)\n    return 1\n",

@@ -1132,11 +1132,23 @@ def test_a_keyword_with_nothing_after_it_is_told_what_it_takes(
     text += f"        a:\n          {written}\n"
     below = "          description: x\n"
     [diagnostic] = check(tmp_path, text + below).diagnostics
-    if written in ("patternProperties:", "not:"):  # (a schema's keyword below may be meant under it)
+    if written == "not:":  # (a schema's keyword below may be meant under it; a mapping's, not)
         assert diagnostic.hint is not None and diagnostic.hint.startswith("nothing is indented under")
         [diagnostic] = check(tmp_path, text).diagnostics
     assert (diagnostic.location.line, diagnostic.hint) == (9, hint), diagnostic
     assert diagnostic.message.endswith(said) and " a integer" not in diagnostic.message, diagnostic.message
+
+
+def test_a_null_in_a_json_toolset_is_told_in_json(tmp_path: Path) -> None:
+    path = tmp_path / "tools.json"
+    schema = {"type": "object", "properties": {"a": {"not": None}, "b": {"type": "string", "pattern": None}}}
+    tool = {"name": "t", "inputSchema": schema}
+    path.write_text(json.dumps({"mcpstub": 1, "server": {"name": "s"}, "tools": [tool]}))
+    hints = [d.hint for d in check_toolset(path, "tools.json").diagnostics]
+    assert hints == [
+        'write its schema instead of null ({"type": "string"}, say), or {} for any value',
+        "write the pattern after it, quoted: `pattern: '^[a-z]+$'`",
+    ]
 
 
 def test_a_property_named_like_a_keyword_with_nothing_after_it_wants_a_schema(tmp_path: Path) -> None:
