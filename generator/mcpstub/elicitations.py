@@ -259,15 +259,19 @@ def _property(doc: Document, path: JsonPath, prop: Any) -> Iterator[Diagnostic]:
             )
     for word in ("title", "description"):
         if word in prop and not isinstance(prop[word], str):
-            commented = comment_hint(doc, (*path, word)) if prop[word] is None else None
-            yield error(CODE, f"{where}: {word} must be a string", doc.loc((*path, word)), commented)
+            empty = prop[word] is None
+            told = comment_hint(doc, (*path, word)) or "write its text after it, or leave it out"
+            said = f"{where}: {word} must be a string" + (" (it has no value)" if empty else "")
+            yield error(CODE, said, doc.loc((*path, word)), told if empty else None)
     values: list[str] | None = None
     if shape == "string":
         yield from _bounds(doc, path, prop, "minLength", "maxLength")
         if "format" in prop and prop["format"] not in FORMATS:
             yield error(
                 CODE,
-                f"{where}: format {prop['format']!r} is not one MCP elicitation allows",
+                f"{where}: format has no value"
+                if prop["format"] is None
+                else f"{where}: format {prop['format']!r} is not one MCP elicitation allows",
                 doc.loc((*path, "format")),
                 f"use one of {', '.join(FORMATS)}, or leave format out",
             )

@@ -176,6 +176,15 @@ def test_a_form_s_required_left_empty_is_refused_saying_so(tmp_path: Path) -> No
     assert found.hint == "list the names the user must give: `required: [name]`, or leave it out"
 
 
+def test_a_form_property_s_format_or_title_left_empty_is_said_so(tmp_path: Path) -> None:
+    checked = check(tmp_path, "ask:\n  type: object\n  properties:\n    a: {type: string, format: }\n"
+                    "    b: {type: string, title: }\n")  # fmt: skip
+    assert [(d.message.rsplit(": ", 1)[1], d.hint) for d in checked.diagnostics] == [
+        ("format has no value", "use one of email, uri, date, date-time, or leave format out"),
+        ("title must be a string (it has no value)", "write its text after it, or leave it out"),
+    ]
+
+
 def test_an_elicitation_class_may_not_take_another_tools_class(tmp_path: Path) -> None:
     path = tmp_path / "tools.yaml"
     path.write_text(
