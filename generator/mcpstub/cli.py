@@ -36,6 +36,7 @@ from mcpstub.options import (
     project_config,
     project_policy,
     resolve,
+    same_file,
     shown_path,
 )
 from mcpstub.resources import resource_path
@@ -268,7 +269,7 @@ def _generate_in_run(
     client_only: bool,
     watched: dict[str, list[Path]] | None,
 ) -> int:
-    from mcpstub.engine.stamp import recorded_lost_models, stamp_text  # noqa: PLC0415
+    from mcpstub.engine.stamp import stamp_text  # noqa: PLC0415
     from mcpstub.format import GeneratedCodeError  # noqa: PLC0415
     from mcpstub.pipeline import generate  # noqa: PLC0415
     from mcpstub.write import locked  # noqa: PLC0415
@@ -290,12 +291,7 @@ def _generate_in_run(
         return EXIT_INVALID
     toolset = generated.toolset
     modules = {str(t.identifier) for t in toolset.tools}
-    forms: dict[str, tuple[str, ...]] = {}  # each handler: the classes of models.py its tool has
-    for t in toolset.tools:
-        forms[f"handlers/{t.identifier}.py"] = (t.input_class, *filter(None, [t.output_class]))
-        forms[f"handlers/{t.identifier}.py"] += tuple(t.elicitation_classes.values())
-    before = {} if client_only else recorded_lost_models(out)
-    lost = {} if client_only else lost_models(out, generated.ours.get("models.py", ""), forms, before)
+    lost = {} if client_only else lost_models(out, generated.ours["models.py"], toolset.tools)
     say_lost_models(out, lost)
     stamp = stamp_text(
         toolset.source_hash,
@@ -436,8 +432,8 @@ def cmd_init(args: argparse.Namespace) -> int:
     try:  # a project that names its package's folder for this toolset: generate writes there
         config, root = project_config(Path.cwd())
         owner = configured_toolset(config, root)
-        configured = "out" in config and (owner is None or owner.samefile(target))
-    except (UsageError, OSError):
+        configured = "out" in config and (owner is None or same_file(owner, target))
+    except UsageError:
         configured = False
     then = f"mcpstub generate {shown_path(target)}" + ("" if configured else " --out src/my_tools")
     print(f"wrote {shown_path(target)}; next: {then}")

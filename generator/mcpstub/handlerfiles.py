@@ -13,12 +13,16 @@ import re
 import shlex
 import stat
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mcpstub.diagnostics import SourceError
 from mcpstub.options import shown_path
 from mcpstub.stubform import stub_form
+
+if TYPE_CHECKING:
+    from mcpstub.ir import Tool
 
 
 def _renamed_handlers(out: Path, ours: dict[str, str]) -> dict[str, str]:
@@ -96,16 +100,8 @@ def _old_stub(path: Path, digest: str, form: str) -> bool:
     `form` of its tool. A file of 8 KiB or more is taken to hold code."""
     from mcpstub.engine.stamp import file_hash  # noqa: PLC0415
 
-    try:
-        found = path.stat()  # (a FIFO, a device or a folder there is no stub: never read)
-        data = path.read_bytes() if stat.S_ISREG(found.st_mode) and found.st_size < 8192 else b""
-    except OSError:
-        return False
-    if b"NotImplementedError" not in data or file_hash(data) == digest:
-        return False
-    try:
-        text = data.decode("utf-8-sig")  # (Python reads a file that starts with a byte order mark)
-    except UnicodeDecodeError:
+    text = _text(path, 8192)  # (a FIFO, a device or a folder there is no stub: never read)
+    if text is None or "NotImplementedError" not in text or file_hash(text.encode("utf-8")) == digest:
         return False
     written = stub_form(text, path.stem)
     return written is not None and written != form
@@ -152,67 +148,53 @@ def _from_models(text: str, package: str) -> set[str]:
     return names
 
 
-def lost_models(
-    out: Path, models: str, forms: dict[str, tuple[str, ...]], before: dict[str, list[Any]]
-) -> dict[str, list[Any]]:
-    """Each handler with code (`forms`: handler path -> the classes its tool has now) that takes
-    from the package's models a class the models about to be written (`models`) no longer have:
-    one that the models on disk had, or one the last run found lost (`before`). Its import would
-    fail as the server starts, and mypy would point at server.py. Path -> [the file's hash, the
-    names lost, the classes its tool has]: what `say_lost_models` says, and what the stamp keeps
-    for a run that finds the package current to say again."""
+def lost_models(out: Path, models: str, tools: Sequence[Tool]) -> dict[str, list[list[str]]]:
+    """Each handler with code that takes from the package's models a class the models about to be
+    written (`models`) no longer have: one that the models on disk had, or one the last run found
+    lost (the stamp keeps them). Its import would fail as the server starts, and mypy would point
+    at server.py. Handler path -> [the names lost, the classes of models.py its tool has now]: what
+    `say_lost_models` says, and what the stamp keeps for a run that finds the package current."""
+    from mcpstub.engine.stamp import recorded_lost_models  # noqa: PLC0415
+
     try:
         had = _names((out / "models.py").read_text("utf-8"))
     except (OSError, UnicodeDecodeError):
         had = set()
-    has = _names(models)
-    gone = (had | {name for entry in before.values() for name in entry[1]}) - has
-    return {} if not gone else _judged(out, forms, gone)
-
-
-def _judged(out: Path, forms: dict[str, tuple[str, ...]], gone: set[str]) -> dict[str, list[Any]]:
-    from mcpstub.engine.stamp import file_hash  # noqa: PLC0415
-
-    found: dict[str, list[Any]] = {}
-    for rel, classes in forms.items():
-        data = _regular(out / rel)
-        try:
-            text = data.decode("utf-8-sig") if data is not None else ""
-        except UnicodeDecodeError:
-            continue
-        if not any(name in text for name in gone):
+    before = recorded_lost_models(out)
+    gone = (had | {name for lost, _ in before.values() for name in lost}) - _names(models)
+    found: dict[str, list[list[str]]] = {}
+    for tool in tools if gone else ():
+        rel = f"handlers/{tool.identifier}.py"
+        text = _text(out / rel)
+        if text is None or not any(name in text for name in gone):
             continue
         lost = sorted(_from_models(text, out.name) & gone)
-        if lost and stub_form(text, Path(rel).stem) is None:  # (a stub: `warn_old_stubs` says what of it)
-            found[rel] = [file_hash(data or b""), lost, list(classes)]
+        if lost and stub_form(text, tool.identifier) is None:  # (a stub: `warn_old_stubs` says what of it)
+            classes: list[str] = [tool.input_class, *filter(None, [tool.output_class])]
+            found[rel] = [lost, [*classes, *tool.elicitation_classes.values()]]
     return found
 
 
-def _regular(path: Path) -> bytes | None:
-    """The bytes of a regular file of at most 1 MiB at `path` (never a FIFO or a device), else None."""
+def _text(path: Path, limit: int = 1 << 20) -> str | None:
+    """The text of a regular file of less than `limit` bytes at `path` (never a FIFO or a device
+    read), as Python reads a module (a byte order mark allowed); None for anything else."""
     try:
         found = path.stat()
-        return path.read_bytes() if stat.S_ISREG(found.st_mode) and found.st_size <= 1 << 20 else None
-    except OSError:
+        if not stat.S_ISREG(found.st_mode) or found.st_size >= limit:
+            return None
+        return path.read_bytes().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
         return None
 
 
-def say_lost_models(out: Path, found: dict[str, list[Any]], *, current: bool = False) -> None:
+def say_lost_models(out: Path, found: dict[str, list[list[str]]], *, current: bool = False) -> None:
     """Warn of each handler `lost_models` found; `current`: found by an earlier run, whose models
-    are the same, so a handler edited since is judged again by its imports."""
-    from mcpstub.engine.stamp import file_hash  # noqa: PLC0415
-
-    for rel, (digest, recorded, classes) in sorted(found.items()):
+    are the same: each handler is judged again by its imports (it may have been mended since)."""
+    for rel, (recorded, classes) in sorted(found.items()):
         path, lost = out / rel, recorded
         if current:
-            data = _regular(path)
-            if data is None:
-                continue
-            if file_hash(data) != digest:
-                try:
-                    lost = sorted(_from_models(data.decode("utf-8-sig"), out.name) & set(recorded))
-                except UnicodeDecodeError:
-                    continue
+            text = _text(path)
+            lost = sorted(_from_models(text, out.name) & set(recorded)) if text is not None else []
         if not lost:
             continue
         them = "it" if len(lost) == 1 else "them"

@@ -221,7 +221,7 @@ def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None
         raise ToolsetMissing(f"{said}\n  hint: {close}" if close else said, toolset)
     if out is not None and not getattr(args, "out", None):
         owner = configured_toolset(config, root)
-        if owner is not None and not _same_file(owner, toolset):
+        if owner is not None and not same_file(owner, toolset):
             raise UsageError(
                 f"{shown_path(toolset)} is not the toolset of {shown_path(root / 'pyproject.toml')} "
                 f"({shown_path(owner)}), whose out ({shown_path(out)}) this run would write\n"
@@ -243,7 +243,8 @@ def configured_toolset(config: dict[str, Any], root: Path) -> Path | None:
         return None
 
 
-def _same_file(a: Path, b: Path) -> bool:
+def same_file(a: Path, b: Path) -> bool:
+    """Whether `a` and `b` are one file (False where either is not there)."""
     try:
         return a.samefile(b)
     except OSError:

@@ -66,6 +66,7 @@ from .spec import ToolSpec
 __all__ = [
     "CANCEL",
     "ConnectOptions",
+    "Dismissed",
     "Drift",
     "DriftError",
     "DriftWarning",
@@ -220,9 +221,10 @@ class ToolsClient:
         if asking is not None:
             asking.raise_failed(call)  # (the question was cancelled: what went wrong answering it)
         if result.is_error:
-            if name in self._drift.missing and "unknown tool" in _text(result).lower():
-                raise _no_such_tool(name, _text(result))  # (the SDK's MCPServer answers so)
-            raise ToolError(_text(result))
+            said = _text(result)
+            if name in self._drift.missing and "unknown tool" in said.lower():
+                raise _no_such_tool(name, said)  # (the SDK's MCPServer answers so)
+            raise ToolError(said)
         return result
 
     async def _output(self, name: str, arguments: BaseModel) -> Any:

@@ -1035,6 +1035,6 @@ def test_a_lost_model_is_said_again_after_an_edit_that_keeps_it_and_not_after_th
     stamp = Path("pkg/_mcpstub.json")
     data = json.loads(stamp.read_text())
     os.mkfifo("fifo")
-    data["lost_models"] = {str(in_tmp / "fifo"): ["0" * 64, ["X"], ["Y"]]}
+    data["lost_models"] = {str(in_tmp / "fifo"): [["X"], ["Y"]]}
     stamp.write_text(json.dumps(data, indent=2) + "\n")
     assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0

@@ -229,7 +229,7 @@ def stamp_text(
     hashed: Callable[[str, str], str] | None = None,
     stubs: Mapping[str, tuple[str, str]] | None = None,
     warnings: Sequence[Mapping[str, Any]] = (),
-    lost_models: Mapping[str, list[Any]] | None = None,
+    lost_models: Mapping[str, list[list[str]]] | None = None,
 ) -> str:
     """The stamp a run writes (`source`: the source hash; `hashed(rel, text)`: a file's hash, as
     computed already; `stubs`: each handler's stub hash and form, as rendered; `warnings`: the
@@ -266,7 +266,7 @@ class Current:
     orphans: list[str]
     stubs: dict[str, tuple[str, str]]
     warnings: list[dict[str, Any]]
-    lost_models: dict[str, list[Any]]
+    lost_models: dict[str, list[list[str]]]
 
 
 def _read_stamp(out: Path) -> dict[str, Any] | None:
@@ -343,7 +343,7 @@ def is_current(
     return Current(sorted(rel for rel in modules if rel not in handlers), stubs, said, lost)
 
 
-def recorded_lost_models(out: Path) -> dict[str, list[Any]]:
+def recorded_lost_models(out: Path) -> dict[str, list[list[str]]]:
     """The handlers the stamp in `out` records as taking models their tools lost (none if it
     records none or is not a stamp)."""
     stamp = _read_stamp(out)
@@ -356,9 +356,8 @@ def _lost_entries(lost: object) -> bool:
         isinstance(rel, str)
         and re.fullmatch(r"handlers/[A-Za-z_]\w*\.py", rel) is not None  # (a handler, nothing else)
         and isinstance(entry, list)
-        and len(entry) == 3
-        and isinstance(entry[0], str)
-        and all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in entry[1:])
+        and len(entry) == 2
+        and all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in entry)
         for rel, entry in lost.items()
     )
 
