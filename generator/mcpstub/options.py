@@ -187,8 +187,10 @@ def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None
     toolset = Path(args.toolset) if args.toolset else None
     if toolset is None and "toolset" in config:
         toolset = root / str(config["toolset"])
-    if toolset is None:
+    if toolset is None:  # this folder's tools.yaml, else the project's (run from a folder below)
         toolset = Path("tools.yaml")
+        if not _is_file(toolset) and (owner := configured_toolset(config, root)) is not None:
+            toolset = owner
     out: Path | None = None
     if need_out:
         if getattr(args, "out", None):
@@ -237,10 +239,14 @@ def configured_toolset(config: dict[str, Any], root: Path) -> Path | None:
     if "toolset" in config:
         return root / str(config["toolset"])
     owner = root / "tools.yaml"
+    return owner if _is_file(owner) else None
+
+
+def _is_file(path: Path) -> bool:
     try:
-        return owner if owner.is_file() else None
-    except OSError:
-        return None
+        return path.is_file()
+    except OSError:  # (a name longer than the system allows)
+        return False
 
 
 def same_file(a: Path, b: Path) -> bool:

@@ -179,6 +179,25 @@ def test_pyproject_supplies_the_toolset(in_tmp: Path, capsys: pytest.CaptureFixt
     assert "ok: server 's'" in capsys.readouterr().out
 
 
+def test_a_folder_below_the_project_finds_its_tools_yaml(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No `toolset` key: the tools.yaml beside pyproject.toml is the project's, from any folder in it.
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\nout = "src/pkg"\n')
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    (in_tmp / "src" / "deeper").mkdir(parents=True)
+    os.chdir(in_tmp / "src" / "deeper")
+    assert main(["validate"]) == 0
+    assert capsys.readouterr().out.startswith(f"{in_tmp / 'tools.yaml'}: ok: server 's'")
+    assert main(["generate"]) == 0
+    assert (in_tmp / "src" / "pkg" / "surface.json").is_file()
+    assert main(["generate", "--check"]) == 0
+    # This folder's own tools.yaml comes first (and is not the project's: refused).
+    Path("tools.yaml").write_text(GOOD.replace("name: s", "name: other"))
+    assert main(["generate"]) == 2
+    assert "tools.yaml is not the toolset of" in capsys.readouterr().err
+
+
 def test_a_configured_out_is_written_only_from_the_toolset_it_is_for(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
