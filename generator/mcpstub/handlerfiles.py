@@ -9,10 +9,12 @@ Handlers are created when missing and never rewritten (`write.plan`).
 from __future__ import annotations
 
 import ast
+import io
 import re
 import shlex
 import stat
 import sys
+import tokenize
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -121,21 +123,31 @@ def _names(models: str) -> set[str]:
     return found
 
 
-def _from_models(text: str, package: str) -> set[str]:
+def _from_models(text: str, package: str) -> dict[str, tuple[int, int]]:
     """The names a handler module takes from its package's models, however imported (`from
     ..models import A`, `from pkg.models import A as B`, `from .. import models` then `models.A`,
-    `import pkg.models as m` then `m.A`, in any block); empty for a module Python cannot parse."""
+    `import pkg.models as m` then `m.A`, in any block), each with the line and column (1-based,
+    in characters) where it is first named; empty for a module Python cannot parse."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
-        return set()
-    names: set[str] = set()
+        return {}
+    lines = text.splitlines()
+    names: dict[str, tuple[int, int]] = {}
+
+    def take(name: str, line: int, byte: int) -> None:  # (ast counts columns in UTF-8 bytes)
+        column = len(lines[line - 1].encode("utf-8")[:byte].decode("utf-8", "replace")) + 1
+        if (line, column) < names.get(name, (line + 1, 0)):
+            names[name] = (line, column)
+
     aliases: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             module = (node.level, node.module or "")
             if module in ((2, "models"), (0, f"{package}.models")):
-                names.update(alias.name for alias in node.names if alias.name != "*")
+                for alias in node.names:
+                    if alias.name != "*":
+                        take(alias.name, alias.lineno, alias.col_offset)
             elif module in ((2, ""), (0, package)):
                 aliases.update(alias.asname or alias.name for alias in node.names if alias.name == "models")
         elif isinstance(node, ast.Import):
@@ -144,7 +156,8 @@ def _from_models(text: str, package: str) -> set[str]:
                 aliases.add(f"{package}.models")
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and ast.unparse(node.value) in aliases:
-            names.add(node.attr)
+            end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+            take(node.attr, end[0], end[1] - len(node.attr.encode("utf-8")))
     return names
 
 
@@ -168,7 +181,7 @@ def lost_models(out: Path, models: str, tools: Sequence[Tool]) -> dict[str, list
         text = _text(out / rel)
         if text is None or not any(name in text for name in gone):
             continue
-        lost = sorted(_from_models(text, out.name) & gone)
+        lost = sorted(_from_models(text, out.name).keys() & gone)
         if lost and stub_form(text, tool.identifier) is None:  # (a stub: `warn_old_stubs` says what of it)
             classes: list[str] = [tool.input_class, *filter(None, [tool.output_class])]
             found[rel] = [lost, [*classes, *tool.elicitation_classes.values()]]
@@ -177,13 +190,15 @@ def lost_models(out: Path, models: str, tools: Sequence[Tool]) -> dict[str, list
 
 def _text(path: Path, limit: int = 1 << 20) -> str | None:
     """The text of a regular file of less than `limit` bytes at `path` (never a FIFO or a device
-    read), as Python reads a module (a byte order mark allowed); None for anything else."""
+    read), decoded as Python reads a module (a byte order mark, a coding line); None for anything
+    else."""
     try:
         found = path.stat()
         if not stat.S_ISREG(found.st_mode) or found.st_size >= limit:
             return None
-        return path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError):
+        data = path.read_bytes()
+        return data.decode(tokenize.detect_encoding(io.BytesIO(data).readline)[0])
+    except (OSError, SyntaxError, LookupError, UnicodeDecodeError):  # (SyntaxError: a bad coding line)
         return None
 
 
@@ -191,15 +206,16 @@ def say_lost_models(out: Path, found: dict[str, list[list[str]]], *, current: bo
     """Warn of each handler `lost_models` found; `current`: found by an earlier run, whose models
     are the same: each handler is judged again by its imports (it may have been mended since)."""
     for rel, (recorded, classes) in sorted(found.items()):
-        path, lost = out / rel, recorded
-        if current:
-            text = _text(path)
-            lost = sorted(_from_models(text, out.name) & set(recorded)) if text is not None else []
+        path = out / rel
+        text = _text(path)
+        named = _from_models(text, out.name) if text is not None else {}
+        lost = sorted(named.keys() & set(recorded)) if current else recorded
         if not lost:
             continue
         them = "it" if len(lost) == 1 else "them"
         said = f"imports {', '.join(lost)} from models.py, which no longer defines {them}"
-        print(f"{shown_path(path)}: warning: {said}", file=sys.stderr)
+        place = "".join(f":{n}" for n in min((named[name] for name in lost if name in named), default=()))
+        print(f"{shown_path(path)}{place}: warning: {said}", file=sys.stderr)
         hint = "its tool's form changed: mend the handler to the classes it has now, "
         print(f"  hint: {hint}{', '.join(classes)}", file=sys.stderr)
 

@@ -983,7 +983,7 @@ def test_a_handler_with_code_importing_a_model_its_tool_lost_is_warned_of_until_
     capsys.readouterr()
     Path("tools.yaml").write_text(toolset)  # the output schema gone: AOutput is no more
     warned = (
-        "pkg/handlers/a.py: warning: imports AOutput from models.py, which no longer defines it\n"
+        "pkg/handlers/a.py:3:5: warning: imports AOutput from models.py, which no longer defines it\n"
         "  hint: its tool's form changed: mend the handler to the classes it has now, AInput\n"
     )
     for _ in range(2):  # the run that writes it, then one that finds it current
@@ -1029,6 +1029,31 @@ def test_a_lost_model_is_found_however_imported_and_only_from_the_package(
     Path("tools.yaml").write_text(GOOD)
     assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
     assert ("imports AOutput from models.py" in capsys.readouterr().err) is lost
+
+
+@pytest.mark.parametrize(
+    ("handler", "place"),
+    [
+        ("from ..models import AInput\nfrom ..models import AOutput\n", "2:22"),
+        ("from .. import models\nfrom ..models import AInput\nX = (1, models.AOutput)\n", "3:16"),
+        ("from ..models import AInput\nX = 'été'; from ..models import AOutput\n", "2:33"),  # characters
+        ("# -*- coding: latin-1 -*-\nfrom ..models import AInput\nX = 'été'; from ..models import AOutput\n",
+         "3:33"),  # a module in a legacy encoding, as Python reads it
+    ],
+    ids=["import", "attribute", "non-ascii", "latin-1"],
+)  # fmt: skip
+def test_a_lost_model_is_said_at_its_line_and_column(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], handler: str, place: str
+) -> None:
+    Path("tools.yaml").write_text(GOOD + "    outputSchema: {type: object, properties: {}}\n")
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    encoding = "latin-1" if "coding" in handler else "utf-8"
+    Path("pkg/handlers/a.py").write_bytes((handler + BODY).encode(encoding))
+    capsys.readouterr()
+    Path("tools.yaml").write_text(GOOD)
+    for _ in range(2):  # the run that writes it, then one that finds it current
+        assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+        assert capsys.readouterr().err.startswith(f"pkg/handlers/a.py:{place}: warning: imports AOutput ")
 
 
 def test_a_lost_model_is_said_again_after_an_edit_that_keeps_it_and_not_after_the_mend(
