@@ -556,7 +556,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         command = commands.get(spec)
         if command:
             return side_from_live(command=command, timeout=args.timeout)
-        return load_source(spec, policy, headers, args.timeout)
+        return load_source(spec, policy, headers, args.timeout, other=new if spec == old else old)
 
     del load_side
     from mcpstub.sources import root_relative_note  # noqa: PLC0415

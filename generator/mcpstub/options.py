@@ -189,7 +189,7 @@ def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None
         toolset = root / str(config["toolset"])
     if toolset is None:  # this folder's tools.yaml, else the project's (run from a folder below)
         toolset = Path("tools.yaml")
-        if not _is_file(toolset) and (owner := configured_toolset(config, root)) is not None:
+        if not is_file(toolset) and (owner := configured_toolset(config, root)) is not None:
             toolset = owner
     out: Path | None = None
     if need_out:
@@ -239,10 +239,10 @@ def configured_toolset(config: dict[str, Any], root: Path) -> Path | None:
     if "toolset" in config:
         return root / str(config["toolset"])
     owner = root / "tools.yaml"
-    return owner if _is_file(owner) else None
+    return owner if is_file(owner) else None
 
 
-def _is_file(path: Path) -> bool:
+def is_file(path: Path) -> bool:
     try:
         return path.is_file()
     except OSError:  # (a name longer than the system allows)

@@ -21,6 +21,7 @@ from mcpstub.diff.model import Side
 from mcpstub.diff.source import load_side
 from mcpstub.document import Document, JsonPath
 from mcpstub.load import load_document
+from mcpstub.options import is_file
 from mcpstub.pointers import resolve, split
 from mcpstub.policy import Policy
 
@@ -239,7 +240,11 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
             _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], here)  # REV itself is wrong
         except SourceError:
             raise SourceError(f"{spec}: {rev!r} is no commit of this repository") from None
-        raise NotAtRevision(f"{spec}: {relative} does not exist at {rev}") from None
+        said = f"{spec}: {relative} does not exist at {rev}"
+        own = _folder_file(rev, path, here, top)
+        if own is not None:  # (git reads REV:path from the root)
+            said += f"\n  hint: this folder's is {rev}:./{path} ({own}); a path after REV: starts at the root"
+        raise NotAtRevision(said) from None
     listed = _git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", rev], here, binary=True)
     names = [n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n]
     wanted = [n for n in names if n == relative or n.endswith((".yaml", ".yml", ".json"))]
@@ -289,19 +294,21 @@ def load_source(
     policy: Policy | None = None,
     headers: dict[str, str] | None = None,
     timeout: float | None = None,
+    other: str | None = None,
 ) -> Side:
-    """Any source, told apart by its form: URL, file (snapshot, listing or toolset), or REV:path."""
+    """Any source, told apart by its form: URL, file (snapshot, listing or toolset), or REV:path.
+    `other`: the source it is compared with (a bare revision is told to name that file in it)."""
     from mcpstub.server_listing import is_url  # noqa: PLC0415
 
     if is_url(spec):  # any scheme: check_url refuses what is not http(s) on the loopback
         return side_from_live(url=spec, headers=headers, timeout=timeout)
     path = Path(spec)
-    if path.is_file():
+    if is_file(path):
         listing = _listing(path, spec)
         return listing if listing is not None else load_side(spec, policy=policy)
     if is_revision(spec):
         return side_from_git(spec, policy)
-    raise SourceError(_not_found(spec))
+    raise SourceError(_not_found(spec, other))
 
 
 def root_relative_note(spec: str) -> str | None:
@@ -313,11 +320,11 @@ def root_relative_note(spec: str) -> str | None:
     try:
         here = Path.cwd().resolve()
         top = Path(_git(["rev-parse", "--show-toplevel"], here)).resolve()
-        if here == top:
-            return None
-        own = (here.relative_to(top) / path).as_posix()
-        _git(["cat-file", "-e", f"{rev}:{own}"], here)
-    except (SourceError, ValueError, OSError):
+        _git(["cat-file", "-e", f"{rev}:{path}"], here)  # (else reading it says so, with the hint)
+    except (SourceError, OSError):
+        return None
+    own = _folder_file(rev, path, here, top)
+    if own is None:
         return None
     return (
         f"note: {spec} is {path} at the repository's root, as git reads it; "
@@ -325,13 +332,29 @@ def root_relative_note(spec: str) -> str | None:
     )
 
 
-def _not_found(spec: str) -> str:
+def _folder_file(rev: str, path: str, here: Path, top: Path) -> str | None:
+    """`path` from the folder `here` below the repository's root `top`, where `rev` holds it."""
+    try:
+        if here == top or path.startswith(("./", "../", "/")):
+            return None
+        own = (here.relative_to(top) / path).as_posix()
+        _git(["cat-file", "-e", f"{rev}:{own}"], here)
+    except (SourceError, ValueError, OSError):
+        return None
+    return own
+
+
+def _not_found(spec: str, other: str | None = None) -> str:
     """Why `spec` names no source: no such file, and as `REV:path` no repository or revision."""
     if Path(spec).is_dir():
         return f"{spec}: a folder, not a toolset file (name the toolset in it: {Path(spec, 'tools.yaml')})"
     rev, sep, path = spec.partition(":")
     if not sep and spec and not spec.startswith("-") and is_revision(f"{spec}:."):
-        return f"{spec}: a git revision, not a file: name the toolset in it, e.g. {spec}:./tools.yaml"
+        name = "tools.yaml"  # (the file it is compared with, where that is one here)
+        if other and not Path(other).is_absolute() and is_file(Path(other)):
+            name = Path(other).as_posix()
+        name = name if name.startswith(("./", "../")) else f"./{name}"
+        return f"{spec}: a git revision, not a file: name the toolset in it, e.g. {spec}:{name}"
     if not sep or not rev or not path or (len(rev) == 1 and path[0] in "\\/"):  # (`C:\\x`: a path)
         return f"{spec}: no such file (nor a git revision REV:path or an http(s) URL)"
     if re.match(r"[0-9]+(?:/|$)", path):  # `localhost:8000/mcp`
@@ -341,3 +364,4 @@ def _not_found(spec: str) -> str:
     except SourceError:
         return f"{spec}: no such file, and no git repository here to read {rev!r} from"
     return f"{spec}: no such file, and {rev!r} is no commit of this repository"
+

@@ -151,6 +151,27 @@ def test_a_root_relative_revision_path_below_the_root_is_noted_and_a_bare_revisi
     assert "give the revision alone (--check-breaking HEAD)" in capsys.readouterr().err
 
 
+def test_a_root_relative_path_the_root_lacks_is_told_this_folders_and_a_bare_revision_the_file_compared(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo / "api")
+    assert cli.main(["diff", "HEAD:tools.yaml", "tools.yaml"]) == 2  # the root has no tools.yaml
+    said = capsys.readouterr().err
+    assert "note:" not in said  # (no root file to read: an error, not a note beside it)
+    assert said == (
+        "mcpstub: error: HEAD:tools.yaml: tools.yaml does not exist at HEAD\n  hint: this folder's is "
+        "HEAD:./tools.yaml (api/tools.yaml); a path after REV: starts at the root\n"
+    )
+    Path("shop.yaml").write_text(TOOLSET, "utf-8")
+    cases = [(["HEAD", "shop.yaml"], "./shop.yaml"), (["shop.yaml", "HEAD"], "./shop.yaml"),
+             (["HEAD", "../api/shop.yaml"], "../api/shop.yaml"), (["HEAD", "none.yaml"], "./tools.yaml")]
+    for argv, name in cases:
+        assert cli.main(["diff", *argv]) == 2
+        assert f"HEAD: a git revision, not a file: name the toolset in it, e.g. HEAD:{name}\n" in (
+            capsys.readouterr().err
+        ), argv
+
+
 def test_a_revision_outside_a_repository_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
