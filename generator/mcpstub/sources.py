@@ -8,6 +8,7 @@ revision. Every failure is a `SourceError`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -21,7 +22,6 @@ from mcpstub.diff.model import Side
 from mcpstub.diff.source import load_side
 from mcpstub.document import Document, JsonPath
 from mcpstub.load import load_document
-from mcpstub.options import is_file
 from mcpstub.pointers import resolve, split
 from mcpstub.policy import Policy
 
@@ -303,7 +303,7 @@ def load_source(
     if is_url(spec):  # any scheme: check_url refuses what is not http(s) on the loopback
         return side_from_live(url=spec, headers=headers, timeout=timeout)
     path = Path(spec)
-    if is_file(path):
+    if path.is_file():
         listing = _listing(path, spec)
         return listing if listing is not None else load_side(spec, policy=policy)
     if is_revision(spec):
@@ -351,8 +351,9 @@ def _not_found(spec: str, other: str | None = None) -> str:
     rev, sep, path = spec.partition(":")
     if not sep and spec and not spec.startswith("-") and is_revision(f"{spec}:."):
         name = "tools.yaml"  # (the file it is compared with, where that is one here)
-        if other and not Path(other).is_absolute() and is_file(Path(other)):
-            name = Path(other).as_posix()
+        with contextlib.suppress(OSError):  # (a name longer than the system allows)
+            if other and not Path(other).is_absolute() and Path(other).is_file():
+                name = Path(other).as_posix()
         name = name if name.startswith(("./", "../")) else f"./{name}"
         return f"{spec}: a git revision, not a file: name the toolset in it, e.g. {spec}:{name}"
     if not sep or not rev or not path or (len(rev) == 1 and path[0] in "\\/"):  # (`C:\\x`: a path)

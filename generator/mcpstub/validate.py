@@ -134,7 +134,11 @@ def _meta_errors(
     # The Rust meta-schema check is fast; the Python one only runs to explain a failure precisely.
     if jsonschema_rs.meta.is_valid(schema) and all(_is_regex(p) for p in lint.patterns):
         return
-    for err in _meta_validator(dialect).iter_errors(schema):
+    from jsonschema.exceptions import best_match  # noqa: PLC0415 - as slow, as rarely needed
+
+    for err in map(best_match, ([e] for e in _meta_validator(dialect).iter_errors(schema))):
+        # (`best_match`: within anyOf/oneOf, the branch of the value's own kind, as deep as it goes:
+        # a draft-07 `items` list's bad schema is said where it is, not as the whole list)
         where = (*path, *err.absolute_path)
         if _said(lint, where):
             continue

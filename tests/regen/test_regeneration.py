@@ -735,7 +735,7 @@ def test_a_stub_left_as_written_for_an_earlier_form_of_its_tool_is_said(tmp_path
     hint = "  hint: delete it and run again for the current stub (it holds no code; keep any note of yours)"
     said = "warning: still a stub, written for an earlier form of its tool: not the one it gets now"
     assert code == 0 and err.splitlines() == [
-        f"{out / 'handlers' / 'gamma.py'}: warning: imports GammaOutput from models.py, which no"
+        f"{out / 'handlers' / 'gamma.py'}:3:34: warning: imports GammaOutput from models.py, which no"
         " longer defines it",
         "  hint: its tool's form changed: mend the handler to the classes it has now, GammaInput",
         f"{out / 'handlers' / 'alpha.py'}: {said}",

@@ -1189,3 +1189,27 @@ def test_a_required_name_misspelled_is_told_the_property_meant(
     text += f"      required: [{typed}]\n"
     [diagnostic] = check(tmp_path, text).diagnostics
     assert diagnostic.hint == f"did you mean {meant!r}?", diagnostic
+
+
+@pytest.mark.parametrize(
+    ("schema", "at", "said"),
+    [
+        ("{type: array, items: [{type: string}, {minLength: }]}", "properties.p.items[1].minLength",
+         "it has no value (null), where an integer belongs"),
+        ("{type: array, items: [{type: string}, {maxItems: -1}]}", "properties.p.items[1].maxItems",
+         "-1 is less than the minimum of 0"),
+        ("{type: object, dependencies: {a: [b, 3]}}", "properties.p.dependencies.a[1]",
+         "3 is not of type 'string'"),
+        ("{type: object, dependencies: {a: {minProperties: x}}}", "properties.p.dependencies.a.minProperties",
+         "'x' is not of type 'integer'"),
+    ],
+)  # fmt: skip
+def test_a_bad_schema_inside_a_choice_of_forms_is_said_where_it_is(
+    tmp_path: Path, schema: str, at: str, said: str
+) -> None:
+    # A draft-07 `items` list or `dependencies` entry takes a schema or a list: the mistake is said in
+    # the form written, at the keyword, not as the whole value "not valid under any of the given schemas".
+    text = "tools:\n  - name: t\n    inputSchema:\n      $schema: http://json-schema.org/draft-07/schema#\n"
+    text += f"      type: object\n      properties:\n        p: {schema}\n"
+    messages = [d.message for d in check(tmp_path, text).diagnostics]
+    assert messages == [f"tools[0].inputSchema.{at} is not a valid draft-07 schema: {said}"], messages
