@@ -3,8 +3,11 @@ failed schema check."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
+
+from pydantic_core import to_jsonable_python
 
 if TYPE_CHECKING:
     import jsonschema_rs
@@ -33,6 +36,40 @@ def clean_json(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [clean_json(item) for item in value]
     return value
+
+
+def json_data(value: Any, *, exclude_unset: bool = False, cleaned: bool = False) -> Any:
+    """`value` (models in it by their wire names) as JSON data, a NaN or an infinity kept as the
+    float it is, for `non_finite` to find: a model's own `mode="json"` dump makes those its `Any`
+    fields hold None, which a schema may take. (About 3 µs more than that dump for a model of
+    twenty fields; said wrong, it would reach the other side as null with nothing said.) Text
+    with a lone surrogate raises UnicodeEncodeError, or is made sendable (`clean`) if `cleaned`."""
+    global _ANY  # noqa: PLW0603 - made at first use, as pydantic builds it
+    if _ANY is None:
+        from pydantic import TypeAdapter
+
+        _ANY = TypeAdapter(Any)
+    python = _ANY.dump_python(value, by_alias=True, warnings=False, exclude_unset=exclude_unset)
+    try:
+        return to_jsonable_python(python, inf_nan_mode="constants")
+    except UnicodeEncodeError:
+        if not cleaned:
+            raise
+        return to_jsonable_python(clean_json(python), inf_nan_mode="constants")
+
+
+_ANY: Any = None
+
+
+def non_finite(value: Any, path: tuple[str | int, ...] = ()) -> list[str | int] | None:
+    """The path of the first NaN or infinity in `value` (JSON has neither), or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else list(path)
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        if isinstance(item, float | dict | list) and (found := non_finite(item, (*path, key))) is not None:
+            return found
+    return None
 
 
 def writable(text: str) -> str:

@@ -26,6 +26,7 @@ import contextlib
 import inspect
 import json
 import logging
+import math
 import os
 import shlex
 import warnings
@@ -47,7 +48,7 @@ from mcp.types import CONNECTION_CLOSED, INVALID_PARAMS
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ._text import clean, describe
+from ._text import clean, describe, json_data
 from .context import LOG_LEVELS
 from .drift import (
     SHOWN_DIFFERENCES,
@@ -197,7 +198,10 @@ class ToolsClient:
                 f"{name}: not called, the server's tool differs from this client's "
                 f"(strict mode): {'; '.join(what)}"
             )
-        sent = arguments.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        try:
+            sent = json_data(arguments, exclude_unset=True)
+        except UnicodeEncodeError:  # (a lone surrogate: `_sendable` says where)
+            sent = arguments.model_dump(mode="json", by_alias=True, exclude_unset=True)
         _sendable(sent, f"{name}: argument ")
         asking = self._asking
         with asking.calling(name) if asking is not None else contextlib.nullcontext() as call:
@@ -361,7 +365,9 @@ async def _transport(
 
         http = await stack.enter_async_context(create_mcp_http_client(headers=sent))
         http.event_hooks = {"response": [note_refusal]}
-        return streamable_http_client(target, http_client=http)
+        # An answer of any size, as over stdio (the SDK's default refuses an SSE event past 1 MiB,
+        # which a large output or any answer after a progress note is, as a lost connection).
+        return streamable_http_client(target, http_client=http, max_sse_event_size=None)
     if token is not None or headers is not None:
         raise TypeError("token and headers apply to an http(s) URL target only")
     if isinstance(target, Server | MCPServer | StdioServerParameters):
@@ -711,15 +717,18 @@ def _content(question: Question, answered: object) -> dict[str, Any] | None:
 
 
 def _sendable(value: Any, said: str, path: str = "") -> None:
-    """Raise ValueError (`said`, then where) for text JSON cannot carry (what `_text.clean` would
-    change): a lone surrogate, as a file name read with surrogateescape holds. Sent anyway, it
-    would end the whole connection; the server replaces it, the client says so instead."""
+    """Raise ValueError (`said`, then where) for what JSON cannot carry: text `_text.clean` would
+    change (a lone surrogate, as a file name read with surrogateescape holds: sent anyway, it would
+    end the whole connection; the server replaces it, the client says so instead), and a NaN or
+    an infinity (which the SDK would send as null)."""
     if isinstance(value, str):
         if clean(value) != value:
             raise ValueError(
                 f"{said}{path.lstrip('/') or 'text'!r} {value!r}: a lone surrogate has no UTF-8 form, "
                 "and JSON text cannot carry it (decode the bytes it came from, or replace it)"
             )
+    elif isinstance(value, float) and not math.isfinite(value):  # (sent, it would arrive as null)
+        raise ValueError(f"{said}{path.lstrip('/') or 'value'!r} {value!r}: JSON has no NaN or infinity")
     elif isinstance(value, dict):
         for key, item in value.items():
             _sendable(key, said, path)

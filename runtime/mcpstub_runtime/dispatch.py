@@ -32,9 +32,9 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
-from pydantic_core import PydanticSerializationError, to_json, to_jsonable_python
+from pydantic_core import PydanticSerializationError, to_json
 
-from ._text import clean, clean_json, describe, writable
+from ._text import clean, clean_json, describe, json_data, non_finite, pointer, writable
 from .context import ToolContext, set_logging_level
 from .interactive import (
     CannotAsk,
@@ -403,7 +403,7 @@ class _Entry:
             if wrong is not None:
                 return self._bad_output(wrong)
             try:
-                payload = to_jsonable_python(output, by_alias=True, inf_nan_mode="null")
+                payload = json_data(output, cleaned=True)
             # Whatever a handler returned, the client gets an answer.
             except Exception:
                 return self._bad_output(f": the handler returned {type(result).__name__}")
@@ -413,13 +413,16 @@ class _Entry:
                 output_model = self.output_model = cast(type[BaseModel], spec.output_model)
             if not isinstance(output, output_model):
                 return self._bad_output(misfit(output, spec) or "")
-            payload = output.model_dump(mode="json", by_alias=True, warnings=False)
+            payload = json_data(output, cleaned=True)
         try:
-            text = to_json(payload)
+            text = to_json(payload, inf_nan_mode="constants")
         except PydanticSerializationError:
             # Text JSON cannot carry (lone surrogates): sent as U+FFFD, then validated as sent.
             payload = clean_json(payload)
-            text = to_json(payload)
+            text = to_json(payload, inf_nan_mode="constants")
+        if (b"NaN" in text or b"Infinity" in text) and (at := non_finite(payload)) is not None:
+            # (not sent as null, which the schema may take: the handler's value is not the one sent)
+            return self._bad_output(f":\n- {pointer(at)}: NaN and infinities have no JSON form")
         checker = self.output_validator
         if checker is None:
             checker = self.output_validator = validator(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import socket
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters, types
 
-from tests.functional.helpers import write_package
+from tests.functional.helpers import imported, write_package
 from tests.functional.servers import command_lines, http_server
 
 PACKAGE = "fx_transport_echo"
@@ -212,3 +213,42 @@ def test_an_address_in_use_is_a_clear_error(root: Path) -> None:
         )
     assert done.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+BIG = """\
+mcpstub: 1
+server: {name: big}
+tools:
+  - name: blob
+    inputSchema:
+      type: object
+      properties: {size: {type: integer}}
+      required: [size]
+    outputSchema:
+      type: object
+      properties: {data: {type: string}}
+      required: [data]
+"""
+
+BLOB = """\
+from ..models import BlobInput, BlobOutput
+from ..server import ToolContext
+
+
+async def blob(args: BlobInput, ctx: ToolContext) -> BlobOutput:
+    await ctx.info("making it")  # (on 2026-07-28 too, the answer then comes as an SSE event)
+    return BlobOutput(data="x" * args.size)
+"""
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_typed_client_takes_an_answer_of_any_size_over_http(tmp_path: Path, mode: str) -> None:
+    # As over stdio: past the SDK's 1 MiB for one SSE event, it was a connection lost.
+    folder, _ = write_package(tmp_path, "fx_big", BIG)
+    (folder / "handlers" / "blob.py").write_text(BLOB, encoding="utf-8")
+    with http_server(tmp_path, "fx_big") as server, imported(tmp_path, "fx_big") as package:
+        connect = importlib.import_module(f"{package.__name__}.client").connect
+        async with connect(server.url, mode=mode, timeout=60) as client:
+            for size in (10, 3 * 1024 * 1024):
+                assert len((await client.blob(size=size)).data) == size

@@ -1,0 +1,177 @@
+"""NaN and infinities have no JSON form: never sent as the null JSON would carry instead.
+
+A Python float may be one; a schema may take null, or anything. Sent as null, the handler would get
+None for the caller's NaN, or the client null for the handler's infinity, and nothing says so. The
+typed client refuses such an argument or answer before sending; the server refuses such an output.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.functional.helpers import imported, write_package
+
+PACKAGE = "fx_non_finite"
+
+TOOLSET = """\
+mcpstub: 1
+server: {name: non-finite}
+tools:
+  - name: echo
+    inputSchema:
+      type: object
+      properties:
+        x: {type: [number, "null"]}
+        v: {}
+    outputSchema:
+      type: object
+      properties: {got: {type: string}}
+      required: [got]
+  - name: anything
+    inputSchema:
+      type: object
+      properties: {kind: {type: string}}
+      required: [kind]
+    outputSchema: {}
+  - name: measured
+    inputSchema:
+      type: object
+      properties: {kind: {type: string}}
+      required: [kind]
+    outputSchema:
+      type: object
+      properties: {y: {type: [number, "null"]}, ys: {type: array, items: {}}}
+  - name: ask
+    inputSchema: {type: object}
+    outputSchema:
+      type: object
+      properties: {got: {type: string}}
+      required: [got]
+    elicitations:
+      amount:
+        type: object
+        properties: {amount: {type: number}}
+        required: [amount]
+"""
+
+HANDLERS = {
+    "echo": """\
+from ..models import EchoInput, EchoOutput
+from ..server import ToolContext
+
+
+async def echo(args: EchoInput, ctx: ToolContext) -> EchoOutput:
+    return EchoOutput(got=repr(args.model_dump(exclude_unset=True)))
+""",
+    "anything": """\
+from typing import Any
+
+from ..models import AnythingInput
+from ..server import ToolContext
+
+
+async def anything(args: AnythingInput, ctx: ToolContext) -> Any:
+    values = {"nan": float("nan"), "inf": float("inf"), "deep": [1, {"a~/b": [2.5, -float("inf")]}]}
+    return {"fine": 1.5} if args.kind == "fine" else {"value": values[args.kind]}
+""",
+    "measured": """\
+from ..models import MeasuredInput, MeasuredOutput
+from ..server import ToolContext
+
+
+async def measured(args: MeasuredInput, ctx: ToolContext) -> MeasuredOutput:
+    if args.kind == "list":
+        return MeasuredOutput(ys=[0, float("nan")])
+    return MeasuredOutput(y=float("nan") if args.kind == "nan" else 2.5)
+""",
+    "ask": """\
+from ..models import AskAmount, AskInput, AskOutput
+from ..server import ToolContext
+
+
+async def ask(args: AskInput, ctx: ToolContext) -> AskOutput:
+    answer = await ctx.elicit("How much?", AskAmount)
+    return AskOutput(got=repr(getattr(answer, "data", None)))
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def pkg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    root = tmp_path_factory.mktemp("non_finite")
+    folder, _ = write_package(root, PACKAGE, TOOLSET)
+    for name, text in HANDLERS.items():
+        (folder / "handlers" / f"{name}.py").write_text(text, encoding="utf-8")
+    with imported(root, PACKAGE) as package:
+        yield package
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def connect(pkg: ModuleType, mode: str, **options: Any) -> Any:
+    client = importlib.import_module(f"{pkg.__name__}.client")
+    return client.connect(pkg.create_server(), mode=mode, **options)
+
+
+MODES = ["auto", "legacy"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("arguments", "where"),
+    [({"x": float("nan")}, "'x' nan"), ({"x": float("-inf")}, "'x' -inf"),
+     ({"v": {"k": [float("inf")]}}, "'v/k/0' inf")],
+)  # fmt: skip
+async def test_the_client_refuses_an_argument_json_cannot_carry(
+    pkg: ModuleType, mode: str, arguments: dict[str, Any], where: str
+) -> None:
+    async with connect(pkg, mode) as client:
+        with pytest.raises(ValueError, match=f"^echo: argument {where}: JSON has no NaN or infinity$"):
+            await client.echo(**arguments)
+        assert (await client.echo(x=None, v={"k": [1.5]})).got == "{'x': None, 'v': {'k': [1.5]}}"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("tool", "kind", "at"),
+    [("anything", "nan", "/value"), ("anything", "inf", "/value"), ("anything", "deep", "/value/1/a~0~1b/1"),
+     ("measured", "nan", "/y"), ("measured", "list", "/ys/1")],
+)  # fmt: skip
+async def test_the_server_refuses_an_output_json_cannot_carry(
+    pkg: ModuleType, mode: str, tool: str, kind: str, at: str
+) -> None:
+    errors = importlib.import_module(f"{pkg.__name__}.client")
+    async with connect(pkg, mode) as client:
+        with pytest.raises(errors.ToolError) as raised:
+            await getattr(client, tool)(kind=kind)
+        said = str(raised.value)
+        assert f"- {at}: NaN and infinities have no JSON form" in said and "null" not in said, said
+        fine = await getattr(client, tool)(kind="fine")  # (what it holds otherwise is sent)
+        assert fine == {"fine": 1.5} if tool == "anything" else fine.y == 2.5
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_answer_json_cannot_carry_is_refused_by_the_client(pkg: ModuleType, mode: str) -> None:
+    async def nan(question: Any) -> Any:
+        return {"amount": float("nan")}
+
+    async with connect(pkg, mode, on_elicit=nan) as client:
+        with pytest.raises(ValueError, match="gives 'amount' nan: JSON has no NaN or infinity"):
+            await client.ask()
+
+    async def fine(question: Any) -> Any:
+        return {"amount": 2.5}
+
+    async with connect(pkg, mode, on_elicit=fine) as client:
+        assert (await client.ask()).got == "AskAmount(amount=2.5)"
