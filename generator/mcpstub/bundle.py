@@ -142,6 +142,7 @@ class Bundler:
 
     _root: Path | None = field(default=None, init=False, repr=False)
     _base: Path = field(default=Path(), init=False, repr=False)  # the toolset's folder, resolved
+    _toolset_file: Path = field(default=Path(), init=False, repr=False)  # and the file
 
     def bundle_schema(self, schema_path: JsonPath, dialect: str) -> tuple[dict[str, Any], frozenset[str]]:
         """A self-contained copy of the schema at `schema_path`, and the shared def names it took."""
@@ -375,6 +376,7 @@ class Bundler:
         if self._root is None:
             self._root = (self.root or self.toolset.path.parent).resolve()
             self._base = self.toolset.path.parent.resolve()
+            self._toolset_file = self.toolset.path.resolve()
         root = self._root
         written = percent_decoded(file_part)
         if written is None:
@@ -407,6 +409,8 @@ class Bundler:
             return None
         path = (doc.path.parent / written).resolve()
         self.routes[route] = path
+        if path == self._toolset_file:  # the toolset itself, named: its definitions are the ones
+            return self.toolset  # `#/$defs/...` names (one class each, not a second copy)
         cached = self.files.get(path)
         if cached is not None:
             return cached

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -210,3 +211,50 @@ def test_a_copy_numbered_in_one_tool_takes_no_other_file_s_shared_name(tmp_path:
         assert models.Item3 in models.T0Input.model_fields["z"].annotation.__args__
         assert models.Item3 in models.T2Input.model_fields["z"].annotation.__args__
     assert (folder / "models.py").read_text("utf-8").count("o: StrictStr") == 1  # one class for it
+
+
+@pytest.mark.parametrize(
+    ("own", "other"),
+    [("tools.yaml#/$defs/Person", "../tools.yaml#/$defs/Person"),
+     ("./tools.yaml#/$defs/Person", "./../tools.yaml#/$defs/Person")],
+)  # fmt: skip
+def test_the_toolset_named_by_its_file_is_the_toolset_one_class_each(
+    tmp_path: Path, own: str, other: str
+) -> None:
+    # A definition named through the toolset's own file name (from the toolset, or from a file it
+    # refers to: moved back from common.yaml, say) is the one `#/$defs/...` names, not a second copy
+    # (a `Person2` its handlers could not return where `Person` was given).
+    (tmp_path / "sub").mkdir()
+    common = f"$defs:\n  Note: {{type: object, properties: {{by: {{$ref: '{other}'}}}}, required: [by]}}\n"
+    (tmp_path / "sub" / "common.yaml").write_text(common)
+    toolset = f"""\
+mcpstub: 1
+server: {{name: s}}
+$defs:
+  Person: {{type: object, properties: {{name: {{type: string}}}}, required: [name]}}
+tools:
+  - name: make
+    inputSchema: {{type: object, properties: {{who: {{$ref: "#/$defs/Person"}}}}, required: [who]}}
+    outputSchema:
+      type: object
+      properties: {{p: {{$ref: "{own}"}}, n: {{$ref: "sub/common.yaml#/$defs/Note"}}}}
+      required: [p, n]
+"""
+    folder, _ = write_package(tmp_path, "fx_self_named", toolset)
+    (folder / "handlers" / "make.py").write_text(
+        "from ..models import MakeInput, MakeOutput, Note\n\n\n"
+        "async def make(args: MakeInput, ctx: object) -> MakeOutput:\n"
+        "    return MakeOutput(p=args.who, n=Note(by=args.who))\n"
+    )
+    assert "Person2" not in (folder / "models.py").read_text("utf-8")
+    with imported(tmp_path, "fx_self_named") as package:
+        output = package.TOOLS["make"].output_schema
+        assert list(output["$defs"]) == ["Person", "Note"]
+        assert output["properties"]["p"] == {"$ref": "#/$defs/Person"}
+
+        async def call() -> None:
+            async with Client(package.create_server()) as client:
+                result = await client.call_tool("make", {"who": {"name": "Ada"}})
+            assert result.structured_content == {"p": {"name": "Ada"}, "n": {"by": {"name": "Ada"}}}
+
+        anyio.run(call)
