@@ -556,9 +556,10 @@ _CONSTRAINTS = frozenset(
 def _misspelled(key: str, value: Any, node: dict[str, Any], known: frozenset[str]) -> str | None:
     """The constraint `key` misspells (`requried`, `MaxLength`, `propertes`), when `value` is one
     it takes and `node` does not hold it already: spelled so, the constraint is not applied. A
-    misspelling is the keyword in other case or punctuation, two letters swapped, or, in a keyword
-    of five letters or more, one letter left out, added or changed; not another word that is
-    close (`count`, `formula`, `when`, `typeof`), which a schema may hold as its own annotation."""
+    misspelling is the keyword in other case or punctuation, two letters swapped, its plural or
+    singular, its last letter left out, or, in a keyword of five letters or more, one letter left
+    out, added or changed; not another word that is close (`count`, `formula`, `when`, `typeof`),
+    which a schema may hold as its own annotation."""
     other = KNOWN_2020_12 if known is KNOWN_DRAFT_07 else KNOWN_DRAFT_07
     meant = closest(key, known)
     if meant is None or meant not in _CONSTRAINTS or key in other or meant in node:
@@ -572,8 +573,12 @@ def _misspelled(key: str, value: Any, node: dict[str, Any], known: frozenset[str
 
 
 def _one_slip(written: str, meant: str) -> bool:
-    """`written` is `meant` with two neighbouring letters swapped, or (`meant` of five letters or
+    """`written` is `meant` with two neighbouring letters swapped, made plural or singular (`types`,
+    `additionalProperty`), cut short by its last letter (`typ`), or (`meant` of five letters or
     more) one letter left out, added or changed."""
+    singular = meant[:-3] + "y" if meant.endswith("ies") else ""
+    if written in (meant + "s", singular, meant[:-1] * (len(meant) > 3)):
+        return True
     if len(written) == len(meant):
         diff = [i for i, (a, b) in enumerate(zip(written, meant, strict=True)) if a != b]
         swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and written[diff[0]] == meant[diff[1]]

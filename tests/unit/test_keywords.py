@@ -61,6 +61,13 @@ def test_a_misspelt_constraint_is_an_error_and_a_misspelt_annotation_a_warning(t
         ("x-minLenght: 1", None),
         ("itmes: {type: string}", "misspelled-keyword"),  # two letters swapped
         ("MaxLength: 3", "misspelled-keyword"),  # case
+        # Plural, singular, the last letter left out: however short the keyword.
+        ("properties: {p: {typ: string}}", "misspelled-keyword"),
+        ("properties: {p: {types: [string, integer]}}", "misspelled-keyword"),
+        ("enums: [a]", "misspelled-keyword"), ("additionalProperty: false", "misspelled-keyword"),
+        ("patternProperty: {x: {type: string}}", "misspelled-keyword"),
+        ("requireds: [a]", "misspelled-keyword"),
+        ("properties: {p: {types: 3}}", "unknown-keyword"), ("no: true", "unknown-keyword"),  # (`not`: short)
         # Other words, close but no slip of the keyboard: a schema's own annotations.
         *((f"{word}: {value}", "unknown-keyword") for word, value in [
             ("formula", "x"), ("count", 3), ("constant", 2), ("uniqueness", "true"), ("href", "'#/x'"),
