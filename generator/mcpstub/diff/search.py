@@ -29,7 +29,8 @@ from mcpstub.validate import schema_dialect
 
 JSON = Any
 MISSING_HINT = (
-    "the counterexample search needs hypothesis and hypothesis-jsonschema: pip install 'mcpstub[diff]'"
+    "the counterexample search needs hypothesis and hypothesis-jsonschema, mcpstub's diff extra: "
+    "pip install -c constraints.txt '.[diff]' in the mcpstub checkout"
 )
 
 
