@@ -68,6 +68,9 @@ _SERVED: weakref.WeakKeyDictionary[Server[Any], Mapping[str, ToolSpec]] = (
 )
 
 
+_NO_MATCH = "output did not match the declared schema"
+
+
 class _WritableText(logging.Filter):
     """Log records carry only text every handler can write: a handler's exception may hold lone
     surrogates (file names), which would break a UTF-8 log file or a test runner's report.
@@ -450,14 +453,13 @@ class _Entry:
             return answer
         name = self.spec.result_type.__name__
         return self._bad_output(
-            f": the handler returned {type(result).__name__}; return a str or {name}.text(...)"
+            f": the handler returned {type(result).__name__}; return a str or {name}.text(...)",
+            "output is not text or content (the tool declares no output schema)",
         )
 
-    def _bad_output(self, detail: str) -> dict[str, Any]:
-        self.logger.error(
-            "tool %r: output did not match the declared schema%s", self.spec.name, detail
-        )
-        return _error(f"output did not match the declared schema{detail}")
+    def _bad_output(self, detail: str, said: str = _NO_MATCH) -> dict[str, Any]:
+        self.logger.error("tool %r: %s%s", self.spec.name, said, detail)
+        return _error(f"{said}{detail}")
 
 
 def create_server(

@@ -136,6 +136,6 @@ def test_a_wrong_type_names_what_to_return(tools: dict[str, ToolSpec]) -> None:
 
     result, _ = _call(tools, {"note": note}, "note", {})
     assert _text(result) == (
-        "output did not match the declared schema: the handler returned int; "
+        "output is not text or content (the tool declares no output schema): the handler returned int; "
         "return a str or NoteResult.text(...)"
     )
