@@ -29,13 +29,14 @@ import logging
 import math
 import os
 import shlex
+import uuid
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar, Unpack
+from typing import Any, ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar, Unpack, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import jsonschema_rs
@@ -61,6 +62,7 @@ from .drift import (
     pointer,
     same_form,
 )
+from .interactive import CALL_META_KEY
 from .results import ToolError
 from .spec import ToolSpec
 
@@ -206,7 +208,11 @@ class ToolsClient:
         asking = self._asking
         with asking.calling(name) if asking is not None else contextlib.nullcontext() as call:
             try:
-                result = await self._session.call_tool(name, sent)
+                # Where the SDK cannot say which call a question belongs to (2025-11-25 over stdio
+                # or HTTP), the call is tagged: an mcpstub server tags its questions alike.
+                tag = {CALL_META_KEY: call.tag} if call is not None and not call.known else None
+                meta = cast(types.RequestParamsMeta | None, tag)
+                result = await self._session.call_tool(name, sent, meta=meta)
             except RuntimeError as exc:
                 if asking is not None:
                     asking.raise_failed(call)
@@ -528,6 +534,8 @@ class _Call:
 
     tool: str
     failed: list[BaseException] = field(default_factory=list)
+    known: bool = True  # whether its questions come in its own context (else: by its tag)
+    tag: str = field(default_factory=lambda: uuid.uuid4().hex)
 
 
 # The call the running task makes. The SDK runs a question's callback in the context of the call
@@ -550,8 +558,9 @@ class _Asking:
         self.calls: list[_Call] = []  # the calls in flight, first started first
         self.contexts_kept = False  # whether a question is answered in the asking call's context
         # What went wrong answering a question no call could be told from (2025-11-25 over stdio
-        # or HTTP, several calls asking at once): raised by the first of them to end.
-        self.stray: list[BaseException] = []
+        # or HTTP, several calls that could have asked it in flight): raised by the first of them
+        # to end.
+        self.stray: list[tuple[BaseException, list[_Call]]] = []
         # Each declared form: the tool that asks it, its key, its requested schema, its model.
         self.forms = [
             (name, elicitation.key, elicitation.schema, model)
@@ -563,7 +572,7 @@ class _Asking:
     @contextlib.contextmanager
     def calling(self, tool: str) -> Iterator[_Call]:
         """A call of `tool` in flight for the block: what its questions are tied to."""
-        call = _Call(tool)
+        call = _Call(tool, known=self.contexts_kept)
         self.calls.append(call)
         token = _CALLING.set(call)
         try:
@@ -572,17 +581,32 @@ class _Asking:
             _CALLING.reset(token)
             self.calls.remove(call)
 
-    def asker(self) -> _Call | None:
-        """The call that asked the question being answered, when it can be told: None for one no
-        typed call asked (`client.session.call_tool`), or, where the context is not kept, when
-        several calls of tools that declare forms are in flight."""
+    def asker(self, schema: Mapping[str, Any] | None, meta: Mapping[str, Any] | None = None) -> _Call | None:
+        """The call that asked the question being answered (of `schema`; None: a URL), when it can
+        be told: None for one no typed call asked (`client.session.call_tool`), or, where the
+        context is not kept and the server does not tag questions with their call (`meta`), when
+        several calls that could have asked it are in flight."""
         call = _CALLING.get()
         if call is not None and call in self.calls:
             return call
         if self.contexts_kept:
             return None
-        able = [call for call in self.calls if call.tool in self.asking_tools]
+        if meta is not None and CALL_META_KEY in meta:  # (a raw call's question: tagged "")
+            return next((call for call in self.calls if call.tag == meta[CALL_META_KEY]), None)
+        able = self.could_ask(schema)
         return able[0] if len(able) == 1 else None
+
+    def could_ask(self, schema: Mapping[str, Any] | None) -> list[_Call]:
+        """The calls in flight that could have asked a question (where the context is not kept):
+        of a form, those of tools declaring one like it, else those of tools declaring any; of a
+        URL, or where none of those is in flight, every one."""
+        if schema is not None:
+            like = {name for name, _, asked, _ in self.forms if same_form(asked, schema)}
+            for tools in (like, self.asking_tools):
+                able = [call for call in self.calls if call.tool in tools]
+                if able:
+                    return able
+        return list(self.calls)
 
     def form(self, schema: Mapping[str, Any], asker: _Call | None = None) -> type[BaseModel] | None:
         """The model of the form: the asking call's tool's (None where it declares none like it),
@@ -632,7 +656,8 @@ class _Asking:
     async def __call__(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult:
-        asker = self.asker()
+        form = params.requested_schema if isinstance(params, types.ElicitRequestFormParams) else None
+        asker = self.asker(form, params.meta)
         if asker is not None and asker.failed:  # the call failed already: its user is not asked again
             if self.contexts_kept:  # (a handler asking anew each round): the call ends, raising it
                 raise RuntimeError("an earlier question of this call failed")
@@ -653,9 +678,15 @@ class _Asking:
                 return types.ElicitResult(action="cancel")
             content = _content(question, answered)
         except Exception as exc:
-            if asker is None and self.contexts_kept:
-                raise  # a question of a raw call (`client.session`): that call raises it
-            (asker.failed if asker is not None else self.stray).append(exc)
+            asked = question.schema if question.url is None else None
+            known = self.contexts_kept or CALL_META_KEY in (params.meta or {})  # (no typed call asked it)
+            able = [asker] if asker is not None else [] if known else self.could_ask(asked)
+            if not able:  # a question of a raw call (`client.session`), no typed call in flight:
+                raise  # the SDK answers it with an error, and that call fails
+            if asker is not None:
+                asker.failed.append(exc)
+            else:
+                self.stray.append((exc, able))
             return types.ElicitResult(action="cancel")
         if content is None:
             return types.ElicitResult(action="decline")
@@ -665,8 +696,10 @@ class _Asking:
         """Raise what went wrong answering a question of `call`, now ending, if anything did."""
         if call is not None and call.failed:
             raise call.failed.pop(0)
-        if self.stray:
-            raise self.stray.pop(0)
+        for index, (failed, able) in enumerate(self.stray):
+            if call in able:
+                del self.stray[index]
+                raise failed
 
 
 def _content(question: Question, answered: object) -> dict[str, Any] | None:

@@ -84,6 +84,10 @@ logger = logging.getLogger(__name__)
 
 # The first protocol generation that asks through input-required results.
 INPUT_REQUIRED_PROTOCOL = "2026-07-28"
+# A call's `_meta` key a client sets (a short text) for the questions the call asks to carry back
+# in theirs ("" for a call that set none): on 2025-11-25 over stdio or HTTP nothing else says
+# which call a question is of.
+CALL_META_KEY = "io.mcpstub/call"
 # Where the sealing keys come from: one secret of 32 bytes or more, or several separated by commas
 # (the first seals, every one unseals: rotate by putting the new key first, then dropping the old).
 REQUEST_STATE_KEYS_VARIABLE = "MCPSTUB_REQUEST_STATE_KEYS"
@@ -453,6 +457,9 @@ class Interaction:
             if key in self.answered:
                 return question.read(self.answered[key][1], self._forms)
             typed, result_type = _TYPED[request["method"]]
+            tag = (self._ctx.meta or {}).get(CALL_META_KEY)
+            tag = tag if isinstance(tag, str) and len(tag) <= 64 else ""  # ("": a call without)
+            request = {**request, "params": {**request["params"], "_meta": {CALL_META_KEY: tag}}}
             try:
                 answer = _plain(
                     await session.send_request(

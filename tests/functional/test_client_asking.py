@@ -410,14 +410,22 @@ def test_without_the_asking_call_s_context_a_question_goes_to_the_one_call_that_
     from mcpstub_runtime.client import _Asking  # noqa: PLC0415 - the client's own part, tested alone
 
     asking = _Asking(importlib.import_module(f"{PACKAGE}.client").Client._tools, lambda q: None)
+    confirm = next(schema for tool, key, schema, _ in asking.forms if (tool, key) == ("deploy", "confirm"))
     with asking.calling("plain"), asking.calling("deploy") as deploy:
         found: list[Any] = []
         context = __import__("contextvars").Context()  # as the connection's reader: no call's context
-        context.run(lambda: found.append(asking.asker()))
+        context.run(lambda: found.append(asking.asker(confirm)))
         assert found == [deploy]
-        with asking.calling("other"):
-            context.run(lambda: found.append(asking.asker()))
+        context.run(lambda: found.append(asking.asker(None)))  # a URL: either call could have asked
+        assert found[-1] is None
+        with asking.calling("other") as other:
+            context.run(lambda: found.append(asking.asker(confirm)))
             assert found[-1] is None  # two calls could have asked: not told
+            # An mcpstub server tags a question with its call's tag ("" for a raw call's).
+            context.run(lambda: found.append(asking.asker(confirm, {"io.mcpstub/call": other.tag})))
+            assert found[-1] is other
+            context.run(lambda: found.append(asking.asker(confirm, {"io.mcpstub/call": ""})))
+            assert found[-1] is None
 
 
 @pytest.mark.parametrize("mode", MODES)
