@@ -5,6 +5,7 @@ text YAML read as another type or as a comment, a timeout written as a duration)
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -47,6 +48,9 @@ def _did_you_mean(key: str, allowed: list[str]) -> str:
     return f"did you mean {close!r}?" if close is not None else f"allowed keys: {', '.join(allowed)}"
 
 
+_ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
 def _unknown_key_hint(
     doc: Document, path: JsonPath, node: dict[str, Any], key: str, allowed: list[str]
 ) -> str | None:
@@ -55,6 +59,10 @@ def _unknown_key_hint(
     if comma is not None:
         return comma
     hint = _did_you_mean(key, allowed)
+    meant = next((h for h in _ANNOTATION_HINTS if h.lower() == key.lower()), None)
+    if len(path) == 2 and path[0] == "tools" and meant is not None:  # (written beside `name`)
+        written = f"{meant}: {json.dumps(node[key]) if isinstance(node[key], bool) else 'true'}"
+        return f"{meant!r} is a tool annotation: write it under annotations: `annotations: {{{written}}}`"
     if not hint.startswith("allowed") or len(path) != 2 or path[0] != "tools" or key not in KNOWN_2020_12:
         return hint
     return f"{key!r} is a schema keyword: indent it under `inputSchema` (or `outputSchema`)"

@@ -118,6 +118,20 @@ def test_unknown_keys_get_did_you_mean(tmp_path: Path) -> None:
     assert (unrelated.location.line, unrelated.location.col) == (9, 5)
 
 
+@pytest.mark.parametrize(("written", "meant"), [("readOnlyHint: true", "readOnlyHint: true"),
+                                               ("destructivehint: false", "destructiveHint: false"),
+                                               ("openWorldHint: yes", "openWorldHint: true")])
+def test_an_annotation_written_beside_the_tool_s_name_is_told_where_it_goes(
+    tmp_path: Path, written: str, meant: str
+) -> None:
+    checked = check(tmp_path, f"tools:\n  - name: a\n    {written}\n    inputSchema: {{type: object}}\n")
+    [said] = checked.diagnostics
+    assert (said.code, said.location.line, said.location.col) == ("unknown-key", 5, 5)
+    key = meant.partition(":")[0]
+    written = f"`annotations: {{{meant}}}`"
+    assert said.hint == f"{key!r} is a tool annotation: write it under annotations: {written}"
+
+
 def test_unknown_keywords_inside_schemas_only_warn(tmp_path: Path) -> None:
     checked = check(
         tmp_path,
