@@ -290,17 +290,38 @@ def arguments(
     Type checkers read the keywords, their types and defaults from the model's constructor.
     """
 
+    declared = cast(type[BaseModel], model).model_fields
+    # A keyword that is no field would be sent as a key of its own, which an open input takes
+    # silently (a misspelled optional argument): refused, as Python refuses one.
+    accepted = {*declared, *(f.alias for f in declared.values() if f.alias)}
+
     def decorate(
         method: Callable[[ClientT, ArgsT], Awaitable[R]],
     ) -> Callable[Concatenate[ClientT, P], Awaitable[R]]:
         async def call(self: ClientT, /, *args: P.args, **kwargs: P.kwargs) -> R:
+            unknown = [key for key in kwargs if key not in accepted]
+            if unknown:
+                import difflib  # only for the message
+
+                close = difflib.get_close_matches(unknown[0], list(declared), n=1)
+                meant = f" (did you mean {close[0]!r}?)" if close else ""
+                said = f"{method.__name__}() got an unexpected keyword argument {unknown[0]!r}{meant}"
+                raise TypeError(said)
             return await method(self, model(*args, **kwargs))
 
         call.__name__ = method.__name__
         call.__qualname__ = method.__qualname__
         call.__doc__ = method.__doc__
         call.__module__ = method.__module__
-        fields = list(inspect.signature(model).parameters.values())
+        fields = [  # (the model's own signature is `**data` until pydantic builds it)
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=inspect.Parameter.empty if field.is_required() else field.default,
+                annotation=field.annotation,
+            )
+            for name, field in declared.items()
+        ]
         self_parameter = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
         call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
             [self_parameter, *fields],

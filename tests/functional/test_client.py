@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import os
 import re
 import shlex
@@ -98,6 +99,25 @@ def test_the_example_is_called_in_memory(weather: Any, mode: str) -> None:
                 await call_every_weather_tool(client)
 
     anyio.run(run)
+
+
+def test_a_keyword_that_is_no_field_is_refused_and_the_signature_shows_the_fields(weather: Any) -> None:
+    # get_alerts' input is an open object: a misspelled optional argument, sent, would be a key of
+    # its own the server takes, the default applied instead (`severty="severe"` gave minor alerts).
+    module = importlib.import_module("weather_tools.client")
+    shown = str(inspect.signature(module.Client.get_alerts))
+    assert shown.startswith("(self, /, *, city: str, severity: Literal['minor', 'moderate', 'severe'] = ")
+    called: list[str] = []
+
+    async def run() -> None:
+        async with module.connect(weather.create_server()) as client:
+            client._session.call_tool = lambda *a, **k: called.append(a[0])  # (nothing must be sent)
+            with pytest.raises(TypeError, match=r"^get_alerts\(\) got an unexpected keyword argument "
+                               r"'severty' \(did you mean 'severity'\?\)$"):
+                await client.get_alerts(city="Oslo", severty="severe")
+
+    anyio.run(run)
+    assert called == []
 
 
 def test_the_example_is_called_over_stdio(weather: Any, monkeypatch: pytest.MonkeyPatch) -> None:
