@@ -386,6 +386,24 @@ tools:
     ], lines
 
 
+@pytest.mark.parametrize("name", ["title", "it's a/b~c"])
+def test_a_required_property_removed_from_a_closed_input_is_not_also_now_optional(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    # Removed, a closed object refuses it: "now optional" besides would contradict that.
+    old = {"mcpstub": 1, "server": {"name": "s", "version": "1.0.0"}, "tools": [{"name": "a", "inputSchema": {
+        "type": "object", "properties": {name: {"type": "string"}, "body": {"type": "string"}},
+        "required": [name], "additionalProperties": False}}]}  # fmt: skip
+    (in_tmp / "old.json").write_text(json.dumps(old))
+    schema = old["tools"][0]["inputSchema"]  # type: ignore[index]
+    schema["properties"].pop(name)
+    schema["required"] = []
+    (in_tmp / "new.json").write_text(json.dumps(old))
+    assert main(["diff", "old.json", "new.json", "--format", "json"]) == 1
+    rules = [f["rule"] for f in json.loads(capsys.readouterr().out)]
+    assert sorted(rules) == ["input-property-removed", "version-not-bumped"], rules
+
+
 def test_a_property_no_longer_required_is_placed_at_the_required_list(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

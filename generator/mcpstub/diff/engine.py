@@ -72,6 +72,22 @@ _OPEN_PROPERTY = re.compile(r"property ('.*?'|\".*?\") added to an object that a
 _OPEN_OUTPUT = "declared in an object that may hold unlisted properties: it is now returned only as declared"
 
 
+_NO_LONGER_REQUIRED = re.compile(r"property ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") is no longer required")
+
+
+def _said_removed(reason: Reason, key: str, said: set[str]) -> bool:
+    """Whether `reason`, a property no longer required, is of one said removed (closed out) at its
+    place: "now optional" besides would contradict it."""
+    found = _NO_LONGER_REQUIRED.fullmatch(reason.message) if reason.kind == "required" else None
+    if found is None:
+        return False
+    import ast  # noqa: PLC0415 - only for such a reason
+
+    name = ast.literal_eval(found[1])
+    place = reason.path.removesuffix("/required")
+    return f"/{key}{place}{to_pointer(['properties', name])}" in said
+
+
 def _safe_words(message: str, direction: str) -> str:
     if direction == "output" and (match := _OPEN_PROPERTY.fullmatch(message)):
         return f"property {match[1]} {_OPEN_OUTPUT}"
@@ -280,7 +296,7 @@ class _Tool:
         said = {f.path for f in self.findings[before:]}
         for reason in widened:
             where = f"/{key}{reason.path}"
-            if where not in said:
+            if where not in said and not _said_removed(reason, key, said):
                 said.add(where)
                 rule = f"{direction}-{SAFE_CHANGES[reason.kind][rule_index]}"
                 words = _safe_words(reason.message, direction)
