@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcpstub import __version__
 from mcpstub.diagnostics import Diagnostic, Location, Severity, SourceError, has_errors
-from mcpstub.handlerfiles import lost_models, say_lost_models, warn_old_stubs, warn_orphans
+from mcpstub.handlerfiles import lost_models, renamed_handlers, say_lost_models, warn_old_stubs, warn_orphans
 from mcpstub.layout import CONTRACT_TESTS, SERVER_FILES, STAMP_FILE, STOPPING_SIGNALS
 from mcpstub.options import (
     ToolsetMissing,
@@ -242,7 +242,7 @@ def _generate(
         if current is not None:
             _report([_replayed(path, entry) for entry in current.warnings])
             say_lost_models(out, current.lost_models, current=True)
-            warn_orphans(out, current.orphans)
+            warn_orphans(out, current.orphans, current.renamed, current.stubs)
             warn_old_stubs(out, current.stubs)
             print(f"{shown_path(out)}: up to date (toolset unchanged since the last run)")
             return EXIT_OK
@@ -293,6 +293,7 @@ def _generate_in_run(
     modules = {str(t.identifier) for t in toolset.tools}
     lost = {} if client_only else lost_models(out, generated.ours["models.py"], toolset.tools)
     say_lost_models(out, lost)
+    renamed = {} if client_only else renamed_handlers(out, generated.ours, toolset.tools)
     stamp = stamp_text(
         toolset.source_hash,
         toolset.sources,
@@ -302,10 +303,13 @@ def _generate_in_run(
         generated.stubs,
         [_recorded(path, d) for d in generated.diagnostics],
         lost,
+        renamed,
     )
     ours = {**generated.ours, STAMP_FILE: stamp}
     with locked(out, writing=not (args.check or args.diff)):
-        return _write_package(args, out, ours, generated.yours, modules, generated.ahead, generated.stubs)
+        return _write_package(
+            args, out, ours, generated.yours, modules, generated.ahead, generated.stubs, renamed
+        )
 
 
 def _recorded(toolset: Path, d: Diagnostic) -> dict[str, Any]:
@@ -330,6 +334,7 @@ def _write_package(
     modules: set[str],
     ahead: Ahead | None = None,
     stubs: dict[str, tuple[str, str]] | None = None,
+    renamed: dict[str, str] | None = None,
 ) -> int:
     """Plan and apply (or, with --check/--diff, report) the files of one generation (`ahead`:
     the files' bytes, hashes and staged copies made while the models were generated)."""
@@ -337,7 +342,7 @@ def _write_package(
 
     staging = ahead.staging if ahead is not None else None
     p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS, *SERVER_FILES), staging=staging)
-    warn_orphans(out, p.orphans, ours, yours)
+    warn_orphans(out, p.orphans, renamed or {}, stubs or {})
     warn_old_stubs(out, stubs or {})
     if p.foreign:
         for rel in p.foreign:

@@ -15,7 +15,7 @@ import shlex
 import stat
 import sys
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +25,25 @@ from mcpstub.stubform import stub_form
 
 if TYPE_CHECKING:
     from mcpstub.ir import Tool
+
+
+def renamed_handlers(out: Path, ours: dict[str, str], tools: Sequence[Tool]) -> dict[str, str]:
+    """Handler module name -> the tool its tool was probably renamed to: as `diff` guesses from the
+    surface written last time and the one about to be written, and as the last stamp recorded, for
+    each such handler still there (orphaned) and tool still in `tools`. The stamp keeps them: the
+    move that keeps the handler's code is said on every run until it is made."""
+    from mcpstub.engine.stamp import recorded_renames  # noqa: PLC0415
+
+    idents = {str(tool.identifier) for tool in tools}
+    try:  # (the surfaces are read only where a handler has no tool: 39 MB at 500 `shared` tools)
+        orphans = {p.stem for p in (out / "handlers").glob("*.py") if p.stem not in idents and p.is_file()}
+    except OSError:
+        return {}
+    if not orphans:
+        return {}
+    names = {tool.name for tool in tools}
+    merged = {**recorded_renames(out), **_renamed_handlers(out, ours)}
+    return {old: new for old, new in sorted(merged.items()) if new in names and old in orphans}
 
 
 def _renamed_handlers(out: Path, ours: dict[str, str]) -> dict[str, str]:
@@ -57,11 +76,13 @@ def _tracked(path: Path) -> bool:
 
 
 def warn_orphans(
-    out: Path, orphans: list[str], ours: dict[str, str] | None = None, yours: dict[str, str] | None = None
+    out: Path, orphans: list[str], renamed: dict[str, str], stubs: Mapping[str, tuple[str, str]]
 ) -> None:
+    """Warn of each handler module without a tool (`renamed`: those whose tool was renamed, with the
+    move that keeps their code; `stubs`: each handler's stub hash and form)."""
     from mcpstub.ir import to_identifier  # noqa: PLC0415
 
-    renamed = _renamed_handlers(out, ours) if orphans and ours else {}
+    renamed = {old: new for old, new in renamed.items() if f"handlers/{old}.py" in orphans}
     for rel in orphans:
         old = Path(rel).stem
         shown = shown_path(out / rel)
@@ -70,7 +91,7 @@ def warn_orphans(
             new = to_identifier(renamed[old])
             target = out / "handlers" / f"{new}.py"
             said = f"  hint: tool {renamed[old]!r} is probably its tool renamed"
-            if _is_stub(target, (yours or {}).get(f"handlers/{new}.py")):
+            if _is_stub(target, stubs.get(f"handlers/{new}.py", ("", ""))[0]):
                 move = "git mv -f" if _tracked(out / rel) else "mv -f"
                 said += (
                     f"; to keep your code: {move} {shlex.quote(shown)} {shlex.quote(shown_path(target))}"
@@ -220,11 +241,14 @@ def say_lost_models(out: Path, found: dict[str, list[list[str]]], *, current: bo
         print(f"  hint: {hint}{', '.join(classes)}", file=sys.stderr)
 
 
-def _is_stub(path: Path, stub: str | None) -> bool:
-    """Whether the handler at `path` is missing (its stub is written) or is the stub as written."""
+def _is_stub(path: Path, digest: str) -> bool:
+    """Whether the handler at `path` is missing (its stub is written) or is the stub as written
+    (its hash `digest`)."""
+    from mcpstub.engine.stamp import file_hash  # noqa: PLC0415
+
     try:
         regular = stat.S_ISREG(path.stat().st_mode)
-        return stub is not None and regular and path.read_bytes() == stub.encode()
+        return bool(digest) and regular and file_hash(path.read_bytes()) == digest
     except FileNotFoundError:
         return True
     except OSError:

@@ -127,6 +127,26 @@ def test_add_rename_remove_change_keep_user_code(tmp_path: Path) -> None:
     assert generated_files(out) == fresh(toolset, tmp_path / "scratch")
 
 
+def test_the_rename_hint_is_said_on_every_run_until_the_move_is_made(tmp_path: Path) -> None:
+    # Said only by the run that renamed, it was lost to a user who missed it: the next runs, up to
+    # date or not, said only "orphaned".
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"stats": (0, 1), "other": (1, 0)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    (out / "handlers/stats.py").write_text(user_code("stats", 1))
+    write_toolset(toolset, {"statistics": (0, 1), "other": (1, 0)})
+    hint = "hint: tool 'statistics' is probably its tool renamed; to keep your code: mv -f "
+    for more in ([], [], ["--force"]):  # the run that renames, one up to date, one forced
+        code, _, err = run("generate", str(toolset), "--out", str(out), *more)
+        assert code == 0 and hint in err, (more, err)
+    write_toolset(toolset, {"statistics": (0, 1), "other": (2, 2)})  # another change: still said
+    assert hint in run("generate", str(toolset), "--out", str(out))[2]
+    (out / "handlers/stats.py").replace(out / "handlers/statistics.py")  # the move made
+    for more in ([], ["--force"]):
+        code, _, err = run("generate", str(toolset), "--out", str(out), *more)
+        assert code == 0 and "renamed" not in err and "orphaned" not in err, err
+
+
 def test_a_rename_hint_never_moves_a_file_over_a_handler_that_has_code(tmp_path: Path) -> None:
     # Renamed, then renamed back: the handler of the name come back holds the user's code, and the
     # one left behind is an untouched stub. Moving it "over the new stub" would lose the code.

@@ -230,11 +230,13 @@ def stamp_text(
     stubs: Mapping[str, tuple[str, str]] | None = None,
     warnings: Sequence[Mapping[str, Any]] = (),
     lost_models: Mapping[str, list[list[str]]] | None = None,
+    renamed: Mapping[str, str] | None = None,
 ) -> str:
     """The stamp a run writes (`source`: the source hash; `hashed(rel, text)`: a file's hash, as
     computed already; `stubs`: each handler's stub hash and form, as rendered; `warnings`: the
     run's warnings, which a run that finds the package current says again, as it does of each
-    handler in `lost_models` (`handlerfiles.lost_models`) that is still the same)."""
+    handler in `lost_models` (`handlerfiles.lost_models`) that is still the same, and of each
+    orphaned handler in `renamed` (`handlerfiles.renamed_handlers`) the move that keeps its code)."""
 
     def digest(rel: str, text: str) -> str:
         return hashed(rel, text) if hashed is not None else file_hash(text.encode("utf-8"))
@@ -253,6 +255,8 @@ def stamp_text(
         stamp["warnings"] = list(warnings)
     if lost_models:
         stamp["lost_models"] = dict(sorted(lost_models.items()))
+    if renamed:
+        stamp["renamed"] = dict(sorted(renamed.items()))
     text = json.dumps(stamp, indent=2, ensure_ascii=False) + "\n"
     assert text.startswith(STAMP_PREFIX)
     return text
@@ -267,6 +271,7 @@ class Current:
     stubs: dict[str, tuple[str, str]]
     warnings: list[dict[str, Any]]
     lost_models: dict[str, list[list[str]]]
+    renamed: dict[str, str]
 
 
 def _read_stamp(out: Path) -> dict[str, Any] | None:
@@ -337,10 +342,28 @@ def is_current(
         return None  # a deleted stub: the full run writes it again
     modules = (f"handlers/{p.name}" for p in (out / "handlers").glob("*.py") if not p.stem.startswith("_"))
     stubs = {rel: (digest, form) for rel, (digest, form) in handlers.items()}
-    said, lost = stamp.get("warnings", []), stamp.get("lost_models", {})
-    if not (isinstance(said, list) and all(_recorded_warning(w) for w in said) and _lost_entries(lost)):
+    said, lost, renamed = stamp.get("warnings", []), stamp.get("lost_models", {}), stamp.get("renamed", {})
+    if not (
+        isinstance(said, list)
+        and all(_recorded_warning(w) for w in said)
+        and _lost_entries(lost)
+        and _renamed_entries(renamed)
+    ):
         return None  # (a stamp edited by hand: the full run finds them again)
-    return Current(sorted(rel for rel in modules if rel not in handlers), stubs, said, lost)
+    return Current(sorted(rel for rel in modules if rel not in handlers), stubs, said, lost, renamed)
+
+
+def recorded_renames(out: Path) -> dict[str, str]:
+    """The orphaned handlers the stamp in `out` records with the tool theirs was renamed to."""
+    stamp = _read_stamp(out)
+    renamed = stamp.get("renamed", {}) if stamp is not None else {}
+    return renamed if _renamed_entries(renamed) else {}
+
+
+def _renamed_entries(renamed: object) -> bool:
+    return isinstance(renamed, dict) and all(
+        isinstance(old, str) and old.isidentifier() and isinstance(new, str) for old, new in renamed.items()
+    )
 
 
 def recorded_lost_models(out: Path) -> dict[str, list[list[str]]]:
