@@ -142,7 +142,6 @@ class Bundler:
 
     _root: Path | None = field(default=None, init=False, repr=False)
     _base: Path = field(default=Path(), init=False, repr=False)  # the toolset's folder, resolved
-    _toolset_file: Path = field(default=Path(), init=False, repr=False)  # and the file
 
     def bundle_schema(self, schema_path: JsonPath, dialect: str) -> tuple[dict[str, Any], frozenset[str]]:
         """A self-contained copy of the schema at `schema_path`, and the shared def names it took."""
@@ -309,10 +308,15 @@ class Bundler:
                 hint = f"anchors are not supported; use {file_part}#/$defs/NAME"
             self.diagnostics.append(error("unsupported-ref", f"reference {ref!r} {said}", loc.location, hint))
             return None
-        if file_part:
-            target_doc = self._file(doc, file_part, loc)
-            if target_doc is None:
+        if file_part and len(parts) >= 2 and parts[0] == "$defs" and self._names_toolset(doc, file_part):
+            # A definition of the toolset named through its own file: the one `#/$defs/...` names
+            # (one class, not a second copy), read as that is (no file of its own, no route).
+            target_doc = self.toolset
+        elif file_part:
+            loaded = self._file(doc, file_part, loc)
+            if loaded is None:
                 return None
+            target_doc = loaded
         else:
             target_doc = doc
             if root_schema is not None:
@@ -372,11 +376,17 @@ class Bundler:
             return _Target(doc, (parts[0], parts[1]), list(parts[2:]))
         return _Target(doc, tuple(parts), [])
 
+    def _names_toolset(self, doc: Document, file_part: str) -> bool:
+        """Whether `file_part`, written in `doc`, names the toolset's own file."""
+        try:
+            return ref_file(doc.path.parent, file_part) == self.toolset.path.resolve()
+        except OSError:
+            return False
+
     def _file(self, doc: Document, file_part: str, loc: Where) -> Document | None:
         if self._root is None:
             self._root = (self.root or self.toolset.path.parent).resolve()
             self._base = self.toolset.path.parent.resolve()
-            self._toolset_file = self.toolset.path.resolve()
         root = self._root
         written = percent_decoded(file_part)
         if written is None:
@@ -409,8 +419,6 @@ class Bundler:
             return None
         path = (doc.path.parent / written).resolve()
         self.routes[route] = path
-        if path == self._toolset_file:  # the toolset itself, named: its definitions are the ones
-            return self.toolset  # `#/$defs/...` names (one class each, not a second copy)
         cached = self.files.get(path)
         if cached is not None:
             return cached

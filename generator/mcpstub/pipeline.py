@@ -81,9 +81,7 @@ def check_toolset(path: Path, shown: str | None = None, policy: Policy | None = 
     fingerprint = policy.fingerprint(path.resolve().parent) if policy is not None else ""
     # The bytes parsed, not the files again: a save during the run must not pass for what was read.
     read = {"": (path.resolve(), doc.raw)}
-    for route, led in routes.items():  # (a reference may name the toolset itself)
-        if led is not None:
-            read[route] = (led, doc.raw if led == read[""][0] else doc.referenced[led].raw)
+    read.update((route, (led, doc.referenced[led].raw)) for route, led in routes.items() if led is not None)
     hashed = source_hash(path, tuple(routes), fingerprint, read)
     toolset = replace(toolset, source_hash=hashed, sources=tuple(routes))
     return Checked(toolset, diagnostics, sources, doc)

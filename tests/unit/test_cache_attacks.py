@@ -726,3 +726,33 @@ def test_installing_an_unrelated_package_leaves_the_committed_stamp_and_the_chec
     assert generate().returncode == 0 and stamp_file.read_bytes() == before
     _distribution(site, "inflect-99.0.0.dist-info")  # ahead of the installed one: what is imported
     assert generate().returncode == 0 and stamp_file.read_bytes() != before
+
+
+def test_a_reference_naming_the_toolset_s_own_file_is_cached_as_cold(tmp_path: Path) -> None:
+    # `tools.json#/$defs/...` is the toolset's own definition; `tools.json#/tools/1/...` reaches into
+    # another tool's entry, which a tool's cached check does not cover: each edit of that tool must
+    # be seen (a renamed target an error, a field added in the model), as a cold run sees it.
+    target = {"type": "object", "properties": {"k": {"type": "string"}}}
+    doc: dict[str, Any] = {"mcpstub": 1, "server": {"name": "s"}, "$defs": {"Point": {"type": "number"}}}
+    doc["tools"] = [
+        {"name": "a", "inputSchema": {"type": "object", "properties": {
+            "z": {"$ref": "tools.json#/tools/1/inputSchema/properties/w"},
+            "p": {"$ref": "tools.json#/$defs/Point"}}}},
+        {"name": "b", "inputSchema": {"type": "object", "properties": {"w": target}}},
+    ]  # fmt: skip
+    cache = tmp_path / "cache"
+    _same_as_cold(_write(tmp_path, doc), cache)
+    target["properties"]["k2"] = {"type": "integer"}  # a field added where tool a's z points
+    assert "k2" in _same_as_cold(_write(tmp_path, doc), cache).ours["models.py"]
+    doc["tools"][1]["inputSchema"]["properties"] = {"ww": target}  # the target renamed away
+    refused = _same_as_cold(_write(tmp_path, doc), cache)
+    assert not refused.ok and "does not resolve" in "\n".join(_formatted(refused))
+    doc["tools"][1]["inputSchema"]["properties"] = {"w": target}
+    doc["tools"][0]["inputSchema"]["properties"].pop("z")  # only the toolset's definition named
+    for name in ("x", "y"):  # another tool edited: the stamp's sources as a cold run's
+        doc["tools"][1]["description"] = name
+        path = _write(tmp_path, doc)
+        assert main(["generate", str(path), "--out", str(tmp_path / "pkg")]) == 0
+        warm = (tmp_path / "pkg" / "_mcpstub.json").read_text()
+        assert main(["generate", str(path), "--out", str(tmp_path / "pkg"), "--no-cache", "--force"]) == 0
+        assert (tmp_path / "pkg" / "_mcpstub.json").read_text() == warm
