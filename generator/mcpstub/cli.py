@@ -126,7 +126,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise UsageError("--watch writes the package; it cannot be combined with --check or --diff")
     from mcpstub.watch import watch  # noqa: PLC0415
 
-    path, _, _ = resolve(args, need_out=True)
+    path, _, config = resolve(args, need_out=True)
+    if not args.toolset and "toolset" not in config and path != Path("tools.yaml"):
+        args.toolset = str(path)  # the project's, from a folder below: the session's, whatever is made here
     args.force = True  # the watcher saw a change: skip the unchanged-toolset shortcut
     watched: dict[str, list[Path]] = {"files": [path]}
 

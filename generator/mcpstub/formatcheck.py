@@ -61,8 +61,11 @@ def _unknown_key_hint(
     hint = _did_you_mean(key, allowed)
     meant = next((h for h in _ANNOTATION_HINTS if h.lower() == key.lower()), None)
     if len(path) == 2 and path[0] == "tools" and meant is not None:  # (written beside `name`)
-        written = f"{meant}: {json.dumps(node[key]) if isinstance(node[key], bool) else 'true'}"
-        return f"{meant!r} is a tool annotation: write it under annotations: `annotations: {{{written}}}`"
+        said = f"{meant!r} is a tool annotation: write it"
+        if "annotations" in node:
+            return f"{said} in the tool's `annotations`"
+        value = json.dumps(node[key]) if isinstance(node[key], bool) else "true or false"  # (`no`: text)
+        return f"{said} under annotations: `annotations: {{{meant}: {value}}}`"
     if not hint.startswith("allowed") or len(path) != 2 or path[0] != "tools" or key not in KNOWN_2020_12:
         return hint
     return f"{key!r} is a schema keyword: indent it under `inputSchema` (or `outputSchema`)"

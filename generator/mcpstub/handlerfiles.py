@@ -153,7 +153,7 @@ def _from_models(text: str, package: str) -> dict[str, tuple[int, int]]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return {}
-    lines = text.splitlines()
+    lines = re.split(r"\r\n|\r|\n", text)  # (as Python counts lines: a form feed ends none)
     names: dict[str, tuple[int, int]] = {}
 
     def take(name: str, line: int, byte: int) -> None:  # (ast counts columns in UTF-8 bytes)

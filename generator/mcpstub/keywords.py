@@ -564,6 +564,8 @@ def _misspelled(key: str, value: Any, node: dict[str, Any], known: frozenset[str
     meant = closest(key, known)
     if meant is None or meant not in _CONSTRAINTS or key in other or meant in node:
         return None
+    if meant in ("then", "else") and "if" not in node:  # (spelled right, it would check nothing either)
+        return None
     if _folded(key) != _folded(meant) and not _one_slip(key, meant):
         return None
     import jsonschema_rs  # noqa: PLC0415 - only for a keyword no dialect knows

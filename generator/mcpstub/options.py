@@ -189,7 +189,7 @@ def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None
         toolset = root / str(config["toolset"])
     if toolset is None:  # this folder's tools.yaml, else the project's (run from a folder below)
         toolset = Path("tools.yaml")
-        if not is_file(toolset) and (owner := configured_toolset(config, root)) is not None:
+        if not os.path.lexists(toolset) and (owner := configured_toolset(config, root)) is not None:
             toolset = owner
     out: Path | None = None
     if need_out:

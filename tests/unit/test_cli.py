@@ -192,6 +192,11 @@ def test_a_folder_below_the_project_finds_its_tools_yaml(
     assert main(["generate"]) == 0
     assert (in_tmp / "src" / "pkg" / "surface.json").is_file()
     assert main(["generate", "--check"]) == 0
+    # A tools.yaml here that is no file (a link to nothing) is this folder's, said missing.
+    os.symlink("missing.yaml", "tools.yaml")
+    assert main(["validate"]) == 2
+    assert "toolset file not found: tools.yaml" in capsys.readouterr().err
+    os.unlink("tools.yaml")
     # This folder's own tools.yaml comes first (and is not the project's: refused).
     Path("tools.yaml").write_text(GOOD.replace("name: s", "name: other"))
     assert main(["generate"]) == 2
@@ -1037,10 +1042,11 @@ def test_a_lost_model_is_found_however_imported_and_only_from_the_package(
         ("from ..models import AInput\nfrom ..models import AOutput\n", "2:22"),
         ("from .. import models\nfrom ..models import AInput\nX = (1, models.AOutput)\n", "3:16"),
         ("from ..models import AInput\nX = 'été'; from ..models import AOutput\n", "2:33"),  # characters
+        ("from ..models import AInput\n\x0c\nfrom ..models import AOutput\n", "3:22"),  # a form feed line
         ("# -*- coding: latin-1 -*-\nfrom ..models import AInput\nX = 'été'; from ..models import AOutput\n",
          "3:33"),  # a module in a legacy encoding, as Python reads it
     ],
-    ids=["import", "attribute", "non-ascii", "latin-1"],
+    ids=["import", "attribute", "non-ascii", "form-feed", "latin-1"],
 )  # fmt: skip
 def test_a_lost_model_is_said_at_its_line_and_column(
     in_tmp: Path, capsys: pytest.CaptureFixture[str], handler: str, place: str

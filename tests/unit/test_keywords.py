@@ -67,6 +67,8 @@ def test_a_misspelt_constraint_is_an_error_and_a_misspelt_annotation_a_warning(t
         ("enums: [a]", "misspelled-keyword"), ("additionalProperty: false", "misspelled-keyword"),
         ("patternProperty: {x: {type: string}}", "misspelled-keyword"),
         ("requireds: [a]", "misspelled-keyword"),
+        ("the: {minProperties: 3}", "unknown-keyword"),  # no `if`: spelled right, it would check nothing
+        ("if: {minProperties: 1}, the: {minProperties: 3}", "misspelled-keyword"),
         ("properties: {p: {types: 3}}", "unknown-keyword"), ("no: true", "unknown-keyword"),  # (`not`: short)
         # Other words, close but no slip of the keyboard: a schema's own annotations.
         *((f"{word}: {value}", "unknown-keyword") for word, value in [

@@ -120,7 +120,7 @@ def test_unknown_keys_get_did_you_mean(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("written", "meant"), [("readOnlyHint: true", "readOnlyHint: true"),
                                                ("destructivehint: false", "destructiveHint: false"),
-                                               ("openWorldHint: yes", "openWorldHint: true")])
+                                               ("openWorldHint: yes", "openWorldHint: true or false")])
 def test_an_annotation_written_beside_the_tool_s_name_is_told_where_it_goes(
     tmp_path: Path, written: str, meant: str
 ) -> None:
@@ -128,8 +128,12 @@ def test_an_annotation_written_beside_the_tool_s_name_is_told_where_it_goes(
     [said] = checked.diagnostics
     assert (said.code, said.location.line, said.location.col) == ("unknown-key", 5, 5)
     key = meant.partition(":")[0]
-    written = f"`annotations: {{{meant}}}`"
-    assert said.hint == f"{key!r} is a tool annotation: write it under annotations: {written}"
+    shown = f"`annotations: {{{meant}}}`"
+    assert said.hint == f"{key!r} is a tool annotation: write it under annotations: {shown}"
+    text = f"tools:\n  - name: a\n    annotations: {{title: T}}\n    {written}\n"
+    text += "    inputSchema: {type: object}\n"
+    [said] = check(tmp_path, text).diagnostics  # (one there already: no second `annotations:`)
+    assert said.hint == f"{key!r} is a tool annotation: write it in the tool's `annotations`"
 
 
 def test_unknown_keywords_inside_schemas_only_warn(tmp_path: Path) -> None:
