@@ -200,6 +200,7 @@ class ToolsClient:
                 f"{name}: not called, the server's tool differs from this client's "
                 f"(strict mode): {'; '.join(what)}"
             )
+        _no_stray_keywords(name, arguments, self._tools[name].input_schema if name in self._tools else None)
         try:
             sent = json_data(arguments, exclude_unset=True)
         except UnicodeEncodeError:  # (a lone surrogate: `_sendable` says where)
@@ -271,6 +272,29 @@ class ToolsClient:
         return list(result.content)
 
 
+# Keywords by which an input schema may judge (and so take) a property it does not list.
+_TAKES_UNLISTED = frozenset(
+    {"additionalProperties", "patternProperties", "unevaluatedProperties", "propertyNames", "allOf",
+     "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "$ref",
+     "$dynamicRef"}
+)  # fmt: skip
+
+
+def _no_stray_keywords(tool: str, arguments: BaseModel, schema: Mapping[str, Any] | None) -> None:
+    """Refuse a keyword argument that is no field of a tool whose input lists its properties and
+    nothing more: sent, it would be a key of its own the open object takes silently (a misspelled
+    optional argument, `severty=`). Where the schema may take others (a `oneOf` of property sets,
+    typed `additionalProperties`, ...), they are sent for it to judge."""
+    extra = list(arguments.model_extra or ())
+    if not extra or schema is None or _TAKES_UNLISTED & schema.keys():
+        return
+    import difflib  # only for the message
+
+    close = difflib.get_close_matches(extra[0], list(type(arguments).model_fields), n=1)
+    meant = f" (did you mean {close[0]!r}?)" if close else ""
+    raise TypeError(f"{tool}: unexpected keyword argument {extra[0]!r}{meant}: its input lists no such one")
+
+
 def _no_such_tool(name: str, said: str) -> DriftError:
     """A call of a tool the server did not list on connect, which it refused."""
     return DriftError(
@@ -291,22 +315,11 @@ def arguments(
     """
 
     declared = cast(type[BaseModel], model).model_fields
-    # A keyword that is no field would be sent as a key of its own, which an open input takes
-    # silently (a misspelled optional argument): refused, as Python refuses one.
-    accepted = {*declared, *(f.alias for f in declared.values() if f.alias)}
 
     def decorate(
         method: Callable[[ClientT, ArgsT], Awaitable[R]],
     ) -> Callable[Concatenate[ClientT, P], Awaitable[R]]:
         async def call(self: ClientT, /, *args: P.args, **kwargs: P.kwargs) -> R:
-            unknown = [key for key in kwargs if key not in accepted]
-            if unknown:
-                import difflib  # only for the message
-
-                close = difflib.get_close_matches(unknown[0], list(declared), n=1)
-                meant = f" (did you mean {close[0]!r}?)" if close else ""
-                said = f"{method.__name__}() got an unexpected keyword argument {unknown[0]!r}{meant}"
-                raise TypeError(said)
             return await method(self, model(*args, **kwargs))
 
         call.__name__ = method.__name__
@@ -317,12 +330,16 @@ def arguments(
             inspect.Parameter(
                 name,
                 inspect.Parameter.KEYWORD_ONLY,
-                default=inspect.Parameter.empty if field.is_required() else field.default,
+                default=inspect.Parameter.empty
+                if field.is_required()
+                else field.get_default(call_default_factory=True),
                 annotation=field.annotation,
             )
             for name, field in declared.items()
         ]
-        self_parameter = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
+        # (positional only, so a field named `self` is a keyword all the same)
+        own = "self" if "self" not in declared else "client"
+        self_parameter = inspect.Parameter(own, inspect.Parameter.POSITIONAL_ONLY)
         call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
             [self_parameter, *fields],
             return_annotation=inspect.signature(method).return_annotation,
@@ -619,15 +636,16 @@ class _Asking:
 
     def could_ask(self, schema: Mapping[str, Any] | None) -> list[_Call]:
         """The calls in flight that could have asked a question (where the context is not kept):
-        of a form, those of tools declaring one like it, else those of tools declaring any; of a
-        URL, or where none of those is in flight, every one."""
-        if schema is not None:
-            like = {name for name, _, asked, _ in self.forms if same_form(asked, schema)}
-            for tools in (like, self.asking_tools):
-                able = [call for call in self.calls if call.tool in tools]
-                if able:
-                    return able
-        return list(self.calls)
+        of a form, those of tools declaring one like it, else those of tools declaring any (none:
+        a raw call's, or a tool's this client knows asks none); of a URL, every one."""
+        if schema is None:
+            return list(self.calls)
+        like = {name for name, _, asked, _ in self.forms if same_form(asked, schema)}
+        for tools in (like, self.asking_tools):
+            able = [call for call in self.calls if call.tool in tools]
+            if able:
+                return able
+        return []
 
     def form(self, schema: Mapping[str, Any], asker: _Call | None = None) -> type[BaseModel] | None:
         """The model of the form: the asking call's tool's (None where it declares none like it),

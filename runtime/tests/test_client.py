@@ -15,6 +15,7 @@ import anyio
 import pytest
 from mcp import StdioServerParameters, types
 from mcp.server import Server
+from pydantic import ValidationError
 from runtime_fixture import INFO
 
 from mcpstub_runtime import ToolContext, ToolError, ToolSpec, create_server
@@ -143,7 +144,7 @@ def test_wrong_keywords_are_refused_before_anything_is_sent(tools: dict[str, Too
         async with connect(client_class(tools), create_server(tools, INFO, HANDLERS)) as client:
             await client.echo(txt="x")  # type: ignore[attr-defined]
 
-    with pytest.raises(TypeError, match="unexpected keyword argument 'txt' \\(did you mean 'text'\\?\\)"):
+    with pytest.raises(ValidationError):  # (a closed input: its model refuses it)
         anyio.run(run)
 
 

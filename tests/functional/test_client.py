@@ -112,12 +112,55 @@ def test_a_keyword_that_is_no_field_is_refused_and_the_signature_shows_the_field
     async def run() -> None:
         async with module.connect(weather.create_server()) as client:
             client._session.call_tool = lambda *a, **k: called.append(a[0])  # (nothing must be sent)
-            with pytest.raises(TypeError, match=r"^get_alerts\(\) got an unexpected keyword argument "
-                               r"'severty' \(did you mean 'severity'\?\)$"):
+            with pytest.raises(TypeError, match=r"^get_alerts: unexpected keyword argument "
+                               r"'severty' \(did you mean 'severity'\?\): its input lists no such one$"):
                 await client.get_alerts(city="Oslo", severty="severe")
 
     anyio.run(run)
     assert called == []
+
+
+KEYWORDS = """\
+mcpstub: 1
+server: {name: keywords}
+tools:
+  - name: greet
+    inputSchema:
+      type: object
+      properties: {self: {type: string}, obj: {type: object, default: {a: 1}}}
+  - name: pick
+    inputSchema:
+      type: object
+      oneOf:
+        - {properties: {kind: {const: circle}, r: {type: number}}, required: [kind, r]}
+        - {properties: {kind: {const: square}, side: {type: number}}, required: [kind, side]}
+  - name: counts
+    inputSchema: {type: object, additionalProperties: {type: integer}}
+"""
+
+
+def test_keywords_the_schema_may_take_are_sent_and_a_field_named_self_is_one(tmp_path: Path) -> None:
+    # Only a tool whose input lists its properties and nothing more refuses another keyword: a
+    # `oneOf` of property sets or typed additionalProperties judge the keys they are sent.
+    folder, _ = write_package(tmp_path, "fx_keywords", KEYWORDS)
+    for tool in ("greet", "pick", "counts"):
+        body = "    return repr(args.model_dump(by_alias=True, exclude_unset=True))\n"
+        (folder / "handlers" / f"{tool}.py").write_text(f"async def {tool}(args, ctx):\n{body}")
+    with imported(tmp_path, "fx_keywords") as package:
+        module = importlib.import_module("fx_keywords.client")
+        shown = str(inspect.signature(module.Client.greet))
+        assert shown.startswith("(client, /, *, self: ") and "obj: " in shown and "= {'a': 1}" in shown
+
+        async def run() -> list[str]:
+            async with module.connect(package.create_server()) as client:
+                said = [(await client.greet(self="s"))[0].text]
+                said.append((await client.pick(kind="circle", r=1))[0].text)
+                said.append((await client.counts(apples=3))[0].text)
+                with pytest.raises(TypeError, match="'slef' \\(did you mean 'self'\\?\\)"):
+                    await client.greet(slef="s")
+                return said
+
+        assert anyio.run(run) == ["{'self': 's'}", "{'kind': 'circle', 'r': 1}", "{'apples': 3}"]
 
 
 def test_the_example_is_called_over_stdio(weather: Any, monkeypatch: pytest.MonkeyPatch) -> None:
