@@ -664,15 +664,22 @@ def postprocess(source: str) -> str:
             i += 1
         body = lines[i]
         if body == "    model_config = ConfigDict(":
-            out += [body, "        defer_build=True,"]
+            out += [body, *_CONFIG]
             i += 1
         elif body.startswith("    model_config = ConfigDict("):
-            out.append(body.replace("ConfigDict(", "ConfigDict(defer_build=True, ", 1))
+            out.append(body.replace("ConfigDict(", f"ConfigDict({_CONFIG_INLINE}", 1))
             i += 1
         else:
-            out += ["    model_config = ConfigDict(", "        defer_build=True,", "    )"]
+            out += ["    model_config = ConfigDict(", *_CONFIG, "    )"]
     source = typed_containers(plain_aliases("\n".join(out)))
     return own_field_names(json_literals(factory_defaults(exact_numbers(source))))
+
+
+# What every model's config holds: built at first use (importing the package stays fast), and a
+# NaN or an infinity dumped as the float it is, never null (the runtime refuses to send it; as
+# null, a schema taking null would let a caller's or handler's NaN through as None).
+_CONFIG = ("        defer_build=True,", '        ser_json_inf_nan="constants",')
+_CONFIG_INLINE = 'defer_build=True, ser_json_inf_nan="constants", '
 
 
 def alias_values(source: str, names: Sequence[str]) -> str:
@@ -719,6 +726,7 @@ def alias_values(source: str, names: Sequence[str]) -> str:
 _OPEN_CLASS = """class {name}(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )"""

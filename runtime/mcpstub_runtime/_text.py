@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 if TYPE_CHECKING:
@@ -38,27 +39,13 @@ def clean_json(value: Any) -> Any:
     return value
 
 
-def json_data(value: Any, *, exclude_unset: bool = False, cleaned: bool = False) -> Any:
-    """`value` (models in it by their wire names) as JSON data, a NaN or an infinity kept as the
-    float it is, for `non_finite` to find: a model's own `mode="json"` dump makes those its `Any`
-    fields hold None, which a schema may take. (About 3 µs more than that dump for a model of
-    twenty fields; said wrong, it would reach the other side as null with nothing said.) Text
-    with a lone surrogate raises UnicodeEncodeError, or is made sendable (`clean`) if `cleaned`."""
-    global _ANY  # noqa: PLW0603 - made at first use, as pydantic builds it
-    if _ANY is None:
-        from pydantic import TypeAdapter
-
-        _ANY = TypeAdapter(Any)
-    python = _ANY.dump_python(value, by_alias=True, warnings=False, exclude_unset=exclude_unset)
-    try:
-        return to_jsonable_python(python, inf_nan_mode="constants")
-    except UnicodeEncodeError:
-        if not cleaned:
-            raise
-        return to_jsonable_python(clean_json(python), inf_nan_mode="constants")
-
-
-_ANY: Any = None
+def json_data(value: Any, *, exclude_unset: bool = False) -> Any:
+    """`value` as JSON data (models by their wire names), a NaN or an infinity kept as the float it
+    is for `non_finite` to find: generated models say so in their config (pydantic's `mode="json"`
+    dump otherwise makes those in fields typed Any None, which a schema may take)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, warnings=False, exclude_unset=exclude_unset)
+    return to_jsonable_python(value, by_alias=True, inf_nan_mode="constants")
 
 
 def non_finite(value: Any, path: tuple[str | int, ...] = ()) -> list[str | int] | None:

@@ -203,8 +203,8 @@ class ToolsClient:
         _no_stray_keywords(name, arguments, self._tools[name].input_schema if name in self._tools else None)
         try:
             sent = json_data(arguments, exclude_unset=True)
-        except UnicodeEncodeError:  # (a lone surrogate: `_sendable` says where)
-            sent = arguments.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        except UnicodeEncodeError:  # (a lone surrogate in a key of a field typed Any: said below)
+            sent = arguments.model_dump(by_alias=True, exclude_unset=True)
         _sendable(sent, f"{name}: argument ")
         asking = self._asking
         with asking.calling(name) if asking is not None else contextlib.nullcontext() as call:

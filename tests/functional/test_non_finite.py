@@ -69,7 +69,10 @@ async def echo(args: EchoInput, ctx: ToolContext) -> EchoOutput:
     return EchoOutput(got=repr(args.model_dump(exclude_unset=True)))
 """,
     "anything": """\
+from datetime import timedelta
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, field_serializer
 
 from ..models import AnythingInput
 from ..server import ToolContext
@@ -77,7 +80,19 @@ from ..server import ToolContext
 
 async def anything(args: AnythingInput, ctx: ToolContext) -> Any:
     values = {"nan": float("nan"), "inf": float("inf"), "deep": [1, {"a~/b": [2.5, -float("inf")]}]}
+    if args.kind == "own":  # a model of the handler's own, its JSON serializer as pydantic runs it
+        return {"value": Own(v=3, when=timedelta(seconds=1.5))}
     return {"fine": 1.5} if args.kind == "fine" else {"value": values[args.kind]}
+
+
+class Own(BaseModel):
+    model_config = ConfigDict(ser_json_timedelta="float")
+    v: int
+    when: timedelta
+
+    @field_serializer("v", when_used="json")
+    def _v(self, v: int) -> str:
+        return f"json:{v}"
 """,
     "measured": """\
 from ..models import MeasuredInput, MeasuredOutput
@@ -87,6 +102,8 @@ from ..server import ToolContext
 async def measured(args: MeasuredInput, ctx: ToolContext) -> MeasuredOutput:
     if args.kind == "list":
         return MeasuredOutput(ys=[0, float("nan")])
+    if args.kind == "extra":  # a key the schema does not list, kept as sent
+        return MeasuredOutput(y=2.5, more={"z": float("inf")})
     return MeasuredOutput(y=float("nan") if args.kind == "nan" else 2.5)
 """,
     "ask": """\
@@ -122,20 +139,22 @@ def connect(pkg: ModuleType, mode: str, **options: Any) -> Any:
 
 
 MODES = ["auto", "legacy"]
+NO_JSON = ": JSON has no NaN or infinity$"
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     ("arguments", "where"),
-    [({"x": float("nan")}, "'x' nan"), ({"x": float("-inf")}, "'x' -inf"),
-     ({"v": {"k": [float("inf")]}}, "'v/k/0' inf")],
+    [({"x": float("nan")}, f"'x' nan{NO_JSON}"), ({"x": float("-inf")}, f"'x' -inf{NO_JSON}"),
+     ({"v": {"k": [float("inf")]}}, f"'v/k/0' inf{NO_JSON}"),
+     ({"v": {"\udc80k": 1, "k": float("nan")}}, "'v' '\\\\udc80k': a lone surrogate")],
 )  # fmt: skip
 async def test_the_client_refuses_an_argument_json_cannot_carry(
     pkg: ModuleType, mode: str, arguments: dict[str, Any], where: str
 ) -> None:
     async with connect(pkg, mode) as client:
-        with pytest.raises(ValueError, match=f"^echo: argument {where}: JSON has no NaN or infinity$"):
+        with pytest.raises(ValueError, match=f"^echo: argument {where}"):
             await client.echo(**arguments)
         assert (await client.echo(x=None, v={"k": [1.5]})).got == "{'x': None, 'v': {'k': [1.5]}}"
 
@@ -145,7 +164,7 @@ async def test_the_client_refuses_an_argument_json_cannot_carry(
 @pytest.mark.parametrize(
     ("tool", "kind", "at"),
     [("anything", "nan", "/value"), ("anything", "inf", "/value"), ("anything", "deep", "/value/1/a~0~1b/1"),
-     ("measured", "nan", "/y"), ("measured", "list", "/ys/1")],
+     ("measured", "nan", "/y"), ("measured", "list", "/ys/1"), ("measured", "extra", "/more/z")],
 )  # fmt: skip
 async def test_the_server_refuses_an_output_json_cannot_carry(
     pkg: ModuleType, mode: str, tool: str, kind: str, at: str
@@ -162,12 +181,26 @@ async def test_the_server_refuses_an_output_json_cannot_carry(
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", MODES)
+async def test_what_else_an_output_holds_is_sent_as_pydantic_writes_json(pkg: ModuleType, mode: str) -> None:
+    async with connect(pkg, mode) as client:
+        assert await client.anything(kind="own") == {"value": {"v": "json:3", "when": 1.5}}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", MODES)
 async def test_an_answer_json_cannot_carry_is_refused_by_the_client(pkg: ModuleType, mode: str) -> None:
     async def nan(question: Any) -> Any:
         return {"amount": float("nan")}
 
     async with connect(pkg, mode, on_elicit=nan) as client:
         with pytest.raises(ValueError, match="gives 'amount' nan: JSON has no NaN or infinity"):
+            await client.ask()
+
+    async def extra(question: Any) -> Any:  # a key the form does not list, in its model
+        return question.form(amount=1, other=float("inf"))
+
+    async with connect(pkg, mode, on_elicit=extra) as client:
+        with pytest.raises(ValueError, match="gives 'other' inf: JSON has no NaN or infinity"):
             await client.ask()
 
     async def fine(question: Any) -> Any:

@@ -22,6 +22,7 @@ City: TypeAlias = Annotated[
 class Coordinates(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="forbid",
         validate_by_name=True,
     )
@@ -40,6 +41,7 @@ _Integral: TypeAlias = Annotated[StrictInt, BeforeValidator(_exact_int)]
 class GetForecastInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="forbid",
         validate_by_name=True,
     )
@@ -51,6 +53,7 @@ class GetForecastInput(BaseModel):
 class GetForecastOutputDayWind(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -61,6 +64,7 @@ class GetForecastOutputDayWind(BaseModel):
 class GetForecastOutputDay(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -74,6 +78,7 @@ class GetForecastOutputDay(BaseModel):
 class GetForecastOutput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -87,6 +92,7 @@ class GetForecastOutput(BaseModel):
 class GetAlertsInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -97,6 +103,7 @@ class GetAlertsInput(BaseModel):
 class GetAlertsOutputAlert(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -109,6 +116,7 @@ class GetAlertsOutputAlert(BaseModel):
 class GetAlertsOutput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -118,6 +126,7 @@ class GetAlertsOutput(BaseModel):
 class RadarMapInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -128,6 +137,7 @@ class RadarMapInput(BaseModel):
 class ListCitiesInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="forbid",
         validate_by_name=True,
     )
@@ -136,6 +146,7 @@ class ListCitiesInput(BaseModel):
 class ListCitiesOutput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )

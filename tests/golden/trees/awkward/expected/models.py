@@ -17,6 +17,7 @@ from pydantic import (
 class Node(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -30,6 +31,7 @@ Zip: TypeAlias = StrictStr
 class Address(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -53,6 +55,7 @@ _JsonNumber: TypeAlias = StrictInt | StrictFloat
 class ClassInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -68,6 +71,7 @@ class ClassInput(BaseModel):
 class ClassOutput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -92,6 +96,7 @@ def _json_number(value: Any) -> Any:
 class GetUserV2InputAddress(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -102,6 +107,7 @@ class GetUserV2InputAddress(BaseModel):
 class GetUserV2OutputNode(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -112,6 +118,7 @@ class GetUserV2OutputNode(BaseModel):
 class TreeWalkInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -127,6 +134,7 @@ class TreeWalkInput(BaseModel):
 class GetUserV2Input(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="forbid",
         validate_by_name=True,
     )
@@ -137,6 +145,7 @@ class GetUserV2Input(BaseModel):
 class GetUserV2Output(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )

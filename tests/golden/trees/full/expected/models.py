@@ -21,6 +21,7 @@ City: TypeAlias = Annotated[
 class Day(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -40,6 +41,7 @@ _Integral: TypeAlias = Annotated[StrictInt, BeforeValidator(_exact_int)]
 class GetForecastInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="forbid",
         validate_by_name=True,
     )
@@ -50,6 +52,7 @@ class GetForecastInput(BaseModel):
 class GetForecastOutput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -60,6 +63,7 @@ class GetForecastOutput(BaseModel):
 class LegacyAlertsInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="forbid",
         validate_by_name=True,
     )

@@ -5,6 +5,7 @@ from pydantic import BaseModel, ConfigDict
 class PingInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )

@@ -25,6 +25,7 @@ _Integral: TypeAlias = Annotated[StrictInt, BeforeValidator(_exact_int)]
 class Item(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -38,6 +39,7 @@ _JsonNumber: TypeAlias = StrictInt | StrictFloat
 class ListItemsInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -50,6 +52,7 @@ ListItemsOutput: TypeAlias = Annotated[list[Item], Field(max_length=100)]
 class GreetInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -64,6 +67,7 @@ GreetOutput: TypeAlias = Annotated[
 class RatioInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -75,6 +79,7 @@ RatioOutput: TypeAlias = Annotated[_JsonNumber, Field(ge=0.0, le=1.0)]
 class CountInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -86,6 +91,7 @@ CountOutput: TypeAlias = Annotated[_Integral, Field(ge=0)]
 class FlagInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -97,6 +103,7 @@ FlagOutput: TypeAlias = StrictBool
 class NothingInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -108,6 +115,7 @@ NothingOutput: TypeAlias = None
 class MixedInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -119,6 +127,7 @@ MixedOutputTool1: TypeAlias = _Integral
 class AnythingInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -130,6 +139,7 @@ AnythingOutput: TypeAlias = Any
 class AnyTrueInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -141,6 +151,7 @@ AnyTrueOutput: TypeAlias = Any
 class MaybeItemInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -152,6 +163,7 @@ MaybeItemOutput: TypeAlias = Any
 class PairsInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
@@ -163,6 +175,7 @@ PairsOutputCount: TypeAlias = _Integral
 class ItemInput(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
+        ser_json_inf_nan="constants",
         extra="allow",
         validate_by_name=True,
     )
