@@ -344,18 +344,29 @@ def _folder_file(rev: str, path: str, here: Path, top: Path) -> str | None:
     return own
 
 
+def _in_revision(other: str | None) -> str:
+    """How to name in a revision the file `other` (the source compared with) is here, as git reads
+    it from this folder: `./tools.yaml` where it is no file of this repository."""
+    if other and is_revision(other):
+        return other.partition(":")[2]  # (`diff HEAD v1:api.yaml`: the same path)
+    with contextlib.suppress(OSError, SourceError, ValueError):  # (a name too long; no repository)
+        if other and Path(other).is_file():
+            top = Path(_git(["rev-parse", "--show-toplevel"], Path.cwd())).resolve()
+            Path(other).resolve().relative_to(top)  # (ValueError: outside the repository)
+            name = os.path.relpath(Path(other).resolve(), Path.cwd().resolve())
+            name = Path(name).as_posix()
+            return name if name.startswith("../") else f"./{name}"
+    return "./tools.yaml"
+
+
 def _not_found(spec: str, other: str | None = None) -> str:
     """Why `spec` names no source: no such file, and as `REV:path` no repository or revision."""
     if Path(spec).is_dir():
         return f"{spec}: a folder, not a toolset file (name the toolset in it: {Path(spec, 'tools.yaml')})"
     rev, sep, path = spec.partition(":")
     if not sep and spec and not spec.startswith("-") and is_revision(f"{spec}:."):
-        name = "tools.yaml"  # (the file it is compared with, where that is one here)
-        with contextlib.suppress(OSError):  # (a name longer than the system allows)
-            if other and not Path(other).is_absolute() and Path(other).is_file():
-                name = Path(other).as_posix()
-        name = name if name.startswith(("./", "../")) else f"./{name}"
-        return f"{spec}: a git revision, not a file: name the toolset in it, e.g. {spec}:{name}"
+        named = _in_revision(other)
+        return f"{spec}: a git revision, not a file: name the toolset in it, e.g. {spec}:{named}"
     if not sep or not rev or not path or (len(rev) == 1 and path[0] in "\\/"):  # (`C:\\x`: a path)
         return f"{spec}: no such file (nor a git revision REV:path or an http(s) URL)"
     if re.match(r"[0-9]+(?:/|$)", path):  # `localhost:8000/mcp`

@@ -163,8 +163,13 @@ def test_a_root_relative_path_the_root_lacks_is_told_this_folders_and_a_bare_rev
         "HEAD:./tools.yaml (api/tools.yaml); a path after REV: starts at the root\n"
     )
     Path("shop.yaml").write_text(TOOLSET, "utf-8")
+    (repo / "top.yaml").write_text(TOOLSET, "utf-8")
+    outside = repo.parent / "outside.yaml"  # (no file of the repository: git would refuse it)
+    outside.write_text(TOOLSET, "utf-8")
     cases = [(["HEAD", "shop.yaml"], "./shop.yaml"), (["shop.yaml", "HEAD"], "./shop.yaml"),
-             (["HEAD", "../api/shop.yaml"], "../api/shop.yaml"), (["HEAD", "none.yaml"], "./tools.yaml")]
+             (["HEAD", "../api/shop.yaml"], "./shop.yaml"), (["HEAD", str(repo / "top.yaml")], "../top.yaml"),
+             (["HEAD", str(outside)], "./tools.yaml"), (["HEAD", "../../outside.yaml"], "./tools.yaml"),
+             (["HEAD", "HEAD:api/tools.yaml"], "api/tools.yaml"), (["HEAD", "none.yaml"], "./tools.yaml")]
     for argv, name in cases:
         assert cli.main(["diff", *argv]) == 2
         assert f"HEAD: a git revision, not a file: name the toolset in it, e.g. HEAD:{name}\n" in (
