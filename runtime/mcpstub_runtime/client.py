@@ -382,10 +382,11 @@ async def _transport(
     token: str | None,
     headers: Mapping[str, str] | None,
     stack: AsyncExitStack,
-    refusals: list[int],
+    refusals: list[int | str],
 ) -> Any:
     """What `mcp.Client` takes for `target`; an HTTP client is entered on `stack`, and the status
-    of each HTTP answer that refuses access (401, 403) is added to `refusals`."""
+    of each HTTP answer that refuses access (401, 403) is added to `refusals`, of any other error
+    its status and reason as text."""
     if isinstance(target, str):
         scheme, separator, _ = target.partition("://")
         if not separator or scheme.lower() not in {"http", "https"}:
@@ -406,6 +407,8 @@ async def _transport(
         async def note_refusal(response: Any) -> None:
             if response.status_code in {401, 403}:
                 refusals.append(response.status_code)
+            elif response.status_code >= 400:  # (said, where connecting fails as the SDK's bare error)
+                refusals.append(f"{response.status_code} {response.reason_phrase}".strip())
 
         http = await stack.enter_async_context(create_mcp_http_client(headers=sent))
         http.event_hooks = {"response": [note_refusal]}
@@ -486,7 +489,7 @@ async def _connected(
         raise ValueError(f"log_level must be one of {', '.join(LOG_LEVELS)} or None")
     package = client_class.__module__.rpartition(".")[0] or client_class.__module__
     raised: list[BaseException] = []
-    refusals: list[int] = []
+    refusals: list[int | str] = []
     connected = False
     try:
         async with AsyncExitStack() as stack:
@@ -539,8 +542,13 @@ async def _connected(
             # The SDK's task groups wrap what the caller's block raised: it is given back as
             # raised, so that `except ToolError:` around the block catches it.
             raise raised[0] from None
-        if not connected and refusals:
+        if not connected and refusals and isinstance(refusals[-1], int):
             raise PermissionError(_refused(target, refusals[-1], token is not None)) from exc
+        if not connected and refusals and not _not_found(exc):  # (a 404 is said below)
+            raise ConnectionError(
+                f"{target}: answered HTTP {refusals[-1]}, not as an MCP server answers; a generated "
+                "package serves MCP at /mcp"
+            ) from exc
         if not connected and _closed(exc) and (command := _command(target)) is not None:
             raise ConnectionError(
                 f"the server command {shlex.join(command)} ended before it answered: its error"

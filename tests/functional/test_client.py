@@ -343,6 +343,13 @@ def test_the_example_is_called_over_http_with_a_token_as_the_page_shows(weather:
         with pytest.raises(ConnectionError, match=r"/mcpx: nothing serves MCP at this path \(HTTP 404"):
             anyio.run(elsewhere)
 
+        async def health() -> None:  # a path that answers, but not as MCP does
+            async with connect(url.replace("/mcp", "/healthz"), token=variables["WEATHER_TOKEN"]):
+                raise AssertionError("connected")
+
+        with pytest.raises(ConnectionError, match=r"/healthz: answered HTTP 405 Method Not Allowed, not as"):
+            anyio.run(health)
+
 
 def test_the_page_s_first_example_prints_what_it_says() -> None:
     assert run_python(blocks("python")[0], EXAMPLE) == "Paris 2 sunny\n"
