@@ -407,7 +407,7 @@ def test_without_the_asking_call_s_context_a_question_goes_to_the_one_call_that_
 ) -> None:
     # 2025-11-25 over stdio or HTTP answers questions outside the calls' own tasks: of the calls in
     # flight, only those of tools that declare forms can have asked.
-    from mcpstub_runtime.client import _Asking  # noqa: PLC0415 - the client's own part, tested alone
+    from mcpstub_runtime.asking import _Asking  # noqa: PLC0415 - the client's own part, tested alone
 
     asking = _Asking(importlib.import_module(f"{PACKAGE}.client").Client._tools, lambda q: None)
     confirm = next(schema for tool, key, schema, _ in asking.forms if (tool, key) == ("deploy", "confirm"))
