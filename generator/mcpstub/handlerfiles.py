@@ -36,7 +36,8 @@ def renamed_handlers(out: Path, ours: dict[str, str], tools: Sequence[Tool]) -> 
 
     idents = {str(tool.identifier) for tool in tools}
     try:  # (the surfaces are read only where a handler has no tool: 39 MB at 500 `shared` tools)
-        orphans = {p.stem for p in (out / "handlers").glob("*.py") if p.stem not in idents and p.is_file()}
+        handlers = (p for p in (out / "handlers").glob("*.py") if not p.stem.startswith("_"))  # (helpers)
+        orphans = {p.stem for p in handlers if p.stem not in idents and p.is_file()}
     except OSError:
         return {}
     if not orphans:

@@ -147,6 +147,29 @@ def test_the_rename_hint_is_said_on_every_run_until_the_move_is_made(tmp_path: P
         assert code == 0 and "renamed" not in err and "orphaned" not in err, err
 
 
+def test_the_surfaces_are_read_for_renames_only_where_a_handler_has_no_tool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reading the last surface and the new one costs (39 MB at 500 `shared` tools): not on a run
+    # whose handlers all have tools, helpers of the user's own (`_data.py`) and `__init__.py` beside.
+    from mcpstub import handlerfiles  # noqa: PLC0415
+
+    read: list[Path] = []
+    renames = handlerfiles._renamed_handlers
+    spy = lambda out, ours: read.append(out) or renames(out, ours)  # noqa: E731
+    monkeypatch.setattr(handlerfiles, "_renamed_handlers", spy)
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    (out / "handlers/_data.py").write_text("X = 1\n")
+    write_toolset(toolset, {"alpha": (1, 1)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    assert read == []
+    write_toolset(toolset, {"beta": (1, 1)})  # alpha's handler has no tool now
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    assert read == [out]
+
+
 def test_a_rename_hint_never_moves_a_file_over_a_handler_that_has_code(tmp_path: Path) -> None:
     # Renamed, then renamed back: the handler of the name come back holds the user's code, and the
     # one left behind is an untouched stub. Moving it "over the new stub" would lose the code.
