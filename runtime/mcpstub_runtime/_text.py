@@ -39,13 +39,39 @@ def clean_json(value: Any) -> Any:
     return value
 
 
-def json_data(value: Any, *, exclude_unset: bool = False) -> Any:
+def json_data(
+    value: Any, *, exclude_unset: bool = False, exclude_none: bool = False, cleaned: bool = False
+) -> Any:
     """`value` as JSON data (models by their wire names), a NaN or an infinity kept as the float it
     is for `non_finite` to find: generated models say so in their config (pydantic's `mode="json"`
-    dump otherwise makes those in fields typed Any None, which a schema may take)."""
+    dump otherwise makes those in fields typed Any None, which a schema may take); a model whose
+    config does not (of a package generated before it did) is dumped in Python's mode first. Text
+    JSON cannot carry raises UnicodeEncodeError, or is made sendable (`clean`) if `cleaned`."""
+    first = value[0] if isinstance(value, list | tuple) and value else value
+    old = isinstance(first, BaseModel) and first.model_config.get("ser_json_inf_nan") != "constants"
+    try:
+        leave = (exclude_unset, exclude_none)
+        if old:
+            return to_jsonable_python(_python(value, leave), inf_nan_mode="constants")
+        if isinstance(value, BaseModel):
+            return value.model_dump(
+                mode="json", by_alias=True, warnings=False, exclude_unset=leave[0], exclude_none=leave[1]
+            )
+        return to_jsonable_python(value, by_alias=True, inf_nan_mode="constants")
+    except UnicodeEncodeError:  # (a lone surrogate in a key of a field typed Any)
+        if not cleaned:
+            raise
+        return to_jsonable_python(clean_json(_python(value, leave)), inf_nan_mode="constants")
+
+
+def _python(value: Any, leave: tuple[bool, bool]) -> Any:
+    """`value` with the models in it (at its top, or items of a list) dumped in Python's mode
+    (`leave`: whether to leave out fields not set, and fields that are None)."""
     if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True, warnings=False, exclude_unset=exclude_unset)
-    return to_jsonable_python(value, by_alias=True, inf_nan_mode="constants")
+        return value.model_dump(by_alias=True, warnings=False, exclude_unset=leave[0], exclude_none=leave[1])
+    if isinstance(value, list | tuple):
+        return [_python(item, leave) for item in value]
+    return value
 
 
 def non_finite(value: Any, path: tuple[str | int, ...] = ()) -> list[str | int] | None:

@@ -25,7 +25,7 @@ from mcp import types
 from mcp.client.session import ClientRequestContext
 from pydantic import BaseModel
 
-from ._text import clean, describe
+from ._text import clean, describe, json_data
 from .drift import SHOWN_DIFFERENCES, DriftError, DriftWarning, differences, judged, same_form
 from .interactive import CALL_META_KEY
 from .spec import ToolSpec
@@ -247,7 +247,7 @@ def _content(question: Question, answered: object) -> dict[str, Any] | None:
     if answered is None or answered is False:
         return None
     if isinstance(answered, BaseModel):
-        content = answered.model_dump(mode="json", by_alias=True, exclude_none=True)
+        content: dict[str, Any] = json_data(answered, exclude_none=True)
     elif isinstance(answered, Mapping):
         content = dict(answered)
     else:

@@ -252,8 +252,8 @@ def _no_stray_keywords(tool: str, arguments: BaseModel, schema: Mapping[str, Any
     optional argument, `severty=`). Where the schema may take others (a `oneOf` of property sets,
     typed `additionalProperties`, ...), they are sent for it to judge."""
     extra = list(arguments.model_extra or ())
-    if not extra or schema is None or _TAKES_UNLISTED & schema.keys():
-        return
+    if not extra or schema is None or "properties" not in schema or _TAKES_UNLISTED & schema.keys():
+        return  # (`{type: object}` alone lists none: any key is the tool's)
     import difflib  # only for the message
 
     close = difflib.get_close_matches(extra[0], list(type(arguments).model_fields), n=1)
@@ -304,7 +304,9 @@ def arguments(
             for name, field in declared.items()
         ]
         # (positional only, so a field named `self` is a keyword all the same)
-        own = "self" if "self" not in declared else "client"
+        own = "self"
+        while own in declared:
+            own += "_"
         self_parameter = inspect.Parameter(own, inspect.Parameter.POSITIONAL_ONLY)
         call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
             [self_parameter, *fields],
@@ -373,7 +375,7 @@ async def _transport(
         async def note_refusal(response: Any) -> None:
             if response.status_code in {401, 403}:
                 refusals.append(response.status_code)
-            elif response.status_code >= 400:  # (said, where connecting fails as the SDK's bare error)
+            elif response.status_code >= 400 and response.request.method == "POST":  # (a GET may be 405)
                 refusals.append(f"{response.status_code} {response.reason_phrase}".strip())
 
         http = await stack.enter_async_context(create_mcp_http_client(headers=sent))

@@ -406,7 +406,7 @@ class _Entry:
             if wrong is not None:
                 return self._bad_output(wrong)
             try:
-                payload = json_data(output)
+                payload = json_data(output, cleaned=True)
             # Whatever a handler returned, the client gets an answer.
             except Exception:
                 return self._bad_output(f": the handler returned {type(result).__name__}")
@@ -416,7 +416,7 @@ class _Entry:
                 output_model = self.output_model = cast(type[BaseModel], spec.output_model)
             if not isinstance(output, output_model):
                 return self._bad_output(misfit(output, spec) or "")
-            payload = json_data(output)
+            payload = json_data(output, cleaned=True)
         try:
             text = to_json(payload, inf_nan_mode="constants")
         except PydanticSerializationError:

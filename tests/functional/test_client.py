@@ -127,7 +127,7 @@ tools:
   - name: greet
     inputSchema:
       type: object
-      properties: {self: {type: string}, obj: {type: object, default: {a: 1}}}
+      properties: {self: {type: string}, self_: {type: string}, obj: {type: object, default: {a: 1}}}
   - name: pick
     inputSchema:
       type: object
@@ -136,6 +136,8 @@ tools:
         - {properties: {kind: {const: square}, side: {type: number}}, required: [kind, side]}
   - name: counts
     inputSchema: {type: object, additionalProperties: {type: integer}}
+  - name: free
+    inputSchema: {type: object}
 """
 
 
@@ -143,24 +145,25 @@ def test_keywords_the_schema_may_take_are_sent_and_a_field_named_self_is_one(tmp
     # Only a tool whose input lists its properties and nothing more refuses another keyword: a
     # `oneOf` of property sets or typed additionalProperties judge the keys they are sent.
     folder, _ = write_package(tmp_path, "fx_keywords", KEYWORDS)
-    for tool in ("greet", "pick", "counts"):
+    for tool in ("greet", "pick", "counts", "free"):
         body = "    return repr(args.model_dump(by_alias=True, exclude_unset=True))\n"
         (folder / "handlers" / f"{tool}.py").write_text(f"async def {tool}(args, ctx):\n{body}")
     with imported(tmp_path, "fx_keywords") as package:
         module = importlib.import_module("fx_keywords.client")
         shown = str(inspect.signature(module.Client.greet))
-        assert shown.startswith("(client, /, *, self: ") and "obj: " in shown and "= {'a': 1}" in shown
+        assert shown.startswith("(self__, /, *, self: ") and "obj: " in shown and "= {'a': 1}" in shown
 
         async def run() -> list[str]:
             async with module.connect(package.create_server()) as client:
                 said = [(await client.greet(self="s"))[0].text]
                 said.append((await client.pick(kind="circle", r=1))[0].text)
                 said.append((await client.counts(apples=3))[0].text)
+                said.append((await client.free(x=1))[0].text)  # (it lists no property: any is its)
                 with pytest.raises(TypeError, match="'slef' \\(did you mean 'self'\\?\\)"):
                     await client.greet(slef="s")
                 return said
 
-        assert anyio.run(run) == ["{'self': 's'}", "{'kind': 'circle', 'r': 1}", "{'apples': 3}"]
+        assert anyio.run(run) == ["{'self': 's'}", "{'kind': 'circle', 'r': 1}", "{'apples': 3}", "{'x': 1}"]
 
 
 def test_the_example_is_called_over_stdio(weather: Any, monkeypatch: pytest.MonkeyPatch) -> None:
