@@ -183,3 +183,20 @@ def test_a_toolset_the_options_name_before_it_is_made_runs_once_made(tmp_path: P
         save(tmp_path / "new.yaml", TOOLSET.format(field="renamed"))
         models = tmp_path / "pkgnew" / "models.py"
         wait_for(lambda: models.exists() and "renamed:" in models.read_text("utf-8"), "the new toolset's run")
+
+
+def test_a_session_started_below_the_project_keeps_the_project_s_toolset(tmp_path: Path) -> None:
+    # Run from a folder below pyproject.toml, the project's tools.yaml is the session's: a
+    # tools.yaml made in that folder meanwhile (`mcpstub init` there) does not take its place.
+    save(tmp_path / "tools.yaml", TOOLSET.format(field="first"))
+    save(tmp_path / "common.yaml", COMMON.format(field="lat"))
+    save(tmp_path / "pyproject.toml", '[tool.mcpstub]\nout = "pkg"\n')
+    below = tmp_path / "src"
+    below.mkdir()
+    models = tmp_path / "pkg" / "models.py"
+    with watching(below) as err:
+        wait_for(lambda: models.exists() and "first:" in models.read_text("utf-8"), "the first generation")
+        save(below / "tools.yaml", TOOLSET.format(field="other"))
+        save(tmp_path / "tools.yaml", TOOLSET.format(field="second"))
+        wait_for(lambda: "second:" in models.read_text("utf-8"), "the project's toolset's edit")
+        assert not any("is not the toolset of" in line for line in err), err
