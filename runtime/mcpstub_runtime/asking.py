@@ -247,6 +247,9 @@ def _content(question: Question, answered: object) -> dict[str, Any] | None:
     if answered is None or answered is False:
         return None
     if isinstance(answered, BaseModel):
+        # (judged as Python holds it first: its JSON dump replaces or refuses a lone surrogate)
+        said = f"on_elicit's answer to {question.message!r} gives "
+        _sendable(answered.model_dump(by_alias=True, exclude_none=True), said)
         content: dict[str, Any] = json_data(answered, exclude_none=True)
     elif isinstance(answered, Mapping):
         content = dict(answered)

@@ -167,11 +167,9 @@ class ToolsClient:
                 f"(strict mode): {'; '.join(what)}"
             )
         _no_stray_keywords(name, arguments, self._tools[name].input_schema if name in self._tools else None)
-        try:
-            sent = json_data(arguments, exclude_unset=True)
-        except UnicodeEncodeError:  # (a lone surrogate in a key of a field typed Any: said below)
-            sent = arguments.model_dump(by_alias=True, exclude_unset=True)
-        _sendable(sent, f"{name}: argument ")
+        # (judged as Python holds them: pydantic's JSON dump replaces a lone surrogate in a key)
+        _sendable(arguments.model_dump(by_alias=True, exclude_unset=True), f"{name}: argument ")
+        sent = json_data(arguments, exclude_unset=True)
         asking = self._asking
         with asking.calling(name) if asking is not None else contextlib.nullcontext() as call:
             try:
@@ -242,7 +240,7 @@ class ToolsClient:
 _TAKES_UNLISTED = frozenset(
     {"additionalProperties", "patternProperties", "unevaluatedProperties", "propertyNames", "allOf",
      "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "$ref",
-     "$dynamicRef"}
+     "$dynamicRef", "dependentRequired", "enum", "const", "minProperties"}
 )  # fmt: skip
 
 
@@ -254,6 +252,11 @@ def _no_stray_keywords(tool: str, arguments: BaseModel, schema: Mapping[str, Any
     extra = list(arguments.model_extra or ())
     if not extra or schema is None or "properties" not in schema or _TAKES_UNLISTED & schema.keys():
         return  # (`{type: object}` alone lists none: any key is the tool's)
+    required = schema.get("required")
+    named: list[Any] = required if isinstance(required, list) else []
+    extra = [key for key in extra if key not in named]  # (required, yet unlisted: a key it takes)
+    if not extra:
+        return
     import difflib  # only for the message
 
     close = difflib.get_close_matches(extra[0], list(type(arguments).model_fields), n=1)
@@ -514,7 +517,7 @@ async def _connected(
             raise PermissionError(_refused(target, refusals[-1], token is not None)) from exc
         if not connected and refusals and not _not_found(exc):  # (a 404 is said below)
             raise ConnectionError(
-                f"{target}: answered HTTP {refusals[-1]}, not as an MCP server answers; a generated "
+                f"{_named(target)}: answered HTTP {refusals[-1]}, not as an MCP server answers; a generated "
                 "package serves MCP at /mcp"
             ) from exc
         if not connected and _closed(exc) and (command := _command(target)) is not None:
@@ -523,10 +526,10 @@ async def _connected(
                 " output (above, unless redirected) says why"
             ) from None
         if not connected and isinstance(target, str) and (why := _unreachable(exc)) is not None:
-            raise ConnectionError(f"{target}: no MCP server answers there ({why})") from exc
+            raise ConnectionError(f"{_named(target)}: no MCP server answers there ({why})") from exc
         if not connected and isinstance(target, str) and _not_found(exc):
             raise ConnectionError(
-                f"{target}: nothing serves MCP at this path (HTTP 404 Not Found); a generated package"
+                f"{_named(target)}: nothing serves MCP at this path (HTTP 404 Not Found); a generated package"
                 " serves it at /mcp"
             ) from exc
         if not connected and _command(target) and (why := _not_started(exc)):
@@ -544,8 +547,7 @@ async def _connected(
 
 def _refused(target: Target, status: int, token_given: bool) -> str:
     """What to tell the caller the server refused, and what to do about it."""
-    parts = urlsplit(str(target))
-    url = urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    url = _named(target)
     if status == 403:
         return f"{url} answered 403 Forbidden: the token does not grant access to the MCP endpoint"
     if token_given:
@@ -579,7 +581,10 @@ _LOST = "the connection to the server was lost: a call in flight may have run al
 def _named(target: Target) -> str:
     """The target as a message names it: the command line, or the URL."""
     command = _command(target)
-    return shlex.join(command) if command is not None else str(target)
+    if command is not None:
+        return shlex.join(command)
+    parts = urlsplit(str(target))  # (a URL's user and password stay unsaid)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2])) if parts.netloc else str(target)
 
 
 def _not_started(error: BaseException) -> str | None:

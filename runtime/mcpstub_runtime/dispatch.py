@@ -416,7 +416,10 @@ class _Entry:
                 output_model = self.output_model = cast(type[BaseModel], spec.output_model)
             if not isinstance(output, output_model):
                 return self._bad_output(misfit(output, spec) or "")
-            payload = json_data(output, cleaned=True)
+            try:
+                payload = json_data(output, cleaned=True)
+            except Exception as exc:  # (an object of its own in a field typed Any that has no JSON form)
+                return self._bad_output(f": a value in it has no JSON form ({type(exc).__name__}: {exc})")
         try:
             text = to_json(payload, inf_nan_mode="constants")
         except PydanticSerializationError:

@@ -138,6 +138,8 @@ tools:
     inputSchema: {type: object, additionalProperties: {type: integer}}
   - name: free
     inputSchema: {type: object}
+  - name: required
+    inputSchema: {type: object, properties: {a: {type: string}}, required: [a, b]}
 """
 
 
@@ -145,7 +147,7 @@ def test_keywords_the_schema_may_take_are_sent_and_a_field_named_self_is_one(tmp
     # Only a tool whose input lists its properties and nothing more refuses another keyword: a
     # `oneOf` of property sets or typed additionalProperties judge the keys they are sent.
     folder, _ = write_package(tmp_path, "fx_keywords", KEYWORDS)
-    for tool in ("greet", "pick", "counts", "free"):
+    for tool in ("greet", "pick", "counts", "free", "required"):
         body = "    return repr(args.model_dump(by_alias=True, exclude_unset=True))\n"
         (folder / "handlers" / f"{tool}.py").write_text(f"async def {tool}(args, ctx):\n{body}")
     with imported(tmp_path, "fx_keywords") as package:
@@ -159,11 +161,14 @@ def test_keywords_the_schema_may_take_are_sent_and_a_field_named_self_is_one(tmp
                 said.append((await client.pick(kind="circle", r=1))[0].text)
                 said.append((await client.counts(apples=3))[0].text)
                 said.append((await client.free(x=1))[0].text)  # (it lists no property: any is its)
+                said.append((await client.required(a="x", b=1))[0].text)  # (required, if unlisted)
                 with pytest.raises(TypeError, match="'slef' \\(did you mean 'self'\\?\\)"):
                     await client.greet(slef="s")
                 return said
 
-        assert anyio.run(run) == ["{'self': 's'}", "{'kind': 'circle', 'r': 1}", "{'apples': 3}", "{'x': 1}"]
+        assert anyio.run(run) == [
+            "{'self': 's'}", "{'kind': 'circle', 'r': 1}", "{'apples': 3}", "{'x': 1}", "{'a': 'x', 'b': 1}"
+        ]
 
 
 def test_the_example_is_called_over_stdio(weather: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -339,11 +344,11 @@ def test_the_example_is_called_over_http_with_a_token_as_the_page_shows(weather:
         with pytest.raises(PermissionError, match="401 Unauthorized: the server refused the bearer token"):
             anyio.run(run, "wrong")
 
-        async def elsewhere() -> None:  # a path the server does not serve
-            async with connect(url + "x", token=variables["WEATHER_TOKEN"]):
+        async def elsewhere() -> None:  # a path the server does not serve (a password in the URL)
+            async with connect(url.replace("//", "//ada:s3cret@") + "x", token=variables["WEATHER_TOKEN"]):
                 raise AssertionError("connected")
 
-        with pytest.raises(ConnectionError, match=r"/mcpx: nothing serves MCP at this path \(HTTP 404"):
+        with pytest.raises(ConnectionError, match=r"^http://127\.0\.0\.1:\d+/mcpx: nothing serves MCP"):
             anyio.run(elsewhere)
 
         async def health() -> None:  # a path that answers, but not as MCP does

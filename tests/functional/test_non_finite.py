@@ -28,6 +28,7 @@ tools:
       properties:
         x: {type: [number, "null"]}
         v: {}
+        tags: {type: object, additionalProperties: {type: integer}}
     outputSchema:
       type: object
       properties: {got: {type: string}}
@@ -106,6 +107,8 @@ async def measured(args: MeasuredInput, ctx: ToolContext) -> MeasuredOutput:
         return MeasuredOutput(y=2.5, more={"z": float("inf")})
     if args.kind == "surrogate":  # a key JSON text cannot carry, in a field typed Any
         return MeasuredOutput(y=2.5, ys=[{"\\udc80": 1}])
+    if args.kind == "object":  # something of no JSON form at all
+        return MeasuredOutput(ys=[object()])
     return MeasuredOutput(y=float("nan") if args.kind == "nan" else 2.5)
 """,
     "ask": """\
@@ -156,7 +159,8 @@ NO_JSON = ": JSON has no NaN or infinity$"
     ("arguments", "where"),
     [({"x": float("nan")}, f"'x' nan{NO_JSON}"), ({"x": float("-inf")}, f"'x' -inf{NO_JSON}"),
      ({"v": {"k": [float("inf")]}}, f"'v/k/0' inf{NO_JSON}"),
-     ({"v": {"\udc80k": 1, "k": float("nan")}}, "'v' '\\\\udc80k': a lone surrogate")],
+     ({"v": {"\udc80k": 1, "k": float("nan")}}, "'v' '\\\\udc80k': a lone surrogate"),
+     ({"tags": {"k\udc80": 1}}, "'tags' 'k\\\\udc80': a lone surrogate")],  # (JSON mode replaced it)
 )  # fmt: skip
 async def test_the_client_refuses_an_argument_json_cannot_carry(
     pkg: ModuleType, mode: str, arguments: dict[str, Any], where: str
@@ -190,9 +194,12 @@ async def test_the_server_refuses_an_output_json_cannot_carry(
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", MODES)
 async def test_what_else_an_output_holds_is_sent_as_pydantic_writes_json(pkg: ModuleType, mode: str) -> None:
+    errors = importlib.import_module(f"{pkg.__name__}.client")
     async with connect(pkg, mode) as client:
         assert await client.anything(kind="own") == {"value": {"v": "json:3", "when": 1.5}}
         assert (await client.measured(kind="surrogate")).ys == [{"\ufffd": 1}]  # (as handlers.md says)
+        with pytest.raises(errors.ToolError, match="declared schema: a value in it has no JSON form"):
+            await client.measured(kind="object")  # (not an internal error)
 
 
 @pytest.mark.anyio
@@ -210,6 +217,13 @@ async def test_an_answer_json_cannot_carry_is_refused_by_the_client(pkg: ModuleT
 
     async with connect(pkg, mode, on_elicit=extra) as client:
         with pytest.raises(ValueError, match="gives 'other' inf: JSON has no NaN or infinity"):
+            await client.ask()
+
+    async def surrogate(question: Any) -> Any:  # a key JSON text cannot carry, in an extra
+        return question.form(amount=1, more={"\udc80": 1})
+
+    async with connect(pkg, mode, on_elicit=surrogate) as client:
+        with pytest.raises(ValueError, match="gives 'more' '\\\\udc80': a lone surrogate"):
             await client.ask()
 
     async def fine(question: Any) -> Any:
