@@ -138,8 +138,16 @@ _DEFINED = re.compile(
 
 
 def _names(models: str) -> set[str]:
-    found = set()
-    for defined, assigned, imported in _DEFINED.findall(models):
+    """The names models.py defines or imports at its top level. Its classes and aliases are found
+    by splitting on them (a regex tried at each of its lines took 75 ms for the 8 MB of 500 `enums`
+    tools, twice a run); the rest of its top level (imports, other assignments) by the regex, on the
+    lines before its first class."""
+    found: set[str] = set()
+    head, *classes = models.split("\nclass ")
+    found.update(match[0] for part in classes if (match := re.match(r"\w+", part)))
+    aliases = (before.rpartition("\n")[2] for before in models.split(": TypeAlias =")[:-1])
+    found.update(name for name in aliases if name.isidentifier())
+    for defined, assigned, imported in _DEFINED.findall(head):
         found.add(defined or assigned)
         found.update(part.split(" as ")[-1].strip(" ()\n") for part in imported.split(","))
     return found
