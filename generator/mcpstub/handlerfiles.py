@@ -145,8 +145,9 @@ def _names(models: str) -> set[str]:
     found: set[str] = set()
     head, *classes = models.split("\nclass ")
     found.update(match[0] for part in classes if (match := re.match(r"\w+", part)))
-    aliases = (before.rpartition("\n")[2] for before in models.split(": TypeAlias =")[:-1])
-    found.update(name for name in aliases if name.isidentifier())
+    for alias in (": TypeAlias =", " = TypeAliasType("):  # (the second: a recursive one)
+        names = (before.rpartition("\n")[2] for before in models.split(alias)[:-1])
+        found.update(name for name in names if name.isidentifier())
     for defined, assigned, imported in _DEFINED.findall(head):
         found.add(defined or assigned)
         found.update(part.split(" as ")[-1].strip(" ()\n") for part in imported.split(","))

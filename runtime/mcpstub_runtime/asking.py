@@ -301,7 +301,7 @@ def _sendable(value: Any, said: str, path: str = "") -> None:
         for key, item in value.items():
             _sendable(key, said, path)
             _sendable(item, said, f"{path}/{key}")
-    elif isinstance(value, list | tuple):  # (a tuple, as Python holds a value it is given)
+    elif isinstance(value, list | tuple | set | frozenset):  # (as Python holds a value it is given)
         for index, item in enumerate(value):
             _sendable(item, said, f"{path}/{index}")
 

@@ -160,6 +160,7 @@ NO_JSON = ": JSON has no NaN or infinity$"
     [({"x": float("nan")}, f"'x' nan{NO_JSON}"), ({"x": float("-inf")}, f"'x' -inf{NO_JSON}"),
      ({"v": {"k": [float("inf")]}}, f"'v/k/0' inf{NO_JSON}"),
      ({"v": (1.0, float("inf"))}, f"'v/1' inf{NO_JSON}"),  # (a tuple given where Any is typed)
+     ({"v": {float("inf")}}, f"'v/0' inf{NO_JSON}"),  # (a set)
      ({"v": {"\udc80k": 1, "k": float("nan")}}, "'v' '\\\\udc80k': a lone surrogate"),
      ({"tags": {"k\udc80": 1}}, "'tags' 'k\\\\udc80': a lone surrogate")],  # (JSON mode replaced it)
 )  # fmt: skip

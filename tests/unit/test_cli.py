@@ -1062,6 +1062,28 @@ def test_a_lost_model_is_said_at_its_line_and_column(
         assert capsys.readouterr().err.startswith(f"pkg/handlers/a.py:{place}: warning: imports AOutput ")
 
 
+@pytest.mark.parametrize("lost", [True, False])
+def test_a_recursive_alias_after_a_class_is_a_name_models_py_defines(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], lost: bool
+) -> None:
+    # `Tree = TypeAliasType(...)` stands below `class Box`: dropped, it is lost; kept (written
+    # otherwise), it is not.
+    tree = "  Tree:\n    anyOf: [{type: string}, {type: array, items: {$ref: '#/$defs/Tree'}}]\n"
+    head = "mcpstub: 1\nserver: {name: s}\n$defs:\n  Box: {type: object, properties: {w: {type: number}}}\n"
+    uses = "tools:\n  - name: a\n    inputSchema:\n      type: object\n      properties:\n"
+    uses += "        b: {$ref: '#/$defs/Box'}\n"
+    Path("tools.yaml").write_text(head + tree + uses + "        t: {$ref: '#/$defs/Tree'}\n")
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    assert "Tree = TypeAliasType(" in Path("pkg/models.py").read_text()
+    Path("pkg/handlers/a.py").write_text("from ..models import AInput, Tree\n" + BODY)
+    capsys.readouterr()
+    kept = "  Tree: {type: array, items: {type: string}}\n"  # (an alias of its own, not recursive)
+    again = head + uses if lost else head + kept + uses + "        t: {$ref: '#/$defs/Tree'}\n"
+    Path("tools.yaml").write_text(again)
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    assert ("imports Tree from models.py" in capsys.readouterr().err) is lost
+
+
 def test_a_lost_model_is_said_again_after_an_edit_that_keeps_it_and_not_after_the_mend(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
