@@ -255,6 +255,16 @@ def _stat_of(path: Path) -> tuple[int, int, int, int] | None:
     return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
 
+def text_of(path: Path) -> str:
+    """The text of the file at `path` (UTF-8): in a session, what it last wrote there if the file
+    is unchanged since, not read again. OSError, UnicodeDecodeError as reading it raises."""
+    written = _written()
+    known = written.get(path) if written is not None else None
+    if known is not None and _stat_of(path) == known[0]:
+        return known[1]
+    return path.read_text("utf-8")
+
+
 def _on_disk(path: Path, text: str) -> tuple[str | None, bool]:
     """The start of the file at `path` (None: none; "": not a file) and whether it holds `text`,
     read a block at a time so a large file is never held beside its new text."""

@@ -397,6 +397,28 @@ def test_what_only_serves_the_next_run_is_left_until_the_files_are_written(tmp_p
     assert {p: p.read_bytes() for p in (cache / memo_module.RENDER_FOLDER).glob("*.bin")} == stored
 
 
+def test_a_session_writes_its_memo_once_as_it_ends_and_a_later_run_reuses_it(tmp_path: Path) -> None:
+    """`--watch` keeps the pieces in memory; the cache file is written as the session ends, with
+    what its last run made (not each save's 23 MB at 500 tools), and a run after reuses it."""
+    doc, _ = _toolset(tmp_path)
+    path = tmp_path / "tools.json"
+    cache = tmp_path / "cache"
+    kept = Session()
+    for description in ("first", "second"):
+        doc["tools"][0]["description"] = description
+        _write(tmp_path, doc)
+        with running(kept), generating(cache, path):
+            assert generate(path).ok
+        assert not list((cache / memo_module.RENDER_FOLDER).glob("*.bin"))
+    kept.close()
+    again = ToolMemo(cache, path)
+    checked = check_toolset(path).toolset
+    assert checked is not None
+    render_package(checked, "", memo=again)
+    assert again.hits == 4, "the session's last pieces were not written as it ended"
+    kept.close()  # (a second close writes nothing again)
+
+
 def test_a_tool_key_tells_definitions_apart_by_value_not_by_object() -> None:
     from dataclasses import replace  # noqa: PLC0415
 

@@ -410,6 +410,13 @@ def test_a_watch_session_compares_what_it_wrote_and_sees_a_hand_edit(
     apply(p)
     assert (out / "models.py").read_text(encoding="utf-8") == files["models.py"]
     assert not plan(out, files, {}, {"a"}).changes
+    # What a run reads of a file it wrote (the lost-model check, the models before): the same.
+    with monkeypatch.context() as patch:
+        patch.setattr(Path, "read_text", lambda path, *a: pytest.fail(f"read {path}"))
+        assert write.text_of(out / "models.py") == files["models.py"]
+    time.sleep(0.01)
+    (out / "models.py").write_text("class Edited: ...\n", encoding="utf-8")
+    assert write.text_of(out / "models.py") == "class Edited: ...\n"
 
 
 def test_a_watch_session_sees_a_same_size_edit_with_its_modification_time_set_back(

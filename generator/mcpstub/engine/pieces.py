@@ -2,9 +2,10 @@
 
 What `render.py` derives from one tool alone (literals, stub, digests, surface entries) is a pure
 function of the `Tool` and of mcpstub's code. `ToolMemo` keeps those pieces under a hash of both, in a
-session's memory and in one cache file per toolset (`store`: last writer wins), so an edit re-renders
-only the tools it touched. A piece is stored only after its Python compiled, so a reused piece needs
-no compile check; nor does a generated file whose exact text compiled in an earlier run.
+session's memory and in one cache file per toolset (`store`: last writer wins; a session writes it
+as it ends), so an edit re-renders only the tools it touched. A piece is stored only after its
+Python compiled, so a reused piece needs no compile check; nor does a generated file whose exact
+text compiled in an earlier run.
 """
 
 from __future__ import annotations
@@ -179,7 +180,10 @@ class ToolMemo:
             kept.tools = dict(self._tools)
         if not self._changed and old.get("pieces", {}).keys() == self._pieces.keys():
             return
-        write_entry(self._path, _MAGIC, marshal.dumps(stored))
+        if kept is not None:  # written once, as the session ends
+            kept.entries[self._path] = (_MAGIC, lambda: marshal.dumps(stored))
+        else:
+            write_entry(self._path, _MAGIC, marshal.dumps(stored))
 
 
 def _compile_check(path: str, text: str) -> None:
