@@ -106,12 +106,20 @@ def render_models(toolset: Toolset) -> ModelsResult:
     except Exception:
         source = None
     if source is None:
-        # Rare path: find the culprits, first among shared defs, then among tool schemas.
+        # Rare path: find the culprits, first those refused for accepting nothing, found by reading
+        # (bisection costs a generator call a step: 13 s of the JSON-Schema-Test-Suite's 40), then
+        # by bisection, among shared defs, then among tool schemas.
+        owners = {c: t.name for t in toolset.tools for c in _class_names(t)}
+        for name, why in _accepting_nothing(units).items():
+            shared_def = name not in owners
+            units[name] = {name: {} if shared_def else permissive(units[name].get(name, {}))}
+            what = f"shared definition {name!r}" if shared_def else f"tool {owners[name]!r} ({name})"
+            place = ("$defs", name) if shared_def else ("tool", owners[name], name)
+            diagnostics.append(_fallback_warning(what, why, where, place))
         shared = [k for n in toolset.shared_defs if (k := renamed.get(n, n)) in units]
         for name in _find_failing(shared, lambda names: _only(units, names, stub=shared)):
             units[name] = {name: {}}
             diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where, ("$defs", name)))
-        owners = {c: t.name for t in toolset.tools for c in _class_names(t)}
         tools = [n for n in units if n not in toolset.shared_defs]
         for name in _find_failing(tools, lambda names: _only(units, [*shared, *names])):
             units[name] = {name: permissive(units[name].get(name, {}))}
@@ -463,6 +471,33 @@ def _only(
     chosen = {n: units[n] for n in names}
     chosen.update({n: {n: {}} for n in stub if n not in chosen})
     _generate(chosen)
+
+
+def _accepting_nothing(units: dict[str, dict[str, JSON]]) -> dict[str, str]:
+    """The units datamodel-code-generator refuses for a schema that accepts nothing, each with why:
+    an `allOf` with a `false` member, an `anyOf` or `oneOf` of `false` members only (a member that
+    is only a `$ref` to a `false` entry counts as `false`)."""
+    entries = {key: entry for unit in units.values() for key, entry in unit.items()}
+
+    def false(member: JSON) -> bool:
+        for _ in range(len(entries) + 1):  # (a cycle of references ends)
+            if not (isinstance(member, dict) and set(member) == {"$ref"} and isinstance(member["$ref"], str)):
+                break
+            member = entries.get(member["$ref"].removeprefix("#/$defs/"), True)
+        return member is False
+
+    def why(node: JSON) -> str:
+        if not isinstance(node, dict):
+            return ""
+        if isinstance(members := node.get("allOf"), list) and any(false(m) for m in members):
+            return "it accepts nothing: an allOf holds false"
+        for key in ("anyOf", "oneOf"):
+            if isinstance(members := node.get(key), list) and members and all(false(m) for m in members):
+                return f"it accepts nothing: each member of an {key} is false"
+        return next((found for _, _, sub in subschemas(node) if (found := why(sub))), "")
+
+    found = {name: next(filter(None, map(why, unit.values())), "") for name, unit in units.items()}
+    return {name: reason for name, reason in found.items() if reason}
 
 
 def _find_failing(names: list[str], attempt: Callable[[list[str]], None]) -> list[str]:

@@ -592,6 +592,54 @@ def test_a_schema_that_breaks_the_generator_falls_back(monkeypatch: pytest.Monke
     assert "x: _Integral" in result.source
 
 
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"allOf": [True, False]},
+        {"type": "object", "properties": {"a": {"allOf": [{"type": "string"}, False]}}},
+        {"anyOf": [False, False]},
+        {"type": "object", "properties": {"a": {"oneOf": [False, {"$ref": "#/$defs/No"}]}}, 
+         "$defs": {"No": False}},
+        {
+            "type": "object",
+            "properties": {"a": {"allOf": [{"$ref": "#/$defs/Never"}]}},
+            "$defs": {"Never": {"allOf": [False]}},  # (as bundling copies the shared one)
+        },
+    ],
+    ids=["allOf", "nested-allOf", "anyOf", "oneOf-by-ref", "shared-by-ref"],
+)
+def test_a_schema_accepting_nothing_falls_back_said_why_as_bisection_would_without_it(
+    schema: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """datamodel-code-generator refuses a schema that accepts nothing (an `allOf` with `false`, an
+    `anyOf`/`oneOf` of only `false`, also through a `$ref`): it is found by reading, in two generator
+    calls, not by bisecting the group (a call a step), and the models are those bisection makes."""
+    from mcpstub import models  # noqa: PLC0415
+
+    def toolset() -> Toolset:
+        fine = {"type": "object", "properties": {"x": {"type": "integer"}}}
+        tools = [make_tool(f"fine{i}", fine) for i in range(6)]
+        never = make_tool("never", schema, shared=("Never",) if "Never" in json.dumps(schema) else ())
+        return make_toolset(*tools[:3], never, *tools[3:], shared_defs={"Never": {"allOf": [False]}})
+
+    calls = []
+    real = models._generate
+    monkeypatch.setattr(models, "_generate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    result = render_models(toolset())
+    warned = [d.message for d in result.diagnostics if d.code == "models-fallback"]
+    # (a tool refusing only through the shared definition keeps its model: the definition's is `{}`)
+    through_shared = "Never" in json.dumps(schema)
+    assert any("'never'" in m and "it accepts nothing" in m for m in warned) != through_shared, warned
+    assert any("'Never'" in m and "it accepts nothing: an allOf holds false" in m for m in warned), warned
+    assert len(calls) <= 4, f"{len(calls)} generator calls"
+    module = load(result)
+    assert_round_trips(module.Fine5Input, {"x": 1})
+    monkeypatch.setattr(models, "_accepting_nothing", lambda units: {})
+    bisected = render_models(toolset())
+    assert bisected.source == result.source
+    assert len(bisected.diagnostics) == len(result.diagnostics)
+
+
 def test_class_clash_is_an_error() -> None:
     tool = make_tool("get", {"type": "object"})
     result = render_models(make_toolset(tool, shared_defs={"GetInput": {"type": "string"}}))
