@@ -20,6 +20,8 @@ $(STAMP): pyproject.toml runtime/pyproject.toml constraints.txt
 $(NODE_CLIENT): tests/external/package.json tests/external/package-lock.json
 	cd tests/external && npm ci --no-audit --no-fund --loglevel=error
 
+# Python writes bytecode in the tests as it does on users' machines, whatever the shell says.
+test: export PYTHONDONTWRITEBYTECODE :=
 test: $(STAMP) $(NODE_CLIENT)
 	$(BIN)/ruff check generator runtime tests
 	$(BIN)/mypy

@@ -13,6 +13,7 @@ carries its run's process id and counts as left over only once that process is g
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import re
@@ -738,9 +739,29 @@ def _apply(p: Plan, encoded: Callable[[str, str], bytes], staging: Staging | Non
     # Every file is in place: the package is whole once the marker is gone. The old files are
     # removed after that, since freeing a large file's blocks takes a while; a kill in between
     # leaves hidden backups, which the next run removes (the fast path does not skip it).
+    _drop_bytecode(p.out, [*order, *p.removals])
     _unmark(p, marker, own={b.name for b in backups})
     for backup in backups:
         backup.unlink(missing_ok=True)
+
+
+def _drop_bytecode(out: Path, rels: list[str]) -> None:
+    """Remove what Python compiled of each module replaced or removed. It trusts a module's bytecode
+    by the source's size and modification time in whole seconds: a module written again within
+    the second it was imported, at the same size (a bound changed from 2 to 3), ran its old code."""
+    stems: dict[Path, set[str]] = {}
+    for rel in rels:
+        if rel.endswith(".py"):
+            stems.setdefault((out / rel).parent / "__pycache__", set()).add(Path(rel).stem)
+    for cache, modules in stems.items():
+        try:
+            names = os.listdir(cache)
+        except OSError:  # (none: nothing was compiled there)
+            continue
+        for name in names:
+            if name.endswith(".pyc") and name.partition(".")[0] in modules:
+                with contextlib.suppress(OSError):
+                    os.unlink(cache / name)
 
 
 def _create(tmp: Path, target: Path) -> bool:

@@ -419,6 +419,31 @@ def test_a_watch_session_compares_what_it_wrote_and_sees_a_hand_edit(
     assert write.text_of(out / "models.py") == "class Edited: ...\n"
 
 
+def test_a_module_written_again_within_the_second_it_was_imported_runs_its_new_code(tmp_path: Path) -> None:
+    """Python trusts bytecode by the source's size and modification time in whole seconds: what
+    was compiled of a module replaced goes with it."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    out = tmp_path / "pkg"
+    files = {"__init__.py": ours(""), "models.py": ours("BOUND = 2\n")}
+    apply(plan(out, files, {"handlers/a.py": "Y = 1\n"}, {"a"}))
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+    def imported(module: str) -> str:
+        code = f"import sys; sys.path.insert(0, sys.argv[1]); import {module} as m; print(m.BOUND)"
+        command = [sys.executable, "-c", code, str(tmp_path)]
+        done = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
+        return done.stdout.strip() or done.stderr
+
+    assert imported("pkg.models") == "2"
+    assert list((out / "__pycache__").glob("models.*.pyc")), "no bytecode to go stale"
+    before = (out / "models.py").stat()
+    apply(plan(out, {**files, "models.py": ours("BOUND = 3\n")}, {}, {"a"}))
+    os.utime(out / "models.py", ns=(before.st_atime_ns, before.st_mtime_ns))  # (within the same second)
+    assert imported("pkg.models") == "3"
+
+
 def test_a_watch_session_sees_a_same_size_edit_with_its_modification_time_set_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
