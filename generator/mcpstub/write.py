@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import importlib.util
 import os
 import re
 import secrets
 import signal
 import stat
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -753,6 +755,10 @@ def _drop_bytecode(out: Path, rels: list[str]) -> None:
     for rel in rels:
         if rel.endswith(".py"):
             stems.setdefault((out / rel).parent / "__pycache__", set()).add(Path(rel).stem)
+            if sys.pycache_prefix:  # (PYTHONPYCACHEPREFIX: this interpreter's, in a tree of their own)
+                for level in ("", 1, 2):
+                    with contextlib.suppress(OSError, ValueError):
+                        os.unlink(importlib.util.cache_from_source(str(out / rel), optimization=level))
     for cache, modules in stems.items():
         try:
             names = os.listdir(cache)

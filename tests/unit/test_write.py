@@ -419,7 +419,9 @@ def test_a_watch_session_compares_what_it_wrote_and_sees_a_hand_edit(
     assert write.text_of(out / "models.py") == "class Edited: ...\n"
 
 
-def test_a_module_written_again_within_the_second_it_was_imported_runs_its_new_code(tmp_path: Path) -> None:
+def test_a_module_written_again_within_the_second_it_was_imported_runs_its_new_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Python trusts bytecode by the source's size and modification time in whole seconds: what
     was compiled of a module replaced goes with it."""
     import subprocess  # noqa: PLC0415
@@ -442,6 +444,15 @@ def test_a_module_written_again_within_the_second_it_was_imported_runs_its_new_c
     apply(plan(out, {**files, "models.py": ours("BOUND = 3\n")}, {}, {"a"}))
     os.utime(out / "models.py", ns=(before.st_atime_ns, before.st_mtime_ns))  # (within the same second)
     assert imported("pkg.models") == "3"
+    # Also where bytecode is kept in a tree of its own.
+    environment["PYTHONPYCACHEPREFIX"] = str(tmp_path / "bytecode")
+    assert imported("pkg.models") == "3"
+    assert list((tmp_path / "bytecode").rglob("models.*.pyc")), "no bytecode to go stale"
+    before = (out / "models.py").stat()
+    monkeypatch.setattr(sys, "pycache_prefix", environment["PYTHONPYCACHEPREFIX"])
+    apply(plan(out, {**files, "models.py": ours("BOUND = 4\n")}, {}, {"a"}))
+    os.utime(out / "models.py", ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert imported("pkg.models") == "4"
 
 
 def test_a_watch_session_sees_a_same_size_edit_with_its_modification_time_set_back(
