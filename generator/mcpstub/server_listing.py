@@ -364,7 +364,8 @@ async def _loopback_transport(
     hooks = {"response": [note]}
     async with (
         httpx2.AsyncClient(trust_env=False, timeout=limits, headers=headers, event_hooks=hooks) as http,
-        streamable_http_client(url, http_client=http) as streams,
+        # A listing of any size, as over stdio (the SDK refuses an SSE event past 1 MiB).
+        streamable_http_client(url, http_client=http, max_sse_event_size=None) as streams,
     ):
         yield streams
 

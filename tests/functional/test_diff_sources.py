@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -359,12 +360,12 @@ def test_a_live_stdio_server_is_a_side(
     assert findings(capsys) == []
 
 
-@pytest.fixture
-def served(repo: Path) -> Iterator[str]:
-    generated(repo, TOOLSET, "shop_http")
+@contextlib.contextmanager
+def _serving(repo: Path, package: str) -> Iterator[str]:
+    """The generated `package` served over HTTP from `repo`: its URL."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "shop_http", "--http", f"127.0.0.1:{port}"],
+        [sys.executable, "-m", package, "--http", f"127.0.0.1:{port}"],
         env=_env(repo),
         cwd=repo,
         stderr=subprocess.DEVNULL,
@@ -384,6 +385,13 @@ def served(repo: Path) -> Iterator[str]:
         process.wait(timeout=15)
 
 
+@pytest.fixture
+def served(repo: Path) -> Iterator[str]:
+    generated(repo, TOOLSET, "shop_http")
+    with _serving(repo, "shop_http") as url:
+        yield url
+
+
 def test_a_live_http_server_is_a_side(repo: Path, served: str, capsys: pytest.CaptureFixture[str]) -> None:
     (repo / "next.yaml").write_text(TOOLSET.replace("Find an item.", "Find items."), "utf-8")
     capsys.readouterr()
@@ -392,6 +400,21 @@ def test_a_live_http_server_is_a_side(repo: Path, served: str, capsys: pytest.Ca
     assert cli.main(["diff", served, "next.yaml", "--format", "json", "--fail-on", "info"]) == 1
     found = findings(capsys)
     assert [(f["tool"], f["severity"]) for f in found] == [("find", "info")]
+
+
+def test_a_listing_of_any_size_is_read_over_http(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Past the SDK's 1 MiB for one SSE event, reading the server was a "connection lost".
+    big = TOOLSET.replace("Find an item.", "Find an item. " + "x" * (3 << 20))
+    generated(repo, big, "shop_big")
+    capsys.readouterr()
+    with _serving(repo, "shop_big") as url:
+        assert cli.main(["diff", url, "shop_big.yaml", "--format", "json"]) == 0, capsys.readouterr().err
+        assert findings(capsys) == []
+        assert cli.main(["import", url, "-o", "imported.yaml"]) == 0, capsys.readouterr().err
+        # On 2025-11-25 the server answers as an SSE event.
+        listing = server_listing.read_live(url=url, mode="legacy")
+        assert listing.protocol == "2025-11-25" and len(listing.tools[0]["description"]) > 3 << 20
+    assert "x" * (3 << 20) in (repo / "imported.yaml").read_text("utf-8")
 
 
 @pytest.mark.parametrize(
