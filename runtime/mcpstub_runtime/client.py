@@ -133,19 +133,26 @@ class ToolsClient:
     # Output types are prepared on a tool's first call.
     _adapters: ClassVar[dict[str, TypeAdapter[Any]]]
 
-    __slots__ = ("_asking", "_drift", "_modern", "_session", "_strict")
+    __slots__ = ("_asking", "_drift", "_modern", "_refused", "_session", "_strict")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._adapters = {}
 
     def __init__(
-        self, session: Client, drift: Drift, *, strict: bool = False, asking: _Asking | None = None
+        self,
+        session: Client,
+        drift: Drift,
+        *,
+        strict: bool = False,
+        asking: _Asking | None = None,
+        refused: list[int | str] | None = None,
     ) -> None:
         self._session = session
         self._asking = asking
         self._drift = drift
         self._strict = strict
+        self._refused = refused if refused is not None else []  # HTTP errors answered, as they come
         self._modern = session.protocol_version in MODERN_PROTOCOL_VERSIONS
 
     @property
@@ -170,7 +177,7 @@ class ToolsClient:
         # (judged as Python holds them: pydantic's JSON dump replaces a lone surrogate in a key)
         _sendable(arguments.model_dump(by_alias=True, exclude_unset=True), f"{name}: argument ")
         sent = json_data(arguments, exclude_unset=True)
-        asking = self._asking
+        asking, refused = self._asking, len(self._refused)
         with asking.calling(name) if asking is not None else contextlib.nullcontext() as call:
             try:
                 # Where the SDK cannot say which call a question belongs to (2025-11-25 over stdio
@@ -192,6 +199,8 @@ class ToolsClient:
                     raise ConnectionError(f"{name}: {_LOST}") from exc
                 if name in self._drift.missing and isinstance(exc, MCPError) and exc.code == INVALID_PARAMS:
                     raise _no_such_tool(name, exc.message) from exc
+                if isinstance(exc, MCPError) and len(self._refused) > refused:  # (over HTTP)
+                    raise MCPError(exc.code, _http_error(name, exc.message, self._refused[-1])) from exc
                 raise
         if asking is not None:
             asking.raise_failed(call)  # (the question was cancelled: what went wrong answering it)
@@ -502,7 +511,7 @@ async def _connected(
                 )
             connected = True
             try:
-                yield client_class(session, drift, strict=strict, asking=asking)
+                yield client_class(session, drift, strict=strict, asking=asking, refused=refusals)
             except BaseException as exc:
                 raised.append(exc)
                 raise
@@ -543,6 +552,16 @@ async def _connected(
         if raised and _only(group, raised[0]):
             raise raised[0] from None  # a KeyboardInterrupt or SystemExit the caller's block raised
         raise
+
+
+def _http_error(name: str, said: str, status: int | str) -> str:
+    """What to say of a call the server answered with an HTTP error (`said`: the SDK's stand-in)."""
+    if said == "Session terminated":
+        return f"{name}: the server no longer knows this connection's session (HTTP 404): connect again"
+    shown = status if isinstance(status, str) else {401: "401 Unauthorized"}.get(status, "403 Forbidden")
+    too_large = ": the arguments are larger than the server takes (its --max-body-bytes)"
+    why = too_large if shown.startswith("413") else ""
+    return f"{name}: the server answered the call HTTP {shown}{why}"
 
 
 def _refused(target: Target, status: int, token_given: bool) -> str:

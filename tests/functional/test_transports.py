@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp.shared.exceptions import MCPError
 from mcp import Client, StdioServerParameters, types
 
 from tests.functional.helpers import imported, write_package
@@ -252,3 +253,20 @@ async def test_the_typed_client_takes_an_answer_of_any_size_over_http(tmp_path: 
         async with connect(server.url, mode=mode, timeout=60) as client:
             for size in (10, 3 * 1024 * 1024):
                 assert len((await client.blob(size=size)).data) == size
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_call_the_server_refuses_over_http_is_said_with_its_status(tmp_path: Path, mode: str) -> None:
+    # A call past the server's --max-body-bytes was the SDK's bare "Server returned an error response".
+    folder, _ = write_package(tmp_path, "fx_small", BIG)
+    (folder / "handlers" / "blob.py").write_text(BLOB, encoding="utf-8")
+    with http_server(tmp_path, "fx_small", "--max-body-bytes", "4096") as server, imported(
+        tmp_path, "fx_small"
+    ) as package:
+        connect = importlib.import_module(f"{package.__name__}.client").connect
+        async with connect(server.url, mode=mode, timeout=60) as client:
+            assert (await client.blob(size=3)).data == "xxx"
+            with pytest.raises(MCPError, match=r"^blob: the server answered the call HTTP 413 .*--max-body-bytes"):
+                await client.blob(size=10**4200)  # (an integer of 4,201 digits)
+            assert (await client.blob(size=4)).data == "xxxx"  # the connection goes on
