@@ -43,7 +43,7 @@ def json_data(
     value: Any, *, exclude_unset: bool = False, exclude_none: bool = False, cleaned: bool = False
 ) -> Any:
     """`value` as JSON data (models by their wire names), a NaN or an infinity kept as the float it
-    is for `non_finite` to find: generated models say so in their config (pydantic's `mode="json"`
+    is for `unreadable` to find: generated models say so in their config (pydantic's `mode="json"`
     dump otherwise makes those in fields typed Any None, which a schema may take); a model whose
     config does not (of a package generated before it did) is dumped in Python's mode first. Text
     JSON cannot carry raises UnicodeEncodeError, or is made sendable (`clean`) if `cleaned`."""
@@ -74,13 +74,24 @@ def _python(value: Any, leave: tuple[bool, bool]) -> Any:
     return value
 
 
-def non_finite(value: Any, path: tuple[str | int, ...] = ()) -> list[str | int] | None:
-    """The path of the first NaN or infinity in `value` (JSON has neither), or None."""
+# The integers Python's JSON readers take (its `json`, pydantic's) have at most 4,300 digits.
+MAX_DIGITS = 4300
+_TOO_LONG = 10**MAX_DIGITS
+
+
+def unreadable(value: Any, path: tuple[str | int, ...] = ()) -> tuple[list[str | int], str] | None:
+    """The path of the first number in `value` that JSON cannot carry to its reader, and why: a NaN
+    or an infinity (JSON has neither) or an integer of more than 4,300 digits (Python's readers
+    refuse it, the SDK's too, and end the connection); None if there is none."""
     if isinstance(value, float):
-        return None if math.isfinite(value) else list(path)
+        return None if math.isfinite(value) else (list(path), "NaN and infinities have no JSON form")
+    if isinstance(value, int):
+        if isinstance(value, bool) or abs(value) < _TOO_LONG:
+            return None
+        return list(path), f"an integer of more than {MAX_DIGITS:,} digits, which JSON readers refuse"
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in items:
-        if isinstance(item, float | dict | list) and (found := non_finite(item, (*path, key))) is not None:
+        if isinstance(item, float | int | dict | list) and (found := unreadable(item, (*path, key))):
             return found
     return None
 

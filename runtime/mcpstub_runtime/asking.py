@@ -25,7 +25,7 @@ from mcp import types
 from mcp.client.session import ClientRequestContext
 from pydantic import BaseModel
 
-from ._text import clean, describe, json_data
+from ._text import clean, describe, json_data, unreadable
 from .drift import SHOWN_DIFFERENCES, DriftError, DriftWarning, differences, judged, same_form
 from .interactive import CALL_META_KEY
 from .spec import ToolSpec
@@ -287,8 +287,8 @@ def _content(question: Question, answered: object) -> dict[str, Any] | None:
 def _sendable(value: Any, said: str, path: str = "") -> None:
     """Raise ValueError (`said`, then where) for what JSON cannot carry: text `_text.clean` would
     change (a lone surrogate, as a file name read with surrogateescape holds: sent anyway, it would
-    end the whole connection; the server replaces it, the client says so instead), and a NaN or
-    an infinity (which the SDK would send as null)."""
+    end the whole connection; the server replaces it, the client says so instead), a NaN or an
+    infinity (which the SDK would send as null) and an integer no JSON reader in Python takes."""
     if isinstance(value, str):
         if clean(value) != value:
             raise ValueError(
@@ -297,6 +297,8 @@ def _sendable(value: Any, said: str, path: str = "") -> None:
             )
     elif isinstance(value, float) and not math.isfinite(value):  # (sent, it would arrive as null)
         raise ValueError(f"{said}{path.lstrip('/') or 'value'!r} {value!r}: JSON has no NaN or infinity")
+    elif isinstance(value, int) and (found := unreadable(value)) is not None:  # (sent, the server would end)
+        raise ValueError(f"{said}{path.lstrip('/') or 'value'!r}: {found[1]}")
     elif isinstance(value, dict):
         for key, item in value.items():
             _sendable(key, said, path)

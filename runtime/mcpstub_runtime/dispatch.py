@@ -34,7 +34,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
-from ._text import clean, clean_json, describe, json_data, non_finite, pointer, writable
+from ._text import MAX_DIGITS, clean, clean_json, describe, json_data, pointer, unreadable, writable
 from .context import ToolContext, set_logging_level
 from .interactive import (
     CannotAsk,
@@ -426,9 +426,11 @@ class _Entry:
             # Text JSON cannot carry (lone surrogates): sent as U+FFFD, then validated as sent.
             payload = clean_json(payload)
             text = to_json(payload, inf_nan_mode="constants")
-        if (b"NaN" in text or b"Infinity" in text) and (at := non_finite(payload)) is not None:
-            # (not sent as null, which the schema may take: the handler's value is not the one sent)
-            return self._bad_output(f":\n- {pointer(at)}: NaN and infinities have no JSON form")
+        suspect = b"NaN" in text or b"Infinity" in text or len(text) > MAX_DIGITS
+        if suspect and (found := unreadable(payload)) is not None:
+            # (a NaN not sent as null, which the schema may take: the handler's value is not the one
+            # sent; an integer past Python's readers not sent to end the client's connection)
+            return self._bad_output(f":\n- {pointer(found[0])}: {found[1]}")
         checker = self.output_validator
         if checker is None:
             checker = self.output_validator = validator(

@@ -81,6 +81,7 @@ from ..server import ToolContext
 
 async def anything(args: AnythingInput, ctx: ToolContext) -> Any:
     values = {"nan": float("nan"), "inf": float("inf"), "deep": [1, {"a~/b": [2.5, -float("inf")]}]}
+    values["big"] = [10**4300]  # (4,301 digits: one more than Python's JSON readers take)
     if args.kind == "own":  # a model of the handler's own, its JSON serializer as pydantic runs it
         return {"value": Own(v=3, when=timedelta(seconds=1.5))}
     return {"fine": 1.5} if args.kind == "fine" else {"value": values[args.kind]}
@@ -191,6 +192,22 @@ async def test_the_server_refuses_an_output_json_cannot_carry(
         assert f"- {at}: NaN and infinities have no JSON form" in said and "null" not in said, said
         fine = await getattr(client, tool)(kind="fine")  # (what it holds otherwise is sent)
         assert fine == {"fine": 1.5} if tool == "anything" else fine.y == 2.5
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_integer_longer_than_json_readers_take_is_never_sent(pkg: ModuleType, mode: str) -> None:
+    # Python's JSON readers (the SDK's too) refuse an integer of more than 4,300 digits: sent over
+    # HTTP or stdio, the connection ended ("connection lost") and every call after it failed.
+    errors = importlib.import_module(f"{pkg.__name__}.client")
+    big = 10**4300
+    async with connect(pkg, mode) as client:
+        with pytest.raises(ValueError, match="^echo: argument 'v/0': an integer of more than 4,300 digits"):
+            await client.echo(v=[-big])
+        assert (await client.echo(v=big - 1)).got.startswith("{'v': 9999")  # (4,300 digits: taken)
+        with pytest.raises(errors.ToolError, match="- /value/0: an integer of more than 4,300 digits"):
+            await client.anything(kind="big")
+        assert await client.anything(kind="fine") == {"fine": 1.5}
 
 
 @pytest.mark.anyio
