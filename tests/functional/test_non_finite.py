@@ -202,10 +202,10 @@ async def test_an_integer_longer_than_json_readers_take_is_never_sent(pkg: Modul
     errors = importlib.import_module(f"{pkg.__name__}.client")
     big = 10**4300
     async with connect(pkg, mode) as client:
-        with pytest.raises(ValueError, match="^echo: argument 'v/0': an integer of more than 4,300 digits"):
+        with pytest.raises(ValueError, match=r"^echo: argument 'v/0': an integer of more than 4,300 digits"):
             await client.echo(v=[-big])
         assert (await client.echo(v=big - 1)).got.startswith("{'v': 9999")  # (4,300 digits: taken)
-        with pytest.raises(errors.ToolError, match="- /value/0: an integer of more than 4,300 digits"):
+        with pytest.raises(errors.ToolError, match=r"- /value/0: an integer of more than 4,300 digits"):
             await client.anything(kind="big")
         assert await client.anything(kind="fine") == {"fine": 1.5}
 

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcp.shared.exceptions import MCPError
 from mcp import Client, StdioServerParameters, types
+from mcp.shared.exceptions import MCPError
 
 from tests.functional.helpers import imported, write_package
 from tests.functional.servers import command_lines, http_server
@@ -267,6 +267,7 @@ async def test_a_call_the_server_refuses_over_http_is_said_with_its_status(tmp_p
         connect = importlib.import_module(f"{package.__name__}.client").connect
         async with connect(server.url, mode=mode, timeout=60) as client:
             assert (await client.blob(size=3)).data == "xxx"
-            with pytest.raises(MCPError, match=r"^blob: the server answered the call HTTP 413 .*--max-body-bytes"):
+            refused = r"^blob: the server answered the call HTTP 413 .*--max-body-bytes"
+            with pytest.raises(MCPError, match=refused):
                 await client.blob(size=10**4200)  # (an integer of 4,201 digits)
             assert (await client.blob(size=4)).data == "xxxx"  # the connection goes on
