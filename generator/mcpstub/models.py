@@ -473,6 +473,10 @@ def _only(
     _generate(chosen)
 
 
+_COMBINATIONS = frozenset(("allOf", "anyOf", "oneOf"))
+_CONTAINERS = frozenset(("items", "additionalProperties", "patternProperties"))
+
+
 def _accepting_nothing(units: dict[str, dict[str, JSON]]) -> dict[str, str]:
     """The units datamodel-code-generator refuses for a schema that accepts nothing, each with why:
     an `allOf` with a `false` member, an `anyOf` or `oneOf` of `false` members only (a member that
@@ -486,15 +490,24 @@ def _accepting_nothing(units: dict[str, dict[str, JSON]]) -> dict[str, str]:
             member = entries.get(member["$ref"].removeprefix("#/$defs/"), True)
         return member is False
 
-    def why(node: JSON) -> str:
+    def why(node: JSON, typed: bool = True) -> str:
+        """Where the generator reads a schema as a type (`typed`): the root, a property's, and a
+        member of allOf, anyOf or oneOf; below `items`, `additionalProperties` and
+        `patternProperties` only the properties of an object are (the schema there itself it takes:
+        `items: {allOf: [false]}` is a list that must be empty), and elsewhere (`not`, `if`) none."""
         if not isinstance(node, dict):
             return ""
-        if isinstance(members := node.get("allOf"), list) and any(false(m) for m in members):
+        if typed and isinstance(members := node.get("allOf"), list) and any(false(m) for m in members):
             return "it accepts nothing: an allOf holds false"
-        for key in ("anyOf", "oneOf"):
+        for key, article in (("anyOf", "an"), ("oneOf", "a")) if typed else ():
             if isinstance(members := node.get(key), list) and members and all(false(m) for m in members):
-                return f"it accepts nothing: each member of an {key} is false"
-        return next((found for _, _, sub in subschemas(node) if (found := why(sub))), "")
+                return f"it accepts nothing: each member of {article} {key} is false"
+        below = [
+            (sub, key == "properties" or key in _COMBINATIONS)
+            for key, _, sub in subschemas(node)
+            if key in _CONTAINERS or key == "properties" or (typed and key in _COMBINATIONS)
+        ]
+        return next((found for sub, is_typed in below if (found := why(sub, is_typed))), "")
 
     found = {name: next(filter(None, map(why, unit.values())), "") for name, unit in units.items()}
     return {name: reason for name, reason in found.items() if reason}

@@ -755,10 +755,13 @@ def _drop_bytecode(out: Path, rels: list[str]) -> None:
     for rel in rels:
         if rel.endswith(".py"):
             stems.setdefault((out / rel).parent / "__pycache__", set()).add(Path(rel).stem)
-            if sys.pycache_prefix:  # (PYTHONPYCACHEPREFIX: this interpreter's, in a tree of their own)
-                for level in ("", 1, 2):
-                    with contextlib.suppress(OSError, ValueError):
-                        os.unlink(importlib.util.cache_from_source(str(out / rel), optimization=level))
+            if sys.pycache_prefix:  # (PYTHONPYCACHEPREFIX: this interpreter's, in a tree of their own,
+                # by the path the module was imported by: as written, without `..`, or links resolved)
+                source = str(out / rel)
+                for spelled in {source, os.path.abspath(source), os.path.realpath(source)}:
+                    for level in ("", 1, 2):
+                        with contextlib.suppress(OSError, ValueError):
+                            os.unlink(importlib.util.cache_from_source(spelled, optimization=level))
     for cache, modules in stems.items():
         try:
             names = os.listdir(cache)

@@ -640,6 +640,38 @@ def test_a_schema_accepting_nothing_falls_back_said_why_as_bisection_would_witho
     assert len(bisected.diagnostics) == len(result.diagnostics)
 
 
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"b": {"not": {"allOf": [False]}}}},
+        {"type": "object", "properties": {"b": {"type": "array", "items": {"allOf": [False]}}}},
+        {"type": "object", "additionalProperties": {"allOf": [False]}},
+        {"type": "object", "properties": {"b": {"if": {"allOf": [False]}, "then": {"type": "string"}}}},
+        {"type": "object", "propertyNames": {"allOf": [False]}, "dependentSchemas": {"a": {"allOf": [{}]}}},
+        {"type": "object", "properties": {"b": {"anyOf": [{"not": {"allOf": [False]}}, {"type": "string"}]}}},
+        {"type": "object", "properties": {"b": {"type": "array", "contains": {"anyOf": [False]}}}},
+    ],
+    ids=["not", "items", "additionalProperties", "if", "propertyNames", "anyOf-not", "contains"],
+)
+def test_a_schema_the_generator_takes_keeps_its_model_beside_one_accepting_nothing(
+    schema: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`false` where the generator does not read a type (`not`, `if`, `items`, ...) is modelled:
+    only the tool it refuses falls back, as bisection finds."""
+    from mcpstub import models  # noqa: PLC0415
+
+    def toolset() -> Toolset:
+        never = make_tool("never", {"type": "object", "properties": {"z": {"allOf": [False]}}})
+        keep = {**schema, "properties": {**schema.get("properties", {}), "keep": {"type": "integer"}}}
+        return make_toolset(never, make_tool("taken", keep))
+
+    result = render_models(toolset())
+    assert [d.message.split(":")[0] for d in result.diagnostics] == ["tool 'never' (NeverInput)"]
+    assert "keep: _Integral" in result.source or "keep: int" in result.source, result.source
+    monkeypatch.setattr(models, "_accepting_nothing", lambda units: {})
+    assert render_models(toolset()).source == result.source
+
+
 def test_class_clash_is_an_error() -> None:
     tool = make_tool("get", {"type": "object"})
     result = render_models(make_toolset(tool, shared_defs={"GetInput": {"type": "string"}}))

@@ -453,6 +453,14 @@ def test_a_module_written_again_within_the_second_it_was_imported_runs_its_new_c
     apply(plan(out, {**files, "models.py": ours("BOUND = 4\n")}, {}, {"a"}))
     os.utime(out / "models.py", ns=(before.st_atime_ns, before.st_mtime_ns))
     assert imported("pkg.models") == "4"
+    # Written by another spelling of its path (`..`, a link) than the one it is imported by.
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path)
+    for bound, spelled in ((5, tmp_path / "sub" / ".." / "pkg"), (6, tmp_path / "link" / "pkg")):
+        before = (out / "models.py").stat()
+        apply(plan(spelled, {**files, "models.py": ours(f"BOUND = {bound}\n")}, {}, {"a"}))
+        os.utime(out / "models.py", ns=(before.st_atime_ns, before.st_mtime_ns))
+        assert imported("pkg.models") == str(bound)
 
 
 def test_a_watch_session_sees_a_same_size_edit_with_its_modification_time_set_back(
