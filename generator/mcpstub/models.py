@@ -74,7 +74,8 @@ def render_models(toolset: Toolset) -> ModelsResult:
         units[name] = namer.scope(name, {name: rewrite(schema, "", None, "", False, kinds=kinds)}, taken)
         if uses_unsupported(schema):
             units[name] = {name: {}}
-            diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where, ("$defs", name)))
+            what = f"shared definition {name!r}"
+            diagnostics.append(_fallback_warning(what, "", where, ("$defs", name), {}))
     for tool in toolset.tools:
         for class_name, schema in _schemas(tool):
             if class_name in units:
@@ -86,9 +87,10 @@ def render_models(toolset: Toolset) -> ModelsResult:
             try:
                 units[class_name] = hoist(tool, class_name, schema, toolset.shared_defs, taken, namer)
             except Unsupported as exc:
-                units[class_name] = {class_name: permissive(schema)}
+                units[class_name] = {class_name: _fallback(class_name, schema, toolset)}
                 subject = ("tool", tool.name, class_name)
-                diagnostics.append(_fallback_warning(f"tool {tool.name!r}", str(exc), where, subject))
+                warned = _fallback_warning(f"tool {tool.name!r}", str(exc), where, subject, units[class_name])
+                diagnostics.append(warned)
     if not units:  # a toolset with no tools yet: nothing to model
         return ModelsResult("", diagnostics)
     units = _definition_defaults_dropped(units, set(toolset.shared_defs))
@@ -112,19 +114,21 @@ def render_models(toolset: Toolset) -> ModelsResult:
         owners = {c: t.name for t in toolset.tools for c in _class_names(t)}
         for name, why in _accepting_nothing(units).items():
             shared_def = name not in owners
-            units[name] = {name: {} if shared_def else permissive(units[name].get(name, {}))}
+            units[name] = {name: {} if shared_def else _fallback(name, units[name].get(name, {}), toolset)}
             what = f"shared definition {name!r}" if shared_def else f"tool {owners[name]!r} ({name})"
-            place = ("$defs", name) if shared_def else ("tool", owners[name], name)
-            diagnostics.append(_fallback_warning(what, why, where, place))
+            place: tuple[str, ...] = ("$defs", name) if shared_def else ("tool", owners[name], name)
+            diagnostics.append(_fallback_warning(what, why, where, place, units[name]))
         shared = [k for n in toolset.shared_defs if (k := renamed.get(n, n)) in units]
         for name in _find_failing(shared, lambda names: _only(units, names, stub=shared)):
             units[name] = {name: {}}
-            diagnostics.append(_fallback_warning(f"shared definition {name!r}", "", where, ("$defs", name)))
+            what = f"shared definition {name!r}"
+            diagnostics.append(_fallback_warning(what, "", where, ("$defs", name), {}))
         tools = [n for n in units if n not in toolset.shared_defs]
         for name in _find_failing(tools, lambda names: _only(units, [*shared, *names])):
-            units[name] = {name: permissive(units[name].get(name, {}))}
+            units[name] = {name: _fallback(name, units[name].get(name, {}), toolset)}
             subject = ("tool", owners[name], name)
-            diagnostics.append(_fallback_warning(f"tool {owners[name]!r} ({name})", "", where, subject))
+            what = f"tool {owners[name]!r} ({name})"
+            diagnostics.append(_fallback_warning(what, "", where, subject, units[name]))
         try:
             source = _generate(units, wire)
         except Exception as exc:
@@ -451,12 +455,23 @@ def _schemas(tool: Tool) -> Iterator[tuple[str, dict[str, JSON]]]:
         yield class_name, tool.elicitations[key]
 
 
-def _fallback_warning(what: str, why: str, where: Location, subject: tuple[str, ...]) -> Diagnostic:
+def _fallback(class_name: str, schema: JSON, toolset: Toolset) -> JSON:
+    """What a tool's class generated from `schema` falls back to: an open object keeping the names
+    of its properties, or for an output that is not an object (`list[Item]`, ...), any value."""
+    values = {t.output_class for t in toolset.tools if not is_object_root(t.output_schema)}
+    return {} if class_name in values else permissive(schema)
+
+
+def _fallback_warning(
+    what: str, why: str, where: Location, subject: tuple[str, ...], unit: dict[str, JSON]
+) -> Diagnostic:
     reason = f" ({why})" if why else ""
+    objects = any(isinstance(entry, dict) and entry.get("type") == "object" for entry in unit.values())
+    accepted = "any object" if objects else "any value"
     return replace(
         warning(
             "models-fallback",
-            f"{what}: no typed model could be generated{reason}; it accepts any object",
+            f"{what}: no typed model could be generated{reason}; it accepts {accepted}",
             where,
             "payloads are still checked against the schema at run time",
         ),

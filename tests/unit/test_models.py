@@ -672,6 +672,27 @@ def test_a_schema_the_generator_takes_keeps_its_model_beside_one_accepting_nothi
     assert render_models(toolset()).source == result.source
 
 
+@pytest.mark.parametrize("read", [True, False], ids=["read", "bisected"])
+def test_an_output_not_an_object_that_falls_back_accepts_any_value(
+    read: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list output the generator refuses fell back to an object model, and a check of the
+    binding called the toolset a bug of mcpstub's (exit 1): it is any value, said so."""
+    from mcpstub import models  # noqa: PLC0415
+
+    if not read:
+        monkeypatch.setattr(models, "_accepting_nothing", lambda units: {})
+    items = {"type": "object", "properties": {"a": {"allOf": [False]}}}
+    empty = make_tool("empty", {"type": "object"}, {"type": "array", "items": items})
+    fine = make_tool("fine", {"type": "object", "properties": {"x": {"type": "integer"}}})
+    result = render_models(make_toolset(empty, fine))
+    assert [(d.code, d.message.rpartition("; ")[2]) for d in result.diagnostics] == [
+        ("models-fallback", "it accepts any value")
+    ]
+    assert "EmptyOutput: TypeAlias = Any" in result.source
+    assert load(result).EmptyInput.model_validate({}) is not None
+
+
 def test_class_clash_is_an_error() -> None:
     tool = make_tool("get", {"type": "object"})
     result = render_models(make_toolset(tool, shared_defs={"GetInput": {"type": "string"}}))
