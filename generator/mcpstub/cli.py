@@ -154,6 +154,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     try:
         return watch(run, lambda: watched["files"], shown=shown_path)
     finally:
+        # The session is ending: a second Ctrl-C does not cut the cache entries it writes short.
+        for name in STOPPING_SIGNALS:
+            with contextlib.suppress(AttributeError, ValueError):  # (no such signal; not the main thread)
+                signal.signal(getattr(signal, name), signal.SIG_IGN)
         session.close()
 
 

@@ -3,8 +3,8 @@
 `watch(run, sources)` calls `run()` once, then polls the files `sources()` names (size, modification
 time, inode: an editor that saves by renaming is seen too; a file not there yet is seen once made)
 and calls `run()` after each change, in this process, so imports and the model cache stay warm.
-Ctrl-C (SIGINT) or SIGTERM ends it with exit code 0, even where the shell started it with SIGINT
-ignored (a background job).
+Ctrl-C (SIGINT), SIGTERM or SIGHUP (its terminal closed) ends it with exit code 0, even where the
+shell started it with SIGINT ignored (a background job).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from mcpstub.layout import STOPPING_SIGNALS
 
 POLL_SECONDS = 0.01
 # A save in place (some editors, `open(path, "w")`) can leave the file empty longer than a poll: its
@@ -58,8 +60,9 @@ def watch(
 ) -> int:
     """Run, then again on every change of the watched files (each said first, by `shown` path,
     with the time), until Ctrl-C."""
-    for stop in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(stop, _interrupt)
+    for name in STOPPING_SIGNALS:  # (a terminal closed: SIGHUP, as a run takes it)
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _interrupt)
     try:
         seen = _stamps(sources())
         run()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,6 +14,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 TOOLSET = """\
 mcpstub: 1
@@ -48,10 +51,10 @@ def save(path: Path, text: str) -> None:
     os.replace(temp, path)
 
 @contextmanager
-def watching(folder: Path, *args: str) -> Iterator[list[str]]:
+def watching(folder: Path, *args: str, stop: int = signal.SIGINT) -> Iterator[list[str]]:
     """`mcpstub generate ARGS --watch` in `folder` for the block, its standard error lines as they
-    come; stopped with Ctrl-C after it, which must end it with exit code 0, no traceback, and no
-    child left holding its standard error."""
+    come; stopped with Ctrl-C (or `stop`) after it, which must end it with exit code 0, no
+    traceback, and no child left holding its standard error."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcpstub", "generate", *args, "--watch"],
         cwd=folder,
@@ -66,7 +69,7 @@ def watching(folder: Path, *args: str) -> Iterator[list[str]]:
     try:
         yield err
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         code = proc.wait(timeout=60)
     reader.join(timeout=10)  # the end of stderr: every process holding it is gone, its model worker too
     assert not reader.is_alive(), "a child of the watcher outlived it"
@@ -105,6 +108,37 @@ def test_watch_regenerates_on_each_save_and_stops_cleanly_on_ctrl_c(tmp_path: Pa
         wait_for(lambda: "fourth:" in text(), "recovery after the invalid save")
 
 
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
+def test_a_session_ended_otherwise_than_by_ctrl_c_keeps_what_it_made_for_the_next_run(
+    tmp_path: Path, stop: str
+) -> None:
+    # The session writes its render memo as it ends; a terminal closed (SIGHUP) between two saves
+    # ended it before it could, and the next run rendered every tool again.
+    toolset, common = tmp_path / "tools.yaml", tmp_path / "common.yaml"
+    save(toolset, TOOLSET.format(field="first"))
+    save(common, COMMON.format(field="lat"))
+    models = tmp_path / "pkg" / "models.py"
+    with watching(tmp_path, "tools.yaml", "--out", "pkg", stop=getattr(signal, stop)) as err:
+        wait_for(lambda: any("watching 2 files" in line for line in err), "the first generation")
+        save(toolset, TOOLSET.format(field="second"))
+        wait_for(lambda: "second:" in models.read_text("utf-8"), "the toolset edit")
+    assert list((tmp_path / "cache" / "render-v2").glob("*.bin")), "the session's memo was not written"
+
+
+def test_a_cache_folder_gone_when_the_session_ends_is_not_made_again(tmp_path: Path) -> None:
+    # (a project moved or deleted while the session ran came back holding the cache file alone)
+    save(tmp_path / "tools.yaml", TOOLSET.format(field="first"))
+    save(tmp_path / "common.yaml", COMMON.format(field="lat"))
+    models = tmp_path / "pkg" / "models.py"
+    with watching(tmp_path, "tools.yaml", "--out", "pkg") as err:
+        wait_for(lambda: any("watching 2 files" in line for line in err), "the first generation")
+        save(tmp_path / "tools.yaml", TOOLSET.format(field="second"))
+        wait_for(lambda: "second:" in models.read_text("utf-8"), "the toolset edit")
+        time.sleep(0.3)  # (the run's other writes)
+        shutil.rmtree(tmp_path / "cache")
+    assert not (tmp_path / "cache").exists()
+
+
 def test_watch_refuses_check_and_diff(tmp_path: Path) -> None:
     (tmp_path / "tools.yaml").write_text("mcpstub: 1\nserver: {name: s}\ntools: []\n", encoding="utf-8")
     done = subprocess.run(
@@ -136,7 +170,7 @@ def test_a_save_that_empties_the_file_first_is_read_once_written(tmp_path: Path)
         time.sleep(1.0)
         os.kill(os.getpid(), signal.SIGINT)
 
-    before = {stop: signal.getsignal(stop) for stop in (signal.SIGINT, signal.SIGTERM)}
+    before = {stop: signal.getsignal(stop) for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     threading.Thread(target=saves, daemon=True).start()
     try:
         assert watch(lambda: seen.append(path.read_text("utf-8")), lambda: [path]) == 0

@@ -67,7 +67,8 @@ class Session:
     def close(self) -> None:
         """Write the entries left to the end, and let the workers go."""
         for path, (magic, body) in self.entries.items():
-            write_entry(path, magic, body())
+            if path.parent.parent.is_dir():  # (a cache folder deleted or moved since: not made again)
+                write_entry(path, magic, body())
         self.entries.clear()
         if self.workers is not None:
             self.workers.close()
