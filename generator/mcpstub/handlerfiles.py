@@ -51,12 +51,13 @@ def _renamed_handlers(out: Path, ours: dict[str, str]) -> dict[str, str]:
     """Orphaned handler module name -> the tool its tool was probably renamed to (as `diff` guesses,
     from the surface written last time and the one about to be written)."""
     from mcpstub.diff.engine import renames  # noqa: PLC0415
+    from mcpstub.engine.store import read_regular  # noqa: PLC0415
     from mcpstub.ir import to_identifier  # noqa: PLC0415
     from mcpstub.layout import SURFACE_FILE  # noqa: PLC0415
     from mcpstub.sources import surface_tools  # noqa: PLC0415
 
     try:
-        old = surface_tools((out / SURFACE_FILE).read_text("utf-8"))
+        old = surface_tools(read_regular(out / SURFACE_FILE).decode("utf-8"))
         new = surface_tools(ours[SURFACE_FILE])
     except (OSError, KeyError, ValueError):
         return {}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import importlib.util
 import os
 import re
@@ -89,7 +90,7 @@ def _lines(text: str | None) -> list[str]:
 def _read_raw(path: Path) -> str | None:
     """The text of the file at `path` as `_read` reads it, but with its line endings as written."""
     try:
-        with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+        with _open(path, newline="") as handle:
             return handle.read()
     except FileNotFoundError:
         return None
@@ -234,9 +235,19 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _open(path: Path) -> TextIO:
-    """The file as a run reads it: UTF-8 (what is not, as U+FFFD), any line ending as "\n"."""
-    return path.open(encoding="utf-8", errors="replace")
+def _open(path: Path, errors: str = "replace", newline: str | None = None) -> TextIO:
+    """The file as a run reads it: UTF-8 (what is not, as U+FFFD), any line ending as "\n". What is
+    not a regular file (a FIFO, a device: reading one could wait forever) is refused as a folder
+    is, with IsADirectoryError."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
+        os.set_blocking(fd, True)
+        return open(fd, encoding="utf-8", errors=errors, newline=newline)
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 _HEAD = 4096  # characters read to tell a generated file (its header) from a hand-written one
@@ -265,7 +276,8 @@ def text_of(path: Path) -> str:
     known = written.get(path) if written is not None else None
     if known is not None and _stat_of(path) == known[0]:
         return known[1]
-    return path.read_text("utf-8")
+    with _open(path, errors="strict") as handle:
+        return handle.read()
 
 
 def _on_disk(path: Path, text: str) -> tuple[str | None, bool]:
@@ -276,7 +288,7 @@ def _on_disk(path: Path, text: str) -> tuple[str | None, bool]:
     if known is not None and _stat_of(path) == known[0]:
         return known[1][:_HEAD], known[1] == text
     try:
-        handle = path.open(encoding="utf-8", errors="strict")  # as `_open`, but bytes not UTF-8 differ
+        handle = _open(path, errors="strict")  # (bytes not UTF-8 differ from any text)
     except FileNotFoundError:
         return None, False
     except IsADirectoryError:

@@ -812,8 +812,25 @@ def test_a_folder_where_the_type_marker_belongs_is_said_and_nothing_is_written(
     for check in ([], ["--check"]):
         assert main(["generate", "tools.yaml", "--out", "pkg", *check]) == 1
         err = capsys.readouterr().err
-        assert "pkg/py.typed: error: a folder or a broken link where mcpstub writes a file" in err, err
+        assert "pkg/py.typed: error: a folder, a FIFO, a device or a broken link where mcpstub" in err, err
     assert sorted(p.name for p in (in_tmp / "pkg").iterdir()) == ["py.typed"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_where_a_generated_file_was_is_said_and_nothing_waits_for_it(tmp_path: Path) -> None:
+    # Reading it (to tell whether the package was current, which models it had) waited forever.
+    (tmp_path / "tools.yaml").write_text(GOOD)
+    assert run(tmp_path, "generate", "tools.yaml", "--out", "pkg").returncode == 0
+    for rel in ("models.py", "_mcpstub.json", "surface.json"):
+        os.replace(tmp_path / "pkg" / rel, tmp_path / "kept")
+        os.mkfifo(tmp_path / "pkg" / rel)
+        for more in ([], ["--check"], ["--client-only"]):
+            done = run(tmp_path, "generate", "tools.yaml", "--out", "pkg", *more)  # (a timeout: a hang)
+            assert done.returncode in (1, 2) and "Traceback" not in done.stderr, (rel, more, done.stderr)
+            if rel != "_mcpstub.json" or not more:
+                assert f"pkg/{rel}: error: a folder, a FIFO" in done.stderr, (rel, more, done.stderr)
+        (tmp_path / "pkg" / rel).unlink()
+        os.replace(tmp_path / "kept", tmp_path / "pkg" / rel)
 
 
 def test_a_file_where_the_handlers_folder_belongs_is_said_and_nothing_is_written(

@@ -24,6 +24,7 @@ from typing import Any
 
 import mcpstub
 from mcpstub import __version__
+from mcpstub.engine.store import read_regular
 from mcpstub.layout import (
     CLIENT_ONLY_FILES,
     CONTRACT_TESTS,
@@ -276,7 +277,7 @@ class Current:
 
 def _read_stamp(out: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads((out / STAMP_FILE).read_text("utf-8"))
+        data = json.loads(read_regular(out / STAMP_FILE).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     if not isinstance(data, dict):
@@ -333,7 +334,7 @@ def is_current(
         if source_hash(toolset, stamp["sources"], policy) != stamp["source_hash"]:
             return None
         for rel, digest in files.items():
-            if file_hash((out / rel).read_bytes()) != digest:
+            if file_hash(read_regular(out / rel)) != digest:
                 return None  # edited or deleted: the full run restores it
     except (OSError, RuntimeError, ValueError):  # (a symlink loop; another drive)
         return None

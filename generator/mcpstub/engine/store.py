@@ -10,6 +10,7 @@ runs at most once per `PRUNE_EVERY` and never fails a run: the cache is safe to 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -55,6 +56,20 @@ def write_entry(path: Path, magic: bytes, body: bytes) -> None:
             raise
     except OSError:
         pass
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of the regular file at `path`. What is not one (a FIFO, a device: reading it could
+    wait forever) raises IsADirectoryError, as a folder does; a missing file FileNotFoundError."""
+    fd = os.open(path, os.O_RDONLY | _NONBLOCK | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
 
 
 def _header(magic: bytes, body: bytes) -> bytes:
