@@ -512,9 +512,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         said = f"{source.name} cannot be written as a toolset: {exc}"
         _report([importer.refuse(said, Location(source.name, 1, 1))])
         return EXIT_INVALID
-    tmp = target.with_name(f".{target.name}.mcpstub-tmp")
-    tmp.write_text(text, "utf-8", newline="\n")
-    os.replace(tmp, target)
+    from mcpstub.write import replace_file  # noqa: PLC0415
+
+    replace_file(target, text)
     diagnostics = [
         *source.notes,
         *importer.check_import(target, shown_path(target), source, extract_defs=args.extract_defs),

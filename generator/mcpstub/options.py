@@ -174,7 +174,7 @@ def shown_path(path: Path) -> str:
     """A path as the user would write it: relative to the working folder when inside it."""
     try:
         relative = os.path.relpath(path)
-    except ValueError:
+    except (ValueError, OSError):  # (another drive; the working folder deleted)
         return str(path)
     return str(path) if relative.startswith("..") else relative
 

@@ -60,9 +60,10 @@ def watch(
 ) -> int:
     """Run, then again on every change of the watched files (each said first, by `shown` path,
     with the time), until Ctrl-C."""
-    for name in STOPPING_SIGNALS:  # (a terminal closed: SIGHUP, as a run takes it)
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), _interrupt)
+    for name in STOPPING_SIGNALS:  # (a terminal closed: SIGHUP, unless ignored, as under nohup)
+        number = getattr(signal, name, None)
+        if number is not None and (name == "SIGINT" or signal.getsignal(number) is not signal.SIG_IGN):
+            signal.signal(number, _interrupt)
     try:
         seen = _stamps(sources())
         run()

@@ -502,6 +502,12 @@ def locked(out: Path, *, writing: bool = True) -> Iterator[None]:
             os.close(fd)  # releases the lock
 
 
+def replace_file(target: Path, text: str) -> None:
+    """Write `text` (UTF-8, "\n" line endings) to `target` whole or not at all: staged beside it
+    under a name of its own (never a path something else may be at), then renamed into place."""
+    os.replace(_stage(target, text.encode("utf-8")), target)
+
+
 def _stage(target: Path, data: bytes) -> Path:
     """A new temporary file beside `target` holding `data`, with `target`'s mode (else the umask's)."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -696,6 +702,8 @@ def _apply(p: Plan, encoded: Callable[[str, str], bytes], staging: Staging | Non
     marker = p.out / WRITING_MARKER
     p.out.mkdir(parents=True, exist_ok=True)
     try:
+        if marker.is_symlink() or (marker.exists() and not marker.is_file()):  # (a FIFO would wait)
+            marker.unlink()  # (its name is the package's own)
         marker.write_text("mcpstub generate is writing this package; if no run is going on, run it again\n")
     except BaseException:  # (a full disk): nothing is replaced, and no marker may stay
         marker.unlink(missing_ok=True)

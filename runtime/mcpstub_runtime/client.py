@@ -39,7 +39,7 @@ from mcp.client.session import ListRootsFnT, LoggingFnT, SamplingFnT
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from mcp.types import CONNECTION_CLOSED, INVALID_PARAMS
+from mcp.types import CONNECTION_CLOSED, INVALID_PARAMS, INVALID_REQUEST
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -199,7 +199,7 @@ class ToolsClient:
                     raise ConnectionError(f"{name}: {_LOST}") from exc
                 if name in self._drift.missing and isinstance(exc, MCPError) and exc.code == INVALID_PARAMS:
                     raise _no_such_tool(name, exc.message) from exc
-                if isinstance(exc, MCPError) and len(self._refused) > refused:  # (over HTTP)
+                if isinstance(exc, MCPError) and len(self._refused) > refused and _from_http(exc):
                     raise MCPError(exc.code, _http_error(name, exc.message, self._refused[-1])) from exc
                 raise
         if asking is not None:
@@ -554,9 +554,17 @@ async def _connected(
         raise
 
 
+def _from_http(error: MCPError) -> bool:
+    """Whether `error` is what the SDK makes of an HTTP error answering a request (not a timeout, nor
+    a JSON-RPC error of the server's own, which another call's HTTP error must not be taken for)."""
+    return error.message in ("Server returned an error response", "Session terminated") or (
+        error.code == INVALID_REQUEST and "session" in error.message.lower()  # (an SDK server's 404)
+    )
+
+
 def _http_error(name: str, said: str, status: int | str) -> str:
     """What to say of a call the server answered with an HTTP error (`said`: the SDK's stand-in)."""
-    if said == "Session terminated":
+    if said == "Session terminated" or str(status).startswith("404"):
         return f"{name}: the server no longer knows this connection's session (HTTP 404): connect again"
     shown = status if isinstance(status, str) else {401: "401 Unauthorized"}.get(status, "403 Forbidden")
     too_large = ": the arguments are larger than the server takes (its --max-body-bytes)"

@@ -831,6 +831,13 @@ def test_a_fifo_where_a_generated_file_was_is_said_and_nothing_waits_for_it(tmp_
                 assert f"pkg/{rel}: error: a folder, a FIFO" in done.stderr, (rel, more, done.stderr)
         (tmp_path / "pkg" / rel).unlink()
         os.replace(tmp_path / "kept", tmp_path / "pkg" / rel)
+    # Nor one where a run puts its marker, nor where `import` once staged what it writes.
+    os.mkfifo(tmp_path / "pkg" / ".mcpstub-writing")
+    assert run(tmp_path, "generate", "tools.yaml", "--out", "pkg", "--force").returncode == 0
+    assert not (tmp_path / "pkg" / ".mcpstub-writing").exists()
+    os.mkfifo(tmp_path / ".imported.yaml.mcpstub-tmp")
+    done = run(tmp_path, "import", "pkg/surface.json", "-o", "imported.yaml")
+    assert done.returncode == 0 and (tmp_path / "imported.yaml").is_file(), done.stderr
 
 
 def test_a_file_where_the_handlers_folder_belongs_is_said_and_nothing_is_written(

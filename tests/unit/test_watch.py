@@ -148,6 +148,46 @@ def test_watch_refuses_check_and_diff(tmp_path: Path) -> None:
     assert done.returncode == 2 and "--watch" in done.stderr
 
 
+def test_a_session_under_nohup_goes_on_when_its_terminal_closes(tmp_path: Path) -> None:
+    # SIGHUP ignored as the session starts (nohup) stays ignored; it ended the session.
+    from mcpstub.watch import watch  # noqa: PLC0415
+
+    path = tmp_path / "tools.yaml"
+    path.write_text("v0\n")
+    seen: list[str] = []
+
+    def signals() -> None:
+        time.sleep(0.3)
+        os.kill(os.getpid(), signal.SIGHUP)
+        time.sleep(0.2)
+        path.write_text("v1\n")
+        time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    before = {stop: signal.getsignal(stop) for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    threading.Thread(target=signals, daemon=True).start()
+    try:
+        assert watch(lambda: seen.append(path.read_text("utf-8")), lambda: [path]) == 0
+    finally:
+        for stop, handler in before.items():
+            signal.signal(stop, handler)
+    assert seen == ["v0\n", "v1\n"], seen
+
+
+def test_a_path_is_shown_when_the_working_folder_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (a project deleted while `--watch` ran: the next save's line raised FileNotFoundError)
+    from mcpstub.options import shown_path  # noqa: PLC0415
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    assert shown_path(tmp_path / "tools.yaml") == str(tmp_path / "tools.yaml")
+
+
 def test_a_save_that_empties_the_file_first_is_read_once_written(tmp_path: Path) -> None:
     """An in-place save truncates the file, then writes it: the run waits for the text, and a
     file the user really left empty is still read (and reported) once it stays empty."""
