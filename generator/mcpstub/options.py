@@ -64,6 +64,12 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
                 data = tomllib.loads(text)
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
                 raise _invalid_toml(candidate, text, str(exc)) from None
+            except ValueError:  # (tomllib's own: an integer Python will not read, past 4,300 digits)
+                at = re.search(r"[0-9][0-9_]{4300,}", text)
+                line = text.count("\n", 0, at.start()) + 1 if at else 1
+                column = at.start() - text.rfind("\n", 0, at.start()) if at else 1
+                said = f"an integer of more than 4,300 digits (at line {line}, column {column})"
+                raise _invalid_toml(candidate, text, said) from None
             except RecursionError:
                 raise _invalid_toml(candidate, text, "it nests too deeply to be read") from None
             tool = data.get("tool", {})

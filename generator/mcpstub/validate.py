@@ -66,6 +66,11 @@ def _timeout(value: Any) -> float | None:
     return None
 
 
+def _digits(value: int) -> str:
+    """How many decimal digits `value` has (Python writes no more than 4,300 of an integer)."""
+    return f"{len(str(abs(value)))}" if abs(value) < 10**4300 else "more than 4,300"
+
+
 def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
     if finite:  # the common case, found by `all_finite`; the walk below names paths
         return
@@ -76,7 +81,7 @@ def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
             yield error("not-json", f"{describe_path(path)}: {value} is not a JSON number", doc.loc(path))
         elif isinstance(value, int) and not isinstance(value, bool) and not _holds_as_double([value]):
             message = (
-                f"{describe_path(path)}: an integer of {len(str(abs(value)))} digits is beyond what a"
+                f"{describe_path(path)}: an integer of {_digits(value)} digits is beyond what a"
                 " JSON number can hold (clients read numbers as IEEE doubles, up to about 1.8e308)"
             )
             yield error("not-json", message, doc.loc(path))

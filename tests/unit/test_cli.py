@@ -281,6 +281,17 @@ def test_invalid_toml_is_said_at_its_line_and_column(
     (in_tmp / "pyproject.toml").write_text("a = 1\nb = [1,")  # (at the end of the file)
     assert main(["validate"]) == 2
     assert capsys.readouterr().err == "mcpstub: error: pyproject.toml:2:8: invalid TOML: Invalid value\n"
+    (in_tmp / "pyproject.toml").write_text("[tool.black]\nline-length = " + "9" * 5000 + "\n")
+    assert main(["validate"]) == 2  # (tomllib's ValueError: Python reads no integer that long)
+    said = "pyproject.toml:2:15: invalid TOML: an integer of more than 4,300 digits"
+    assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
+    (in_tmp / "pyproject.toml").unlink()
+    hexadecimal = "{type: object, maximum: 0x" + "F" * 3600 + "}"  # (3,600 characters, 4,335 digits)
+    (in_tmp / "tools.yaml").write_text(GOOD.replace("{type: object}", hexadecimal))
+    assert main(["validate"]) == 1
+    said = "an integer of more than 4,300 digits is beyond what a JSON number can hold"
+    assert said in capsys.readouterr().err
+    (in_tmp / "tools.yaml").write_text(GOOD)
     for tool in ('tool = "x"', "tool = [1]"):  # not a table
         (in_tmp / "pyproject.toml").write_text(f"# a project\n\n{tool}\n[project]\nname = 'x'\n")
         assert main(["validate"]) == 2
