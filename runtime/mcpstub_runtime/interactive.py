@@ -56,8 +56,9 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp.types.version import is_version_at_least
 from pydantic import BaseModel, ValidationError
+from pydantic_core import to_jsonable_python
 
-from ._text import clean, clean_json, describe
+from ._text import clean, clean_json, describe, pointer, unreadable
 
 __all__ = [
     "REQUEST_STATE_KEYS_VARIABLE",
@@ -296,7 +297,8 @@ class Sample(Ask[types.CreateMessageResult]):
         return self.key or "sampling"
 
     def request(self, forms: Mapping[type[BaseModel], Elicitation]) -> dict[str, Any]:
-        params = self.params.model_dump(mode="json", by_alias=True, exclude_none=True)
+        # (a NaN kept as the float it is, for the question's check to find, not made null)
+        params = to_jsonable_python(self.params, by_alias=True, exclude_none=True, inf_nan_mode="constants")
         return {"method": "sampling/createMessage", "params": params}
 
     def allowed(self, capabilities: types.ClientCapabilities | None) -> str | None:
@@ -400,6 +402,9 @@ class Interaction:
         surrogateescape, say) is sent as U+FFFD, as in results and logs."""
         key = clean(question.wire_key(self._forms))
         request = clean_json(question.request(self._forms))
+        if (found := unreadable(request)) is not None:  # (sent, a NaN would be null; the client ends)
+            where = pointer(found[0]) or "/"
+            raise ValueError(f"the question {key!r} cannot be sent: at {where}, {found[1]}")
         digest = _digest(request)
         if self.asked.setdefault(key, digest) != digest:
             fix = (

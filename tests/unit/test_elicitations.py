@@ -4,6 +4,7 @@ frozen in surface.json and compared by `diff`."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from importlib import import_module
 from pathlib import Path
@@ -519,3 +520,25 @@ def test_a_form_under_another_key_is_a_rename_only_when_it_is_the_same_form(
         if finding["rule"] == "elicitation-renamed":
             key = finding["path"].rsplit("/", 1)[1]
             assert f"the form 'details' is now called {key!r}" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("options", "at"),
+    [
+        ({"max_tokens": 10**4300}, "/params/maxTokens, an integer of more than 4,300 digits"),
+        ({"max_tokens": 5, "temperature": float("nan")}, "/params/temperature, NaN and infinities"),
+        ({"max_tokens": 5, "metadata": {"n": [1, -(10**4300)]}}, "/params/metadata/n/1, an integer"),
+    ],
+)
+def test_a_question_json_cannot_carry_is_refused_naming_where(options: dict[str, Any], at: str) -> None:
+    # A NaN was sent as null; an integer past 4,300 digits made the question's digest raise (an
+    # internal error of the tool), and sent, it ended the client's connection.
+    from mcpstub_runtime.interactive import Interaction, Sample  # noqa: PLC0415 - (as the module)
+
+    with pytest.raises(ValueError, match=f"^the question 'sampling' cannot be sent: at {re.escape(at)}"):
+        Interaction(None, {})._record(Sample("hi", **options))  # type: ignore[arg-type]
+    assert Interaction(None, {})._record(Sample("hi", max_tokens=5, temperature=0.5))[1]["params"] == {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+        "temperature": 0.5,
+        "maxTokens": 5,
+    }
