@@ -102,6 +102,10 @@ def read_listing_file(path: Path, shown: str) -> Source:
         message = f"{exc} is too large for a JSON number (a double holds up to about 1.8e308)"
         raise SourceError(message, text_place(shown, text, _outside_strings(text, str(exc)))) from None
     except (ValueError, RecursionError) as exc:  # too deep, too many digits
+        if type(exc) is ValueError:  # (an integer past the 4,300 digits Python reads: said at it)
+            _, read = parse_document(shown, path, text.encode("utf-8"))
+            if (found := next((d for d in read if d.is_error), None)) is not None:
+                raise SourceError(found.message, found.location) from None
         raise SourceError(f"not JSON: {exc or type(exc).__name__}", Location(shown, 1, 1)) from None
     lone = next((m for m in _LONE_SURROGATE.finditer(text) if m.group(1)), None)
     if lone is not None:

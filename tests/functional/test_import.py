@@ -209,8 +209,9 @@ def test_what_the_format_cannot_express_is_reported_in_the_written_file(
         ('{"tools": [\n  {"name": "a"},\n  3]}', ":3:3:"),
         ('{"result": {"tools": [{"name": "a", "x": "1e400"}, {"name": "b", "x": 1e400}]}}', ":1:71:"),
         ('{"tools": [{"name": "a\\\\ud800", "title": "\\ud83d\\ude00 \\ud800"}]}', ":1:56:"),
+        ('{"tools": [\n  {"name": "a", "x": ' + "9" * 5000 + "}]}", ":2:22:"),  # (past what Python reads)
     ],
-    ids=["syntax", "no-list", "error-answer", "nan", "not-a-tool", "too-large", "lone-surrogate"],
+    ids=["syntax", "no-list", "error-answer", "nan", "not-a-tool", "too-large", "lone-surrogate", "digits"],
 )
 def test_a_source_that_is_not_a_listing_is_a_located_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, where: str
