@@ -148,13 +148,28 @@ def test_watch_refuses_check_and_diff(tmp_path: Path) -> None:
     assert done.returncode == 2 and "--watch" in done.stderr
 
 
-def test_a_session_under_nohup_goes_on_when_its_terminal_closes(tmp_path: Path) -> None:
-    # SIGHUP ignored as the session starts (nohup) stays ignored; it ended the session.
+def _watched_in_process(path: Path, meanwhile: Callable[[], None], ignored: int | None = None) -> list[str]:
+    """What `watch` read of `path` on each run while `meanwhile` ran beside it (and ended it with
+    a signal), `ignored` ignored as it started; the signals' handlers put back after."""
     from mcpstub.watch import watch  # noqa: PLC0415
 
+    seen: list[str] = []
+    before = {stop: signal.getsignal(stop) for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    if ignored is not None:
+        signal.signal(ignored, signal.SIG_IGN)
+    threading.Thread(target=meanwhile, daemon=True).start()
+    try:
+        assert watch(lambda: seen.append(path.read_text("utf-8")), lambda: [path]) == 0
+    finally:
+        for stop, handler in before.items():
+            signal.signal(stop, handler)
+    return seen
+
+
+def test_a_session_under_nohup_goes_on_when_its_terminal_closes(tmp_path: Path) -> None:
+    # SIGHUP ignored as the session starts (nohup) stays ignored; it ended the session.
     path = tmp_path / "tools.yaml"
     path.write_text("v0\n")
-    seen: list[str] = []
 
     def signals() -> None:
         time.sleep(0.3)
@@ -164,15 +179,7 @@ def test_a_session_under_nohup_goes_on_when_its_terminal_closes(tmp_path: Path) 
         time.sleep(0.5)
         os.kill(os.getpid(), signal.SIGINT)
 
-    before = {stop: signal.getsignal(stop) for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    threading.Thread(target=signals, daemon=True).start()
-    try:
-        assert watch(lambda: seen.append(path.read_text("utf-8")), lambda: [path]) == 0
-    finally:
-        for stop, handler in before.items():
-            signal.signal(stop, handler)
-    assert seen == ["v0\n", "v1\n"], seen
+    assert _watched_in_process(path, signals, ignored=signal.SIGHUP) == ["v0\n", "v1\n"]
 
 
 def test_a_path_is_shown_when_the_working_folder_is_gone(
@@ -191,11 +198,8 @@ def test_a_path_is_shown_when_the_working_folder_is_gone(
 def test_a_save_that_empties_the_file_first_is_read_once_written(tmp_path: Path) -> None:
     """An in-place save truncates the file, then writes it: the run waits for the text, and a
     file the user really left empty is still read (and reported) once it stays empty."""
-    from mcpstub.watch import watch  # noqa: PLC0415
-
     path = tmp_path / "tools.yaml"
     path.write_text("v0\n")
-    seen: list[str] = []
 
     def saves() -> None:
         time.sleep(0.3)
@@ -210,14 +214,7 @@ def test_a_save_that_empties_the_file_first_is_read_once_written(tmp_path: Path)
         time.sleep(1.0)
         os.kill(os.getpid(), signal.SIGINT)
 
-    before = {stop: signal.getsignal(stop) for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-    threading.Thread(target=saves, daemon=True).start()
-    try:
-        assert watch(lambda: seen.append(path.read_text("utf-8")), lambda: [path]) == 0
-    finally:
-        for stop, handler in before.items():
-            signal.signal(stop, handler)
-    assert seen[:-1] == ["v0\n", "v1\n", "v2\n", "v3\n"] and seen[-1] == "", seen
+    assert _watched_in_process(path, saves) == ["v0\n", "v1\n", "v2\n", "v3\n", ""]
 
 
 def test_a_file_made_after_a_run_looked_for_it_runs_again(tmp_path: Path) -> None:
