@@ -112,17 +112,20 @@ def render_models(toolset: Toolset) -> ModelsResult:
         # (bisection costs a generator call a step: 13 s of the JSON-Schema-Test-Suite's 40), then
         # by bisection, among shared defs, then among tool schemas.
         owners = {c: t.name for t in toolset.tools for c in _class_names(t)}
+        written = {key: name for name, key in renamed.items()}  # (a definition as the toolset names it)
         for name, why in _accepting_nothing(units).items():
             shared_def = name not in owners
             units[name] = {name: {} if shared_def else _fallback(name, units[name].get(name, {}), toolset)}
-            what = f"shared definition {name!r}" if shared_def else f"tool {owners[name]!r} ({name})"
-            place: tuple[str, ...] = ("$defs", name) if shared_def else ("tool", owners[name], name)
+            as_written = written.get(name, name)
+            what = f"shared definition {as_written!r}" if shared_def else f"tool {owners[name]!r} ({name})"
+            place: tuple[str, ...] = ("$defs", as_written) if shared_def else ("tool", owners[name], name)
             diagnostics.append(_fallback_warning(what, why, where, place, units[name]))
         shared = [k for n in toolset.shared_defs if (k := renamed.get(n, n)) in units]
         for name in _find_failing(shared, lambda names: _only(units, names, stub=shared)):
             units[name] = {name: {}}
-            what = f"shared definition {name!r}"
-            diagnostics.append(_fallback_warning(what, "", where, ("$defs", name), {}))
+            as_written = written.get(name, name)
+            what = f"shared definition {as_written!r}"
+            diagnostics.append(_fallback_warning(what, "", where, ("$defs", as_written), {}))
         tools = [n for n in units if n not in toolset.shared_defs]
         for name in _find_failing(tools, lambda names: _only(units, [*shared, *names])):
             units[name] = {name: _fallback(name, units[name].get(name, {}), toolset)}
@@ -370,19 +373,23 @@ def _check_binding(
     import ast  # noqa: PLC0415
 
     nodes: dict[str, ast.stmt] = {}
+    made: set[str] = set()  # what models.py itself defines (not what it imports, as `Any`)
     for node in parsed(source).body:
         if isinstance(node, ast.ClassDef):
             nodes[node.name] = node
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             nodes[node.target.id] = node
+        elif isinstance(node, ast.Assign):  # (a recursive alias: `X = TypeAliasType(...)`)
+            made.update(target.id for target in node.targets if isinstance(target, ast.Name))
+    made.update(nodes)
     defs = {name: schema for entries in units.values() for name, schema in entries.items()}
 
     def resolve_source(name: str) -> str:
         seen = set()
         while name not in seen and isinstance(node := nodes.get(name), ast.AnnAssign):
             seen.add(name)
-            if not isinstance(node.value, ast.Name):
-                break
+            if not isinstance(node.value, ast.Name) or node.value.id not in made:
+                break  # (an alias of `Any`, or of another import, ends at its own name)
             name = node.value.id
         return name
 

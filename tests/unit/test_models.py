@@ -693,6 +693,35 @@ def test_an_output_not_an_object_that_falls_back_accepts_any_value(
     assert load(result).EmptyInput.model_validate({}) is not None
 
 
+@pytest.mark.parametrize("read", [True, False], ids=["read", "bisected"])
+def test_a_definition_named_like_an_import_is_warned_of_by_its_own_name(
+    read: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Generated as `AnyModel` (models.py imports `Any`), it was warned of by that name, at 1:1.
+    from mcpstub import models  # noqa: PLC0415
+
+    if not read:
+        monkeypatch.setattr(models, "_accepting_nothing", lambda units: {})
+    shared = {"Any": {"type": "object", "properties": {"a": {"allOf": [False]}}}}
+    schema = {"type": "object", "properties": {"x": {"$ref": "#/$defs/Any"}}, "$defs": shared}
+    result = render_models(make_toolset(make_tool("get", schema, shared=("Any",)), shared_defs=shared))
+    assert [(d.message.split(":")[0], d.subject) for d in result.diagnostics] == [
+        ("shared definition 'Any'", ("$defs", "Any"))
+    ]
+
+
+@pytest.mark.parametrize("shared", [{}, True, {"description": "anything"}])
+def test_an_output_that_refers_to_a_definition_of_any_value_generates(shared: Any) -> None:
+    # `GetOutput = Anything`, `Anything = Any`: the binding check followed the alias on to `Any`
+    # and called the toolset a bug of mcpstub's.
+    output = {"$ref": "#/$defs/Anything", "$defs": {"Anything": shared}}  # (as bundling copies it)
+    tool = make_tool("get", {"type": "object"}, output, shared=("Anything",))
+    result = render_models(make_toolset(tool, shared_defs={"Anything": shared}))
+    assert not result.diagnostics, [d.message for d in result.diagnostics]
+    module = load(result)
+    assert TypeAdapter(module.GetOutput).validate_python([1, "x"]) == [1, "x"]
+
+
 def test_class_clash_is_an_error() -> None:
     tool = make_tool("get", {"type": "object"})
     result = render_models(make_toolset(tool, shared_defs={"GetInput": {"type": "string"}}))
