@@ -4,6 +4,7 @@ failed schema check."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -77,6 +78,23 @@ def _python(value: Any, leave: tuple[bool, bool]) -> Any:
 # The integers Python's JSON readers take (its `json`, pydantic's) have at most 4,300 digits.
 MAX_DIGITS = 4300
 _TOO_LONG = 10**MAX_DIGITS
+_NOT_DIGIT = re.compile(rb"[^0-9]")
+_DIGITS = re.compile(rb"[0-9]+")
+
+
+def may_be_unreadable(text: bytes) -> bool:
+    """Whether JSON `text` may hold what `unreadable` finds: `NaN`, `Infinity`, or a run of more than
+    4,300 digits. Such a run holds one of every 4,300th byte, so only those are looked at (1.2 ms
+    for 1.2 MB of output, the NaN search included, where a search at each byte takes 10 ms and
+    walking the value 28 ms; this runs on every call)."""
+    if b"NaN" in text or b"Infinity" in text:
+        return True
+    for at in range(0, len(text), MAX_DIGITS):
+        if 48 <= text[at] <= 57:  # a digit: where does its run end, and is it that long?
+            end = found.start() if (found := _NOT_DIGIT.search(text, at)) else len(text)
+            if end > MAX_DIGITS and _DIGITS.fullmatch(text, end - MAX_DIGITS - 1, end):
+                return True
+    return False
 
 
 def unreadable(value: Any, path: tuple[str | int, ...] = ()) -> tuple[list[str | int], str] | None:

@@ -34,7 +34,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
-from ._text import MAX_DIGITS, clean, clean_json, describe, json_data, pointer, unreadable, writable
+from ._text import clean, clean_json, describe, json_data, may_be_unreadable, pointer, unreadable, writable
 from .context import ToolContext, set_logging_level
 from .interactive import (
     CannotAsk,
@@ -426,8 +426,7 @@ class _Entry:
             # Text JSON cannot carry (lone surrogates): sent as U+FFFD, then validated as sent.
             payload = clean_json(payload)
             text = to_json(payload, inf_nan_mode="constants")
-        suspect = b"NaN" in text or b"Infinity" in text or len(text) > MAX_DIGITS
-        if suspect and (found := unreadable(payload)) is not None:
+        if may_be_unreadable(text) and (found := unreadable(payload)) is not None:
             # (a NaN not sent as null, which the schema may take: the handler's value is not the one
             # sent; an integer past Python's readers not sent to end the client's connection)
             return self._bad_output(f":\n- {pointer(found[0])}: {found[1]}")

@@ -13,6 +13,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.functional.helpers import imported, write_package
 
@@ -250,3 +252,19 @@ async def test_an_answer_json_cannot_carry_is_refused_by_the_client(pkg: ModuleT
 
     async with connect(pkg, mode, on_elicit=fine) as client:
         assert (await client.ask()).got == "AskAmount(amount=2.5)"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    before=st.text(alphabet='ab{}",: ', max_size=9000).map(str.encode),
+    run=st.sampled_from([1, 4299, 4300, 4301, 4302, 9000]),
+    after=st.integers(min_value=0, max_value=9000),
+)
+def test_the_server_looks_for_a_long_integer_wherever_its_run_of_digits_stands(
+    before: bytes, run: int, after: int
+) -> None:
+    # Only every 4,300th byte of an output's text is looked at (this runs on every call): a run of
+    # more than 4,300 digits is found wherever it starts and ends, and a shorter one never is.
+    from mcpstub_runtime._text import may_be_unreadable  # noqa: PLC0415
+
+    assert may_be_unreadable(before + b"7" * run + b"x" * after) == (run > 4300)
