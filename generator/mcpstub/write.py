@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import errno
 import importlib.util
 import os
 import re
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from mcpstub.engine import session
+from mcpstub.engine.store import open_regular
 from mcpstub.layout import (
     HEADER_PREFIX,
     RETIRED_FILES,
@@ -239,11 +239,8 @@ def _open(path: Path, errors: str = "replace", newline: str | None = None) -> Te
     """The file as a run reads it: UTF-8 (what is not, as U+FFFD), any line ending as "\n". What is
     not a regular file (a FIFO, a device: reading one could wait forever) is refused as a folder
     is, with IsADirectoryError."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    fd = open_regular(path)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
-        os.set_blocking(fd, True)
         return open(fd, encoding="utf-8", errors=errors, newline=newline)
     except BaseException:
         os.close(fd)

@@ -58,18 +58,26 @@ def write_entry(path: Path, magic: bytes, body: bytes) -> None:
         pass
 
 
-def read_regular(path: Path) -> bytes:
-    """The bytes of the regular file at `path`. What is not one (a FIFO, a device: reading it could
-    wait forever) raises IsADirectoryError, as a folder does; a missing file FileNotFoundError."""
-    fd = os.open(path, os.O_RDONLY | _NONBLOCK | getattr(os, "O_BINARY", 0))
+def open_regular(path: Path | str, *, follow: bool = True) -> int:
+    """A descriptor (blocking, read-only) of the regular file at `path`. What is not one (a FIFO, a
+    device: reading it could wait forever) raises IsADirectoryError, as a folder does; a missing
+    file FileNotFoundError; a link, unless `follow`, an OSError."""
+    flags = os.O_RDONLY | _NONBLOCK | getattr(os, "O_BINARY", 0) | (0 if follow else _NOFOLLOW)
+    fd = os.open(path, flags)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
         os.set_blocking(fd, True)
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read()
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of the regular file at `path` (`open_regular` says what else raises)."""
+    with os.fdopen(open_regular(path), "rb") as handle:
+        return handle.read()
 
 
 def _header(magic: bytes, body: bytes) -> bytes:
@@ -78,16 +86,13 @@ def _header(magic: bytes, body: bytes) -> bytes:
 
 def _read_file(path: Path) -> bytes | None:
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | getattr(os, "O_BINARY", 0))
+        fd = open_regular(path, follow=False)
     except OSError:
         return None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None
         with os.fdopen(os.dup(fd), "rb") as handle:
             data = handle.read()
-        if time.time() - info.st_mtime > _TOUCH_AFTER:
+        if time.time() - os.fstat(fd).st_mtime > _TOUCH_AFTER:
             try:
                 os.utime(fd if os.utime in os.supports_fd else path)
             except OSError:
