@@ -113,25 +113,27 @@ def render_models(toolset: Toolset) -> ModelsResult:
         # by bisection, among shared defs, then among tool schemas.
         owners = {c: t.name for t in toolset.tools for c in _class_names(t)}
         written = {key: name for name, key in renamed.items()}  # (a definition as the toolset names it)
-        for name, why in _accepting_nothing(units).items():
-            shared_def = name not in owners
-            units[name] = {name: {} if shared_def else _fallback(name, units[name].get(name, {}), toolset)}
-            as_written = written.get(name, name)
-            what = f"shared definition {as_written!r}" if shared_def else f"tool {owners[name]!r} ({name})"
-            place: tuple[str, ...] = ("$defs", as_written) if shared_def else ("tool", owners[name], name)
+
+        def fall_back(name: str, why: str = "") -> None:
+            """Replace unit `name` with what takes what its schema may, and say so (and `why`)."""
+            place: tuple[str, ...]
+            if name in owners:  # a tool's class
+                units[name] = {name: _fallback(name, units[name].get(name, {}), toolset)}
+                what, place = f"tool {owners[name]!r} ({name})", ("tool", owners[name], name)
+            else:  # a shared definition
+                units[name] = {name: {}}
+                defined = written.get(name, name)
+                what, place = f"shared definition {defined!r}", ("$defs", defined)
             diagnostics.append(_fallback_warning(what, why, where, place, units[name]))
+
+        for name, why in _accepting_nothing(units).items():
+            fall_back(name, why)
         shared = [k for n in toolset.shared_defs if (k := renamed.get(n, n)) in units]
         for name in _find_failing(shared, lambda names: _only(units, names, stub=shared)):
-            units[name] = {name: {}}
-            as_written = written.get(name, name)
-            what = f"shared definition {as_written!r}"
-            diagnostics.append(_fallback_warning(what, "", where, ("$defs", as_written), {}))
-        tools = [n for n in units if n not in toolset.shared_defs]
+            fall_back(name)
+        tools = [n for n in units if n not in shared]
         for name in _find_failing(tools, lambda names: _only(units, [*shared, *names])):
-            units[name] = {name: _fallback(name, units[name].get(name, {}), toolset)}
-            subject = ("tool", owners[name], name)
-            what = f"tool {owners[name]!r} ({name})"
-            diagnostics.append(_fallback_warning(what, "", where, subject, units[name]))
+            fall_back(name)
         try:
             source = _generate(units, wire)
         except Exception as exc:
