@@ -26,6 +26,8 @@ _OBJECT_KEYWORDS = frozenset(
      "dependentSchemas", "dependencies", "patternProperties"}
 )  # fmt: skip
 _ARRAY_KEYWORDS = frozenset({"items", "prefixItems", "contains", "minContains", "maxContains"})
+# Keywords whose numbers a model compares with an instance's.
+_COMPARED_NUMBERS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "const", "enum"})
 _ANNOTATION_KEYWORDS = frozenset({"title", "description", "default", "examples", "deprecated"})
 ANY_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else"})
 # Keywords of an object whose outcome can change when one more property is present.
@@ -337,6 +339,11 @@ def _loosen(out: dict[str, JSON], draft07: bool) -> None:
     out.pop("unevaluatedItems", None)
     # Decimal multiples are inexact in floats; the validator checks them exactly.
     out.pop("multipleOf", None)
+    for key in _COMPARED_NUMBERS & out.keys():
+        if _past_doubles(out[key]):
+            # Past 2**53 the validator compares a float instance as a double and an integer one
+            # exactly; a model compares both exactly and would refuse what the schema takes.
+            del out[key]
     if draft07 and isinstance(out.get("items"), list):
         out["prefixItems"] = out.pop("items")
         if "additionalItems" in out:
@@ -352,6 +359,19 @@ def _loosen(out: dict[str, JSON], draft07: bool) -> None:
     if "type" not in out:
         for key in _TYPED_KEYWORDS & out.keys():
             del out[key]  # on an untyped value pydantic would apply it to every type
+
+
+def _past_doubles(value: JSON) -> bool:
+    """Whether a number in `value` is beyond the integers a double holds exactly (2**53)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return abs(value) >= 2**53
+    if isinstance(value, list):
+        return any(_past_doubles(item) for item in value)
+    if isinstance(value, dict):
+        return any(_past_doubles(item) for item in value.values())
+    return False
 
 
 def _widen(out: dict[str, JSON], typed: bool) -> None:

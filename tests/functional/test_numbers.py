@@ -40,6 +40,14 @@ tools:
         ints: {type: array, items: {type: integer}}
         nums: {type: object, additionalProperties: {type: number}}
         either: {type: [integer, string]}
+        # Numbers past 2**53 in what a model compares: the validator judges those.
+        top: {type: integer, maximum: 1e25}
+        floor: {type: number, minimum: 1e25}
+        below: {type: number, exclusiveMaximum: 9007199254740993}
+        above: {type: integer, exclusiveMinimum: -9007199254740993}
+        exact: {const: 10000000000000000000000000}
+        choice: {type: integer, enum: [1e25, 2]}
+        pair: {enum: [[1e20, 1], 3]}
     outputSchema:
       type: object
       properties:
@@ -160,6 +168,39 @@ async def test_big_numbers_reach_the_handler_through_a_client(pkg: ModuleType, m
     assert big.structured_content["n"] == BIG and big.structured_content["i"] == int(1e300)
     assert small.structured_content is not None
     assert small.structured_content["kinds"] == {"n": "float", "i": "int", "ints": "int,int"}
+
+
+BIG_BOUNDS = ("top", "floor", "below", "above", "exact", "choice", "pair")
+
+
+def _near(bound: int) -> st.SearchStrategy[Any]:
+    """Integers within a few thousand of `bound` and the doubles nearest them."""
+    around = st.integers(min_value=bound - 4096, max_value=bound + 4096)
+    return st.one_of(around, around.map(float), st.just(bound), st.just(float(bound)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(BIG_BOUNDS),
+    st.one_of(_near(10**25), _near(-(2**53)), _near(2**53), _near(int(1e25)), _near(10**20)),
+)
+def test_a_model_takes_every_number_past_2_53_the_validator_takes(
+    model: Any, pkg: ModuleType, key: str, value: Any
+) -> None:
+    """The validator compares a float with a big bound as a double, an integer exactly: a model
+    refusing what it takes made a call the schema allows an internal error."""
+    for arguments in ({key: value}, {key: [value, 1]}):
+        if _accepts(pkg, arguments):
+            model.model_validate(arguments)
+
+
+@pytest.mark.anyio
+async def test_a_float_at_a_big_integer_bound_is_answered(pkg: ModuleType) -> None:
+    async with Client(pkg.create_server()) as client:
+        done = await client.call_tool("echo", {"top": 1e25, "floor": 10**25 + 1, "exact": 1e25})
+    assert not done.is_error, done.content
+    assert done.structured_content is not None
+    assert done.structured_content["kinds"] == {"top": "int", "floor": "int", "exact": "float"}
 
 
 def test_package_passes_mypy_strict(root: Path, mypy_strict: MypyRun) -> None:
