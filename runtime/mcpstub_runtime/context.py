@@ -15,7 +15,7 @@ from mcp import types
 from mcp.server import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from ._text import clean, clean_json
+from ._text import clean, clean_json, json_data, pointer, unreadable
 from .interactive import Asking, Interaction
 
 __all__ = ["ToolContext"]
@@ -72,6 +72,9 @@ class ToolContext(Asking):
         """Send a progress notification, if the client asked for progress on this call."""
         if message is not None:
             message = clean(message)
+        for number in (progress, total):
+            if number is not None and (found := unreadable(number)) is not None:
+                raise ValueError(f"progress {number!r} cannot be sent: {found[1]}")
         await self._ctx.session.report_progress(progress, total, message)
 
     async def log(self, level: types.LoggingLevel, data: Any, *, logger: str | None = None) -> None:
@@ -82,12 +85,16 @@ class ToolContext(Asking):
         """
         if LOG_LEVELS.index(level) < _CONNECTION_LEVELS.get(connection(self._ctx), 0):
             return
+        # As sent: text JSON cannot carry made U+FFFD, and no NaN written as null.
+        sent = clean_json(json_data(data, cleaned=True))
+        if (found := unreadable(sent)) is not None:
+            raise ValueError(f"the log message cannot be sent: at {pointer(found[0])}, {found[1]}")
         # MCP 2026-07-28 deprecates the logging capability; the SDK warns on every call.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             pending = self._ctx.session.send_log_message(
                 level,
-                clean_json(data),
+                sent,
                 logger if logger is None else clean(logger),
                 related_request_id=self._ctx.request_id,
             )

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from mcp import types
 
-from ._text import clean_json
+from ._text import clean_json, pointer, unreadable
 
 __all__ = ["ContentResult", "Result", "StructuredResult", "ToolError"]
 
@@ -39,6 +39,10 @@ def _dump_block(block: types.ContentBlock) -> dict[str, Any]:
         | types.EmbeddedResource,
     ):
         raise TypeError(f"not an MCP content block: {type(block).__name__}")
+    # (JSON's dump writes a NaN in `_meta` as null, and a reader ends the connection at an integer
+    # of more than 4,300 digits: said here, where the handler built the block)
+    if (found := unreadable(clean_json(block.model_dump(by_alias=True, exclude_none=True)))) is not None:
+        raise ValueError(f"the {block.type} block cannot be sent: at {pointer(found[0])}, {found[1]}")
     return block.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 

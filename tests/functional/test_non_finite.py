@@ -49,6 +49,8 @@ tools:
     outputSchema:
       type: object
       properties: {y: {type: [number, "null"]}, ys: {type: array, items: {}}}
+  - name: noisy
+    inputSchema: {type: object}
   - name: ask
     inputSchema: {type: object}
     outputSchema:
@@ -113,6 +115,42 @@ async def measured(args: MeasuredInput, ctx: ToolContext) -> MeasuredOutput:
     if args.kind == "object":  # something of no JSON form at all
         return MeasuredOutput(ys=[object()])
     return MeasuredOutput(y=float("nan") if args.kind == "nan" else 2.5)
+""",
+    "noisy": """\
+from typing import Any
+
+from mcp import types
+
+from ..models import NoisyInput
+from ..results import NoisyResult
+from ..server import ToolContext
+
+
+async def noisy(args: NoisyInput, ctx: ToolContext) -> str:
+    nan, big = float("nan"), 10**4300
+    meta: dict[str, Any] = {"type": "text", "text": "x", "_meta": {"a/b": [1, nan]}}
+    said = []
+    for name, attempt in {
+        "block": lambda: NoisyResult.blocks(types.TextContent.model_validate(meta)),
+        "link": lambda: NoisyResult.resource_link("file:///x", "x", size=big),
+        "extra": lambda: NoisyResult.text("x") + NoisyResult.blocks(types.TextContent.model_validate(meta)),
+    }.items():
+        try:
+            attempt()
+        except ValueError as exc:
+            said.append(f"{name}: {exc}")
+    for name, sending in {
+        "log": lambda: ctx.log("info", {"v": [2, -big]}),
+        "log nan": lambda: ctx.log("info", nan),
+        "progress": lambda: ctx.report_progress(0.5, float("inf")),
+    }.items():
+        try:
+            await sending()
+        except ValueError as exc:
+            said.append(f"{name}: {exc}")
+    await ctx.log("info", {"fine": 1.5})
+    await ctx.report_progress(1, 2)
+    return "\\n".join(said)
 """,
     "ask": """\
 from ..models import AskAmount, AskInput, AskOutput
@@ -210,6 +248,32 @@ async def test_an_integer_longer_than_json_readers_take_is_never_sent(pkg: Modul
         with pytest.raises(errors.ToolError, match=r"- /value/0: an integer of more than 4,300 digits"):
             await client.anything(kind="big")
         assert await client.anything(kind="fine") == {"fine": 1.5}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_handler_is_told_of_a_number_json_cannot_carry_in_blocks_logs_and_progress(
+    pkg: ModuleType, mode: str
+) -> None:
+    # Sent, a NaN became null, and an integer past 4,300 digits ended a Python client's
+    # connection (over stdio the call got no answer): the handler is told where it builds one.
+    logged: list[Any] = []
+
+    async def log(params: Any) -> None:
+        logged.append(params.data)
+
+    async with connect(pkg, mode, on_log=log) as client:
+        said = (await client.noisy())[0].text.split("\n")
+    digits = "an integer of more than 4,300 digits, which JSON readers refuse"
+    assert said == [
+        "block: the text block cannot be sent: at /_meta/a~1b/1, NaN and infinities have no JSON form",
+        f"link: the resource_link block cannot be sent: at /size, {digits}",
+        "extra: the text block cannot be sent: at /_meta/a~1b/1, NaN and infinities have no JSON form",
+        f"log: the log message cannot be sent: at /v/1, {digits}",
+        "log nan: the log message cannot be sent: at (root), NaN and infinities have no JSON form",
+        "progress: progress inf cannot be sent: NaN and infinities have no JSON form",
+    ]
+    assert logged == [{"fine": 1.5}]  # (nothing of the refused ones was sent)
 
 
 @pytest.mark.anyio
