@@ -8,7 +8,11 @@ typed client refuses such an argument or answer before sending; the server refus
 from __future__ import annotations
 
 import importlib
+import json
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -17,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.functional.helpers import imported, write_package
+from tests.functional.servers import server_env
 
 PACKAGE = "fx_non_finite"
 
@@ -212,6 +217,43 @@ async def test_the_client_refuses_an_argument_json_cannot_carry(
         with pytest.raises(ValueError, match=f"^echo: argument {where}"):
             await client.echo(**arguments)
         assert (await client.echo(x=None, v={"k": [1.5]})).got == "{'x': None, 'v': {'k': [1.5]}}"
+
+
+NOT_FINITE = "not a finite number (NaN, Infinity, or a literal past the double range such as 1e400)"
+# Literals Python's JSON readers (the SDK's too) take, none of them a JSON number a double holds.
+LITERALS = [
+    ('{"v": NaN}', "/v"), ('{"v": {"k": [1, Infinity]}}', "/v/k/1"), ('{"x": -Infinity}', "/x"),
+    ('{"x": 1e400}', "/x"), ('{"v": -1E+999, "x": 1}', "/v"), ('{"tags": {"a": NaN}}', "/tags/a"),
+]  # fmt: skip
+
+
+def test_a_raw_client_s_nan_infinity_or_1e400_is_invalid_arguments(pkg: ModuleType) -> None:
+    # The SDK reads them as float NaN or infinity: a field of any value handed one to the handler
+    # and a typed field was said to be "null", which the client never sent.
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+    for number, (arguments, _) in enumerate([*LITERALS, ('{"x": 1e308, "v": [-0.0, "NaN"]}', "")], start=1):
+        call = f'{{"name": "echo", "arguments": {arguments}}}'
+        lines.append(f'{{"jsonrpc": "2.0", "id": {number}, "method": "tools/call", "params": {call}}}')
+    root = Path(pkg.__file__ or "").parent.parent
+    with subprocess.Popen(
+        [sys.executable, "-m", pkg.__name__], text=True, cwd=root, env=server_env(root),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    ) as done:  # fmt: skip
+        assert done.stdin is not None and done.stdout is not None
+        done.stdin.write("\n".join(lines) + "\n")
+        done.stdin.flush()
+        # (each line is one answer; the input stays open until all are in, calls run at once)
+        answers = {a["id"]: a["result"] for a in (json.loads(done.stdout.readline()) for _ in lines[1:])}
+        done.stdin.close()
+    for number, (arguments, at) in enumerate(LITERALS, start=1):
+        said = answers[number]["content"][0]["text"]
+        expected = f"invalid arguments for tool echo:\n- {at}: {NOT_FINITE}"
+        assert answers[number]["isError"] and said == expected, (arguments, said)
+    assert answers[len(LITERALS) + 1]["structuredContent"] == {"got": "{'x': 1e+308, 'v': [-0.0, 'NaN']}"}
 
 
 @pytest.mark.anyio
