@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 from pydantic_core import to_jsonable_python
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ def clean_json(value: Any) -> Any:
         return clean(value)
     if isinstance(value, dict):
         return {clean(key) if isinstance(key, str) else key: clean_json(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, list | tuple | set | frozenset):
         return [clean_json(item) for item in value]
     return value
 
@@ -65,14 +65,22 @@ def json_data(
         return to_jsonable_python(clean_json(_python(value, leave)), inf_nan_mode="constants")
 
 
+def plain_json(value: Any, *, exclude_none: bool = False) -> Any:
+    """`value` as JSON data, strings made sendable (`clean_json`), dumped in Python's mode first, so
+    that a NaN or an infinity stays the float it is wherever it stands (the JSON dump of a model
+    whose config does not say so, an SDK model's field typed Any, makes it None) for `unreadable`
+    to find; sets, tuples and generators become lists, each read once."""
+    return to_jsonable_python(clean_json(_python(value, (False, exclude_none))), inf_nan_mode="constants")
+
+
 def _python(value: Any, leave: tuple[bool, bool]) -> Any:
-    """`value` with the models in it (at its top, or items of a list) dumped in Python's mode
-    (`leave`: whether to leave out fields not set, and fields that are None)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(by_alias=True, warnings=False, exclude_unset=leave[0], exclude_none=leave[1])
-    if isinstance(value, list | tuple):
-        return [_python(item, leave) for item in value]
-    return value
+    """`value` with every model in it dumped in Python's mode (`leave`: whether to leave out fields
+    not set, and fields that are None)."""
+    unset, none = leave
+    return _ANY.dump_python(value, by_alias=True, warnings=False, exclude_unset=unset, exclude_none=none)
+
+
+_ANY: TypeAdapter[Any] = TypeAdapter(Any)
 
 
 # The integers Python's JSON readers take (its `json`, pydantic's) have at most 4,300 digits.

@@ -15,7 +15,7 @@ from mcp import types
 from mcp.server import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from ._text import clean, clean_json, json_data, pointer, unreadable
+from ._text import clean, plain_json, pointer, unreadable
 from .interactive import Asking, Interaction
 
 __all__ = ["ToolContext"]
@@ -72,9 +72,13 @@ class ToolContext(Asking):
         """Send a progress notification, if the client asked for progress on this call."""
         if message is not None:
             message = clean(message)
-        for number in (progress, total):
-            if number is not None and (found := unreadable(number)) is not None:
-                raise ValueError(f"progress {number!r} cannot be sent: {found[1]}")
+        for name, number in (("progress", progress), ("total", total)):
+            if number is None and name == "total":
+                continue
+            if not isinstance(number, int | float) or isinstance(number, bool):
+                raise TypeError(f"{name} must be an int or a float, not {type(number).__name__}")
+            if (found := unreadable(number)) is not None:
+                raise ValueError(f"the {name} cannot be sent: {found[1]}")
         await self._ctx.session.report_progress(progress, total, message)
 
     async def log(self, level: types.LoggingLevel, data: Any, *, logger: str | None = None) -> None:
@@ -86,7 +90,7 @@ class ToolContext(Asking):
         if LOG_LEVELS.index(level) < _CONNECTION_LEVELS.get(connection(self._ctx), 0):
             return
         # As sent: text JSON cannot carry made U+FFFD, and no NaN written as null.
-        sent = clean_json(json_data(data, cleaned=True))
+        sent = plain_json(data, exclude_none=True)
         if (found := unreadable(sent)) is not None:
             raise ValueError(f"the log message cannot be sent: at {pointer(found[0])}, {found[1]}")
         # MCP 2026-07-28 deprecates the logging capability; the SDK warns on every call.

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from mcp import types
 
-from ._text import clean_json, pointer, unreadable
+from ._text import clean_json, plain_json, pointer, unreadable
 
 __all__ = ["ContentResult", "Result", "StructuredResult", "ToolError"]
 
@@ -41,9 +41,10 @@ def _dump_block(block: types.ContentBlock) -> dict[str, Any]:
         raise TypeError(f"not an MCP content block: {type(block).__name__}")
     # (JSON's dump writes a NaN in `_meta` as null, and a reader ends the connection at an integer
     # of more than 4,300 digits: said here, where the handler built the block)
-    if (found := unreadable(clean_json(block.model_dump(by_alias=True, exclude_none=True)))) is not None:
+    dumped: dict[str, Any] = plain_json(block, exclude_none=True)
+    if (found := unreadable(dumped)) is not None:
         raise ValueError(f"the {block.type} block cannot be sent: at {pointer(found[0])}, {found[1]}")
-    return block.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return dumped
 
 
 class Result:
@@ -129,19 +130,17 @@ class ContentResult(Result):
     @classmethod
     def text(cls, text: str) -> Self:
         """One text block."""
-        if not isinstance(text, str):
-            raise TypeError("text must be a str")
-        return cls._build(({"type": "text", "text": text},))
+        return cls._build(({"type": "text", "text": _text("text", text)},))
 
     @classmethod
     def image(cls, data: bytes, mime_type: str) -> Self:
         """One image block; `data` is the raw image, sent base64-encoded."""
-        return cls._build(({"type": "image", "data": _b64(data), "mimeType": mime_type},))
+        return cls._build(({"type": "image", "data": _b64(data), "mimeType": _text("mime_type", mime_type)},))
 
     @classmethod
     def audio(cls, data: bytes, mime_type: str) -> Self:
         """One audio block; `data` is the raw audio, sent base64-encoded."""
-        return cls._build(({"type": "audio", "data": _b64(data), "mimeType": mime_type},))
+        return cls._build(({"type": "audio", "data": _b64(data), "mimeType": _text("mime_type", mime_type)},))
 
     @classmethod
     def resource_link(
@@ -198,6 +197,12 @@ class ContentResult(Result):
         if self._is_error or other._is_error:
             raise TypeError("an error result cannot be combined with other results")
         return self._build(self._content + other._content)
+
+
+def _text(name: str, value: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str")
+    return value
 
 
 def _b64(data: bytes | None) -> str:

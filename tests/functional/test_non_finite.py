@@ -122,13 +122,20 @@ async def measured(args: MeasuredInput, ctx: ToolContext) -> MeasuredOutput:
     return MeasuredOutput(y=float("nan") if args.kind == "nan" else 2.5)
 """,
     "noisy": """\
+from decimal import Decimal
 from typing import Any
 
 from mcp import types
+from pydantic import BaseModel
 
 from ..models import NoisyInput
 from ..results import NoisyResult
 from ..server import ToolContext
+
+
+class Own(BaseModel):  # (its config writes a NaN as null in a JSON dump)
+    x: int = 1
+    y: float | None = None
 
 
 async def noisy(args: NoisyInput, ctx: ToolContext) -> str:
@@ -139,21 +146,26 @@ async def noisy(args: NoisyInput, ctx: ToolContext) -> str:
         "block": lambda: NoisyResult.blocks(types.TextContent.model_validate(meta)),
         "link": lambda: NoisyResult.resource_link("file:///x", "x", size=big),
         "extra": lambda: NoisyResult.text("x") + NoisyResult.blocks(types.TextContent.model_validate(meta)),
+        "set": lambda: NoisyResult.blocks(types.TextContent.model_validate({**meta, "_meta": {"s": {big}}})),
+        "mime": lambda: NoisyResult.image(b"x", nan),  # type: ignore[arg-type]
     }.items():
         try:
             attempt()
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             said.append(f"{name}: {exc}")
     for name, sending in {
         "log": lambda: ctx.log("info", {"v": [2, -big]}),
         "log nan": lambda: ctx.log("info", nan),
         "progress": lambda: ctx.report_progress(0.5, float("inf")),
+        "decimal": lambda: ctx.report_progress(Decimal("NaN")),  # type: ignore[arg-type]
+        "big progress": lambda: ctx.report_progress(big),
+        "own model": lambda: ctx.log("info", {"m": [Own(y=nan)]}),
     }.items():
         try:
             await sending()
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             said.append(f"{name}: {exc}")
-    await ctx.log("info", {"fine": 1.5})
+    await ctx.log("info", {"fine": 1.5, "own": Own(), "none": None})
     await ctx.report_progress(1, 2)
     return "\\n".join(said)
 """,
@@ -311,11 +323,17 @@ async def test_a_handler_is_told_of_a_number_json_cannot_carry_in_blocks_logs_an
         "block: the text block cannot be sent: at /_meta/a~1b/1, NaN and infinities have no JSON form",
         f"link: the resource_link block cannot be sent: at /size, {digits}",
         "extra: the text block cannot be sent: at /_meta/a~1b/1, NaN and infinities have no JSON form",
+        f"set: the text block cannot be sent: at /_meta/s/0, {digits}",
+        "mime: mime_type must be a str",
         f"log: the log message cannot be sent: at /v/1, {digits}",
         "log nan: the log message cannot be sent: at (root), NaN and infinities have no JSON form",
-        "progress: progress inf cannot be sent: NaN and infinities have no JSON form",
+        "progress: the total cannot be sent: NaN and infinities have no JSON form",
+        "decimal: progress must be an int or a float, not Decimal",
+        f"big progress: the progress cannot be sent: {digits}",
+        "own model: the log message cannot be sent: at /m/0/y, NaN and infinities have no JSON form",
     ]
-    assert logged == [{"fine": 1.5}]  # (nothing of the refused ones was sent)
+    # Nothing of the refused ones was sent; a model's fields that are None are left out, as before.
+    assert logged == [{"fine": 1.5, "own": {"x": 1}, "none": None}]
 
 
 @pytest.mark.anyio
