@@ -26,8 +26,12 @@ _OBJECT_KEYWORDS = frozenset(
      "dependentSchemas", "dependencies", "patternProperties"}
 )  # fmt: skip
 _ARRAY_KEYWORDS = frozenset({"items", "prefixItems", "contains", "minContains", "maxContains"})
-# Keywords whose numbers a model compares with an instance's.
-_COMPARED_NUMBERS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "const", "enum"})
+# Keywords whose numbers a model compares with an instance's, or with a length.
+_COMPARED_NUMBERS = frozenset(
+    {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "const", "enum", "minLength", "maxLength",
+     "minItems", "maxItems", "minProperties", "maxProperties"}
+)  # fmt: skip
+_BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
 _ANNOTATION_KEYWORDS = frozenset({"title", "description", "default", "examples", "deprecated"})
 ANY_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else"})
 # Keywords of an object whose outcome can change when one more property is present.
@@ -342,7 +346,15 @@ def _loosen(out: dict[str, JSON], draft07: bool) -> None:
     for key in _COMPARED_NUMBERS & out.keys():
         if _past_doubles(out[key]):
             # Past 2**53 the validator compares a float instance as a double and an integer one
-            # exactly; a model compares both exactly and would refuse what the schema takes.
+            # exactly; a model compares both exactly and would refuse what the schema takes (a
+            # length past 2**63 it cannot even be built with).
+            del out[key]
+    kinds = out.get("type")
+    numbers = isinstance(kinds, list) and not {"integer", "number"}.isdisjoint(kinds)
+    if numbers and len(set(kinds) - {"null"}) > 1:  # type: ignore[arg-type]
+        # Bounded, a number beside another type is a strict `conint`/`confloat` in a union: it
+        # would refuse 5.0 for an integer, or make 1 a float.
+        for key in _BOUNDS & out.keys():
             del out[key]
     if draft07 and isinstance(out.get("items"), list):
         out["prefixItems"] = out.pop("items")

@@ -20,6 +20,7 @@ import builtins
 import re
 from collections import deque
 from collections.abc import Iterator, Sequence
+from decimal import Decimal
 from functools import lru_cache
 from typing import TypeGuard
 
@@ -248,15 +249,22 @@ def factory_defaults(source: str) -> str:
 _NUMBER_TYPES = {"StrictInt": "_Integral", "StrictFloat": "_JsonNumber"}
 _NUMBER_HELPERS = {
     "_Integral": '''def _exact_int(value: Any) -> Any:
-    """JSON Schema counts an integer-valued number (1.0, 1e300) as an integer: the exact int."""
-    return int(value) if isinstance(value, float) and value.is_integer() else value
+    """JSON Schema counts an integer-valued number (1.0, 1e300) as an integer: the int
+    written (1e300 is 10**300, as the validator reads it, not the double's digits)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value) if abs(value) < 2**53 else int(Decimal(repr(value)))
+    return value
 
 
 _Integral: TypeAlias = Annotated[StrictInt, BeforeValidator(_exact_int)]''',
     "_JsonNumber": "_JsonNumber: TypeAlias = StrictInt | StrictFloat",
 }
 _HELPER_IMPORTS = {
-    "_Integral": {"typing": ("Annotated", "Any", "TypeAlias"), "pydantic": ("BeforeValidator", "StrictInt")},
+    "_Integral": {
+        "decimal": ("Decimal",),
+        "typing": ("Annotated", "Any", "TypeAlias"),
+        "pydantic": ("BeforeValidator", "StrictInt"),
+    },
     "_JsonNumber": {"typing": ("TypeAlias",), "pydantic": ("StrictFloat", "StrictInt")},
 }
 
@@ -315,6 +323,12 @@ def exact_numbers(source: str) -> str:
     return _integral_defaults(text) if "_Integral" in used else text
 
 
+def written_int(value: float) -> int:
+    """The integer an integer-valued float is written as (its shortest repr): 1e25 is 10**25, as
+    the validator reads a bound or a value, not the double's 10000000000000000905969664."""
+    return int(value) if abs(value) < 2**53 else int(Decimal(repr(value)))
+
+
 # Names under which a float may stand: a default of a type without them is an integer.
 _FLOAT_NAMES = frozenset({"_JsonNumber", "StrictFloat", "float", "Any", "object"})
 
@@ -352,7 +366,7 @@ def _integral_defaults(source: str) -> str:
                     continue
                 if isinstance(const.value, float) and const.value.is_integer():
                     end = const.end_col_offset or 0
-                    spots.append((const.lineno, const.col_offset, end, str(int(const.value))))
+                    spots.append((const.lineno, const.col_offset, end, str(written_int(const.value))))
     if not spots:
         return source
     lines = source.split("\n")

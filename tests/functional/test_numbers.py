@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -48,12 +49,18 @@ tools:
         exact: {const: 10000000000000000000000000}
         choice: {type: integer, enum: [1e25, 2]}
         pair: {enum: [[1e20, 1], 3]}
+        # A bound beside another type; a length no model can hold.
+        page: {type: [integer, string], minimum: 0}
+        ratio: {type: [number, "null", string], maximum: 1}
+        note: {type: string, maxLength: 99999999999999999999}
     outputSchema:
       type: object
       properties:
         kinds: {type: object, additionalProperties: {type: string}}
         n: {type: number}
         i: {type: integer}
+        top: {type: integer, maximum: 1e25}
+        capped: {type: integer, multipleOf: 10, maximum: 1e25, default: 1e25}
       required: [kinds]
 """
 
@@ -75,10 +82,18 @@ async def echo(args: EchoInput, ctx: ToolContext) -> EchoOutput | EchoResult:
         out.n = values["n"]
     if "i" in values:
         out.i = values["i"]
+    if "top" in values:
+        out.top = values["top"]
     return out
 """
 
 BIG = 10**400
+
+
+def written(value: Any) -> Any:
+    """The number as JSON text writes it (Python writes a float as its repr): an integer-valued
+    float is that integer (1e300 is 10**300), and a JSON Schema integer."""
+    return int(Decimal(repr(value))) if isinstance(value, float) and value.is_integer() else value
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +125,11 @@ def anyio_backend() -> str:
     [
         ({"n": BIG}, {"n": BIG}),
         ({"n": -BIG, "bounded": 2**1000}, {"n": -BIG, "bounded": 2**1000}),
-        ({"n": 1e300, "i": 1e300}, {"n": 1e300, "i": int(1e300)}),
+        ({"n": 1e300, "i": 1e300}, {"n": 1e300, "i": 10**300}),  # (the integer written, not the double's)
+        ({"i": -1.5e200, "top": 1e25}, {"i": -15 * 10**199, "top": 10**25}),
+        ({"page": 5.0, "ratio": 1, "note": "x"}, {"page": 5, "ratio": 1, "note": "x"}),
+        ({"page": "a", "ratio": -BIG}, {"page": "a", "ratio": -BIG}),
+        ({"page": 1e25, "ratio": 0.5}, {"page": 10**25, "ratio": 0.5}),
         ({"i": 1.0, "count": 2.0, "maybe": 3.0}, {"i": 1, "count": 2, "maybe": 3}),
         ({"i": BIG, "step": 3e20}, {"i": BIG, "step": int(3e20)}),
         ({"tenth": 0.7, "ints": [1.0, 2, 1e20]}, {"tenth": 0.7, "ints": [1, 2, 10**20]}),
@@ -129,7 +148,8 @@ def test_models_take_every_number_the_schema_accepts(
 
 
 @pytest.mark.parametrize(
-    "arguments", [{"i": 1.5}, {"i": True}, {"n": "1"}, {"n": False}, {"count": -1}, {"ints": [0.5]}]
+    "arguments",
+    [{"i": 1.5}, {"i": True}, {"n": "1"}, {"n": False}, {"count": -1}, {"ints": [0.5]}, {"page": 1.5}],
 )
 def test_models_still_refuse_what_the_schema_refuses(pkg: ModuleType, model: Any, arguments: Any) -> None:
     assert not _accepts(pkg, arguments)
@@ -150,9 +170,10 @@ def test_any_json_number_the_schema_accepts_is_taken_exactly(pkg: ModuleType, va
         arguments = {key: value}
         if _accepts(pkg, arguments):
             got = model.model_validate(arguments).model_dump()[key]
-            assert got == value and (isinstance(got, int) or isinstance(value, float))
             if key in ("i", "step"):
-                assert type(got) is int
+                assert type(got) is int and got == written(value)
+            else:
+                assert got == value and (isinstance(got, int) or isinstance(value, float))
 
 
 @pytest.mark.anyio
@@ -165,7 +186,7 @@ async def test_big_numbers_reach_the_handler_through_a_client(pkg: ModuleType, m
     assert not big.is_error, big.content
     assert big.structured_content is not None
     assert big.structured_content["kinds"] == {"n": "int", "i": "int"}
-    assert big.structured_content["n"] == BIG and big.structured_content["i"] == int(1e300)
+    assert big.structured_content["n"] == BIG and big.structured_content["i"] == 10**300
     assert small.structured_content is not None
     assert small.structured_content["kinds"] == {"n": "float", "i": "int", "ints": "int,int"}
 
@@ -198,9 +219,15 @@ def test_a_model_takes_every_number_past_2_53_the_validator_takes(
 async def test_a_float_at_a_big_integer_bound_is_answered(pkg: ModuleType) -> None:
     async with Client(pkg.create_server()) as client:
         done = await client.call_tool("echo", {"top": 1e25, "floor": 10**25 + 1, "exact": 1e25})
+        bounded = await client.call_tool("echo", {"page": 5.0, "ratio": 10**30 * -1, "note": "x"})
     assert not done.is_error, done.content
     assert done.structured_content is not None
     assert done.structured_content["kinds"] == {"top": "int", "floor": "int", "exact": "float"}
+    assert done.structured_content["top"] == 10**25  # (echoed: the output's maximum: 1e25 takes it)
+    assert done.structured_content["capped"] == 10**25  # (a default filled in)
+    assert not bounded.is_error, bounded.content
+    assert bounded.structured_content is not None
+    assert bounded.structured_content["kinds"] == {"page": "int", "ratio": "int", "note": "str"}
 
 
 def test_package_passes_mypy_strict(root: Path, mypy_strict: MypyRun) -> None:
