@@ -400,15 +400,27 @@ def _type_names(node: ast.expr) -> list[ast.Name]:
     return [name for child in children for name in _type_names(child)]
 
 
+# The standard library modules models import from, in the order their imports stand.
+_STANDARD = ("decimal", "typing")
+
+
 def add_imports(source: str, module: str, names: tuple[str, ...] | list[str]) -> str:
     """The source with `from module import` holding `names` too (a new statement if there is none)."""
     pattern = re.compile(rf"^from {re.escape(module)} import (\([^)]*\)|.*)$", re.MULTILINE)
     match = pattern.search(source)
     if match is None:
         line = from_import(module, sorted(set(names)))
-        if module == "typing":  # the standard library block comes first
+        if module in _STANDARD:  # the standard library block comes first, in order
+            after = "|".join(m for m in _STANDARD if m > module) or "$^"
+            later = re.search(rf"^from (?:{after}) ", source, re.M)
+            if later is not None:
+                return f"{source[: later.start()]}{line}\n{source[later.start() :]}"
+            earlier = "|".join(m for m in _STANDARD if m < module) or "$^"
+            last = list(re.finditer(rf"^from (?:{earlier}) import (\([^)]*\)|.*)$", source, re.M))
+            if last:
+                return f"{source[: last[-1].end()]}\n{line}{source[last[-1].end() :]}"
             return f"{line}\n\n{source}"
-        first = re.search(r"^from (?!typing )", source, re.MULTILINE)
+        first = re.search(rf"^from (?!(?:{'|'.join(_STANDARD)}) )", source, re.MULTILINE)
         at = first.start() if first else 0
         return f"{source[:at]}{line}\n{source[at:]}"
     present = {n.strip() for n in match[1].strip("()").split(",") if n.strip()}

@@ -1475,3 +1475,23 @@ def test_a_model_fallback_is_said_where_the_schema_is_written(tmp_path: Path) ->
                   if d.code == "models-fallback"]  # fmt: skip
         dyn = (4, 3, "shared definition 'Dyn'")
         assert placed == [dyn, (7, 5, "tool 'a'"), (9, 5, "tool 'b'"), (13, 5, "tool 'b'")], placed
+
+
+@pytest.mark.parametrize(
+    "start", ["", "from typing import (\n    Any,\n)\n\n", "from decimal import Decimal\n\n"]
+)
+def test_imports_added_in_any_order_stand_in_one_order(start: str) -> None:
+    # (a models module is made along two paths, which add them in different orders: the bytes
+    # differed, `from typing` above `from decimal`)
+    source = start + "from pydantic import BaseModel\n\n\nclass A(BaseModel):\n    x: int\n"
+    wanted = [("decimal", ["Decimal"]), ("typing", ["Annotated"]), ("pydantic", ["Field"])]
+    made = set()
+    for order in itertools.permutations(wanted):
+        text = source
+        for module, names in order:
+            text = model_source.add_imports(text, module, names)
+        made.add(text)
+    assert len(made) == 1
+    head = made.pop().split("\n\n\n")[0]
+    standard = r"from decimal import Decimal\nfrom typing import [^\n]*(\n[^\n]*)*?"
+    assert re.fullmatch(standard + r"\n\nfrom pydantic .*", head, re.S), head
