@@ -145,14 +145,18 @@ def render_models(toolset: Toolset) -> ModelsResult:
     values = [
         t.output_class
         for t in toolset.tools
-        if t.output_class is not None and t.output_schema is not None and not is_object_root(t.output_schema)
+        if t.output_class is not None
+        and t.output_schema is not None
+        and not is_object_root(t.output_schema, t.output_dialect)
     ]
     if values:
         source = format_piece(alias_values(source, values))
     objects = [c for t in toolset.tools for c in (t.input_class, *t.elicitation_classes.values())] + [
         t.output_class
         for t in toolset.tools
-        if t.output_class is not None and t.output_schema is not None and is_object_root(t.output_schema)
+        if t.output_class is not None
+        and t.output_schema is not None
+        and is_object_root(t.output_schema, t.output_dialect)
     ]
     if (reopened := open_classes(source, objects)) != source:
         source = format_piece(reopened)
@@ -467,7 +471,7 @@ def _schemas(tool: Tool) -> Iterator[tuple[str, dict[str, JSON]]]:
 def _fallback(class_name: str, schema: JSON, toolset: Toolset) -> JSON:
     """What a tool's class generated from `schema` falls back to: an open object keeping the names
     of its properties, or for an output that is not an object (`list[Item]`, ...), any value."""
-    values = {t.output_class for t in toolset.tools if not is_object_root(t.output_schema)}
+    values = {t.output_class for t in toolset.tools if not is_object_root(t.output_schema, t.output_dialect)}
     return {} if class_name in values else permissive(schema)
 
 

@@ -1,7 +1,7 @@
 """Output wrapper: the two advertised forms of a tool's output schema.
 
 MCP 2026-07-28 lets `outputSchema` be any JSON Schema and `structuredContent` any JSON value;
-2025-11-25 clients require both to be objects. `is_object_root(schema)` says which a schema is;
+2025-11-25 clients require both to be objects. `is_object_root(schema, dialect)` says which a schema is;
 `legacy_output_schema(schema, dialect)` returns what 2025-11-25 connections are shown: the schema itself
 when its root is an object, else the wrapper `{type: object, properties: {result: S},
 required: [result]}`, whose `structuredContent` is `{"result": value}`. The wrapper keeps the
@@ -21,15 +21,29 @@ from mcpstub.pointers import split_fragment
 RESULT_KEY = "result"
 
 
-def is_object_root(schema: JSON) -> bool:
-    """True when the schema's root says `type: object`: its values go out unwrapped everywhere."""
-    return isinstance(schema, dict) and schema.get("type") == "object"
+def is_object_root(schema: JSON, dialect: Dialect | None) -> bool:
+    """True when the schema's root says `type: object`: its values go out unwrapped everywhere. In
+    draft-07 a `type` beside `$ref` is ignored: the root is then an object if what `$ref` names is."""
+    seen: set[str] = set()
+    node = schema
+    while isinstance(node, dict) and node.get("type") == "object":
+        ref = node.get("$ref") if dialect == "draft-07" else None
+        if not isinstance(ref, str):
+            return True
+        path = split_fragment(ref[1:]) if ref.startswith("#") and ref not in seen else None
+        seen.add(ref)
+        if path is None:
+            return False
+        node = schema
+        for token in path:
+            node = node.get(token) if isinstance(node, dict) else None
+    return False
 
 
 def legacy_output_schema(schema: dict[str, JSON], dialect: Dialect | None) -> dict[str, JSON]:
     """The output schema as 2025-11-25 connections see it (the schema itself for object roots);
     `dialect` is the schema's own (`Tool.output_dialect`)."""
-    if is_object_root(schema):
+    if is_object_root(schema, dialect):
         return schema
     draft7 = dialect == "draft-07"
     wrapper: dict[str, JSON] = {"$schema": schema["$schema"]} if "$schema" in schema else {}

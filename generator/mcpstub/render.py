@@ -159,7 +159,7 @@ def _view(tool: Tool) -> _ToolView:
     _check_advertised(tool)
     rest = {key: value for key, value in tool.advertised.items() if key not in _SCHEMA_KEYS}
     output = tool.output_class
-    wrapped = tool.output_schema is not None and not is_object_root(tool.output_schema)
+    wrapped = tool.output_schema is not None and not is_object_root(tool.output_schema, tool.output_dialect)
     legacy_name = f"_LEGACY_OUTPUT_{tool.identifier}" if wrapped else f"_OUTPUT_{tool.identifier}"
     returns: list[str]
     if output is not None:

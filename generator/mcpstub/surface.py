@@ -51,7 +51,7 @@ def wire_tool(tool: Tool, protocol: str) -> dict[str, JSON]:
     # connections as its `{result: ...}` wrapper (output_wrapper.py).
     wire = dict(tool.advertised)
     output = tool.output_schema
-    if protocol == "2025-11-25" and output is not None and not is_object_root(output):
+    if protocol == "2025-11-25" and output is not None and not is_object_root(output, tool.output_dialect):
         wire["outputSchema"] = legacy_output_schema(output, tool.output_dialect)
     return wire
 

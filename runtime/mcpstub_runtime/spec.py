@@ -43,8 +43,11 @@ class ToolSpec:
 
     @property
     def wraps_output(self) -> bool:
-        """True when the output is not a JSON object: 2025-11-25 gets `{"result": value}`."""
-        return self.output_schema is not None and self.output_schema.get("type") != "object"
+        """True when the output is not a JSON object: 2025-11-25 gets `{"result": value}`, and is
+        shown another schema (a package declares one only then: it knows the dialect's rules, a
+        draft-07 `type: object` beside `$ref` saying nothing, say)."""
+        legacy = self.legacy_output_schema
+        return legacy is not self.output_schema and legacy != self.output_schema
 
     @property
     def legacy_wire(self) -> Mapping[str, Any]:

@@ -72,7 +72,8 @@ def expected_wire(toolset: Toolset, legacy: bool) -> list[dict[str, Any]]:
     tools = []
     for tool in toolset.tools:
         wire = dict(tool.advertised)
-        if legacy and tool.output_schema is not None and not is_object_root(tool.output_schema):
+        output = tool.output_schema
+        if legacy and output is not None and not is_object_root(output, tool.output_dialect):
             wire["outputSchema"] = legacy_output_schema(tool.output_schema, tool.output_dialect)
         tools.append(wire)
     return tools

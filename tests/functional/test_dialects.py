@@ -44,6 +44,23 @@ tools:
       properties:
         pair: {type: array, prefixItems: [{type: string}, {type: integer}], items: false}
       required: [pair]
+  # In draft-07 a `type` beside `$ref` is ignored: the first output takes lists only.
+  - name: listed
+    inputSchema: {type: object}
+    outputSchema:
+      $schema: http://json-schema.org/draft-07/schema#
+      type: object
+      $ref: "#/definitions/Names"
+      definitions:
+        Names: {type: array, items: {type: string}}
+  - name: named
+    inputSchema: {type: object}
+    outputSchema:
+      $schema: http://json-schema.org/draft-07/schema#
+      type: object
+      $ref: "#/definitions/Box"
+      definitions:
+        Box: {type: object, properties: {name: {type: string}}, required: [name]}
 """
 
 
@@ -89,3 +106,27 @@ async def test_output_is_checked_in_its_own_dialect(pkg: ModuleType, tool: str) 
     assert extra_input.is_error is True
     assert bad_output.is_error is True
     assert "output did not match" in bad_output.content[0].text  # type: ignore[union-attr]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", None])
+async def test_a_draft_07_type_beside_ref_is_what_the_ref_names(pkg: ModuleType, mode: str | None) -> None:
+    # The list's model was an object: the schema takes lists only, so every call was an error.
+    models = importlib.import_module(f"{PACKAGE}.models")
+
+    async def listed(args: Any, ctx: Any) -> Any:
+        return ["a", "b"]
+
+    async def named(args: Any, ctx: Any) -> Any:
+        return models.NamedOutput(name="x")
+
+    options: dict[str, Any] = {"mode": mode} if mode else {}
+    async with Client(pkg.create_server({"listed": listed, "named": named}), **options) as client:
+        listing = {tool.name: tool.output_schema for tool in (await client.list_tools()).tools}
+        names = await client.call_tool("listed", {})
+        box = await client.call_tool("named", {})
+    assert names.is_error is not True, names.content
+    assert names.structured_content == ({"result": ["a", "b"]} if mode else ["a", "b"])
+    assert (listing["listed"] or {}).get("required") == (["result"] if mode else None)
+    assert box.is_error is not True and box.structured_content == {"name": "x"}
+    assert listing["named"] == pkg.TOOLS["named"].output_schema  # (an object: shown as written)
