@@ -443,6 +443,8 @@ def lint_schema(
         where, node, family, is_definition = stack.pop()
         if not isinstance(node, dict):
             continue
+        if draft07 and "$ref" in node and (ignored := [k for k in node if k in _CONSTRAINTS and k != "$ref"]):
+            found.diagnostics.append(_beside_ref(doc, where, ignored))
         for key, value in node.items():
             if key in known:
                 if key == "default" and not (value is None and doc.holds_nothing((*where, key))):
@@ -551,6 +553,18 @@ _CONSTRAINTS = frozenset(
      "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "unevaluatedProperties",
      "unevaluatedItems"}
 )  # fmt: skip
+
+
+def _beside_ref(doc: Document, where: JsonPath, ignored: list[str]) -> Diagnostic:
+    """Keywords beside a draft-07 `$ref`: validators apply the `$ref` alone."""
+    said = ", ".join(repr(k) for k in ignored)
+    return warning(
+        "ignored-beside-ref",
+        f"{said} beside $ref in {describe_path(where)} {'is' if len(ignored) == 1 else 'are'} ignored:"
+        " in draft-07 a $ref replaces every keyword beside it, so the schema checks less than it says",
+        doc.key_loc((*where, ignored[0])),
+        "write `allOf: [{$ref: ...}, {...}]` to apply both, or use JSON Schema 2020-12, where both apply",
+    )
 
 
 def _misspelled(key: str, value: Any, node: dict[str, Any], known: frozenset[str]) -> str | None:

@@ -659,7 +659,8 @@ def test_a_default_its_own_schema_rejects_is_a_warning_where_it_is_written(tmp_p
     assert checked.ok  # warnings: the toolset is generated
     # Size's and Own's defaults fill no field as well (each said once, at the default).
     beside = [(d.code, d.location.line) for d in checked.diagnostics if d.code != "invalid-default"]
-    assert beside == [("definition-default", 4), ("definition-default", 23)]
+    # draft-07's `ignored` has a `type` beside its $ref, which validators ignore: said.
+    assert beside == [("definition-default", 4), ("definition-default", 23), ("ignored-beside-ref", 29)]
     invalid = [d for d in checked.diagnostics if d.code == "invalid-default"]
     warned = [(d.line, d.col) for d in (x.location for x in invalid)]
     assert warned == sorted(warned)
@@ -1231,3 +1232,40 @@ def test_a_bad_schema_inside_a_choice_of_forms_is_said_where_it_is(
     text += f"      type: object\n      properties:\n        p: {schema}\n"
     messages = [d.message for d in check(tmp_path, text).diagnostics]
     assert messages == [f"tools[0].inputSchema.{at} is not a valid draft-07 schema: {said}"], messages
+
+
+def test_a_constraint_beside_a_draft_07_ref_is_a_warning_at_it(tmp_path: Path) -> None:
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: one
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              properties:
+                a: {$ref: "#/definitions/S", minLength: 3, maxLength: 9}
+                b: {$ref: "#/definitions/S", description: kept, title: kept, default: x}
+                c: {allOf: [{$ref: "#/definitions/S"}, {minLength: 3}]}
+              definitions:
+                S: {type: string}
+          - name: two
+            inputSchema:
+              type: object
+              properties:
+                a: {$ref: "#/$defs/S", minLength: 3}
+              $defs:
+                S: {type: string}
+        """,
+    )
+    assert checked.ok
+    found = [(d.code, d.location.line, d.location.col, d.message) for d in checked.diagnostics]
+    assert found == [
+        (
+            "ignored-beside-ref",
+            9,  # (below the two lines `check` puts first)
+            38,
+            "'minLength', 'maxLength' beside $ref in tools[0].inputSchema.properties.a are ignored: in"
+            " draft-07 a $ref replaces every keyword beside it, so the schema checks less than it says",
+        )
+    ]
