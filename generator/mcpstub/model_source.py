@@ -249,10 +249,10 @@ def factory_defaults(source: str) -> str:
 _NUMBER_TYPES = {"StrictInt": "_Integral", "StrictFloat": "_JsonNumber"}
 _NUMBER_HELPERS = {
     "_Integral": '''def _exact_int(value: Any) -> Any:
-    """JSON Schema counts an integer-valued number (1.0, 1e300) as an integer: the int
-    written (1e300 is 10**300, as the validator reads it, not the double's digits)."""
+    """JSON Schema counts an integer-valued number (1.0, 1e300) as an integer: the int it
+    holds; past 2**64 the one its shortest form writes (1e300 is 10**300), as validators do."""
     if isinstance(value, float) and value.is_integer():
-        return int(value) if abs(value) < 2**53 else int(Decimal(repr(value)))
+        return int(value) if abs(value) < 2**64 else int(Decimal(repr(value)))
     return value
 
 
@@ -324,9 +324,10 @@ def exact_numbers(source: str) -> str:
 
 
 def written_int(value: float) -> int:
-    """The integer an integer-valued float is written as (its shortest repr): 1e25 is 10**25, as
-    the validator reads a bound or a value, not the double's 10000000000000000905969664."""
-    return int(value) if abs(value) < 2**53 else int(Decimal(repr(value)))
+    """The integer an integer-valued float stands for, as the validator reads it: the one it holds,
+    and past 2**64 the one its shortest form writes (1e25 is 10**25, not 10000000000000000905969664):
+    the models' `_exact_int`."""
+    return int(value) if abs(value) < 2**64 else int(Decimal(repr(value)))
 
 
 # Names under which a float may stand: a default of a type without them is an integer.

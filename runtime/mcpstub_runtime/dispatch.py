@@ -477,11 +477,23 @@ NOT_FINITE = "not a finite number (NaN, Infinity, or a literal past the double r
 
 def _may_be_non_finite(arguments: Any) -> bool:
     """Whether the arguments may hold a NaN or an infinity: their JSON text, written in pydantic's
-    code, says `NaN` or `Infinity` (0.8 us for small arguments; a walk in Python takes 5x as long
-    as this for a large list of numbers). The SDK's readers refuse a lone surrogate, which
-    pydantic could not write."""
-    text = to_json(arguments, inf_nan_mode="constants")
-    return b"NaN" in text or b"Infinity" in text
+    code, has `NaN` or `Infinity` where a value stands, not inside a string (0.8 us for small
+    arguments, 7 ms for 100,000 floats; a walk in Python takes 30 ms). A lone surrogate, which
+    pydantic cannot write (the SDK's in-memory and 2026-07-28 HTTP readers take it), is walked."""
+    try:
+        text = to_json(arguments, inf_nan_mode="constants")
+    except PydanticSerializationError:
+        return True
+    # Where one stands as a value: after `:`, `[`, `,` or `-`, before `,`, `]` or `}` (a string
+    # holding that is walked too: the walk decides).
+    for word in (b"NaN", b"Infinity"):
+        at = text.find(word)
+        while at != -1:
+            end = at + len(word)
+            if text[at - 1 : at] in (b":", b"[", b",", b"-") and text[end : end + 1] in (b",", b"]", b"}"):
+                return True
+            at = text.find(word, end)
+    return False
 
 
 def create_server(

@@ -53,6 +53,7 @@ tools:
         page: {type: [integer, string], minimum: 0}
         ratio: {type: [number, "null", string], maximum: 1}
         note: {type: string, maxLength: 99999999999999999999}
+        odd: {type: integer, minimum: 98765432109876543}
     outputSchema:
       type: object
       properties:
@@ -61,6 +62,8 @@ tools:
         i: {type: integer}
         top: {type: integer, maximum: 1e25}
         capped: {type: integer, multipleOf: 10, maximum: 1e25, default: 1e25}
+        odd: {type: integer, minimum: 98765432109876543}
+        late: {type: integer, minimum: 98765432109876543, default: 98765432109876544.0}
       required: [kinds]
 """
 
@@ -84,6 +87,8 @@ async def echo(args: EchoInput, ctx: ToolContext) -> EchoOutput | EchoResult:
         out.i = values["i"]
     if "top" in values:
         out.top = values["top"]
+    if "odd" in values:
+        out.odd = values["odd"]
     return out
 """
 
@@ -91,9 +96,11 @@ BIG = 10**400
 
 
 def written(value: Any) -> Any:
-    """The number as JSON text writes it (Python writes a float as its repr): an integer-valued
-    float is that integer (1e300 is 10**300), and a JSON Schema integer."""
-    return int(Decimal(repr(value))) if isinstance(value, float) and value.is_integer() else value
+    """The integer an integer-valued float stands for, as the validator reads it: the one it holds,
+    past 2**64 the one its shortest form writes (1e300 is 10**300, not the double's digits)."""
+    if not (isinstance(value, float) and value.is_integer()):
+        return value
+    return int(value) if abs(value) < 2**64 else int(Decimal(repr(value)))
 
 
 @pytest.fixture(scope="module")
@@ -220,11 +227,16 @@ async def test_a_float_at_a_big_integer_bound_is_answered(pkg: ModuleType) -> No
     async with Client(pkg.create_server()) as client:
         done = await client.call_tool("echo", {"top": 1e25, "floor": 10**25 + 1, "exact": 1e25})
         bounded = await client.call_tool("echo", {"page": 5.0, "ratio": 10**30 * -1, "note": "x"})
+        # (a double of 17 digits below 2**64: the int it holds, which the same bound takes back)
+        odd = await client.call_tool("echo", {"odd": 98765432109876544.0})
     assert not done.is_error, done.content
     assert done.structured_content is not None
     assert done.structured_content["kinds"] == {"top": "int", "floor": "int", "exact": "float"}
     assert done.structured_content["top"] == 10**25  # (echoed: the output's maximum: 1e25 takes it)
     assert done.structured_content["capped"] == 10**25  # (a default filled in)
+    assert done.structured_content["late"] == 98765432109876544
+    assert not odd.is_error, odd.content
+    assert odd.structured_content is not None and odd.structured_content["odd"] == 98765432109876544
     assert not bounded.is_error, bounded.content
     assert bounded.structured_content is not None
     assert bounded.structured_content["kinds"] == {"page": "int", "ratio": "int", "note": "str"}

@@ -32,10 +32,11 @@ class Day(BaseModel):
 
 
 def _exact_int(value: Any) -> Any:
-    """JSON Schema counts an integer-valued number (1.0, 1e300) as an integer: the int
-    written (1e300 is 10**300, as the validator reads it, not the double's digits)."""
+    """JSON Schema counts an integer-valued number (1.0, 1e300) as an integer: the int it
+    holds; past 2**64 the one its shortest form writes (1e300 is 10**300), as validators do.
+    """
     if isinstance(value, float) and value.is_integer():
-        return int(value) if abs(value) < 2**53 else int(Decimal(repr(value)))
+        return int(value) if abs(value) < 2**64 else int(Decimal(repr(value)))
     return value
 
 
