@@ -23,8 +23,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import anyio
+import mcp_types as types
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 from starlette.applications import Starlette
 
 from .interactive import REQUEST_STATE_KEYS_VARIABLE, request_state_keys, request_state_security
@@ -44,7 +47,47 @@ if hasattr(signal, "pthread_sigmask"):
 
 async def _serve_stdio(server: Server[Any]) -> None:
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        # A line the SDK cannot read reaches the session as an exception, which it only logs at
+        # debug level: the request's client would wait forever. It is answered here.
+        relay_writer, relayed = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def relay() -> None:
+            async with relay_writer, read_stream:
+                async for item in read_stream:
+                    if not isinstance(item, Exception):
+                        await relay_writer.send(item)
+                    elif (answer := unread_answer(item)) is not None:
+                        await write_stream.send(SessionMessage(answer))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(relay)
+            await server.run(relayed, write_stream, server.create_initialization_options())
+
+
+def unread_answer(failure: Exception) -> types.JSONRPCError | None:
+    """The error answering a request whose line the SDK could not read (`failure`, pydantic's):
+    -32700 for text its JSON reader refuses and Python's takes (a lone surrogate escaped, say),
+    -32600 for a request of no shape MCP defines; None where no request id can be read (text no
+    JSON reader takes, a notification)."""
+    if not isinstance(failure, ValidationError):
+        return None
+    errors = failure.errors(include_url=False)
+    text: Any = next((e["input"] for e in errors if e["type"] == "json_invalid"), None)
+    if isinstance(text, str):
+        try:
+            request = json.loads(text)
+        except ValueError:
+            return None
+        error = types.ErrorData(code=types.PARSE_ERROR, message=f"Parse error: {errors[0]['msg']}")
+    else:
+        shapes = (e["input"] for e in errors if isinstance(e["input"], dict) and "id" in e["input"])
+        request = next(shapes, {})
+        error = types.ErrorData(code=types.INVALID_REQUEST, message="Invalid request: not one MCP defines")
+    known = isinstance(request, dict) and isinstance(request.get("method"), str)
+    ident = request.get("id") if known else None
+    if isinstance(ident, bool) or not isinstance(ident, int | str):
+        return None
+    return types.JSONRPCError(jsonrpc="2.0", id=ident, error=error)
 
 
 def _logging() -> None:

@@ -63,6 +63,35 @@ def _ports() -> Iterator[int]:
 _PORTS = _ports()
 
 
+def stdio_exchange(
+    root: Path, package: str, lines: list[str], answers: int, timeout: float = 60
+) -> list[Any]:
+    """Write `lines` to `python -m package` over stdio at once and read `answers` lines back, each
+    one JSON message; input stays open until they are in (the server's calls run at once, and it
+    ends at end of input). An answer missing after `timeout` seconds fails the test, not hangs it."""
+    with subprocess.Popen(
+        [sys.executable, "-m", package], cwd=root, env=server_env(root), text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    ) as process:  # fmt: skip
+        assert process.stdin is not None and process.stdout is not None
+        out = process.stdout
+        process.stdin.write("\n".join(lines) + "\n")
+        process.stdin.flush()
+        read: list[Any] = []
+
+        def receive() -> None:
+            while len(read) < answers and (line := out.readline()):
+                read.append(json.loads(line))
+
+        reader = threading.Thread(target=receive)
+        reader.start()
+        reader.join(timeout)
+        process.kill()
+        reader.join()
+    assert len(read) == answers, f"{len(read)} of {answers} answers within {timeout} s: {read}"
+    return read
+
+
 class HttpServer:
     """A running `python -m package --http 127.0.0.1:PORT`."""
 

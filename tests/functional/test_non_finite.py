@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -22,7 +20,7 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from tests.functional.helpers import imported, write_package
-from tests.functional.servers import server_env
+from tests.functional.servers import stdio_exchange
 
 PACKAGE = "fx_non_finite"
 
@@ -264,16 +262,7 @@ def test_a_raw_client_s_nan_infinity_or_1e400_is_invalid_arguments(pkg: ModuleTy
         call = f'{{"name": "echo", "arguments": {arguments}}}'
         lines.append(f'{{"jsonrpc": "2.0", "id": {number}, "method": "tools/call", "params": {call}}}')
     root = Path(pkg.__file__ or "").parent.parent
-    with subprocess.Popen(
-        [sys.executable, "-m", pkg.__name__], text=True, cwd=root, env=server_env(root),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-    ) as done:  # fmt: skip
-        assert done.stdin is not None and done.stdout is not None
-        done.stdin.write("\n".join(lines) + "\n")
-        done.stdin.flush()
-        # (each line is one answer; the input stays open until all are in, calls run at once)
-        answers = {a["id"]: a["result"] for a in (json.loads(done.stdout.readline()) for _ in lines[1:])}
-        done.stdin.close()
+    answers = {a["id"]: a["result"] for a in stdio_exchange(root, pkg.__name__, lines, len(lines) - 1)}
     for number, (arguments, at) in enumerate(LITERALS, start=1):
         said = answers[number]["content"][0]["text"]
         expected = f"invalid arguments for tool echo:\n- {at}: {NOT_FINITE}"

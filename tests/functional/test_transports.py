@@ -17,7 +17,7 @@ from mcp import Client, StdioServerParameters, types
 from mcp.shared.exceptions import MCPError
 
 from tests.functional.helpers import imported, write_package
-from tests.functional.servers import command_lines, http_server
+from tests.functional.servers import command_lines, http_server, stdio_exchange
 
 PACKAGE = "fx_transport_echo"
 
@@ -95,6 +95,27 @@ def test_what_a_handler_prints_on_stdio_goes_to_stderr_not_into_the_protocol(tmp
     assert done.wait(timeout=60) == 0 and done.stderr is not None
     assert answers[1]["id"] == 2 and answers[1]["result"]["content"] == [{"type": "text", "text": "x"}]
     assert "debugging x" in done.stderr.read()
+
+
+def test_a_request_the_sdk_cannot_read_is_answered_over_stdio(root: Path) -> None:
+    # The SDK only logs such a line: its client waited forever (HTTP answers 400 with -32700).
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    call = '{"jsonrpc": "2.0", "id": %s, "method": "tools/call", "params": %s}'
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        call % (1, '{"name": "echo", "arguments": {"text": "\\udc80"}}'),  # (a lone surrogate escaped)
+        call % ('"two"', "5"),  # (params of no shape MCP defines)
+        "not JSON at all",  # (no id to answer: left, as before)
+        '{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "\\ud800"}}',
+        call % (3, '{"name": "echo", "arguments": {"text": "fine"}}'),
+    ]
+    answers = {a["id"]: a for a in stdio_exchange(root, PACKAGE, lines, 4)}
+    said = answers[1]["error"]
+    assert said["code"] == -32700 and said["message"].startswith("Parse error: "), said
+    assert "surrogate" in said["message"], said
+    assert answers["two"]["error"] == {"code": -32600, "message": "Invalid request: not one MCP defines"}
+    assert answers[3]["result"]["content"] == [{"type": "text", "text": "echo is not implemented yet"}]
 
 
 @pytest.fixture
