@@ -444,7 +444,10 @@ def lint_schema(
         if not isinstance(node, dict):
             continue
         if draft07 and "$ref" in node and (ignored := [k for k in node if k in _CONSTRAINTS and k != "$ref"]):
-            found.diagnostics.append(_beside_ref(doc, where, ignored))
+            if where == path and path[-1:] in _TOOL_ROOTS and node.get("type") == "object":
+                ignored.remove("type")  # (what MCP asks of a root, as mcpstub advertises it)
+            if ignored:
+                found.diagnostics.append(_beside_ref(doc, where, ignored))
         for key, value in node.items():
             if key in known:
                 if key == "default" and not (value is None and doc.holds_nothing((*where, key))):
@@ -553,6 +556,9 @@ _CONSTRAINTS = frozenset(
      "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "unevaluatedProperties",
      "unevaluatedItems"}
 )  # fmt: skip
+
+
+_TOOL_ROOTS = (("inputSchema",), ("outputSchema",))
 
 
 def _beside_ref(doc: Document, where: JsonPath, ignored: list[str]) -> Diagnostic:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from mcpstub.ir import JSON, Dialect
 from mcpstub.keywords import DEFS_KEYWORDS, with_subschemas
-from mcpstub.pointers import split_fragment
+from mcpstub.pointers import resolve, split_fragment
 
 # The property that carries the value inside the 2025-11-25 wrapper.
 RESULT_KEY = "result"
@@ -34,9 +34,7 @@ def is_object_root(schema: JSON, dialect: Dialect | None) -> bool:
         seen.add(ref)
         if path is None:
             return False
-        node = schema
-        for token in path:
-            node = node.get(token) if isinstance(node, dict) else None
+        node = resolve(schema, path)[1]
     return False
 
 

@@ -47,6 +47,7 @@ from mcpstub.ir import (
 )
 from mcpstub.keywords import JSON_TYPES, Lint, invalid_value_hint, lint_schema
 from mcpstub.load import load_document
+from mcpstub.output_wrapper import is_object_root
 from mcpstub.pointers import resolve, split_fragment
 from mcpstub.policy import Policy
 from mcpstub.resources import tool_keys
@@ -485,6 +486,17 @@ class _Checker:
         # are judged all the same, so that one run says every problem of the schema.
         if has_errors(self.diagnostics[before:]) or has_errors(self.bundler.diagnostics[errors_before:]):
             self.diagnostics.extend(default_mismatches(doc, path, schema, defaults))
+            return None
+        if is_input and not by_ref and declared == "object" and not is_object_root(bundled, dialect):
+            self.diagnostics.append(
+                error(
+                    "root-not-object",
+                    f"{where} is what its $ref names, which is not an object: in draft-07 the"
+                    " `type: object` beside $ref is ignored",
+                    doc.loc((*path, "$ref")),
+                    "refer to an object definition; MCP tool arguments are always a JSON object",
+                )
+            )
             return None
         if by_ref:
             if _referenced_root(bundled).get("type") == "object":

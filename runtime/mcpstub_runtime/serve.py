@@ -30,6 +30,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 from starlette.applications import Starlette
 
+from ._text import clean
 from .interactive import REQUEST_STATE_KEYS_VARIABLE, request_state_keys, request_state_security
 
 __all__ = ["app_from_environment", "main"]
@@ -76,16 +77,20 @@ def unread_answer(failure: Exception) -> types.JSONRPCError | None:
     if isinstance(text, str):
         try:
             request = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # (nested past Python's limit too)
             return None
         error = types.ErrorData(code=types.PARSE_ERROR, message=f"Parse error: {errors[0]['msg']}")
     else:
-        shapes = (e["input"] for e in errors if isinstance(e["input"], dict) and "id" in e["input"])
-        request = next(shapes, {})
+        # The message itself: what an error at its top stands at (a `missing` one names the key it
+        # lacks, at the message), not an object nested in it.
+        tops = (e["input"] for e in errors if len(e["loc"]) - (e["type"] == "missing") <= 1)
+        request = next((top for top in tops if isinstance(top, dict)), {})
         error = types.ErrorData(code=types.INVALID_REQUEST, message="Invalid request: not one MCP defines")
     known = isinstance(request, dict) and isinstance(request.get("method"), str)
     ident = request.get("id") if known else None
     if isinstance(ident, bool) or not isinstance(ident, int | str):
+        return None
+    if isinstance(ident, str) and clean(ident) != ident:  # (an id no JSON text can carry back)
         return None
     return types.JSONRPCError(jsonrpc="2.0", id=ident, error=error)
 

@@ -53,6 +53,14 @@ tools:
       $ref: "#/definitions/Names"
       definitions:
         Names: {type: array, items: {type: string}}
+  - name: indexed  # (through a list: the tuple's first item)
+    inputSchema: {type: object}
+    outputSchema:
+      $schema: http://json-schema.org/draft-07/schema#
+      type: object
+      $ref: "#/definitions/Pair/items/0"
+      definitions:
+        Pair: {type: array, items: [{type: object, properties: {name: {type: string}}, required: [name]}]}
   - name: named
     inputSchema: {type: object}
     outputSchema:
@@ -120,11 +128,17 @@ async def test_a_draft_07_type_beside_ref_is_what_the_ref_names(pkg: ModuleType,
     async def named(args: Any, ctx: Any) -> Any:
         return models.NamedOutput(name="x")
 
+    async def indexed(args: Any, ctx: Any) -> Any:
+        return models.IndexedOutput(name="y")
+
+    handlers = {"listed": listed, "named": named, "indexed": indexed}
     options: dict[str, Any] = {"mode": mode} if mode else {}
-    async with Client(pkg.create_server({"listed": listed, "named": named}), **options) as client:
+    async with Client(pkg.create_server(handlers), **options) as client:
         listing = {tool.name: tool.output_schema for tool in (await client.list_tools()).tools}
         names = await client.call_tool("listed", {})
         box = await client.call_tool("named", {})
+        item = await client.call_tool("indexed", {})
+    assert item.is_error is not True and item.structured_content == {"name": "y"}, item.content
     assert names.is_error is not True, names.content
     assert names.structured_content == ({"result": ["a", "b"]} if mode else ["a", "b"])
     assert (listing["listed"] or {}).get("required") == (["result"] if mode else None)

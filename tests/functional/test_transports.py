@@ -107,6 +107,11 @@ def test_a_request_the_sdk_cannot_read_is_answered_over_stdio(root: Path) -> Non
         call % (1, '{"name": "echo", "arguments": {"text": "\\udc80"}}'),  # (a lone surrogate escaped)
         call % ('"two"', "5"),  # (params of no shape MCP defines)
         "not JSON at all",  # (no id to answer: left, as before)
+        '{"jsonrpc": "2.0", "id": "\\udc80", "method": "ping"}',  # (an id no JSON text can carry back)
+        "[" * 1000,  # (nested past Python's own reader too)
+        # (a notification: the id of an object inside it is not its own)
+        '{"jsonrpc": "2.0", "method": "notifications/progress", "params": 0,'
+        ' "error": {"id": 7, "method": "x"}}',
         '{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "\\ud800"}}',
         call % (3, '{"name": "echo", "arguments": {"text": "fine"}}'),
     ]

@@ -1256,6 +1256,13 @@ def test_a_constraint_beside_a_draft_07_ref_is_a_warning_at_it(tmp_path: Path) -
                 a: {$ref: "#/$defs/S", minLength: 3}
               $defs:
                 S: {type: string}
+          - name: three  # (a root's `type: object` beside $ref is what MCP asks for: not said)
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              $ref: "#/definitions/O"
+              definitions:
+                O: {type: object, properties: {a: {type: string}}}
         """,
     )
     assert checked.ok
@@ -1269,3 +1276,26 @@ def test_a_constraint_beside_a_draft_07_ref_is_a_warning_at_it(tmp_path: Path) -
             " draft-07 a $ref replaces every keyword beside it, so the schema checks less than it says",
         )
     ]
+
+
+def test_a_draft_07_input_whose_ref_names_no_object_is_refused_whatever_type_stands_beside(
+    tmp_path: Path,
+) -> None:
+    # (validate passed it, and every call was answered that {} is not an array)
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: items
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              $ref: "#/definitions/L"
+              definitions:
+                L: {type: array}
+        """,
+    )
+    assert not checked.ok
+    found = [(d.code, d.location.line, d.location.col) for d in checked.diagnostics]
+    assert found == [("root-not-object", 8, 13)]
+    assert "in draft-07 the `type: object` beside $ref is ignored" in checked.diagnostics[0].message
