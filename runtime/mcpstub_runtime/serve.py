@@ -49,7 +49,9 @@ if hasattr(signal, "pthread_sigmask"):
 async def _serve_stdio(server: Server[Any]) -> None:
     async with stdio_server() as (read_stream, write_stream):
         # A line the SDK cannot read reaches the session as an exception, which it only logs at
-        # debug level: the request's client would wait forever. It is answered here.
+        # debug level: the request's client, or the call awaiting the client's answer, would wait
+        # forever. It is answered here (in a task of its own: reading goes on while the client
+        # is not reading its answers, as for requests the SDK reads).
         relay_writer, relayed = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
         async def relay() -> None:
@@ -57,26 +59,31 @@ async def _serve_stdio(server: Server[Any]) -> None:
                 async for item in read_stream:
                     if not isinstance(item, Exception):
                         await relay_writer.send(item)
-                    elif (answer := unread_answer(item)) is not None:
-                        await write_stream.send(SessionMessage(answer))
+                    elif (unread := unread_message(item)) is not None:
+                        to_client, error = unread
+                        if to_client:
+                            group.start_soon(write_stream.send, SessionMessage(error))
+                        else:  # (the client's answer to the server's question: that request fails)
+                            await relay_writer.send(SessionMessage(error))
 
         async with anyio.create_task_group() as group:
             group.start_soon(relay)
             await server.run(relayed, write_stream, server.create_initialization_options())
 
 
-def unread_answer(failure: Exception) -> types.JSONRPCError | None:
-    """The error answering a request whose line the SDK could not read (`failure`, pydantic's):
-    -32700 for text its JSON reader refuses and Python's takes (a lone surrogate escaped, say),
-    -32600 for a request of no shape MCP defines; None where no request id can be read (text no
-    JSON reader takes, a notification)."""
+def unread_message(failure: Exception) -> tuple[bool, types.JSONRPCError] | None:
+    """What answers a message whose line the SDK could not read (`failure`, pydantic's): for a
+    request, the error to send the client (True): -32700 for text its JSON reader refuses and
+    Python's takes (a lone surrogate escaped, say), -32600 for a request of no shape MCP defines;
+    for the client's answer to a request of the server's, the error that request gets (False).
+    None where no id can be read (text no JSON reader takes, a notification)."""
     if not isinstance(failure, ValidationError):
         return None
     errors = failure.errors(include_url=False)
     text: Any = next((e["input"] for e in errors if e["type"] == "json_invalid"), None)
     if isinstance(text, str):
         try:
-            request = json.loads(text)
+            message = json.loads(text.removeprefix("\ufeff"))
         except (ValueError, RecursionError):  # (nested past Python's limit too)
             return None
         error = types.ErrorData(code=types.PARSE_ERROR, message=f"Parse error: {errors[0]['msg']}")
@@ -84,15 +91,21 @@ def unread_answer(failure: Exception) -> types.JSONRPCError | None:
         # The message itself: what an error at its top stands at (a `missing` one names the key it
         # lacks, at the message), not an object nested in it.
         tops = (e["input"] for e in errors if len(e["loc"]) - (e["type"] == "missing") <= 1)
-        request = next((top for top in tops if isinstance(top, dict)), {})
+        message = next((top for top in tops if isinstance(top, dict)), {})
         error = types.ErrorData(code=types.INVALID_REQUEST, message="Invalid request: not one MCP defines")
-    known = isinstance(request, dict) and isinstance(request.get("method"), str)
-    ident = request.get("id") if known else None
+    if not isinstance(message, dict):
+        return None
+    ident = message.get("id")
     if isinstance(ident, bool) or not isinstance(ident, int | str):
         return None
     if isinstance(ident, str) and clean(ident) != ident:  # (an id no JSON text can carry back)
         return None
-    return types.JSONRPCError(jsonrpc="2.0", id=ident, error=error)
+    if "method" in message:
+        return True, types.JSONRPCError(jsonrpc="2.0", id=ident, error=error)
+    if "result" in message or "error" in message:
+        said = types.ErrorData(code=error.code, message=f"the client's answer is unreadable: {error.message}")
+        return False, types.JSONRPCError(jsonrpc="2.0", id=ident, error=said)
+    return None
 
 
 def _logging() -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
+import queue
 import re
 import socket
 import subprocess
@@ -63,33 +65,79 @@ def _ports() -> Iterator[int]:
 _PORTS = _ports()
 
 
+class StdioPeer:
+    """`python -m package` over stdio, driven line by line: what it writes is read as it comes, by a
+    thread of its own, and what is sent goes by a thread too, so that neither side's full pipe
+    blocks the test; a message missing after `timeout` seconds fails the test, not hangs it."""
+
+    def __init__(self, root: Path, package: str, timeout: float = 60) -> None:
+        self.timeout = timeout
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", package], cwd=root, env=server_env(root), text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        self._messages: queue.Queue[Any] = queue.Queue()
+        self._reading: threading.Thread | None = None
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self._messages.put(json.loads(line))
+
+    def send(self, lines: list[str], *, unread: bool = False) -> None:
+        """Write the lines, one message each, from a thread (the server may not be reading). With
+        `unread`, as a client that reads nothing until it has written all: the writing must end
+        before anything is read."""
+        stdin = self.process.stdin
+        assert stdin is not None
+
+        def write() -> None:
+            with contextlib.suppress(OSError, ValueError):  # (killed meanwhile)
+                stdin.write("".join(line + "\n" for line in lines))
+                stdin.flush()
+
+        writing = threading.Thread(target=write, daemon=True)
+        writing.start()
+        if unread:
+            assert self._reading is None
+            writing.join(self.timeout)
+            assert not writing.is_alive(), f"the server read no more input within {self.timeout} s"
+
+    def receive(self, count: int = 1) -> list[Any]:
+        """The next `count` messages the server writes."""
+        if self._reading is None:
+            self._reading = threading.Thread(target=self._read, daemon=True)
+            self._reading.start()
+        deadline = time.monotonic() + self.timeout
+        got: list[Any] = []
+        try:
+            while len(got) < count:
+                got.append(self._messages.get(timeout=max(0.0, deadline - time.monotonic())))
+        except queue.Empty:
+            raise AssertionError(f"{len(got)} of {count} messages within {self.timeout} s: {got}") from None
+        return got
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+
 def stdio_exchange(
-    root: Path, package: str, lines: list[str], answers: int, timeout: float = 60
+    root: Path, package: str, lines: list[str], answers: int, *, unread: bool = False
 ) -> list[Any]:
-    """Write `lines` to `python -m package` over stdio at once and read `answers` lines back, each
-    one JSON message; input stays open until they are in (the server's calls run at once, and it
-    ends at end of input). An answer missing after `timeout` seconds fails the test, not hangs it."""
-    with subprocess.Popen(
-        [sys.executable, "-m", package], cwd=root, env=server_env(root), text=True,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-    ) as process:  # fmt: skip
-        assert process.stdin is not None and process.stdout is not None
-        out = process.stdout
-        process.stdin.write("\n".join(lines) + "\n")
-        process.stdin.flush()
-        read: list[Any] = []
-
-        def receive() -> None:
-            while len(read) < answers and (line := out.readline()):
-                read.append(json.loads(line))
-
-        reader = threading.Thread(target=receive)
-        reader.start()
-        reader.join(timeout)
-        process.kill()
-        reader.join()
-    assert len(read) == answers, f"{len(read)} of {answers} answers within {timeout} s: {read}"
-    return read
+    """Send `lines` to `python -m package` over stdio (`unread`: all before reading anything) and
+    read `answers` messages back; input stays open until they are in (the server's calls run at
+    once, and it ends at end of input)."""
+    peer = StdioPeer(root, package)
+    try:
+        peer.send(lines, unread=unread)
+        return peer.receive(answers)
+    finally:
+        peer.close()
 
 
 class HttpServer:

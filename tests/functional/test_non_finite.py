@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from tests.functional.helpers import imported, write_package
-from tests.functional.servers import stdio_exchange
+from tests.functional.servers import StdioPeer, stdio_exchange
 
 PACKAGE = "fx_non_finite"
 
@@ -248,6 +248,32 @@ async def test_text_like_a_non_finite_number_or_no_json_text_at_all_is_an_argume
         odd = await client.call_tool("echo", {"v": ["file-\udc80.txt", "x:NaN,y", "[-Infinity]"]})
     assert odd.is_error is not True, odd.content
     assert odd.structured_content == {"got": "{'v': ['file-\\udc80.txt', 'x:NaN,y', '[-Infinity]']}"}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ['{"action": "accept", "content": {"amount": 1}, "note": "\\udc80"}', "5"],  # (unreadable, no shape)
+)
+def test_a_client_answer_the_sdk_cannot_read_fails_the_question_over_stdio(
+    pkg: ModuleType, answer: str
+) -> None:
+    # (the SDK only logged it: the call waiting on the answer waited forever)
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+             "clientInfo": {"name": "t", "version": "1"}}  # fmt: skip
+    peer = StdioPeer(Path(pkg.__file__ or "").parent.parent, pkg.__name__)
+    try:
+        peer.send([
+            json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}),
+            json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask"}}),
+        ])  # fmt: skip
+        question = peer.receive(2)[1]
+        assert question["method"] == "elicitation/create", question
+        peer.send([f'{{"jsonrpc": "2.0", "id": {json.dumps(question["id"])}, "result": {answer}}}'])
+        (done,) = peer.receive()
+    finally:
+        peer.close()
+    assert done["id"] == 1 and done["result"]["isError"] is True, done
 
 
 def test_a_raw_client_s_nan_infinity_or_1e400_is_invalid_arguments(pkg: ModuleType) -> None:

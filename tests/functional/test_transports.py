@@ -123,6 +123,22 @@ def test_a_request_the_sdk_cannot_read_is_answered_over_stdio(root: Path) -> Non
     assert answers[3]["result"]["content"] == [{"type": "text", "text": "echo is not implemented yet"}]
 
 
+def test_answers_to_unreadable_lines_wait_for_no_reader(root: Path) -> None:
+    # (each answer was written before the next line was read: once the client's pipe was full,
+    # as a client that writes all before it reads makes it, neither side went on)
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    bad = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": 5}'
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        *[bad] * 3000,
+        json.dumps({"jsonrpc": "2.0", "id": "last", "method": "ping"}),
+    ]
+    answers = stdio_exchange(root, PACKAGE, lines, 3002, unread=True)
+    assert answers[-1] == {"jsonrpc": "2.0", "id": "last", "result": {}}
+    assert sum(a.get("error", {}).get("code") == -32600 for a in answers) == 3000
+
+
 @pytest.fixture
 def http_url(root: Path) -> Iterator[str]:
     with http_server(root, PACKAGE) as server:  # (on a port it takes itself: no other can answer)
