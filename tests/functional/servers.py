@@ -65,6 +65,19 @@ def _ports() -> Iterator[int]:
 _PORTS = _ports()
 
 
+def opening(capabilities: dict[str, Any] | None = None) -> list[str]:
+    """The lines a 2025-11-25 client opens a stdio session with (`initialize` is id 0)."""
+    hello = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": capabilities or {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+    return [
+        json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+
+
 class StdioPeer:
     """`python -m package` over stdio, driven line by line: what it writes is read as it comes, by a
     thread of its own, and what is sent goes by a thread too, so that neither side's full pipe

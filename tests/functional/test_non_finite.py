@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from tests.functional.helpers import imported, write_package
-from tests.functional.servers import StdioPeer, stdio_exchange
+from tests.functional.servers import StdioPeer, opening, stdio_exchange
 
 PACKAGE = "fx_non_finite"
 
@@ -258,13 +258,10 @@ def test_a_client_answer_the_sdk_cannot_read_fails_the_question_over_stdio(
     pkg: ModuleType, answer: str
 ) -> None:
     # (the SDK only logged it: the call waiting on the answer waited forever)
-    hello = {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
-             "clientInfo": {"name": "t", "version": "1"}}  # fmt: skip
     peer = StdioPeer(Path(pkg.__file__ or "").parent.parent, pkg.__name__)
     try:
         peer.send([
-            json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}),
-            json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            *opening({"elicitation": {"form": {}}}),
             json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask"}}),
         ])  # fmt: skip
         question = peer.receive(2)[1]
@@ -279,11 +276,7 @@ def test_a_client_answer_the_sdk_cannot_read_fails_the_question_over_stdio(
 def test_a_raw_client_s_nan_infinity_or_1e400_is_invalid_arguments(pkg: ModuleType) -> None:
     # The SDK reads them as float NaN or infinity: a field of any value handed one to the handler
     # and a typed field was said to be "null", which the client never sent.
-    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
-    lines = [
-        json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}),
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    ]
+    lines = opening()
     for number, (arguments, _) in enumerate([*LITERALS, ('{"x": 1e308, "v": [-0.0, "NaN"]}', "")], start=1):
         call = f'{{"name": "echo", "arguments": {arguments}}}'
         lines.append(f'{{"jsonrpc": "2.0", "id": {number}, "method": "tools/call", "params": {call}}}')

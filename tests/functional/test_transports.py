@@ -17,7 +17,7 @@ from mcp import Client, StdioServerParameters, types
 from mcp.shared.exceptions import MCPError
 
 from tests.functional.helpers import imported, write_package
-from tests.functional.servers import command_lines, http_server, stdio_exchange
+from tests.functional.servers import command_lines, http_server, opening, stdio_exchange
 
 PACKAGE = "fx_transport_echo"
 
@@ -99,11 +99,9 @@ def test_what_a_handler_prints_on_stdio_goes_to_stderr_not_into_the_protocol(tmp
 
 def test_a_request_the_sdk_cannot_read_is_answered_over_stdio(root: Path) -> None:
     # The SDK only logs such a line: its client waited forever (HTTP answers 400 with -32700).
-    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
     call = '{"jsonrpc": "2.0", "id": %s, "method": "tools/call", "params": %s}'
     lines = [
-        json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}),
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        *opening(),
         call % (1, '{"name": "echo", "arguments": {"text": "\\udc80"}}'),  # (a lone surrogate escaped)
         call % ('"two"', "5"),  # (params of no shape MCP defines)
         "not JSON at all",  # (no id to answer: left, as before)
@@ -129,11 +127,9 @@ def test_a_request_the_sdk_cannot_read_is_answered_over_stdio(root: Path) -> Non
 def test_answers_to_unreadable_lines_wait_for_no_reader(root: Path) -> None:
     # (each answer was written before the next line was read: once the client's pipe was full,
     # as a client that writes all before it reads makes it, neither side went on)
-    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
     bad = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": 5}'
     lines = [
-        json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}),
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        *opening(),
         *[bad] * 3000,
         json.dumps({"jsonrpc": "2.0", "id": "last", "method": "ping"}),
     ]
