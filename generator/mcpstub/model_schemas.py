@@ -129,9 +129,16 @@ def hoist(
     if root.get("type") == "object" and "$ref" in root:
         del root["type"]  # beside a root `$ref`, it only repeats what the (object) target says
     if set(root) == {"$ref"} and (target := _pointer(root["$ref"])) not in skip | {""}:
-        # A root that only points at a local definition is that definition under the tool's name.
-        names[target] = class_name
-        skip.add("")
+        # A root that only points at a local definition is that definition under the tool's name
+        # (the one a chain of bare `$ref`s ends at: each link is an alias of it, below).
+        seen = {target}
+        while isinstance(node := nodes.get(target), dict) and set(node) == {"$ref"}:
+            if (target := _pointer(node["$ref"])) in seen:
+                break
+            seen.add(target)
+        if target not in skip | {""}:
+            names[target] = class_name
+            skip.add("")
     for pointer in list(names):
         # A target that is only a `$ref` is the class it points at, not a wrapper around it.
         node = nodes[pointer]

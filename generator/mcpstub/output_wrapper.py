@@ -23,19 +23,19 @@ RESULT_KEY = "result"
 
 def is_object_root(schema: JSON, dialect: Dialect | None) -> bool:
     """True when the schema's root says `type: object`: its values go out unwrapped everywhere. In
-    draft-07 a `type` beside `$ref` is ignored: the root is then an object if what `$ref` names is."""
+    draft-07 a `type` beside `$ref` is ignored: the root is then an object if what the `$ref`
+    names is (through a chain of them)."""
+    if not (isinstance(schema, dict) and schema.get("type") == "object"):
+        return False
     seen: set[str] = set()
-    node = schema
-    while isinstance(node, dict) and node.get("type") == "object":
-        ref = node.get("$ref") if dialect == "draft-07" else None
-        if not isinstance(ref, str):
-            return True
+    node: JSON = schema
+    while dialect == "draft-07" and isinstance(node, dict) and isinstance(ref := node.get("$ref"), str):
         path = split_fragment(ref[1:]) if ref.startswith("#") and ref not in seen else None
-        seen.add(ref)
         if path is None:
             return False
+        seen.add(ref)
         node = resolve(schema, path)[1]
-    return False
+    return isinstance(node, dict) and node.get("type") == "object"
 
 
 def legacy_output_schema(schema: dict[str, JSON], dialect: Dialect | None) -> dict[str, JSON]:

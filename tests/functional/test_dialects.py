@@ -61,6 +61,27 @@ tools:
       $ref: "#/definitions/Pair/items/0"
       definitions:
         Pair: {type: array, items: [{type: object, properties: {name: {type: string}}, required: [name]}]}
+  # Roots that are a chain of bare `$ref`s: each link an alias of where it ends.
+  - name: chained
+    inputSchema:
+      $ref: "#/$defs/A"
+      $defs:
+        A: {$ref: "#/$defs/B"}
+        B: {type: object, properties: {x: {type: string}}, required: [x]}
+    outputSchema:
+      $ref: "#/$defs/C"
+      $defs:
+        C: {$ref: "#/$defs/D"}
+        D: {$ref: "#/$defs/E"}
+        E: {type: array, items: {type: string}}
+  - name: chained_07
+    inputSchema: {type: object}
+    outputSchema:
+      $schema: http://json-schema.org/draft-07/schema#
+      $ref: "#/definitions/A"
+      definitions:
+        A: {$ref: "#/definitions/B"}
+        B: {type: object, properties: {y: {type: boolean}}}
   - name: named
     inputSchema: {type: object}
     outputSchema:
@@ -131,13 +152,25 @@ async def test_a_draft_07_type_beside_ref_is_what_the_ref_names(pkg: ModuleType,
     async def indexed(args: Any, ctx: Any) -> Any:
         return models.IndexedOutput(name="y")
 
+    async def chained(args: Any, ctx: Any) -> Any:
+        return [args.x]
+
+    async def chained_07(args: Any, ctx: Any) -> Any:
+        return models.Chained07Output(y=True)
+
     handlers = {"listed": listed, "named": named, "indexed": indexed}
+    handlers |= {"chained": chained, "chained_07": chained_07}
     options: dict[str, Any] = {"mode": mode} if mode else {}
     async with Client(pkg.create_server(handlers), **options) as client:
         listing = {tool.name: tool.output_schema for tool in (await client.list_tools()).tools}
         names = await client.call_tool("listed", {})
         box = await client.call_tool("named", {})
         item = await client.call_tool("indexed", {})
+        chain = await client.call_tool("chained", {"x": "a"})
+        chain_07 = await client.call_tool("chained_07", {})
+    # (neither generated: a root's chain of bare `$ref`s lost the tool's class)
+    assert chain.is_error is not True and chain.structured_content == ({"result": ["a"]} if mode else ["a"])
+    assert chain_07.is_error is not True and chain_07.structured_content == {"y": True}, chain_07.content
     assert item.is_error is not True and item.structured_content == {"name": "y"}, item.content
     assert names.is_error is not True, names.content
     assert names.structured_content == ({"result": ["a", "b"]} if mode else ["a", "b"])
