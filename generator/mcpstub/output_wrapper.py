@@ -27,15 +27,27 @@ def is_object_root(schema: JSON, dialect: Dialect | None) -> bool:
     names is (through a chain of them)."""
     if not (isinstance(schema, dict) and schema.get("type") == "object"):
         return False
+    end = ref_target(schema, dialect == "draft-07")
+    return isinstance(end, dict) and end.get("type") == "object"
+
+
+def ref_target(schema: JSON, draft07: bool) -> JSON | None:
+    """What the root's `$ref` names, through a chain of them (the root itself without one): one is
+    followed where it stands alone, and in draft-07 whatever stands beside it (ignored there);
+    None where one does not resolve within the schema, or comes back."""
     seen: set[str] = set()
-    node: JSON = schema
-    while dialect == "draft-07" and isinstance(node, dict) and isinstance(ref := node.get("$ref"), str):
+    node = schema
+    while isinstance(node, dict) and isinstance(ref := node.get("$ref"), str):
+        if not draft07 and "type" in node:
+            break
         path = split_fragment(ref[1:]) if ref.startswith("#") and ref not in seen else None
         if path is None:
-            return False
+            return None
         seen.add(ref)
-        node = resolve(schema, path)[1]
-    return isinstance(node, dict) and node.get("type") == "object"
+        found, node, _ = resolve(schema, path)
+        if not found:
+            return None
+    return node
 
 
 def legacy_output_schema(schema: dict[str, JSON], dialect: Dialect | None) -> dict[str, JSON]:

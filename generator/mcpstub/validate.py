@@ -47,8 +47,7 @@ from mcpstub.ir import (
 )
 from mcpstub.keywords import JSON_TYPES, Lint, invalid_value_hint, lint_schema
 from mcpstub.load import load_document
-from mcpstub.output_wrapper import is_object_root
-from mcpstub.pointers import resolve, split_fragment
+from mcpstub.output_wrapper import is_object_root, ref_target
 from mcpstub.policy import Policy
 from mcpstub.resources import tool_keys
 from mcpstub.toolrules import check_tool_entry
@@ -499,7 +498,8 @@ class _Checker:
             )
             return None
         if by_ref:
-            if _referenced_root(bundled).get("type") == "object":
+            end = ref_target(bundled, dialect == "draft-07")
+            if isinstance(end, dict) and end.get("type") == "object":
                 # MCP clients require `type: object` at the root; it says what the reference says.
                 bundled = {"type": "object", **bundled}
             elif is_input:
@@ -681,20 +681,6 @@ def _classes_of(name: str) -> set[str]:
     imports)."""
     spelled = class_name(name)
     return {spelled, spelled + "Model"} if spelled in IMPORTED else {spelled}
-
-
-def _referenced_root(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema a bundled root `$ref` chain ends at (`{"$ref": "#/$defs/FileInfo"}` -> FileInfo)."""
-    node: Any = schema
-    for _ in range(64):  # bare-ref cycles are refused by the bundler; this only bounds the walk
-        ref = node.get("$ref") if isinstance(node, dict) and "type" not in node else None
-        parts = split_fragment(ref[1:]) if isinstance(ref, str) and ref.startswith("#") else None
-        if parts is None:
-            break
-        found, node, _ = resolve(schema, parts)
-        if not found:
-            return {}
-    return node if isinstance(node, dict) else {}
 
 
 def _validator(schema: dict[str, Any]) -> Any:

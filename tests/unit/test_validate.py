@@ -1299,3 +1299,23 @@ def test_a_draft_07_input_whose_ref_names_no_object_is_refused_whatever_type_sta
     found = [(d.code, d.location.line, d.location.col) for d in checked.diagnostics]
     assert found == [("root-not-object", 8, 13)]
     assert "in draft-07 the `type: object` beside $ref is ignored" in checked.diagnostics[0].message
+
+
+def test_a_draft_07_input_whose_ref_names_a_ref_beside_type_object_is_what_that_names(tmp_path: Path) -> None:
+    # (the chain was followed past its first link only where no `type` stood: W was taken for an
+    # object, and every call was answered that {} is not an array)
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: w
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              $ref: "#/definitions/W"
+              definitions:
+                W: {type: object, $ref: "#/definitions/L"}
+                L: {type: array}
+        """,
+    )
+    assert not checked.ok
+    assert [d.code for d in checked.diagnostics if d.is_error] == ["root-not-object"]
