@@ -56,9 +56,8 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp.types.version import is_version_at_least
 from pydantic import BaseModel, ValidationError
-from pydantic_core import to_jsonable_python
 
-from ._text import clean, clean_json, describe, pointer, unreadable
+from ._text import clean, clean_json, describe, plain_json, pointer, unreadable
 
 __all__ = [
     "REQUEST_STATE_KEYS_VARIABLE",
@@ -297,8 +296,8 @@ class Sample(Ask[types.CreateMessageResult]):
         return self.key or "sampling"
 
     def request(self, forms: Mapping[type[BaseModel], Elicitation]) -> dict[str, Any]:
-        # (a NaN kept as the float it is, for the question's check to find, not made null)
-        params = to_jsonable_python(self.params, by_alias=True, exclude_none=True, inf_nan_mode="constants")
+        # (a NaN kept as the float it is, also in `metadata`, for the question's check to find)
+        params = plain_json(self.params, exclude_none=True)
         return {"method": "sampling/createMessage", "params": params}
 
     def allowed(self, capabilities: types.ClientCapabilities | None) -> str | None:

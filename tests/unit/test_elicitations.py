@@ -528,6 +528,7 @@ def test_a_form_under_another_key_is_a_rename_only_when_it_is_the_same_form(
         ({"max_tokens": 10**4300}, "/params/maxTokens, an integer of more than 4,300 digits"),
         ({"max_tokens": 5, "temperature": float("nan")}, "/params/temperature, NaN and infinities"),
         ({"max_tokens": 5, "metadata": {"n": [1, -(10**4300)]}}, "/params/metadata/n/1, an integer"),
+        ({"max_tokens": 5, "metadata": {"n": float("inf")}}, "/params/metadata/n, NaN and infinities"),
     ],
 )
 def test_a_question_json_cannot_carry_is_refused_naming_where(options: dict[str, Any], at: str) -> None:
