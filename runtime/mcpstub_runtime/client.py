@@ -29,7 +29,7 @@ import logging
 import os
 import shlex
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any, ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar, Unpack, cast
 from urllib.parse import urlsplit, urlunsplit
@@ -264,13 +264,16 @@ def _no_stray_keywords(tool: str, arguments: BaseModel, schema: Mapping[str, Any
     required = schema.get("required")
     named: list[Any] = required if isinstance(required, list) else []
     extra = [key for key in extra if key not in named]  # (required, yet unlisted: a key it takes)
-    if not extra:
-        return
+    if extra:
+        raise _unexpected_keyword(tool, extra[0], type(arguments).model_fields)
+
+
+def _unexpected_keyword(tool: str, keyword: str, fields: Iterable[str]) -> TypeError:
     import difflib  # only for the message
 
-    close = difflib.get_close_matches(extra[0], list(type(arguments).model_fields), n=1)
+    close = difflib.get_close_matches(keyword, list(fields), n=1)
     meant = f" (did you mean {close[0]!r}?)" if close else ""
-    raise TypeError(f"{tool}: unexpected keyword argument {extra[0]!r}{meant}: its input lists no such one")
+    return TypeError(f"{tool}: unexpected keyword argument {keyword!r}{meant}: its input lists no such one")
 
 
 def _no_such_tool(name: str, said: str) -> DriftError:
@@ -293,11 +296,17 @@ def arguments(
     """
 
     declared = cast(type[BaseModel], model).model_fields
+    # A closed input's model refuses another keyword too, as a validation error among the others:
+    # a keyword that is no field is said as Python says it, with the field it is close to.
+    closed = cast(type[BaseModel], model).model_config.get("extra") == "forbid"
+    taken = {*declared, *(field.alias for field in declared.values() if field.alias)}
 
     def decorate(
         method: Callable[[ClientT, ArgsT], Awaitable[R]],
     ) -> Callable[Concatenate[ClientT, P], Awaitable[R]]:
         async def call(self: ClientT, /, *args: P.args, **kwargs: P.kwargs) -> R:
+            if closed and (stray := [key for key in kwargs if key not in taken]):
+                raise _unexpected_keyword(method.__name__, stray[0], declared)
             return await method(self, model(*args, **kwargs))
 
         call.__name__ = method.__name__

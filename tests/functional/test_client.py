@@ -115,6 +115,13 @@ def test_a_keyword_that_is_no_field_is_refused_and_the_signature_shows_the_field
             with pytest.raises(TypeError, match=r"^get_alerts: unexpected keyword argument "
                                r"'severty' \(did you mean 'severity'\?\): its input lists no such one$"):
                 await client.get_alerts(city="Oslo", severty="severe")
+            # get_forecast's input is closed: the same mistake is said so too, not as the model's
+            # validation errors among "city: Field required" (what docs/client.md shows).
+            with pytest.raises(TypeError, match=r"^get_forecast: unexpected keyword argument "
+                               r"'cty' \(did you mean 'city'\?\): its input lists no such one$"):
+                await client.get_forecast(cty="Paris")
+            with pytest.raises(TypeError, match=r"'unit' \(did you mean 'units'\?\)"):
+                await client.get_forecast(city="Paris", unit="metric")
 
     anyio.run(run)
     assert called == []
@@ -140,6 +147,11 @@ tools:
     inputSchema: {type: object}
   - name: required
     inputSchema: {type: object, properties: {a: {type: string}}, required: [a, b]}
+  - name: closed
+    inputSchema:
+      type: object
+      properties: {class: {type: string}, Max Size: {type: integer}}
+      additionalProperties: false
 """
 
 
@@ -147,7 +159,7 @@ def test_keywords_the_schema_may_take_are_sent_and_a_field_named_self_is_one(tmp
     # Only a tool whose input lists its properties and nothing more refuses another keyword: a
     # `oneOf` of property sets or typed additionalProperties judge the keys they are sent.
     folder, _ = write_package(tmp_path, "fx_keywords", KEYWORDS)
-    for tool in ("greet", "pick", "counts", "free", "required"):
+    for tool in ("greet", "pick", "counts", "free", "required", "closed"):
         body = "    return repr(args.model_dump(by_alias=True, exclude_unset=True))\n"
         (folder / "handlers" / f"{tool}.py").write_text(f"async def {tool}(args, ctx):\n{body}")
     with imported(tmp_path, "fx_keywords") as package:
@@ -164,10 +176,17 @@ def test_keywords_the_schema_may_take_are_sent_and_a_field_named_self_is_one(tmp
                 said.append((await client.required(a="x", b=1))[0].text)  # (required, if unlisted)
                 with pytest.raises(TypeError, match="'slef' \\(did you mean 'self'\\?\\)"):
                     await client.greet(slef="s")
+                # A closed input takes its fields by name and by wire name, and refuses another.
+                said.append((await client.closed(class_="c", max_size=1))[0].text)
+                said.append((await client.closed(**{"class": "c", "Max Size": 2}))[0].text)
+                stray = r"^closed: unexpected keyword argument 'clas' \(did you mean 'class_'"
+                with pytest.raises(TypeError, match=stray):
+                    await client.closed(clas="c")
                 return said
 
         assert anyio.run(run) == [
-            "{'self': 's'}", "{'kind': 'circle', 'r': 1}", "{'apples': 3}", "{'x': 1}", "{'a': 'x', 'b': 1}"
+            "{'self': 's'}", "{'kind': 'circle', 'r': 1}", "{'apples': 3}", "{'x': 1}", "{'a': 'x', 'b': 1}",
+            "{'class': 'c', 'Max Size': 1}", "{'class': 'c', 'Max Size': 2}",
         ]
 
 
