@@ -132,7 +132,7 @@ class _OriginCheck:
 NOT_STARTED = (
     "the MCP app's lifespan is not running: serve it with lifespan events on, and when it is "
     "mounted in another app, give that app its lifespan: Starlette(routes=[Mount('/tools', "
-    "app=mcp_app)], lifespan=lambda app: mcp_app.router.lifespan_context(mcp_app))"
+    "app=mcp_app)], lifespan=mcp_app.router.lifespan_context)"
 )
 
 

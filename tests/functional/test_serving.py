@@ -32,6 +32,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.conftest import MypyRun
 from tests.functional.helpers import imported, write_package
 from tests.functional.servers import command_lines, free_port
 
@@ -569,23 +570,24 @@ def test_a_stdio_server_in_a_terminal_says_what_it_is_and_stops_on_ctrl_c(root: 
 
 # -- create_app inside a larger app, under uvicorn ----------------------------------------------
 
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+# docs/deployment.md's app that mounts the package, run as shown (on this package), with a page
+# of its own beside it and the same routes mounted without the MCP app's lifespan.
+_MOUNTED = (DOCS / "deployment.md").read_text("utf-8").split("Mounted in a larger app", 1)[1]
+MOUNTED = _MOUNTED.split("```python\n", 1)[1].split("```", 1)[0].replace("weather_tools", PACKAGE)
 OUTER_APP = f"""\
-from starlette.applications import Starlette
+{MOUNTED}
+
 from starlette.responses import PlainTextResponse
-from starlette.routing import Mount, Route
-
-from {PACKAGE} import create_app
-
-mcp_app = create_app(stateless=True)
+from starlette.routing import Route
 
 
 async def home(request):
     return PlainTextResponse("the larger app")
 
 
-routes = [Route("/", home), Mount("/tools", app=mcp_app)]
-app = Starlette(routes=routes, lifespan=lambda app: mcp_app.router.lifespan_context(mcp_app))
-forgetful = Starlette(routes=routes)  # mounted without the MCP app's lifespan
+app.router.routes.insert(0, Route("/", home))
+forgetful = Starlette(routes=app.routes)  # mounted without the MCP app's lifespan
 """
 
 
@@ -630,7 +632,14 @@ def test_create_app_mounted_without_its_lifespan_says_how_to_mount_it(root: Path
             f"http://127.0.0.1:{port}/tools/mcp", method="POST", body=_INITIALIZE, headers=_MCP_HEADERS
         )
     assert status == 500
-    assert b"lifespan=lambda app: mcp_app.router.lifespan_context(mcp_app)" in body
+    assert b"lifespan=mcp_app.router.lifespan_context)" in body  # (as docs/deployment.md shows)
+    assert "lifespan=mcp_app.router.lifespan_context," in MOUNTED
+
+
+def test_the_mounting_shown_passes_mypy_strict(root: Path, mypy_strict: MypyRun) -> None:
+    (root / "mounted.py").write_text(MOUNTED, "utf-8")
+    done = mypy_strict("mounted.py", cwd=root)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 # -- horizontal scaling: stateless replicas behind a round-robin proxy --------------------------
