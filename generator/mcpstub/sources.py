@@ -45,7 +45,9 @@ def _listing_kind(data: Any) -> str | None:
         return "surface"
     if isinstance(data, list):
         return "listing"
-    if isinstance(data, dict) and "mcpstub" not in data and ("tools" in data or "jsonrpc" in data):
+    # (a toolset that lacks only `mcpstub: 1` is a toolset, and told so)
+    toolset = isinstance(data, dict) and any(key in data for key in ("mcpstub", "server", "$defs"))
+    if isinstance(data, dict) and not toolset and ("tools" in data or "jsonrpc" in data):
         return "listing"
     return None
 

@@ -282,6 +282,21 @@ def test_usage_errors_exit_2(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["diff", "old.yaml", "old.yaml", "--format", "xml"]) == 2
 
 
+@pytest.mark.parametrize("key", ["server", "$defs"])
+def test_a_toolset_without_its_format_version_is_said_so_not_read_as_a_saved_listing(
+    in_tmp: Path, key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A saved tools/list answer has `tools`, and no `server` or `$defs`: a toolset that lacks only
+    # `mcpstub: 1` was taken for one, and diffed with its server version "not set".
+    text = OLD.removeprefix("mcpstub: 1\n")
+    if key == "$defs":
+        text = text.replace("server: {name: s, version: 1.0.0}\n", "")
+    write_new(in_tmp, text)
+    assert main(["diff", "old.yaml", "new.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert "new.yaml:1:1:" in err and "missing format version" in err and "mcpstub: 1" in err, err
+
+
 def test_an_old_or_new_that_cannot_be_diffed_is_an_error_in_the_junit_report(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1677,3 +1677,33 @@ def test_a_oneof_of_two_branches_that_take_anything_written_alike_accepts_nothin
     either = {"oneOf": [True, {"allOf": [True, {}]}]}
     old = {**obj({"a": True, "c": either}, ("c",))}
     assert not breaking(run_input(old, {**old, "additionalProperties": False}))
+
+
+def _pattern(p: str) -> dict[str, Any]:
+    return {"type": "string", "pattern": p}
+
+
+# A change the rules cannot compare, found breaking by its counterexample, in several places.
+UNCOMPARED: list[tuple[str, Any, Any]] = [
+    ("anyOf", obj({"v": {"anyOf": [_pattern("^[a-z]+$"), I]}}),
+     obj({"v": {"anyOf": [_pattern("^[a-y]+$"), I]}})),
+    ("oneOf", obj({"v": {"oneOf": [_pattern("^[a-z]+$"), I]}}),
+     obj({"v": {"oneOf": [_pattern("^[a-y]+$"), I]}})),
+    ("plain", obj({"v": _pattern("^[a-z]+$")}), obj({"v": _pattern("^[a-y]+$")})),
+    ("items", obj({"v": {"type": "array", "items": {"anyOf": [_pattern("^[a-z]+$"), I]}}}),
+     obj({"v": {"type": "array", "items": {"anyOf": [_pattern("^[a-y]+$"), I]}}})),
+    ("not", obj({"v": {"type": "string", "not": {"anyOf": [_pattern("^z"), I]}}}),
+     obj({"v": {"type": "string", "not": {"anyOf": [_pattern("^[yz]"), I]}}})),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "looser", "stricter"), UNCOMPARED, ids=[c[0] for c in UNCOMPARED])
+def test_a_change_is_reported_once(name: str, looser: Any, stricter: Any) -> None:
+    # Narrowed (an input) or widened (an output) is breaking at its place; the same change is not
+    # also said to go the other way at or below that place ("perhaps widened").
+    for run, old, new in ((run_input, looser, stricter), (run_output, stricter, looser)):
+        found = run(old, new, check_version=False)
+        broken = [f.path for f in found if f.severity == "breaking"]
+        assert len(broken) == 1, (name, found)
+        below = [f for f in found if f.path == broken[0] or f.path.startswith(broken[0] + "/")]
+        assert [f.severity for f in below] == ["breaking"], (name, found)

@@ -296,7 +296,9 @@ class _Tool:
         said = {f.path for f in self.findings[before:]}
         for reason in widened:
             where = f"/{key}{reason.path}"
-            if where not in said and not _said_removed(reason, key, said):
+            # (a place said already, or below one: the change there is reported once, as it breaks)
+            within = any(where == place or where.startswith(f"{place}/") for place in said)
+            if not within and not _said_removed(reason, key, said):
                 said.add(where)
                 rule = f"{direction}-{SAFE_CHANGES[reason.kind][rule_index]}"
                 words = _safe_words(reason.message, direction)
