@@ -608,7 +608,14 @@ def _handler_check(tools: Sequence[Tool]) -> str:
     types: a handler left returning `str` when an output schema is added would pass unseen)."""
     if not tools:
         return ""
-    lines = ["", "", "if TYPE_CHECKING:  # each handler checked against what its tool takes and returns"]
+    lines = [
+        "",
+        "",
+        "# For mypy: each handler bound to what its tool takes and returns. An error on a line here",
+        "# is that tool's handler (handlers/<tool>.py) no longer fitting its tool: change its",
+        "# signature and what it returns to the models the error names.",
+        "if TYPE_CHECKING:",
+    ]
     for ident in import_order([str(tool.identifier) for tool in tools]):
         line = f"    from .handlers import {ident} as _handler_{ident}"
         if text_width(line) > LINE_LENGTH:

@@ -86,7 +86,10 @@ def create_app(server: Server[Any] | None = None, **options: Any) -> Starlette:
     return mcpstub_runtime.app_of(server, create_server, **options)
 
 
-if TYPE_CHECKING:  # each handler checked against what its tool takes and returns
+# For mypy: each handler bound to what its tool takes and returns. An error on a line here
+# is that tool's handler (handlers/<tool>.py) no longer fitting its tool: change its
+# signature and what it returns to the models the error names.
+if TYPE_CHECKING:
     from .handlers import get_forecast as _handler_get_forecast
     from .handlers import legacy_alerts as _handler_legacy_alerts
 
