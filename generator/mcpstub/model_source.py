@@ -602,7 +602,9 @@ _NUMBERED_FIELD = re.compile(r"^ +\w*_1\w*:", re.MULTILINE)
 
 def own_field_names(source: str) -> str:
     """A property whose name a sibling's field took (`Name` spelt `name`, beside `name` spelt
-    `name_1`) gets its own name back: the two swap field names, so `args.name` is `name`."""
+    `name_1`) gets its own name back: the two swap field names, so `args.name` is `name`. So does
+    one spelt with `_` after it alone (a keyword, `class_`; `json_`) beside one spelt so too
+    (`Class`), so that `args.class_` is `class`."""
     if _NUMBERED_FIELD.search(source) is None:  # the generator numbers the second of two clashing names
         return source
     tree = parsed(source)
@@ -616,8 +618,13 @@ def own_field_names(source: str) -> str:
         wire = {id(f): names[id(f)] if (alias := field_alias(f)) is None else alias for f in fields}
         by_name = {name: f for f in fields if (name := names[id(f)])}
         for field in fields:
-            owner = by_name.get(wire[id(field)])
-            if owner is None or owner is field or wire[id(owner)] == names[id(owner)]:
+            own = wire[id(field)]
+            exact = by_name.get(own)
+            owner = exact or by_name.get(f"{own}_")
+            if owner is None or owner is field:
+                continue
+            held = names[id(owner)]  # (its own name first, then its own name with `_` after it)
+            if held == wire[id(owner)] or (exact is None and held == f"{wire[id(owner)]}_"):
                 continue
             # `field` is the property `owner`'s field name is: swap them
             mine, theirs = names[id(field)], names[id(owner)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import itertools
 import json
+import keyword
 import re
 import subprocess
 import sys
@@ -1306,14 +1307,16 @@ def test_booleans_and_numbers_in_enums_stay_apart(
 
 
 _CASED_NAMES = ["name", "Name", "NAME", "any", "Any", "é", "É", "copy", "copy_", "id", "Id", "ID", "_id",
-                "field_id", "HTTPServer", "http_server", "httpServer", "MISSING", "missing", "x"]  # fmt: skip
+                "field_id", "HTTPServer", "http_server", "httpServer", "MISSING", "missing", "x", "class",
+                "Class", "CLASS", "json", "Json", "from", "From", "from_"]  # fmt: skip
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(names=st.lists(st.sampled_from(_CASED_NAMES), min_size=1, max_size=6, unique=True))
 def test_a_property_named_as_a_plain_field_is_that_field(names: list[str]) -> None:
     """`args.name` is the property `name`, also beside `Name` (which the model generator spells
-    `name` too, and which came first): it took `name` and left `name_1` to `name`."""
+    `name` too, and which came first): it took `name` and left `name_1` to `name`. Likewise
+    `args.class_` is `class` beside `Class`, and `args.json_` is `json` beside `Json`."""
     schema = {"type": "object", "properties": {n: {"type": "integer"} for n in names}}
     result = render_models(make_toolset(make_tool("cased", schema, schema)))
     module = load(result)
@@ -1322,8 +1325,10 @@ def test_a_property_named_as_a_plain_field_is_that_field(names: list[str]) -> No
         assert value.model_dump(by_alias=True) == {n: i for i, n in enumerate(names)}
         for i, name in enumerate(names):
             plain = name.isidentifier() and name == name.lower() and not name.startswith("_")
-            if plain and name not in dir(BaseModel):
+            if plain and name not in dir(BaseModel) and not keyword.iskeyword(name):
                 assert getattr(value, name) == i, (name, result.source)
+            elif plain and f"{name}_" not in names and (keyword.iskeyword(name) or name in ("json", "copy")):
+                assert getattr(value, f"{name}_") == i, (name, result.source)
 
 
 @pytest.mark.parametrize(
