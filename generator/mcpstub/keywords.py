@@ -484,6 +484,8 @@ def lint_schema(
                     )
                 elif key == "type":
                     _check_type(doc, (*where, key), value, found, draft07)
+                elif key == "format" and isinstance(value, str):
+                    _check_format(doc, (*where, key), value, found, draft07)
                 elif key == "required" and isinstance(value, list) and family is not None:
                     if id(family) not in families:
                         families[id(family)] = _property_names(family)
@@ -694,3 +696,18 @@ def _check_type(doc: Document, where: JsonPath, value: Any, found: Lint, draft07
                     _type_hint(name, draft07),
                 )
             )
+
+
+def _check_format(doc: Document, where: JsonPath, value: str, found: Lint, draft07: bool) -> None:
+    """A format close to one the dialect defines (`dat`, `datetime`): a misspelling nothing checks.
+    Any other name is a format of its own (`int64`, `byte`), left to whoever reads it."""
+    formats = FORMATS_DRAFT_07 if draft07 else FORMATS_2020_12
+    if value in formats:
+        return
+    close = difflib.get_close_matches(value, formats, 1, 0.75)
+    meant = format_as_type(value, formats) or (close[0] if close else None)
+    if meant is not None:
+        dialect = "draft-07" if draft07 else "JSON Schema 2020-12"
+        said = f"{describe_path(where[:-1])}: format {value!r} is none {dialect} defines: nothing checks it"
+        hint = f"did you mean {meant!r}?"
+        found.diagnostics.append(warning("unknown-format", said, doc.loc(where), hint))

@@ -556,3 +556,31 @@ def test_a_schema_that_accepts_nothing_is_said_to(tmp_path: Path) -> None:
     said = [(d.code, d.location.line) for d in checked.diagnostics]
     assert said == [("accepts-nothing", 8), ("accepts-nothing", 11)]
     assert checked.ok  # warnings
+
+
+@pytest.mark.parametrize(
+    ("draft07", "written", "meant"),
+    [(False, "dat", "date"), (False, "datetime", "date-time"), (False, "emial", "email"),
+     (False, "URI", "uri"), (False, "uuids", "uuid"), (True, "date_time", "date-time"),
+     (True, "hostnme", "hostname"), (True, "uuid", None), (False, "int64", None), (False, "byte", None),
+     (False, "password", None), (False, "date", None), (True, "regex", None)],
+)  # fmt: skip
+def test_a_format_close_to_one_the_dialect_defines_is_a_warning_naming_it(
+    tmp_path: Path, draft07: bool, written: str, meant: str | None
+) -> None:
+    # Nothing checks a format no dialect defines: `dat` is a misspelling; `int64` a format of its own.
+    dialect = "$schema: http://json-schema.org/draft-07/schema#\n" + " " * 14 if draft07 else ""
+    checked = check(
+        tmp_path,
+        f"""\
+        tools:
+          - name: a
+            inputSchema:
+              {dialect}type: object
+              properties:
+                n: {{type: string, format: {written}}}
+        """,
+    )
+    line = 9 if draft07 else 8
+    expected = [] if meant is None else [("warning", "unknown-format", line, 35, f"did you mean {meant!r}?")]
+    assert seen(checked) == expected
