@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.document import editor_lines
-from mcpstub.errortext import describe_path
+from mcpstub.errortext import describe_path, yaml_boolean_hint
 from mcpstub.toolrules import ENTRY_KEYS, tool_key_hint
 
 if TYPE_CHECKING:
@@ -292,6 +292,8 @@ def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath,
                 " it, indent it under that property"
             )
     lists = {"required", "enum", "examples", "prefixItems", "allOf", "anyOf", "oneOf"}
+    if key not in lists and doc.written_plain((*at, *path)) and (said := yaml_boolean_hint(value)):
+        return said  # (`additionalProperties: no`, `uniqueItems: yes`)
     if key in lists and isinstance(value, str | int | float) and not isinstance(value, bool):
         item = json.dumps(value, ensure_ascii=False)  # quoted as JSON: YAML reads it alike
         if doc.is_json:

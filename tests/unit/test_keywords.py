@@ -584,3 +584,29 @@ def test_a_format_close_to_one_the_dialect_defines_is_a_warning_naming_it(
     line = 9 if draft07 else 8
     expected = [] if meant is None else [("warning", "unknown-format", line, 35, f"did you mean {meant!r}?")]
     assert seen(checked) == expected
+
+
+@pytest.mark.parametrize(
+    ("written", "hint"),
+    [("additionalProperties: no", "write false"), ("uniqueItems: yes", "write true"),
+     ("items: Off", "write false"), ("properties: {a: N}", "write false"),
+     ("additionalProperties: 'no'", None), ("uniqueItems: maybe", None)],
+)  # fmt: skip
+def test_a_yaml_1_1_boolean_word_where_a_boolean_belongs_is_told_to_be_written_as_one(
+    tmp_path: Path, written: str, hint: str | None
+) -> None:
+    # YAML 1.2 reads `no` as text: the meta-schema's refusal ("'no' is not of type 'boolean'")
+    # says what is wrong, the hint what to write (not for a word quoted as text on purpose).
+    checked = check(
+        tmp_path,
+        f"""\
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              {written}
+        """,
+    )
+    [(severity, code, line, _, said)] = seen(checked)
+    assert (severity, code, line) == ("error", "invalid-schema", 7)
+    assert (said or "").endswith(hint) if hint else said is None, said
