@@ -619,6 +619,18 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:
         raise UsageError(message)
 
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """A command's flag it does not know is said with the one it is close to (`--output`)."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        if self._subparsers is None:  # (the top parser says what its commands left over)
+            import difflib  # noqa: PLC0415 - only for the message
+
+            flags = [flag for action in self._actions for flag in action.option_strings]
+            for extra in (extra for extra in extras if extra[:2] == "--"):
+                if close := difflib.get_close_matches(extra.partition("=")[0], flags, 1):
+                    self.error(f"unrecognized argument {extra} (did you mean {close[0]}?)")
+        return namespace, extras
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for `mcpstub`."""

@@ -157,6 +157,24 @@ def test_usage_errors_exit_2(in_tmp: Path, argv: list[str], capsys: pytest.Captu
     assert capsys.readouterr().err.startswith("mcpstub: error: ")
 
 
+@pytest.mark.parametrize(
+    ("argv", "meant"),
+    [(["generate", "tools.yaml", "--output", "x"], "--out"), (["generate", "--emit_tests"], "--emit-tests"),
+     (["diff", "a", "b", "--fail_on=x"], "--fail-on"),
+     (["import", "--server-comand", "x"], "--server-command"), (["validate", "--zzz"], None)],
+)  # fmt: skip
+def test_a_flag_a_command_does_not_know_is_said_with_the_one_it_is_close_to(
+    in_tmp: Path, argv: list[str], meant: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    flag = next(a for a in argv if a.startswith("--"))
+    said = f"unrecognized arguments: {flag}"
+    if meant:
+        said = f"unrecognized argument {flag} (did you mean {meant}?)"
+    assert err == f"mcpstub: error: {said}\n", err
+
+
 def test_generate_bad_package_name_is_a_usage_error(in_tmp: Path) -> None:
     (in_tmp / "tools.yaml").write_text(GOOD)
     assert main(["generate", "tools.yaml", "--out", "my-tools"]) == 2
