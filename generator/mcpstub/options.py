@@ -141,7 +141,15 @@ def _invalid_toml(file: Path, text: str, said: str) -> UsageError:
     """tomllib's complaint, at its line and column as every other mistake is said."""
     placed = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", said)
     if placed is not None:
-        return UsageError(f"{shown_path(file)}:{placed[2]}:{placed[3]}: invalid TOML: {placed[1]}")
+        hint = ""
+        if placed[1] == "Invalid value":  # (a text left unquoted, a YAML boolean)
+            line = text.splitlines()[int(placed[2]) - 1] if text.splitlines() else ""
+            word = line[int(placed[3]) - 1 :].split("#", 1)[0].strip()
+            if word.lower() in ("yes", "no", "on", "off"):
+                hint = f": TOML's booleans are true and false, not {word}"
+            elif word and word[0] not in "\"'[{":
+                hint = f": a text is quoted in TOML: {json.dumps(word, ensure_ascii=False)}"
+        return UsageError(f"{shown_path(file)}:{placed[2]}:{placed[3]}: invalid TOML: {placed[1]}{hint}")
     if said.endswith(" (at end of document)"):
         lines, said = text.split("\n"), said.removesuffix(" (at end of document)")
         return UsageError(f"{shown_path(file)}:{len(lines)}:{len(lines[-1]) + 1}: invalid TOML: {said}")

@@ -299,6 +299,17 @@ def test_invalid_toml_is_said_at_its_line_and_column(
     (in_tmp / "pyproject.toml").write_text("a = 1\nb = [1,")  # (at the end of the file)
     assert main(["validate"]) == 2
     assert capsys.readouterr().err == "mcpstub: error: pyproject.toml:2:8: invalid TOML: Invalid value\n"
+    # A value written as YAML would take it: what TOML wants instead.
+    for written, hint in [
+        ("toolset = tools.yaml", 'a text is quoted in TOML: "tools.yaml"'),
+        ("out = src/my_tools  # the package", 'a text is quoted in TOML: "src/my_tools"'),
+        ("emit_tests = Yes", "TOML's booleans are true and false, not Yes"),
+    ]:
+        (in_tmp / "pyproject.toml").write_text(f"[tool.mcpstub]\n{written}\n")
+        assert main(["validate"]) == 2
+        column = written.index("=") + 3
+        said = f"pyproject.toml:2:{column}: invalid TOML: Invalid value: {hint}"
+        assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
     (in_tmp / "pyproject.toml").write_text("[tool.black]\nline-length = " + "9" * 5000 + "\n")
     assert main(["validate"]) == 2  # (tomllib's ValueError: Python reads no integer that long)
     said = "pyproject.toml:2:15: invalid TOML: an integer of more than 4,300 digits"
