@@ -14,6 +14,7 @@ import pytest
 from mcp import types
 
 from mcpstub.cli import main
+from tests.conftest import MypyRun
 
 from .helpers import imported, write_package
 
@@ -87,7 +88,9 @@ def pytest_on(folder: Path, target: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
-def test_emitted_contract_tests_pass_on_the_example_and_catch_a_broken_handler(tmp_path: Path) -> None:
+def test_emitted_contract_tests_pass_on_the_example_and_catch_a_broken_handler(
+    tmp_path: Path, mypy_strict: MypyRun
+) -> None:
     shutil.copy(EXAMPLE / "tools.yaml", tmp_path / "tools.yaml")
     out = tmp_path / "weather_tools"
     assert run("generate", str(tmp_path / "tools.yaml"), "--out", str(out), "--emit-tests")[0] == 0
@@ -103,6 +106,9 @@ def test_emitted_contract_tests_pass_on_the_example_and_catch_a_broken_handler(t
         env={**os.environ, "MCPSTUB_CONTRACT_ALL_TOOLS": "1"},
     )  # fmt: skip
     assert every.returncode == 0 and "5 passed" in every.stdout, every.stdout
+    # With the `testing` extra installed, the package with its tests passes `mypy --strict` (README).
+    checked = mypy_strict("weather_tools", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout
 
     # A handler whose output breaks the schema is caught (the server answers isError for it).
     (out / "handlers" / "list_cities.py").write_text(
