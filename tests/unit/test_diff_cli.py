@@ -444,3 +444,30 @@ tools:
         "new.yaml:11:7: breaking: tool 'get' output /required: property 'author' is no longer required"
         ' (counterexample: {"title": "", "writer": ""}) [output-required-removed]'
     ]
+
+
+def test_a_tool_s_findings_are_said_as_new_reads_top_to_bottom_then_its_referenced_files(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Sorted by pointer, `/properties/z` came after `/properties/a` and the referenced file first.
+    old = """\
+mcpstub: 1
+server: {name: t, version: 1.0.0}
+tools:
+  - name: pick
+    inputSchema:
+      type: object
+      properties:
+        z: {type: string}
+        b: {$ref: "a_common.yaml#/$defs/B"}
+        a: {type: string}
+        m: {type: string}
+"""
+    (in_tmp / "old.yaml").write_text(old.replace("a_common", "old_common"))
+    (in_tmp / "old_common.yaml").write_text("$defs: {B: {type: string}}\n")
+    (in_tmp / "a_common.yaml").write_text("$defs: {B: {type: integer}}\n")
+    write_new(in_tmp, old.replace("version: 1.0.0", "version: 2.0.0").replace("string", "integer"))
+    assert main(["diff", "old.yaml", "new.yaml"]) == 1
+    places = [line.split(": ", 1)[0] for line in capsys.readouterr().out.splitlines()[:-1]]
+    expected = ["new.yaml:2:19", "new.yaml:8:13", "new.yaml:10:13", "new.yaml:11:13", "a_common.yaml:1:13"]
+    assert places == expected, places

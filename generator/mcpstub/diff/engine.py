@@ -470,10 +470,21 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
     assert {f.rule for f in findings} <= RULES, "a rule missing from RULES"
     order = {name: i for i, name in enumerate([*new.tools, *(n for n in old.tools if n not in new.tools)])}
     rank = {"breaking": 0, "warning": 1, "info": 2}
+    # A tool's findings as NEW reads, top to bottom (a file it references after it), then the
+    # ones NEW does not locate, by place.
+    home = new.locate("", "")
+
+    def place(f: Finding) -> tuple[bool, str, int, int]:
+        at = f.location
+        if at is None:
+            return (True, "", 0, 0)
+        return (home is not None and at.file != home.file, at.file, at.line, at.col)
+
     return sorted(
         unique.values(),
         key=lambda f: (
             order.get(f.tool, -1),
+            *place(f),
             f.direction != "tool",
             f.direction,
             f.path,
