@@ -242,7 +242,7 @@ def _generate(
             "the contract tests (--emit-tests, emit_tests) call the package's own server, and a "
             "client-only package (--client-only, client_only) has none: choose one"
         )
-    if not (args.check or args.diff or args.force):
+    if not (args.check or args.diff or args.force or args.no_cache):  # (a cold run reuses nothing)
         policy = config["policy"].fingerprint(path.resolve().parent)
         current = is_current(path, out, emit_tests=emit_tests, policy=policy, client_only=client_only)
         if current is not None:

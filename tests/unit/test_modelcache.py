@@ -370,6 +370,24 @@ def test_no_cache_flag_is_accepted_in_process(tmp_path: Path, monkeypatch: pytes
     assert not (tmp_path / "c").exists()
 
 
+def test_no_cache_generates_a_current_package_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A package made from a bad cache entry is current by its stamp: `--no-cache` must make it
+    # anew, not answer "up to date" as a plain run does.
+    (tmp_path / "tools.json").write_text(
+        json.dumps({"mcpstub": 1, "server": {"name": "s"}, "tools": [tool("a", {"q": 0}, None)]})
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(tmp_path / "c"))
+    assert main(["generate", "tools.json", "--out", "pkg"]) == 0
+    assert main(["generate", "tools.json", "--out", "pkg"]) == 0
+    assert "up to date" in capsys.readouterr().out
+    assert main(["generate", "tools.json", "--out", "pkg", "--no-cache"]) == 0
+    said = capsys.readouterr().out
+    assert "up to date" not in said and "0 generated files written" in said, said
+
+
 # Names whose class names start with one another's (`foo`, `foo_input`, `foo_input_bar`) and nested
 # objects under properties named like the rest of them, beside shared definitions named so too.
 CLASH_WORDS = st.sampled_from(["foo", "input", "output", "bar", "nested"])
