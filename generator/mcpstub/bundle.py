@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from mcpstub.containment import check_ref_file
+from mcpstub.containment import LOOP, check_ref_file
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.errortext import close_file
@@ -378,10 +378,7 @@ class Bundler:
 
     def _names_toolset(self, doc: Document, file_part: str) -> bool:
         """Whether `file_part`, written in `doc`, names the toolset's own file."""
-        try:
-            return ref_file(doc.path.parent, file_part) == self.toolset.path.resolve()
-        except OSError:
-            return False
+        return ref_file(doc.path.parent, file_part) == self.toolset.path.resolve()
 
     def _file(self, doc: Document, file_part: str, loc: Where) -> Document | None:
         if self._root is None:
@@ -406,6 +403,10 @@ class Bundler:
         route = "/" * route.startswith("/") + "/".join(parts)
         self.routes.setdefault(route, None)
         problem = check_ref_file(written, doc.path.parent, root, self.root is not None)
+        if problem == LOOP:
+            said, hint = f"referenced file {file_part!r} {problem}", "point the link at the file it means"
+            self.diagnostics.append(error("ref-file", said, loc.location, hint))
+            return None
         if problem is not None:
             self.diagnostics.append(
                 error(

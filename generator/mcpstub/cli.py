@@ -751,6 +751,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"mcpstub: error: {shown_path(Path(exc.filename))}: {exc.strerror}", file=sys.stderr)
         return EXIT_INVALID
+    except RuntimeError as exc:  # Python 3.11's `Path.resolve` on a loop of symbolic links
+        looped = str(exc).removeprefix("Symlink loop from ")
+        if looped == str(exc):
+            raise
+        import ast  # noqa: PLC0415 - only for this message
+
+        shown = shown_path(Path(ast.literal_eval(looped)))
+        print(f"mcpstub: error: {shown}: a symbolic link that leads back to itself", file=sys.stderr)
+        return EXIT_INVALID
 
 
 class OutputLost(OSError):

@@ -8,18 +8,24 @@ a toolset must build the same on every machine.
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path, PurePosixPath, PureWindowsPath
+
+# Why a referenced file cannot be followed, where it is no matter of staying inside the folder.
+LOOP = "is a symbolic link that leads back to itself"
 
 
 def check_ref_file(written: str, base_dir: Path, root: Path, configured: bool) -> str | None:
     """None when the path `written` (a `$ref`'s file part, percent-decoded), relative to
-    `base_dir`, resolves inside `root`; else the reason."""
+    `base_dir`, resolves inside `root`; else the reason (`LOOP` for a loop of symbolic links)."""
     if PurePosixPath(written).is_absolute() or PureWindowsPath(written).is_absolute():
         return "is an absolute path"
     try:
         target = (base_dir / written).resolve()
-    except (OSError, RuntimeError, ValueError):  # a symlink loop, a NUL byte
-        return "cannot be resolved"
+    except RuntimeError:  # (Python 3.11's word for a loop; later ones raise OSError ELOOP)
+        return LOOP
+    except (OSError, ValueError) as exc:  # a loop, a NUL byte
+        return LOOP if getattr(exc, "errno", None) == errno.ELOOP else "cannot be resolved"
     if not target.is_relative_to(root):
         return "leaves the configured ref_root" if configured else "leaves the toolset's folder"
     return None

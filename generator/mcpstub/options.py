@@ -321,7 +321,10 @@ def cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> Pa
         from mcpstub.engine.model_groups import default_cache_dir  # noqa: PLC0415
 
         folder, said = default_cache_dir(), "the user cache folder"
-    inside, package = folder.resolve(), out.resolve()
+    try:
+        inside, package = folder.resolve(), out.resolve()
+    except (OSError, RuntimeError):  # a loop of symbolic links: no folder, so a cache never used
+        return folder
     if inside == package or package in inside.parents:
         raise UsageError(
             f"the cache folder {shown_path(folder)} ({said}) is inside the output folder {shown_path(out)}\n"

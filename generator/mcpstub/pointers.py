@@ -72,9 +72,13 @@ def split_fragment(fragment: str) -> tuple[str, ...] | None:
 
 def ref_file(base: Path, file_part: str) -> Path | None:
     """The file a `$ref`'s file part names, written in a document in the folder `base` (resolved:
-    `..` and symlinks followed), or None when the part is not percent-encoded text."""
+    `..` and symlinks followed), or None when the part is not percent-encoded text or names no
+    path the system resolves (a loop of symbolic links, a NUL byte: reading it says so)."""
     written = percent_decoded(file_part)
-    return None if written is None else (base / written).resolve()
+    try:
+        return None if written is None else (base / written).resolve()
+    except (OSError, RuntimeError, ValueError):  # (Python 3.11 says a loop as RuntimeError)
+        return None
 
 
 def resolve(data: Any, tokens: Iterable[str]) -> tuple[bool, Any, tuple[str | int, ...]]:

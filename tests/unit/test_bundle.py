@@ -181,13 +181,27 @@ def test_missing_file_is_reported_at_the_reference(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("kind", "said"),
-    [("folder", "is a folder"), ("fifo", "is not a regular file"), ("none", "does not exist")],
-)
+    [("folder", "is a folder"), ("fifo", "is not a regular file"), ("none", "does not exist"),
+     ("loop", "is a symbolic link that leads back to itself"),
+     ("loop of two", "is a symbolic link that leads back to itself"),
+     ("loop in a folder", "is a symbolic link that leads back to itself")],
+)  # fmt: skip
 def test_a_reference_to_what_is_not_a_file_says_what_it_is(tmp_path: Path, kind: str, said: str) -> None:
     if kind == "folder":
         (tmp_path / "there.yaml").mkdir()
     elif kind == "fifo":
         os.mkfifo(tmp_path / "there.yaml")  # never opened: a read would wait for a writer
+    elif kind == "loop":  # (a traceback: Python 3.11 says a loop as RuntimeError)
+        (tmp_path / "there.yaml").symlink_to("there.yaml")
+    elif kind == "loop of two":
+        (tmp_path / "there.yaml").symlink_to("back.yaml")
+        (tmp_path / "back.yaml").symlink_to("there.yaml")
+    elif kind == "loop in a folder":
+        (tmp_path / "sub").symlink_to("sub")
+        checked = check(tmp_path, tool_schema('a: {$ref: "sub/there.yaml#/$defs/A"}\n'))
+        assert found(checked) == [("ref-file", "tools.yaml", 8, 19)]
+        assert checked.diagnostics[0].message == f"referenced file 'sub/there.yaml' {said}"
+        return
     checked = check(tmp_path, tool_schema('a: {$ref: "there.yaml#/$defs/A"}\n'))
     assert found(checked) == [("ref-file", "tools.yaml", 8, 19)]
     assert checked.diagnostics[0].message == f"referenced file 'there.yaml' {said}"

@@ -1174,3 +1174,12 @@ def test_a_lost_model_is_said_again_after_an_edit_that_keeps_it_and_not_after_th
     data["lost_models"] = {str(in_tmp / "fifo"): [["X"], ["Y"]]}
     stamp.write_text(json.dumps(data, indent=2) + "\n")
     assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+
+
+def test_a_loop_of_symbolic_links_is_said_so_where_a_path_is_resolved(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (Python 3.11's `Path.resolve` raises RuntimeError for it: a traceback reached the user.)
+    (in_tmp / "loop.yaml").symlink_to("loop.yaml")
+    assert main(["init", "loop.yaml"]) == 1
+    assert capsys.readouterr().err == "mcpstub: error: loop.yaml: a symbolic link that leads back to itself\n"

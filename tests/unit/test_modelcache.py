@@ -370,6 +370,20 @@ def test_no_cache_flag_is_accepted_in_process(tmp_path: Path, monkeypatch: pytes
     assert not (tmp_path / "c").exists()
 
 
+def test_a_cache_folder_that_is_a_loop_of_symbolic_links_is_a_cache_never_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "tools.json").write_text(
+        json.dumps({"mcpstub": 1, "server": {"name": "s"}, "tools": [tool("a", {"q": 0}, None)]})
+    )
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c").symlink_to("c")
+    monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(tmp_path / "c"))
+    assert main(["generate", "tools.json", "--out", "pkg"]) == 0
+    assert main(["generate", "tools.json", "--out", "again"]) == 0
+    assert (tmp_path / "pkg" / "models.py").read_bytes() == (tmp_path / "again" / "models.py").read_bytes()
+
+
 def test_no_cache_generates_a_current_package_afresh(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
