@@ -404,8 +404,9 @@ class Bundler:
         self.routes.setdefault(route, None)
         problem = check_ref_file(written, doc.path.parent, root, self.root is not None)
         if problem == LOOP:
-            said, hint = f"referenced file {file_part!r} {problem}", "point the link at the file it means"
-            self.diagnostics.append(error("ref-file", said, loc.location, hint))
+            loop = f"referenced file {file_part!r} {problem}"
+            mend = "point the link at the file it means"
+            self.diagnostics.append(error("ref-file", loop, loc.location, mend))
             return None
         if problem is not None:
             self.diagnostics.append(
