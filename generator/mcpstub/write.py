@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import importlib.util
+import io
 import os
 import re
 import secrets
@@ -239,11 +240,11 @@ def _open(path: Path, errors: str = "replace", newline: str | None = None) -> Te
     """The file as a run reads it: UTF-8 (what is not, as U+FFFD), any line ending as "\n". What is
     not a regular file (a FIFO, a device: reading one could wait forever) is refused as a folder
     is, with IsADirectoryError."""
-    fd = open_regular(path)
-    try:
-        return open(fd, encoding="utf-8", errors=errors, newline=newline)
+    raw = io.FileIO(open_regular(path), "r")  # (owns the descriptor from here: no Python code runs)
+    try:  # (the text layer runs the codec's Python code: a signal may stop it half-built)
+        return io.TextIOWrapper(io.BufferedReader(raw), encoding="utf-8", errors=errors, newline=newline)
     except BaseException:
-        os.close(fd)
+        raw.close()  # (closed once, whatever the half-built layers did: never another file's)
         raise
 
 

@@ -7,6 +7,7 @@ import itertools
 import os
 import signal
 import stat
+import sys
 import time
 from pathlib import Path
 
@@ -608,3 +609,38 @@ def test_a_generated_file_an_editor_gave_a_byte_order_mark_is_rewritten_not_refu
     assert again.foreign == [] and again.stale == ["models.py"]
     apply(again)
     assert (out / "models.py").read_text("utf-8") == ours("A = 1\n")
+
+
+def test_an_interrupt_anywhere_in_opening_a_file_to_read_is_that_interrupt_and_leaks_nothing(
+    tmp_path: Path,
+) -> None:
+    # Ctrl-C lands between Python steps: one in the codec's code, once the half-built text layer
+    # had closed the descriptor, became "OSError: Bad file descriptor" (a traceback, exit 1).
+    path = tmp_path / "a.py"
+    path.write_text("x = 1\n")
+    open_fds = len(os.listdir("/proc/self/fd"))
+    calls = 0
+    for stop_at in itertools.count(1):
+        seen = 0
+
+        def interrupt(frame: object, event: str, arg: object, stop_at: int = stop_at) -> None:
+            nonlocal seen
+            if event == "call":
+                seen += 1
+                if seen == stop_at:
+                    sys.setprofile(None)
+                    raise KeyboardInterrupt
+
+        sys.setprofile(interrupt)
+        try:
+            with write._open(path) as handle:
+                sys.setprofile(None)
+                assert handle.read() == "x = 1\n"
+            calls = stop_at - 1
+            break
+        except KeyboardInterrupt:
+            pass
+        finally:
+            sys.setprofile(None)
+        assert len(os.listdir("/proc/self/fd")) == open_fds, stop_at
+    assert calls >= 2  # (Python code runs in there: the test interrupted each of it)
