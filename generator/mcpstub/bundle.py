@@ -246,13 +246,19 @@ class Bundler:
         """The definitions of other files that are shared classes (`share`), by name, each as
         shared definitions refer to one another (`pointing_at_shared`)."""
         found: dict[str, Any] = {}
-        for (path, unit), name in self.shared_files.items():
-            doc = self.toolset if path == str(self.toolset.path) else self.files.get(Path(path))
-            if not name or doc is None:
-                continue
+        for name, (doc, unit) in self.shared_origins().items():
             ok, value, _ = resolve(doc.data, [str(p) for p in unit])
             if ok:
                 found[name] = self.pointing_at_shared(doc, value)
+        return found
+
+    def shared_origins(self) -> dict[str, tuple[Document, JsonPath]]:
+        """Where each definition of another file that is a shared class is written, by its name."""
+        found: dict[str, tuple[Document, JsonPath]] = {}
+        for (path, unit), name in self.shared_files.items():
+            doc = self.toolset if path == str(self.toolset.path) else self.files.get(Path(path))
+            if name and doc is not None:
+                found[name] = (doc, unit)
         return found
 
     def pointing_at_shared(self, doc: Document, schema: Any) -> Any:

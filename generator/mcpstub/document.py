@@ -67,6 +67,9 @@ class Document:
     )
     # Set once a toolset is checked: the files its references loaded, by resolved path.
     referenced: dict[Path, Document] = field(default_factory=dict, repr=False)
+    # Set once a toolset is checked: where each definition of another file that is a shared class
+    # is written, by its shared name: the document and the path there.
+    shared_from: dict[str, tuple[Document, JsonPath]] = field(default_factory=dict, repr=False)
 
     @property
     def root(self) -> yaml.Node | None:

@@ -176,6 +176,9 @@ def _placed(d: Diagnostic, checked: Checked) -> Diagnostic:
     path: tuple[str | int, ...] | None = None
     if d.subject[0] == "$defs" and d.subject[1] in (doc.data.get("$defs") or {}):
         path = ("$defs", d.subject[1])
+    elif d.subject[0] == "$defs" and d.subject[1] in doc.shared_from:  # written in another file
+        there, at = doc.shared_from[d.subject[1]]
+        return replace(d, location=there.key_loc(at))
     elif d.subject[0] == "tool":
         _, name, class_name = d.subject
         tools = doc.data.get("tools")

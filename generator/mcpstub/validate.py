@@ -707,4 +707,5 @@ def check_document(
         toolset = None
     doc.bundled_from = checker.bundler.origins
     doc.referenced = checker.bundler.files
+    doc.shared_from = checker.bundler.shared_origins()
     return toolset, checker.diagnostics, dict(checker.bundler.routes)

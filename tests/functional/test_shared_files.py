@@ -258,3 +258,25 @@ tools:
             assert result.structured_content == {"p": {"name": "Ada"}, "n": {"by": {"name": "Ada"}}}
 
         anyio.run(call)
+
+
+def test_a_warning_of_a_definition_of_another_file_is_said_where_that_file_writes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two files each define a `Never` no model can take (one is shared as Never2); each warning
+    # names its own file and line, on the run that generates and on the one that finds it current.
+    from mcpstub.cli import main  # noqa: PLC0415
+
+    (tmp_path / "schemas").mkdir()
+    never = "  Never: {allOf: [{type: string}, false]}\n"
+    (tmp_path / "schemas" / "a.yaml").write_text("$defs:\n  Other: {type: string}\n" + never)
+    (tmp_path / "b.yaml").write_text("$defs:\n" + never)
+    (tmp_path / "tools.yaml").write_text(
+        "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: t\n    inputSchema:\n      type: object\n"
+        '      properties: {a: {$ref: "schemas/a.yaml#/$defs/Never"}, b: {$ref: "b.yaml#/$defs/Never"}}\n'
+    )
+    for _ in range(2):
+        assert main(["generate", str(tmp_path / "tools.yaml"), "--out", str(tmp_path / "pkg")]) == 0
+        said = [line for line in capsys.readouterr().err.splitlines() if "[models-fallback]" in line]
+        places = sorted(line.split(": warning: ")[0].removeprefix(f"{tmp_path}/") for line in said)
+        assert places == ["b.yaml:2:3", "schemas/a.yaml:3:3"], said
