@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcpstub import __version__
 from mcpstub.diagnostics import Diagnostic, Location, Severity, SourceError, has_errors
-from mcpstub.handlerfiles import lost_models, renamed_handlers, say_lost_models, warn_old_stubs, warn_orphans
+from mcpstub.handlerfiles import (
+    lost_models,
+    renamed_handlers,
+    say_lost_models,
+    say_unfit_handlers,
+    unfit_handlers,
+    warn_old_stubs,
+    warn_orphans,
+)
 from mcpstub.layout import CONTRACT_TESTS, SERVER_FILES, STAMP_FILE, STOPPING_SIGNALS
 from mcpstub.options import (
     ToolsetMissing,
@@ -248,6 +256,7 @@ def _generate(
         if current is not None:
             _report([_replayed(path, entry) for entry in current.warnings])
             say_lost_models(out, current.lost_models, current=True)
+            say_unfit_handlers(out, current.unfit)
             warn_orphans(out, current.orphans, current.renamed, current.stubs)
             warn_old_stubs(out, current.stubs)
             print(f"{shown_path(out)}: up to date (toolset unchanged since the last run)")
@@ -300,6 +309,8 @@ def _generate_in_run(
     lost = {} if client_only else lost_models(out, generated.ours["models.py"], toolset.tools)
     say_lost_models(out, lost)
     renamed = {} if client_only else renamed_handlers(out, generated.ours, toolset.tools)
+    unfit = [] if client_only else unfit_handlers(out, toolset.tools)
+    say_unfit_handlers(out, unfit)
     stamp = stamp_text(
         toolset.source_hash,
         toolset.sources,
@@ -310,6 +321,7 @@ def _generate_in_run(
         [_recorded(path, d) for d in generated.diagnostics],
         lost,
         renamed,
+        unfit,
     )
     ours = {**generated.ours, STAMP_FILE: stamp}
     with locked(out, writing=not (args.check or args.diff)):

@@ -222,6 +222,50 @@ def lost_models(out: Path, models: str, tools: Sequence[Tool]) -> dict[str, list
     return found
 
 
+def unfit_handlers(out: Path, tools: Sequence[Tool]) -> list[str]:
+    """Each tool's handler module that binds no name of the tool's function, among those the
+    package had not as handlers before (a module of that name kept for helpers, which a new tool
+    takes over) and those found so last time: a call of its tool answers an internal error. What
+    `say_unfit_handlers` says, and what the stamp keeps for a run that finds the package current."""
+    from mcpstub.engine.stamp import recorded_handlers  # noqa: PLC0415
+
+    known, unfit = recorded_handlers(out)
+    rels = ((f"handlers/{tool.identifier}.py", str(tool.identifier)) for tool in tools)
+    return [rel for rel, name in rels if (rel not in known or rel in unfit) and _lacks(out / rel, name)]
+
+
+def say_unfit_handlers(out: Path, unfit: Sequence[str]) -> None:
+    """Warn of each handler of `unfit` still without its function (it may have been mended)."""
+    for rel in unfit:
+        name = Path(rel).stem
+        if _lacks(out / rel, name):
+            said = f"defines no function {name!r}: every call of its tool answers an internal error"
+            print(f"{shown_path(out / rel)}: warning: {said}", file=sys.stderr)
+            hint = "write the handler there, or move the module away: the run then writes its stub"
+            print(f"  hint: {hint} (async def {name}(args, ctx))", file=sys.stderr)
+
+
+def _lacks(path: Path, name: str) -> bool:
+    """Whether the module at `path` parses and binds `name` nowhere (a def, a class, an import,
+    an assignment); a missing module has its stub written, one that does not parse the server's
+    check names."""
+    text = _text(path)
+    try:
+        tree = ast.parse(text) if text is not None else None
+    except (SyntaxError, ValueError):
+        return False
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name:
+            return False
+        if isinstance(node, ast.alias) and (node.asname or node.name.partition(".")[0]) == name:
+            return False
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            return False
+    return True
+
+
 def _text(path: Path, limit: int = 1 << 20) -> str | None:
     """The text of a regular file of less than `limit` bytes at `path` (never a FIFO or a device
     read), decoded as Python reads a module (a byte order mark, a coding line); None for anything

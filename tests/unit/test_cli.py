@@ -1183,3 +1183,27 @@ def test_a_loop_of_symbolic_links_is_said_so_where_a_path_is_resolved(
     (in_tmp / "loop.yaml").symlink_to("loop.yaml")
     assert main(["init", "loop.yaml"]) == 1
     assert capsys.readouterr().err == "mcpstub: error: loop.yaml: a symbolic link that leads back to itself\n"
+
+
+def test_a_module_a_new_tool_takes_over_as_its_handler_without_its_function_is_said(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # handlers/helpers.py held helpers of the user's; a tool `helpers` added later takes it for
+    # its handler (no stub is written over it): every call was an internal error, unsaid.
+    toolset = "mcpstub: 1\nserver: {name: s}\ntools:\n  - name: find\n    inputSchema: {type: object}\n"
+    (in_tmp / "tools.yaml").write_text(toolset)
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    helpers = in_tmp / "pkg" / "handlers" / "helpers.py"
+    helpers.write_text("def util():\n    return 1\n")
+    (in_tmp / "tools.yaml").write_text(toolset + "  - name: helpers\n    inputSchema: {type: object}\n")
+    said = "pkg/handlers/helpers.py: warning: defines no function 'helpers': every call of its tool"
+    for run in ("generates", "finds it current"):
+        assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+        assert said in capsys.readouterr().err, run
+    assert helpers.read_text() == "def util():\n    return 1\n"  # (left as written)
+    for mended in ("async def helpers(args, ctx):\n    return 'x'\n", "from .impl import helpers\n"):
+        helpers.write_text(f"def util():\n    return 1\n\n\n{mended}")
+        assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+        assert "defines no function" not in capsys.readouterr().err
+    assert main(["generate", "tools.yaml", "--out", "pkg", "--force"]) == 0
+    assert "defines no function" not in capsys.readouterr().err
