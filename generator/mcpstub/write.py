@@ -703,8 +703,11 @@ def _apply(p: Plan, encoded: Callable[[str, str], bytes], staging: Staging | Non
         if marker.is_symlink() or (marker.exists() and not marker.is_file()):  # (a FIFO would wait)
             marker.unlink()  # (its name is the package's own)
         marker.write_text("mcpstub generate is writing this package; if no run is going on, run it again\n")
-    except BaseException:  # (a full disk): nothing is replaced, and no marker may stay
-        marker.unlink(missing_ok=True)
+    except BaseException as exc:  # (a full disk): nothing is replaced, and no marker may stay
+        with contextlib.suppress(OSError):
+            marker.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename == str(marker):  # (said of the package, not its marker)
+            raise OSError(exc.errno, f"cannot write the package: {exc.strerror}", str(p.out)) from None
         raise
     for rel in p.leftovers:
         if rel != WRITING_MARKER:
