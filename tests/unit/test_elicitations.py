@@ -289,11 +289,11 @@ def test_diff_reports_a_requested_schema_added_changed_or_removed(
     assert main(["diff", "old.yaml", "new.yaml", "--format", "json", "--no-version-check"]) == 1
     findings = json.loads(capsys.readouterr().out)
     assert [(f["rule"], f["severity"], f["path"], f["location"]["line"]) for f in findings] == [
+        ("elicitation-removed", "info", "/elicitations/gone", 4),  # (at its tool: NEW has it not)
         ("elicitation-narrowed", "breaking", "/elicitations/confirm/properties/ok/type", 7),
-        ("elicitation-removed", "info", "/elicitations/gone", 4),
         ("elicitation-added", "warning", "/elicitations/more", 8),
     ]
-    assert findings[0]["counterexample"] == {"ok": False}, findings[0]  # an answer the old form took
+    assert findings[1]["counterexample"] == {"ok": False}, findings[1]  # an answer the old form took
     assert main(["diff", "old.yaml", "old.yaml"]) == 0
     assert "no differences" in capsys.readouterr().out.lower()
 
@@ -492,8 +492,8 @@ FORM_SCHEMA: dict[str, Any] = yaml.safe_load(HEAD + FORM)["tools"][0]["elicitati
         # another form under another key: gone and added, as any other
         (
             {"approve": FORM_SCHEMA | {"required": ["name"]}},
-            [("elicitation-added", "warning", "/elicitations/approve"),
-             ("elicitation-removed", "info", "/elicitations/details")],
+            [("elicitation-removed", "info", "/elicitations/details"),
+             ("elicitation-added", "warning", "/elicitations/approve")],
         ),
         # two new keys, one of them the old form: that one is the rename, the other is new
         (
