@@ -1,7 +1,8 @@
 """Watch mode: generate again whenever the toolset or a file it references changes.
 
 `watch(run, sources)` calls `run()` once, then polls the files `sources()` names (size, modification
-time, inode: an editor that saves by renaming is seen too; a file not there yet is seen once made)
+and change time, inode: an editor that saves by renaming is seen too, and a tool that sets the
+modification time back is not missed; a file not there yet is seen once made)
 and calls `run()` after each change, in this process, so imports and the model cache stay warm.
 Ctrl-C (SIGINT), SIGTERM or SIGHUP (its terminal closed) ends it with exit code 0, even where the
 shell started it with SIGINT ignored (a background job).
@@ -22,7 +23,7 @@ POLL_SECONDS = 0.01
 # A save in place (some editors, `open(path, "w")`) can leave the file empty longer than a poll: its
 # text is waited for this long before the empty file is taken for what the user meant.
 EMPTY_SECONDS = 0.25
-_Stamp = tuple[int, int, int] | None
+_Stamp = tuple[int, int, int, int] | None
 
 
 def _stamp(path: Path) -> _Stamp:
@@ -30,7 +31,7 @@ def _stamp(path: Path) -> _Stamp:
         st = os.stat(path)
     except OSError:
         return None  # missing for now (an editor between delete and rename): a change like any other
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)  # (no tool sets the change time)
 
 
 def _stamps(paths: list[Path]) -> dict[Path, _Stamp]:
@@ -80,7 +81,7 @@ def watch(
             settled = _stamps(sources())
             if settled != now:
                 continue
-            if any(stamp is not None and stamp[1] == 0 for stamp in settled.values()):
+            if any(stamp is not None and stamp[2] == 0 for stamp in settled.values()):  # (empty)
                 time.sleep(EMPTY_SECONDS)
                 if _stamps(sources()) != settled:
                     continue

@@ -217,6 +217,23 @@ def test_a_save_that_empties_the_file_first_is_read_once_written(tmp_path: Path)
     assert _watched_in_process(path, saves) == ["v0\n", "v1\n", "v2\n", "v3\n", ""]
 
 
+def test_a_same_size_edit_with_its_modification_time_set_back_is_seen(tmp_path: Path) -> None:
+    # (`cp -p`, a checkout tool: the size and modification time stay as they were.)
+    path = tmp_path / "tools.yaml"
+    path.write_text("v0\n")
+
+    def edits() -> None:
+        time.sleep(0.3)
+        before = path.stat()
+        with path.open("r+", encoding="utf-8") as handle:
+            handle.write("v1\n")
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    assert _watched_in_process(path, edits) == ["v0\n", "v1\n"]
+
+
 def test_a_file_made_after_a_run_looked_for_it_runs_again(tmp_path: Path) -> None:
     # A save refers to a file not written yet (the run fails), then the file is made; likewise the
     # project's options, a pyproject.toml made while the session runs: each is a change like a save.
