@@ -250,11 +250,11 @@ def _lacks(path: Path, name: str) -> bool:
     an assignment); a missing module has its stub written, one that does not parse the server's
     check names."""
     text = _text(path)
-    try:
-        tree = ast.parse(text) if text is not None else None
-    except (SyntaxError, ValueError):
+    if text is None:
         return False
-    if tree is None:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
         return False
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name:
