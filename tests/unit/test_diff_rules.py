@@ -1697,6 +1697,19 @@ UNCOMPARED: list[tuple[str, Any, Any]] = [
 ]  # fmt: skip
 
 
+def test_a_widening_the_rules_know_below_a_breaking_change_is_still_said() -> None:
+    # z newly required (breaking, at /properties/y/properties/z) and its maximum relaxed (info).
+    old = obj({"y": obj({"z": {"type": "integer", "maximum": 5}})})
+    new = obj({"y": obj({"z": {"type": "integer", "maximum": 10}}, ("z",))})
+    said = {(f.rule, f.path) for f in run_input(old, new, check_version=False)}
+    assert ("input-constraint-relaxed", "/inputSchema/properties/y/properties/z/maximum") in said, said
+    # As an output: r no longer required (breaking) and its enum narrowed (info).
+    old_out = obj({"r": {"enum": ["a", "b"]}}, ("r",))
+    new_out = obj({"r": {"enum": ["a"]}})
+    said = {(f.rule, f.path) for f in run_output(old_out, new_out, check_version=False)}
+    assert any(rule == "output-enum-narrowed" for rule, _ in said), said
+
+
 @pytest.mark.parametrize(("name", "looser", "stricter"), UNCOMPARED, ids=[c[0] for c in UNCOMPARED])
 def test_a_change_is_reported_once(name: str, looser: Any, stricter: Any) -> None:
     # Narrowed (an input) or widened (an output) is breaking at its place; the same change is not

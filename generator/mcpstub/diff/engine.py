@@ -296,9 +296,10 @@ class _Tool:
         said = {f.path for f in self.findings[before:]}
         for reason in widened:
             where = f"/{key}{reason.path}"
-            # (a place said already, or below one: the change there is reported once, as it breaks)
+            # (what the rules could not tell for sure at or below a place said already: that change
+            # is reported once, as it breaks; a widening they know is a change of its own)
             within = any(where == place or where.startswith(f"{place}/") for place in said)
-            if not within and not _said_removed(reason, key, said):
+            if not (within and not reason.exact) and not _said_removed(reason, key, said):
                 said.add(where)
                 rule = f"{direction}-{SAFE_CHANGES[reason.kind][rule_index]}"
                 words = _safe_words(reason.message, direction)
