@@ -296,10 +296,10 @@ class _Tool:
         said = {f.path for f in self.findings[before:]}
         for reason in widened:
             where = f"/{key}{reason.path}"
-            # (what the rules could not tell for sure at or below a place said already: that change
-            # is reported once, as it breaks; a widening they know is a change of its own)
-            within = any(where == place or where.startswith(f"{place}/") for place in said)
-            if not (within and not reason.exact) and not _said_removed(reason, key, said):
+            # (a place said already, or what the rules could not tell for sure below one: that change
+            # is reported once, as it breaks; a widening they know below it is a change of its own)
+            below = not reason.exact and any(where.startswith(f"{place}/") for place in said)
+            if where not in said and not below and not _said_removed(reason, key, said):
                 said.add(where)
                 rule = f"{direction}-{SAFE_CHANGES[reason.kind][rule_index]}"
                 words = _safe_words(reason.message, direction)
