@@ -601,10 +601,12 @@ _NUMBERED_FIELD = re.compile(r"^ +\w*_1\w*:", re.MULTILINE)
 
 
 def own_field_names(source: str) -> str:
-    """A property whose name a sibling's field took (`Name` spelt `name`, beside `name` spelt
-    `name_1`) gets its own name back: the two swap field names, so `args.name` is `name`. So does
-    one spelt with `_` after it alone (a keyword, `class_`; `json_`) beside one spelt so too
-    (`Class`), so that `args.class_` is `class`."""
+    """Field names for properties whose names clash (the generator numbers all but the first, in
+    the order they are written) that do not depend on that order: among the fields whose names
+    share a stem (`name`, `name_1`; `class_`, `class__1`), a property named as one of the names has
+    it (`args.name` is `name` beside `Name`); then one named so but for the `_` after it (a keyword:
+    `args.class_` is `class` beside `Class`); the others, in the order of their names, are the stem
+    numbered from 1 (`name_1`, `class_1`)."""
     if _NUMBERED_FIELD.search(source) is None:  # the generator numbers the second of two clashing names
         return source
     tree = parsed(source)
@@ -616,20 +618,30 @@ def own_field_names(source: str) -> str:
         fields = [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
         names = {id(f): f.target.id for f in fields if isinstance(f.target, ast.Name)}
         wire = {id(f): names[id(f)] if (alias := field_alias(f)) is None else alias for f in fields}
-        by_name = {name: f for f in fields if (name := names[id(f)])}
-        for field in fields:
-            own = wire[id(field)]
-            exact = by_name.get(own)
-            owner = exact or by_name.get(f"{own}_")
-            if owner is None or owner is field:
+        stems: dict[str, list[ast.AnnAssign]] = {}
+        for field in fields:  # (`name_1`, `class__2`: `name`, `class`)
+            name = names[id(field)]
+            stems.setdefault(re.sub(r"(?:_+\d*)+$", "", name) or name, []).append(field)
+        clashing = {id(f) for group in stems.values() if len(group) > 1 for f in group}
+        used = {names[id(f)] for f in fields if id(f) not in clashing}
+        for stem, group in stems.items():
+            if len(group) < 2:
                 continue
-            held = names[id(owner)]  # (its own name first, then its own name with `_` after it)
-            if held == wire[id(owner)] or (exact is None and held == f"{wire[id(owner)]}_"):
-                continue
-            # `field` is the property `owner`'s field name is: swap them
-            mine, theirs = names[id(field)], names[id(owner)]
-            names[id(field)], names[id(owner)] = theirs, mine
-            by_name[theirs], by_name[mine] = field, owner
+            held = {names[id(f)] for f in group}  # (what the generator made of each is a valid name)
+            chosen: dict[int, str] = {}
+            for claim in ("{}", "{}_"):  # its own name, then its own name with `_` after it
+                for field in group:
+                    wanted = claim.format(wire[id(field)])
+                    if id(field) not in chosen and wanted in held and wanted not in used:
+                        chosen[id(field)] = wanted
+                        used.add(wanted)
+            count = 0
+            for field in sorted((f for f in group if id(f) not in chosen), key=lambda f: wire[id(f)]):
+                while f"{stem}_{(count := count + 1)}" in used:
+                    pass
+                chosen[id(field)] = f"{stem}_{count}"
+                used.add(chosen[id(field)])
+            names.update(chosen)
         for field in fields:
             if isinstance(field.target, ast.Name) and names[id(field)] != field.target.id:
                 renamed.append(field)

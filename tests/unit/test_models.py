@@ -1308,7 +1308,8 @@ def test_booleans_and_numbers_in_enums_stay_apart(
 
 _CASED_NAMES = ["name", "Name", "NAME", "any", "Any", "é", "É", "copy", "copy_", "id", "Id", "ID", "_id",
                 "field_id", "HTTPServer", "http_server", "httpServer", "MISSING", "missing", "x", "class",
-                "Class", "CLASS", "json", "Json", "from", "From", "from_"]  # fmt: skip
+                "Class", "CLASS", "json", "Json", "from", "From", "from_", "from__1", "in", "In",
+                "in_1"]  # fmt: skip
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -1329,6 +1330,27 @@ def test_a_property_named_as_a_plain_field_is_that_field(names: list[str]) -> No
                 assert getattr(value, name) == i, (name, result.source)
             elif plain and f"{name}_" not in names and (keyword.iskeyword(name) or name in ("json", "copy")):
                 assert getattr(value, f"{name}_") == i, (name, result.source)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    names=st.lists(st.sampled_from(_CASED_NAMES), min_size=2, max_size=5, unique=True),
+    order=st.randoms(use_true_random=False),
+)
+def test_field_names_do_not_depend_on_the_order_properties_are_written_in(
+    names: list[str], order: Any
+) -> None:
+    """Reordering properties changes nothing on the wire: `args.name_1` must stay the property it
+    was (`Name` and `NAME` both `str`, a swap would pass mypy unseen)."""
+
+    def fields(written: list[str]) -> dict[str, str]:
+        schema = {"type": "object", "properties": {n: {"type": "integer"} for n in written}}
+        model = load(render_models(make_toolset(make_tool("ordered", schema, None)))).OrderedInput
+        return {field.alias or name: name for name, field in model.model_fields.items()}
+
+    shuffled = list(names)
+    order.shuffle(shuffled)
+    assert fields(names) == fields(shuffled), (names, shuffled)
 
 
 @pytest.mark.parametrize(
