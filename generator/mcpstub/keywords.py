@@ -292,15 +292,14 @@ def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath,
                 " it, indent it under that property"
             )
     lists = {"required", "enum", "examples", "prefixItems", "allOf", "anyOf", "oneOf"}
-    if key not in lists and doc.written_plain((*at, *path)) and (said := yaml_boolean_hint(value)):
-        return said  # (`additionalProperties: no`, `uniqueItems: yes`)
+    boolean = isinstance(value, bool) or (yaml_boolean_hint(value) and doc.written_plain((*at, *path)))
+    if key == "required" and boolean:  # (`yes` too: YAML 1.1 reads it as true)
+        return "`required: true` on a property is draft-03: list the name in its object's `required`"
     if key in lists and isinstance(value, str | int | float) and not isinstance(value, bool):
         item = json.dumps(value, ensure_ascii=False)  # quoted as JSON: YAML reads it alike
         if doc.is_json:
             return f'{key} takes a list: write "{key}": [{item}]'
         return f"{key} takes a list: write {key}: [{item}]"
-    if key == "required" and isinstance(value, bool):
-        return "`required: true` on a property is draft-03: list the name in its object's `required`"
     if key in {"exclusiveMinimum", "exclusiveMaximum"} and isinstance(value, bool):
         bound = "minimum" if key == "exclusiveMinimum" else "maximum"
         return f"a boolean {key} is draft-04: write the excluded bound itself, `{key}: N`, without `{bound}`"
@@ -486,7 +485,7 @@ def lint_schema(
                     )
                 elif key == "type":
                     _check_type(doc, (*where, key), value, found, draft07)
-                elif key == "format" and isinstance(value, str):
+                elif key == "format" and isinstance(value, str) and _of_strings(node.get("type", "string")):
                     _check_format(doc, (*where, key), value, found, draft07)
                 elif key == "required" and isinstance(value, list) and family is not None:
                     if id(family) not in families:
@@ -700,11 +699,18 @@ def _check_type(doc: Document, where: JsonPath, value: Any, found: Lint, draft07
             )
 
 
+def _of_strings(types: Any) -> bool:
+    """Whether a `type` takes strings (the formats the dialects define are of strings; an integer's
+    `timestamp` is a format of its own)."""
+    return types == "string" or (isinstance(types, list) and "string" in types)
+
+
 def _check_format(doc: Document, where: JsonPath, value: str, found: Lint, draft07: bool) -> None:
     """A format close to one the dialect defines (`dat`, `datetime`): a misspelling nothing checks.
-    Any other name is a format of its own (`int64`, `byte`), left to whoever reads it."""
+    Any other name is a format of its own (`int64`, `byte`; `uuid4`, as pydantic writes one), left
+    to whoever reads it."""
     formats = FORMATS_DRAFT_07 if draft07 else FORMATS_2020_12
-    if value in formats:
+    if value in formats or value.rstrip("0123456789") in formats:
         return
     close = difflib.get_close_matches(value, formats, 1, 0.75)
     meant = format_as_type(value, formats) or (close[0] if close else None)

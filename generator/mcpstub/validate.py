@@ -29,7 +29,7 @@ from mcpstub.elicitations import check_elicitations
 from mcpstub.engine.fingerprints import marshalled
 from mcpstub.engine.jsonread import _holds_as_double, all_finite
 from mcpstub.engine.pieces import ToolMemo, check_key
-from mcpstub.errortext import describe_error, describe_path, echo_value, first_line
+from mcpstub.errortext import describe_error, describe_path, echo_value, first_line, yaml_boolean_hint
 from mcpstub.formatcheck import format_errors, type_name
 from mcpstub.ir import (
     CLASS_SUFFIXES,
@@ -158,11 +158,15 @@ def _meta_errors(
                 if isinstance(wanted, list)
                 else "it has no value (null)"
             )
+        hint = invalid_value_hint(doc, path, schema, tuple(err.absolute_path), err.instance)
+        wanted = err.validator_value if err.validator == "type" else ()
+        if hint is None and "boolean" in ([wanted] if isinstance(wanted, str) else wanted):
+            hint = yaml_boolean_hint(err.instance) if doc.written_plain(where) else None  # (`no`)
         yield error(
             "invalid-schema",
             f"{describe_path(where)} is not a valid {dialect} schema: {said}",
             doc.loc(where),
-            invalid_value_hint(doc, path, schema, tuple(err.absolute_path), err.instance),
+            hint,
         )
 
 

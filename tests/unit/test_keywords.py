@@ -563,12 +563,15 @@ def test_a_schema_that_accepts_nothing_is_said_to(tmp_path: Path) -> None:
     [(False, "dat", "date"), (False, "datetime", "date-time"), (False, "emial", "email"),
      (False, "URI", "uri"), (False, "uuids", "uuid"), (True, "date_time", "date-time"),
      (True, "hostnme", "hostname"), (True, "uuid", None), (False, "int64", None), (False, "byte", None),
-     (False, "password", None), (False, "date", None), (True, "regex", None)],
+     (False, "password", None), (False, "date", None), (True, "regex", None), (False, "uuid4", None),
+     (False, "uuid1", None), (False, "integer: timestamp", None),
+     (False, "[string, 'null']: datetime", "date-time"), (False, "[integer, 'null']: datetime", None)],
 )  # fmt: skip
 def test_a_format_close_to_one_the_dialect_defines_is_a_warning_naming_it(
     tmp_path: Path, draft07: bool, written: str, meant: str | None
 ) -> None:
     # Nothing checks a format no dialect defines: `dat` is a misspelling; `int64` a format of its own.
+    kind, _, format = written.rpartition(": ") if ": " in written else ("string", "", written)
     dialect = "$schema: http://json-schema.org/draft-07/schema#\n" + " " * 14 if draft07 else ""
     checked = check(
         tmp_path,
@@ -578,11 +581,12 @@ def test_a_format_close_to_one_the_dialect_defines_is_a_warning_naming_it(
             inputSchema:
               {dialect}type: object
               properties:
-                n: {{type: string, format: {written}}}
+                n: {{type: {kind}, format: {format}}}
         """,
     )
-    line = 9 if draft07 else 8
-    expected = [] if meant is None else [("warning", "unknown-format", line, 35, f"did you mean {meant!r}?")]
+    line, column = 9 if draft07 else 8, 35 + len(kind) - len("string")
+    hint = f"did you mean {meant!r}?"
+    expected = [] if meant is None else [("warning", "unknown-format", line, column, hint)]
     assert seen(checked) == expected
 
 
@@ -590,7 +594,9 @@ def test_a_format_close_to_one_the_dialect_defines_is_a_warning_naming_it(
     ("written", "hint"),
     [("additionalProperties: no", "write false"), ("uniqueItems: yes", "write true"),
      ("items: Off", "write false"), ("properties: {a: N}", "write false"),
-     ("additionalProperties: 'no'", None), ("uniqueItems: maybe", None)],
+     ("additionalProperties: 'no'", None), ("uniqueItems: maybe", None), ("maxLength: no", None),
+     ("properties: off", None), ("minimum: yes", None),
+     ("required: yes", "list the name in its object's `required`")],
 )  # fmt: skip
 def test_a_yaml_1_1_boolean_word_where_a_boolean_belongs_is_told_to_be_written_as_one(
     tmp_path: Path, written: str, hint: str | None
