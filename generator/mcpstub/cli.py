@@ -639,7 +639,8 @@ class _Parser(argparse.ArgumentParser):
 
             flags = [flag for action in self._actions for flag in action.option_strings]
             for extra in (extra for extra in extras if extra[:2] == "--"):
-                if close := difflib.get_close_matches(extra.partition("=")[0], flags, 1):
+                name = extra.partition("=")[0]  # (a flag's own name, after `--`, is an argument)
+                if name not in flags and (close := difflib.get_close_matches(name, flags, 1)):
                     self.error(f"unrecognized argument {extra} (did you mean {close[0]}?)")
         return namespace, extras
 

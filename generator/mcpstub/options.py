@@ -143,12 +143,14 @@ def _invalid_toml(file: Path, text: str, said: str) -> UsageError:
     if placed is not None:
         hint = ""
         if placed[1] == "Invalid value":  # (a text left unquoted, a YAML boolean)
-            line = text.splitlines()[int(placed[2]) - 1] if text.splitlines() else ""
-            word = line[int(placed[3]) - 1 :].split("#", 1)[0].strip()
-            if word.lower() in ("yes", "no", "on", "off"):
-                hint = f": TOML's booleans are true and false, not {word}"
-            elif word and word[0] not in "\"'[{":
-                hint = f": a text is quoted in TOML: {json.dumps(word, ensure_ascii=False)}"
+            lines = text.split("\n")  # (TOML's lines: not at U+2028 or NEL, as str.splitlines has them)
+            line = lines[int(placed[2]) - 1] if int(placed[2]) <= len(lines) else ""
+            word = re.match(r"[^\s,\]}#]*", line[int(placed[3]) - 1 :])
+            written = word[0] if word else ""
+            if written.lower() in ("yes", "no", "on", "off", "true", "false"):
+                hint = f": TOML's booleans are true and false, not {written}"
+            elif written and written[0] not in "\"'[{":
+                hint = f": a text is quoted in TOML: {json.dumps(written, ensure_ascii=False)}"
         return UsageError(f"{shown_path(file)}:{placed[2]}:{placed[3]}: invalid TOML: {placed[1]}{hint}")
     if said.endswith(" (at end of document)"):
         lines, said = text.split("\n"), said.removesuffix(" (at end of document)")

@@ -161,14 +161,15 @@ def test_usage_errors_exit_2(in_tmp: Path, argv: list[str], capsys: pytest.Captu
     ("argv", "meant"),
     [(["generate", "tools.yaml", "--output", "x"], "--out"), (["generate", "--emit_tests"], "--emit-tests"),
      (["diff", "a", "b", "--fail_on=x"], "--fail-on"),
-     (["import", "--server-comand", "x"], "--server-command"), (["validate", "--zzz"], None)],
+     (["import", "--server-comand", "x"], "--server-command"), (["validate", "--zzz"], None),
+     (["generate", "tools.yaml", "--", "--out"], None)],  # (after `--`, a flag's name is an argument)
 )  # fmt: skip
 def test_a_flag_a_command_does_not_know_is_said_with_the_one_it_is_close_to(
     in_tmp: Path, argv: list[str], meant: str | None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
-    flag = next(a for a in argv if a.startswith("--"))
+    flag = next(a for a in argv if a.startswith("--") and a != "--")
     said = f"unrecognized arguments: {flag}"
     if meant:
         said = f"unrecognized argument {flag} (did you mean {meant}?)"
@@ -304,11 +305,17 @@ def test_invalid_toml_is_said_at_its_line_and_column(
         ("toolset = tools.yaml", 'a text is quoted in TOML: "tools.yaml"'),
         ("out = src/my_tools  # the package", 'a text is quoted in TOML: "src/my_tools"'),
         ("emit_tests = Yes", "TOML's booleans are true and false, not Yes"),
+        ("emit_tests = True", "TOML's booleans are true and false, not True"),
+        ("vendor_keywords = [a, b]", 'a text is quoted in TOML: "a"'),
+        ("out = {path = src}", 'a text is quoted in TOML: "src"'),
+        ("# a comment with \u2028 and \x85 in it\nout = pkg/w", 'a text is quoted in TOML: "pkg/w"'),
     ]:
-        (in_tmp / "pyproject.toml").write_text(f"[tool.mcpstub]\n{written}\n")
+        (in_tmp / "pyproject.toml").write_text(f"[tool.mcpstub]\n{written}\n", "utf-8")
         assert main(["validate"]) == 2
-        column = written.index("=") + 3
-        said = f"pyproject.toml:2:{column}: invalid TOML: Invalid value: {hint}"
+        last = written.split("\n")[-1]
+        at = (written.count("\n") + 2, last.index(hint.split('"')[1]) + 1) if '"' in hint else None
+        line, column = at or (2, written.index("=") + 3)
+        said = f"pyproject.toml:{line}:{column}: invalid TOML: Invalid value: {hint}"
         assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
     (in_tmp / "pyproject.toml").write_text("[tool.black]\nline-length = " + "9" * 5000 + "\n")
     assert main(["validate"]) == 2  # (tomllib's ValueError: Python reads no integer that long)
