@@ -223,47 +223,60 @@ def lost_models(out: Path, models: str, tools: Sequence[Tool]) -> dict[str, list
 
 
 def unfit_handlers(out: Path, tools: Sequence[Tool]) -> list[str]:
-    """Each tool's handler module that binds no name of the tool's function, among those the
-    package had not as handlers before (a module of that name kept for helpers, which a new tool
-    takes over) and those found so last time: a call of its tool answers an internal error. What
-    `say_unfit_handlers` says, and what the stamp keeps for a run that finds the package current."""
+    """Each tool's handler module that is not what the server imports as its handler, among those
+    the package had not as handlers before (a module of that name kept for helpers, which a new
+    tool takes over) and those found so last time: a call of its tool answers an internal error.
+    What `say_unfit_handlers` says, and what the stamp keeps for a run that finds the package
+    current."""
     from mcpstub.engine.stamp import recorded_handlers  # noqa: PLC0415
 
     known, unfit = recorded_handlers(out)
-    rels = ((f"handlers/{tool.identifier}.py", str(tool.identifier)) for tool in tools)
-    return [rel for rel, name in rels if (rel not in known or rel in unfit) and _lacks(out / rel, name)]
+    rels = (f"handlers/{tool.identifier}.py" for tool in tools)
+    return [rel for rel in rels if (rel not in known or rel in unfit) and _unfit(out, rel)]
 
 
 def say_unfit_handlers(out: Path, unfit: Sequence[str]) -> None:
-    """Warn of each handler of `unfit` still without its function (it may have been mended)."""
+    """Warn of each handler of `unfit` still unfit (it may have been mended)."""
     for rel in unfit:
-        name = Path(rel).stem
-        if _lacks(out / rel, name):
-            said = f"defines no function {name!r}: every call of its tool answers an internal error"
-            print(f"{shown_path(out / rel)}: warning: {said}", file=sys.stderr)
-            hint = "write the handler there, or move the module away: the run then writes its stub"
-            print(f"  hint: {hint} (async def {name}(args, ctx))", file=sys.stderr)
+        if found := _unfit(out, rel):
+            said, hint = found
+            said += ": every call of its tool answers an internal error"
+            print(f"{shown_path(out / rel)}: warning: {said}\n  hint: {hint}", file=sys.stderr)
 
 
-def _lacks(path: Path, name: str) -> bool:
-    """Whether the module at `path` parses and binds `name` nowhere (a def, a class, an import,
-    an assignment); a missing module has its stub written, one that does not parse the server's
-    check names."""
-    text = _text(path)
+def _unfit(out: Path, rel: str) -> tuple[str, str] | None:
+    """Why the handler module `rel` is not what the server imports as its tool's handler, and what
+    to do: a package of its name beside it (Python imports that instead), or a module that parses
+    and binds the function's name nowhere at its top level. None where it is (a missing module has
+    its stub written, one that does not parse the server's check names)."""
+    name = Path(rel).stem
+    if (out / "handlers" / name / "__init__.py").is_file():
+        said = f"is hidden by the package handlers/{name}/, which Python imports instead"
+        return said, "rename that package (one whose name starts with '_' is never taken for a handler)"
+    text = _text(out / rel)
     if text is None:
-        return False
+        return None
     try:
-        tree = ast.parse(text)
+        body = ast.parse(text).body
     except (SyntaxError, ValueError):
-        return False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name:
-            return False
-        if isinstance(node, ast.alias) and (node.asname or node.name.partition(".")[0]) == name:
-            return False
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            return False
-    return True
+        return None
+    while body:  # the module's own statements, those under `if`, `try`, `with` too; no function's
+        node = body.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node.name == name:
+                return None
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            if any((alias.asname or alias.name.partition(".")[0]) == name for alias in node.names):
+                return None
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return None
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            body.extend(getattr(node, field, None) or [])
+    hint = "write the handler there, or move the module away: the run then writes its stub"
+    return f"defines no function {name!r}", f"{hint} (async def {name}(args, ctx))"
 
 
 def _text(path: Path, limit: int = 1 << 20) -> str | None:

@@ -1214,3 +1214,15 @@ def test_a_module_a_new_tool_takes_over_as_its_handler_without_its_function_is_s
         assert "defines no function" not in capsys.readouterr().err
     assert main(["generate", "tools.yaml", "--out", "pkg", "--force"]) == 0
     assert "defines no function" not in capsys.readouterr().err
+    # A module binding the name only inside a function, and a package of the tool's name (which
+    # Python imports instead of the stub written beside it).
+    (in_tmp / "pkg" / "handlers" / "stats.py").write_text("def mean(x):\n    stats = x\n    return stats\n")
+    (in_tmp / "pkg" / "handlers" / "util").mkdir()
+    (in_tmp / "pkg" / "handlers" / "util" / "__init__.py").write_text("")
+    names = ("helpers", "stats", "util")
+    more = "".join(f"  - name: {name}\n    inputSchema: {{type: object}}\n" for name in names)
+    (in_tmp / "tools.yaml").write_text(toolset + more)
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    err = capsys.readouterr().err
+    assert "pkg/handlers/stats.py: warning: defines no function 'stats'" in err, err
+    assert "pkg/handlers/util.py: warning: is hidden by the package handlers/util/" in err, err
