@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import importlib.util
 import io
 import os
@@ -519,6 +520,8 @@ def _stage(target: Path, data: bytes) -> Path:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
             continue
+        except OSError as exc:  # (a folder that cannot be written: said of the file to be written)
+            raise OSError(exc.errno, exc.strerror, str(target)) from None
         break
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -696,6 +699,9 @@ def interrupts_deferred() -> Iterator[None]:
             signal.raise_signal(caught[0])
 
 
+_UNWRITABLE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT})
+
+
 def _apply(p: Plan, encoded: Callable[[str, str], bytes], staging: Staging | None) -> None:
     marker = p.out / WRITING_MARKER
     p.out.mkdir(parents=True, exist_ok=True)
@@ -706,7 +712,9 @@ def _apply(p: Plan, encoded: Callable[[str, str], bytes], staging: Staging | Non
     except BaseException as exc:  # (a full disk): nothing is replaced, and no marker may stay
         with contextlib.suppress(OSError):
             marker.unlink(missing_ok=True)
-        if isinstance(exc, OSError) and exc.filename == str(marker):  # (said of the package, not its marker)
+        # (a folder that cannot be written is said of the package, not of its marker; a marker
+        # that is a folder full of files is said as itself)
+        if isinstance(exc, OSError) and exc.filename == str(marker) and exc.errno in _UNWRITABLE:
             raise OSError(exc.errno, f"cannot write the package: {exc.strerror}", str(p.out)) from None
         raise
     for rel in p.leftovers:

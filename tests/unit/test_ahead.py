@@ -269,6 +269,31 @@ def test_a_read_only_package_folder_is_said_of_the_package_not_of_its_marker(
     assert files(project / "pkg") == before
 
 
+def test_a_marker_that_is_a_folder_is_said_as_itself_and_a_staged_file_as_its_target(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert generate(project, "pkg") == 0
+    (project / "tools.yaml").write_text(TOOLSET.replace("minimum: 1", "minimum: 2"))
+    (project / "pkg" / WRITING_MARKER).mkdir()
+    (project / "pkg" / WRITING_MARKER / "x").write_text("")
+    capsys.readouterr()
+    assert generate(project, "pkg") == 1
+    assert f"{project / 'pkg' / WRITING_MARKER}: " in capsys.readouterr().err.strip().splitlines()[-1]
+    (project / "pkg" / WRITING_MARKER / "x").unlink()
+    (project / "pkg" / WRITING_MARKER).rmdir()
+    opens = os.open
+
+    def unwritable(path: Any, flags: int, mode: int = 0o777) -> int:
+        if flags & os.O_CREAT and re.search(STAGED_NAME, str(path)):  # (a folder that takes no new file)
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return opens(path, flags, mode)
+
+    monkeypatch.setattr(os, "open", unwritable)
+    assert generate(project, "pkg") == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith(f"mcpstub: error: {project / 'pkg'}/") and ".mcpstub-tmp" not in last, last
+
+
 def test_a_file_being_staged_as_the_run_is_stopped_is_not_left_cut_short(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
