@@ -9,6 +9,7 @@ a toolset must build the same on every machine.
 from __future__ import annotations
 
 import errno
+import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 # Why a referenced file cannot be followed, where it is no matter of staying inside the folder.
@@ -28,4 +29,18 @@ def check_ref_file(written: str, base_dir: Path, root: Path, configured: bool) -
         return LOOP if getattr(exc, "errno", None) == errno.ELOOP else "cannot be resolved"
     if not target.is_relative_to(root):
         return "leaves the configured ref_root" if configured else "leaves the toolset's folder"
+    return None
+
+
+def broken_link(path: Path) -> str | None:
+    """What a symbolic link at `path` that leads to no file is (a loop, or a link to nothing),
+    or None where `path` is no such link."""
+    try:
+        if not path.is_symlink():
+            return None
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return LOOP.removeprefix("is ")
+        return f"a symbolic link to {os.readlink(path)}, which does not exist" if path.is_symlink() else None
     return None

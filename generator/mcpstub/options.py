@@ -18,6 +18,7 @@ import unicodedata
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from mcpstub.containment import broken_link
 from mcpstub.policy import Policy
 from mcpstub.tomlplace import toml_place
 
@@ -57,6 +58,8 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
     """`[tool.mcpstub]` from the nearest pyproject.toml, and the folder it is in."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
+        if why := broken_link(candidate):  # (its options would be lost without a word)
+            raise UsageError(f"{shown_path(candidate)}: {why}")
         if candidate.is_file():
             text = ""
             try:
@@ -226,7 +229,9 @@ def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None
         from mcpstub.errortext import close_file  # noqa: PLC0415 - only for the message
 
         said = f"toolset file not found: {shown_path(toolset)}"
-        if not (args.toolset or "toolset" in config):
+        if why := broken_link(toolset):
+            said += f" ({why})"
+        elif not (args.toolset or "toolset" in config):
             said += (
                 " (the default: name a toolset file, or set `toolset` in [tool.mcpstub];"
                 " `mcpstub init` writes one)"

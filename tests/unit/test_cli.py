@@ -1190,6 +1190,19 @@ def test_a_loop_of_symbolic_links_is_said_so_where_a_path_is_resolved(
     (in_tmp / "loop.yaml").symlink_to("loop.yaml")
     assert main(["init", "loop.yaml"]) == 1
     assert capsys.readouterr().err == "mcpstub: error: loop.yaml: a symbolic link that leads back to itself\n"
+    # A toolset that is a link to nothing says which; a pyproject.toml that is one is no project
+    # without its options, unsaid.
+    (in_tmp / "a.yaml").symlink_to("b.yaml")
+    (in_tmp / "b.yaml").symlink_to("a.yaml")
+    (in_tmp / "gone.yaml").symlink_to("nowhere.yaml")
+    for name, why in (("a.yaml", "a symbolic link that leads back to itself"),
+                      ("gone.yaml", "a symbolic link to nowhere.yaml, which does not exist")):  # fmt: skip
+        assert main(["validate", name]) == 2
+        assert capsys.readouterr().err == f"mcpstub: error: toolset file not found: {name} ({why})\n"
+    (in_tmp / "pyproject.toml").symlink_to("pyproject.toml")
+    assert main(["validate", "loop.yaml"]) == 2
+    said = "mcpstub: error: pyproject.toml: a symbolic link that leads back to itself\n"
+    assert capsys.readouterr().err == said
 
 
 def test_a_module_a_new_tool_takes_over_as_its_handler_without_its_function_is_said(
