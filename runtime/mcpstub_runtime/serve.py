@@ -82,8 +82,8 @@ def unread_message(failure: Exception) -> tuple[bool, types.JSONRPCError] | None
     errors = failure.errors(include_url=False)
     text: Any = next((e["input"] for e in errors if e["type"] == "json_invalid"), None)
     if isinstance(text, str):
-        try:
-            message = json.loads(text.removeprefix("\ufeff"))
+        try:  # (an integer past Python's 4,300 digits is read as nothing: its id is still read)
+            message = json.loads(text.removeprefix("\ufeff"), parse_int=_int_or_none)
         except (ValueError, RecursionError):  # (nested past Python's limit too)
             return None
         error = types.ErrorData(code=types.PARSE_ERROR, message=f"Parse error: {errors[0]['msg']}")
@@ -106,6 +106,13 @@ def unread_message(failure: Exception) -> tuple[bool, types.JSONRPCError] | None
         said = types.ErrorData(code=error.code, message=f"the client's answer is unreadable: {error.message}")
         return False, types.JSONRPCError(jsonrpc="2.0", id=ident, error=said)
     return None
+
+
+def _int_or_none(digits: str) -> int | None:
+    try:
+        return int(digits)
+    except ValueError:  # past the digits Python reads
+        return None
 
 
 def _logging() -> None:

@@ -252,8 +252,10 @@ async def test_text_like_a_non_finite_number_or_no_json_text_at_all_is_an_argume
 
 @pytest.mark.parametrize(
     "answer",
-    ['{"action": "accept", "content": {"amount": 1}, "note": "\\udc80"}', "5"],  # (unreadable, no shape)
-)
+    ['{"action": "accept", "content": {"amount": 1}, "note": "\\udc80"}', "5",  # (unreadable, no shape)
+     '{"action": "accept", "content": {"amount": 1' + "0" * 5000 + "}}",  # (past Python's digits)
+     '{"action": "accept", "content": {"amount": 1}, "_meta": {"n": 1' + "0" * 5000 + "}}"],
+)  # fmt: skip
 def test_a_client_answer_the_sdk_cannot_read_fails_the_question_over_stdio(
     pkg: ModuleType, answer: str
 ) -> None:

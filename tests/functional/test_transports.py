@@ -113,15 +113,17 @@ def test_a_request_the_sdk_cannot_read_is_answered_over_stdio(root: Path) -> Non
         '{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "\\ud800"}}',
         "\ufeff" + call % (4, "5"),  # (a byte-order mark first)
         '{"jsonrpc": "2.0", "id": 5, "method": 5}',  # (a method that is no string)
+        call % (6, '{"name": "echo", "arguments": {"text": 1' + "0" * 5000 + "}}"),  # (past Python's digits)
         call % (3, '{"name": "echo", "arguments": {"text": "fine"}}'),
     ]
-    answers = {a["id"]: a for a in stdio_exchange(root, PACKAGE, lines, 6)}
+    answers = {a["id"]: a for a in stdio_exchange(root, PACKAGE, lines, 7)}
     said = answers[1]["error"]
     assert said["code"] == -32700 and said["message"].startswith("Parse error: "), said
     assert "surrogate" in said["message"], said
     assert answers["two"]["error"] == {"code": -32600, "message": "Invalid request: not one MCP defines"}
     assert answers[3]["result"]["content"] == [{"type": "text", "text": "echo is not implemented yet"}]
     assert answers[4]["error"]["code"] == -32700 and answers[5]["error"]["code"] == -32600
+    assert answers[6]["error"]["code"] == -32700, answers[6]
 
 
 def test_answers_to_unreadable_lines_wait_for_no_reader(root: Path) -> None:
