@@ -224,6 +224,9 @@ class Elicit(Ask[ElicitationResult[M]]):
         if result.content is None:
             raise ValueError("accepted without content")
         form = self._form(forms)
+        if (found := unreadable(result.content)) is not None:  # (the schema's check would say "null")
+            at, why = found
+            raise ValueError(f"content does not match the requested schema:\n- {pointer(at)}: {why}")
         if not form.validator.is_valid(result.content):
             errors = form.validator.iter_errors(result.content)
             raise ValueError(f"content does not match the requested schema:\n{describe(errors)}")
@@ -535,8 +538,9 @@ def _cannot(lacking: str, key: str) -> CannotAsk:
 
 
 def _reason(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        return "it does not match the answer's form"
+    if isinstance(exc, ValidationError):  # (each field, as the handler's own errors name them)
+        fields = [f"/{'/'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False)[:5]]
+        return "it does not match the answer's form:\n" + "\n".join(f"- {field}" for field in fields)
     return str(exc)
 
 

@@ -322,6 +322,25 @@ async def test_an_answer_the_form_refuses_is_said_field_by_field_and_short(packa
 
 
 @pytest.mark.anyio
+async def test_an_answer_json_cannot_carry_or_of_the_wrong_shape_is_said_where(package: ModuleType) -> None:
+    # A NaN was said to be "null" (never sent); a roots answer the SDK's model refuses named no field.
+    async def nan(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"ok": True, "note": float("nan")})
+
+    async def bad_roots(context: ClientRequestContext) -> types.ListRootsResult:
+        return types.ListRootsResult.model_construct(roots=[{"uri": "not a uri"}])
+
+    async with Client(package.create_server(), mode="legacy", elicitation_callback=nan) as client:
+        said = text(await client.call_tool("deploy", {"service": "api"}))
+    assert said.endswith("- /note: NaN and infinities have no JSON form"), said
+    answering = {**ANSWERING, "list_roots_callback": bad_roots}
+    async with Client(package.create_server(), mode="legacy", **answering) as client:  # type: ignore[arg-type]
+        said = text(await client.call_tool("deploy", {"service": "api"}))
+    refused = "the client's answer to 'roots' was refused: it does not match the answer's form:"
+    assert f"{refused}\n- /roots/0/uri: " in said, said
+
+
+@pytest.mark.anyio
 async def test_an_app_with_json_responses_is_said_to_be_why_a_2025_client_cannot_be_asked(
     package: ModuleType,
 ) -> None:
