@@ -23,7 +23,7 @@ from typing import Any
 import jsonschema_rs
 from mcp import types
 from mcp.client.session import ClientRequestContext
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from ._text import clean, describe, json_data, unreadable
 from .drift import SHOWN_DIFFERENCES, DriftError, DriftWarning, differences, judged, same_form
@@ -314,3 +314,40 @@ def _python_names(form: type[BaseModel] | None) -> dict[str, str]:
         return {}
     names = {name: field.alias for name, field in form.model_fields.items()}
     return {name: alias for name, alias in names.items() if alias is not None and alias != name}
+
+
+def checked_answers(sampling: Any, roots: Any) -> tuple[Any, Any]:
+    """The SDK's `sampling_callback` and `list_roots_callback`, each checked as `on_elicit`'s
+    answers are: what is not the answer's model (a str, a dict, a model built unchecked), or holds
+    what JSON cannot carry (a NaN; an integer past 4,300 digits ends the connection), is refused
+    before it is sent, the server told why (the call's ToolError says it)."""
+
+    def checked(name: str, callback: Any, answers: tuple[type[BaseModel], ...]) -> Any:
+        async def answer(*args: Any) -> Any:
+            given = callback(*args)
+            answered = await given if inspect.isawaitable(given) else given
+            if isinstance(answered, types.ErrorData):
+                return answered
+            try:
+                if not isinstance(answered, answers):
+                    wanted = " or ".join(a.__name__ for a in answers)
+                    raise TypeError(f"{name} returned {type(answered).__name__}: return {wanted}")
+                data = answered.model_dump(by_alias=True, exclude_none=True)
+                _sendable(data, f"{name}'s answer gives ")
+                type(answered).model_validate(data)  # (a model built with `model_construct` is not checked)
+            except ValidationError as exc:
+                errors = exc.errors(include_url=False)
+                fields = "\n".join(f"- /{'/'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)
+                said = f"{name}'s answer does not fit its model:\n{fields}"
+                return types.ErrorData(code=types.INVALID_PARAMS, message=said)
+            except (TypeError, ValueError) as exc:
+                return types.ErrorData(code=types.INVALID_PARAMS, message=str(exc))
+            return answered
+
+        return answer
+
+    results = (types.CreateMessageResult, types.CreateMessageResultWithTools)
+    return (
+        None if sampling is None else checked("sampling_callback", sampling, results),
+        None if roots is None else checked("list_roots_callback", roots, (types.ListRootsResult,)),
+    )

@@ -44,7 +44,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ._text import json_data
-from .asking import CANCEL, Dismissed, ElicitHandler, Question, _Asking, _sendable
+from .asking import CANCEL, Dismissed, ElicitHandler, Question, _Asking, _sendable, checked_answers
 from .context import LOG_LEVELS
 from .drift import (
     Drift,
@@ -484,6 +484,7 @@ async def _connected(
         async with AsyncExitStack() as stack:
             transport = await _transport(target, token, headers, stack, refusals)
             asking = None if on_elicit is None else _Asking(client_class._tools, on_elicit, package, strict)
+            sampling_callback, list_roots_callback = checked_answers(sampling_callback, list_roots_callback)
             session = Client(
                 transport,
                 mode=mode,

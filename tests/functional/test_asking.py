@@ -512,6 +512,47 @@ async def test_the_typed_client_answers_a_question_with_its_form(
     assert question.schema["properties"]["note"] == {"type": "string", "maxLength": 20}
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("text", "sampling_callback returned str: return CreateMessageResult or CreateMessageResultWith"),
+        ("nan", "sampling_callback's answer gives '_meta/n' nan: JSON has no NaN or infinity"),
+        ("long", "sampling_callback's answer gives '_meta/n': an integer of more than 4,300 digits"),
+        ("unchecked", "sampling_callback's answer does not fit its model:\n- /role: "),
+        ("roots", "list_roots_callback returned list: return ListRootsResult"),
+    ],
+)
+async def test_the_typed_client_checks_what_its_sampling_and_roots_callbacks_return(
+    package: ModuleType, mode: str, answer: str, said: str
+) -> None:
+    # As on_elicit's answers are: a huge integer sent ended the connection, a NaN went as null,
+    # a str or a model built unchecked was a pydantic error of the SDK's, naming no callback.
+    connect = __import__(f"{PACKAGE}.client", fromlist=["connect"]).connect
+    reply = types.TextContent(type="text", text="v2")
+
+    async def sampled(context: ClientRequestContext, params: types.CreateMessageRequestParams) -> Any:
+        if answer == "text":
+            return "hi"
+        if answer == "unchecked":
+            return types.CreateMessageResult.model_construct(role="robot", content=reply, model="m")
+        n = float("nan") if answer == "nan" else 10**5000
+        return types.CreateMessageResult(role="assistant", content=reply, model="m", _meta={"n": n})
+
+    async def listed(context: ClientRequestContext) -> Any:
+        return [types.Root(uri="file:///srv")] if answer == "roots" else await roots(context)
+
+    callbacks = {"sampling_callback": sample if answer == "roots" else sampled, "list_roots_callback": listed}
+    # (2025-11-25: the server's isError, ToolError; 2026-07-28: the SDK client's own MCPError)
+    refused = ToolError if mode == "legacy" else MCPError
+    server = package.create_server()
+    async with connect(server, mode=mode, on_elicit=lambda q: {"ok": True}, **callbacks) as client:
+        with pytest.raises(refused) as raised:
+            await client.deploy(service="api")
+        assert said in str(raised.value), raised.value
+
+
 def test_the_client_page_answers_a_question(tmp_path: Path, mypy_strict: MypyRun) -> None:
     """docs/client.md's example of a tool that asks, run as shown on a package of that tool (and
     checked by `mypy --strict`, as the README's walk checks code that uses a package)."""
