@@ -577,7 +577,10 @@ def _http_error(name: str, said: str, status: int | str) -> str:
     if said == "Session terminated" or str(status).startswith("404"):
         return f"{name}: the server no longer knows this connection's session (HTTP 404): connect again"
     shown = status if isinstance(status, str) else {401: "401 Unauthorized"}.get(status, "403 Forbidden")
-    too_large = ": the arguments are larger than the server takes (its --max-body-bytes)"
+    too_large = (
+        ": the request is larger than the server takes (its --max-body-bytes): its arguments, or on "
+        "2026-07-28 the answers to what the tool asked and the state the server sealed with them"
+    )
     why = too_large if shown.startswith("413") else ""
     return f"{name}: the server answered the call HTTP {shown}{why}"
 

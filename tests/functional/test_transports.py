@@ -310,7 +310,7 @@ async def test_a_call_the_server_refuses_over_http_is_said_with_its_status(tmp_p
         connect = importlib.import_module(f"{package.__name__}.client").connect
         async with connect(server.url, mode=mode, timeout=60) as client:
             assert (await client.blob(size=3)).data == "xxx"
-            refused = r"^blob: the server answered the call HTTP 413 .*--max-body-bytes"
+            refused = r"^blob: the server answered the call HTTP 413 .*: the request is larger .*--max-body"
             with pytest.raises(MCPError, match=refused):
                 await client.blob(size=10**4200)  # (an integer of 4,201 digits)
             assert (await client.blob(size=4)).data == "xxxx"  # the connection goes on
