@@ -3,12 +3,14 @@ failed schema check."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, TypeAdapter
+from mcp import types
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 
 if TYPE_CHECKING:
@@ -155,3 +157,49 @@ def describe(errors: Iterator[jsonschema_rs.ValidationError]) -> str:
             message = message[:119] + "…" + message[-119:]
         lines.append(f"- {pointer(error.instance_path)}: {message}")
     return "\n".join(lines)
+
+
+def unread_message(failure: Exception) -> tuple[bool, types.JSONRPCError] | None:
+    """What answers a message whose line the SDK could not read (`failure`, pydantic's): for a
+    request, the error to send the client (True): -32700 for text its JSON reader refuses and
+    Python's takes (a lone surrogate escaped, say), -32600 for a request of no shape MCP defines;
+    for the client's answer to a request of the server's, the error that request gets (False).
+    None where no id can be read (text no JSON reader takes, a notification)."""
+    if not isinstance(failure, ValidationError):
+        return None
+    errors = failure.errors(include_url=False)
+    text: Any = next((e["input"] for e in errors if e["type"] == "json_invalid"), None)
+    if isinstance(text, bytes):  # (an HTTP body)
+        text = text.decode("utf-8", "replace")
+    if isinstance(text, str):
+        try:  # (an integer past Python's 4,300 digits is read as nothing: its id is still read)
+            message = json.loads(text.removeprefix("\ufeff"), parse_int=_int_or_none)
+        except (ValueError, RecursionError):  # (nested past Python's limit too)
+            return None
+        error = types.ErrorData(code=types.PARSE_ERROR, message=f"Parse error: {errors[0]['msg']}")
+    else:
+        # The message itself: what an error at its top stands at (a `missing` one names the key it
+        # lacks, at the message), not an object nested in it.
+        tops = (e["input"] for e in errors if len(e["loc"]) - (e["type"] == "missing") <= 1)
+        message = next((top for top in tops if isinstance(top, dict)), {})
+        error = types.ErrorData(code=types.INVALID_REQUEST, message="Invalid request: not one MCP defines")
+    if not isinstance(message, dict):
+        return None
+    ident = message.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, int | str):
+        return None
+    if isinstance(ident, str) and clean(ident) != ident:  # (an id no JSON text can carry back)
+        return None
+    if "method" in message:
+        return True, types.JSONRPCError(jsonrpc="2.0", id=ident, error=error)
+    if "result" in message or "error" in message:
+        said = types.ErrorData(code=error.code, message=f"the client's answer is unreadable: {error.message}")
+        return False, types.JSONRPCError(jsonrpc="2.0", id=ident, error=said)
+    return None
+
+
+def _int_or_none(digits: str) -> int | None:
+    try:
+        return int(digits)
+    except ValueError:  # past the digits Python reads
+        return None

@@ -22,6 +22,8 @@ from mcp.server import Server
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.types import jsonrpc_message_adapter
+from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -29,6 +31,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ._text import unread_message
 from .dispatch import served_tools
 
 __all__ = ["MAX_REQUEST_BODY_SIZE", "StaticTokenVerifier", "create_app", "is_loopback"]
@@ -186,6 +189,47 @@ class _InFlight:
             raise
 
 
+class _Answers:
+    """A client's answer to the server's question that the SDK cannot read (a lone surrogate
+    escaped, an integer past 4,300 digits) is answered 400 and dropped by it, and the question
+    waited forever: such a body is handed on as the error that fails the question, as over stdio
+    (`unread_message`). Bodies that name a method (requests, notifications) are the SDK's; one
+    past `limit` is left for its size check."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        read: list[Message] = []
+        size = 0
+        while True:
+            message = await receive()
+            read.append(message)
+            size += len(message.get("body", b""))
+            if message["type"] != "http.request" or not message.get("more_body") or size > self.limit:
+                break
+        body = b"".join(message.get("body", b"") for message in read)
+        whole = read[-1]["type"] == "http.request" and not read[-1].get("more_body") and size <= self.limit
+        if whole and b'"method"' not in body:
+            try:
+                jsonrpc_message_adapter.validate_json(body, by_name=False)
+            except ValidationError as failure:
+                unread = unread_message(failure)
+                if unread is not None and not unread[0]:  # (an answer: the question it answers fails)
+                    said = unread[1].model_dump_json(by_alias=True, exclude_none=True).encode()
+                    read = [{"type": "http.request", "body": said, "more_body": False}]
+        buffered = iter(read)
+
+        async def replayed() -> Message:
+            return next(buffered, None) or await receive()
+
+        await self.app(scope, replayed, send)
+
+
 def _stopping() -> bool:
     """True once the ASGI server (uvicorn) has been asked to stop by a signal."""
     handler = signal.getsignal(signal.SIGTERM)
@@ -289,6 +333,7 @@ def create_app(
     )
     lifespan = _Lifespan()
     app.router.lifespan_context = _graceful(app.router.lifespan_context, lifespan)
+    app.add_middleware(_Answers, limit=max_request_body_size)  # (innermost: the checks go first)
     if origins is not None:
         app.add_middleware(_OriginCheck, allowed=origins)
     app.add_middleware(_InFlight, lifespan=lifespan)

@@ -14,13 +14,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import anyio
+import httpx2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
 from tests.functional.helpers import imported, write_package
-from tests.functional.servers import StdioPeer, opening, stdio_exchange
+from tests.functional.servers import StdioPeer, http_server, opening, stdio_exchange
 
 PACKAGE = "fx_non_finite"
 
@@ -273,6 +275,43 @@ def test_a_client_answer_the_sdk_cannot_read_fails_the_question_over_stdio(
     finally:
         peer.close()
     assert done["id"] == 1 and done["result"]["isError"] is True, done
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("answer", ['{"amount": 1' + "0" * 5000 + "}", '{"amount": 1, "note": "\\ud800"}'])
+async def test_a_client_answer_the_sdk_cannot_read_fails_the_question_over_http(
+    pkg: ModuleType, answer: str
+) -> None:
+    # 2025-11-25 over HTTP the SDK answered such a POST 400 and dropped it: the question waited
+    # forever (no client of the SDK's can write one: a raw client sends it).
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+             "clientInfo": {"name": "raw", "version": "1"}}  # fmt: skip
+    root = Path(pkg.__file__ or "").parent.parent
+    with http_server(root, pkg.__name__) as server, anyio.fail_after(60):
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+            opening = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+            opened = await http.post(server.url, json=opening)
+            http.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+            http.headers["mcp-protocol-version"] = "2025-11-25"
+            await http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask"}}
+            async with http.stream("POST", server.url, json=call) as events:
+                lines = events.aiter_lines()
+                async for line in lines:
+                    if line.startswith("data: ") and "elicitation/create" in line:
+                        asked = json.loads(line.removeprefix("data: "))["id"]
+                        break
+                result = f'{{"action": "accept", "content": {answer}}}'
+                reply = f'{{"jsonrpc": "2.0", "id": {json.dumps(asked)}, "result": {result}}}'
+                sent = await http.post(server.url, content=reply)
+                assert sent.status_code == 202, sent.text
+                async for line in lines:
+                    if line.startswith("data: "):
+                        done = json.loads(line.removeprefix("data: "))
+                        break
+    assert done["id"] == 2 and done["result"]["isError"] is True, done
+    assert "the client's answer is unreadable" in done["result"]["content"][0]["text"], done
 
 
 def test_a_raw_client_s_nan_infinity_or_1e400_is_invalid_arguments(pkg: ModuleType) -> None:
