@@ -322,6 +322,7 @@ async def test_an_answer_the_form_refuses_is_said_field_by_field_and_short(packa
 
 
 @pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")  # (the model built unchecked)
 async def test_an_answer_json_cannot_carry_or_of_the_wrong_shape_is_said_where(package: ModuleType) -> None:
     # A NaN was said to be "null" (never sent); a roots answer the SDK's model refuses named no field.
     async def nan(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
