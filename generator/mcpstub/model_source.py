@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import unicodedata
 from collections import deque
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
@@ -602,11 +603,11 @@ _NUMBERED_FIELD = re.compile(r"^ +\w*_1\w*:", re.MULTILINE)
 
 def own_field_names(source: str) -> str:
     """Field names for properties whose names clash (the generator numbers all but the first, in
-    the order they are written) that do not depend on that order: among the fields whose names
-    share a stem (`name`, `name_1`; `class_`, `class__1`), a property named as one of the names has
-    it (`args.name` is `name` beside `Name`); then one named so but for the `_` after it (a keyword:
-    `args.class_` is `class` beside `Class`); the others, in the order of their names, are the stem
-    numbered from 1 (`name_1`, `class_1`)."""
+    the order they are written) that do not depend on that order: a property named as one of the
+    class's field names has it (`args.name` is `name` beside `Name`); then one named so but for a
+    `_` after it (a keyword: `args.class_` is `class` beside `Class`); a property alone among those
+    that spell alike (`Content-Type`, `content_type`) keeps its name; the others that spell alike
+    take the names left in the order of their own (`NAME` is `name_1`, `Name` is `name_2`)."""
     if _NUMBERED_FIELD.search(source) is None:  # the generator numbers the second of two clashing names
         return source
     tree = parsed(source)
@@ -618,30 +619,28 @@ def own_field_names(source: str) -> str:
         fields = [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
         names = {id(f): f.target.id for f in fields if isinstance(f.target, ast.Name)}
         wire = {id(f): names[id(f)] if (alias := field_alias(f)) is None else alias for f in fields}
-        stems: dict[str, list[ast.AnnAssign]] = {}
-        for field in fields:  # (`name_1`, `class__2`: `name`, `class`)
-            name = names[id(field)]
-            stems.setdefault(re.sub(r"(?:_+\d*)+$", "", name) or name, []).append(field)
-        clashing = {id(f) for group in stems.values() if len(group) > 1 for f in group}
-        used = {names[id(f)] for f in fields if id(f) not in clashing}
-        for stem, group in stems.items():
-            if len(group) < 2:
-                continue
-            held = {names[id(f)] for f in group}  # (what the generator made of each is a valid name)
-            chosen: dict[int, str] = {}
-            for claim in ("{}", "{}_"):  # its own name, then its own name with `_` after it
-                for field in group:
-                    wanted = claim.format(wire[id(field)])
-                    if id(field) not in chosen and wanted in held and wanted not in used:
-                        chosen[id(field)] = wanted
-                        used.add(wanted)
-            count = 0
-            for field in sorted((f for f in group if id(f) not in chosen), key=lambda f: wire[id(f)]):
-                while f"{stem}_{(count := count + 1)}" in used:
-                    pass
-                chosen[id(field)] = f"{stem}_{count}"
-                used.add(chosen[id(field)])
-            names.update(chosen)
+        free = set(names.values())  # (what the generator made of each is a valid name)
+        chosen: dict[int, str] = {}
+        for claim in ("{}", "{}_"):  # its own name, then its own name with `_` after it
+            for field in fields:
+                if id(field) not in chosen and (wanted := claim.format(wire[id(field)])) in free:
+                    chosen[id(field)] = wanted
+                    free.discard(wanted)
+        alike: dict[str, list[ast.AnnAssign]] = {}
+        for field in (f for f in fields if id(f) not in chosen):
+            spelt = unicodedata.normalize("NFKC", wire[id(field)]).casefold()
+            alike.setdefault(re.sub(r"[\W_]+", "", spelt) or spelt, []).append(field)
+        for group in alike.values():
+            if len(group) == 1 and (own := names[id(group[0])]) in free:
+                chosen[id(group[0])] = own
+                free.discard(own)
+        for key in sorted(alike):
+            for field in sorted((f for f in alike[key] if id(f) not in chosen), key=lambda f: wire[id(f)]):
+                stem = _stem(names[id(field)])
+                left = sorted(free, key=lambda name: (_stem(name) != stem, len(name), name))
+                chosen[id(field)] = left[0]
+                free.discard(left[0])
+        names.update(chosen)
         for field in fields:
             if isinstance(field.target, ast.Name) and names[id(field)] != field.target.id:
                 renamed.append(field)
@@ -658,6 +657,11 @@ def own_field_names(source: str) -> str:
         first, last = field.lineno - 1, field.end_lineno or field.lineno
         lines[first:last] = black_statement(lines[first:last], 1)
     return "\n".join(lines)
+
+
+def _stem(name: str) -> str:
+    """A field name without the numbering the generator adds (`name_1`, `class__2`: `name`, `class`)."""
+    return re.sub(r"(?:_+\d*)+$", "", name) or name
 
 
 def _is_literal(node: ast.AST) -> TypeGuard[ast.Subscript]:

@@ -1354,6 +1354,28 @@ def test_field_names_do_not_depend_on_the_order_properties_are_written_in(
 
 
 @pytest.mark.parametrize(
+    ("properties", "expected"),
+    [
+        (["Step 2", "step 1"], {"Step 2": "step_2", "step 1": "step_1"}),  # (no clash: names as spelt)
+        (["Item-2", "item-1"], {"Item-2": "item_2", "item-1": "item_1"}),
+        (["Content-Type", "content_type", "page_1"],
+         {"Content-Type": "content_type_", "content_type": "content_type", "page_1": "page_1"}),
+        (["A", "a_1", "a"], {"A": "a_2", "a_1": "a_1", "a": "a"}),
+    ],
+)  # fmt: skip
+def test_names_that_do_not_clash_are_kept_whatever_else_is_numbered(
+    properties: list[str], expected: dict[str, str]
+) -> None:
+    # (renumbering by spelling gave `Step 2` the field step_1; a numbered name anywhere in the
+    # models renamed `Content-Type` to content_type_1)
+    schema = {"type": "object", "properties": {n: {"type": "integer"} for n in properties}}
+    other = {"type": "object", "properties": {"page_1": {"type": "integer"}, "Page": {"type": "integer"}}}
+    toolset = make_toolset(make_tool("kept", schema, None), make_tool("other", other, None))
+    models = load(render_models(toolset))
+    assert {field.alias or name: name for name, field in models.KeptInput.model_fields.items()} == expected
+
+
+@pytest.mark.parametrize(
     "rule",
     [
         {"maxProperties": 1},
