@@ -326,9 +326,10 @@ def checked_answers(sampling: Any, roots: Any) -> tuple[Any, Any]:
         async def answer(*args: Any) -> Any:
             given = callback(*args)
             answered = await given if inspect.isawaitable(given) else given
-            if isinstance(answered, types.ErrorData):
-                return answered
             try:
+                if isinstance(answered, types.ErrorData):  # (a refusal: it goes out too)
+                    _sendable(answered.model_dump(by_alias=True, exclude_none=True), f"{name}'s error gives ")
+                    return answered
                 if not isinstance(answered, answers):
                     wanted = " or ".join(a.__name__ for a in answers)
                     raise TypeError(f"{name} returned {type(answered).__name__}: return {wanted}")

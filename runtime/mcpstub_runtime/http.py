@@ -24,6 +24,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.types import jsonrpc_message_adapter
 from pydantic import ValidationError
+from pydantic_core import from_json
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -214,20 +215,36 @@ class _Answers:
                 break
         body = b"".join(message.get("body", b"") for message in read)
         whole = read[-1]["type"] == "http.request" and not read[-1].get("more_body") and size <= self.limit
-        if whole and b'"method"' not in body:
-            try:
-                jsonrpc_message_adapter.validate_json(body, by_name=False)
-            except ValidationError as failure:
-                unread = unread_message(failure)
-                if unread is not None and not unread[0]:  # (an answer: the question it answers fails)
-                    said = unread[1].model_dump_json(by_alias=True, exclude_none=True).encode()
-                    read = [{"type": "http.request", "body": said, "more_body": False}]
+        if whole and (said := _unread_answer(body)) is not None:
+            read = [{"type": "http.request", "body": said, "more_body": False}]
         buffered = iter(read)
 
         async def replayed() -> Message:
             return next(buffered, None) or await receive()
 
         await self.app(scope, replayed, send)
+
+
+def _unread_answer(body: bytes) -> bytes | None:
+    """The error that fails the question a client's answer answers, where the SDK cannot read the
+    answer; None for anything else (a request or a notification is the SDK's to answer)."""
+    try:
+        message = from_json(body)
+    except ValueError:
+        message = None  # (text the SDK's reader refuses: `unread_message` reads what it can)
+    else:
+        if not isinstance(message, dict) or "method" in message:
+            return None
+    try:
+        if message is None:
+            jsonrpc_message_adapter.validate_json(body, by_name=False)
+        else:
+            jsonrpc_message_adapter.validate_python(message, by_name=False)
+    except ValidationError as failure:
+        unread = unread_message(failure)
+        if unread is not None and not unread[0]:  # (an answer: the question it answers fails)
+            return unread[1].model_dump_json(by_alias=True, exclude_none=True).encode()
+    return None
 
 
 def _stopping() -> bool:

@@ -523,6 +523,7 @@ async def test_the_typed_client_answers_a_question_with_its_form(
         ("long", "sampling_callback's answer gives '_meta/n': an integer of more than 4,300 digits"),
         ("unchecked", "sampling_callback's answer does not fit its model:\n- /role: "),
         ("roots", "list_roots_callback returned list: return ListRootsResult"),
+        ("error", "sampling_callback's error gives 'data/n': an integer of more than 4,300 digits"),
     ],
 )
 async def test_the_typed_client_checks_what_its_sampling_and_roots_callbacks_return(
@@ -538,6 +539,8 @@ async def test_the_typed_client_checks_what_its_sampling_and_roots_callbacks_ret
             return "hi"
         if answer == "unchecked":
             return types.CreateMessageResult.model_construct(role="robot", content=reply, model="m")
+        if answer == "error":  # (a refusal goes out too: a huge integer in it ended the connection)
+            return types.ErrorData(code=-1, message="no", data={"n": 10**5000})
         n = float("nan") if answer == "nan" else 10**5000
         return types.CreateMessageResult(role="assistant", content=reply, model="m", _meta={"n": n})
 

@@ -278,7 +278,11 @@ def test_a_client_answer_the_sdk_cannot_read_fails_the_question_over_stdio(
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("answer", ['{"amount": 1' + "0" * 5000 + "}", '{"amount": 1, "note": "\\ud800"}'])
+@pytest.mark.parametrize(
+    "answer",
+    ['{"amount": 1' + "0" * 5000 + "}", '{"amount": 1, "note": "\\ud800"}',
+     '{"amount": 1, "method": "card", "note": "method \\ud800"}'],  # (the word a request has, as a key)
+)  # fmt: skip
 async def test_a_client_answer_the_sdk_cannot_read_fails_the_question_over_http(
     pkg: ModuleType, answer: str
 ) -> None:
