@@ -239,44 +239,54 @@ def say_unfit_handlers(out: Path, unfit: Sequence[str]) -> None:
     """Warn of each handler of `unfit` still unfit (it may have been mended)."""
     for rel in unfit:
         if found := _unfit(out, rel):
-            said, hint = found
+            where, said, hint = found
             said += ": every call of its tool answers an internal error"
-            print(f"{shown_path(out / rel)}: warning: {said}\n  hint: {hint}", file=sys.stderr)
+            print(f"{shown_path(out / where)}: warning: {said}\n  hint: {hint}", file=sys.stderr)
 
 
-def _unfit(out: Path, rel: str) -> tuple[str, str] | None:
-    """Why the handler module `rel` is not what the server imports as its tool's handler, and what
-    to do: a package of its name beside it (Python imports that instead), or a module that parses
-    and binds the function's name nowhere at its top level. None where it is (a missing module has
-    its stub written, one that does not parse the server's check names)."""
+def _unfit(out: Path, rel: str) -> tuple[str, str, str] | None:
+    """Where the module Python imports as the handler `rel` is (a package of its name beside it
+    comes first), why it is no handler (it binds the function's name nowhere at its top level),
+    and what to do; None where it is one (a missing module has its stub written, one that does
+    not parse or binds names unseen, `import *`, `__getattr__`, the server's check judges)."""
     name = Path(rel).stem
-    if (out / "handlers" / name / "__init__.py").is_file():
-        said = f"is hidden by the package handlers/{name}/, which Python imports instead"
-        return said, "rename that package (one whose name starts with '_' is never taken for a handler)"
-    text = _text(out / rel)
+    package = f"handlers/{name}/__init__.py"
+    where = package if (out / package).is_file() else rel
+    text = _text(out / where)
     if text is None:
         return None
     try:
-        body = ast.parse(text).body
+        tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    while body:  # the module's own statements, those under `if`, `try`, `with` too; no function's
-        node = body.pop()
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            if node.name == name:
-                return None
-            continue
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            if any((alias.asname or alias.name.partition(".")[0]) == name for alias in node.names):
-                return None
-            continue
-        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            return None
-        for field in ("body", "orelse", "finalbody", "handlers"):
-            body.extend(getattr(node, field, None) or [])
+    if name in _bound(tree) or {"*", "__getattr__"} & _bound(tree):
+        return None
+    said = f"defines no function {name!r}"
+    if where == package:
+        return where, f"{said} (a package: Python imports it, not {rel})", "define it there, or rename it"
     hint = "write the handler there, or move the module away: the run then writes its stub"
-    return f"defines no function {name!r}", f"{hint} (async def {name}(args, ctx))"
+    return where, said, f"{hint} (async def {name}(args, ctx))"
+
+
+def _bound(tree: ast.Module) -> set[str]:
+    """The names a module binds at its top level (under `if`, `try`, `with`, `match` too; not in a
+    function or a class), `*` for `from ... import *`."""
+    found: set[str] = set()
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(node.name)
+            todo.extend(node.decorator_list)
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.alias):
+            found.add(node.asname or node.name.partition(".")[0])
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        todo.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _text(path: Path, limit: int = 1 << 20) -> str | None:

@@ -1238,4 +1238,13 @@ def test_a_module_a_new_tool_takes_over_as_its_handler_without_its_function_is_s
     assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
     err = capsys.readouterr().err
     assert "pkg/handlers/stats.py: warning: defines no function 'stats'" in err, err
-    assert "pkg/handlers/util.py: warning: is hidden by the package handlers/util/" in err, err
+    said = "pkg/handlers/util/__init__.py: warning: defines no function 'util' (a package: Python imports it"
+    assert said in err, err
+    # Bound otherwise at the top level, or where only the server's check can tell: no warning.
+    for bound in ("match 1:\n    case 1:\n        def stats(args, ctx): ...\n", "(stats := len)\n",
+                  "stats, other = len, len\n", "from os import *\n", "def __getattr__(name): ...\n",
+                  "import os as stats\n", "for stats in [len]:\n    pass\n"):  # fmt: skip
+        (in_tmp / "pkg" / "handlers" / "stats.py").write_text(bound)
+        (in_tmp / "pkg" / "handlers" / "util" / "__init__.py").write_text("async def util(args, ctx): ...\n")
+        assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+        assert "defines no function" not in capsys.readouterr().err, bound
