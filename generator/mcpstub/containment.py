@@ -42,5 +42,9 @@ def broken_link(path: Path) -> str | None:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             return LOOP.removeprefix("is ")
-        return f"a symbolic link to {os.readlink(path)}, which does not exist" if path.is_symlink() else None
+        if not path.is_symlink():
+            return None
+        final = os.path.relpath(os.path.realpath(path), os.path.dirname(os.path.abspath(path)))
+        through = "" if os.readlink(path) == final else f" (through {os.readlink(path)})"
+        return f"a symbolic link to {final}{through}, which does not exist"
     return None

@@ -300,7 +300,7 @@ def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath,
         if doc.is_json:
             return f'{key} takes a list: write "{key}": [{item}]'
         return f"{key} takes a list: write {key}: [{item}]"
-    if key in {"exclusiveMinimum", "exclusiveMaximum"} and isinstance(value, bool):
+    if key in {"exclusiveMinimum", "exclusiveMaximum"} and boolean:  # (`yes` too)
         bound = "minimum" if key == "exclusiveMinimum" else "maximum"
         return f"a boolean {key} is draft-04: write the excluded bound itself, `{key}: N`, without `{bound}`"
     return None

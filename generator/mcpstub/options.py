@@ -58,8 +58,9 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
     """`[tool.mcpstub]` from the nearest pyproject.toml, and the folder it is in."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if why := broken_link(candidate):  # (its options would be lost without a word)
-            raise UsageError(f"{shown_path(candidate)}: {why}")
+        if why := broken_link(candidate):  # (its options are not read: said, not lost unseen)
+            said = f"{shown_path(candidate)}: {why}; its options are not read"
+            print(f"mcpstub: warning: {said}", file=sys.stderr)
         if candidate.is_file():
             text = ""
             try:
@@ -148,8 +149,11 @@ def _invalid_toml(file: Path, text: str, said: str) -> UsageError:
         if placed[1] == "Invalid value":  # (a text left unquoted, a YAML boolean)
             lines = text.split("\n")  # (TOML's lines: not at U+2028 or NEL, as str.splitlines has them)
             line = lines[int(placed[2]) - 1] if int(placed[2]) <= len(lines) else ""
-            word = re.match(r"[^\s,\]}#]*", line[int(placed[3]) - 1 :])
-            written = word[0] if word else ""
+            before, rest = line[: int(placed[3]) - 1], line[int(placed[3]) - 1 :]
+            # (a key's whole value to the end of its line; one in a list or a table to the next `,`)
+            inside = "[" in before or "{" in before
+            word = re.match(r"[^,\]}#]*" if inside else r"[^#]*", rest)
+            written = word[0].strip() if word else ""
             if written.lower() in ("yes", "no", "on", "off", "true", "false"):
                 hint = f": TOML's booleans are true and false, not {written}"
             elif written and written[0] not in "\"'[{":

@@ -309,6 +309,7 @@ def test_invalid_toml_is_said_at_its_line_and_column(
         ("vendor_keywords = [a, b]", 'a text is quoted in TOML: "a"'),
         ("out = {path = src}", 'a text is quoted in TOML: "src"'),
         ("# a comment with \u2028 and \x85 in it\nout = pkg/w", 'a text is quoted in TOML: "pkg/w"'),
+        ("out = src/my tools  # there", 'a text is quoted in TOML: "src/my tools"'),
     ]:
         (in_tmp / "pyproject.toml").write_text(f"[tool.mcpstub]\n{written}\n", "utf-8")
         assert main(["validate"]) == 2
@@ -1199,10 +1200,16 @@ def test_a_loop_of_symbolic_links_is_said_so_where_a_path_is_resolved(
                       ("gone.yaml", "a symbolic link to nowhere.yaml, which does not exist")):  # fmt: skip
         assert main(["validate", name]) == 2
         assert capsys.readouterr().err == f"mcpstub: error: toolset file not found: {name} ({why})\n"
+    (in_tmp / "c.yaml").symlink_to("gone.yaml")  # (a chain: the file it leads to is said)
+    assert main(["validate", "c.yaml"]) == 2
+    why = "a symbolic link to nowhere.yaml (through gone.yaml), which does not exist"
+    assert capsys.readouterr().err == f"mcpstub: error: toolset file not found: c.yaml ({why})\n"
+    # A pyproject.toml that is one: said, and the command goes on without its options.
     (in_tmp / "pyproject.toml").symlink_to("pyproject.toml")
-    assert main(["validate", "loop.yaml"]) == 2
-    said = "mcpstub: error: pyproject.toml: a symbolic link that leads back to itself\n"
-    assert capsys.readouterr().err == said
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    assert main(["validate", "tools.yaml"]) == 0
+    said = "pyproject.toml: a symbolic link that leads back to itself; its options are not read"
+    assert capsys.readouterr().err == f"mcpstub: warning: {said}\n"
 
 
 def test_a_module_a_new_tool_takes_over_as_its_handler_without_its_function_is_said(

@@ -596,7 +596,8 @@ def test_a_format_close_to_one_the_dialect_defines_is_a_warning_naming_it(
      ("items: Off", "write false"), ("properties: {a: N}", "write false"),
      ("additionalProperties: 'no'", None), ("uniqueItems: maybe", None), ("maxLength: no", None),
      ("properties: off", None), ("minimum: yes", None),
-     ("required: yes", "list the name in its object's `required`")],
+     ("required: yes", "list the name in its object's `required`"),
+     ("exclusiveMinimum: yes", "write the excluded bound itself, `exclusiveMinimum: N`, without `minimum`")],
 )  # fmt: skip
 def test_a_yaml_1_1_boolean_word_where_a_boolean_belongs_is_told_to_be_written_as_one(
     tmp_path: Path, written: str, hint: str | None
