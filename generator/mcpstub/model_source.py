@@ -607,7 +607,7 @@ def own_field_names(source: str) -> str:
     class's field names has it (`args.name` is `name` beside `Name`); then one named so but for a
     `_` after it (a keyword: `args.class_` is `class` beside `Class`); a property alone among those
     that spell alike (`Content-Type`, `content_type`) keeps its name; the others that spell alike
-    take the names left in the order of their own (`NAME` is `name_1`, `Name` is `name_2`)."""
+    are their stem numbered in the order of their own names (`NAME` is `name_1`, `Name` `name_2`)."""
     if _NUMBERED_FIELD.search(source) is None:  # the generator numbers the second of two clashing names
         return source
     tree = parsed(source)
@@ -627,19 +627,27 @@ def own_field_names(source: str) -> str:
                     chosen[id(field)] = wanted
                     free.discard(wanted)
         alike: dict[str, list[ast.AnnAssign]] = {}
-        for field in (f for f in fields if id(f) not in chosen):
+        for field in fields:
             spelt = unicodedata.normalize("NFKC", wire[id(field)]).casefold()
             alike.setdefault(re.sub(r"[\W_]+", "", spelt) or spelt, []).append(field)
-        for group in alike.values():
-            if len(group) == 1 and (own := names[id(group[0])]) in free:
-                chosen[id(group[0])] = own
-                free.discard(own)
+        for group in alike.values():  # alone as spelt, or the one left of its spelling un-numbered
+            left = [f for f in group if id(f) not in chosen]
+            for field in left:
+                own = names[id(field)]
+                natural = len(group) == 1 or (len(left) == 1 and not re.search(r"_\d+$", own))
+                if own in free and natural:
+                    chosen[id(field)] = own
+                    free.discard(own)
+        # (the generator's names for the rest depend on the order: each is its stem numbered anew)
+        used = set(chosen.values())
         for key in sorted(alike):
+            count = 0
             for field in sorted((f for f in alike[key] if id(f) not in chosen), key=lambda f: wire[id(f)]):
                 stem = _stem(names[id(field)])
-                left = sorted(free, key=lambda name: (_stem(name) != stem, len(name), name))
-                chosen[id(field)] = left[0]
-                free.discard(left[0])
+                while f"{stem}_{(count := count + 1)}" in used:
+                    pass
+                chosen[id(field)] = f"{stem}_{count}"
+                used.add(chosen[id(field)])
         names.update(chosen)
         for field in fields:
             if isinstance(field.target, ast.Name) and names[id(field)] != field.target.id:

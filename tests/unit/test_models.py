@@ -1309,7 +1309,7 @@ def test_booleans_and_numbers_in_enums_stay_apart(
 _CASED_NAMES = ["name", "Name", "NAME", "any", "Any", "é", "É", "copy", "copy_", "id", "Id", "ID", "_id",
                 "field_id", "HTTPServer", "http_server", "httpServer", "MISSING", "missing", "x", "class",
                 "Class", "CLASS", "json", "Json", "from", "From", "from_", "from__1", "in", "In",
-                "in_1"]  # fmt: skip
+                "in_1", "name_1", "Name_1", "a", "A", "a_1", "A_1", "a_2"]  # fmt: skip
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -1332,9 +1332,9 @@ def test_a_property_named_as_a_plain_field_is_that_field(names: list[str]) -> No
                 assert getattr(value, f"{name}_") == i, (name, result.source)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    names=st.lists(st.sampled_from(_CASED_NAMES), min_size=2, max_size=5, unique=True),
+    names=st.lists(st.sampled_from(_CASED_NAMES), min_size=2, max_size=6, unique=True),
     order=st.randoms(use_true_random=False),
 )
 def test_field_names_do_not_depend_on_the_order_properties_are_written_in(
