@@ -33,18 +33,25 @@ def check_ref_file(written: str, base_dir: Path, root: Path, configured: bool) -
 
 
 def broken_link(path: Path) -> str | None:
-    """What a symbolic link at `path` that leads to no file is (a loop, or a link to nothing),
-    or None where `path` is no such link."""
+    """What a symbolic link at `path` that leads to no file is (a loop, a chain too long to
+    follow, a link to nothing), or None where `path` is no such link."""
     try:
         if not path.is_symlink():
             return None
         os.stat(path)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
+        return None
+    except OSError:
+        pass
+    written, hop = os.readlink(path), os.path.abspath(path)
+    seen: set[str] = set()
+    while os.path.islink(hop):
+        if hop in seen:
             return LOOP.removeprefix("is ")
-        if not path.is_symlink():
-            return None
-        final = os.path.relpath(os.path.realpath(path), os.path.dirname(os.path.abspath(path)))
-        through = "" if os.readlink(path) == final else f" (through {os.readlink(path)})"
-        return f"a symbolic link to {final}{through}, which does not exist"
-    return None
+        seen.add(hop)
+        hop = os.path.normpath(os.path.join(os.path.dirname(hop), os.readlink(hop)))
+    if os.path.exists(hop):  # (followed here, but more links than the system follows)
+        return f"a chain of {len(seen)} symbolic links, more than the system follows"
+    if len(seen) == 1:
+        return f"a symbolic link to {written}, which does not exist"
+    final = os.path.relpath(hop, os.path.dirname(os.path.abspath(path)))
+    return f"a symbolic link to {final} (through {written}), which does not exist"

@@ -269,22 +269,36 @@ def _unfit(out: Path, rel: str) -> tuple[str, str, str] | None:
 
 
 def _bound(tree: ast.Module) -> set[str]:
-    """The names a module binds at its top level (under `if`, `try`, `with`, `match` too; not in a
-    function or a class), `*` for `from ... import *`."""
+    """The names a module binds as it runs its top level (under `if`, `try`, `with`, `match` too;
+    a walrus in a default or a decorator; not in a function's or a class's body, nor a
+    comprehension's own variable), `*` for `from ... import *`."""
     found: set[str] = set()
     todo: list[ast.AST] = list(tree.body)
     while todo:
         node = todo.pop()
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            found.add(node.name)
-            todo.extend(node.decorator_list)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            if not isinstance(node, ast.Lambda):
+                found.add(node.name)
+                todo.extend([*node.decorator_list, *filter(None, [node.returns])])
+            todo.extend([*node.args.defaults, *filter(None, node.args.kw_defaults)])
             continue
-        if isinstance(node, ast.Lambda):
+        if isinstance(node, ast.ClassDef):
+            found.add(node.name)
+            todo.extend([*node.decorator_list, *node.bases, *node.keywords])
+            continue
+        if isinstance(node, ast.AnnAssign) and node.value is None:  # (an annotation binds nothing)
+            continue
+        if isinstance(node, ast.comprehension):  # (its own variable stays in the comprehension)
+            todo.extend([node.iter, *node.ifs])
             continue
         if isinstance(node, ast.alias):
             found.add(node.asname or node.name.partition(".")[0])
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             found.add(node.id)
+        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+            found.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            found.add(node.rest)
         todo.extend(ast.iter_child_nodes(node))
     return found
 

@@ -151,7 +151,7 @@ def _invalid_toml(file: Path, text: str, said: str) -> UsageError:
             line = lines[int(placed[2]) - 1] if int(placed[2]) <= len(lines) else ""
             before, rest = line[: int(placed[3]) - 1], line[int(placed[3]) - 1 :]
             # (a key's whole value to the end of its line; one in a list or a table to the next `,`)
-            inside = "[" in before or "{" in before
+            inside = "[" in before or "{" in before or not before.rstrip().endswith("=")  # (a list's line)
             word = re.match(r"[^,\]}#]*" if inside else r"[^#]*", rest)
             written = word[0].strip() if word else ""
             if written.lower() in ("yes", "no", "on", "off", "true", "false"):

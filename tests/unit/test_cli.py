@@ -310,12 +310,13 @@ def test_invalid_toml_is_said_at_its_line_and_column(
         ("out = {path = src}", 'a text is quoted in TOML: "src"'),
         ("# a comment with \u2028 and \x85 in it\nout = pkg/w", 'a text is quoted in TOML: "pkg/w"'),
         ("out = src/my tools  # there", 'a text is quoted in TOML: "src/my tools"'),
+        ("vendor_keywords = [\n  yes,\n]", "TOML's booleans are true and false, not yes"),
     ]:
         (in_tmp / "pyproject.toml").write_text(f"[tool.mcpstub]\n{written}\n", "utf-8")
         assert main(["validate"]) == 2
         last = written.split("\n")[-1]
         at = (written.count("\n") + 2, last.index(hint.split('"')[1]) + 1) if '"' in hint else None
-        line, column = at or (2, written.index("=") + 3)
+        line, column = at or ((3, 3) if "[\n" in written else (2, written.index("=") + 3))
         said = f"pyproject.toml:{line}:{column}: invalid TOML: Invalid value: {hint}"
         assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
     (in_tmp / "pyproject.toml").write_text("[tool.black]\nline-length = " + "9" * 5000 + "\n")
@@ -1200,6 +1201,12 @@ def test_a_loop_of_symbolic_links_is_said_so_where_a_path_is_resolved(
                       ("gone.yaml", "a symbolic link to nowhere.yaml, which does not exist")):  # fmt: skip
         assert main(["validate", name]) == 2
         assert capsys.readouterr().err == f"mcpstub: error: toolset file not found: {name} ({why})\n"
+    for number in range(50):  # (a chain longer than the system follows, no loop in it)
+        (in_tmp / f"l{number}.yaml").symlink_to(f"l{number + 1}.yaml")
+    (in_tmp / "l50.yaml").write_text(GOOD)
+    assert main(["validate", "l0.yaml"]) == 2
+    why = "a chain of 50 symbolic links, more than the system follows"
+    assert capsys.readouterr().err == f"mcpstub: error: toolset file not found: l0.yaml ({why})\n"
     (in_tmp / "c.yaml").symlink_to("gone.yaml")  # (a chain: the file it leads to is said)
     assert main(["validate", "c.yaml"]) == 2
     why = "a symbolic link to nowhere.yaml (through gone.yaml), which does not exist"
@@ -1250,8 +1257,15 @@ def test_a_module_a_new_tool_takes_over_as_its_handler_without_its_function_is_s
     # Bound otherwise at the top level, or where only the server's check can tell: no warning.
     for bound in ("match 1:\n    case 1:\n        def stats(args, ctx): ...\n", "(stats := len)\n",
                   "stats, other = len, len\n", "from os import *\n", "def __getattr__(name): ...\n",
-                  "import os as stats\n", "for stats in [len]:\n    pass\n"):  # fmt: skip
+                  "import os as stats\n", "for stats in [len]:\n    pass\n",
+                  "match len:\n    case stats: pass\n", "def f(a=(stats := len)): ...\n",
+                  "class C(metaclass=(stats := type)): ...\n"):  # fmt: skip
         (in_tmp / "pkg" / "handlers" / "stats.py").write_text(bound)
         (in_tmp / "pkg" / "handlers" / "util" / "__init__.py").write_text("async def util(args, ctx): ...\n")
         assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
         assert "defines no function" not in capsys.readouterr().err, bound
+    # Bound nowhere as the module runs: an annotation alone, a comprehension's own variable.
+    for unbound in ("stats: object\n", "xs = [stats for stats in range(3)]\n"):
+        (in_tmp / "pkg" / "handlers" / "stats.py").write_text(unbound)
+        assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+        assert "defines no function 'stats'" in capsys.readouterr().err, unbound
