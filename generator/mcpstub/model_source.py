@@ -630,14 +630,17 @@ def own_field_names(source: str) -> str:
         for field in fields:
             spelt = unicodedata.normalize("NFKC", wire[id(field)]).casefold()
             alike.setdefault(re.sub(r"[\W_]+", "", spelt) or spelt, []).append(field)
-        for group in alike.values():  # alone as spelt, or the one left of its spelling un-numbered
+        for key in sorted(alike):  # a name spelt as it is (`step_2` for `Step 2`, `name_1` for `Name_1`)
+            for field in sorted((f for f in alike[key] if id(f) not in chosen), key=lambda f: wire[id(f)]):
+                as_spelt = sorted(name for name in free if name.casefold().replace("_", "") == key)
+                if as_spelt:
+                    chosen[id(field)] = as_spelt[0]
+                    free.discard(as_spelt[0])
+        for group in alike.values():  # the one left of its spelling keeps a name no clash numbered
             left = [f for f in group if id(f) not in chosen]
-            for field in left:
-                own = names[id(field)]
-                natural = len(group) == 1 or (len(left) == 1 and not re.search(r"_\d+$", own))
-                if own in free and natural:
-                    chosen[id(field)] = own
-                    free.discard(own)
+            if len(left) == 1 and (own := names[id(left[0])]) in free and not re.search(r"_\d+$", own):
+                chosen[id(left[0])] = own
+                free.discard(own)
         # (the generator's names for the rest depend on the order: each is its stem numbered anew)
         used = set(chosen.values())
         for key in sorted(alike):
