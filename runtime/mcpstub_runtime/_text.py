@@ -136,6 +136,12 @@ def pointer(path: list[str | int]) -> str:
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
 
 
+def model_errors(failure: ValidationError, most: int | None = None) -> str:
+    """One `- <pointer>: <why>` line per error of a pydantic model's check (the first `most`)."""
+    errors = failure.errors(include_url=False)[:most]
+    return "\n".join(f"- {pointer(list(error['loc']))}: {error['msg']}" for error in errors)
+
+
 def describe(errors: Iterator[jsonschema_rs.ValidationError]) -> str:
     """One `- <pointer>: <why>` line per schema error (at most 20), long echoes shortened."""
     import json  # only a failed check needs it

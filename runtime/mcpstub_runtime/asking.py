@@ -25,7 +25,7 @@ from mcp import types
 from mcp.client.session import ClientRequestContext
 from pydantic import BaseModel, ValidationError
 
-from ._text import clean, describe, json_data, unreadable
+from ._text import clean, describe, json_data, model_errors, unreadable
 from .drift import SHOWN_DIFFERENCES, DriftError, DriftWarning, differences, judged, same_form
 from .interactive import CALL_META_KEY
 from .spec import ToolSpec
@@ -337,9 +337,7 @@ def checked_answers(sampling: Any, roots: Any) -> tuple[Any, Any]:
                 _sendable(data, f"{name}'s answer gives ")
                 type(answered).model_validate(data)  # (a model built with `model_construct` is not checked)
             except ValidationError as exc:
-                errors = exc.errors(include_url=False)
-                fields = "\n".join(f"- /{'/'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)
-                said = f"{name}'s answer does not fit its model:\n{fields}"
+                said = f"{name}'s answer does not fit its model:\n{model_errors(exc)}"
                 return types.ErrorData(code=types.INVALID_PARAMS, message=said)
             except (TypeError, ValueError) as exc:
                 return types.ErrorData(code=types.INVALID_PARAMS, message=str(exc))

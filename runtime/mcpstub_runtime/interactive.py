@@ -57,7 +57,7 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp.types.version import is_version_at_least
 from pydantic import BaseModel, ValidationError
 
-from ._text import clean, clean_json, describe, plain_json, pointer, unreadable
+from ._text import clean, clean_json, describe, model_errors, plain_json, pointer, unreadable
 
 __all__ = [
     "REQUEST_STATE_KEYS_VARIABLE",
@@ -539,8 +539,7 @@ def _cannot(lacking: str, key: str) -> CannotAsk:
 
 def _reason(exc: Exception) -> str:
     if isinstance(exc, ValidationError):  # (each field, as the handler's own errors name them)
-        fields = [f"/{'/'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False)[:5]]
-        return "it does not match the answer's form:\n" + "\n".join(f"- {field}" for field in fields)
+        return f"it does not match the answer's form:\n{model_errors(exc, 5)}"
     return str(exc)
 
 
