@@ -227,7 +227,10 @@ class _Answers:
 
 def _unread_answer(body: bytes) -> bytes | None:
     """The error that fails the question a client's answer answers, where the SDK cannot read the
-    answer; None for anything else (a request or a notification is the SDK's to answer)."""
+    answer; None for anything else (a request or a notification is the SDK's to answer). A body
+    without the key an answer has is not parsed here: requests, on every call, are parsed once."""
+    if b'"result"' not in body and b'"error"' not in body:
+        return None
     try:
         message = from_json(body)
     except ValueError:
