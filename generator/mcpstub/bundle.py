@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from mcpstub.containment import LOOP, check_ref_file
+from mcpstub.containment import LOOP, broken_link, check_ref_file
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.errortext import close_file
@@ -435,7 +435,8 @@ class Bundler:
             self.diagnostics.extend(diagnostics)
         if loaded is None or (loaded.data is None and diagnostics):
             if not diagnostics:
-                why = _missing(path)
+                link = broken_link(doc.path.parent / written)  # (said as for a toolset file)
+                why = f"is {link}" if link else _missing(path)
                 hint = close_file(doc.path.parent, written) if why == "does not exist" else None
                 if why == "does not exist" and resolve(doc.data, written.split("/"))[0]:
                     hint = f"did you mean '#/{written}'? A reference into this file starts with '#'"

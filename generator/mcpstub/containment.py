@@ -38,6 +38,9 @@ def broken_link(path: Path) -> str | None:
     try:
         if not path.is_symlink():
             return None
+    except OSError:  # (a name longer than the system allows: no link)
+        return None
+    try:
         os.stat(path)
         return None
     except OSError:

@@ -184,7 +184,9 @@ def test_missing_file_is_reported_at_the_reference(tmp_path: Path) -> None:
     [("folder", "is a folder"), ("fifo", "is not a regular file"), ("none", "does not exist"),
      ("loop", "is a symbolic link that leads back to itself"),
      ("loop of two", "is a symbolic link that leads back to itself"),
-     ("loop in a folder", "is a symbolic link that leads back to itself")],
+     ("loop in a folder", "is a symbolic link that leads back to itself"),
+     ("link to nothing", "is a symbolic link to gone.yaml, which does not exist"),
+     ("chain to nothing", "is a symbolic link to gone.yaml (through mid.yaml), which does not exist")],
 )  # fmt: skip
 def test_a_reference_to_what_is_not_a_file_says_what_it_is(tmp_path: Path, kind: str, said: str) -> None:
     if kind == "folder":
@@ -196,6 +198,11 @@ def test_a_reference_to_what_is_not_a_file_says_what_it_is(tmp_path: Path, kind:
     elif kind == "loop of two":
         (tmp_path / "there.yaml").symlink_to("back.yaml")
         (tmp_path / "back.yaml").symlink_to("there.yaml")
+    elif kind == "link to nothing":  # (it said "does not exist" of the name the toolset holds)
+        (tmp_path / "there.yaml").symlink_to("gone.yaml")
+    elif kind == "chain to nothing":
+        (tmp_path / "there.yaml").symlink_to("mid.yaml")
+        (tmp_path / "mid.yaml").symlink_to("gone.yaml")
     elif kind == "loop in a folder":
         (tmp_path / "sub").symlink_to("sub")
         checked = check(tmp_path, tool_schema('a: {$ref: "sub/there.yaml#/$defs/A"}\n'))
