@@ -265,15 +265,21 @@ def _no_stray_keywords(tool: str, arguments: BaseModel, schema: Mapping[str, Any
     named: list[Any] = required if isinstance(required, list) else []
     extra = [key for key in extra if key not in named]  # (required, yet unlisted: a key it takes)
     if extra:
-        raise _unexpected_keyword(tool, extra[0], type(arguments).model_fields)
+        raise _StrayKeyword(tool, extra[0], type(arguments).model_fields)
 
 
-def _unexpected_keyword(tool: str, keyword: str, fields: Iterable[str]) -> TypeError:
-    import difflib  # only for the message
+class _StrayKeyword(TypeError):
+    """A keyword argument that is no field of the input (raised before anything is sent)."""
 
-    close = difflib.get_close_matches(keyword, list(fields), n=1)
-    meant = f" (did you mean {close[0]!r}?)" if close else ""
-    return TypeError(f"{tool}: unexpected keyword argument {keyword!r}{meant}: its input lists no such one")
+    def __init__(self, called: str, keyword: str, fields: Iterable[str]) -> None:
+        import difflib  # only for the message
+
+        close = difflib.get_close_matches(keyword, list(fields), n=1)
+        meant = f" (did you mean {close[0]!r}?)" if close else ""
+        said = f"unexpected keyword argument {keyword!r}{meant}: its input lists no such one"
+        super().__init__(f"{called}: {said}")
+        self.keyword, self.fields = keyword, fields
+
 
 
 def _no_such_tool(name: str, said: str) -> DriftError:
@@ -306,8 +312,11 @@ def arguments(
     ) -> Callable[Concatenate[ClientT, P], Awaitable[R]]:
         async def call(self: ClientT, /, *args: P.args, **kwargs: P.kwargs) -> R:
             if closed and (stray := [key for key in kwargs if key not in taken]):
-                raise _unexpected_keyword(method.__name__, stray[0], declared)
-            return await method(self, model(*args, **kwargs))
+                raise _StrayKeyword(method.__name__, stray[0], declared)
+            try:
+                return await method(self, model(*args, **kwargs))
+            except _StrayKeyword as refused:  # (an open input's: said by the method's name too)
+                raise _StrayKeyword(method.__name__, refused.keyword, refused.fields) from None
 
         call.__name__ = method.__name__
         call.__qualname__ = method.__qualname__

@@ -152,6 +152,10 @@ tools:
       type: object
       properties: {class: {type: string}, Max Size: {type: integer}}
       additionalProperties: false
+  - name: look-up
+    inputSchema: {type: object, properties: {term: {type: string}}}
+  - name: shut-down
+    inputSchema: {type: object, properties: {term: {type: string}}, additionalProperties: false}
 """
 
 
@@ -159,7 +163,7 @@ def test_keywords_the_schema_may_take_are_sent_and_a_field_named_self_is_one(tmp
     # Only a tool whose input lists its properties and nothing more refuses another keyword: a
     # `oneOf` of property sets or typed additionalProperties judge the keys they are sent.
     folder, _ = write_package(tmp_path, "fx_keywords", KEYWORDS)
-    for tool in ("greet", "pick", "counts", "free", "required", "closed"):
+    for tool in ("greet", "pick", "counts", "free", "required", "closed", "look_up", "shut_down"):
         body = "    return repr(args.model_dump(by_alias=True, exclude_unset=True))\n"
         (folder / "handlers" / f"{tool}.py").write_text(f"async def {tool}(args, ctx):\n{body}")
     with imported(tmp_path, "fx_keywords") as package:
@@ -182,6 +186,11 @@ def test_keywords_the_schema_may_take_are_sent_and_a_field_named_self_is_one(tmp
                 stray = r"^closed: unexpected keyword argument 'clas' \(did you mean 'class_'"
                 with pytest.raises(TypeError, match=stray):
                     await client.closed(clas="c")
+                # Open or closed, the method the caller wrote is named, not the tool (look-up).
+                for method in (client.look_up, client.shut_down):
+                    stray = rf"^{method.__name__}: unexpected keyword argument 'trem'"
+                    with pytest.raises(TypeError, match=stray):
+                        await method(trem="x")
                 return said
 
         assert anyio.run(run) == [
