@@ -284,7 +284,7 @@ def _generate_in_run(
     client_only: bool,
     watched: dict[str, list[Path]] | None,
 ) -> int:
-    from mcpstub.engine.stamp import stamp_text  # noqa: PLC0415
+    from mcpstub.engine.stamp import Recorded, recorded, stamp_text  # noqa: PLC0415
     from mcpstub.format import GeneratedCodeError  # noqa: PLC0415
     from mcpstub.pipeline import generate  # noqa: PLC0415
     from mcpstub.write import locked  # noqa: PLC0415
@@ -306,10 +306,11 @@ def _generate_in_run(
         return EXIT_INVALID
     toolset = generated.toolset
     modules = {str(t.identifier) for t in toolset.tools}
-    lost = {} if client_only else lost_models(out, generated.ours["models.py"], toolset.tools)
+    last = Recorded() if client_only else recorded(out)
+    lost = {} if client_only else lost_models(out, generated.ours["models.py"], toolset.tools, last)
     say_lost_models(out, lost)
-    renamed = {} if client_only else renamed_handlers(out, generated.ours, toolset.tools)
-    unfit = [] if client_only else unfit_handlers(out, toolset.tools)
+    renamed = {} if client_only else renamed_handlers(out, generated.ours, toolset.tools, last)
+    unfit = [] if client_only else unfit_handlers(out, toolset.tools, last)
     say_unfit_handlers(out, unfit)
     stamp = stamp_text(
         toolset.source_hash,

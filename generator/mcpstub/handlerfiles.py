@@ -24,16 +24,17 @@ from mcpstub.options import shown_path
 from mcpstub.stubform import stub_form
 
 if TYPE_CHECKING:
+    from mcpstub.engine.stamp import Recorded
     from mcpstub.ir import Tool
 
 
-def renamed_handlers(out: Path, ours: dict[str, str], tools: Sequence[Tool]) -> dict[str, str]:
+def renamed_handlers(
+    out: Path, ours: dict[str, str], tools: Sequence[Tool], recorded: Recorded
+) -> dict[str, str]:
     """Handler module name -> the tool its tool was probably renamed to: as `diff` guesses from the
     surface written last time and the one about to be written, and as the last stamp recorded, for
     each such handler still there (orphaned) and tool still in `tools`. The stamp keeps them: the
     move that keeps the handler's code is said on every run until it is made."""
-    from mcpstub.engine.stamp import recorded_renames  # noqa: PLC0415
-
     idents = {str(tool.identifier) for tool in tools}
     try:  # (the surfaces are read only where a handler has no tool: 39 MB at 500 `shared` tools)
         handlers = (p for p in (out / "handlers").glob("*.py") if not p.stem.startswith("_"))  # (helpers)
@@ -43,7 +44,7 @@ def renamed_handlers(out: Path, ours: dict[str, str], tools: Sequence[Tool]) -> 
     if not orphans:
         return {}
     names = {tool.name for tool in tools}
-    merged = {**recorded_renames(out), **_renamed_handlers(out, ours)}
+    merged = {**recorded.renamed, **_renamed_handlers(out, ours)}
     return {old: new for old, new in sorted(merged.items()) if new in names and old in orphans}
 
 
@@ -194,20 +195,21 @@ def _from_models(text: str, package: str) -> dict[str, tuple[int, int]]:
     return names
 
 
-def lost_models(out: Path, models: str, tools: Sequence[Tool]) -> dict[str, list[list[str]]]:
+def lost_models(
+    out: Path, models: str, tools: Sequence[Tool], recorded: Recorded
+) -> dict[str, list[list[str]]]:
     """Each handler with code that takes from the package's models a class the models about to be
     written (`models`) no longer have: one that the models on disk had, or one the last run found
     lost (the stamp keeps them). Its import would fail as the server starts, and mypy would point
     at server.py. Handler path -> [the names lost, the classes of models.py its tool has now]: what
     `say_lost_models` says, and what the stamp keeps for a run that finds the package current."""
-    from mcpstub.engine.stamp import recorded_lost_models  # noqa: PLC0415
     from mcpstub.write import text_of  # noqa: PLC0415
 
     try:
         had = _names(text_of(out / "models.py"))
     except (OSError, UnicodeDecodeError):
         had = set()
-    before = recorded_lost_models(out)
+    before = recorded.lost
     gone = (had | {name for lost, _ in before.values() for name in lost}) - _names(models)
     found: dict[str, list[list[str]]] = {}
     for tool in tools if gone else ():
@@ -222,16 +224,14 @@ def lost_models(out: Path, models: str, tools: Sequence[Tool]) -> dict[str, list
     return found
 
 
-def unfit_handlers(out: Path, tools: Sequence[Tool]) -> list[str]:
+def unfit_handlers(out: Path, tools: Sequence[Tool], recorded: Recorded) -> list[str]:
     """Each tool's handler module that is not what the server imports as its handler, among those
     the package had not as handlers before (a module of that name kept for helpers, which a new
     tool takes over) and those found so last time: a call of its tool answers an internal error.
     What `say_unfit_handlers` says, and what the stamp keeps for a run that finds the package
     current."""
-    from mcpstub.engine.stamp import recorded_handlers  # noqa: PLC0415
-
-    known, unfit = recorded_handlers(out)
     rels = (f"handlers/{tool.identifier}.py" for tool in tools)
+    known, unfit = recorded.handlers, recorded.unfit
     return [rel for rel in rels if (rel not in known or rel in unfit) and _unfit(out, rel)]
 
 

@@ -17,7 +17,7 @@ import stat
 import sys
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -361,11 +361,28 @@ def is_current(
     return Current(sorted(rel for rel in modules if rel not in handlers), stubs, said, lost, renamed, unfit)
 
 
-def recorded_handlers(out: Path) -> tuple[set[str], set[str]]:
-    """The handler modules the stamp in `out` records, and those of them it records as unfit."""
+@dataclass(frozen=True)
+class Recorded:
+    """What the last stamp in a package recorded of its handlers (nothing where it is no stamp)."""
+
+    handlers: frozenset[str] = frozenset()  # the handler modules, "handlers/<name>.py"
+    unfit: frozenset[str] = frozenset()  # of them, those found unfit
+    renamed: Mapping[str, str] = field(default_factory=dict)  # orphaned handler -> its tool's new name
+    lost: Mapping[str, list[list[str]]] = field(default_factory=dict)  # see `handlerfiles.lost_models`
+
+
+def recorded(out: Path) -> Recorded:
+    """What the stamp in `out` records of its handlers; an entry edited out of shape is left out."""
     stamp = _read_stamp(out)
-    unfit = stamp.get("unfit", []) if stamp is not None else []
-    return set(stamp["handlers"] if stamp is not None else ()), set(unfit if _unfit_entries(unfit) else ())
+    if stamp is None:
+        return Recorded()
+    unfit, renamed, lost = stamp.get("unfit", []), stamp.get("renamed", {}), stamp.get("lost_models", {})
+    return Recorded(
+        frozenset(stamp["handlers"]),
+        frozenset(unfit if _unfit_entries(unfit) else ()),
+        renamed if _renamed_entries(renamed) else {},
+        lost if _lost_entries(lost) else {},
+    )
 
 
 def _unfit_entries(unfit: object) -> bool:
@@ -374,25 +391,10 @@ def _unfit_entries(unfit: object) -> bool:
     )
 
 
-def recorded_renames(out: Path) -> dict[str, str]:
-    """The orphaned handlers the stamp in `out` records with the tool theirs was renamed to."""
-    stamp = _read_stamp(out)
-    renamed = stamp.get("renamed", {}) if stamp is not None else {}
-    return renamed if _renamed_entries(renamed) else {}
-
-
 def _renamed_entries(renamed: object) -> bool:
     return isinstance(renamed, dict) and all(
         isinstance(old, str) and old.isidentifier() and isinstance(new, str) for old, new in renamed.items()
     )
-
-
-def recorded_lost_models(out: Path) -> dict[str, list[list[str]]]:
-    """The handlers the stamp in `out` records as taking models their tools lost (none if it
-    records none or is not a stamp)."""
-    stamp = _read_stamp(out)
-    lost = stamp.get("lost_models", {}) if stamp is not None else {}
-    return lost if _lost_entries(lost) else {}
 
 
 def _lost_entries(lost: object) -> bool:
