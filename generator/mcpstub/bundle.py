@@ -316,8 +316,12 @@ class Bundler:
             return None
         if file_part and len(parts) >= 2 and parts[0] == "$defs" and self._names_toolset(doc, file_part):
             # A definition of the toolset named through its own file: the one `#/$defs/...` names
-            # (one class, not a second copy), read as that is (no file of its own, no route).
+            # (one class, not a second copy), read as that is (no file of its own). A route to it by
+            # another name (a link, `v/tools.yaml`) is one: what the name leads to may change.
             target_doc = self.toolset
+            route = self._route(doc, percent_decoded(file_part) or file_part)
+            if route != self.toolset.path.name:
+                self.routes[route] = self.toolset.path.resolve()
         elif file_part:
             loaded = self._file(doc, file_part, loc)
             if loaded is None:
@@ -386,11 +390,18 @@ class Bundler:
         """Whether `file_part`, written in `doc`, names the toolset's own file."""
         return ref_file(doc.path.parent, file_part) == self.toolset.path.resolve()
 
-    def _file(self, doc: Document, file_part: str, loc: Where) -> Document | None:
+    def _route(self, doc: Document, written: str) -> str:
+        """The route (see `routes`) of a file reference `written` (percent-decoded) in `doc`."""
         if self._root is None:
             self._root = (self.root or self.toolset.path.parent).resolve()
             self._base = self.toolset.path.parent.resolve()
-        root = self._root
+        folder = "" if doc is self.toolset else os.path.relpath(doc.path.parent, self._base)
+        route = posixpath.join(folder.replace(os.sep, "/"), written.replace(os.sep, "/"))
+        # `./` and doubled slashes go; a `..` stays (the folder before it may be a symlink).
+        parts = [part for part in route.split("/") if part not in ("", ".")]
+        return "/" * route.startswith("/") + "/".join(parts)
+
+    def _file(self, doc: Document, file_part: str, loc: Where) -> Document | None:
         written = percent_decoded(file_part)
         if written is None:
             self.diagnostics.append(
@@ -402,11 +413,9 @@ class Bundler:
                 )
             )
             return None
-        folder = "" if doc is self.toolset else os.path.relpath(doc.path.parent, self._base)
-        route = posixpath.join(folder.replace(os.sep, "/"), written.replace(os.sep, "/"))
-        # `./` and doubled slashes go; a `..` stays (the folder before it may be a symlink).
-        parts = [part for part in route.split("/") if part not in ("", ".")]
-        route = "/" * route.startswith("/") + "/".join(parts)
+        route = self._route(doc, written)
+        root = self._root
+        assert root is not None
         self.routes.setdefault(route, None)
         problem = check_ref_file(written, doc.path.parent, root, self.root is not None)
         if problem == LOOP:

@@ -81,7 +81,9 @@ def check_toolset(path: Path, shown: str | None = None, policy: Policy | None = 
     fingerprint = policy.fingerprint(path.resolve().parent) if policy is not None else ""
     # The bytes parsed, not the files again: a save during the run must not pass for what was read.
     read = {"": (path.resolve(), doc.raw)}
-    read.update((route, (led, doc.referenced[led].raw)) for route, led in routes.items() if led is not None)
+    raws = {led: referenced.raw for led, referenced in doc.referenced.items()}
+    raws.setdefault(read[""][0], doc.raw)  # (a route to the toolset itself: a link to it)
+    read.update((route, (led, raws[led])) for route, led in routes.items() if led is not None)
     hashed = source_hash(path, tuple(routes), fingerprint, read)
     toolset = replace(toolset, source_hash=hashed, sources=tuple(routes))
     return Checked(toolset, diagnostics, sources, doc)

@@ -377,8 +377,9 @@ class _Checker:
             if tool is not None and problem is None:
                 result.append(tool)
                 clean = len(self.diagnostics) == before and len(self.bundler.diagnostics) == bundled_before
-                # Only a tool that reaches no other file: its check depends on this document alone.
-                if key is not None and self.memo is not None and clean and not self.bundler.files:
+                # Only a tool that reaches no other file, nor this one by another name (a link to
+                # it): its check depends on this document alone.
+                if key is not None and self.memo is not None and clean and not self.bundler.routes:
                     self.memo.check_passed(key, tool, self.bundler.copied_bytes - copied_before)
         return result
 

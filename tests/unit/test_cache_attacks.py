@@ -574,6 +574,40 @@ def test_a_symlink_pointed_elsewhere_is_a_change_though_no_file_changed(
     assert _generate_says(capsys, str(toolset), "--out", str(out), "--check")[0] == 0
 
 
+@pytest.mark.parametrize("linked", ["file", "folder", "file in a referenced file"])
+def test_a_link_to_the_toolset_itself_made_another_file_is_a_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, linked: str
+) -> None:
+    # A reference through a link to the toolset names its own definition; the link made a file of
+    # its own, the reference names that file's: `--check` passed and every run, --force too, kept
+    # the definition of the toolset (the tool's check was reused, the route never recorded).
+    monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(tmp_path / "cache"))
+    project = tmp_path / "project"
+    project.mkdir()
+    ref = {"file": "alias.yaml", "folder": "v/tools.yaml", "file in a referenced file": "mid.yaml"}[linked]
+    toolset = project / "tools.yaml"
+    toolset.write_text("$defs: {City: {type: string}}\n" + _LINKED_TOOLSET.replace("REF", ref))
+    (project / "mid.yaml").write_text('$defs: {City: {$ref: "alias.yaml#/$defs/City"}}\n')
+    link = project / ("v" if linked == "folder" else "alias.yaml")
+    link.symlink_to("." if linked == "folder" else "tools.yaml")
+    out = project / "out" / "pkg"
+    assert _generate_says(capsys, str(toolset), "--out", str(out))[0] == 0
+    assert "city: City | " in (out / "models.py").read_text()
+    link.unlink()
+    other = project / "other"
+    other.mkdir()
+    (other / "tools.yaml").write_text("$defs: {City: {type: integer}}\n")
+    link.symlink_to("other" if linked == "folder" else "other/tools.yaml")
+    assert _generate_says(capsys, str(toolset), "--out", str(out), "--check")[0] == 1
+    code, said = _generate_says(capsys, str(toolset), "--out", str(out))
+    assert code == 0 and "up to date" not in said, said
+    assert _tree(out) == _cold_tree(toolset, tmp_path / "cold" / "pkg", capsys) | {
+        rel: data for rel, data in _tree(out).items() if rel.startswith("handlers/")
+    }
+    assert "city: City | " not in (out / "models.py").read_text()
+    assert _generate_says(capsys, str(toolset), "--out", str(out), "--check")[0] == 0
+
+
 def test_a_symlink_pointed_out_of_the_project_is_refused_not_up_to_date(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
