@@ -134,6 +134,7 @@ class Lint:
     patterns: list[str] = field(default_factory=list)
     bad_types: set[JsonPath] = field(default_factory=set)
     defaults: list[JsonPath] = field(default_factory=list)  # the schemas that hold a `default`
+    resources_said: set[JsonPath] = field(default_factory=set)  # each `$id` a `$ref` below was said of
 
 
 # Names other schema languages (or habit) use for a keyword, folded as `_folded` folds them.
@@ -440,10 +441,13 @@ def lint_schema(
     root_is_definition = len(path) >= 2 and path[-2] in _DEFINITIONS
     stack: list[tuple[JsonPath, Any, Any, bool]] = [(path, schema, schema, root_is_definition)]
     families: dict[int, tuple[frozenset[str], bool] | None] = {}
+    resources: dict[JsonPath, tuple[JsonPath, str]] = {}  # see `_check_resource`
     while stack:
         where, node, family, is_definition = stack.pop()
         if not isinstance(node, dict):
             continue
+        if resources or "$id" in node:
+            _check_resource(doc, path, where, node, draft07, resources, found)
         if draft07 and "$ref" in node and (ignored := [k for k in node if k in _CONSTRAINTS and k != "$ref"]):
             if where == path and path[-1:] in _TOOL_ROOTS and node.get("type") == "object":
                 ignored.remove("type")  # (what MCP asks of a root, as mcpstub advertises it)
@@ -562,6 +566,42 @@ _CONSTRAINTS = frozenset(
 
 
 _TOOL_ROOTS = (("inputSchema",), ("outputSchema",))
+
+
+def _check_resource(
+    doc: Document,
+    root: JsonPath,
+    where: JsonPath,
+    node: dict[str, Any],
+    draft07: bool,
+    resources: dict[JsonPath, tuple[JsonPath, str]],
+    found: Lint,
+) -> None:
+    """A `$ref` below an `$id` that starts a resource of its own (anywhere but at a tool's schema)
+    is resolved there by a validator, from the tool's schema by mcpstub: the two would disagree,
+    so it is refused, once for each such `$id`. `resources`: each schema walked below one, and
+    that `$id`'s place and value."""
+    # (a schema's parent is walked before it, one or two steps up: `not`, `items`, `properties/a`)
+    at = resources.get(where[:-1]) or resources.get(where[:-2])
+    written = node.get("$id")
+    if at is None and isinstance(written, str) and not written.startswith("#"):
+        if (where != root or root[-1:] not in _TOOL_ROOTS) and not (draft07 and "$ref" in node):
+            at = (where, written)  # (draft-07: `$ref` ignores its siblings, `$id` among them)
+    if at is None:
+        return
+    resources[where] = at
+    ref = node.get("$ref")
+    if isinstance(ref, str) and at[0] not in found.resources_said:
+        found.resources_said.add(at[0])
+        found.diagnostics.append(
+            error(
+                "ref-in-resource",
+                f"the $ref {ref!r} at {describe_path(where)} is below the $id {at[1]!r}: a"
+                " validator resolves it in the schema that $id names, mcpstub from the tool's",
+                doc.loc((*at[0], "$id")),
+                "remove this $id (references into its schema name their place: #/$defs/NAME)",
+            )
+        )
 
 
 def _beside_ref(doc: Document, where: JsonPath, ignored: list[str]) -> Diagnostic:

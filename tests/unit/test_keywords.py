@@ -617,3 +617,41 @@ def test_a_yaml_1_1_boolean_word_where_a_boolean_belongs_is_told_to_be_written_a
     [(severity, code, line, _, said)] = seen(checked)
     assert (severity, code, line) == ("error", "invalid-schema", 7)
     assert (said or "").endswith(hint) if hint else said is None, said
+
+
+@pytest.mark.parametrize("draft07", [False, True])
+def test_a_ref_below_a_nested_id_is_refused_where_the_models_and_validators_would_disagree(
+    tmp_path: Path, draft07: bool
+) -> None:
+    # The model took `#/$defs/X` from the tool's schema (a string); the advertised schema's
+    # validators from the `$id`'s (an integer): no argument reached the handler.
+    defs = "definitions" if draft07 else "$defs"
+    dialect = '"http://json-schema.org/draft-07/schema#"' if draft07 else '"https://json-schema.org/draft/2020-12/schema"'
+    checked = check(
+        tmp_path,
+        f"""\
+        $defs:
+          Sub: {{$id: "https://e.com/s", properties: {{y: {{$ref: "#/$defs/Sub"}}}}}}
+        tools:
+          - name: alpha
+            inputSchema:
+              $schema: {dialect}
+              type: object
+              $id: "https://e.com/root"
+              {defs}: {{X: {{type: string}}}}
+              properties:
+                a: {{$id: "https://e.com/a", {defs}: {{X: {{type: integer}}}}, $ref: "#/{defs}/X"}}
+                b: {{$id: "b.json", properties: {{c: {{$ref: "#/{defs}/X"}}, d: {{$ref: "#/{defs}/X"}}}}}}
+                e: {{$id: "https://e.com/e", type: string}}
+                f: {{$id: "#f", properties: {{g: {{$ref: "#/{defs}/X"}}}}}}
+        """,
+    )
+    said = [(line, col) for _, code, line, col, _ in seen(checked) if code == "ref-in-resource"]
+    # A shared definition's own $id, each nested one a $ref is below (once); not the tool's own,
+    # nor one without a $ref below, nor an anchor; in draft-07 not one beside a $ref either.
+    assert said == [(4, 14), *([] if draft07 else [(13, 18)]), (14, 18)]
+    message = next(d.message for d in checked.diagnostics if d.code == "ref-in-resource")
+    assert message == (
+        "the $ref '#/$defs/Sub' at $defs.Sub.properties.y is below the $id 'https://e.com/s': a validator"
+        " resolves it in the schema that $id names, mcpstub from the tool's"
+    )
