@@ -2,8 +2,8 @@
 """A typed client of the tools: `async with connect(target) as client:`, one method per tool.
 
 `target` is the server: an http(s) URL (`token=` sends a bearer token, `headers=` more
-headers), a command (a list of arguments such as ["python", "-m", "my_tools"], or
-`mcp.StdioServerParameters`), or an in-memory `mcp.server.Server`. A method takes the tool's
+headers), a command that starts it (a list of arguments, ["python", "-m", "<this package>"],
+or `mcp.StdioServerParameters`), or an in-memory `mcp.server.Server`. A method takes the tool's
 input fields as keyword arguments and returns its output (content blocks for a tool without an
 output schema); an `isError` answer raises `ToolError`. On connect the server's tools are
 compared with the ones below: a difference is warned about (`DriftWarning`), and with
