@@ -439,6 +439,9 @@ def cmd_init(args: argparse.Namespace) -> int:
     target = Path(args.path)
     if target.is_dir() or args.path.endswith(("/", os.sep)):  # `init newdir/` names a folder
         target = target / "tools.yaml"
+    if target.suffix.lower() == ".json":  # (read as JSON, which has no comments)
+        named = shown_path(target.with_suffix(".yaml"))
+        raise UsageError(f"init writes a commented YAML toolset: name it {named} (a .json file is JSON)")
     if target.exists():
         raise UsageError(f"{shown_path(target)} already exists; not overwriting it")
     if not target.parent.is_dir():
@@ -446,6 +449,8 @@ def cmd_init(args: argparse.Namespace) -> int:
             raise UsageError(f"{shown_path(target.parent)} is not a folder")
         raise UsageError(f"folder {shown_path(target.parent)} does not exist")
     text = resource_path("schemas", "examples/starter.yaml").read_text("utf-8")
+    # (its comment says the command from the toolset's folder, by the name it is given)
+    text = text.replace(" generate tools.yaml ", f" generate {shlex.quote(target.name)} ", 1)
     # Point editors at the format's schema as installed with this mcpstub.
     schema = _schema_uri(target)
     first, _, rest = text.partition("\n")
@@ -459,7 +464,7 @@ def cmd_init(args: argparse.Namespace) -> int:
         configured = "out" in config and (owner is None or same_file(owner, target))
     except UsageError:
         configured = False
-    then = f"mcpstub generate {shown_path(target)}" + ("" if configured else " --out src/my_tools")
+    then = f"mcpstub generate {shlex.quote(shown_path(target))}{'' if configured else ' --out src/my_tools'}"
     print(f"wrote {shown_path(target)}; next: {then}")
     return EXIT_OK
 

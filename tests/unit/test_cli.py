@@ -482,12 +482,19 @@ def test_init_says_the_next_command_as_the_project_configures_it(
     assert capsys.readouterr().out.endswith("next: mcpstub generate third.yaml --out src/my_tools\n")
 
 
-def test_init_into_a_folder_and_a_named_file(in_tmp: Path) -> None:
+def test_init_into_a_folder_and_a_named_file(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (in_tmp / "spec").mkdir()
     assert main(["init", "spec"]) == 0
     assert (in_tmp / "spec" / "tools.yaml").is_file()
-    assert main(["init", "other.yaml"]) == 0
-    assert (in_tmp / "other.yaml").is_file()
+    assert main(["init", "my tools.yaml"]) == 0
+    # The file's own comment, and what init says next, name it as a shell command must.
+    assert "mcpstub generate 'my tools.yaml' --out src/my_tools\n" in (in_tmp / "my tools.yaml").read_text()
+    assert capsys.readouterr().out.endswith("next: mcpstub generate 'my tools.yaml' --out src/my_tools\n")
+    # A .json name is read as JSON, which the commented starter is not: refused, nothing written.
+    assert main(["init", "spec/api.json"]) == 2
+    said = "init writes a commented YAML toolset: name it spec/api.yaml (a .json file is JSON)"
+    assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
+    assert not (in_tmp / "spec" / "api.json").exists()
 
 
 def test_init_refuses_to_overwrite(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
