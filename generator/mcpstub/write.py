@@ -108,10 +108,16 @@ def _unified(before: str | None, after: str | None, path: str) -> list[str]:
     # As a run reads them, but a last line without "\n" only ever matches one without it: a patch
     # cannot keep it as context and add lines after it.
     read = [line[:-2] + "\n" if line.endswith("\r\n") else line for line in old]
+    head = [f"diff --git a/{path} b/{path}\n"]  # (git's form: it can make or remove an empty file)
+    if before is None:
+        head.append("new file mode 100644\n")
+    elif after is None:
+        head.append("deleted file mode 100644\n")
     out: list[str] = []
     for group in _Matcher(read, _lines(after)).get_grouped_opcodes(3):
         if not out:
             out += [
+                *head,
                 f"--- {f'a/{path}' if before is not None else '/dev/null'}\n",
                 f"+++ {f'b/{path}' if after is not None else '/dev/null'}\n",
             ]
@@ -123,6 +129,8 @@ def _unified(before: str | None, after: str | None, path: str) -> list[str]:
                 continue
             out += [f"-{line}" for line in old[i1:i2]]
             out += [f"+{line}" for line in new[j1:j2]]
+    if not out and len(head) > 1:  # an empty file made or removed: the header alone says it
+        return head
     return [line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in out]
 
 

@@ -557,6 +557,24 @@ def test_diff_applies_with_git_apply_from_the_repository_root(tmp_path: Path, wh
     assert (out / "_mcpstub.json").read_bytes() == stamp
 
 
+@pytest.mark.parametrize("folder", ["src", "src dir"])
+def test_a_diff_applied_makes_a_new_package_whole_empty_files_too(tmp_path: Path, folder: str) -> None:
+    # A new package's diff held no py.typed (an empty file has no lines to add): `--check` then
+    # said it was missing, and the next run made it.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    assert _git(repo, "init", "-q").returncode == 0
+    toolset, out = repo / "tools.yaml", repo / folder / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1)})
+    code, diff, err = _in(repo, "generate", "tools.yaml", "--out", f"{folder}/pkg", "--diff")
+    assert code == 1, err
+    applied = _git(repo, "apply", "-", stdin=diff)
+    assert applied.returncode == 0, applied.stderr + diff
+    assert (out / "py.typed").read_bytes() == b""
+    code, _, err = _in(repo, "generate", "tools.yaml", "--out", f"{folder}/pkg", "--check")
+    assert code == 0, err
+
+
 @pytest.mark.parametrize("style", ["crlf", "mixed", "cr", "some cr", "last cr"])
 def test_diff_applies_to_a_checkout_with_other_line_endings(tmp_path: Path, style: str) -> None:
     """A checkout with CRLF line endings (git's autocrlf) is up to date for --check; --diff's

@@ -695,7 +695,8 @@ def test_what_is_said_with_standard_error_closed_stays_out_of_the_output(tmp_pat
     done = _buffered(tmp_path, ["generate", "new.yaml", "--out", "pkg", "--diff"], stdout=subprocess.PIPE,
                      preexec_fn=lambda: os.close(2))  # fmt: skip
     assert done.returncode == 1
-    assert done.stdout.startswith("--- ") and "stale" not in done.stdout and "to update it" not in done.stdout
+    assert done.stdout.startswith("diff --git ")
+    assert "stale" not in done.stdout and "to update it" not in done.stdout
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
