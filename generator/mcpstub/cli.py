@@ -112,6 +112,14 @@ def _from_repository_root(out: Path) -> str:
     return Path(os.path.relpath(absolute)).as_posix()
 
 
+def _package_kind(args: argparse.Namespace, config: dict[str, Any]) -> tuple[bool, bool]:
+    """Whether to write the contract tests, and a client-only package: a flag wins over its key,
+    and `--client-only` over `emit_tests` too (a client for another server, in a project)."""
+    client_only = bool(config.get("client_only", False) if args.client_only is None else args.client_only)
+    emit_tests = config.get("emit_tests", False) and not args.client_only
+    return bool(emit_tests if args.emit_tests is None else args.emit_tests), client_only
+
+
 def _fix_command(args: argparse.Namespace) -> str:
     """The `mcpstub generate` line that brings the output up to date, as the user called it."""
     words = ["mcpstub", "generate"]
@@ -119,10 +127,9 @@ def _fix_command(args: argparse.Namespace) -> str:
         words.append(args.toolset)
     if args.out:
         words += ["--out", args.out]
-    if args.emit_tests:
-        words.append("--emit-tests")
-    if args.client_only:
-        words.append("--client-only")
+    for flag, given in (("--emit-tests", args.emit_tests), ("--client-only", args.client_only)):
+        if given is not None:
+            words.append(flag if given else f"--no-{flag[2:]}")
     return shlex.join(words)
 
 
@@ -243,12 +250,12 @@ def _generate(
             return stop
     elif "diff" in config:  # a mistake in [tool.mcpstub.diff] is said now, not at the first diff
         diff_options(config, config["root"])
-    emit_tests = bool(args.emit_tests or config.get("emit_tests", False))
-    client_only = bool(args.client_only or config.get("client_only", False))
+    emit_tests, client_only = _package_kind(args, config)
     if emit_tests and client_only:
         raise UsageError(
             "the contract tests (--emit-tests, emit_tests) call the package's own server, and a "
-            "client-only package (--client-only, client_only) has none: choose one"
+            "client-only package (--client-only, client_only) has none: choose one (--no-emit-tests"
+            " and --no-client-only turn a key off for one run)"
         )
     if not (args.check or args.diff or args.force or args.no_cache):  # (a cold run reuses nothing)
         policy = config["policy"].fingerprint(path.resolve().parent)
@@ -684,12 +691,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gen.add_argument(
         "--emit-tests",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="also write test_contract.py: pytest contract tests (or set emit_tests = true)",
     )
     gen.add_argument(
         "--client-only",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="write the typed client alone (models, tools, client.py): no server, no handlers "
         "(or set client_only = true)",
     )

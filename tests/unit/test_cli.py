@@ -1277,3 +1277,35 @@ def test_a_module_a_new_tool_takes_over_as_its_handler_without_its_function_is_s
         (in_tmp / "pkg" / "handlers" / "stats.py").write_text(unbound)
         assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
         assert "defines no function 'stats'" in capsys.readouterr().err, unbound
+
+
+def test_a_flag_wins_over_the_project_s_keys_for_the_kind_of_package(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A project with `emit_tests = true` could not make a client for another server: the flag
+    # met the key as a conflict, and no flag turned the key off.
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\nout = "src/app"\nemit_tests = true\n')
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    (in_tmp / "other.yaml").write_text(GOOD)
+    assert main(["generate", "other.yaml", "--out", "other_client", "--client-only"]) == 0
+    assert not (in_tmp / "other_client" / "test_contract.py").exists()
+    assert not (in_tmp / "other_client" / "server.py").exists()
+    assert main(["generate", "--no-emit-tests"]) == 0
+    assert not (in_tmp / "src" / "app" / "test_contract.py").exists()
+    capsys.readouterr()
+    assert main(["generate", "--check"]) == 1  # (the key: the contract tests are missing)
+    assert capsys.readouterr().err.endswith("run: mcpstub generate\n")
+    assert main(["generate", "--check", "--no-emit-tests"]) == 0
+    capsys.readouterr()
+    models = in_tmp / "src" / "app" / "models.py"
+    models.write_text(models.read_text() + "# edited\n")
+    assert main(["generate", "--check", "--no-emit-tests"]) == 1  # (the fix says the flag)
+    assert capsys.readouterr().err.endswith("run: mcpstub generate --no-emit-tests\n")
+    # Both asked for by flags, or `--emit-tests` in a client-only project: refused, saying how.
+    capsys.readouterr()
+    assert main(["generate", "other.yaml", "--out", "other_client", "--client-only", "--emit-tests"]) == 2
+    assert "(--no-emit-tests and --no-client-only turn a key off for one run)" in capsys.readouterr().err
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\nout = "src/app"\nclient_only = true\n')
+    assert main(["generate", "--emit-tests"]) == 2
+    assert main(["generate", "--emit-tests", "--no-client-only"]) == 0
+    assert (in_tmp / "src" / "app" / "test_contract.py").is_file()
