@@ -124,6 +124,29 @@ def unreadable(value: Any, path: tuple[str | int, ...] = ()) -> tuple[list[str |
     return None
 
 
+def not_text(value: Any, path: tuple[str | int, ...] = ()) -> list[str | int] | None:
+    """The path of the first string in `value` (a key, or a value) that is no Unicode text: one
+    holding a lone surrogate (JSON's `\\ud800` escape, which Python's JSON reader takes); None
+    if there is none."""
+    if isinstance(value, str):
+        return None if value.isascii() or _encodes(value) else list(path)
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        if isinstance(key, str) and not (key.isascii() or _encodes(key)):
+            return [*path, key]
+        if isinstance(item, str | dict | list) and (found := not_text(item, (*path, key))) is not None:
+            return found
+    return None
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def writable(text: str) -> str:
     """`text` with what a UTF-8 log file cannot hold escaped (`\\udc80`)."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -34,7 +34,17 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
-from ._text import clean, clean_json, describe, json_data, may_be_unreadable, pointer, unreadable, writable
+from ._text import (
+    clean,
+    clean_json,
+    describe,
+    json_data,
+    may_be_unreadable,
+    not_text,
+    pointer,
+    unreadable,
+    writable,
+)
 from .context import ToolContext, set_logging_level
 from .interactive import (
     CannotAsk,
@@ -323,6 +333,10 @@ class _Entry:
             # takes it: a schema of any value would let it through, a typed one said "null".
             if (found := unreadable(arguments)) is not None:
                 return _error(f"invalid arguments for tool {spec.name}:\n- {pointer(found[0])}: {NOT_FINITE}")
+            # Nor is a lone surrogate (`"\ud800"`) text: the schema's check takes it, the model not.
+            if (lone := not_text(arguments)) is not None:
+                where = writable(pointer(lone))
+                return _error(f"invalid arguments for tool {spec.name}:\n- {where}: {NOT_TEXT}")
         if not valid:
             return _error(
                 f"invalid arguments for tool {spec.name}:\n"
@@ -473,6 +487,7 @@ class _Entry:
 
 
 NOT_FINITE = "not a finite number (NaN, Infinity, or a literal past the double range such as 1e400)"
+NOT_TEXT = "not Unicode text: a lone surrogate (an unpaired \\ud800-\\udfff escape)"
 
 
 def _may_be_non_finite(arguments: Any) -> bool:

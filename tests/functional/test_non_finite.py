@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
+from mcpstub_runtime._text import not_text
 from tests.functional.helpers import imported, write_package
 from tests.functional.servers import StdioPeer, http_server, opening, stdio_exchange
 
@@ -233,6 +234,7 @@ async def test_the_client_refuses_an_argument_json_cannot_carry(
 
 
 NOT_FINITE = "not a finite number (NaN, Infinity, or a literal past the double range such as 1e400)"
+NOT_TEXT = "not Unicode text: a lone surrogate (an unpaired \\ud800-\\udfff escape)"
 # Literals Python's JSON readers (the SDK's too) take, none of them a JSON number a double holds.
 LITERALS = [
     ('{"v": NaN}', "/v"), ('{"v": {"k": [1, Infinity]}}', "/v/k/1"), ('{"x": -Infinity}', "/x"),
@@ -245,11 +247,21 @@ async def test_text_like_a_non_finite_number_or_no_json_text_at_all_is_an_argume
     pkg: ModuleType,
 ) -> None:
     # (a lone surrogate, which pydantic cannot write as JSON, made the search for NaN fail: every
-    # such call was an internal error; the SDK's in-memory and 2026-07-28 HTTP readers take one)
+    # such call was an internal error; the SDK's in-memory and 2026-07-28 HTTP readers take one,
+    # which is no text: refused at its path, as the 2025-11-25 readers refuse the request, in a
+    # field of any type, a key too; a field typed `str` was an internal error)
     async with Client(pkg.create_server()) as client:
-        odd = await client.call_tool("echo", {"v": ["file-\udc80.txt", "x:NaN,y", "[-Infinity]"]})
-    assert odd.is_error is not True, odd.content
-    assert odd.structured_content == {"got": "{'v': ['file-\\udc80.txt', 'x:NaN,y', '[-Infinity]']}"}
+        odd = await client.call_tool("echo", {"v": ["x:NaN,y", "[-Infinity]"]})
+        assert odd.is_error is not True, odd.content
+        assert odd.structured_content == {"got": "{'v': ['x:NaN,y', '[-Infinity]']}"}
+        for tool, arguments, where in (("echo", {"v": ["x:NaN,y", "file-\udc80.txt"]}, "/v/1"),
+                                       ("anything", {"kind": "\ud800"}, "/kind")):  # fmt: skip
+            refused = await client.call_tool(tool, arguments)
+            assert refused.is_error is True
+            said = refused.content[0].text  # type: ignore[union-attr]
+            assert said == f"invalid arguments for tool {tool}:\n- {where}: {NOT_TEXT}", said
+    # (a key holding one, which the SDK's Python client cannot send, the 2026-07-28 HTTP reader takes)
+    assert not_text({"v": [{"ok": 1, "k\udfff": 1}]}) == ["v", 0, "k\udfff"]
 
 
 @pytest.mark.parametrize(
