@@ -23,6 +23,7 @@ calls `connect` here. What is the same for every toolset lives in this module:
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import json
 import logging
@@ -43,9 +44,10 @@ from mcp.types import CONNECTION_CLOSED, INVALID_PARAMS, INVALID_REQUEST
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ._text import json_data
+from ._text import describe, json_data
 from .asking import CANCEL, Dismissed, ElicitHandler, Question, _Asking, _sendable, checked_answers
 from .context import LOG_LEVELS
+from .dispatch import validator
 from .drift import (
     Drift,
     DriftError,
@@ -154,6 +156,12 @@ class ToolsClient:
         self._strict = strict
         self._refused = refused if refused is not None else []  # HTTP errors answered, as they come
         self._modern = session.protocol_version in MODERN_PROTOCOL_VERSIONS
+        # The SDK checks structuredContent again with Python's `jsonschema`, whose patterns are
+        # Python's: `\p{Lu}` or `(?<y>...)` failed every call, `\s` refused U+FEFF. The package's
+        # tools are checked as the server checks them (ECMA-262 patterns), the others by the SDK.
+        inner = session.session
+        checked = functools.partial(_check_output, self, inner.validate_tool_result)
+        inner.validate_tool_result = checked  # type: ignore[method-assign]
 
     @property
     def session(self) -> Client:
@@ -251,6 +259,30 @@ _TAKES_UNLISTED = frozenset(
      "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "$ref",
      "$dynamicRef", "dependentRequired", "enum", "const", "minProperties"}
 )  # fmt: skip
+
+
+async def _check_output(
+    client: ToolsClient,
+    sdk_check: Callable[[str, types.CallToolResult], Awaitable[None]],
+    name: str,
+    result: types.CallToolResult,
+) -> None:
+    """Check a result's structuredContent against the tool's output schema as its server does
+    (the one this generation of the protocol is shown); a tool of no spec here, as the SDK does."""
+    spec = client._tools.get(name)
+    if spec is None:
+        return await sdk_check(name, result)
+    legacy = spec.wraps_output and not client._modern
+    schema = spec.legacy_output_schema if legacy else spec.output_schema
+    if schema is None:
+        return None
+    if result.structured_content is None and "structured_content" not in result.model_fields_set:
+        raise RuntimeError(f"Tool {name} has an output schema but did not return structured content")
+    checker = validator(spec, "legacy-output" if legacy else "output", schema)
+    if not checker.is_valid(result.structured_content):
+        said = describe(checker.iter_errors(result.structured_content))
+        raise RuntimeError(f"Invalid structured content returned by tool {name}:\n{said}")
+    return None
 
 
 def _no_stray_keywords(tool: str, arguments: BaseModel, schema: Mapping[str, Any] | None) -> None:

@@ -741,3 +741,51 @@ def test_only_a_reference_written_out_alone_is_the_same_schema(ours: Any, theirs
     assert bool(drift) is drifted, drift.describe()
     if drifted:  # said as the server sends it
         assert drift.describe().startswith("  t: inputSchema /"), drift.describe()
+
+
+ECMA = """\
+mcpstub: 1
+server: {name: ecma}
+tools:
+  - name: pat
+    inputSchema: {type: object, properties: {up: {type: string}, year: {type: string}, gap: {type: string}}}
+    outputSchema:
+      type: object
+      properties:
+        up: {type: string, pattern: "^\\\\p{Lu}+$"}
+        year: {type: string, pattern: "^(?<y>\\\\d{4})$"}
+        gap: {type: string, pattern: "^\\\\s$"}
+"""
+
+
+def test_outputs_are_checked_with_the_server_s_patterns_not_python_s(tmp_path: Path) -> None:
+    # The SDK's client checks structuredContent again with Python's `jsonschema` and `re`: a
+    # pattern Python cannot read failed every call ("Invalid schema"), `\s` refused U+FEFF.
+    folder, _ = write_package(tmp_path, "fx_ecma", ECMA)
+    body = "    return PatOutput.model_validate(args.model_dump(exclude_unset=True))\n"
+    handler = f"from ..models import PatOutput\n\n\nasync def pat(args, ctx):\n{body}"
+    (folder / "handlers" / "pat.py").write_text(handler)
+    # A server of the tool whose output says less: what it sends, this client's schema refuses.
+    lax = ECMA.replace("name: ecma", "name: lax").split("    outputSchema:")[0]
+    lax_folder, _ = write_package(tmp_path, "fx_ecma_lax", lax + "    outputSchema: {type: object}\n")
+    (lax_folder / "handlers" / "pat.py").write_text(handler)
+    with imported(tmp_path, "fx_ecma") as package, imported(tmp_path, "fx_ecma_lax") as other:
+        client = importlib.import_module("fx_ecma.client")
+        testing = importlib.import_module("fx_ecma.testing")
+
+        async def run(mode: str) -> None:
+            async with client.connect(package.create_server(), mode=mode) as connected:
+                got = await connected.pat(up="ÉA", year="2026", gap="\ufeff")
+                assert (got.up, got.year, got.gap) == ("ÉA", "2026", "\ufeff")
+            async with testing.connect(mode=mode) as plain:  # (the package's test helper, alike)
+                result = await plain.call_tool("pat", {"up": "ÉA", "year": "2026"})
+                testing.assert_conforms(result, "pat", plain.protocol_version)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DriftWarning)
+                async with client.connect(other.create_server(), mode=mode) as drifted:
+                    refused = r"^pat: Invalid structured content .*\n- /up: "
+                    with pytest.raises(client.UnexpectedOutput, match=refused):
+                        await drifted.pat(up="éa")
+
+        for mode in ("auto", "legacy"):
+            anyio.run(run, mode)
