@@ -1418,6 +1418,10 @@ BIG, BIG_FLOAT = 2**62, float(2**62)  # one value to JSON Schema; two to jsonsch
         ({"enum": [1, BIG_FLOAT]}, {"enum": [1, BIG]}),
         ({"const": BIG}, {"enum": [BIG_FLOAT]}),
         ({"type": "array", "items": {"enum": [BIG]}}, {"type": "array", "items": {"const": BIG_FLOAT}}),
+        # (each was called compatible: the two were one value, or a float bound took no integer)
+        ({"not": {"const": float(2**63)}}, {"not": {"const": 2**63}}),
+        ({"oneOf": [{"const": BIG}, {"const": BIG_FLOAT}]}, S),
+        ({"type": "integer", "minimum": 1e30, "maximum": 1e30}, S),
     ],
 )
 def test_a_big_integer_and_its_float_are_two_values_as_the_server_judges(old: Any, new: Any) -> None:

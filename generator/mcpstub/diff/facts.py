@@ -48,12 +48,13 @@ class Virtual(dict[str, Any]):
 
 
 def canon(value: JSON) -> str:
-    """A JSON value as text that is equal exactly for values JSON Schema calls equal (1 and 1.0)."""
+    """A JSON value as text that is equal exactly for values the server's validator calls equal:
+    1 and 1.0, but not an integer and a float past 2**53 (`const: 2.0**63` refuses 2**63 there)."""
     return json.dumps(_plain(value), sort_keys=True, ensure_ascii=False)
 
 
 def _plain(value: JSON) -> JSON:
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
         return int(value)
     if isinstance(value, list):
         return [_plain(v) for v in value]
@@ -262,10 +263,12 @@ def finite_values(node: dict[str, Any], ctx: Context) -> list[JSON] | None:
         if low[0] == high[0] and not (low[1] or high[1]):
             values.append(node["minimum"] if low[0] == node.get("minimum") else low[0])
     elif "integer" in types:
-        lo = int_low(lower(node, "minimum", "exclusiveMinimum"))
-        hi = int_high(upper(node, "maximum", "exclusiveMaximum"))
+        low, high = lower(node, "minimum", "exclusiveMinimum"), upper(node, "maximum", "exclusiveMaximum")
+        lo, hi = int_low(low), int_high(high)
         if lo is None or hi is None or hi - lo > FINITE_RANGE:
             return None
+        if any(isinstance(b[0], float) and abs(b[0]) > 2**53 for b in (low, high) if b is not None):
+            return None  # (the server compares an integer with a float bound there as floats)
         values += list(range(lo, hi + 1))
     return values
 
