@@ -1724,3 +1724,31 @@ def test_a_change_is_reported_once(name: str, looser: Any, stricter: Any) -> Non
         assert len(broken) == 1, (name, found)
         below = [f for f in found if f.path == broken[0] or f.path.startswith(broken[0] + "/")]
         assert [f.severity for f in below] == ["breaking"], (name, found)
+
+
+CLOSED = {"additionalProperties": False}
+X = obj({"x": S})
+XY = obj({"x": S, "y": False})
+AB = obj({"a": False, "b": S})
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [  # each pair accepts the same values: no breaking finding either way, as input or output
+        ({**X, **CLOSED, "minProperties": 1}, {**X, "required": ["x"], **CLOSED, "minProperties": 1}),
+        ({**XY, **CLOSED, "minProperties": 1}, {**XY, "required": ["x"], **CLOSED}),
+        ({**AB, **CLOSED}, {**AB, **CLOSED, "maxProperties": 1}),
+        ({"type": "object", **CLOSED}, {"const": {}}),
+        ({**obj({"a": False}), **CLOSED}, {"enum": [{}]}),
+    ],
+)
+def test_an_object_whose_names_its_closure_decides_is_no_breaking_change(old: Any, new: Any) -> None:
+    # (each was "breaking" with no counterexample: `x` newly required where the object could only
+    # hold `x`, "maxProperties 2 -> 1" where `a: false` left one name, `const: {}` added)
+    for first, second in ((old, new), (new, old)):
+        assert not breaking(run_input(obj({"o": first}), obj({"o": second})))
+        assert not breaking(run_output(obj({"o": first}), obj({"o": second})))
+    # One name more, and each is a change with a counterexample.
+    wider = {**old, "properties": {**old.get("properties", {}), "z": S}}
+    narrower = {**new, "properties": new.get("properties", {})}
+    assert breaking(run_input(obj({"o": wider}), obj({"o": narrower})))

@@ -245,8 +245,8 @@ def finite_values(node: dict[str, Any], ctx: Context) -> list[JSON] | None:
     values: list[JSON] = []
     only_empty: list[tuple[str, JSON, str]] = [("string", "", "maxLength"), ("array", [], "maxItems")]
     for kind, empty, most in [*only_empty, ("object", {}, "maxProperties")]:
-        if kind in types:  # finite where it can only be empty
-            if int_high(upper(node, most, None)) != 0:
+        if kind in types:  # finite where it can only be empty (an object also where closed to all)
+            if int_high(upper(node, most, None)) != 0 and not (kind == "object" and _closed_to_all(node)):
                 return None
             values.append(empty)
     types = types - {"string", "array", "object"}
@@ -271,6 +271,17 @@ def finite_values(node: dict[str, Any], ctx: Context) -> list[JSON] | None:
             return None  # (the server compares an integer with a float bound there as floats)
         values += list(range(lo, hi + 1))
     return values
+
+
+def _closed_to_all(node: dict[str, Any]) -> bool:
+    """Whether an object schema takes no property: closed, and any it names refused."""
+    props = node.get("properties", {})
+    return (
+        node.get("additionalProperties") is False
+        and not node.get("patternProperties")
+        and isinstance(props, dict)
+        and all(value is False for value in props.values())
+    )
 
 
 _MERGE_MIN = frozenset({"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"})

@@ -358,7 +358,15 @@ class TypedRules:
                     "/patternProperties" if (b_pat if self._input else a_pat) else "",
                 )
             names_exact = False
+        # Names A's instances may hold, where it is closed to others (None where it is not).
+        a_names = None
+        if a_add is not None and not a_pat and self.a.resolve(a_add, ap)[0] is False:
+            at = f"{ap}/properties/"
+            a_names = [n for n, s in a_props.items() if self.a.resolve(s, at + escape(n))[0] is not False]
+        a_least = a["minProperties"] if num(a.get("minProperties")) else 0
         for name in sorted(b_req - a_req):
+            if a_names is not None and name in a_names and len(a_names) - 1 < a_least:
+                continue  # (too few other names for A's minProperties: every instance holds it)
             if self._input:
                 message = f"property {name!r} is newly required"
                 where = f"/properties/{escape(name)}" if name in b_props else "/required"
@@ -478,13 +486,8 @@ class TypedRules:
         a_lo = max(a.get("minProperties", 0) if num(a.get("minProperties")) else 0, len(a_req))
         probe = dict(a)
         probe["minProperties"] = a_lo
-        if (
-            a_add is not None
-            and self.a.resolve(a_add, ap)[0] is False
-            and not a_pat
-            and "maxProperties" not in a
-        ):
-            probe["maxProperties"] = len(a_props)
+        if a_names is not None and "maxProperties" not in a:
+            probe["maxProperties"] = len(a_names)
         self._bound(probe, ap, b, bp, ip, exact, ("minProperties", "maxProperties", None, None), True)
 
 
