@@ -35,6 +35,7 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from typing import Any, ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar, Unpack, cast
 from urllib.parse import urlsplit, urlunsplit
 
+import jsonschema_rs
 from mcp import Client, StdioServerParameters, types
 from mcp.client.session import ListRootsFnT, LoggingFnT, SamplingFnT
 from mcp.server import Server
@@ -47,7 +48,6 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from ._text import describe, json_data
 from .asking import CANCEL, Dismissed, ElicitHandler, Question, _Asking, _sendable, checked_answers
 from .context import LOG_LEVELS
-from .dispatch import validator
 from .drift import (
     Drift,
     DriftError,
@@ -135,7 +135,7 @@ class ToolsClient:
     # Output types are prepared on a tool's first call.
     _adapters: ClassVar[dict[str, TypeAdapter[Any]]]
 
-    __slots__ = ("_asking", "_drift", "_modern", "_refused", "_session", "_strict")
+    __slots__ = ("_asking", "_checkers", "_drift", "_listed", "_modern", "_refused", "_session", "_strict")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -149,16 +149,19 @@ class ToolsClient:
         strict: bool = False,
         asking: _Asking | None = None,
         refused: list[int | str] | None = None,
+        listed: Mapping[str, Any] | None = None,
     ) -> None:
         self._session = session
+        self._listed = dict(listed or {})  # each tool's outputSchema as the server listed it on connect
+        self._checkers: dict[str, jsonschema_rs.Validator] = {}
         self._asking = asking
         self._drift = drift
         self._strict = strict
         self._refused = refused if refused is not None else []  # HTTP errors answered, as they come
         self._modern = session.protocol_version in MODERN_PROTOCOL_VERSIONS
         # The SDK checks structuredContent again with Python's `jsonschema`, whose patterns are
-        # Python's: `\p{Lu}` or `(?<y>...)` failed every call, `\s` refused U+FEFF. The package's
-        # tools are checked as the server checks them (ECMA-262 patterns), the others by the SDK.
+        # Python's: `\p{Lu}` or `(?<y>...)` failed every call, `\s` refused U+FEFF. The tools
+        # listed on connect are checked as a server checks them (ECMA-262 patterns).
         inner = session.session
         checked = functools.partial(_check_output, self, inner.validate_tool_result)
         inner.validate_tool_result = checked  # type: ignore[method-assign]
@@ -267,18 +270,23 @@ async def _check_output(
     name: str,
     result: types.CallToolResult,
 ) -> None:
-    """Check a result's structuredContent against the tool's output schema as its server does
-    (the one this generation of the protocol is shown); a tool of no spec here, as the SDK does."""
-    spec = client._tools.get(name)
-    if spec is None:
+    """Check a result's structuredContent against the output schema the server listed for the tool
+    on connect, as the SDK does, but as a server's validator reads it (ECMA-262 patterns; formats
+    unasserted, as by the SDK); a tool it did not list, as the SDK does."""
+    if name not in client._listed:
         return await sdk_check(name, result)
-    legacy = spec.wraps_output and not client._modern
-    schema = spec.legacy_output_schema if legacy else spec.output_schema
+    schema = client._listed[name]
     if schema is None:
         return None
     if result.structured_content is None and "structured_content" not in result.model_fields_set:
         raise RuntimeError(f"Tool {name} has an output schema but did not return structured content")
-    checker = validator(spec, "legacy-output" if legacy else "output", schema)
+    checker = client._checkers.get(name)
+    if checker is None:
+        try:
+            checker = jsonschema_rs.validator_for(schema, validate_formats=False, offline=True)
+        except (ValueError, jsonschema_rs.ValidationError) as exc:
+            raise RuntimeError(f"Invalid schema for tool {name}: {exc}") from None
+        client._checkers[name] = checker
     if not checker.is_valid(result.structured_content):
         said = describe(checker.iter_errors(result.structured_content))
         raise RuntimeError(f"Invalid structured content returned by tool {name}:\n{said}")
@@ -547,7 +555,9 @@ async def _connected(
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", MCPDeprecationWarning)
                     await session.session.set_logging_level(log_level or "emergency")
-            drift = compare(client_class._tools, await _listing(session), modern=modern)
+            listed = await _listing(session)
+            drift = compare(client_class._tools, listed, modern=modern)
+            outputs = {str(tool.get("name")): tool.get("outputSchema") for tool in listed}
             if drift:
                 info = session.server_info
                 server = f"the server {info.name!r}" if info is not None else "the server"
@@ -562,7 +572,9 @@ async def _connected(
                 )
             connected = True
             try:
-                yield client_class(session, drift, strict=strict, asking=asking, refused=refusals)
+                yield client_class(
+                    session, drift, strict=strict, asking=asking, refused=refusals, listed=outputs
+                )
             except BaseException as exc:
                 raised.append(exc)
                 raise

@@ -27,6 +27,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import StdioServerParameters, types
+from mcp.server import Server
 
 from mcpstub import cli
 from mcpstub.layout import CLIENT_RESERVED
@@ -755,6 +756,7 @@ tools:
         up: {type: string, pattern: "^\\\\p{Lu}+$"}
         year: {type: string, pattern: "^(?<y>\\\\d{4})$"}
         gap: {type: string, pattern: "^\\\\s$"}
+        mail: {type: string, format: email}
 """
 
 
@@ -765,13 +767,20 @@ def test_outputs_are_checked_with_the_server_s_patterns_not_python_s(tmp_path: P
     body = "    return PatOutput.model_validate(args.model_dump(exclude_unset=True))\n"
     handler = f"from ..models import PatOutput\n\n\nasync def pat(args, ctx):\n{body}"
     (folder / "handlers" / "pat.py").write_text(handler)
-    # A server of the tool whose output says less: what it sends, this client's schema refuses.
-    lax = ECMA.replace("name: ecma", "name: lax").split("    outputSchema:")[0]
-    lax_folder, _ = write_package(tmp_path, "fx_ecma_lax", lax + "    outputSchema: {type: object}\n")
-    (lax_folder / "handlers" / "pat.py").write_text(handler)
-    with imported(tmp_path, "fx_ecma") as package, imported(tmp_path, "fx_ecma_lax") as other:
+    # A server not made by mcpstub: it lists the same tool, and sends what its schema refuses.
+    sent: dict[str, Any] = {}
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool.model_validate(tools.TOOLS["pat"].wire)])
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        return types.CallToolResult(content=[], structured_content=sent)
+
+    other = Server("other", on_list_tools=list_tools, on_call_tool=call_tool)
+    with imported(tmp_path, "fx_ecma") as package:
         client = importlib.import_module("fx_ecma.client")
         testing = importlib.import_module("fx_ecma.testing")
+        tools = importlib.import_module("fx_ecma.tools")
 
         async def run(mode: str) -> None:
             async with client.connect(package.create_server(), mode=mode) as connected:
@@ -782,10 +791,15 @@ def test_outputs_are_checked_with_the_server_s_patterns_not_python_s(tmp_path: P
                 testing.assert_conforms(result, "pat", plain.protocol_version)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DriftWarning)
-                async with client.connect(other.create_server(), mode=mode) as drifted:
+                async with client.connect(other, mode=mode) as theirs:
+                    sent.clear()
+                    sent.update(up="éa")
                     refused = r"^pat: Invalid structured content .*\n- /up: "
                     with pytest.raises(client.UnexpectedOutput, match=refused):
-                        await drifted.pat(up="éa")
+                        await theirs.pat()
+                    # Formats are not asserted, as the SDK asserts none (a server of mcpstub's does).
+                    sent.update(up="A", mail="not an email")
+                    assert (await theirs.pat()).mail == "not an email"
 
         for mode in ("auto", "legacy"):
             anyio.run(run, mode)
