@@ -1428,6 +1428,21 @@ def test_a_big_integer_and_its_float_are_two_values_as_the_server_judges(old: An
     assert breaking(run_input(old, new)) and breaking(run_output(new, old))
 
 
+@pytest.mark.parametrize("value", [10**16, 10**20, 3 * 2**52, 2**53 + 2])
+def test_a_big_integer_and_its_float_the_server_takes_as_one_are_one_value(value: int) -> None:
+    # (past 2**53 all were called two values: equal schemas were "breaking" or undecided)
+    unique = {"type": "array", "items": {"enum": [value, float(value)]}, "uniqueItems": True}
+    pairs = [
+        ({"not": {"const": float(value)}}, {"not": {"const": value}}),
+        ({"type": "integer", "minimum": float(value), "maximum": float(value)}, {"const": value}),
+        (unique, {**unique, "maxItems": 1}),
+    ]
+    for old, new in pairs:
+        for first, second in ((old, new), (new, old)):
+            found = [*run_input(first, second), *run_output(first, second)]
+            assert not [f for f in found if f.severity != "info"], found
+
+
 @pytest.mark.parametrize(
     ("old_add", "new_add", "declared"),
     [

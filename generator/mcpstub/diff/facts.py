@@ -5,6 +5,7 @@ conjunction of plain parts amounts to. `Reason` is what the comparison reports.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -49,12 +50,23 @@ class Virtual(dict[str, Any]):
 
 def canon(value: JSON) -> str:
     """A JSON value as text that is equal exactly for values the server's validator calls equal:
-    1 and 1.0, but not an integer and a float past 2**53 (`const: 2.0**63` refuses 2**63 there)."""
+    1 and 1.0, and past 2**53 an integer and its float where it calls them equal (10**16, not
+    2**63: `const: 2.0**63` refuses 2**63)."""
     return json.dumps(_plain(value), sort_keys=True, ensure_ascii=False)
 
 
+@functools.lru_cache(maxsize=1024)
+def _integer_to_server(value: float) -> bool:
+    """Whether the server's validator takes a float and an integer as one value."""
+    if not value.is_integer():
+        return False
+    if abs(value) <= 2**53:
+        return True
+    return bool(jsonschema_rs.Draft202012Validator({"const": value}).is_valid(int(value)))
+
+
 def _plain(value: JSON) -> JSON:
-    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
+    if isinstance(value, float) and _integer_to_server(value):
         return int(value)
     if isinstance(value, list):
         return [_plain(v) for v in value]
@@ -267,8 +279,9 @@ def finite_values(node: dict[str, Any], ctx: Context) -> list[JSON] | None:
         lo, hi = int_low(low), int_high(high)
         if lo is None or hi is None or hi - lo > FINITE_RANGE:
             return None
-        if any(isinstance(b[0], float) and abs(b[0]) > 2**53 for b in (low, high) if b is not None):
-            return None  # (the server compares an integer with a float bound there as floats)
+        floats = [b[0] for b in (low, high) if b is not None and isinstance(b[0], float)]
+        if not all(_integer_to_server(f) for f in floats if abs(f) > 2**53):
+            return None  # (a float bound the server does not take as its integer: 1e30, 2.0**63)
         values += list(range(lo, hi + 1))
     return values
 
