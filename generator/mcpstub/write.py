@@ -98,6 +98,21 @@ def _read_raw(path: Path) -> str | None:
         return None
 
 
+# What git escapes in a quoted file name: control characters in octal, some by name.
+_GIT_ESCAPES = {chr(code): f"\\{code:03o}" for code in (*range(0x20), 0x7F)} | {
+    '"': '\\"', "\\": "\\\\", "\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v",
+    "\f": "\\f", "\r": "\\r",
+}  # fmt: skip
+
+
+def _git_name(name: str) -> str:
+    """A file name in a patch as git writes it: quoted, C-style, where it holds a quote, a
+    backslash or a control character (else `git apply` cannot read the header)."""
+    if not any(char in _GIT_ESCAPES for char in name):
+        return name
+    return '"' + "".join(_GIT_ESCAPES.get(char, char) for char in name) + '"'
+
+
 def _unified(before: str | None, after: str | None, path: str) -> list[str]:
     """A unified diff from `before` (as on disk) to `after` ("\n" endings). A patch splits lines at
     "\n" only, so a line holding a bare "\r" (read by a run as two) shows as replaced; added lines
@@ -108,7 +123,8 @@ def _unified(before: str | None, after: str | None, path: str) -> list[str]:
     # As a run reads them, but a last line without "\n" only ever matches one without it: a patch
     # cannot keep it as context and add lines after it.
     read = [line[:-2] + "\n" if line.endswith("\r\n") else line for line in old]
-    head = [f"diff --git a/{path} b/{path}\n"]  # (git's form: it can make or remove an empty file)
+    old_name, new_name = _git_name(f"a/{path}"), _git_name(f"b/{path}")
+    head = [f"diff --git {old_name} {new_name}\n"]  # (git's form: it can make or remove an empty file)
     if before is None:
         head.append("new file mode 100644\n")
     elif after is None:
@@ -118,8 +134,8 @@ def _unified(before: str | None, after: str | None, path: str) -> list[str]:
         if not out:
             out += [
                 *head,
-                f"--- {f'a/{path}' if before is not None else '/dev/null'}\n",
-                f"+++ {f'b/{path}' if after is not None else '/dev/null'}\n",
+                f"--- {old_name if before is not None else '/dev/null'}\n",
+                f"+++ {new_name if after is not None else '/dev/null'}\n",
             ]
         first, last = group[0], group[-1]
         out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")

@@ -557,7 +557,7 @@ def test_diff_applies_with_git_apply_from_the_repository_root(tmp_path: Path, wh
     assert (out / "_mcpstub.json").read_bytes() == stamp
 
 
-@pytest.mark.parametrize("folder", ["src", "src dir"])
+@pytest.mark.parametrize("folder", ["src", "src dir", "q\"uote", "tab\tand\\back", "ünï"])
 def test_a_diff_applied_makes_a_new_package_whole_empty_files_too(tmp_path: Path, folder: str) -> None:
     # A new package's diff held no py.typed (an empty file has no lines to add): `--check` then
     # said it was missing, and the next run made it.
