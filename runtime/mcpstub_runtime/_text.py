@@ -124,6 +124,9 @@ def unreadable(value: Any, path: tuple[str | int, ...] = ()) -> tuple[list[str |
     return None
 
 
+NOT_TEXT = "not Unicode text: a lone surrogate (an unpaired \\ud800-\\udfff escape)"
+
+
 def not_text(value: Any, path: tuple[str | int, ...] = ()) -> list[str | int] | None:
     """The path of the first string in `value` (a key, or a value) that is no Unicode text: one
     holding a lone surrogate (JSON's `\\ud800` escape, which Python's JSON reader takes); None

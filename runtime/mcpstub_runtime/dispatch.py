@@ -35,6 +35,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
 from ._text import (
+    NOT_TEXT,
     clean,
     clean_json,
     describe,
@@ -487,7 +488,6 @@ class _Entry:
 
 
 NOT_FINITE = "not a finite number (NaN, Infinity, or a literal past the double range such as 1e400)"
-NOT_TEXT = "not Unicode text: a lone surrogate (an unpaired \\ud800-\\udfff escape)"
 
 
 def _may_be_non_finite(arguments: Any) -> bool:

@@ -57,7 +57,18 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp.types.version import is_version_at_least
 from pydantic import BaseModel, ValidationError
 
-from ._text import clean, clean_json, describe, model_errors, plain_json, pointer, unreadable
+from ._text import (
+    NOT_TEXT,
+    clean,
+    clean_json,
+    describe,
+    model_errors,
+    not_text,
+    plain_json,
+    pointer,
+    unreadable,
+    writable,
+)
 
 __all__ = [
     "REQUEST_STATE_KEYS_VARIABLE",
@@ -227,6 +238,9 @@ class Elicit(Ask[ElicitationResult[M]]):
         if (found := unreadable(result.content)) is not None:  # (the schema's check would say "null")
             at, why = found
             raise ValueError(f"content does not match the requested schema:\n- {pointer(at)}: {why}")
+        if (lone := not_text(result.content)) is not None:  # (a lone surrogate: the schema takes it)
+            at_text = writable(pointer(lone))
+            raise ValueError(f"content does not match the requested schema:\n- {at_text}: {NOT_TEXT}")
         if not form.validator.is_valid(result.content):
             errors = form.validator.iter_errors(result.content)
             raise ValueError(f"content does not match the requested schema:\n{describe(errors)}")

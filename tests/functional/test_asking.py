@@ -334,6 +334,14 @@ async def test_an_answer_json_cannot_carry_or_of_the_wrong_shape_is_said_where(p
     async with Client(package.create_server(), mode="legacy", elicitation_callback=nan) as client:
         said = text(await client.call_tool("deploy", {"service": "api"}))
     assert said.endswith("- /note: NaN and infinities have no JSON form"), said
+
+    # A lone surrogate, which the schema's check takes, reached the handler's model as text.
+    async def lone(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"ok": True, "note": "a\ud800"})
+
+    async with Client(package.create_server(), mode="legacy", elicitation_callback=lone) as client:
+        said = text(await client.call_tool("deploy", {"service": "api"}))
+    assert said.endswith("- /note: not Unicode text: a lone surrogate (an unpaired \\ud800-\\udfff escape)")
     answering = {**ANSWERING, "list_roots_callback": bad_roots}
     async with Client(package.create_server(), mode="legacy", **answering) as client:  # type: ignore[arg-type]
         said = text(await client.call_tool("deploy", {"service": "api"}))
