@@ -584,7 +584,7 @@ def _check_resource(
     # (a schema's parent is walked before it, one or two steps up: `not`, `items`, `properties/a`)
     at = resources.get(where[:-1]) or resources.get(where[:-2])
     written = node.get("$id")
-    if at is None and isinstance(written, str) and not written.startswith("#"):
+    if at is None and isinstance(written, str) and written[:1] not in ("", "#"):  # ("": the same base)
         if (where != root or root[-1:] not in _TOOL_ROOTS) and not (draft07 and "$ref" in node):
             at = (where, written)  # (draft-07: `$ref` ignores its siblings, `$id` among them)
     if at is None:
@@ -599,7 +599,8 @@ def _check_resource(
                 f"the $ref {ref!r} at {describe_path(where)} is below the $id {at[1]!r}: a"
                 " validator resolves it in the schema that $id names, mcpstub from the tool's",
                 doc.loc((*at[0], "$id")),
-                "remove this $id (references into its schema name their place: #/$defs/NAME)",
+                "remove this $id (references into its schema name their place: "
+                f"#/{'definitions' if draft07 else '$defs'}/NAME)",
             )
         )
 

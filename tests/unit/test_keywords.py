@@ -644,12 +644,16 @@ def test_a_ref_below_a_nested_id_is_refused_where_the_models_and_validators_woul
                 b: {{$id: "b.json", properties: {{c: {{$ref: "#/{defs}/X"}}, d: {{$ref: "#/{defs}/X"}}}}}}
                 e: {{$id: "https://e.com/e", type: string}}
                 f: {{$id: "#f", properties: {{g: {{$ref: "#/{defs}/X"}}}}}}
+                h: {{$id: "", properties: {{i: {{$ref: "#/{defs}/X"}}}}}}
         """,
     )
     said = [(line, col) for _, code, line, col, _ in seen(checked) if code == "ref-in-resource"]
     # A shared definition's own $id, each nested one a $ref is below (once); not the tool's own,
     # nor one without a $ref below, nor an anchor; in draft-07 not one beside a $ref either.
     assert said == [(4, 14), *([] if draft07 else [(13, 18)]), (14, 18)]
+    hints = {d.hint for d in checked.diagnostics if d.code == "ref-in-resource"}
+    hint = "remove this $id (references into its schema name their place: #/{}/NAME)"
+    assert hints == {hint.format("$defs"), hint.format(defs)}  # (the shared Sub's, the tool's)
     message = next(d.message for d in checked.diagnostics if d.code == "ref-in-resource")
     assert message == (
         "the $ref '#/$defs/Sub' at $defs.Sub.properties.y is below the $id 'https://e.com/s': a validator"
