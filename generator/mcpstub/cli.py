@@ -12,6 +12,7 @@ import contextlib
 import gc
 import math
 import os
+import re
 import shlex
 import signal
 import sys
@@ -32,7 +33,7 @@ from mcpstub.handlerfiles import (
     warn_old_stubs,
     warn_orphans,
 )
-from mcpstub.layout import CONTRACT_TESTS, SERVER_FILES, STAMP_FILE, STOPPING_SIGNALS
+from mcpstub.layout import CONTRACT_TESTS, SERVER_FILES, STAMP_FILE, STOPPING_SIGNALS, UNSAFE_IN_COMMENT
 from mcpstub.options import (
     ToolsetMissing,
     UsageError,
@@ -413,7 +414,7 @@ def _why_removed(rel: str, p: Plan) -> str:
     """Why a generated file goes, where the reason is a setting: the contract tests are written
     only with --emit-tests, so a run without it removes them."""
     if rel in p.removals and rel == CONTRACT_TESTS:
-        return "written only with --emit-tests; emit_tests = true in [tool.mcpstub] keeps it"
+        return "written only with --emit-tests or emit_tests = true in [tool.mcpstub], unless --no-emit-tests"
     return ""
 
 
@@ -446,6 +447,11 @@ def cmd_init(args: argparse.Namespace) -> int:
     target = Path(args.path)
     if target.is_dir() or args.path.endswith(("/", os.sep)):  # `init newdir/` names a folder
         target = target / "tools.yaml"
+    if re.search(UNSAFE_IN_COMMENT, target.name):  # (generate refuses it: every header names it)
+        raise UsageError(
+            f"{shown_path(target)!r}: the toolset file name contains a control or bidirectional"
+            " formatting character, or is not UTF-8: name it otherwise"
+        )
     if target.suffix.lower() == ".json":  # (read as JSON, which has no comments)
         named = shown_path(target.with_suffix(".yaml"))
         raise UsageError(f"init writes a commented YAML toolset: name it {named} (a .json file is JSON)")

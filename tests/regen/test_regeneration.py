@@ -744,8 +744,8 @@ def test_the_report_counts_one_stub_per_tool_and_names_what_it_removed(tmp_path:
     assert code == 0 and not (out / "test_contract.py").exists()
     removed, summary = msg.splitlines()
     assert removed.endswith(
-        "test_contract.py: removed (no longer generated: written only with --emit-tests;"
-        " emit_tests = true in [tool.mcpstub] keeps it)"
+        "test_contract.py: removed (no longer generated: written only with --emit-tests or"
+        " emit_tests = true in [tool.mcpstub], unless --no-emit-tests)"
     )
     assert summary.endswith(f": 0 generated files written, {generated - 1} unchanged, 1 handler stub created")
     code, msg, _ = run("generate", str(toolset), "--out", str(out), "--force")

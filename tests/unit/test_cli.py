@@ -495,6 +495,11 @@ def test_init_into_a_folder_and_a_named_file(in_tmp: Path, capsys: pytest.Captur
     said = "init writes a commented YAML toolset: name it spec/api.yaml (a .json file is JSON)"
     assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
     assert not (in_tmp / "spec" / "api.json").exists()
+    # A name no header comment can hold (generate refuses it) broke the starter's own comment.
+    for name in ("a\u2028b.yaml", "n\nl.yaml", "x\x85y.yaml"):
+        assert main(["init", name]) == 2
+        assert "the toolset file name contains a control" in capsys.readouterr().err
+        assert not (in_tmp / name).exists()
 
 
 def test_init_refuses_to_overwrite(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:

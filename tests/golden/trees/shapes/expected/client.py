@@ -2,7 +2,7 @@
 """A typed client of the tools: `async with connect(target) as client:`, one method per tool.
 
 `target` is the server: an http(s) URL (`token=` sends a bearer token, `headers=` more
-headers), a command that starts it (a list of arguments, ["python", "-m", "<this package>"],
+headers), a command that starts it (a list of arguments, ["python", "-m", "<its package>"],
 or `mcp.StdioServerParameters`), or an in-memory `mcp.server.Server`. A method takes the tool's
 input fields as keyword arguments and returns its output (content blocks for a tool without an
 output schema); an `isError` answer raises `ToolError`. On connect the server's tools are
