@@ -110,6 +110,14 @@ def test_a_finding_in_a_revision_s_referenced_file_names_the_revision(
     assert cli.main(["diff", old, new, "--format", "json"]) == 1
     files = {f["location"]["file"] for f in findings(capsys) if f["rule"] != "version-not-bumped"}
     assert files and all(f.startswith("HEAD:") and f.endswith("common.yaml") for f in files), files
+    # A workflow annotation names the file from the repository's root, as GitHub attaches it
+    # (it named `HEAD:common.yaml`, which attaches to nothing), whichever way REV:path is spelt.
+    for cwd, spelt in ((root, folder), (root / folder, "./")):
+        monkeypatch.chdir(cwd)
+        old, new = f"HEAD~1:{spelt}tools.yaml", f"HEAD:{spelt}tools.yaml"
+        assert cli.main(["diff", old, new, "--format", "github"]) == 1
+        out = capsys.readouterr().out
+        assert f"::error file={folder}common.yaml,line=2," in out and "HEAD%3A" not in out, out
 
 
 def test_revision_paths_relative_to_the_working_folder(

@@ -7,6 +7,7 @@ Settings come from `[tool.mcpstub.diff]`; flags win over the file. Exit codes: 0
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 from pathlib import Path
 from typing import Any, TypeVar
@@ -110,17 +111,35 @@ def _from_repository_root(items: list[Located]) -> list[Located]:
     they are."""
     from dataclasses import replace  # noqa: PLC0415
 
-    from mcpstub.sources import _git  # noqa: PLC0415
+    from mcpstub.sources import _git, is_revision  # noqa: PLC0415
 
+    here = Path.cwd().resolve()
     try:
-        top = Path(_git(["rev-parse", "--show-toplevel"], Path.cwd())).resolve()
+        top = Path(_git(["rev-parse", "--show-toplevel"], here)).resolve()
     except (SourceError, OSError):
         return items
+    revisions: dict[str, bool] = {}
+
+    def in_revision(file: str) -> Path | None:
+        """The file a `REV:path` name reads, where it stands in the repository (git's meaning of
+        the path: from the root, or from here with `./` or `../`)."""
+        rev, _, path = file.partition(":")
+        if rev not in revisions:
+            revisions[rev] = is_revision(file, here)
+        if not revisions[rev]:
+            return None
+        return Path(os.path.normpath((here if path.startswith(("./", "../")) else top) / path))
 
     def placed(item: Located) -> Located:
         location = item.location
-        path = Path(location.file).resolve() if location is not None else None
-        if location is None or path is None or not path.exists() or not path.is_relative_to(top):
+        if location is None:
+            return item
+        path = in_revision(location.file) if ":" in location.file else None
+        if path is None:
+            path = Path(location.file).resolve()
+            if not path.exists():
+                return item
+        if not path.is_relative_to(top):
             return item
         return replace(item, location=replace(location, file=path.relative_to(top).as_posix()))
 
