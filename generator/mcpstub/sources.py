@@ -206,6 +206,20 @@ def _materialise(rev: str, names: list[str], root: Path, cwd: Path) -> None:
         at += size + 1
 
 
+def _shallow(cwd: Path) -> str:
+    """A hint where the repository is a shallow clone (a CI checkout's), which lacks older commits."""
+    try:
+        shallow = _git(["rev-parse", "--is-shallow-repository"], cwd) == "true"
+    except SourceError:
+        return ""
+    if not shallow:
+        return ""
+    return (
+        "\n  hint: this clone is shallow: fetch the history first (git fetch --unshallow, or"
+        " fetch-depth: 0 in GitHub's actions/checkout), or the revision itself (git fetch origin main)"
+    )
+
+
 def is_revision(spec: str, cwd: Path | None = None) -> bool:
     """True when `spec` reads as `REV:path` with REV a commit of the repository here."""
     rev, sep, path = spec.partition(":")
@@ -241,7 +255,7 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         try:
             _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], here)  # REV itself is wrong
         except SourceError:
-            raise SourceError(f"{spec}: {rev!r} is no commit of this repository") from None
+            raise SourceError(f"{spec}: {rev!r} is no commit of this repository{_shallow(here)}") from None
         said = f"{spec}: {relative} does not exist at {rev}"
         own = _folder_file(rev, path, here, top)
         if own is not None:  # (git reads REV:path from the root)
@@ -377,5 +391,5 @@ def _not_found(spec: str, other: str | None = None) -> str:
         _git(["rev-parse", "--show-toplevel"], Path.cwd())
     except SourceError:
         return f"{spec}: no such file, and no git repository here to read {rev!r} from"
-    return f"{spec}: no such file, and {rev!r} is no commit of this repository"
+    return f"{spec}: no such file, and {rev!r} is no commit of this repository{_shallow(Path.cwd())}"
 

@@ -205,6 +205,27 @@ def test_a_revision_outside_a_repository_says_so(
         assert f"{spec}: {said}" in capsys.readouterr().err
 
 
+def test_a_revision_a_shallow_clone_lacks_is_said_with_how_to_fetch_it(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A CI checkout holds the last commit alone: HEAD~1 "is no commit of this repository" said
+    # nothing of why.
+    (repo / "api" / "tools.yaml").write_text(TOOLSET.replace("maximum: 50", "maximum: 40"), "utf-8")
+    git(repo, "commit", "-qam", "v2")
+    clone = repo.parent / "clone"
+    git(repo.parent, "clone", "-q", "--depth", "1", f"file://{repo}", str(clone))
+    monkeypatch.chdir(clone)
+    hint = "hint: this clone is shallow: fetch the history first (git fetch --unshallow"
+    assert cli.main(["diff", "HEAD~1:api/tools.yaml", "api/tools.yaml"]) == 2
+    assert hint in capsys.readouterr().err
+    out = str(clone / "api" / "shop_tools")
+    assert cli.main(["generate", "api/tools.yaml", "--out", out, "--check-breaking", "HEAD~1"]) == 2
+    assert hint in capsys.readouterr().err
+    monkeypatch.chdir(repo)  # (a whole clone: no hint)
+    assert cli.main(["diff", "HEAD~5:api/tools.yaml", "api/tools.yaml"]) == 2
+    assert "shallow" not in capsys.readouterr().err
+
+
 def test_a_missing_revision_or_file_is_a_usage_error(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["diff", "HEAD:api/nope.yaml", "api/tools.yaml"]) == 2
     assert "nope.yaml" in capsys.readouterr().err
