@@ -305,7 +305,8 @@ def check_out(out: Path, configured: tuple[Path, str] | None = None) -> None:
             "use letters, digits and underscores",
             suggestion,
         )
-    if name in sys.stdlib_module_names or name in RUNTIME_MODULES:
+    subpackage = (Path(os.path.abspath(out)).parent / "__init__.py").is_file()  # (imported as acme.mcp)
+    if (name in sys.stdlib_module_names or name in RUNTIME_MODULES) and not subpackage:
         what = "the standard library's" if name in sys.stdlib_module_names else "a dependency's"
         raise refused(
             f"output folder name {name!r} would shadow {what} module {name!r} when imported",

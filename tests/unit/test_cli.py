@@ -758,6 +758,11 @@ def test_out_shadowing_a_dependency_or_the_stdlib_is_refused(
     err = capsys.readouterr().err
     assert "would shadow" in err and f"hint: pick a name of your own, e.g. --out src/{name}_tools" in err
     assert not (in_tmp / "src").exists()
+    # A subpackage of that name is imported by its dotted name (acme.mcp): it shadows nothing.
+    (in_tmp / "src" / "acme").mkdir(parents=True)
+    (in_tmp / "src" / "acme" / "__init__.py").write_text("")
+    assert main(["generate", "tools.yaml", "--out", f"src/acme/{name}"]) == 0
+    assert (in_tmp / "src" / "acme" / name / "server.py").is_file()
 
 
 @pytest.mark.parametrize("name", ["my-tools", "class", "1tools", "ﬁle_tools", "two words", "None"])
