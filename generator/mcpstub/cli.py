@@ -560,6 +560,12 @@ def cmd_import(args: argparse.Namespace) -> int:
         )
         return EXIT_INVALID
     print(f"wrote {shown_path(target)}: {_counted(count, 'tool')} from {source.name}")
+    if not source.shows_asking:  # (a strict client of such a toolset answers no question)
+        print(
+            "mcpstub: note: a tools/list answer does not say what tools ask their user: no"
+            " `elicitations` are written; an mcpstub server's surface.json says it (import that)",
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 

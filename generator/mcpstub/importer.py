@@ -47,6 +47,7 @@ class Source:
     instructions: str | None = None
     fallback_name: str = "imported"
     notes: tuple[Diagnostic, ...] = ()  # what the reader of the source should know (a page left out)
+    shows_asking: bool = False  # whether it says what each tool asks its user (a surface snapshot)
 
 
 class _TooLarge(ValueError):
@@ -137,6 +138,7 @@ def read_listing_file(path: Path, shown: str) -> Source:
             info if isinstance(info, dict) else {},
             instructions if isinstance(instructions, str) else None,
             stem,
+            shows_asking=True,
         )
     if isinstance(data, dict) and "jsonrpc" in data:
         if "result" not in data:

@@ -315,9 +315,17 @@ def test_a_surface_snapshot_brings_what_each_tool_asks_its_user(
     capsys.readouterr()
     surface = tmp_path / "fx_asks" / "surface.json"
     assert cli.main(["import", str(surface), "-o", str(tmp_path / "t.yaml")]) == 0
-    assert "warning" not in capsys.readouterr().err
+    assert capsys.readouterr().err == ""
     tools = yaml.safe_load((tmp_path / "t.yaml").read_text("utf-8"))["tools"]
     assert [t.get("elicitations") for t in tools] == [asked, None]
+    # A tools/list answer cannot say them: that no form is written is said, and where they are.
+    listing = {"tools": json.loads(surface.read_text("utf-8"))["protocols"]["2026-07-28"]["tools"]}
+    (tmp_path / "listing.json").write_text(json.dumps(listing), "utf-8")
+    assert cli.main(["import", str(tmp_path / "listing.json"), "-o", str(tmp_path / "l.yaml")]) == 0
+    assert capsys.readouterr().err == (
+        "mcpstub: note: a tools/list answer does not say what tools ask their user: no `elicitations`"
+        " are written; an mcpstub server's surface.json says it (import that)\n"
+    )
 
 
 def test_a_saved_page_with_a_next_one_is_said_to_be_partial(
