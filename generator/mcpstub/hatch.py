@@ -8,7 +8,7 @@ run `mcpstub generate` before packaging, so wheels and sdists hold the generated
     build-backend = "hatchling.build"
 
     [tool.hatch.build.hooks.mcpstub]
-    toolset = "tools.yaml"          # paths from the project root
+    toolset = "tools.yaml"          # paths from the project root (else [tool.mcpstub]'s)
     out = "src/weather_tools"
 
 A toolset with errors fails the build with its located diagnostics. The generated files are
@@ -32,7 +32,8 @@ _HATCH_KEYS = (
 
 
 class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
-    """`[tool.hatch.build.hooks.mcpstub]`: `toolset` and `out`, from the project root."""
+    """`[tool.hatch.build.hooks.mcpstub]`: `toolset` and `out`, from the project root (each, where
+    not given there, from `[tool.mcpstub]`)."""
 
     PLUGIN_NAME = "mcpstub"
 
@@ -50,11 +51,12 @@ class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
 
             said = unknown_keys(unknown, ["toolset", "out", *_HATCH_KEYS])
             self._fail(f"unknown key(s) in [tool.hatch.build.hooks.mcpstub]: {said}")
-        settings = {key: self.config.get(key) for key in ("toolset", "out")}
+        project = _project_settings(root)  # ([tool.mcpstub]: written once, for the hook and the command)
+        settings = {key: self.config.get(key, project.get(key)) for key in ("toolset", "out")}
         missing = [key for key, value in settings.items() if not isinstance(value, str) or not value]
         if missing:
             self._fail(
-                "[tool.hatch.build.hooks.mcpstub] needs "
+                "[tool.hatch.build.hooks.mcpstub] (or [tool.mcpstub]) needs "
                 + " and ".join(f'{key} = "..."' for key in missing)
                 + " (paths from the project root)"
             )
@@ -79,6 +81,19 @@ class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     def _include(self, out: str, build_data: dict[str, Any]) -> None:
         # Packaged even where git ignores the generated files.
         build_data["artifacts"].append(f"/{out.strip('/')}/**")
+
+
+def _project_settings(root: Path) -> dict[str, Any]:
+    """`[tool.mcpstub]` of the project's pyproject.toml (empty where there is none to read: the
+    command the hook runs says what is wrong with it)."""
+    import tomllib  # noqa: PLC0415
+
+    try:
+        with (root / "pyproject.toml").open("rb") as handle:
+            table = tomllib.load(handle).get("tool", {}).get("mcpstub", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    return table if isinstance(table, dict) else {}
 
 
 @hookimpl

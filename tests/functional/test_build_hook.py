@@ -259,3 +259,28 @@ def test_a_missing_toolset_fails_the_build_though_a_package_was_generated_before
     build_data: dict[str, list[str]] = {"artifacts": []}
     hook.initialize("standard", build_data)  # an sdist's: what it holds is packaged
     assert build_data == {"artifacts": ["/src/sample_tools/**"]}
+
+
+def test_the_hook_takes_toolset_and_out_from_the_project_s_table_where_its_own_lacks_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Both had to be written twice, in the hook's table and in [tool.mcpstub], and nothing held
+    # the two alike.
+    from mcpstub.hatch import McpstubBuildHook  # noqa: PLC0415 - hatchling is a test dependency
+
+    project = _project(tmp_path / "project")
+    pyproject = project / "pyproject.toml"
+    head = PYPROJECT.split("[tool.hatch.build.hooks.mcpstub]", maxsplit=1)[0]
+    table = '[tool.hatch.build.hooks.mcpstub]\n\n[tool.mcpstub]\ntoolset = "tools.yaml"\n'
+    table += 'out = "src/sample_tools"\n'
+    pyproject.write_text(head + table)
+    hook = McpstubBuildHook(str(project), {}, None, None, str(tmp_path / "dist"), "wheel")
+    build_data: dict[str, list[str]] = {"artifacts": []}
+    hook.initialize("standard", build_data)
+    assert (project / "src" / "sample_tools" / "server.py").is_file()
+    assert build_data["artifacts"] == ["/src/sample_tools/**"]
+    pyproject.write_text(head)
+    with pytest.raises(SystemExit):
+        hook.initialize("standard", {})
+    said = '[tool.hatch.build.hooks.mcpstub] (or [tool.mcpstub]) needs toolset = "..." and out = "..."'
+    assert said in capsys.readouterr().err
