@@ -541,6 +541,16 @@ def _cold_tree(toolset: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> 
     return _tree(out)
 
 
+def _stale_then_cold(capsys: pytest.CaptureFixture[str], toolset: Path, out: Path, cold: Path) -> None:
+    """`--check` finds the package stale, and a run writes the files a cold one writes."""
+    assert _generate_says(capsys, str(toolset), "--out", str(out), "--check")[0] == 1
+    code, said = _generate_says(capsys, str(toolset), "--out", str(out))
+    assert code == 0 and "up to date" not in said, said
+    assert _tree(out) == _cold_tree(toolset, cold, capsys) | {
+        rel: data for rel, data in _tree(out).items() if rel.startswith("handlers/")
+    }
+
+
 @pytest.mark.parametrize("linked", ["folder", "file", "second-level"])
 def test_a_symlink_pointed_elsewhere_is_a_change_though_no_file_changed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, linked: str
@@ -565,12 +575,7 @@ def test_a_symlink_pointed_elsewhere_is_a_change_though_no_file_changed(
     assert _generate_says(capsys, str(toolset), "--out", str(out))[0] == 0
     link.unlink()
     link.symlink_to("v2/common.yaml" if linked == "file" else "v2")
-    assert _generate_says(capsys, str(toolset), "--out", str(out), "--check")[0] == 1
-    code, said = _generate_says(capsys, str(toolset), "--out", str(out))
-    assert code == 0 and "up to date" not in said, said
-    assert _tree(out) == _cold_tree(toolset, tmp_path / "cold" / "pkg", capsys) | {
-        rel: data for rel, data in _tree(out).items() if rel.startswith("handlers/")
-    }
+    _stale_then_cold(capsys, toolset, out, tmp_path / "cold" / "pkg")
     assert _generate_says(capsys, str(toolset), "--out", str(out), "--check")[0] == 0
 
 
@@ -598,12 +603,7 @@ def test_a_link_to_the_toolset_itself_made_another_file_is_a_change(
     other.mkdir()
     (other / "tools.yaml").write_text("$defs: {City: {type: integer}}\n")
     link.symlink_to("other" if linked == "folder" else "other/tools.yaml")
-    assert _generate_says(capsys, str(toolset), "--out", str(out), "--check")[0] == 1
-    code, said = _generate_says(capsys, str(toolset), "--out", str(out))
-    assert code == 0 and "up to date" not in said, said
-    assert _tree(out) == _cold_tree(toolset, tmp_path / "cold" / "pkg", capsys) | {
-        rel: data for rel, data in _tree(out).items() if rel.startswith("handlers/")
-    }
+    _stale_then_cold(capsys, toolset, out, tmp_path / "cold" / "pkg")
     assert "city: City | " not in (out / "models.py").read_text()
     assert _generate_says(capsys, str(toolset), "--out", str(out), "--check")[0] == 0
 
