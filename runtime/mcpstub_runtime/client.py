@@ -153,7 +153,7 @@ class ToolsClient:
     ) -> None:
         self._session = session
         self._listed = dict(listed or {})  # each tool's outputSchema as the server listed it on connect
-        self._checkers: dict[str, jsonschema_rs.Validator] = {}
+        self._checkers: dict[str, tuple[Any, jsonschema_rs.Validator]] = {}
         self._asking = asking
         self._drift = drift
         self._strict = strict
@@ -271,22 +271,28 @@ async def _check_output(
     result: types.CallToolResult,
 ) -> None:
     """Check a result's structuredContent against the output schema the server listed for the tool
-    on connect, as the SDK does, but as a server's validator reads it (ECMA-262 patterns; formats
-    unasserted, as by the SDK); a tool it did not list, as the SDK does."""
-    if name not in client._listed:
+    (on connect, or as the SDK last listed it), as the SDK does, but as a server's validator reads
+    it (ECMA-262 patterns; formats unasserted, as by the SDK); as the SDK does where the tool was
+    not listed or its schema is of a dialect the validator does not know."""
+    relisted: Mapping[str, Any] = getattr(client._session.session, "_tool_output_schemas", None) or {}
+    if name in relisted:
+        schema = relisted[name]
+    elif name in client._listed:
+        schema = client._listed[name]
+    else:
         return await sdk_check(name, result)
-    schema = client._listed[name]
     if schema is None:
         return None
     if result.structured_content is None and "structured_content" not in result.model_fields_set:
         raise RuntimeError(f"Tool {name} has an output schema but did not return structured content")
-    checker = client._checkers.get(name)
-    if checker is None:
+    cached = client._checkers.get(name)
+    if cached is None or cached[0] is not schema:  # (a listing since, with another schema)
         try:
-            checker = jsonschema_rs.validator_for(schema, validate_formats=False, offline=True)
-        except (ValueError, jsonschema_rs.ValidationError) as exc:
-            raise RuntimeError(f"Invalid schema for tool {name}: {exc}") from None
-        client._checkers[name] = checker
+            cached = (schema, jsonschema_rs.validator_for(schema, validate_formats=False, offline=True))
+        except (ValueError, jsonschema_rs.ValidationError):  # (draft-03, a dialect of its own, ...)
+            return await sdk_check(name, result)
+        client._checkers[name] = cached
+    checker = cached[1]
     if not checker.is_valid(result.structured_content):
         said = describe(checker.iter_errors(result.structured_content))
         raise RuntimeError(f"Invalid structured content returned by tool {name}:\n{said}")

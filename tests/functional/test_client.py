@@ -770,8 +770,11 @@ def test_outputs_are_checked_with_the_server_s_patterns_not_python_s(tmp_path: P
     # A server not made by mcpstub: it lists the same tool, and sends what its schema refuses.
     sent: dict[str, Any] = {}
 
+    listing: list[dict[str, Any]] = []
+
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool.model_validate(tools.TOOLS["pat"].wire)])
+        listed = listing or [tools.TOOLS["pat"].wire]
+        return types.ListToolsResult(tools=[types.Tool.model_validate(tool) for tool in listed])
 
     async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
         return types.CallToolResult(content=[], structured_content=sent)
@@ -800,6 +803,21 @@ def test_outputs_are_checked_with_the_server_s_patterns_not_python_s(tmp_path: P
                     # Formats are not asserted, as the SDK asserts none (a server of mcpstub's does).
                     sent.update(up="A", mail="not an email")
                     assert (await theirs.pat()).mail == "not an email"
+                    # A listing since connect is followed, and a dialect the validator does not
+                    # know is left to the SDK (every call failed: "Unknown meta-schema").
+                    wire = tools.TOOLS["pat"].wire
+                    integer = {"type": "object", "properties": {"up": {"type": "integer"}}}
+                    listing[:] = [{**wire, "outputSchema": integer}]
+                    await theirs.session.list_tools()
+                    sent.update(up=1, mail="m")
+                    called = await theirs.session.call_tool("pat", {})
+                    assert called.structured_content == {"up": 1, "mail": "m"}
+                    draft03 = {"$schema": "http://json-schema.org/draft-03/schema#", "type": "object"}
+                    listing[:] = [{**wire, "outputSchema": draft03}]
+                    await theirs.session.list_tools()
+                    called = await theirs.session.call_tool("pat", {})
+                    assert called.structured_content == {"up": 1, "mail": "m"}
+                    listing[:] = [wire]
 
         for mode in ("auto", "legacy"):
             anyio.run(run, mode)
