@@ -321,6 +321,7 @@ class Sample(Ask[types.CreateMessageResult]):
         return None if capabilities is not None and capabilities.sampling is not None else "sampling"
 
     def read(self, answer: Any, forms: Mapping[type[BaseModel], Elicitation]) -> types.CreateMessageResult:
+        _all_text(answer)
         return types.CreateMessageResult.model_validate(answer, by_name=False)
 
 
@@ -340,7 +341,14 @@ class ListRoots(Ask[list[types.Root]]):
         return None if capabilities is not None and capabilities.roots is not None else "roots"
 
     def read(self, answer: Any, forms: Mapping[type[BaseModel], Elicitation]) -> list[types.Root]:
+        _all_text(answer)
         return list(types.ListRootsResult.model_validate(answer, by_name=False).roots)
+
+
+def _all_text(answer: Any) -> None:
+    """Refuse an answer holding a lone surrogate, which its model takes as text."""
+    if (lone := not_text(answer)) is not None:
+        raise ValueError(f"it does not match the answer's form:\n- {writable(pointer(lone))}: {NOT_TEXT}")
 
 
 def _digest(request: Mapping[str, Any]) -> str:

@@ -348,6 +348,25 @@ async def test_an_answer_json_cannot_carry_or_of_the_wrong_shape_is_said_where(p
     refused = "the client's answer to 'roots' was refused: it does not match the answer's form:"
     assert f"{refused}\n- /roots/0/uri: " in said, said
 
+    # Nor does a sampling or roots answer holding one reach the handler as text.
+    async def lone_sample(
+        context: ClientRequestContext, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult:
+        content = types.TextContent(type="text", text="v\udc80")
+        return types.CreateMessageResult(role="assistant", content=content, model="m")
+
+    async def lone_root(context: ClientRequestContext) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri="file:///srv", name="n\ud800")])
+
+    for key, where, answering in (
+        ("note", "/content/text", {**ANSWERING, "sampling_callback": lone_sample}),
+        ("roots", "/roots/0/name", {**ANSWERING, "list_roots_callback": lone_root}),
+    ):
+        async with Client(package.create_server(), mode="legacy", **answering) as client:  # type: ignore[arg-type]
+            said = text(await client.call_tool("deploy", {"service": "api"}))
+        refused = f"the client's answer to {key!r} was refused: it does not match the answer's form:"
+        assert f"{refused}\n- {where}: not Unicode text" in said, said
+
 
 @pytest.mark.anyio
 async def test_an_app_with_json_responses_is_said_to_be_why_a_2025_client_cannot_be_asked(
