@@ -9,6 +9,7 @@ import functools
 import json
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -56,23 +57,38 @@ def canon(value: JSON) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def _integer_to_server(value: float) -> bool:
-    """Whether the server's validator takes a float and an integer as one value."""
+def _server_integer(value: float) -> int | None:
+    """The integer the server's validator takes as one value with an integer-valued float: past
+    2**53 the one its shortest decimal form spells (2.0**63 is 9223372036854776000, not 2**63);
+    None where it takes none (a fraction)."""
     if not value.is_integer():
-        return False
+        return None
     if abs(value) <= 2**53:
-        return True
-    return bool(jsonschema_rs.Draft202012Validator({"const": value}).is_valid(int(value)))
+        return int(value)
+    twin = int(Decimal(repr(value)))
+    return twin if jsonschema_rs.Draft202012Validator({"const": value}).is_valid(twin) else None
 
 
 def _plain(value: JSON) -> JSON:
-    if isinstance(value, float) and _integer_to_server(value):
-        return int(value)
+    if isinstance(value, float) and (twin := _server_integer(value)) is not None:
+        return twin
     if isinstance(value, list):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     return value
+
+
+def _huge(value: JSON) -> bool:
+    """Whether a number past 2**53 stands in `value`: the server compares such an integer and a
+    float otherwise than their values (see `_server_integer`), which a list of values misses."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return abs(value) > 2**53
+    if isinstance(value, list):
+        return any(map(_huge, value))
+    if isinstance(value, dict):
+        return any(map(_huge, value.values()))
+    return False
 
 
 def types_of(node: dict[str, Any]) -> set[str]:
@@ -248,9 +264,9 @@ def finite_values(node: dict[str, Any], ctx: Context) -> list[JSON] | None:
     """Every value the node may take, when there are few (else None)."""
     keys = ctx.keywords(node)
     if "const" in keys:
-        return [node["const"]]
+        return None if _huge(node["const"]) else [node["const"]]
     if "enum" in keys and isinstance(node["enum"], list):
-        return list(node["enum"])
+        return None if _huge(node["enum"]) else list(node["enum"])
     if "type" not in keys:
         return None
     types = types_of(node)
@@ -270,18 +286,15 @@ def finite_values(node: dict[str, Any], ctx: Context) -> list[JSON] | None:
         values += [False, True]
     if "number" in types:  # finite when its bounds meet (or cross): one value, or none
         low, high = lower(node, "minimum", "exclusiveMinimum"), upper(node, "maximum", "exclusiveMaximum")
-        if low is None or high is None or low[0] < high[0]:
+        if low is None or high is None or low[0] < high[0] or _huge([low[0], high[0]]):
             return None
         if low[0] == high[0] and not (low[1] or high[1]):
             values.append(node["minimum"] if low[0] == node.get("minimum") else low[0])
     elif "integer" in types:
-        low, high = lower(node, "minimum", "exclusiveMinimum"), upper(node, "maximum", "exclusiveMaximum")
-        lo, hi = int_low(low), int_high(high)
-        if lo is None or hi is None or hi - lo > FINITE_RANGE:
+        lo = int_low(lower(node, "minimum", "exclusiveMinimum"))
+        hi = int_high(upper(node, "maximum", "exclusiveMaximum"))
+        if lo is None or hi is None or hi - lo > FINITE_RANGE or _huge([lo, hi]):
             return None
-        floats = [b[0] for b in (low, high) if b is not None and isinstance(b[0], float)]
-        if not all(_integer_to_server(f) for f in floats if abs(f) > 2**53):
-            return None  # (a float bound the server does not take as its integer: 1e30, 2.0**63)
         values += list(range(lo, hi + 1))
     return values
 
