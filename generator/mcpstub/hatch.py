@@ -17,6 +17,7 @@ packaged even when git ignores them (a project may commit only its toolset and h
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -53,7 +54,11 @@ class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             self._fail(f"unknown key(s) in [tool.hatch.build.hooks.mcpstub]: {said}")
         project = _project_settings(root)  # ([tool.mcpstub]: written once, for the hook and the command)
         settings = {key: self.config.get(key, project.get(key)) for key in ("toolset", "out")}
-        missing = [key for key, value in settings.items() if not isinstance(value, str) or not value]
+        for key, value in settings.items():
+            if value is not None and not isinstance(value, str):
+                table = "[tool.hatch.build.hooks.mcpstub]" if key in self.config else "[tool.mcpstub]"
+                self._fail(f"{table} {key} must be a string (a path from the project root)")
+        missing = [key for key, value in settings.items() if not value]
         if missing:
             self._fail(
                 "[tool.hatch.build.hooks.mcpstub] (or [tool.mcpstub]) needs "
@@ -61,6 +66,10 @@ class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
                 + " (paths from the project root)"
             )
         toolset, out = str(settings["toolset"]), str(settings["out"])
+        # As a path from the root (`./src/pkg`, an absolute one): what the wheel's pattern names.
+        out = Path(os.path.relpath(root / out, root)).as_posix()
+        if out == ".." or out.startswith("../"):
+            self._fail(f"out = {settings['out']!r} is outside the project: the wheel cannot hold it")
         sdist = (root / "PKG-INFO").is_file()  # (a project's own tree has none)
         if sdist and not (root / toolset).is_file() and (root / out / "_mcpstub.json").is_file():
             # An sdist made by this hook holds the generated package: nothing to make again. Anywhere

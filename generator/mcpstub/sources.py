@@ -216,7 +216,7 @@ def _shallow(cwd: Path) -> str:
         return ""
     return (
         "\n  hint: this clone is shallow: fetch the history first (git fetch --unshallow, or"
-        " fetch-depth: 0 in GitHub's actions/checkout), or the revision itself (git fetch origin main)"
+        " fetch-depth: 0 in GitHub's actions/checkout)"
     )
 
 

@@ -279,8 +279,19 @@ def test_the_hook_takes_toolset_and_out_from_the_project_s_table_where_its_own_l
     hook.initialize("standard", build_data)
     assert (project / "src" / "sample_tools" / "server.py").is_file()
     assert build_data["artifacts"] == ["/src/sample_tools/**"]
+    # `out` as the command takes it (./src/..., absolute) is what the wheel holds (it held nothing).
+    for written in ("./src/sample_tools", str(project / "src" / "sample_tools")):
+        pyproject.write_text(head + table.replace('"src/sample_tools"', f'"{written}"'))
+        build_data = {"artifacts": []}
+        hook.initialize("standard", build_data)
+        assert build_data["artifacts"] == ["/src/sample_tools/**"]
     pyproject.write_text(head)
     with pytest.raises(SystemExit):
         hook.initialize("standard", {})
     said = '[tool.hatch.build.hooks.mcpstub] (or [tool.mcpstub]) needs toolset = "..." and out = "..."'
+    assert said in capsys.readouterr().err
+    pyproject.write_text(head + table.replace('"tools.yaml"', "5"))
+    with pytest.raises(SystemExit):
+        hook.initialize("standard", {})
+    said = "error: [tool.mcpstub] toolset must be a string (a path from the project root)"
     assert said in capsys.readouterr().err
