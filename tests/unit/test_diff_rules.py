@@ -1426,21 +1426,20 @@ BIG, BIG_FLOAT = 2**62, float(2**62)  # one value to JSON Schema; two to jsonsch
         # reads as that integer; a range of integers bounded by it does not: they were "equal")
         ({"const": 4611686018427388000}, {"type": "integer", "minimum": 4611686018427388000,
                                           "maximum": 4611686018427388000}),
+        # (past 2**53 the server places the float 2.0**60 + 256 below the integer: not the same)
+        ({"type": "integer", "exclusiveMinimum": 2**60 + 255}, {"type": "integer", "minimum": 2**60 + 256}),
     ],
 )
 def test_a_big_integer_and_its_float_are_two_values_as_the_server_judges(old: Any, new: Any) -> None:
     assert breaking(run_input(old, new)) and breaking(run_output(new, old))
 
 
-@pytest.mark.parametrize("value", [10**16, 10**20, 3 * 2**52, 2**53 + 2])
-def test_a_big_integer_and_its_float_the_server_takes_as_one_are_one_value(value: int) -> None:
-    # (past 2**53 all were called two values: equal schemas were "breaking" or undecided; a list
-    # of values past 2**53 is not enumerated, which may leave a change undecided or called breaking)
-    pairs = [({"not": {"const": float(value)}}, {"not": {"const": value}})]
-    for old, new in pairs:
-        for first, second in ((old, new), (new, old)):
-            found = [*run_input(first, second), *run_output(first, second)]
-            assert not [f for f in found if f.severity != "info"], found
+def test_a_bound_and_its_float_past_2_53_are_never_called_one() -> None:
+    # `minimum: 9223372036854776000` refuses the float 2.0**63, `minimum: 2.0**63` takes it: the
+    # change was "changed without changing which values it accepts"; the rules cannot compare it.
+    old, new = {"not": {"minimum": 9223372036854776000}}, {"not": {"minimum": 2.0**63}}
+    for found in (run_input(old, new), run_output(new, old)):
+        assert [f for f in found if f.severity != "info"], found
 
 
 @pytest.mark.parametrize(
