@@ -277,9 +277,9 @@ async def _check_output(
     relisted: Mapping[str, Any] = getattr(client._session.session, "_tool_output_schemas", None) or {}
     if name in relisted:
         schema = relisted[name]
-    elif name in client._listed:
+    elif name in client._listed and not relisted:
         schema = client._listed[name]
-    else:
+    else:  # (not listed, or not in the listing the session made since)
         return await sdk_check(name, result)
     if schema is None:
         return None
@@ -289,8 +289,10 @@ async def _check_output(
     if cached is None or cached[0] is not schema:  # (a listing since, with another schema)
         try:
             cached = (schema, jsonschema_rs.validator_for(schema, validate_formats=False, offline=True))
-        except (ValueError, jsonschema_rs.ValidationError):  # (draft-03, a dialect of its own, ...)
-            return await sdk_check(name, result)
+        except (ValueError, jsonschema_rs.ValidationError) as exc:
+            if str(exc).startswith("Unknown meta-schema"):  # (draft-03, a dialect of its own)
+                return await sdk_check(name, result)
+            raise RuntimeError(f"Invalid schema for tool {name}: {exc}") from None
         client._checkers[name] = cached
     checker = cached[1]
     if not checker.is_valid(result.structured_content):

@@ -817,6 +817,18 @@ def test_outputs_are_checked_with_the_server_s_patterns_not_python_s(tmp_path: P
                     await theirs.session.list_tools()
                     called = await theirs.session.call_tool("pat", {})
                     assert called.structured_content == {"up": 1, "mail": "m"}
+                    # A listing without the tool leaves it unchecked, as the SDK leaves it (it was
+                    # held to the schema listed on connect); a schema no validator reads fails.
+                    listing[:] = [{**wire, "name": "other"}]
+                    await theirs.session.list_tools()
+                    sent.update(up="lower")
+                    called = await theirs.session.call_tool("pat", {})
+                    assert called.structured_content == {"up": "lower", "mail": "m"}
+                    unread = {"type": "object", "properties": {"up": {"pattern": "a{,3}"}}}
+                    listing[:] = [{**wire, "outputSchema": unread}]
+                    await theirs.session.list_tools()
+                    with pytest.raises(RuntimeError, match=r"^Invalid schema for tool pat: "):
+                        await theirs.session.call_tool("pat", {})
                     listing[:] = [wire]
 
         for mode in ("auto", "legacy"):
