@@ -66,10 +66,7 @@ class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
                 + " (paths from the project root)"
             )
         toolset, out = str(settings["toolset"]), str(settings["out"])
-        # As a path from the root (`./src/pkg`, an absolute one): what the wheel's pattern names.
-        out = Path(os.path.relpath(root / out, root)).as_posix()
-        if out == ".." or out.startswith("../"):
-            self._fail(f"out = {settings['out']!r} is outside the project: the wheel cannot hold it")
+        out = self._from_root(out)
         sdist = (root / "PKG-INFO").is_file()  # (a project's own tree has none)
         if sdist and not (root / toolset).is_file() and (root / out / "_mcpstub.json").is_file():
             # An sdist made by this hook holds the generated package: nothing to make again. Anywhere
@@ -86,6 +83,22 @@ class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         if done.stderr:
             self.app.display_warning(done.stderr.rstrip())
         self._include(out, build_data)
+
+    def _from_root(self, out: str) -> str:
+        """`out` as a path from the project root (`./src/pkg`, an absolute one, through a link to
+        the project): what the wheel's pattern names."""
+        root = Path(self.root)
+        try:
+            if os.path.isabs(out):  # (resolved on both sides: /tmp is /private/tmp on macOS)
+                relative = os.path.relpath(Path(out).resolve(), root.resolve())
+            else:
+                relative = os.path.relpath(root / out, root)
+        except (OSError, RuntimeError, ValueError):  # (a loop of links; another drive)
+            relative = ".."
+        if relative in {".", ".."} or relative.startswith(".." + os.sep):
+            where = "the project root itself" if relative == "." else "outside the project"
+            self._fail(f"out = {out!r} is {where}: name the package's own folder in it")
+        return Path(relative).as_posix()
 
     def _include(self, out: str, build_data: dict[str, Any]) -> None:
         # Packaged even where git ignores the generated files.

@@ -279,12 +279,20 @@ def test_the_hook_takes_toolset_and_out_from_the_project_s_table_where_its_own_l
     hook.initialize("standard", build_data)
     assert (project / "src" / "sample_tools" / "server.py").is_file()
     assert build_data["artifacts"] == ["/src/sample_tools/**"]
-    # `out` as the command takes it (./src/..., absolute) is what the wheel holds (it held nothing).
-    for written in ("./src/sample_tools", str(project / "src" / "sample_tools")):
+    # `out` as the command takes it (./src/..., absolute, through a link to the project) is what
+    # the wheel holds (it held nothing); the project root itself is no package's folder.
+    (tmp_path / "alias").symlink_to(project)
+    linked = str(tmp_path / "alias" / "src" / "sample_tools")
+    for written in ("./src/sample_tools", str(project / "src" / "sample_tools"), linked):
         pyproject.write_text(head + table.replace('"src/sample_tools"', f'"{written}"'))
         build_data = {"artifacts": []}
         hook.initialize("standard", build_data)
         assert build_data["artifacts"] == ["/src/sample_tools/**"]
+    for written, said in ((".", "is the project root itself"), ("../x", "is outside the project")):
+        pyproject.write_text(head + table.replace('"src/sample_tools"', f'"{written}"'))
+        with pytest.raises(SystemExit):
+            hook.initialize("standard", {})
+        assert f"out = '{written}' {said}: name the package's own folder in it" in capsys.readouterr().err
     pyproject.write_text(head)
     with pytest.raises(SystemExit):
         hook.initialize("standard", {})
