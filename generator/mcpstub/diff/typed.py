@@ -159,6 +159,9 @@ class TypedRules:
             # An integer and a float bound past 2**53 are not compared exactly by the server (it
             # rounds the integer): equal here, they may still take different integers.
             rounded = a_b is not None and b_b is not None and _rounded_apart(a_b[0], b_b[0])
+            # So is a node's inclusive bound against its exclusive one: which of them binds is
+            # the server's to say (`maximum: 2.0**60` beside `exclusiveMaximum: 2**60 + 1`).
+            rounded = rounded or (ex is not None and (_mixed_pair(a, name, ex) or _mixed_pair(b, name, ex)))
             if fits(a_b, b_b, integer) and not rounded:
                 continue
             old, new = (a_b, b_b) if self._input else (b_b, a_b)
@@ -489,6 +492,14 @@ class TypedRules:
         if a_names is not None and "maxProperties" not in a:
             probe["maxProperties"] = len(a_names)
         self._bound(probe, ap, b, bp, ip, exact, ("minProperties", "maxProperties", None, None), True)
+
+
+def _mixed_pair(node: dict[str, Any], name: str, ex: str) -> bool:
+    """Whether `node` bounds one side by an integer and a float past 2**53 (see `_rounded_apart`)."""
+    first, second = node.get(name), node.get(ex)
+    if isinstance(first, int | float) and isinstance(second, int | float):
+        return _rounded_apart(first, second)
+    return False
 
 
 def _rounded_apart(x: float, y: float) -> bool:
