@@ -86,17 +86,17 @@ class McpstubBuildHook(BuildHookInterface):  # type: ignore[type-arg]
 
     def _from_root(self, out: str) -> str:
         """`out` as a path from the project root (`./src/pkg`, an absolute one, through a link to
-        the project): what the wheel's pattern names."""
+        the project): what the wheel's pattern names. The folder it leads to, links followed,
+        must be inside the project and not its root."""
         root = Path(self.root)
         try:
-            if os.path.isabs(out):  # (resolved on both sides: /tmp is /private/tmp on macOS)
-                relative = os.path.relpath(Path(out).resolve(), root.resolve())
-            else:
-                relative = os.path.relpath(root / out, root)
+            base, target = root.resolve(), (root / out).resolve()
+            # (as written where it is relative: the wheel's pattern matches the tree as hatch walks it)
+            relative = os.path.relpath(*((target, base) if os.path.isabs(out) else (root / out, root)))
         except (OSError, RuntimeError, ValueError):  # (a loop of links; another drive)
-            relative = ".."
-        if relative in {".", ".."} or relative.startswith(".." + os.sep):
-            where = "the project root itself" if relative == "." else "outside the project"
+            self._fail(f"out = {out!r} cannot be followed (a loop of symbolic links, another drive)")
+        if target == base or not target.is_relative_to(base):
+            where = "the project root itself" if target == base else "outside the project"
             self._fail(f"out = {out!r} is {where}: name the package's own folder in it")
         return Path(relative).as_posix()
 

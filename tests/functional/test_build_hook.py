@@ -288,7 +288,10 @@ def test_the_hook_takes_toolset_and_out_from_the_project_s_table_where_its_own_l
         build_data = {"artifacts": []}
         hook.initialize("standard", build_data)
         assert build_data["artifacts"] == ["/src/sample_tools/**"]
-    for written, said in ((".", "is the project root itself"), ("../x", "is outside the project")):
+    (project / "self").symlink_to(project)  # (a link to the project: its root all the same)
+    (project / "ext").symlink_to(tmp_path)
+    for written, said in ((".", "is the project root itself"), ("../x", "is outside the project"),
+                          ("self", "is the project root itself"), ("ext/pkg", "is outside the project")):
         pyproject.write_text(head + table.replace('"src/sample_tools"', f'"{written}"'))
         with pytest.raises(SystemExit):
             hook.initialize("standard", {})
