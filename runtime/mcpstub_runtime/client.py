@@ -324,8 +324,8 @@ class _StrayKeyword(TypeError):
 
         close = difflib.get_close_matches(keyword, list(fields), n=1)
         meant = f" (did you mean {close[0]!r}?)" if close else ""
-        said = f"unexpected keyword argument {keyword!r}{meant}: its input lists no such one"
-        super().__init__(f"{called}: {said}")
+        self.said = f"{called}: unexpected keyword argument {keyword!r}{meant}: its input lists no such one"
+        super().__init__(self.said)
         self.keyword, self.fields = keyword, fields
 
 
@@ -360,11 +360,12 @@ def arguments(
     ) -> Callable[Concatenate[ClientT, P], Awaitable[R]]:
         async def call(self: ClientT, /, *args: P.args, **kwargs: P.kwargs) -> R:
             if closed and (stray := [key for key in kwargs if key not in taken]):
-                raise _StrayKeyword(method.__name__, stray[0], declared)
+                raise TypeError(_StrayKeyword(method.__name__, stray[0], declared).said)
             try:
                 return await method(self, model(*args, **kwargs))
             except _StrayKeyword as refused:  # (an open input's: said by the method's name too)
-                raise _StrayKeyword(method.__name__, refused.keyword, refused.fields) from None
+                named = _StrayKeyword(method.__name__, refused.keyword, refused.fields)
+                raise TypeError(named.said) from None  # (Python's own type: no private name shown)
 
         call.__name__ = method.__name__
         call.__qualname__ = method.__qualname__

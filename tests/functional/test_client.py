@@ -190,8 +190,9 @@ def test_keywords_the_schema_may_take_are_sent_and_a_field_named_self_is_one(tmp
                 # Open or closed, the method the caller wrote is named, not the tool (look-up).
                 for method in (client.look_up, client.shut_down):
                     stray = rf"^{method.__name__}: unexpected keyword argument 'trem'"
-                    with pytest.raises(TypeError, match=stray):
+                    with pytest.raises(TypeError, match=stray) as raised:
                         await method(trem="x")
+                    assert type(raised.value) is TypeError  # (no private class in the traceback)
                 return said
 
         assert anyio.run(run) == [
