@@ -477,7 +477,8 @@ def cmd_init(args: argparse.Namespace) -> int:
         configured = "out" in config and (owner is None or same_file(owner, target))
     except UsageError:
         configured = False
-    then = f"mcpstub generate {shlex.quote(shown_path(target))}{'' if configured else ' --out src/my_tools'}"
+    package = shlex.quote(shown_path(target.parent / "src" / "my_tools"))  # (beside the toolset)
+    then = f"mcpstub generate {shlex.quote(shown_path(target))}{'' if configured else f' --out {package}'}"
     print(f"wrote {shown_path(target)}; next: {then}")
     return EXIT_OK
 

@@ -486,6 +486,9 @@ def test_init_into_a_folder_and_a_named_file(in_tmp: Path, capsys: pytest.Captur
     (in_tmp / "spec").mkdir()
     assert main(["init", "spec"]) == 0
     assert (in_tmp / "spec" / "tools.yaml").is_file()
+    # (the package beside it, as the starter's own comment has it from its folder)
+    said = capsys.readouterr().out
+    assert said.endswith("next: mcpstub generate spec/tools.yaml --out spec/src/my_tools\n")
     assert main(["init", "my tools.yaml"]) == 0
     # The file's own comment, and what init says next, name it as a shell command must.
     assert "mcpstub generate 'my tools.yaml' --out src/my_tools\n" in (in_tmp / "my tools.yaml").read_text()
