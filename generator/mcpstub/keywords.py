@@ -134,7 +134,6 @@ class Lint:
     patterns: list[str] = field(default_factory=list)
     bad_types: set[JsonPath] = field(default_factory=set)
     defaults: list[JsonPath] = field(default_factory=list)  # the schemas that hold a `default`
-    resources_said: set[JsonPath] = field(default_factory=set)  # each `$id` a `$ref` below was said of
 
 
 # Names other schema languages (or habit) use for a keyword, folded as `_folded` folds them.
@@ -442,12 +441,13 @@ def lint_schema(
     stack: list[tuple[JsonPath, Any, Any, bool]] = [(path, schema, schema, root_is_definition)]
     families: dict[int, tuple[frozenset[str], bool] | None] = {}
     resources: dict[JsonPath, tuple[JsonPath, str]] = {}  # see `_check_resource`
+    said: set[JsonPath] = set()  # each `$id` a `$ref` below it was said of
     while stack:
         where, node, family, is_definition = stack.pop()
         if not isinstance(node, dict):
             continue
         if resources or "$id" in node:
-            _check_resource(doc, path, where, node, draft07, resources, found)
+            _check_resource(doc, path, where, node, draft07, resources, said, found)
         if draft07 and "$ref" in node and (ignored := [k for k in node if k in _CONSTRAINTS and k != "$ref"]):
             if where == path and path[-1:] in _TOOL_ROOTS and node.get("type") == "object":
                 ignored.remove("type")  # (what MCP asks of a root, as mcpstub advertises it)
@@ -575,6 +575,7 @@ def _check_resource(
     node: dict[str, Any],
     draft07: bool,
     resources: dict[JsonPath, tuple[JsonPath, str]],
+    said: set[JsonPath],
     found: Lint,
 ) -> None:
     """A `$ref` below an `$id` that starts a resource of its own (anywhere but at a tool's schema)
@@ -591,8 +592,8 @@ def _check_resource(
         return
     resources[where] = at
     ref = node.get("$ref")
-    if isinstance(ref, str) and at[0] not in found.resources_said:
-        found.resources_said.add(at[0])
+    if isinstance(ref, str) and at[0] not in said:
+        said.add(at[0])
         found.diagnostics.append(
             error(
                 "ref-in-resource",

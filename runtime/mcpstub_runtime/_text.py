@@ -132,22 +132,14 @@ def not_text(value: Any, path: tuple[str | int, ...] = ()) -> list[str | int] | 
     holding a lone surrogate (JSON's `\\ud800` escape, which Python's JSON reader takes); None
     if there is none."""
     if isinstance(value, str):
-        return None if value.isascii() or _encodes(value) else list(path)
+        return None if clean(value) is value else list(path)  # (`clean` keeps text JSON carries)
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in items:
-        if isinstance(key, str) and not (key.isascii() or _encodes(key)):
+        if isinstance(key, str) and clean(key) is not key:
             return [*path, key]
         if isinstance(item, str | dict | list) and (found := not_text(item, (*path, key))) is not None:
             return found
     return None
-
-
-def _encodes(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def writable(text: str) -> str:

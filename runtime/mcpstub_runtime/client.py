@@ -317,17 +317,20 @@ def _no_stray_keywords(tool: str, arguments: BaseModel, schema: Mapping[str, Any
 
 
 class _StrayKeyword(TypeError):
-    """A keyword argument that is no field of the input (raised before anything is sent)."""
+    """A keyword argument that is no field of the input (raised before anything is sent); the
+    typed method raises it as Python's own TypeError, by its name (`_unexpected`)."""
 
     def __init__(self, called: str, keyword: str, fields: Iterable[str]) -> None:
-        import difflib  # only for the message
-
-        close = difflib.get_close_matches(keyword, list(fields), n=1)
-        meant = f" (did you mean {close[0]!r}?)" if close else ""
-        self.said = f"{called}: unexpected keyword argument {keyword!r}{meant}: its input lists no such one"
-        super().__init__(self.said)
+        super().__init__(_unexpected(called, keyword, fields))
         self.keyword, self.fields = keyword, fields
 
+
+def _unexpected(called: str, keyword: str, fields: Iterable[str]) -> str:
+    import difflib  # only for the message
+
+    close = difflib.get_close_matches(keyword, list(fields), n=1)
+    meant = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"{called}: unexpected keyword argument {keyword!r}{meant}: its input lists no such one"
 
 
 def _no_such_tool(name: str, said: str) -> DriftError:
@@ -360,12 +363,12 @@ def arguments(
     ) -> Callable[Concatenate[ClientT, P], Awaitable[R]]:
         async def call(self: ClientT, /, *args: P.args, **kwargs: P.kwargs) -> R:
             if closed and (stray := [key for key in kwargs if key not in taken]):
-                raise TypeError(_StrayKeyword(method.__name__, stray[0], declared).said)
+                raise TypeError(_unexpected(method.__name__, stray[0], declared))
             try:
                 return await method(self, model(*args, **kwargs))
             except _StrayKeyword as refused:  # (an open input's: said by the method's name too)
-                named = _StrayKeyword(method.__name__, refused.keyword, refused.fields)
-                raise TypeError(named.said) from None  # (Python's own type: no private name shown)
+                said = _unexpected(method.__name__, refused.keyword, refused.fields)
+                raise TypeError(said) from None  # (Python's own type: no private name shown)
 
         call.__name__ = method.__name__
         call.__qualname__ = method.__qualname__

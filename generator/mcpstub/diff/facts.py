@@ -66,7 +66,7 @@ def _plain(value: JSON) -> JSON:
 
 def _huge(value: JSON) -> bool:
     """Whether a number past 2**53 stands in `value`: the server compares such an integer and a
-    float otherwise than their values (see `_server_integer`), which a list of values misses."""
+    float otherwise than their values (see `canon`), which a list of values misses."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return abs(value) > 2**53
     if isinstance(value, list):
