@@ -295,6 +295,38 @@ def test_a_clash_between_groups_falls_back_to_one_whole_generation(
     assert start_models(toolset, None).result().source == render_models(toolset).source
 
 
+def test_a_whole_generation_is_kept_by_everything_it_was_made_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Groups that clash are generated as one toolset; that generation is cached like a group's,
+    under a key that changes with any tool's or shared definition's schema."""
+    tools = [tool("a", {"q": 2}, 4), tool("b", {"n": 5}, None)]
+    doc = {"mcpstub": 1, "server": {"name": "s"}, "$defs": SHARED, "tools": tools}
+    monkeypatch.setattr(model_groups, "merge_parts", lambda _: (_ for _ in ()).throw(Clash("A")))
+    store = ModelCache(tmp_path / "cache")
+
+    def whole(changed: dict[str, Any]) -> str:
+        return start_models(checked(tmp_path, changed), store).result().source
+
+    cold = render_models(checked(tmp_path, doc)).source
+    assert whole(doc) == cold
+    with monkeypatch.context() as patch:  # the second run generates nothing
+        patch.setattr(model_groups, "render_models", lambda _: pytest.fail("generated again"))
+        assert whole(copy.deepcopy(doc)) == cold
+    edits = [
+        {**doc, "tools": [tool("a", {"q": 3}, 4), tool("b", {"n": 5}, None)]},
+        {**doc, "tools": [tool("a", {"q": 2}, 4), tool("b", {"n": 5}, 1)]},
+        {**doc, "$defs": {**SHARED, "Mode": {"type": "string", "enum": ["fast", "slower"]}}},
+    ]
+    for edited in edits:
+        assert whole(edited) == render_models(checked(tmp_path, edited)).source
+    # a description is not what models are made of: the entry is reused
+    described = {**doc, "tools": [{**tools[0], "description": "other"}, tools[1]]}
+    with monkeypatch.context() as patch:
+        patch.setattr(model_groups, "render_models", lambda _: pytest.fail("generated again"))
+        assert whole(described) == cold
+
+
 def run_cli(folder: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "mcpstub", "generate", "tools.json", "--out", "pkg", *args],
@@ -627,7 +659,7 @@ def test_groups_import_the_shared_classes_they_only_name(tmp_path: Path) -> None
 
     tools = [{"name": f"t{i}", "inputSchema": schema(i)} for i in range(12)]
     toolset = checked(tmp_path, {"mcpstub": 1, "server": {"name": "s"}, "$defs": shared, "tools": tools})
-    units = model_groups._units(toolset)
+    units, _ = model_groups._units(toolset)
     group = render_models(units[1].toolset)
     # The group's tools name shared classes: imported from the stand-in module, not generated.
     assert f"from {STAND_IN_MODULE} import" in group.source

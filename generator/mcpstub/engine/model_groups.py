@@ -303,6 +303,12 @@ class _Planner:
         first = replace(self.base, reserved_roots=self.roots.extending(root_names(self.base)))
         return _Unit(_digest(first, (), self._definitions), first)
 
+    def whole(self, tools: Sequence[Tool]) -> _Unit:
+        """All of `tools` in one unit: what `PendingModels.result` generates when groups clash."""
+        unit = replace(self.base, tools=tuple(_schema_only(t) for t in tools))
+        key = hashlib.sha256(b"whole\0" + _digest(unit, tools, self._definitions).encode())
+        return _Unit(key.hexdigest(), unit)
+
     def group(self, group: tuple[Tool, ...]) -> _Unit:
         used = self._closed(set().union(*(t.shared_def_names for t in group)))
         shared = {n: s for n, s in self.base.shared_defs.items() if n in used}
@@ -327,10 +333,12 @@ def _shared_refs(node: object) -> Iterable[str]:
             yield from _shared_refs(value)
 
 
-def _units(toolset: Toolset) -> list[_Unit]:
-    """The shared definitions alone, then each group of tools with the shared definitions it uses."""
+def _units(toolset: Toolset) -> tuple[list[_Unit], _Unit]:
+    """The shared definitions alone, then each group of tools with the shared definitions it uses;
+    and the whole toolset as one unit."""
     planner = _Planner(toolset, root_names(toolset))
-    return [planner.first(), *(planner.group(g) for g in split_groups(toolset.tools))]
+    groups = [planner.first(), *(planner.group(g) for g in split_groups(toolset.tools))]
+    return groups, planner.whole(toolset.tools)
 
 
 def _schema_only(tool: Tool) -> Tool:
@@ -395,7 +403,7 @@ class PendingModels:
         self._toolset, self._store = toolset, store
         # Whether `result()` assembled the models from parsed statements (see there).
         self.merged = False
-        self._units = _units(toolset)
+        self._units, self._whole = _units(toolset)
         self._found: dict[str, _Generated] = {}
         self._missing: list[_Unit] = []
         for unit in self._units:
@@ -431,9 +439,15 @@ class PendingModels:
         results = [done[u.key] for u in self._units]
         try:
             source = merge_parts(r.parts for r in results)
-        except Clash:
+        except Clash:  # a class the groups define differently: the whole toolset in one call
             self.merged = False
-            return render_models(self._toolset)
+            key = self._whole.key
+            whole = self._store.get(key) if self._store is not None else None
+            if whole is None:
+                whole = _Generated(render_models(self._whole.toolset), [])
+                if self._store is not None:
+                    self._store.put(key, whole)
+            return whole.result
         # Every part is a whole top-level statement parsed out of a generated module, and the
         # imports are written from parsed names: the merged module compiles by construction.
         self.merged = True
