@@ -60,7 +60,7 @@ def wires(draw: st.DrawFn, plain: bool = False) -> dict[str, Any]:
     return wire
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(many=st.lists(wires(), min_size=1, max_size=4))
 def test_texts_made_by_definition_are_the_whole_objects_texts(many: list[dict[str, Any]]) -> None:
     for wire in [*many, *many]:  # the second time, every definition's text is a reused one
@@ -68,7 +68,7 @@ def test_texts_made_by_definition_are_the_whole_objects_texts(many: list[dict[st
         assert tool_digest(wire) == whole_digest(wire)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(many=st.lists(wires(plain=True), min_size=1, max_size=4))
 def test_plain_values_are_written_by_definition_and_as_the_whole_objects(many: list[dict[str, Any]]) -> None:
     for wire in [*many, *many]:
