@@ -335,7 +335,7 @@ def _generate_in_run(
     ours = {**generated.ours, STAMP_FILE: stamp}
     with locked(out, writing=not (args.check or args.diff)):
         return _write_package(
-            args, out, ours, generated.yours, modules, generated.ahead, generated.stubs, renamed
+            args, out, ours, generated.yours, modules, generated.ahead, generated.stubs, renamed, client_only
         )
 
 
@@ -362,6 +362,7 @@ def _write_package(
     ahead: Ahead | None = None,
     stubs: dict[str, tuple[str, str]] | None = None,
     renamed: dict[str, str] | None = None,
+    client_only: bool = False,
 ) -> int:
     """Plan and apply (or, with --check/--diff, report) the files of one generation (`ahead`:
     the files' bytes, hashes and staged copies made while the models were generated)."""
@@ -389,7 +390,7 @@ def _write_package(
         if p.stale or p.created_yours or p.leftovers:
             for rel in sorted([*p.stale, *p.created_yours]):
                 state = "obsolete" if rel in p.removals else "missing" if rel not in p.existing else "stale"
-                why = _why_removed(rel, p)
+                why = _why_removed(rel, p, client_only)
                 print(f"{shown_path(out / rel)}: {state}" + (f" ({why})" if why else ""), file=sys.stderr)
             for rel in p.leftovers:
                 print(f"{shown_path(out / rel)}: left by an interrupted run", file=sys.stderr)
@@ -404,17 +405,25 @@ def _write_package(
             exc.filename = str(out)
         raise
     for rel in p.removals:
-        why = _why_removed(rel, p)
+        why = _why_removed(rel, p, client_only)
         print(f"{shown_path(out / rel)}: removed (no longer generated" + (f": {why})" if why else ")"))
     print(_write_report(out, p, len(ours) - 1, modules))
+    if client_only and (out / "handlers").is_dir():
+        handlers = shown_path(out / "handlers")
+        print(f"{handlers}: warning: the handlers of a server stay, yours, in a client-only package, which"
+              " has no server for them to import", file=sys.stderr)  # fmt: skip
+        print(f"  hint: delete {handlers} if this package no longer serves; to serve again, generate"
+              " without --client-only (or with --no-client-only)", file=sys.stderr)  # fmt: skip
     return EXIT_OK
 
 
-def _why_removed(rel: str, p: Plan) -> str:
+def _why_removed(rel: str, p: Plan, client_only: bool = False) -> str:
     """Why a generated file goes, where the reason is a setting: the contract tests are written
-    only with --emit-tests, so a run without it removes them."""
+    only with --emit-tests, the server's files only without --client-only."""
     if rel in p.removals and rel == CONTRACT_TESTS:
         return "written only with --emit-tests or emit_tests = true in [tool.mcpstub], unless --no-emit-tests"
+    if rel in p.removals and rel in SERVER_FILES and client_only:
+        return "a client-only package (--client-only, or client_only = true in [tool.mcpstub]) has no server"
     return ""
 
 

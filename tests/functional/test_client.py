@@ -561,6 +561,31 @@ def test_client_only_is_also_a_pyproject_option(tmp_path: Path) -> None:
         os.chdir(cwd)
 
 
+def test_a_server_package_made_client_only_says_why_its_server_goes_and_what_its_handlers_lack(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "tools.yaml").write_text((EXAMPLE / "tools.yaml").read_text("utf-8"), "utf-8")
+    out = tmp_path / "weather"
+    assert cli.main(["generate", str(tmp_path / "tools.yaml"), "--out", str(out)]) == 0
+    capsys.readouterr()
+    client_only = ["generate", str(tmp_path / "tools.yaml"), "--out", str(out), "--client-only"]
+    assert cli.main([*client_only, "--check"]) == 1
+    said = capsys.readouterr().err
+    assert f"{out / 'server.py'}: obsolete (a client-only package" in said, said
+    assert cli.main(client_only) == 0
+    written = capsys.readouterr()
+    assert f"{out / 'server.py'}: removed (no longer generated: a client-only package" in written.out
+    # The handlers stay (they are the user's), importing a server the package no longer has.
+    assert "from ..server import ToolContext" in (out / "handlers" / "get_forecast.py").read_text("utf-8")
+    assert not (out / "server.py").exists()
+    assert f"{out / 'handlers'}: warning: the handlers of a server stay" in written.err, written.err
+    assert f"hint: delete {out / 'handlers'} if this package no longer serves" in written.err
+    assert "orphaned" not in written.err
+    shutil.rmtree(out / "handlers")
+    assert cli.main([*client_only, "--force"]) == 0
+    assert "handlers" not in capsys.readouterr().err
+
+
 def test_a_tool_named_like_the_client_s_own_attributes_keeps_both(tmp_path: Path) -> None:
     public = {name for name in dir(ToolsClient) if not name.startswith("_")}
     assert public == CLIENT_RESERVED  # the generator renames exactly what the base class uses
