@@ -23,7 +23,6 @@ from mcpstub.pointers import percent_decoded, resolve, split
 from mcpstub.validate import schema_dialect
 
 JSON = Any
-DIALECTS = ("draft-07", "2020-12")
 # What a URI reference may hold (RFC 3986): a `$ref` with anything else (a space, say) is one no
 # validator resolves as written (`Context.unfollowed`).
 _URI_REFERENCE = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*")

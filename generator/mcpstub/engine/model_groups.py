@@ -400,7 +400,7 @@ class PendingModels:
     """Models being generated; `result()` waits for them. `close()` abandons them."""
 
     def __init__(self, toolset: Toolset, store: ModelCache | None, feed: ModelFeed | None = None) -> None:
-        self._toolset, self._store = toolset, store
+        self._store = store
         # Whether `result()` assembled the models from parsed statements (see there).
         self.merged = False
         self._units, self._whole = _units(toolset)
