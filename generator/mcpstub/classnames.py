@@ -155,7 +155,9 @@ def extending(part: Iterable[str], others: Iterable[str]) -> frozenset[str]:
 def _merges(node: dict[str, JSON]) -> bool:
     """True for an `allOf`, which the generator merges into a class or alias named without its parent."""
     parts = node.get("allOf")
-    return isinstance(parts, list) and any(isinstance(p, dict) for p in parts)
+    if not isinstance(parts, list):
+        return False
+    return any(isinstance(p, dict) for p in parts) or (bool(parts) and all(p is True for p in parts))
 
 
 _MERGED = 2

@@ -290,6 +290,26 @@ def test_hostile_shapes_generate_each_tool_bound_to_its_own_schema(tmp_path: Pat
     assert not [n for n in names if n.endswith("1") and n[:-1] in names]
 
 
+def test_an_allof_of_true_alone_is_named_after_its_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The generator names such an allOf after its property alone: three tools each had a `Value`,
+    # their groups defined it differently, and the whole toolset was generated in one call.
+    shapes = [
+        {"allOf": [True, True]},
+        {"allOf": [True], "unevaluatedItems": False},
+        {"properties": {"foo": S}, "allOf": [True], "unevaluatedProperties": False},
+    ]
+    toolset = checked(tmp_path, [tool(f"t{i}", obj(value=shape)) for i, shape in enumerate(shapes)])
+    monkeypatch.setattr(model_groups, "GROUP_MAX", 1)
+    monkeypatch.setattr(model_groups, "WORKERS", False)
+    pending = start_models(toolset, None)
+    source = pending.result().source
+    assert pending.merged, "the groups' models clashed"
+    assert definitions(source) == definitions(render_models(toolset).source)
+    assert not [names for names in definitions(source) if not names[0].startswith(("T", "_"))]
+
+
 def test_a_nested_class_that_would_take_a_tool_class_is_named_apart(tmp_path: Path) -> None:
     module = assert_generates_and_binds(
         tmp_path, [tool("foo", obj(input=obj(a=S))), tool("foo_input", obj(b=I))]
