@@ -1775,3 +1775,22 @@ def test_an_object_whose_names_its_closure_decides_is_no_breaking_change(old: An
     wider = {**old, "properties": {**old.get("properties", {}), "z": S}}
     narrower = {**new, "properties": new.get("properties", {})}
     assert breaking(run_input(obj({"o": wider}), obj({"o": narrower})))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        ({}, {"pattern": "^[A-Z]"}, 'pattern changed: (none) -> "^[A-Z]"'),
+        ({"pattern": "^[A-Z]"}, {}, 'pattern changed: "^[A-Z]" -> (none)'),
+        ({"pattern": "^a"}, {"pattern": "^b"}, 'pattern changed: "^a" -> "^b"'),
+    ],
+)
+def test_a_pattern_added_or_removed_is_said_as_none_not_null(
+    old: dict[str, Any], new: dict[str, Any], said: str
+) -> None:
+    string = {"type": "string"}
+    for run in (run_input, run_output):
+        found = run({**string, **old}, {**string, **new})
+        messages = [f.message for f in found if f.rule.endswith("pattern-changed")]
+        assert messages and all(m.startswith(said) for m in messages), found
+        assert not any("null" in f.message for f in found), found

@@ -37,6 +37,7 @@ from mcpstub.diff.facts import (
     names_in,
     num,
     show,
+    shown_or_none,
     types_of,
 )
 from mcpstub.diff.semantics import Context
@@ -323,7 +324,7 @@ class Subset(TypedRules):
             key = next((k for k in moved if k in b and _refuses(k, b[k], bad[0])), moved[0])
             kind, where = "bound", f"/{key}" if key in new_node else ""
             old, new = (a, b) if self._input else (b, a)
-            message = f"{key} {show(old.get(key))} -> {show(new.get(key))}: {message}"
+            message = f"{key} {shown_or_none(old.get(key))} -> {shown_or_none(new.get(key))}: {message}"
         reason = Reason(kind, self._new(ap, bp) + where, message, exact, ap, bp, ip, bad[0], True)
         self.reasons.append(reason)
         return True

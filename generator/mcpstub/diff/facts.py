@@ -176,6 +176,11 @@ def multiple(of: JSON, value: JSON) -> bool:
     return (frac(value) / frac(of)).denominator == 1
 
 
+def shown_or_none(value: JSON) -> str:
+    """A keyword's value as a finding says it: `(none)` where the schema has no such keyword."""
+    return "(none)" if value is None else show(value)
+
+
 def bound_text(name: str, bound: Bound | None, exclusive: str) -> str:
     if bound is None:
         return f"no {name}"

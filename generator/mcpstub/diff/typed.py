@@ -27,6 +27,7 @@ from mcpstub.diff.facts import (
     multiple,
     num,
     show,
+    shown_or_none,
     upper,
 )
 from mcpstub.diff.semantics import Context
@@ -224,7 +225,7 @@ class TypedRules:
         self._bound(a, ap, b, bp, ip, exact and not shaped, ("minLength", "maxLength", None, None), True)
         if isinstance(b.get("pattern"), str) and a.get("pattern") != b["pattern"]:
             old, new = (a.get("pattern"), b["pattern"]) if self._input else (b["pattern"], a.get("pattern"))
-            message = f"pattern changed: {show(old)} -> {show(new)}"
+            message = f"pattern changed: {shown_or_none(old)} -> {shown_or_none(new)}"
             self.add(
                 "pattern", ap, bp, ip, message, False, "/pattern" if self._input or "pattern" in a else ""
             )
