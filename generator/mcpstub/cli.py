@@ -370,8 +370,12 @@ def _write_package(
 
     staging = ahead.staging if ahead is not None else None
     p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS, *SERVER_FILES), staging=staging)
-    warn_orphans(out, p.orphans, renamed or {}, stubs or {})
-    warn_old_stubs(out, stubs or {})
+    if not client_only:  # (a client-only package has no handlers: the folder is said as a whole)
+        warn_orphans(out, p.orphans, renamed or {}, stubs or {})
+        warn_old_stubs(out, stubs or {})
+    # A package generated before without its server (the stamp is there, the server is not).
+    serves_again = not client_only and "server.py" in p.changes and "server.py" not in p.existing
+    serves_again = serves_again and STAMP_FILE in p.existing
     if p.foreign:
         for rel in p.foreign:
             what = (
@@ -408,6 +412,8 @@ def _write_package(
         why = _why_removed(rel, p, client_only)
         print(f"{shown_path(out / rel)}: removed (no longer generated" + (f": {why})" if why else ")"))
     print(_write_report(out, p, len(ours) - 1, modules))
+    if serves_again:
+        print(f"{shown_path(out)}: serves again: its server files are written (it was client-only)")
     if client_only and (out / "handlers").is_dir():
         handlers = shown_path(out / "handlers")
         print(f"{handlers}: warning: the handlers of a server stay, yours, in a client-only package, which"

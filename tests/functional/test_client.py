@@ -584,6 +584,17 @@ def test_a_server_package_made_client_only_says_why_its_server_goes_and_what_its
     shutil.rmtree(out / "handlers")
     assert cli.main([*client_only, "--force"]) == 0
     assert "handlers" not in capsys.readouterr().err
+    assert cli.main(client_only[:-1]) == 0
+    serving = capsys.readouterr().out
+    assert f"{out}: serves again: its server files are written (it was client-only)" in serving
+    # The client of another server, made over a server package: its handlers are said as a folder,
+    # not each as a handler whose tool went (whose hint was to move the code into another).
+    other = tmp_path / "other.yaml"
+    other.write_text("mcpstub: 1\nserver: {name: other}\ntools: [{name: p, inputSchema: {type: object}}]\n")
+    assert cli.main(["generate", str(other), "--out", str(out), "--client-only"]) == 0
+    said = capsys.readouterr().err
+    assert "the handlers of a server stay" in said, said
+    assert "orphaned" not in said and "move what" not in said, said
 
 
 def test_a_tool_named_like_the_client_s_own_attributes_keeps_both(tmp_path: Path) -> None:
