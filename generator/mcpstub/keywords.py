@@ -448,6 +448,8 @@ def lint_schema(
             continue
         if resources or "$id" in node:
             _check_resource(doc, path, where, node, draft07, resources, said, found)
+        if not _BOUNDS.isdisjoint(node):
+            _check_ranges(doc, where, node, draft07, found)
         if draft07 and "$ref" in node and (ignored := [k for k in node if k in _CONSTRAINTS and k != "$ref"]):
             if where == path and path[-1:] in _TOOL_ROOTS and node.get("type") == "object":
                 ignored.remove("type")  # (what MCP asks of a root, as mcpstub advertises it)
@@ -551,6 +553,45 @@ def lint_schema(
                     )
                 )
     return found
+
+
+# The bounds of one kind of value: lower keywords, upper keywords (an exclusive one second), the kind.
+_RANGES = (
+    (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum"), "number"),
+    (("minLength",), ("maxLength",), "string"),
+    (("minItems",), ("maxItems",), "array"),
+    (("minProperties",), ("maxProperties",), "object"),
+    (("minContains",), ("maxContains",), "array"),
+)
+_BOUNDS = frozenset(key for lows, highs, _ in _RANGES for key in (*lows, *highs))
+
+
+def _check_ranges(doc: Document, where: JsonPath, node: dict[str, Any], draft07: bool, found: Lint) -> None:
+    """Warn of a lower bound above an upper one in one schema: no value of that kind passes there."""
+    for lows, highs, kind in _RANGES:
+        if lows[0] == "minContains" and (draft07 or "contains" not in node):
+            continue  # (without `contains`, they apply to nothing)
+        given: dict[str, float] = {k: node[k] for k in (*lows, *highs) if _is_number(node.get(k))}
+        # The strictest of each side: on a tie, the exclusive one.
+        low = max((k for k in lows if k in given), key=lambda k: (given[k], "exclusive" in k), default=None)
+        high = min((k for k in highs if k in given), key=lambda k: (given[k], k[:3] != "exc"), default=None)
+        if low is None or high is None:
+            continue
+        touching = given[low] == given[high] and "exclusive" in low + high
+        if given[low] > given[high] or touching:
+            found.diagnostics.append(
+                warning(
+                    "accepts-nothing",
+                    f"{describe_path(where)} accepts no {kind}: its {low} {given[low]!r} and its {high}"
+                    f" {given[high]!r} leave nothing between them",
+                    doc.loc((*where, low)),
+                    "mend the bound that is wrong (swapped with the other, or a digit off)",
+                )
+            )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 # Keywords that say what an instance may be: one misspelled drops a check (an annotation does not).

@@ -659,3 +659,37 @@ def test_a_ref_below_a_nested_id_is_refused_where_the_models_and_validators_woul
         "the $ref '#/$defs/Sub' at $defs.Sub.properties.y is below the $id 'https://e.com/s': a validator"
         " resolves it in the schema that $id names, mcpstub from the tool's"
     )
+
+
+def test_bounds_that_leave_nothing_between_them_are_said_to(tmp_path: Path) -> None:
+    """A lower bound above its upper one: no value of that kind passes (the other kinds still do,
+    so the message names the kind). Equal bounds take one value, unless one of them is exclusive."""
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                n: {type: integer, minimum: 5, maximum: 1}
+                x: {exclusiveMinimum: 2, maximum: 2.0}
+                one: {minimum: 3, maximum: 3}
+                s: {type: string, maxLength: 2, minLength: 3}
+                l: {type: array, minItems: 4, maxItems: 1, minContains: 2}
+                c: {type: array, contains: {type: string}, minContains: 3, maxContains: 2}
+                o: {type: object, minProperties: 2, maxProperties: 1}
+                fine: {minimum: 1, exclusiveMaximum: 9, minLength: 0, maxLength: 0}
+        """,
+    )
+    said = [(d.code, d.location.line, d.message[d.message.index("accepts"):]) for d in checked.diagnostics]
+    between = "leave nothing between them"
+    assert said == [
+        ("accepts-nothing", 8, f"accepts no number: its minimum 5 and its maximum 1 {between}"),
+        ("accepts-nothing", 9, f"accepts no number: its exclusiveMinimum 2 and its maximum 2.0 {between}"),
+        ("accepts-nothing", 11, f"accepts no string: its minLength 3 and its maxLength 2 {between}"),
+        ("accepts-nothing", 12, f"accepts no array: its minItems 4 and its maxItems 1 {between}"),
+        ("accepts-nothing", 13, f"accepts no array: its minContains 3 and its maxContains 2 {between}"),
+        ("accepts-nothing", 14, f"accepts no object: its minProperties 2 and its maxProperties 1 {between}"),
+    ], said
+    assert checked.ok  # warnings
