@@ -265,8 +265,7 @@ def _generate(
             _report([_replayed(path, entry) for entry in current.warnings])
             say_lost_models(out, current.lost_models, current=True)
             say_unfit_handlers(out, current.unfit)
-            warn_orphans(out, current.orphans, current.renamed, current.stubs)
-            warn_old_stubs(out, current.stubs)
+            _say_handlers(out, client_only, current.orphans, current.renamed, current.stubs)
             print(f"{shown_path(out)}: up to date (toolset unchanged since the last run)")
             return EXIT_OK
     from mcpstub.engine.model_groups import standby_models  # noqa: PLC0415
@@ -370,12 +369,10 @@ def _write_package(
 
     staging = ahead.staging if ahead is not None else None
     p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS, *SERVER_FILES), staging=staging)
-    if not client_only:  # (a client-only package has no handlers: the folder is said as a whole)
-        warn_orphans(out, p.orphans, renamed or {}, stubs or {})
-        warn_old_stubs(out, stubs or {})
+    _say_handlers(out, client_only, p.orphans, renamed or {}, stubs or {})
     # A package generated before without its server (the stamp is there, the server is not).
-    serves_again = not client_only and "server.py" in p.changes and "server.py" not in p.existing
-    serves_again = serves_again and STAMP_FILE in p.existing
+    serves_again = not client_only and "server.py" in p.changes
+    serves_again = serves_again and p.existing & {STAMP_FILE, "server.py"} == {STAMP_FILE}
     if p.foreign:
         for rel in p.foreign:
             what = (
@@ -414,13 +411,26 @@ def _write_package(
     print(_write_report(out, p, len(ours) - 1, modules))
     if serves_again:
         print(f"{shown_path(out)}: serves again: its server files are written (it was client-only)")
-    if client_only and (out / "handlers").is_dir():
-        handlers = shown_path(out / "handlers")
+    return EXIT_OK
+
+
+def _say_handlers(
+    out: Path, client_only: bool, orphans: list[str], renamed: dict[str, str], stubs: Any
+) -> None:
+    """Each orphaned handler and old stub of a server package; in a client-only package, which has
+    no handlers, the folder once, where it holds a server's handler modules."""
+    if not client_only:
+        warn_orphans(out, orphans, renamed, stubs)
+        warn_old_stubs(out, stubs)
+        return
+    folder = out / "handlers"
+    if folder.is_dir() and any(p.suffix == ".py" and p.name != "__init__.py" for p in folder.iterdir()):
+        handlers = shown_path(folder)
         print(f"{handlers}: warning: the handlers of a server stay, yours, in a client-only package, which"
               " has no server for them to import", file=sys.stderr)  # fmt: skip
         print(f"  hint: delete {handlers} if this package no longer serves; to serve again, generate"
-              " without --client-only (or with --no-client-only)", file=sys.stderr)  # fmt: skip
-    return EXIT_OK
+              " with --no-client-only (or without --client-only and client_only = true)",
+              file=sys.stderr)  # fmt: skip
 
 
 def _why_removed(rel: str, p: Plan, client_only: bool = False) -> str:

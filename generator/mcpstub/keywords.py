@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -448,7 +449,7 @@ def lint_schema(
             continue
         if resources or "$id" in node:
             _check_resource(doc, path, where, node, draft07, resources, said, found)
-        if not _BOUNDS.isdisjoint(node):
+        if not _BOUNDS.isdisjoint(node) and not (draft07 and "$ref" in node):  # (draft-07 ignores them there)
             _check_ranges(doc, where, node, draft07, found)
         if draft07 and "$ref" in node and (ignored := [k for k in node if k in _CONSTRAINTS and k != "$ref"]):
             if where == path and path[-1:] in _TOOL_ROOTS and node.get("type") == "object":
@@ -571,7 +572,10 @@ def _check_ranges(doc: Document, where: JsonPath, node: dict[str, Any], draft07:
     for lows, highs, kind in _RANGES:
         if lows[0] == "minContains" and (draft07 or "contains" not in node):
             continue  # (without `contains`, they apply to nothing)
-        given: dict[str, float] = {k: node[k] for k in (*lows, *highs) if _is_number(node.get(k))}
+        # (a bound the schema check refuses, a negative length or an infinity, is said there)
+        given: dict[str, float] = {k: node[k] for k in (*lows, *highs) if _is_bound(node.get(k), kind)}
+        if lows[0] == "minContains":
+            given.setdefault("minContains", 1)
         # The strictest of each side: on a tie, the exclusive one.
         low = max((k for k in lows if k in given), key=lambda k: (given[k], "exclusive" in k), default=None)
         high = min((k for k in highs if k in given), key=lambda k: (given[k], k[:3] != "exc"), default=None)
@@ -590,8 +594,12 @@ def _check_ranges(doc: Document, where: JsonPath, node: dict[str, Any], draft07:
             )
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def _is_bound(value: Any, kind: str) -> bool:
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    return kind == "number" or (value >= 0 and value == int(value))
 
 
 # Keywords that say what an instance may be: one misspelled drops a check (an annotation does not).

@@ -581,6 +581,14 @@ def test_a_server_package_made_client_only_says_why_its_server_goes_and_what_its
     assert f"{out / 'handlers'}: warning: the handlers of a server stay" in written.err, written.err
     assert f"hint: delete {out / 'handlers'} if this package no longer serves" in written.err
     assert "orphaned" not in written.err
+    assert cli.main(client_only) == 0  # up to date: the folder is said again, not each handler
+    again = capsys.readouterr().err
+    assert "the handlers of a server stay" in again and "orphaned" not in again, again
+    for module in (out / "handlers").glob("*.py"):
+        if module.name != "__init__.py":
+            module.unlink()
+    assert cli.main([*client_only, "--force"]) == 0  # nothing of a server's left in the folder
+    assert "handlers" not in capsys.readouterr().err
     shutil.rmtree(out / "handlers")
     assert cli.main([*client_only, "--force"]) == 0
     assert "handlers" not in capsys.readouterr().err

@@ -1783,6 +1783,7 @@ def test_an_object_whose_names_its_closure_decides_is_no_breaking_change(old: An
         ({}, {"pattern": "^[A-Z]"}, 'pattern changed: (none) -> "^[A-Z]"'),
         ({"pattern": "^[A-Z]"}, {}, 'pattern changed: "^[A-Z]" -> (none)'),
         ({"pattern": "^a"}, {"pattern": "^b"}, 'pattern changed: "^a" -> "^b"'),
+        ({"type": "number"}, {"type": "number", "multipleOf": 2}, "multipleOf tightened: (none) -> 2"),
     ],
 )
 def test_a_pattern_added_or_removed_is_said_as_none_not_null(
@@ -1791,6 +1792,6 @@ def test_a_pattern_added_or_removed_is_said_as_none_not_null(
     string = {"type": "string"}
     for run in (run_input, run_output):
         found = run({**string, **old}, {**string, **new})
-        messages = [f.message for f in found if f.rule.endswith("pattern-changed")]
+        messages = [f.message for f in found if f.rule.endswith(("pattern-changed", "constraint-tightened"))]
         assert messages and all(m.startswith(said) for m in messages), found
         assert not any("null" in f.message for f in found), found

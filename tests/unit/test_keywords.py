@@ -679,6 +679,7 @@ def test_bounds_that_leave_nothing_between_them_are_said_to(tmp_path: Path) -> N
                 l: {type: array, minItems: 4, maxItems: 1, minContains: 2}
                 c: {type: array, contains: {type: string}, minContains: 3, maxContains: 2}
                 o: {type: object, minProperties: 2, maxProperties: 1}
+                none: {type: array, contains: {type: integer}, maxContains: 0}
                 fine: {minimum: 1, exclusiveMaximum: 9, minLength: 0, maxLength: 0}
         """,
     )
@@ -691,5 +692,29 @@ def test_bounds_that_leave_nothing_between_them_are_said_to(tmp_path: Path) -> N
         ("accepts-nothing", 12, f"accepts no array: its minItems 4 and its maxItems 1 {between}"),
         ("accepts-nothing", 13, f"accepts no array: its minContains 3 and its maxContains 2 {between}"),
         ("accepts-nothing", 14, f"accepts no object: its minProperties 2 and its maxProperties 1 {between}"),
+        ("accepts-nothing", 15, f"accepts no array: its minContains 1 and its maxContains 0 {between}"),
     ], said
     assert checked.ok  # warnings
+
+
+def test_bounds_the_dialect_ignores_or_the_schema_check_refuses_are_not_said_to_accept_nothing(
+    tmp_path: Path,
+) -> None:
+    checked = check(
+        tmp_path,
+        """        tools:
+          - name: a
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              definitions: {N: {type: number}}
+              properties:
+                beside: {$ref: '#/definitions/N', minimum: 5, maximum: 1}
+                negative: {type: string, minLength: -1, maxLength: -2}
+                infinite: {minimum: .inf, maximum: 1}
+                huge: {minimum: 1e999999, maximum: HUGE, minLength: HUGE, maxLength: 2}
+                contains: {type: array, contains: {type: integer}, minContains: 3, maxContains: 2}
+        """.replace("HUGE", str(10**400)),
+    )
+    # only `huge`, whose minLength is above its maxLength (an integer past any float compared as such)
+    assert [d.code for d in checked.diagnostics].count("accepts-nothing") == 1, checked.diagnostics

@@ -205,7 +205,8 @@ class TypedRules:
         )
         wide = low is None or high is None or high - low >= 1 or not integer
         old, new = (m_a, m_b) if self._input else (m_b, m_a)
-        message = f"multipleOf {'tightened' if self._input else 'relaxed'}: {show(old)} -> {show(new)}"
+        verb = "tightened" if self._input else "relaxed"
+        message = f"multipleOf {verb}: {shown_or_none(old)} -> {shown_or_none(new)}"
         self.add(
             "bound",
             ap,
