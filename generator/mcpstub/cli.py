@@ -333,9 +333,13 @@ def _generate_in_run(
     )
     ours = {**generated.ours, STAMP_FILE: stamp}
     with locked(out, writing=not (args.check or args.diff)):
-        return _write_package(
+        done = _write_package(
             args, out, ours, generated.yours, modules, generated.ahead, generated.stubs, renamed, client_only
         )
+    if done == EXIT_OK and not (args.check or args.diff or client_only) and "server.py" not in last.files:
+        if last.files:  # (the last stamp's package had no server)
+            print(f"{shown_path(out)}: serves again: its server files are written (it was client-only)")
+    return done
 
 
 def _recorded(toolset: Path, d: Diagnostic) -> dict[str, Any]:
@@ -370,9 +374,6 @@ def _write_package(
     staging = ahead.staging if ahead is not None else None
     p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS, *SERVER_FILES), staging=staging)
     _say_handlers(out, client_only, p.orphans, renamed or {}, stubs or {})
-    # A package generated before without its server (the stamp is there, the server is not).
-    serves_again = not client_only and "server.py" in p.changes
-    serves_again = serves_again and p.existing & {STAMP_FILE, "server.py"} == {STAMP_FILE}
     if p.foreign:
         for rel in p.foreign:
             what = (
@@ -409,8 +410,6 @@ def _write_package(
         why = _why_removed(rel, p, client_only)
         print(f"{shown_path(out / rel)}: removed (no longer generated" + (f": {why})" if why else ")"))
     print(_write_report(out, p, len(ours) - 1, modules))
-    if serves_again:
-        print(f"{shown_path(out)}: serves again: its server files are written (it was client-only)")
     return EXIT_OK
 
 
@@ -423,13 +422,15 @@ def _say_handlers(
         warn_orphans(out, orphans, renamed, stubs)
         warn_old_stubs(out, stubs)
         return
-    folder = out / "handlers"
-    if folder.is_dir() and any(p.suffix == ".py" and p.name != "__init__.py" for p in folder.iterdir()):
+    folder, held = out / "handlers", False
+    with contextlib.suppress(OSError):  # (a folder it cannot list is not said)
+        held = folder.is_dir() and any(p.name not in {"__init__.py", "__pycache__"} for p in folder.iterdir())
+    if held:
         handlers = shown_path(folder)
         print(f"{handlers}: warning: the handlers of a server stay, yours, in a client-only package, which"
               " has no server for them to import", file=sys.stderr)  # fmt: skip
         print(f"  hint: delete {handlers} if this package no longer serves; to serve again, generate"
-              " with --no-client-only (or without --client-only and client_only = true)",
+              " with --no-client-only (or with neither --client-only nor client_only = true)",
               file=sys.stderr)  # fmt: skip
 
 

@@ -449,7 +449,7 @@ def lint_schema(
             continue
         if resources or "$id" in node:
             _check_resource(doc, path, where, node, draft07, resources, said, found)
-        if not _BOUNDS.isdisjoint(node) and not (draft07 and "$ref" in node):  # (draft-07 ignores them there)
+        if not _BOUNDS.isdisjoint(node) and not (draft07 and _under_ref(schema, where[len(path) :])):
             _check_ranges(doc, where, node, draft07, found)
         if draft07 and "$ref" in node and (ignored := [k for k in node if k in _CONSTRAINTS and k != "$ref"]):
             if where == path and path[-1:] in _TOOL_ROOTS and node.get("type") == "object":
@@ -574,15 +574,16 @@ def _check_ranges(doc: Document, where: JsonPath, node: dict[str, Any], draft07:
             continue  # (without `contains`, they apply to nothing)
         # (a bound the schema check refuses, a negative length or an infinity, is said there)
         given: dict[str, float] = {k: node[k] for k in (*lows, *highs) if _is_bound(node.get(k), kind)}
-        if lows[0] == "minContains":
-            given.setdefault("minContains", 1)
+        if lows[0] == "minContains" and "minContains" not in node:
+            given["minContains"] = 1
         # The strictest of each side: on a tie, the exclusive one.
         low = max((k for k in lows if k in given), key=lambda k: (given[k], "exclusive" in k), default=None)
         high = min((k for k in highs if k in given), key=lambda k: (given[k], k[:3] != "exc"), default=None)
         if low is None or high is None:
             continue
-        touching = given[low] == given[high] and "exclusive" in low + high
-        if given[low] > given[high] or touching:
+        a, b, exclusive = given[low], given[high], "exclusive" in low + high
+        # Empty as written, and as clients read the bounds (doubles: 10**20 + 1 is 1e20 there).
+        if all(x > y or (x == y and exclusive) for x, y in ((a, b), (float(a), float(b)))):
             found.diagnostics.append(
                 warning(
                     "accepts-nothing",
@@ -595,11 +596,26 @@ def _check_ranges(doc: Document, where: JsonPath, node: dict[str, Any], draft07:
 
 
 def _is_bound(value: Any, kind: str) -> bool:
+    """A bound the schema check takes: a finite number a double holds; a length a whole one, not negative."""
     if not isinstance(value, int | float) or isinstance(value, bool):
         return False
-    if isinstance(value, float) and not math.isfinite(value):
+    try:
+        if not math.isfinite(float(value)):
+            return False
+    except OverflowError:  # (an integer past any double)
         return False
     return kind == "number" or (value >= 0 and value == int(value))
+
+
+def _under_ref(schema: Any, rel: JsonPath) -> bool:
+    """Whether a `$ref` stands beside the node at `rel` of `schema`, or beside a keyword above it
+    (draft-07 ignores them); a definition is not beside the `$ref` that reaches it."""
+    node = schema
+    for key in rel:
+        if isinstance(node, dict) and "$ref" in node and key not in _DEFINITIONS:
+            return True
+        node = node[key]
+    return isinstance(node, dict) and "$ref" in node
 
 
 # Keywords that say what an instance may be: one misspelled drops a check (an annotation does not).

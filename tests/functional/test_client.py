@@ -567,7 +567,12 @@ def test_a_server_package_made_client_only_says_why_its_server_goes_and_what_its
     (tmp_path / "tools.yaml").write_text((EXAMPLE / "tools.yaml").read_text("utf-8"), "utf-8")
     out = tmp_path / "weather"
     assert cli.main(["generate", str(tmp_path / "tools.yaml"), "--out", str(out)]) == 0
-    capsys.readouterr()
+    # A server deleted by hand, the toolset edited: written again, and not said to serve "again".
+    (out / "server.py").unlink()
+    toolset = (tmp_path / "tools.yaml").read_text("utf-8")
+    (tmp_path / "tools.yaml").write_text(toolset.replace("Daily forecast", "The daily forecast"), "utf-8")
+    assert cli.main(["generate", str(tmp_path / "tools.yaml"), "--out", str(out)]) == 0
+    assert (out / "server.py").is_file() and "serves again" not in capsys.readouterr().out
     client_only = ["generate", str(tmp_path / "tools.yaml"), "--out", str(out), "--client-only"]
     assert cli.main([*client_only, "--check"]) == 1
     said = capsys.readouterr().err
@@ -580,6 +585,7 @@ def test_a_server_package_made_client_only_says_why_its_server_goes_and_what_its
     assert not (out / "server.py").exists()
     assert f"{out / 'handlers'}: warning: the handlers of a server stay" in written.err, written.err
     assert f"hint: delete {out / 'handlers'} if this package no longer serves" in written.err
+    assert "with --no-client-only (or with neither --client-only nor client_only = true)" in written.err
     assert "orphaned" not in written.err
     assert cli.main(client_only) == 0  # up to date: the folder is said again, not each handler
     again = capsys.readouterr().err

@@ -714,7 +714,24 @@ def test_bounds_the_dialect_ignores_or_the_schema_check_refuses_are_not_said_to_
                 infinite: {minimum: .inf, maximum: 1}
                 huge: {minimum: 1e999999, maximum: HUGE, minLength: HUGE, maxLength: 2}
                 contains: {type: array, contains: {type: integer}, minContains: 3, maxContains: 2}
+                below: {$ref: '#/definitions/N', items: {minItems: 3, maxItems: 1}}
+                refused: {type: array, contains: {}, minContains: -1, maxContains: 0}
+                doubles: {minimum: 100000000000000000001, maximum: 1e20}
+                past: {minimum: HUGE, maximum: 1}
         """.replace("HUGE", str(10**400)),
     )
-    # only `huge`, whose minLength is above its maxLength (an integer past any float compared as such)
-    assert [d.code for d in checked.diagnostics].count("accepts-nothing") == 1, checked.diagnostics
+    assert "accepts-nothing" not in [d.code for d in checked.diagnostics], checked.diagnostics
+    # A definition is not beside the $ref that reaches it: its bounds count.
+    reached = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              $ref: '#/definitions/In'
+              definitions:
+                In: {type: object, properties: {n: {minimum: 5, maximum: 1}}}
+        """,
+    )
+    assert [(d.code, d.location.line) for d in reached.diagnostics] == [("accepts-nothing", 9)]

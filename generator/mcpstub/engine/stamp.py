@@ -369,6 +369,7 @@ class Recorded:
     unfit: frozenset[str] = frozenset()  # of them, those found unfit
     renamed: Mapping[str, str] = field(default_factory=dict)  # orphaned handler -> its tool's new name
     lost: Mapping[str, list[list[str]]] = field(default_factory=dict)  # see `handlerfiles.lost_models`
+    files: frozenset[str] = frozenset()  # the generated files ("server.py" is not in a client-only one)
 
 
 def recorded(out: Path) -> Recorded:
@@ -382,6 +383,7 @@ def recorded(out: Path) -> Recorded:
         frozenset(unfit if _unfit_entries(unfit) else ()),
         renamed if _renamed_entries(renamed) else {},
         lost if _lost_entries(lost) else {},
+        frozenset(files) if isinstance(files := stamp.get("files"), dict) else frozenset(),
     )
 
 
