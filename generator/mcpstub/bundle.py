@@ -449,6 +449,10 @@ class Bundler:
                 hint = close_file(doc.path.parent, written) if why == "does not exist" else None
                 if why == "does not exist" and resolve(doc.data, written.split("/"))[0]:
                     hint = f"did you mean '#/{written}'? A reference into this file starts with '#'"
+                folder = os.path.dirname(doc.file)
+                if why == "does not exist" and folder not in {"", "."}:
+                    shown = os.path.normpath(os.path.join(folder, written))
+                    why = f"does not exist as {shown} (a path is taken from the folder of the file it is in)"
                 said = error("ref-file", f"referenced file {file_part!r} {why}", loc.location, hint)
                 self.diagnostics.append(said)
             return None

@@ -179,6 +179,21 @@ def test_missing_file_is_reported_at_the_reference(tmp_path: Path) -> None:
     assert "nowhere.yaml" in checked.diagnostics[0].message
 
 
+def test_a_missing_file_referred_to_from_another_folder_says_where_it_was_looked_for(tmp_path: Path) -> None:
+    # A path is taken from the folder of the file that holds the reference, not from where the
+    # command runs: the message says the path it took.
+    (tmp_path / "spec").mkdir()
+    toolset = tmp_path / "spec" / "tools.yaml"
+    body = textwrap.dedent(tool_schema('a: {$ref: "common/x.yaml#/$defs/A"}\n'))
+    toolset.write_text(HEAD + body, "utf-8")
+    shown = os.path.join("spec", "tools.yaml")
+    [said] = check_toolset(toolset, shown).diagnostics
+    assert said.message == (
+        f"referenced file 'common/x.yaml' does not exist as {os.path.join('spec', 'common', 'x.yaml')}"
+        " (a path is taken from the folder of the file it is in)"
+    )
+
+
 @pytest.mark.parametrize(
     ("kind", "said"),
     [("folder", "is a folder"), ("fifo", "is not a regular file"), ("none", "does not exist"),
