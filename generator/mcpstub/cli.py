@@ -414,7 +414,7 @@ def _write_package(
 
 
 def _say_handlers(
-    out: Path, client_only: bool, orphans: list[str], renamed: dict[str, str], stubs: Any
+    out: Path, client_only: bool, orphans: list[str], renamed: dict[str, str], stubs: dict[str, Any]
 ) -> None:
     """Each orphaned handler and old stub of a server package; in a client-only package, which has
     no handlers, the folder once, where it holds a server's handler modules."""

@@ -576,11 +576,12 @@ def _check_ranges(doc: Document, where: JsonPath, node: dict[str, Any], draft07:
         given: dict[str, float] = {k: node[k] for k in (*lows, *highs) if _is_bound(node.get(k), kind)}
         if lows[0] == "minContains" and "minContains" not in node:
             given["minContains"] = 1
-        # The strictest of each side: on a tie, the exclusive one.
-        low = max((k for k in lows if k in given), key=lambda k: (given[k], "exclusive" in k), default=None)
-        high = min((k for k in highs if k in given), key=lambda k: (given[k], k[:3] != "exc"), default=None)
-        if low is None or high is None:
+        lower, upper = [k for k in lows if k in given], [k for k in highs if k in given]
+        if not (lower and upper):
             continue
+        # The strictest of each side: on a tie, the exclusive one (listed second).
+        low = max(reversed(lower), key=given.__getitem__)
+        high = min(reversed(upper), key=given.__getitem__)
         a, b, exclusive = given[low], given[high], "exclusive" in low + high
         # Empty as written, and as clients read the bounds (doubles: 10**20 + 1 is 1e20 there).
         if all(x > y or (x == y and exclusive) for x, y in ((a, b), (float(a), float(b)))):

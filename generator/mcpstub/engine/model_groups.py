@@ -20,9 +20,9 @@ import json
 import marshal
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -333,12 +333,12 @@ def _shared_refs(node: object) -> Iterable[str]:
             yield from _shared_refs(value)
 
 
-def _units(toolset: Toolset) -> tuple[list[_Unit], _Unit]:
+def _units(toolset: Toolset) -> tuple[list[_Unit], Callable[[], _Unit]]:
     """The shared definitions alone, then each group of tools with the shared definitions it uses;
-    and the whole toolset as one unit."""
+    and how to make the whole toolset one unit (where groups clash)."""
     planner = _Planner(toolset, root_names(toolset))
     groups = [planner.first(), *(planner.group(g) for g in split_groups(toolset.tools))]
-    return groups, planner.whole(toolset.tools)
+    return groups, partial(planner.whole, toolset.tools)
 
 
 def _schema_only(tool: Tool) -> Tool:
@@ -441,12 +441,12 @@ class PendingModels:
             source = merge_parts(r.parts for r in results)
         except Clash:  # a class the groups define differently: the whole toolset in one call
             self.merged = False
-            key = self._whole.key
-            whole = self._store.get(key) if self._store is not None else None
+            unit = self._whole()
+            whole = self._store.get(unit.key) if self._store is not None else None
             if whole is None:
-                whole = _Generated(render_models(self._whole.toolset), [])
+                whole = _Generated(render_models(unit.toolset), [])
                 if self._store is not None:
-                    self._store.put(key, whole)
+                    self._store.put(unit.key, whole)
             return whole.result
         # Every part is a whole top-level statement parsed out of a generated module, and the
         # imports are written from parsed names: the merged module compiles by construction.
