@@ -451,7 +451,8 @@ class Bundler:
                     hint = f"did you mean '#/{written}'? A reference into this file starts with '#'"
                 folder = os.path.dirname(doc.file)
                 if why == "does not exist" and folder not in {"", "."}:
-                    shown = os.path.normpath(os.path.join(folder, written))
+                    # (`./` goes, a `..` stays: the folder before it may be a link, as in `_route`)
+                    shown = os.path.join(folder, *(p for p in written.split("/") if p not in ("", ".")))
                     why = f"does not exist as {shown} (a path is taken from the folder of the file it is in)"
                 said = error("ref-file", f"referenced file {file_part!r} {why}", loc.location, hint)
                 self.diagnostics.append(said)

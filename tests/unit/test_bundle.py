@@ -192,6 +192,13 @@ def test_a_missing_file_referred_to_from_another_folder_says_where_it_was_looked
         f"referenced file 'common/x.yaml' does not exist as {os.path.join('spec', 'common', 'x.yaml')}"
         " (a path is taken from the folder of the file it is in)"
     )
+    # A `..` after a linked folder is not taken away: the file is looked for where the link leads.
+    (tmp_path / "spec" / "other" / "deep").mkdir(parents=True)
+    (tmp_path / "spec" / "sub").symlink_to(tmp_path / "spec" / "other" / "deep")
+    (tmp_path / "spec" / "c.yaml").write_text("A: {type: string}\n", "utf-8")
+    toolset.write_text(HEAD + textwrap.dedent(tool_schema('a: {$ref: "sub/../c.yaml#/A"}\n')), "utf-8")
+    [said] = check_toolset(toolset, shown).diagnostics
+    assert f"does not exist as {os.path.join('spec', 'sub', '..', 'c.yaml')} (" in said.message, said
 
 
 @pytest.mark.parametrize(
