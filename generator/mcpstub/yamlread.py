@@ -79,19 +79,32 @@ def _reader_loc(file: str, text: str, position: int) -> Location:
 
 
 def _decode(file: str, raw: bytes) -> str:
+    if encoding := _wide_encoding(raw):  # as Windows editors save "Unicode"
+        said = f"file is {encoding}, not UTF-8"
+        raise _LoadFailed(error("invalid-utf8", said, Location(file, 1, 1), _AS_UTF8))
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise _LoadFailed(
-            error(
-                "invalid-utf8",
-                f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
-                _offset_loc(file, raw, exc.start),
-                "save the file as UTF-8",
-            )
-        ) from None
+        said = f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})"
+        raise _LoadFailed(error("invalid-utf8", said, _offset_loc(file, raw, exc.start), _AS_UTF8)) from None
+
+
+_AS_UTF8 = "save the file as UTF-8"
+_WIDE_MARKS = (("UTF-32", (b"\xff\xfe\0\0", b"\0\0\xfe\xff")), ("UTF-16", (b"\xff\xfe", b"\xfe\xff")))
+
+
+def _wide_encoding(raw: bytes) -> str:
+    """"UTF-16" or "UTF-32" where `raw` begins with that encoding's byte order mark or, with none,
+    holds ASCII as it writes it (with zero bytes); else ""."""
+    for encoding, marks in _WIDE_MARKS:
+        if raw.startswith(marks):
+            return encoding
+    head = raw[:4]
+    if len(head) == 4 and head.count(0) == 3:
+        return "UTF-32"
+    return "UTF-16" if len(head) == 4 and b"\0\0" in (head[1::2], head[::2]) else ""
 
 
 def _yaml_error(file: str, text: str, exc: yaml.YAMLError, shown: Shown | None = None) -> Diagnostic:

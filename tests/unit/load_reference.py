@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from mcpstub import load
+from mcpstub import load, yamlread
 from mcpstub.diagnostics import Diagnostic, Location, error
 from mcpstub.load import _surrogate_error
 from mcpstub.yamlhints import explain
@@ -113,28 +113,6 @@ class _LoadFailed(Exception):
 
 def _mark_loc(file: str, mark: Any) -> Location:
     return Location(file, mark.line + 1, mark.column + 1)
-
-
-def _offset_loc(file: str, data: bytes, offset: int) -> Location:
-    line = data.count(b"\n", 0, offset) + 1
-    start = data.rfind(b"\n", 0, offset) + 1
-    return Location(file, line, offset - start + 1)
-
-
-def _decode(file: str, raw: bytes) -> str:
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _LoadFailed(
-            error(
-                "invalid-utf8",
-                f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
-                _offset_loc(file, raw, exc.start),
-                "save the file as UTF-8",
-            )
-        ) from None
 
 
 def _yaml_error(file: str, text: str, exc: yaml.YAMLError) -> Diagnostic:
@@ -368,7 +346,10 @@ def parse_document(file: str, path: Path, raw: bytes) -> tuple[Document, list[Di
     """Parse bytes already read from `path`; `file` is the name shown in diagnostics."""
     doc = Document(file=file, path=path)
     try:
-        text = _decode(file, raw)
+        try:  # (decoding is not what this is the oracle of: the loader's own)
+            text = yamlread._decode(file, raw)
+        except yamlread._LoadFailed as exc:
+            raise _LoadFailed(exc.diagnostic) from None
         doc.text = text
         if not text.strip() or all(
             not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()

@@ -137,6 +137,18 @@ def test_invalid_utf8_points_at_the_byte() -> None:
     assert diagnostics == [("invalid-utf8", 2, 20)]
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"])
+@pytest.mark.parametrize("text", ["mcpstub: 1\ntools: []\n", '{"mcpstub": 1, "server": {"name": "café"}}'])
+def test_a_file_saved_as_utf_16_or_32_is_said_to_be_so(encoding: str, text: str) -> None:
+    """As Windows editors save "Unicode": with or without a byte order mark, ASCII alone or not."""
+    raw = text.encode(encoding)
+    for name in ("tools.yaml", "tools.json"):
+        _, diagnostics = parse_document(name, Path(name), raw)
+        said = [(d.code, d.message, d.location.line, d.location.col) for d in diagnostics]
+        assert said == [("invalid-utf8", f"file is {encoding[:6].upper()}, not UTF-8", 1, 1)]
+        assert diagnostics[0].hint == "save the file as UTF-8"
+
+
 @pytest.mark.parametrize("character", ["\x07", "\x00", "\ufffe", "\x1b"])
 @pytest.mark.parametrize(
     "before",
