@@ -563,37 +563,54 @@ _RANGES = (
     (("minItems",), ("maxItems",), "array"),
     (("minProperties",), ("maxProperties",), "object"),
     (("minContains",), ("maxContains",), "array"),
+    (("minContains",), ("maxItems",), "array"),
 )
 _BOUNDS = frozenset(key for lows, highs, _ in _RANGES for key in (*lows, *highs))
+_AT_LEAST_ONE = "contains (one item at least)"  # what `contains` asks where no minContains is read
 
 
 def _check_ranges(doc: Document, where: JsonPath, node: dict[str, Any], draft07: bool, found: Lint) -> None:
-    """Warn of a lower bound above an upper one in one schema: no value of that kind passes there."""
+    """Warn of a lower bound above an upper one in one schema: no value of that kind passes there
+    (no integer, where the schema takes integers alone and no whole number lies between)."""
     for lows, highs, kind in _RANGES:
-        if lows[0] == "minContains" and (draft07 or "contains" not in node):
-            continue  # (without `contains`, they apply to nothing)
         # (a bound the schema check refuses, a negative length or an infinity, is said there)
         given: dict[str, float] = {k: node[k] for k in (*lows, *highs) if _is_bound(node.get(k), kind)}
-        if lows[0] == "minContains" and "minContains" not in node:
-            given["minContains"] = 1
-        lower, upper = [k for k in lows if k in given], [k for k in highs if k in given]
+        if lows[0] == "minContains":
+            if "contains" not in node or (draft07 and highs[0] == "maxContains"):
+                continue  # (without `contains` they apply to nothing; draft-07 reads neither)
+            if draft07 or "minContains" not in given:
+                given = {_AT_LEAST_ONE: 1, **{k: v for k, v in given.items() if k != "minContains"}}
+        lower, upper = [k for k in given if k not in highs], [k for k in highs if k in given]
         if not (lower and upper):
             continue
         # The strictest of each side: on a tie, the exclusive one (listed second).
         low = max(reversed(lower), key=given.__getitem__)
         high = min(reversed(upper), key=given.__getitem__)
         a, b, exclusive = given[low], given[high], "exclusive" in low + high
-        # Empty as written, and as clients read the bounds (doubles: 10**20 + 1 is 1e20 there).
-        if all(x > y or (x == y and exclusive) for x, y in ((a, b), (float(a), float(b)))):
+        what, between = kind, "nothing"
+        types = node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]
+        if kind == "number" and "integer" in types and "number" not in types and not _empty(a, b, exclusive):
+            what, between, exclusive = "integer", "no whole number", False  # (1.2 to 1.8)
+            a, b = (
+                math.floor(a) + 1 if low.startswith("exc") else math.ceil(a),
+                math.ceil(b) - 1 if high.startswith("exc") else math.floor(b),
+            )
+        if _empty(a, b, exclusive):
+            shown = [name if name == _AT_LEAST_ONE else f"{name} {given[name]!r}" for name in (low, high)]
             found.diagnostics.append(
                 warning(
                     "accepts-nothing",
-                    f"{describe_path(where)} accepts no {kind}: its {low} {given[low]!r} and its {high}"
-                    f" {given[high]!r} leave nothing between them",
-                    doc.loc((*where, low)),
+                    f"{describe_path(where)} accepts no {what}: its {shown[0]} and its {shown[1]}"
+                    f" leave {between} between them",
+                    doc.loc((*where, "contains" if low == _AT_LEAST_ONE else low)),
                     "mend the bound that is wrong (swapped with the other, or a digit off)",
                 )
             )
+
+
+def _empty(a: float, b: float, exclusive: bool) -> bool:
+    """No value from `a` to `b` as written, nor as clients read them (doubles: 10**20 + 1 is 1e20)."""
+    return all(x > y or (x == y and exclusive) for x, y in ((a, b), (float(a), float(b))))
 
 
 def _is_bound(value: Any, kind: str) -> bool:

@@ -681,10 +681,19 @@ def test_bounds_that_leave_nothing_between_them_are_said_to(tmp_path: Path) -> N
                 o: {type: object, minProperties: 2, maxProperties: 1}
                 none: {type: array, contains: {type: integer}, maxContains: 0}
                 fine: {minimum: 1, exclusiveMaximum: 9, minLength: 0, maxLength: 0}
+                whole: {type: integer, minimum: 1.2, maximum: 1.8}
+                open: {type: [integer, "null"], exclusiveMinimum: 1, exclusiveMaximum: 2}
+                empty: {type: array, contains: {type: string}, maxItems: 0}
+                more: {type: array, contains: {}, minContains: 3, maxItems: 2, maxContains: 5}
+                whole_fine: {type: integer, minimum: 1.2, maximum: 2}
+                open_fine: {type: [integer, number], exclusiveMinimum: 1, exclusiveMaximum: 2}
+                no_contains: {type: array, contains: {}, minContains: 0, maxItems: 0}
         """,
     )
     said = [(d.code, d.location.line, d.message[d.message.index("accepts"):]) for d in checked.diagnostics]
-    between = "leave nothing between them"
+    between, whole = "leave nothing between them", "leave no whole number between them"
+    one = "contains (one item at least)"  # (what `contains` asks where no minContains is written)
+    exclusive = "exclusiveMinimum 1 and its exclusiveMaximum 2"
     assert said == [
         ("accepts-nothing", 8, f"accepts no number: its minimum 5 and its maximum 1 {between}"),
         ("accepts-nothing", 9, f"accepts no number: its exclusiveMinimum 2 and its maximum 2.0 {between}"),
@@ -692,7 +701,11 @@ def test_bounds_that_leave_nothing_between_them_are_said_to(tmp_path: Path) -> N
         ("accepts-nothing", 12, f"accepts no array: its minItems 4 and its maxItems 1 {between}"),
         ("accepts-nothing", 13, f"accepts no array: its minContains 3 and its maxContains 2 {between}"),
         ("accepts-nothing", 14, f"accepts no object: its minProperties 2 and its maxProperties 1 {between}"),
-        ("accepts-nothing", 15, f"accepts no array: its minContains 1 and its maxContains 0 {between}"),
+        ("accepts-nothing", 15, f"accepts no array: its {one} and its maxContains 0 {between}"),
+        ("accepts-nothing", 17, f"accepts no integer: its minimum 1.2 and its maximum 1.8 {whole}"),
+        ("accepts-nothing", 18, f"accepts no integer: its {exclusive} {whole}"),
+        ("accepts-nothing", 19, f"accepts no array: its {one} and its maxItems 0 {between}"),
+        ("accepts-nothing", 20, f"accepts no array: its minContains 3 and its maxItems 2 {between}"),
     ], said
     assert checked.ok  # warnings
 
@@ -735,3 +748,20 @@ def test_bounds_the_dialect_ignores_or_the_schema_check_refuses_are_not_said_to_
         """,
     )
     assert [(d.code, d.location.line) for d in reached.diagnostics] == [("accepts-nothing", 9)]
+    # Draft-07 reads no minContains: its `contains` asks for an item all the same.
+    contains = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              properties:
+                n: {contains: {}, minContains: 0, maxItems: 0}
+        """,
+    )
+    warned = [d for d in contains.diagnostics if d.code == "accepts-nothing"]
+    said = [(d.location.line, d.location.col, d.message) for d in warned]
+    message = "its contains (one item at least) and its maxItems 0 leave nothing between them"
+    assert said == [(9, 23, f"tools[0].inputSchema.properties.n accepts no array: {message}")], said
