@@ -1,8 +1,8 @@
 """Generated packages pass black, ruff and mypy --strict with those tools' default settings.
 
 A repository-wide `black --check .` or `ruff check .` with no configuration must leave generated
-files alone, so the generator never fights a project's formatter or linter. Every case of the
-black-stability test (the example, the format's examples, the vendored toolsets, an adversarial
+files alone, so the generator never fights a project's formatter or linter. Every toolset of
+`CASES` in test_black_stable.py (the example, the format's examples, the vendored toolsets, an adversarial
 toolset, the GitHub server's 117 tools) is written into a folder with no configuration above it and
 checked with the pinned black and ruff run as their defaults (`ruff check --isolated`), and with
 `mypy --strict` (recursive definitions of every shape, definitions named like what models.py
