@@ -62,11 +62,20 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
             said = f"{shown_path(candidate)}: {why}; its options are not read"
             print(f"mcpstub: warning: {said}", file=sys.stderr)
         if candidate.is_file():
-            text = ""
+            text, raw = "", b""
             try:
-                text = candidate.read_text("utf-8")
+                raw = candidate.read_bytes()
+                text = raw.decode("utf-8")
                 data = tomllib.loads(text)
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                from mcpstub.yamlread import _decode, _LoadFailed  # noqa: PLC0415 - only for the message
+
+                try:  # (bytes that are no UTF-8 text are said as a toolset's are: UTF-16, a byte)
+                    _decode(shown_path(candidate), raw)
+                except _LoadFailed as failed:
+                    where = failed.diagnostic.location
+                    message = f"{failed.diagnostic.message}\n  hint: {failed.diagnostic.hint}"
+                    raise UsageError(f"{where.file}:{where.line}:{where.col}: {message}") from None
                 raise _invalid_toml(candidate, text, str(exc)) from None
             except ValueError:  # (tomllib's own: an integer Python will not read, past 4,300 digits)
                 at = re.search(r"[0-9][0-9_]{4300,}", text)

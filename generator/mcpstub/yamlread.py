@@ -79,7 +79,7 @@ def _reader_loc(file: str, text: str, position: int) -> Location:
 
 
 def _decode(file: str, raw: bytes) -> str:
-    if encoding := _wide_encoding(raw):  # as Windows editors save "Unicode"
+    if encoding := wide_encoding(raw):  # as Windows editors save "Unicode"
         said = f"file is {encoding}, not UTF-8"
         raise _LoadFailed(error("invalid-utf8", said, Location(file, 1, 1), _AS_UTF8))
     if raw.startswith(b"\xef\xbb\xbf"):
@@ -95,16 +95,24 @@ _AS_UTF8 = "save the file as UTF-8"
 _WIDE_MARKS = (("UTF-32", (b"\xff\xfe\0\0", b"\0\0\xfe\xff")), ("UTF-16", (b"\xff\xfe", b"\xfe\xff")))
 
 
-def _wide_encoding(raw: bytes) -> str:
+def wide_encoding(raw: bytes) -> str:
     """"UTF-16" or "UTF-32" where `raw` begins with that encoding's byte order mark or, with none,
-    holds ASCII as it writes it (with zero bytes); else ""."""
+    reads as text in it that is a quarter ASCII at least (a toolset's keys and punctuation) and
+    holds no NUL; else "". (UTF-8 text holds no zero byte but NUL, which YAML and JSON refuse;
+    UTF-32 read as UTF-16 holds NULs, so UTF-16 is tried first.)"""
     for encoding, marks in _WIDE_MARKS:
         if raw.startswith(marks):
             return encoding
-    head = raw[:4]
-    if len(head) == 4 and head.count(0) == 3:
-        return "UTF-32"
-    return "UTF-16" if len(head) == 4 and b"\0\0" in (head[1::2], head[::2]) else ""
+    if b"\0" not in raw:
+        return ""
+    for codec in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"):
+        try:
+            text = raw.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if "\0" not in text and 4 * sum(c < "\x80" for c in text) >= len(text):
+            return codec[:6].upper()
+    return ""
 
 
 def _yaml_error(file: str, text: str, exc: yaml.YAMLError, shown: Shown | None = None) -> Diagnostic:

@@ -289,6 +289,21 @@ def test_a_wrong_item_is_said_where_it_is_written(in_tmp: Path, capsys: pytest.C
     assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32-be", "bad byte"])
+def test_a_pyproject_that_is_no_utf_8_is_said_as_a_toolset_is(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], encoding: str
+) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    text = '[tool.mcpstub]\n# café\ntoolset = "tools.yaml"\n'
+    raw = text.encode("latin-1") if encoding == "bad byte" else text.encode(encoding)
+    (in_tmp / "pyproject.toml").write_bytes(raw)
+    assert main(["validate"]) == 2
+    at, said = ("2:6", "file is not valid UTF-8 (byte 0xe9)") if encoding == "bad byte" else ("1:1", "")
+    said = said or f"file is {encoding[:6].upper()}, not UTF-8"
+    hint = "\n  hint: save the file as UTF-8\n"
+    assert capsys.readouterr().err == f"mcpstub: error: pyproject.toml:{at}: {said}{hint}"
+
+
 def test_invalid_toml_is_said_at_its_line_and_column(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
