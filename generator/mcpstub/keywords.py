@@ -564,6 +564,7 @@ _RANGES = (
     (("minProperties",), ("maxProperties",), "object"),
     (("minContains",), ("maxContains",), "array"),
     (("minContains",), ("maxItems",), "array"),
+    (("minItems",), ("maxContains",), "array"),  # (where every item counts toward `contains`)
 )
 _BOUNDS = frozenset(key for lows, highs, _ in _RANGES for key in (*lows, *highs))
 _AT_LEAST_ONE = "contains (one item at least)"  # what `contains` asks where no minContains is read
@@ -575,10 +576,13 @@ def _check_ranges(doc: Document, where: JsonPath, node: dict[str, Any], draft07:
     for lows, highs, kind in _RANGES:
         # (a bound the schema check refuses, a negative length or an infinity, is said there)
         given: dict[str, float] = {k: node[k] for k in (*lows, *highs) if _is_bound(node.get(k), kind)}
-        if lows[0] == "minContains":
-            if "contains" not in node or (draft07 and highs[0] == "maxContains"):
-                continue  # (without `contains` they apply to nothing; draft-07 reads neither)
-            if draft07 or "minContains" not in given:
+        if "Contains" in lows[0] + highs[0]:  # (without `contains` they apply to nothing)
+            counts_all = node.get("contains") is True or node.get("contains") == {}  # (every item counts)
+            if "contains" not in node or (draft07 and "maxContains" in highs):
+                continue  # (draft-07 reads no maxContains)
+            if lows[0] == "minItems" and not counts_all:
+                continue
+            if lows[0] == "minContains" and (draft07 or "minContains" not in given):
                 given = {_AT_LEAST_ONE: 1, **{k: v for k, v in given.items() if k != "minContains"}}
         lower, upper = [k for k in given if k not in highs], [k for k in highs if k in given]
         if not (lower and upper):
@@ -587,22 +591,19 @@ def _check_ranges(doc: Document, where: JsonPath, node: dict[str, Any], draft07:
         low = max(reversed(lower), key=given.__getitem__)
         high = min(reversed(upper), key=given.__getitem__)
         a, b, exclusive = given[low], given[high], "exclusive" in low + high
-        what, between = kind, "nothing"
-        types = node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]
-        if kind == "number" and "integer" in types and "number" not in types and not _empty(a, b, exclusive):
-            what, between, exclusive = "integer", "no whole number", False  # (1.2 to 1.8)
-            a, b = (
-                math.floor(a) + 1 if low.startswith("exc") else math.ceil(a),
-                math.ceil(b) - 1 if high.startswith("exc") else math.floor(b),
-            )
-        if _empty(a, b, exclusive):
+        what, between, empty = kind, "nothing", _empty(a, b, exclusive)
+        types: list[Any] = node["type"] if isinstance(node.get("type"), list) else [node.get("type")]
+        if kind == "number" and "integer" in types and "number" not in types and not empty:
+            what, between = "integer", "no whole number"  # (1.2 to 1.8)
+            empty = _no_whole_number(a, b, low.startswith("exc"), high.startswith("exc"))
+        if empty:
             shown = [name if name == _AT_LEAST_ONE else f"{name} {given[name]!r}" for name in (low, high)]
             found.diagnostics.append(
                 warning(
                     "accepts-nothing",
                     f"{describe_path(where)} accepts no {what}: its {shown[0]} and its {shown[1]}"
                     f" leave {between} between them",
-                    doc.loc((*where, "contains" if low == _AT_LEAST_ONE else low)),
+                    doc.key_loc((*where, "contains")) if low == _AT_LEAST_ONE else doc.loc((*where, low)),
                     "mend the bound that is wrong (swapped with the other, or a digit off)",
                 )
             )
@@ -611,6 +612,15 @@ def _check_ranges(doc: Document, where: JsonPath, node: dict[str, Any], draft07:
 def _empty(a: float, b: float, exclusive: bool) -> bool:
     """No value from `a` to `b` as written, nor as clients read them (doubles: 10**20 + 1 is 1e20)."""
     return all(x > y or (x == y and exclusive) for x, y in ((a, b), (float(a), float(b))))
+
+
+def _no_whole_number(a: float, b: float, above: bool, below: bool) -> bool:
+    """No whole number from `a` to `b` (`above`, `below`: that bound is exclusive), as written nor
+    as clients read them (doubles)."""
+    return all(
+        (math.floor(x) + 1 if above else math.ceil(x)) > (math.ceil(y) - 1 if below else math.floor(y))
+        for x, y in ((a, b), (float(a), float(b)))
+    )
 
 
 def _is_bound(value: Any, kind: str) -> bool:

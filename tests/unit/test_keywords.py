@@ -688,12 +688,21 @@ def test_bounds_that_leave_nothing_between_them_are_said_to(tmp_path: Path) -> N
                 whole_fine: {type: integer, minimum: 1.2, maximum: 2}
                 open_fine: {type: [integer, number], exclusiveMinimum: 1, exclusiveMaximum: 2}
                 no_contains: {type: array, contains: {}, minContains: 0, maxItems: 0}
+                past: {type: integer, exclusiveMinimum: 9007199254740992, exclusiveMaximum: 9007199254740993}
+                all: {type: array, contains: true, maxContains: 2, minItems: 3}
+                some: {type: array, contains: {type: string}, maxContains: 2, minItems: 3}
+                block:
+                  type: array
+                  contains:
+                    type: string
+                  maxItems: 0
         """,
     )
     said = [(d.code, d.location.line, d.message[d.message.index("accepts"):]) for d in checked.diagnostics]
     between, whole = "leave nothing between them", "leave no whole number between them"
     one = "contains (one item at least)"  # (what `contains` asks where no minContains is written)
     exclusive = "exclusiveMinimum 1 and its exclusiveMaximum 2"
+    past = f"exclusiveMinimum {2**53} and its exclusiveMaximum {2**53 + 1}"  # (as doubles: 2**53 both)
     assert said == [
         ("accepts-nothing", 8, f"accepts no number: its minimum 5 and its maximum 1 {between}"),
         ("accepts-nothing", 9, f"accepts no number: its exclusiveMinimum 2 and its maximum 2.0 {between}"),
@@ -706,6 +715,9 @@ def test_bounds_that_leave_nothing_between_them_are_said_to(tmp_path: Path) -> N
         ("accepts-nothing", 18, f"accepts no integer: its {exclusive} {whole}"),
         ("accepts-nothing", 19, f"accepts no array: its {one} and its maxItems 0 {between}"),
         ("accepts-nothing", 20, f"accepts no array: its minContains 3 and its maxItems 2 {between}"),
+        ("accepts-nothing", 24, f"accepts no integer: its {past} {whole}"),
+        ("accepts-nothing", 25, f"accepts no array: its minItems 3 and its maxContains 2 {between}"),
+        ("accepts-nothing", 29, f"accepts no array: its {one} and its maxItems 0 {between}"),
     ], said
     assert checked.ok  # warnings
 
@@ -764,4 +776,4 @@ def test_bounds_the_dialect_ignores_or_the_schema_check_refuses_are_not_said_to_
     warned = [d for d in contains.diagnostics if d.code == "accepts-nothing"]
     said = [(d.location.line, d.location.col, d.message) for d in warned]
     message = "its contains (one item at least) and its maxItems 0 leave nothing between them"
-    assert said == [(9, 23, f"tools[0].inputSchema.properties.n accepts no array: {message}")], said
+    assert said == [(9, 13, f"tools[0].inputSchema.properties.n accepts no array: {message}")], said
