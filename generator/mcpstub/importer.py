@@ -85,8 +85,9 @@ def read_listing_file(path: Path, shown: str) -> Source:
     """A saved tools/list answer, JSON-RPC response, list of tools, or surface snapshot; what makes
     it no such thing is said at its place in the file."""
     text, problems = read_text(path, shown)  # as a toolset is read (a byte order mark, bad UTF-8)
-    if text is None:
-        raise SourceError(problems[0].message, problems[0].location)
+    if text is None:  # (with its hint, as a mistake in the JSON is said)
+        hint = f" (hint: {problems[0].hint})" if problems[0].hint else ""
+        raise SourceError(problems[0].message + hint, problems[0].location)
     wrong = json_mistake(shown, text)  # (a syntax error, NaN or Infinity, with a hint to mend it)
     if wrong is not None:  # (the hint to name a toolset .yaml is not for a saved answer)
         hint = f" (hint: {wrong.hint})" if wrong.hint and ".yaml" not in wrong.hint else ""

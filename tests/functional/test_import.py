@@ -227,6 +227,19 @@ def test_a_source_that_is_not_a_listing_is_a_located_error(
     assert not (tmp_path / "t.yaml").exists()
 
 
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [('{"tools": []}'.encode("utf-16"), "1:1: error: file is UTF-16, not UTF-8"),
+     (b'{"tools": [],\n "x": "caf\xe9"}', "2:11: error: file is not valid UTF-8 (byte 0xe9)")],
+)  # fmt: skip
+def test_a_saved_answer_that_is_no_utf_8_is_said_with_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], raw: bytes, said: str
+) -> None:
+    (tmp_path / "answer.json").write_bytes(raw)
+    assert cli.main(["import", str(tmp_path / "answer.json"), "-o", str(tmp_path / "t.yaml")]) == 1
+    assert f"answer.json:{said} (hint: save the file as UTF-8) [import-source]" in capsys.readouterr().err
+
+
 def test_a_json_toolset_is_written_as_json_and_a_folder_is_no_source(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
