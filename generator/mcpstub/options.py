@@ -76,6 +76,10 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
                     where = failed.diagnostic.location
                     message = f"{failed.diagnostic.message}\n  hint: {failed.diagnostic.hint}"
                     raise UsageError(f"{where.file}:{where.line}:{where.col}: {message}") from None
+                if text.startswith("\ufeff"):  # (which a toolset may start with, and TOML readers refuse)
+                    said = "invalid TOML: it starts with a byte order mark (U+FEFF), which TOML refuses"
+                    hint = "save the file as UTF-8 without a byte order mark"
+                    raise UsageError(f"{shown_path(candidate)}:1:1: {said}\n  hint: {hint}") from None
                 raise _invalid_toml(candidate, text, str(exc)) from None
             except ValueError:  # (tomllib's own: an integer Python will not read, past 4,300 digits)
                 at = re.search(r"[0-9][0-9_]{4300,}", text)

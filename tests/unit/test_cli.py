@@ -289,7 +289,7 @@ def test_a_wrong_item_is_said_where_it_is_written(in_tmp: Path, capsys: pytest.C
     assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
 
 
-@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32-be", "bad byte"])
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32-be", "bad byte", "utf-8-sig"])
 def test_a_pyproject_that_is_no_utf_8_is_said_as_a_toolset_is(
     in_tmp: Path, capsys: pytest.CaptureFixture[str], encoding: str
 ) -> None:
@@ -301,6 +301,9 @@ def test_a_pyproject_that_is_no_utf_8_is_said_as_a_toolset_is(
     at, said = ("2:6", "file is not valid UTF-8 (byte 0xe9)") if encoding == "bad byte" else ("1:1", "")
     said = said or f"file is {encoding[:6].upper()}, not UTF-8"
     hint = "\n  hint: save the file as UTF-8\n"
+    if encoding == "utf-8-sig":  # (which tomllib, pip and the build refuse, unlike a toolset's reader)
+        said = "invalid TOML: it starts with a byte order mark (U+FEFF), which TOML refuses"
+        hint = "\n  hint: save the file as UTF-8 without a byte order mark\n"
     assert capsys.readouterr().err == f"mcpstub: error: pyproject.toml:{at}: {said}{hint}"
 
 

@@ -141,22 +141,25 @@ def test_invalid_utf8_points_at_the_byte() -> None:
 @pytest.mark.parametrize(
     "text",
     ["mcpstub: 1\ntools: []\n", '{"mcpstub": 1, "server": {"name": "café"}}', "#Описание\nmcpstub: 1\n",
-     "日本: 1\n", "€: 1\n", "a"],
+     "日本: 1\n", "€: 1\n", "mcpstub: 1\na: \0\n", "description: " + "Описание. " * 30 + "\nmcpstub: 1\n"],
 )  # fmt: skip
 def test_a_file_saved_as_utf_16_or_32_is_said_to_be_so(encoding: str, text: str) -> None:
     """As Windows editors save "Unicode": with or without a byte order mark, ASCII alone or not,
-    whatever the file starts with."""
-    raw = text.encode(encoding)
-    for name in ("tools.yaml", "tools.json"):
+    whatever the file starts with, with a byte added at its end (as `echo >>` adds one)."""
+    for raw, name in ((text.encode(encoding), "tools.yaml"), (text.encode(encoding) + b"\n", "tools.json")):
         _, diagnostics = parse_document(name, Path(name), raw)
         said = [(d.code, d.message, d.location.line, d.location.col) for d in diagnostics]
         assert said == [("invalid-utf8", f"file is {encoding[:6].upper()}, not UTF-8", 1, 1)]
         assert diagnostics[0].hint == "save the file as UTF-8"
 
 
-def test_a_utf_8_file_holding_a_nul_is_not_taken_for_utf_16() -> None:
-    _, diagnostics, _ = parse(b"mcpstub: 1\nkey: va\0lue\n")
-    assert diagnostics == [("yaml-syntax", 2, 8)]
+@pytest.mark.parametrize(
+    ("raw", "at"),
+    [(b"mcpstub: 1\nkey: va\0lue\n", (2, 8)), (b"x: 1\0\n", (1, 5)), ("中文: \0".encode(), (1, 5))],
+)
+def test_a_utf_8_file_holding_a_nul_is_not_taken_for_utf_16(raw: bytes, at: tuple[int, int]) -> None:
+    _, diagnostics, _ = parse(raw)
+    assert diagnostics == [("yaml-syntax", *at)]
 
 
 @pytest.mark.parametrize("character", ["\x07", "\x00", "\ufffe", "\x1b"])
