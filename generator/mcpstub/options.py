@@ -103,7 +103,7 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
 
                 said = unknown_keys(unknown, sorted(known))
                 problems.append(
-                    config_error(candidate, (unknown[0],), f"unknown key(s) in [tool.mcpstub]: {said}")
+                    config_error(candidate, (unknown[0],), f"unknown key(s) in [tool.mcpstub]: {said}", True)
                 )
             for key, kind, what in _TYPES:
                 if key in section and not isinstance(section[key], kind):
@@ -178,11 +178,11 @@ def _invalid_toml(file: Path, text: str, said: str) -> UsageError:
     return UsageError(f"{shown_path(file)}: invalid TOML: {said}")
 
 
-def config_error(file: Path, keys: tuple[str | int, ...], message: str) -> UsageError:
+def config_error(file: Path, keys: tuple[str | int, ...], message: str, at_key: bool = False) -> UsageError:
     """`message` about `[tool.mcpstub]` (`keys` within it) at the line and column of `file` where
-    the key is written (or the nearest table or key holding it that is)."""
+    its value is written (`at_key`: its key; else the nearest table or key holding it)."""
     try:
-        line, column = toml_place(file.read_text("utf-8"), ("tool", "mcpstub", *keys))
+        line, column = toml_place(file.read_text("utf-8"), ("tool", "mcpstub", *keys), value_at=not at_key)
     except (OSError, UnicodeDecodeError):
         line, column = 1, 1
     return UsageError(f"{shown_path(file)}:{line}:{column}: {message}")
@@ -366,4 +366,4 @@ def diff_options(config: dict[str, Any], root: Path) -> tuple[DiffOptions, str |
     try:
         return options_from_config(config.get("diff"))
     except ConfigProblem as exc:
-        raise config_error(root / "pyproject.toml", ("diff", *exc.keys), str(exc)) from None
+        raise config_error(root / "pyproject.toml", ("diff", *exc.keys), str(exc), exc.at_key) from None

@@ -34,10 +34,11 @@ def _toml_key(token: str) -> list[str]:
         return [token[1:-1]]
 
 
-def toml_place(text: str, keys: _TomlPath) -> tuple[int, int]:
+def toml_place(text: str, keys: _TomlPath, *, value_at: bool = False) -> tuple[int, int]:
     """Where in TOML `text` the value at `keys` (table names, keys, list indexes) is written, as
-    (line, column), 1-based: its key, else where a header or dotted key below it first names it,
-    else that of the nearest table or key holding it."""
+    (line, column), 1-based: its key (with `value_at`, the value after it), else where a header
+    or dotted key below it first names it, else that of the nearest table or key holding it."""
+    values: dict[_TomlPath, int] = {}  # where each key's value starts
     places: dict[_TomlPath, int] = {}
     implied: dict[_TomlPath, int] = {}  # tables named only as part of a longer name
 
@@ -87,6 +88,8 @@ def toml_place(text: str, keys: _TomlPath) -> tuple[int, int]:
                     continue
                 value_path = (*path, item[0])
                 note(value_path, at)
+            else:
+                values.setdefault(value_path, at)
             value = False
             if token in "[{":
                 opened.append((value_path, [0] if token == "[" else []))
@@ -105,7 +108,8 @@ def toml_place(text: str, keys: _TomlPath) -> tuple[int, int]:
             key_at = key_at if key else at
             key += _toml_key(token)
     for end in range(len(keys), 0, -1):
-        offset = places.get(keys[:end], implied.get(keys[:end]))
+        offset = values.get(keys) if value_at and end == len(keys) else None
+        offset = places.get(keys[:end], implied.get(keys[:end])) if offset is None else offset
         if offset is not None:
             line = text.count("\n", 0, offset) + 1
             return line, offset - (text.rfind("\n", 0, offset) + 1) + 1

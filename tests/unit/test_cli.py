@@ -107,7 +107,7 @@ def test_missing_file_is_a_usage_error(in_tmp: Path, capsys: pytest.CaptureFixtu
     (in_tmp / "tools.yaml").write_text(GOOD)
     (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\nout = "pkg"\n  toolset = "tool.yaml"\n')
     assert main(["generate"]) == 2
-    said = "pyproject.toml:3:3: toolset file not found: tool.yaml\n  hint: did you mean 'tools.yaml'?"
+    said = "pyproject.toml:3:13: toolset file not found: tool.yaml\n  hint: did you mean 'tools.yaml'?"
     assert capsys.readouterr().err == f"mcpstub: error: {said}\n"
     (in_tmp / "p1").mkdir()
     (in_tmp / "p1" / "tools.yaml").write_text(GOOD)
@@ -272,7 +272,7 @@ def test_a_mistake_in_the_diff_table_is_said_by_generate_too(
     table = '[tool.mcpstub]\nout = "pkg"\n\n[tool.mcpstub.diff]\nfail-on = "breakng"\n'
     (in_tmp / "pyproject.toml").write_text(table)
     assert main(["generate"]) == 2
-    said = "pyproject.toml:5:1: [tool.mcpstub.diff] fail-on must be one of info, warning, breaking"
+    said = "pyproject.toml:5:11: [tool.mcpstub.diff] fail-on must be one of info, warning, breaking"
     assert capsys.readouterr().err.startswith(f"mcpstub: error: {said}")
     assert not (in_tmp / "pkg").exists()
 
@@ -372,8 +372,9 @@ def test_a_config_value_of_the_wrong_type_is_a_usage_error_for_every_command(
     (in_tmp / "tools.yaml").write_text(GOOD)
     for argv in (["validate"], ["generate", "--out", "pkg"], ["diff", "tools.yaml", "tools.yaml"]):
         assert main(argv) == 2
-        # The file, and the line and column where the key is written.
-        assert capsys.readouterr().err == f"mcpstub: error: pyproject.toml:5:3: [tool.mcpstub] {said}\n"
+        # The file, and the line and column where the value is written.
+        at = f"5:{line.index('=') + 5}"  # (past the two spaces before the key, and `= `)
+        assert capsys.readouterr().err == f"mcpstub: error: pyproject.toml:{at}: [tool.mcpstub] {said}\n"
     assert not (in_tmp / "pkg").exists()
 
 
@@ -472,6 +473,27 @@ def test_toml_place_finds_where_a_key_is_written(
     text: str, keys: tuple[str | int, ...], place: tuple[int, int]
 ) -> None:
     assert toml_place(text, keys) == place
+
+
+DIFF = ("tool", "mcpstub", "diff")
+
+
+@pytest.mark.parametrize(
+    ("text", "keys", "place"),
+    [
+        ('[tool.mcpstub]\nout = "a"\n', ("tool", "mcpstub", "out"), (2, 7)),
+        ("[tool]\nmcpstub = {out =\n  3}\n", ("tool", "mcpstub", "out"), (3, 3)),
+        # A key not written: what holds it, as without `value_at`.
+        ("[tool.mcpstub]\nout = 1\n", ("tool", "mcpstub", "toolset"), (1, 2)),
+        ('[tool.mcpstub]\nvendor_keywords = [\n  # [x\n  "a"]\n', (*DIFF[:2], "vendor_keywords"), (2, 19)),
+        ('[tool.mcpstub.diff]\nignore = [{rule = "r"}]\n', (*DIFF, "ignore", 0, "rule"), (2, 19)),
+        ('[tool.mcpstub.diff]\nignore = [{rule = "r"}, 3]\n', (*DIFF, "ignore", 1), (2, 25)),
+    ],
+)
+def test_toml_place_finds_where_a_value_is_written(
+    text: str, keys: tuple[str | int, ...], place: tuple[int, int]
+) -> None:
+    assert toml_place(text, keys, value_at=True) == place
 
 
 def test_init_writes_a_starter_that_validates(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -812,7 +834,7 @@ def test_out_of_the_config_that_cannot_be_a_package_is_said_where_it_is_written(
     (in_tmp / "pyproject.toml").write_text(f'[project]\nname = "x"\n\n[tool.mcpstub]\n  out = "{out}"\n')
     assert main(["generate"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f'mcpstub: error: pyproject.toml:5:3: out = "{out}": {said}')
+    assert err.startswith(f'mcpstub: error: pyproject.toml:5:9: out = "{out}": {said}')
     fixed = err.rsplit("e.g. out = ", 1)[1].strip()  # the hint is what to write there
     (in_tmp / "pyproject.toml").write_text(f"[tool.mcpstub]\nout = {fixed}\n")
     assert main(["generate"]) == 0 and not (in_tmp / "src" / out.split("/")[1]).exists()
@@ -1032,7 +1054,7 @@ def test_every_mistake_of_tool_mcpstub_is_said_at_once(
     assert main(["generate"]) == 2
     assert capsys.readouterr().err.splitlines() == [
         "mcpstub: error: pyproject.toml:2:1: unknown key(s) in [tool.mcpstub]: out_dir (did you mean out?)",
-        "mcpstub: error: pyproject.toml:3:1: [tool.mcpstub] emit_tests must be true or false",
+        "mcpstub: error: pyproject.toml:3:14: [tool.mcpstub] emit_tests must be true or false",
         "mcpstub: error: pyproject.toml:4:20: [tool.mcpstub] vendor_keywords must be a list of strings",
     ]
 

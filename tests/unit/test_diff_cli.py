@@ -192,7 +192,7 @@ def test_an_ignore_of_a_rule_diff_never_reports_is_refused_where_it_is_written(
         '  {tool = "*", rule = "tool-added", reason = "a"},\n'
         f'  {{tool = "gone", rule = "{rule}", reason = "b"}},\n]\n'
     )
-    said = f"pyproject.toml:4:19: [tool.mcpstub.diff] ignore[1] rule {rule!r} is not a rule"
+    said = f"pyproject.toml:4:26: [tool.mcpstub.diff] ignore[1] rule {rule!r} is not a rule"
     said += f" mcpstub diff reports {hint}"
     for argv in (["diff", "old.yaml", "new.yaml"], ["validate", "new.yaml"]):
         assert main(argv) == 2

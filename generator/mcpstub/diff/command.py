@@ -24,11 +24,12 @@ CONFIG_KEYS = ("fail-on", "ignore", "version-check", "open-objects")
 
 
 class ConfigProblem(ValueError):
-    """A mistake in `[tool.mcpstub.diff]`; `keys` says where within it."""
+    """A mistake in `[tool.mcpstub.diff]`; `keys` says where within it: at the value there, or
+    (`at_key`) at the key."""
 
-    def __init__(self, keys: tuple[str | int, ...], message: str) -> None:
+    def __init__(self, keys: tuple[str | int, ...], message: str, at_key: bool = False) -> None:
         super().__init__(message)
-        self.keys = keys
+        self.keys, self.at_key = keys, at_key
 
 
 def options_from_config(section: Any) -> tuple[DiffOptions, str | None]:
@@ -40,7 +41,8 @@ def options_from_config(section: Any) -> tuple[DiffOptions, str | None]:
         raise ConfigProblem((), f"{table} must be a table")
     unknown = sorted(set(section) - set(CONFIG_KEYS))
     if unknown:
-        raise ConfigProblem((unknown[0],), f"unknown key(s) in {table}: {unknown_keys(unknown, CONFIG_KEYS)}")
+        said = f"unknown key(s) in {table}: {unknown_keys(unknown, CONFIG_KEYS)}"
+        raise ConfigProblem((unknown[0],), said, at_key=True)
     fail_on = section.get("fail-on")
     if fail_on is not None and fail_on not in SEVERITIES:
         raise ConfigProblem(("fail-on",), f"{table} fail-on must be one of {', '.join(SEVERITIES)}")
