@@ -624,11 +624,13 @@ def _no_whole_number(a: float, b: float, above: bool, below: bool) -> bool:
 
 
 def _is_bound(value: Any, kind: str) -> bool:
-    """A bound the schema check takes: a finite number a double holds; a length a whole one, not negative."""
+    """A bound the schema check takes and the server compares exactly: a finite number below 2**63
+    (past it, jsonschema-rs compares an integer with a float bound as a double: 2**63 passes
+    `exclusiveMaximum: 9.223372036854776e18`); a length a whole one, not negative."""
     if not isinstance(value, int | float) or isinstance(value, bool):
         return False
     try:
-        if not math.isfinite(float(value)):
+        if not math.isfinite(float(value)) or abs(value) >= 2**63:
             return False
     except OverflowError:  # (an integer past any double)
         return False

@@ -743,6 +743,7 @@ def test_bounds_the_dialect_ignores_or_the_schema_check_refuses_are_not_said_to_
                 refused: {type: array, contains: {}, minContains: -1, maxContains: 0}
                 doubles: {minimum: 100000000000000000001, maximum: 1e20}
                 past: {minimum: HUGE, maximum: 1}
+                int64: {type: integer, minimum: 9223372036854775808, exclusiveMaximum: 9.223372036854776e+18}
         """.replace("HUGE", str(10**400)),
     )
     assert "accepts-nothing" not in [d.code for d in checked.diagnostics], checked.diagnostics
