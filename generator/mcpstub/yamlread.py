@@ -79,7 +79,7 @@ def _reader_loc(file: str, text: str, position: int) -> Location:
 
 
 def _decode(file: str, raw: bytes) -> str:
-    if encoding := wide_encoding(raw):  # as Windows editors save "Unicode"
+    if encoding := _wide_encoding(raw):  # as Windows editors save "Unicode"
         said = f"file is {encoding}, not UTF-8"
         raise _LoadFailed(error("invalid-utf8", said, Location(file, 1, 1), _AS_UTF8))
     if raw.startswith(b"\xef\xbb\xbf"):
@@ -95,7 +95,7 @@ _AS_UTF8 = "save the file as UTF-8"
 _WIDE_MARKS = (("UTF-32", (b"\xff\xfe\0\0", b"\0\0\xfe\xff")), ("UTF-16", (b"\xff\xfe", b"\xfe\xff")))
 
 
-def wide_encoding(raw: bytes) -> str:
+def _wide_encoding(raw: bytes) -> str:
     """"UTF-16" or "UTF-32" where `raw` begins with that encoding's byte order mark or, with none,
     reads as text in it and has the zero bytes it writes: UTF-32 a zero in every fourth byte (no
     code point needs it), UTF-16 four at least, nine in ten of them in the high byte of a unit
