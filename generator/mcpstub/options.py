@@ -93,8 +93,8 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
             section = tool.get("mcpstub", {}) if isinstance(tool, dict) else None
             _misnamed_table(candidate, data)
             if not isinstance(section, dict):
-                what = "[tool.mcpstub]" if isinstance(tool, dict) else "[tool]"
-                raise config_error(candidate, (), f"{what} must be a table")
+                table = ("tool", "mcpstub") if isinstance(tool, dict) else ("tool",)
+                raise config_error(candidate, (), f"[{'.'.join(table)}] must be a table", table=table)
             known = {"toolset", "out", "emit_tests", "client_only", "diff", "cache_dir", *_POLICY_KEYS}
             problems: list[UsageError] = []  # every one at once, as a toolset's are
             unknown = [key for key in section if key not in known]  # (said at the first written)
@@ -120,6 +120,7 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
     return {}, start
 
 
+_TOOL = ("tool", "mcpstub")
 _POLICY_KEYS = ("vendor_keywords", "ref_root")
 # What each plain key of [tool.mcpstub] holds (`emit_tests = "false"` would be true in Python).
 _TYPES = (
@@ -178,11 +179,17 @@ def _invalid_toml(file: Path, text: str, said: str) -> UsageError:
     return UsageError(f"{shown_path(file)}: invalid TOML: {said}")
 
 
-def config_error(file: Path, keys: tuple[str | int, ...], message: str, at_key: bool = False) -> UsageError:
-    """`message` about `[tool.mcpstub]` (`keys` within it) at the line and column of `file` where
-    its value is written (`at_key`: its key; else the nearest table or key holding it)."""
+def config_error(
+    file: Path,
+    keys: tuple[str | int, ...],
+    message: str,
+    at_key: bool = False,
+    table: tuple[str, ...] = _TOOL,
+) -> UsageError:
+    """`message` about `[tool.mcpstub]` (`table`; `keys` within it) at the line and column of `file`
+    where its value is written (`at_key`: its key; else the nearest table or key holding it)."""
     try:
-        line, column = toml_place(file.read_text("utf-8"), ("tool", "mcpstub", *keys), value_at=not at_key)
+        line, column = toml_place(file.read_text("utf-8"), (*table, *keys), value_at=not at_key)
     except (OSError, UnicodeDecodeError):
         line, column = 1, 1
     return UsageError(f"{shown_path(file)}:{line}:{column}: {message}")

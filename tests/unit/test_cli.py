@@ -351,7 +351,7 @@ def test_invalid_toml_is_said_at_its_line_and_column(
     for tool in ('tool = "x"', "tool = [1]"):  # not a table
         (in_tmp / "pyproject.toml").write_text(f"# a project\n\n{tool}\n[project]\nname = 'x'\n")
         assert main(["validate"]) == 2
-        assert capsys.readouterr().err == "mcpstub: error: pyproject.toml:3:1: [tool] must be a table\n"
+        assert capsys.readouterr().err == "mcpstub: error: pyproject.toml:3:8: [tool] must be a table\n"
 
 
 @pytest.mark.parametrize(
