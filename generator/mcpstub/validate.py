@@ -9,6 +9,8 @@ error.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import marshal
 import math
 import os
@@ -198,6 +200,7 @@ class _Checker:
         self._compiled_definitions: dict[tuple[Any, str, bytes], frozenset[str] | None] = {}
         self._finite_docs: dict[int, bool] = {}  # by id of a loaded document: holds no inf or nan
         self._broken_defs: set[str] = set()  # shared definitions with an error said where written
+        self._linted: set[tuple[Any, ...]] = set()  # what `_bundle` linted, and said
 
     def _finite(self, doc: Document) -> bool:
         """True when no number in `doc` is inf or nan (then no schema bundled from it holds one)."""
@@ -305,7 +308,7 @@ class _Checker:
                 self._broken_defs.add(str(name))
             if isinstance(value, dict):  # its refs must resolve even when no tool uses it
                 errors_before = len(self.bundler.diagnostics)
-                bundled, _ = self.bundler.bundle_schema(("$defs", name), dialect)
+                bundled, _ = self._bundle(("$defs", name), dialect)
                 if not (has_errors(self.diagnostics[before:]) or self.bundler.over_budget):
                     if has_errors(self.bundler.diagnostics[errors_before:]):
                         bundled = value  # a reference is wrong: what refers to nothing is judged still
@@ -483,7 +486,7 @@ class _Checker:
         if is_input and declared != "object" and not by_ref and not mistyped:
             self.diagnostics.append(root_error())
         errors_before = len(self.bundler.diagnostics)
-        bundled, shared = self.bundler.bundle_schema(path, dialect)
+        bundled, shared = self._bundle(path, dialect)
         if self.bundler.over_budget:
             return None
         # A keyword or a reference is wrong (a referenced file's warnings keep it): the defaults
@@ -528,6 +531,28 @@ class _Checker:
             return None
         self.diagnostics.extend(default_mismatches(doc, path, bundled, defaults))
         return bundled, shared, dialect
+
+    def _bundle(self, path: JsonPath, dialect: Dialect) -> tuple[dict[str, Any], frozenset[str]]:
+        """The schema at `path` bundled; what its references reached in other files is linted in
+        its dialect, as its own keywords are (a misspelled keyword there checks less than it says),
+        once: a file's `$defs` are linted as the file is read."""
+        copied = len(self.bundler.origins)
+        bundled = self.bundler.bundle_schema(path, dialect)
+        for (_, _), (source, where) in itertools.islice(self.bundler.origins.items(), copied, None):
+            if source is self.doc or where[:1] == ("$defs",) or (id(source), where, dialect) in self._linted:
+                continue
+            self._linted.add((id(source), where, dialect))
+            value: Any = source.data
+            for key in where:
+                value = value[key]
+            for linted in _meta_errors(source, where, value, dialect, self.policy):
+                # (a whole file's schema is named by the file, not as a toolset's root)
+                said = linted.message.replace("toolset", os.path.basename(source.file), 1)
+                found = dataclasses.replace(linted, message=said) if not where else linted
+                if (found.code, found.location) not in self._linted:  # (a unit inside another one
+                    self._linted.add((found.code, found.location))  # linted, a mistake both dialects see)
+                    self.bundler.diagnostics.append(found)
+        return bundled
 
     def _compile(self, schema: dict[str, Any], shared: frozenset[str], dialect: Dialect) -> Any | None:
         """Raise as `_validator(schema)` does when `schema` cannot be compiled; its validator, or

@@ -281,6 +281,53 @@ def test_referenced_files_are_linted_in_their_own_file(tmp_path: Path) -> None:
     assert checked.toolset is not None and [t.name for t in checked.toolset.tools] == ["a"]  # kept
 
 
+def test_what_a_reference_reaches_in_another_file_is_linted_in_the_dialect_it_is_read_in(
+    tmp_path: Path,
+) -> None:
+    """`definitions`, any pointer, a whole file: linted as the schema reaching it reads it (draft-07's
+    `dependencies` there, 2020-12's `prefixItems` here), each mistake said once however many
+    schemas, in either dialect, reach it."""
+    (tmp_path / "common.yaml").write_text(
+        "definitions:\n"
+        "  City: {type: string, minLenght: 2}\n"
+        "  Old: {type: object, dependencies: {a: [b]},\n"
+        "        properties: {l: {items: [true], additionalItems: false}}}\n"
+        "components:\n"
+        "  New: {type: array, prefixItems: [{type: string}], unevaluatedItems: false}\n",
+        "utf-8",
+    )
+    (tmp_path / "whole.yaml").write_text("type: integer\nminimum: 1.2\nmaximum: 1.8\n", "utf-8")
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Place: {$ref: "common.yaml#/definitions/City"}
+        tools:
+          - name: a
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              properties:
+                city: {$ref: "common.yaml#/definitions/City"}
+                old: {$ref: "common.yaml#/definitions/Old"}
+          - name: b
+            inputSchema:
+              type: object
+              properties:
+                city: {$ref: "common.yaml#/definitions/City"}
+                new: {$ref: "common.yaml#/components/New"}
+                whole: {$ref: whole.yaml}
+        """,
+    )
+    said = [(d.location.file, d.location.line, d.code, d.message) for d in checked.diagnostics]
+    assert said == [
+        ("common.yaml", 2, "misspelled-keyword", "'minLenght' in definitions.City is not a 2020-12 keyword:"
+         " the 'minLength' it misspells is not applied, so the schema checks less than it says"),
+        ("whole.yaml", 2, "accepts-nothing", "whole.yaml accepts no integer: its minimum 1.2 and its maximum"
+         " 1.8 leave no whole number between them"),
+    ], said
+
+
 @pytest.mark.parametrize(
     ("written", "meant"),
     [
