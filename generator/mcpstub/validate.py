@@ -10,7 +10,6 @@ error.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import marshal
 import math
 import os
@@ -25,7 +24,7 @@ import jsonschema_rs
 from mcpstub.bundle import Bundler, definition_pointer, iter_refs
 from mcpstub.classnames import IMPORTED, class_name
 from mcpstub.defaults import default_mismatches
-from mcpstub.diagnostics import Diagnostic, error, has_errors
+from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.elicitations import check_elicitations
 from mcpstub.engine.fingerprints import marshalled
@@ -50,6 +49,7 @@ from mcpstub.ir import (
 from mcpstub.keywords import JSON_TYPES, Lint, invalid_value_hint, lint_schema
 from mcpstub.load import load_document
 from mcpstub.output_wrapper import is_object_root, ref_target
+from mcpstub.pointers import resolve
 from mcpstub.policy import Policy
 from mcpstub.resources import tool_keys
 from mcpstub.toolrules import check_tool_entry
@@ -134,6 +134,9 @@ def _meta_errors(
 ) -> Iterator[Diagnostic]:
     """The keyword lint, then the meta-schema check (minus what the lint already said better);
     `defaults`, if given, gets the paths of the schemas holding a `default`."""
+    if isinstance(schema, dict) and "$schema" in schema and schema_dialect(schema) is None:
+        yield _unsupported(doc, path, schema)  # (nor is the meta-schema it names fetched)
+        return
     lint = lint_schema(doc, path, schema, dialect == "draft-07", policy.vendor_keywords)
     if defaults is not None:
         defaults.extend(lint.defaults)
@@ -172,6 +175,28 @@ def _meta_errors(
         )
 
 
+def _unsupported(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Diagnostic:
+    return error(
+        "unsupported-dialect",
+        f"{describe_path(path)} declares an unsupported $schema {echo_value(schema['$schema'])}",
+        doc.loc((*path, "$schema")),
+        "use JSON Schema 2020-12 (the default) or draft-07",
+    )
+
+
+def _as_reached(said: Diagnostic, source: Document, where: JsonPath, own_dialect: bool) -> Diagnostic:
+    """A diagnostic of a schema a reference reached in another file: a whole file is named by its
+    name, not as a toolset's root; one without a `$schema` of its own is read as the schema
+    reaching it reads it."""
+    message, hint = said.message, said.hint
+    if not where:
+        message = re.sub(r"(?<!')\btoolset\b(?!')", os.path.basename(source.file), message, count=1)
+    if hint is not None and not own_dialect:
+        hint = hint.replace("the schema's $schema says", "a schema reaching it by $ref says")
+        hint = hint.replace("no $schema names draft-07", "no schema reaching it by $ref names draft-07")
+    return dataclasses.replace(said, message=message, hint=hint)
+
+
 def _said(lint: Lint, where: JsonPath) -> bool:
     """True when the lint reported the problem at `where` (a `type` naming no JSON type)."""
     return where in lint.bad_types or where[:-1] in lint.bad_types
@@ -200,7 +225,8 @@ class _Checker:
         self._compiled_definitions: dict[tuple[Any, str, bytes], frozenset[str] | None] = {}
         self._finite_docs: dict[int, bool] = {}  # by id of a loaded document: holds no inf or nan
         self._broken_defs: set[str] = set()  # shared definitions with an error said where written
-        self._linted: set[tuple[Any, ...]] = set()  # what `_bundle` linted, and said
+        self._linted: set[tuple[int, JsonPath, str]] = set()  # what `_bundle` linted, in which dialect
+        self._said_at, self._said_count = set[Location](), 0  # where the bundler's diagnostics are
 
     def _finite(self, doc: Document) -> bool:
         """True when no number in `doc` is inf or nan (then no schema bundled from it holds one)."""
@@ -456,14 +482,7 @@ class _Checker:
         where = describe_path(path)
         dialect = schema_dialect(schema)
         if dialect is None:
-            self.diagnostics.append(
-                error(
-                    "unsupported-dialect",
-                    f"{where} declares an unsupported $schema {schema.get('$schema')!r}",
-                    doc.loc((*path, "$schema")),
-                    "use JSON Schema 2020-12 (the default) or draft-07",
-                )
-            )
+            self.diagnostics.append(_unsupported(doc, path, schema))
             return None
         before = len(self.diagnostics)
         defaults: list[JsonPath] = []
@@ -533,25 +552,28 @@ class _Checker:
         return bundled, shared, dialect
 
     def _bundle(self, path: JsonPath, dialect: Dialect) -> tuple[dict[str, Any], frozenset[str]]:
-        """The schema at `path` bundled; what its references reached in other files is linted in
-        its dialect, as its own keywords are (a misspelled keyword there checks less than it says),
-        once: a file's `$defs` are linted as the file is read."""
-        copied = len(self.bundler.origins)
+        """The schema at `path` bundled; what its references reached in other files is linted as
+        its own keywords are (a misspelled keyword there checks less than it says), in its `$schema`
+        or else in the dialect of the schema reaching it, each mistake once (a file's `$defs` are
+        linted as the file is read)."""
+        copied = len(self.bundler.reached)
         bundled = self.bundler.bundle_schema(path, dialect)
-        for (_, _), (source, where) in itertools.islice(self.bundler.origins.items(), copied, None):
-            if source is self.doc or where[:1] == ("$defs",) or (id(source), where, dialect) in self._linted:
+        for source, unit in self.bundler.reached[copied:]:
+            found, value, where = resolve(source.data, map(str, unit))
+            if not found or source is self.doc or where[:1] == ("$defs",):
                 continue
-            self._linted.add((id(source), where, dialect))
-            value: Any = source.data
-            for key in where:
-                value = value[key]
-            for linted in _meta_errors(source, where, value, dialect, self.policy):
-                # (a whole file's schema is named by the file, not as a toolset's root)
-                said = linted.message.replace("toolset", os.path.basename(source.file), 1)
-                found = dataclasses.replace(linted, message=said) if not where else linted
-                if (found.code, found.location) not in self._linted:  # (a unit inside another one
-                    self._linted.add((found.code, found.location))  # linted, a mistake both dialects see)
-                    self.bundler.diagnostics.append(found)
+            own = schema_dialect(value) if isinstance(value, dict) and "$schema" in value else None
+            if (id(source), where, own or dialect) in self._linted:
+                continue
+            self._linted.add((id(source), where, own or dialect))
+            # (once a place: a unit inside another one, or read in both dialects, says it again)
+            said_at, known = self._said_at, self.bundler.diagnostics
+            said_at.update(d.location for d in known[self._said_count :])
+            for linted in _meta_errors(source, where, value, own or dialect, self.policy):
+                if linted.location not in said_at:
+                    said_at.add(linted.location)
+                    known.append(_as_reached(linted, source, where, own is not None))
+            self._said_count = len(known)
         return bundled
 
     def _compile(self, schema: dict[str, Any], shared: frozenset[str], dialect: Dialect) -> Any | None:

@@ -328,6 +328,50 @@ def test_what_a_reference_reaches_in_another_file_is_linted_in_the_dialect_it_is
     ], said
 
 
+def test_what_a_reference_reaches_by_an_index_or_with_a_dialect_of_its_own_is_read_so(tmp_path: Path) -> None:
+    """A pointer through a list; a unit with its own `$schema` (read in it, as the server reads its
+    keywords), one naming no dialect mcpstub knows (refused where written, nothing fetched); a
+    mistake reached by schemas of both dialects, said once; a whole file's keyword named `toolset`."""
+    (tmp_path / "any.yaml").write_text("anyOf: [{type: string}, {type: integer, maximun: 3}]\n", "utf-8")
+    (tmp_path / "own.yaml").write_text(
+        "definitions:\n"
+        "  Old: {$schema: 'http://json-schema.org/draft-07/schema#', dependencies: {a: [b]}}\n"
+        "  Odd: {$schema: 'https://example.invalid/s#', type: string}\n"
+        "  Both: {type: string, maxLenght: 3}\n",
+        "utf-8",
+    )
+    (tmp_path / "named.yaml").write_text("type: object\ntoolset: 1\n", "utf-8")
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                n: {$ref: "any.yaml#/anyOf/1"}
+                old: {$ref: "own.yaml#/definitions/Old"}
+                odd: {$ref: "own.yaml#/definitions/Odd"}
+                both: {$ref: "own.yaml#/definitions/Both"}
+                named: {$ref: named.yaml}
+          - name: b
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              properties:
+                both: {$ref: "own.yaml#/definitions/Both"}
+        """,
+    )
+    found = checked.diagnostics
+    said = sorted((d.location.file, d.location.line, d.code, d.message.split(":")[0]) for d in found)
+    assert said == [
+        ("any.yaml", 1, "misspelled-keyword", "'maximun' in anyOf[1] is not a 2020-12 keyword"),
+        ("named.yaml", 2, "unknown-keyword", "unknown 2020-12 keyword 'toolset' in named.yaml"),
+        ("own.yaml", 3, "unsupported-dialect", "definitions.Odd declares an unsupported $schema 'https"),
+        ("own.yaml", 4, "misspelled-keyword", "'maxLenght' in definitions.Both is not a 2020-12 keyword"),
+    ], said
+
+
 @pytest.mark.parametrize(
     ("written", "meant"),
     [
