@@ -102,7 +102,9 @@ def _default_rejected(
 def rejection(schema: dict[str, Any], value: Any, registry: Any) -> str | None:
     """The first reason `schema` rejects `value`, shortened; None if it accepts it or cannot say."""
     try:
-        validator = jsonschema_rs.validator_for(schema, registry=registry, validate_formats=True)
+        validator = jsonschema_rs.validator_for(
+            schema, registry=registry, validate_formats=True, offline=True  # (never the network)
+        )
         problem = next(iter(validator.iter_errors(value)), None)
     except Exception:  # a schema that cannot be checked so is not
         return None

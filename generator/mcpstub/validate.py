@@ -175,6 +175,11 @@ def _meta_errors(
         )
 
 
+def _defines(data: Any) -> bool:
+    """Whether a document has `$defs` to check as it is read (a mapping of definitions)."""
+    return isinstance(data, dict) and isinstance(data.get("$defs"), dict)
+
+
 def _unsupported(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Diagnostic:
     return error(
         "unsupported-dialect",
@@ -190,7 +195,7 @@ def _as_reached(said: Diagnostic, source: Document, where: JsonPath, own_dialect
     reaching it reads it."""
     message, hint = said.message, said.hint
     if not where:
-        message = re.sub(r"(?<!')\btoolset\b(?!')", os.path.basename(source.file), message, count=1)
+        message = re.sub(r"(?<!')\btoolset\b(?!')", lambda _: os.path.basename(source.file), message, count=1)
     if hint is not None and not own_dialect:
         hint = hint.replace("the schema's $schema says", "a schema reaching it by $ref says")
         hint = hint.replace("no $schema names draft-07", "no schema reaching it by $ref names draft-07")
@@ -226,7 +231,8 @@ class _Checker:
         self._finite_docs: dict[int, bool] = {}  # by id of a loaded document: holds no inf or nan
         self._broken_defs: set[str] = set()  # shared definitions with an error said where written
         self._linted: set[tuple[int, JsonPath, str]] = set()  # what `_bundle` linted, in which dialect
-        self._said_at, self._said_count = set[Location](), 0  # where the bundler's diagnostics are
+        self._said_at: dict[Location, int] = {}  # the first of the bundler's diagnostics at each place
+        self._said_count = 0  # how many of them `_said_at` has seen
 
     def _finite(self, doc: Document) -> bool:
         """True when no number in `doc` is inf or nan (then no schema bundled from it holds one)."""
@@ -273,7 +279,7 @@ class _Checker:
         if not has_errors(diagnostics):
             diagnostics = [*diagnostics, *_non_json_numbers(loaded, self._finite(loaded))]
             for name, value in (
-                (loaded.data.get("$defs") or {}).items() if isinstance(loaded.data, dict) else ()
+                loaded.data["$defs"].items() if _defines(loaded.data) else ()
             ):
                 dialect = schema_dialect(value) or "2020-12"
                 diagnostics.extend(_meta_errors(loaded, ("$defs", name), value, dialect, self.policy))
@@ -560,19 +566,28 @@ class _Checker:
         bundled = self.bundler.bundle_schema(path, dialect)
         for source, unit in self.bundler.reached[copied:]:
             found, value, where = resolve(source.data, map(str, unit))
-            if not found or source is self.doc or where[:1] == ("$defs",):
+            if not found or source is self.doc or (where[:1] == ("$defs",) and _defines(source.data)):
                 continue
             own = schema_dialect(value) if isinstance(value, dict) and "$schema" in value else None
             if (id(source), where, own or dialect) in self._linted:
                 continue
             self._linted.add((id(source), where, own or dialect))
-            # (once a place: a unit inside another one, or read in both dialects, says it again)
+            read = value
+            if own is None and dialect == "draft-07" and isinstance(value, dict):  # (its meta-schema too)
+                read = {"$schema": "http://json-schema.org/draft-07/schema#", **value}
+            # Once a place (a unit inside another one, or read in both dialects, says it again),
+            # the gravest reading: an error a dialect sees is not hidden by another's warning.
             said_at, known = self._said_at, self.bundler.diagnostics
-            said_at.update(d.location for d in known[self._said_count :])
-            for linted in _meta_errors(source, where, value, own or dialect, self.policy):
-                if linted.location not in said_at:
-                    said_at.add(linted.location)
-                    known.append(_as_reached(linted, source, where, own is not None))
+            for i in range(self._said_count, len(known)):
+                said_at.setdefault(known[i].location, i)
+            for linted in _meta_errors(source, where, read, own or dialect, self.policy):
+                reached = _as_reached(linted, source, where, own is not None)
+                at = said_at.get(linted.location)
+                if at is None:
+                    said_at[linted.location] = len(known)
+                    known.append(reached)
+                elif reached.is_error and not known[at].is_error:
+                    known[at] = reached
             self._said_count = len(known)
         return bundled
 
@@ -736,7 +751,7 @@ def _classes_of(name: str) -> set[str]:
 
 
 def _validator(schema: dict[str, Any]) -> Any:
-    return jsonschema_rs.validator_for(schema, validate_formats=True)
+    return jsonschema_rs.validator_for(schema, validate_formats=True, offline=True)  # (as the server's)
 
 
 def check_document(

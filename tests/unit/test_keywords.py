@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import textwrap
 from pathlib import Path
 
@@ -370,6 +371,53 @@ def test_what_a_reference_reaches_by_an_index_or_with_a_dialect_of_its_own_is_re
         ("own.yaml", 3, "unsupported-dialect", "definitions.Odd declares an unsupported $schema 'https"),
         ("own.yaml", 4, "misspelled-keyword", "'maxLenght' in definitions.Both is not a 2020-12 keyword"),
     ], said
+
+
+@pytest.mark.parametrize("first", ["draft-07", "2020-12"])
+def test_a_mistake_reached_from_both_dialects_is_said_as_the_gravest_reading_whatever_comes_first(
+    tmp_path: Path, first: str
+) -> None:
+    """`prefixItem` is a misspelling in 2020-12 (an error) and an unknown keyword in draft-07 (a
+    warning); draft-07 reads a whole file's `additionalItems: 5` as invalid, 2020-12 as unknown. A
+    file named with a backslash is named as it is."""
+    (tmp_path / "c.yaml").write_text("definitions:\n  L: {type: array, prefixItem: [{}]}\n", "utf-8")
+    (tmp_path / "a\\1.yaml").write_text("type: array\nadditionalItems: 5\nminItems: 3\nmaxItems: 1\n")
+    tools = {
+        "draft-07": "  - name: old\n    inputSchema:\n      $schema: http://json-schema.org/draft-07/schema#\n"
+        "      type: object\n      properties: {l: {$ref: 'c.yaml#/definitions/L'}, a: {$ref: a%5C1.yaml}}\n",
+        "2020-12": "  - name: new\n    inputSchema:\n      type: object\n"
+        "      properties: {l: {$ref: 'c.yaml#/definitions/L'}}\n",
+    }
+    second = "2020-12" if first == "draft-07" else "draft-07"
+    checked = check(tmp_path, "tools:\n" + tools[first] + tools[second])
+    said = sorted((d.location.file, d.code, d.message.split(":")[0]) for d in checked.diagnostics)
+    assert said == [
+        ("a\\1.yaml", "accepts-nothing", "a\\1.yaml accepts no array"),
+        ("a\\1.yaml", "invalid-schema", "additionalItems is not a valid draft-07 schema"),
+        ("c.yaml", "misspelled-keyword", "'prefixItem' in definitions.L is not a 2020-12 keyword"),
+    ], said
+
+
+def test_a_schema_naming_a_meta_schema_on_the_network_never_reaches_it(tmp_path: Path) -> None:
+    """A build never touches the network: not for a `$schema` no dialect has, at a referenced unit,
+    a shared definition, or below a root (what the server's validator, offline, ignores)."""
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        listening.settimeout(0.5)
+        url = f"http://127.0.0.1:{listening.getsockname()[1]}/meta"
+        (tmp_path / "c.yaml").write_text(f"definitions:\n  A: {{$schema: '{url}', type: string}}\n", "utf-8")
+        for body in (
+            f"$defs:\n  S: {{$schema: '{url}', type: string}}\ntools:\n  - name: a\n    inputSchema:"
+            "\n      type: object\n      properties: {s: {$ref: '#/$defs/S'}}\n",
+            "tools:\n" + "".join(
+                f"  - name: t{i}\n    inputSchema:\n      type: object\n"
+                "      properties: {a: {$ref: 'c.yaml#/definitions/A'}}\n" for i in range(2)
+            ),
+            f"tools:\n  - name: a\n    inputSchema:\n      type: object\n"
+            f"      properties: {{a: {{$schema: '{url}', type: string}}}}\n",
+        ):
+            check(tmp_path, body)
+            with pytest.raises(TimeoutError):
+                listening.accept()
 
 
 @pytest.mark.parametrize(
