@@ -24,7 +24,7 @@ import jsonschema_rs
 from mcpstub.bundle import Bundler, definition_pointer, iter_refs
 from mcpstub.classnames import IMPORTED, class_name
 from mcpstub.defaults import default_mismatches
-from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
+from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, warning
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.elicitations import check_elicitations
 from mcpstub.engine.fingerprints import marshalled
@@ -180,6 +180,22 @@ def _defines(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("$defs"), dict)
 
 
+_DIALECT_URIS = {
+    "2020-12": "https://json-schema.org/draft/2020-12/schema",
+    "draft-07": "http://json-schema.org/draft-07/schema#",
+}
+
+
+def _unread_dialect(doc: Document, where: JsonPath, own: str, dialect: str) -> Diagnostic:
+    return warning(
+        "unread-schema-dialect",
+        f"{describe_path(where)} says it is {own} by its $schema, but it is read as {dialect}:"
+        " a schema reaching it by $ref is, and a validator reads $schema at a schema's root only",
+        doc.loc((*where, "$schema")),
+        f"write it as {dialect}, or refer to it from a {own} schema",
+    )
+
+
 def _unsupported(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Diagnostic:
     return error(
         "unsupported-dialect",
@@ -189,14 +205,13 @@ def _unsupported(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Diagn
     )
 
 
-def _as_reached(said: Diagnostic, source: Document, where: JsonPath, own_dialect: bool) -> Diagnostic:
+def _as_reached(said: Diagnostic, source: Document, where: JsonPath) -> Diagnostic:
     """A diagnostic of a schema a reference reached in another file: a whole file is named by its
-    name, not as a toolset's root; one without a `$schema` of its own is read as the schema
-    reaching it reads it."""
+    name, not as a toolset's root; it is read as the schema reaching it reads it."""
     message, hint = said.message, said.hint
     if not where:
         message = re.sub(r"(?<!')\btoolset\b(?!')", lambda _: os.path.basename(source.file), message, count=1)
-    if hint is not None and not own_dialect:
+    if hint is not None:
         hint = hint.replace("the schema's $schema says", "a schema reaching it by $ref says")
         hint = hint.replace("no $schema names draft-07", "no schema reaching it by $ref names draft-07")
     return dataclasses.replace(said, message=message, hint=hint)
@@ -231,7 +246,7 @@ class _Checker:
         self._finite_docs: dict[int, bool] = {}  # by id of a loaded document: holds no inf or nan
         self._broken_defs: set[str] = set()  # shared definitions with an error said where written
         self._linted: set[tuple[int, JsonPath, str]] = set()  # what `_bundle` linted, in which dialect
-        self._said_at: dict[Location, int] = {}  # the first of the bundler's diagnostics at each place
+        self._said_at: dict[Location, list[int]] = {}  # the bundler's diagnostics at each place
         self._said_count = 0  # how many of them `_said_at` has seen
 
     def _finite(self, doc: Document) -> bool:
@@ -566,28 +581,37 @@ class _Checker:
         bundled = self.bundler.bundle_schema(path, dialect)
         for source, unit in self.bundler.reached[copied:]:
             found, value, where = resolve(source.data, map(str, unit))
-            if not found or source is self.doc or (where[:1] == ("$defs",) and _defines(source.data)):
+            if not found or source is self.doc or (id(source), where, dialect) in self._linted:
                 continue
-            own = schema_dialect(value) if isinstance(value, dict) and "$schema" in value else None
-            if (id(source), where, own or dialect) in self._linted:
-                continue
-            self._linted.add((id(source), where, own or dialect))
-            read = value
-            if own is None and dialect == "draft-07" and isinstance(value, dict):  # (its meta-schema too)
-                read = {"$schema": "http://json-schema.org/draft-07/schema#", **value}
-            # Once a place (a unit inside another one, or read in both dialects, says it again),
-            # the gravest reading: an error a dialect sees is not hidden by another's warning.
-            said_at, known = self._said_at, self.bundler.diagnostics
+            self._linted.add((id(source), where, dialect))
+            # Read as the server reads it: in the dialect of the schema it is copied into (a `$schema`
+            # below a root is not read; one naming no dialect mcpstub knows is refused all the same).
+            said: list[Diagnostic] = []
+            if isinstance(value, dict) and "$schema" in value:
+                own = schema_dialect(value)
+                if own is None:
+                    said.append(_unsupported(source, where, value))
+                elif own != dialect:
+                    said.append(_unread_dialect(source, where, own, dialect))
+            if not (said and said[0].is_error):
+                read = {**value, "$schema": _DIALECT_URIS[dialect]} if isinstance(value, dict) else value
+                said += _meta_errors(source, where, read, dialect, self.policy)
+            # Once a problem a place (a unit inside another one, or read in both dialects, says it
+            # again), the gravest reading: an error a dialect sees is not hidden by another's warning.
+            known = self.bundler.diagnostics
             for i in range(self._said_count, len(known)):
-                said_at.setdefault(known[i].location, i)
-            for linted in _meta_errors(source, where, read, own or dialect, self.policy):
-                reached = _as_reached(linted, source, where, own is not None)
-                at = said_at.get(linted.location)
-                if at is None:
-                    said_at[linted.location] = len(known)
+                self._said_at.setdefault(known[i].location, []).append(i)
+            for linted in said:
+                reached = _as_reached(linted, source, where)
+                at = self._said_at.setdefault(reached.location, [])
+                if any(known[i].code == reached.code for i in at) or (at and not reached.is_error):
+                    continue
+                warned = next((i for i in at if not known[i].is_error), None)
+                if warned is not None:
+                    known[warned] = reached
+                else:
+                    at.append(len(known))
                     known.append(reached)
-                elif reached.is_error and not known[at].is_error:
-                    known[at] = reached
             self._said_count = len(known)
         return bundled
 

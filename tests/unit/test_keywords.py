@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from mcpstub.cli import main
-from mcpstub.pipeline import Checked, check_toolset
+from mcpstub.pipeline import Checked, check_toolset, generate
 from mcpstub.policy import Policy
 
 HEAD = "mcpstub: 1\nserver: {name: s}\n"
@@ -330,9 +330,10 @@ def test_what_a_reference_reaches_in_another_file_is_linted_in_the_dialect_it_is
 
 
 def test_what_a_reference_reaches_by_an_index_or_with_a_dialect_of_its_own_is_read_so(tmp_path: Path) -> None:
-    """A pointer through a list; a unit with its own `$schema` (read in it, as the server reads its
-    keywords), one naming no dialect mcpstub knows (refused where written, nothing fetched); a
-    mistake reached by schemas of both dialects, said once; a whole file's keyword named `toolset`."""
+    """A pointer through a list; a unit with a `$schema` of its own (read as the schema reaching it
+    reads it, as a validator does, which is said), one naming no dialect mcpstub knows (refused
+    where written, nothing fetched); a mistake reached from both dialects, said once; a whole
+    file's keyword named `toolset`."""
     (tmp_path / "any.yaml").write_text("anyOf: [{type: string}, {type: integer, maximun: 3}]\n", "utf-8")
     (tmp_path / "own.yaml").write_text(
         "definitions:\n"
@@ -368,6 +369,8 @@ def test_what_a_reference_reaches_by_an_index_or_with_a_dialect_of_its_own_is_re
     assert said == [
         ("any.yaml", 1, "misspelled-keyword", "'maximun' in anyOf[1] is not a 2020-12 keyword"),
         ("named.yaml", 2, "unknown-keyword", "unknown 2020-12 keyword 'toolset' in named.yaml"),
+        ("own.yaml", 2, "unread-schema-dialect", "definitions.Old says it is draft-07 by its $schema,"
+         " but it is read as 2020-12"),
         ("own.yaml", 3, "unsupported-dialect", "definitions.Odd declares an unsupported $schema 'https"),
         ("own.yaml", 4, "misspelled-keyword", "'maxLenght' in definitions.Both is not a 2020-12 keyword"),
     ], said
@@ -398,6 +401,46 @@ def test_a_mistake_reached_from_both_dialects_is_said_as_the_gravest_reading_wha
     ], said
 
 
+def test_a_unit_is_read_in_the_dialect_of_the_schema_it_is_copied_into(tmp_path: Path) -> None:
+    """As a validator reads it (its own `$schema` below a root is not read: said), a file's `$defs`
+    too; two problems at one place are both said."""
+    (tmp_path / "h.yaml").write_text(
+        "definitions:\n"
+        "  P: {$schema: 'https://json-schema.org/draft/2020-12/schema', prefixItems: [{type: string}]}\n"
+        "  Q: {$schema: 'http://json-schema.org/draft-07/schema#', items: [{type: string}]}\n"
+        "  D: {$id: 'http://x.test/a#frag', properties: {a: {$ref: '#/definitions/P'}}}\n"
+        "$defs:\n"
+        "  E: {type: array, prefixItems: [{type: string}]}\n",
+        "utf-8",
+    )
+    checked = check(
+        tmp_path,
+        """\
+        tools:
+          - name: old
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              properties: {p: {$ref: "h.yaml#/definitions/P"}, e: {$ref: "h.yaml#/$defs/E"}}
+          - name: new
+            inputSchema:
+              type: object
+              properties: {q: {$ref: "h.yaml#/definitions/Q"}, d: {$ref: "h.yaml#/definitions/D"}}
+        """,
+    )
+    said = sorted((d.location.line, d.code, d.message.split(":")[0]) for d in checked.diagnostics)
+    read, below = "but it is read as", "is below the $id"
+    assert said == [
+        (2, "unknown-keyword", "unknown draft-07 keyword 'prefixItems' in definitions.P"),
+        (2, "unread-schema-dialect", f"definitions.P says it is 2020-12 by its $schema, {read} draft-07"),
+        (3, "invalid-schema", "definitions.Q.items is not a valid 2020-12 schema"),
+        (3, "unread-schema-dialect", f"definitions.Q says it is draft-07 by its $schema, {read} 2020-12"),
+        (4, "invalid-schema", "definitions.D.$id is not a valid 2020-12 schema"),
+        (4, "ref-in-resource", f"the $ref '#/definitions/P' at definitions.D.properties.a {below} 'http"),
+        (6, "unknown-keyword", "unknown draft-07 keyword 'prefixItems' in $defs.E"),
+    ], said
+
+
 def test_a_schema_naming_a_meta_schema_on_the_network_never_reaches_it(tmp_path: Path) -> None:
     """A build never touches the network: not for a `$schema` no dialect has, at a referenced unit,
     a shared definition, or below a root (what the server's validator, offline, ignores)."""
@@ -418,6 +461,16 @@ def test_a_schema_naming_a_meta_schema_on_the_network_never_reaches_it(tmp_path:
             check(tmp_path, body)
             with pytest.raises(TimeoutError):
                 listening.accept()
+        # A default beside it, behind a reference: the models' check of defaults reads it offline too.
+        body = (
+            "tools:\n  - name: a\n    inputSchema:\n      type: object\n      properties:\n"
+            f"        y: {{$schema: '{url}', type: string, default: q}}\n"
+            "        z: {$ref: '#/properties/y'}\n"
+        )
+        (tmp_path / "tools.yaml").write_text(HEAD + body, "utf-8")
+        assert generate(tmp_path / "tools.yaml").ok
+        with pytest.raises(TimeoutError):
+            listening.accept()
 
 
 @pytest.mark.parametrize(
