@@ -116,7 +116,6 @@ class Bundler:
     # where each definition copied into a schema's `$defs` is written, by (the schema's path in the
     # toolset, its name there): the document and the path of what was copied
     origins: dict[tuple[JsonPath, str], tuple[Document, JsonPath]] = field(default_factory=dict)
-    reached: list[tuple[Document, JsonPath]] = field(default_factory=list)  # the same, in the order copied
     # A definition of another file is one shared class, as a definition of the toolset is: `share`
     # names it (given the name it wants; "" for none) when it is first copied, and a schema shares
     # it where its copy has that name. The names, by (file, the unit's path there):
@@ -223,7 +222,6 @@ class Bundler:
         state.taken.add(name)
         state.names[key] = name
         self.origins[(state.schema_path, name)] = (target_doc, target.unit)
-        self.reached.append((target_doc, target.unit))
         if (is_shared and name == wanted) or (shared_name is not None and name == shared_name):
             state.shared.add(name)
         size, frozen, refs = self._unit((id(target_doc), target.unit), value)

@@ -16,6 +16,11 @@ from typing import Any, Literal
 
 JSON = Any
 Dialect = Literal["2020-12", "draft-07"]
+# The `$schema` each dialect is declared by.
+DIALECT_URIS: dict[Dialect, str] = {
+    "2020-12": "https://json-schema.org/draft/2020-12/schema",
+    "draft-07": "http://json-schema.org/draft-07/schema#",
+}
 
 # Names a handler module or function must not take: they would shadow what the package imports
 # or exports (a tool named `create_server` has the handler `create_server_`).

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.document import editor_lines
 from mcpstub.errortext import describe_path, yaml_boolean_hint
+from mcpstub.ir import DIALECT_URIS
 from mcpstub.toolrules import ENTRY_KEYS, tool_key_hint
 
 if TYPE_CHECKING:
@@ -379,7 +380,7 @@ _TOOL_SCHEMAS = ("inputSchema", "outputSchema")
 
 
 def _unknown_hint(
-    doc: Document, path: JsonPath, node: dict[str, Any], value: Any, known: frozenset[str]
+    doc: Document, path: JsonPath, node: dict[str, Any], value: Any, known: frozenset[str], by_ref: bool
 ) -> str:
     key = str(path[-1])
     if value is None and (comma := comma_hint(doc, path, node)):
@@ -388,6 +389,10 @@ def _unknown_hint(
     if key in other and key not in known:
         this, that = _dialect_name(known), _dialect_name(other)
         said = "the schema's $schema says draft-07" if this == "draft-07" else "no $schema names draft-07"
+        if by_ref:  # (read in the dialect of the schema it is copied into)
+            said = "a schema reaching it by $ref says draft-07" if this == "draft-07" else (
+                "no schema reaching it by $ref names draft-07"
+            )
         instead = _OTHER_DIALECT.get(key)
         return f"{key!r} is a {that} keyword, and this schema is {this} ({said})" + (
             f"; {instead}" if instead else ""
@@ -432,9 +437,15 @@ _DEFINITIONS = frozenset({"$defs", "definitions"})
 
 
 def lint_schema(
-    doc: Document, path: JsonPath, schema: Any, draft07: bool, vendor: frozenset[str] = frozenset()
+    doc: Document,
+    path: JsonPath,
+    schema: Any,
+    draft07: bool,
+    vendor: frozenset[str] = frozenset(),
+    by_ref: bool = False,
 ) -> Lint:
-    """Lint the schema at `path` of `doc` in one walk (draft07: the dialect is draft-07)."""
+    """Lint the schema at `path` of `doc` in one walk (draft07: the dialect is draft-07; by_ref: a
+    schema another file reaches by `$ref`, in that one's dialect)."""
     found = Lint()
     known = KNOWN_DRAFT_07 if draft07 else KNOWN_2020_12
     # (where, schema, the schema whose value it applies to (None: under `not`), is a definition)
@@ -550,7 +561,7 @@ def lint_schema(
                         "unknown-keyword",
                         f"unknown {_dialect_name(known)} keyword {key!r} in {describe_path(where)}",
                         doc.key_loc((*where, key)),
-                        _unknown_hint(doc, (*where, key), node, value, known),
+                        _unknown_hint(doc, (*where, key), node, value, known, by_ref),
                     )
                 )
     return found
@@ -730,7 +741,7 @@ def _misspelled(key: str, value: Any, node: dict[str, Any], known: frozenset[str
         return None
     import jsonschema_rs  # noqa: PLC0415 - only for a keyword no dialect knows
 
-    dialect = {"$schema": "http://json-schema.org/draft-07/schema#"} if known is KNOWN_DRAFT_07 else {}
+    dialect = {"$schema": DIALECT_URIS["draft-07"]} if known is KNOWN_DRAFT_07 else {}
     return meant if jsonschema_rs.meta.is_valid({**dialect, meant: value}) else None
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from mcpstub.classnames import IMPORTED, Namer, imported_free, root_names
 from mcpstub.classnames import class_name as key_class_name
 from mcpstub.diagnostics import Diagnostic, Location, error, warning
-from mcpstub.ir import JSON, Tool, Toolset
+from mcpstub.ir import DIALECT_URIS, JSON, Tool, Toolset
 from mcpstub.keywords import subschemas, with_subschemas
 from mcpstub.layout import LINE_LENGTH
 from mcpstub.model_schemas import (
@@ -571,7 +571,7 @@ def _generate(
     defs: dict[str, JSON] = {}
     for entries in units.values():
         defs.update(entries)
-    document = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
+    document = {"$schema": DIALECT_URIS["2020-12"], "$defs": defs}
     aliases = _field_names(defs, wire)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

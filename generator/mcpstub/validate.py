@@ -34,6 +34,7 @@ from mcpstub.errortext import describe_error, describe_path, echo_value, first_l
 from mcpstub.formatcheck import format_errors, type_name
 from mcpstub.ir import (
     CLASS_SUFFIXES,
+    DIALECT_URIS,
     SERVER_INFO_KEYS,
     ClassName,
     Dialect,
@@ -131,13 +132,15 @@ def _meta_errors(
     dialect: Dialect,
     policy: Policy,
     defaults: list[JsonPath] | None = None,
+    by_ref: bool = False,
 ) -> Iterator[Diagnostic]:
     """The keyword lint, then the meta-schema check (minus what the lint already said better);
-    `defaults`, if given, gets the paths of the schemas holding a `default`."""
+    `defaults`, if given, gets the paths of the schemas holding a `default`; `by_ref`: a schema of
+    another file, read in the dialect of the one reaching it."""
     if isinstance(schema, dict) and "$schema" in schema and schema_dialect(schema) is None:
         yield _unsupported(doc, path, schema)  # (nor is the meta-schema it names fetched)
         return
-    lint = lint_schema(doc, path, schema, dialect == "draft-07", policy.vendor_keywords)
+    lint = lint_schema(doc, path, schema, dialect == "draft-07", policy.vendor_keywords, by_ref)
     if defaults is not None:
         defaults.extend(lint.defaults)
     yield from lint.diagnostics
@@ -180,12 +183,6 @@ def _defines(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("$defs"), dict)
 
 
-_DIALECT_URIS = {
-    "2020-12": "https://json-schema.org/draft/2020-12/schema",
-    "draft-07": "http://json-schema.org/draft-07/schema#",
-}
-
-
 def _unread_dialect(doc: Document, where: JsonPath, own: str, dialect: str) -> Diagnostic:
     return warning(
         "unread-schema-dialect",
@@ -207,14 +204,12 @@ def _unsupported(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Diagn
 
 def _as_reached(said: Diagnostic, source: Document, where: JsonPath) -> Diagnostic:
     """A diagnostic of a schema a reference reached in another file: a whole file is named by its
-    name, not as a toolset's root; it is read as the schema reaching it reads it."""
-    message, hint = said.message, said.hint
-    if not where:
-        message = re.sub(r"(?<!')\btoolset\b(?!')", lambda _: os.path.basename(source.file), message, count=1)
-    if hint is not None:
-        hint = hint.replace("the schema's $schema says", "a schema reaching it by $ref says")
-        hint = hint.replace("no $schema names draft-07", "no schema reaching it by $ref names draft-07")
-    return dataclasses.replace(said, message=message, hint=hint)
+    name, not as a toolset's root."""
+    if where:
+        return said
+    name = os.path.basename(source.file)
+    message = re.sub(r"(?<!')\btoolset\b(?!')", lambda _: name, said.message, count=1)
+    return dataclasses.replace(said, message=message)
 
 
 def _said(lint: Lint, where: JsonPath) -> bool:
@@ -573,13 +568,15 @@ class _Checker:
         return bundled, shared, dialect
 
     def _bundle(self, path: JsonPath, dialect: Dialect) -> tuple[dict[str, Any], frozenset[str]]:
-        """The schema at `path` bundled; what its references reached in other files is linted as
-        its own keywords are (a misspelled keyword there checks less than it says), in its `$schema`
-        or else in the dialect of the schema reaching it, each mistake once (a file's `$defs` are
-        linted as the file is read)."""
-        copied = len(self.bundler.reached)
-        bundled = self.bundler.bundle_schema(path, dialect)
-        for source, unit in self.bundler.reached[copied:]:
+        """The schema at `path` bundled; what its references reached in other files (each
+        definition copied into it, `bundler.origins`) is linted as its own keywords are (a
+        misspelled keyword there checks less than it says), in its dialect, each mistake once."""
+        bundled, shared = self.bundler.bundle_schema(path, dialect)
+        copied = bundled.get("definitions" if dialect == "draft-07" else "$defs")
+        for name in copied if isinstance(copied, dict) else ():
+            if (path, name) not in self.bundler.origins:
+                continue  # (its own definition)
+            source, unit = self.bundler.origins[(path, name)]
             found, value, where = resolve(source.data, map(str, unit))
             if not found or source is self.doc or (id(source), where, dialect) in self._linted:
                 continue
@@ -594,8 +591,8 @@ class _Checker:
                 elif own != dialect:
                     said.append(_unread_dialect(source, where, own, dialect))
             if not (said and said[0].is_error):
-                read = {**value, "$schema": _DIALECT_URIS[dialect]} if isinstance(value, dict) else value
-                said += _meta_errors(source, where, read, dialect, self.policy)
+                read = {**value, "$schema": DIALECT_URIS[dialect]} if isinstance(value, dict) else value
+                said += _meta_errors(source, where, read, dialect, self.policy, by_ref=True)
             # Once a problem a place (a unit inside another one, or read in both dialects, says it
             # again), the gravest reading: an error a dialect sees is not hidden by another's warning.
             known = self.bundler.diagnostics
@@ -613,7 +610,7 @@ class _Checker:
                     at.append(len(known))
                     known.append(reached)
             self._said_count = len(known)
-        return bundled
+        return bundled, shared
 
     def _compile(self, schema: dict[str, Any], shared: frozenset[str], dialect: Dialect) -> Any | None:
         """Raise as `_validator(schema)` does when `schema` cannot be compiled; its validator, or

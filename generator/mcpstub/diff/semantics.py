@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import jsonschema_rs
 
+from mcpstub.ir import DIALECT_URIS
 from mcpstub.pointers import percent_decoded, resolve, split
 from mcpstub.validate import schema_dialect
 
@@ -83,12 +84,6 @@ _LEADS = (("if", {"then", "else"}), ("contains", {"minContains", "maxContains"})
 FORMAT_PROBES = ("", "x", " ", "(", "\\", "::", "1", "a b", "%", "{", "~2", "-", "0" * 40)
 # Values the content keywords are probed with, and strings their checks refuse.
 CONTENT_PROBES = ("!", "{", "=", "eyJ", "not json")
-
-
-_DIALECT_URIS = {
-    "draft-07": "http://json-schema.org/draft-07/schema#",
-    "2020-12": "https://json-schema.org/draft/2020-12/schema",
-}
 
 
 def server_validator(schema: JSON, dialect: str | None = None) -> Any:
@@ -241,7 +236,7 @@ class Context:
     def _validators(self) -> Any:
         # In the dialect the server's validator takes (`server_validator`), whatever `$schema` says
         # (a listing's draft-06 is judged as 2020-12, as the root is).
-        dialect = _DIALECT_URIS["draft-07" if self.dialect == "draft-07" else "2020-12"]
+        dialect = DIALECT_URIS["draft-07" if self.dialect == "draft-07" else "2020-12"]
         root = {**self.root, "$schema": dialect} if isinstance(self.root, dict) else self.root
         try:
             return jsonschema_rs.validator_map_for(root, validate_formats=True, offline=True)
