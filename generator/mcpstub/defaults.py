@@ -25,21 +25,22 @@ _CHECKED_URI = "urn:mcpstub:checked"
 
 
 def default_mismatches(
-    doc: Document, path: JsonPath, bundled: Any, defaults: list[JsonPath]
+    doc: Document, path: JsonPath, bundled: Any, defaults: list[JsonPath], at: JsonPath = ()
 ) -> Iterator[Diagnostic]:
     """A warning for each `default` (in the schemas at `defaults`, below `path`) that the schema
     holding it rejects: a client or a model may send it as it is, and the call then fails.
 
     `bundled` is the schema at `path` made self-contained, so every reference resolves as it will
-    at run time. A schema that refers to nothing is judged on its own, once per value; one that
-    cannot be checked (an `$id` of its own, say) is left as it is: the check is a help, never a
-    refusal.
+    at run time; or, for a schema of another file a reference reached, the self-contained schema
+    it was copied into, at `at` there. A schema that refers to nothing is judged on its own, once
+    per value; one that cannot be checked (an `$id` of its own, say) is left as it is: the check is
+    a help, never a refusal.
     """
     if not defaults or not isinstance(bundled, dict):
         return
     registry: list[Any] = []  # made once, if a schema refers to others
     for where in defaults:
-        relative = where[len(path) :]
+        relative = (*at, *where[len(path) :])
         node: Any = bundled
         for token in relative:
             if isinstance(node, dict):

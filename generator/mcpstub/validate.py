@@ -572,7 +572,8 @@ class _Checker:
         definition copied into it, `bundler.origins`) is linted as its own keywords are (a
         misspelled keyword there checks less than it says), in its dialect, each mistake once."""
         bundled, shared = self.bundler.bundle_schema(path, dialect)
-        copied = bundled.get("definitions" if dialect == "draft-07" else "$defs")
+        defs_key = "definitions" if dialect == "draft-07" else "$defs"
+        copied = bundled.get(defs_key)
         for name in copied if isinstance(copied, dict) else ():
             if (path, name) not in self.bundler.origins:
                 continue  # (its own definition)
@@ -592,7 +593,10 @@ class _Checker:
                     said.append(_unread_dialect(source, where, own, dialect))
             if not (said and said[0].is_error):
                 read = {**value, "$schema": DIALECT_URIS[dialect]} if isinstance(value, dict) else value
-                said += _meta_errors(source, where, read, dialect, self.policy, by_ref=True)
+                defaults: list[JsonPath] = []
+                said += _meta_errors(source, where, read, dialect, self.policy, defaults, by_ref=True)
+                if not has_errors(said):  # its defaults, judged in the schema it was copied into
+                    said += default_mismatches(source, where, bundled, defaults, (defs_key, name))
             # Once a problem a place (a unit inside another one, or read in both dialects, says it
             # again), the gravest reading: an error a dialect sees is not hidden by another's warning.
             known = self.bundler.diagnostics

@@ -441,6 +441,53 @@ def test_a_unit_is_read_in_the_dialect_of_the_schema_it_is_copied_into(tmp_path:
     ], said
 
 
+def test_a_default_a_reference_reaches_in_another_file_is_judged_as_the_server_reads_it(
+    tmp_path: Path,
+) -> None:
+    """With its references resolved, in the dialect of the schema it is copied into (draft-07 does
+    not assert `uuid`), once; a default its schema takes, or one of a unit nothing reaches, is not
+    said."""
+    (tmp_path / "common.yaml").write_text(
+        "$defs:\n"
+        "  Small: {type: integer, maximum: 10}\n"
+        "  Page:\n"
+        "    type: object\n"
+        "    properties:\n"
+        "      size: {$ref: '#/$defs/Small', default: 99}\n"
+        "      fine: {$ref: '#/$defs/Small', default: 3}\n"
+        "      id: {type: string, format: uuid, default: nope}\n"
+        "  Unused: {type: object, properties: {n: {type: integer, default: x}}}\n",
+        "utf-8",
+    )
+    whole_file = "type: object\nproperties:\n  z: {type: integer, default: x}\n"
+    (tmp_path / "whole.yaml").write_text(whole_file, "utf-8")
+    old = """\
+          - name: old
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              properties: {p: {$ref: "common.yaml#/$defs/Page"}}
+        """
+    new = """\
+          - name: new
+            inputSchema:
+              type: object
+              properties: {p: {$ref: "common.yaml#/$defs/Page"}, w: {$ref: whole.yaml}}
+        """
+    size = (6, "common.yaml", "$defs.Page.properties.size.default does not match its own schema: 99 is"
+            " greater than the maximum of 10")
+    uuid = (8, "common.yaml", '$defs.Page.properties.id.default does not match its own schema: "nope" is'
+            ' not a "uuid"')
+    whole = (3, "whole.yaml", 'properties.z.default does not match its own schema: "x" is not of type'
+             ' "integer"')
+    old, new = textwrap.dedent(old), textwrap.dedent(new)
+    for text, wanted in ((old, [size]), (old + new, [size, uuid, whole]), (new + old, [size, uuid, whole])):
+        checked = check(tmp_path, "tools:\n" + text)
+        said = sorted((d.location.line, d.location.file, d.message) for d in checked.diagnostics)
+        assert [d.code for d in checked.diagnostics] == ["invalid-default"] * len(wanted), checked.diagnostics
+        assert said == sorted(wanted), said
+
+
 def test_a_schema_naming_a_meta_schema_on_the_network_never_reaches_it(tmp_path: Path) -> None:
     """A build never touches the network: not for a `$schema` no dialect has, at a referenced unit,
     a shared definition, or below a root (what the server's validator, offline, ignores)."""
