@@ -21,6 +21,18 @@ DIALECT_URIS: dict[Dialect, str] = {
     "2020-12": "https://json-schema.org/draft/2020-12/schema",
     "draft-07": "http://json-schema.org/draft-07/schema#",
 }
+_DRAFT7 = re.compile(r"^https?://json-schema\.org/draft-07/schema#?$")
+_DRAFT2020 = re.compile(r"^https?://json-schema\.org/draft/2020-12/schema#?$")
+
+
+def schema_dialect(schema: Any) -> Dialect | None:
+    """The dialect a schema's `$schema` declares: 2020-12 when undeclared, None when unsupported."""
+    declared = schema.get("$schema") if isinstance(schema, dict) else None
+    if declared is None or (isinstance(declared, str) and _DRAFT2020.fullmatch(declared)):
+        return "2020-12"
+    if isinstance(declared, str) and _DRAFT7.fullmatch(declared):
+        return "draft-07"
+    return None
 
 # Names a handler module or function must not take: they would shadow what the package imports
 # or exports (a tool named `create_server` has the handler `create_server_`).

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.document import editor_lines
-from mcpstub.errortext import describe_path, yaml_boolean_hint
-from mcpstub.ir import DIALECT_URIS
+from mcpstub.errortext import describe_path, echo_value, yaml_boolean_hint
+from mcpstub.ir import DIALECT_URIS, schema_dialect
 from mcpstub.toolrules import ENTRY_KEYS, tool_key_hint
 
 if TYPE_CHECKING:
@@ -436,6 +436,31 @@ _MORE_PROPERTIES = frozenset({"$ref", "$dynamicRef", "$recursiveRef", "patternPr
 _DEFINITIONS = frozenset({"$defs", "definitions"})
 
 
+def unsupported_dialect(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Diagnostic:
+    """A `$schema` naming no dialect mcpstub knows (nor is the meta-schema it names fetched)."""
+    return error(
+        "unsupported-dialect",
+        f"{describe_path(path)} declares an unsupported $schema {echo_value(schema['$schema'])}",
+        doc.loc((*path, "$schema")),
+        "use JSON Schema 2020-12 (the default) or draft-07",
+    )
+
+
+def unread_dialect(doc: Document, where: JsonPath, own: str, dialect: str, by_ref: bool) -> Diagnostic:
+    """A `$schema` below a schema's root, which a validator does not read: the schema holding it
+    (`by_ref`: the one reaching it by `$ref`) decides the dialect."""
+    how = "a schema reaching it by $ref is" if by_ref else "as the schema holding it is"
+    return warning(
+        "unread-schema-dialect",
+        f"{describe_path(where)} says it is {own} by its $schema, but it is read as {dialect}: {how},"
+        " and a validator reads $schema at a schema's root only",
+        doc.loc((*where, "$schema")),
+        f"write it as {dialect}, or refer to it from a {own} schema"
+        if by_ref
+        else f"write it as {dialect} and leave its $schema out",
+    )
+
+
 def lint_schema(
     doc: Document,
     path: JsonPath,
@@ -460,6 +485,13 @@ def lint_schema(
             continue
         if resources or "$id" in node:
             _check_resource(doc, path, where, node, draft07, resources, said, found)
+        if "$schema" in node and where != path and isinstance(node["$schema"], str):
+            # Below a root a validator does not read it (an `$id` makes a root, `_check_resource`).
+            declared, reading = schema_dialect(node), "draft-07" if draft07 else "2020-12"
+            if declared is None:
+                found.diagnostics.append(unsupported_dialect(doc, where, node))
+            elif declared != reading and "$id" not in node:
+                found.diagnostics.append(unread_dialect(doc, where, declared, reading, False))
         if not _BOUNDS.isdisjoint(node) and not (draft07 and _under_ref(schema, where[len(path) :])):
             _check_ranges(doc, where, node, draft07, found)
         if draft07 and "$ref" in node and (ignored := [k for k in node if k in _CONSTRAINTS and k != "$ref"]):

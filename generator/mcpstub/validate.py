@@ -24,7 +24,7 @@ import jsonschema_rs
 from mcpstub.bundle import Bundler, definition_pointer, iter_refs
 from mcpstub.classnames import IMPORTED, class_name
 from mcpstub.defaults import default_mismatches
-from mcpstub.diagnostics import Diagnostic, Location, error, has_errors, warning
+from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.elicitations import check_elicitations
 from mcpstub.engine.fingerprints import marshalled
@@ -44,10 +44,18 @@ from mcpstub.ir import (
     Toolset,
     elicitation_class,
     entry_classes,
+    schema_dialect,
     to_class_prefix,
     to_identifier,
 )
-from mcpstub.keywords import JSON_TYPES, Lint, invalid_value_hint, lint_schema
+from mcpstub.keywords import (
+    JSON_TYPES,
+    Lint,
+    invalid_value_hint,
+    lint_schema,
+    unread_dialect,
+    unsupported_dialect,
+)
 from mcpstub.load import load_document
 from mcpstub.output_wrapper import is_object_root, ref_target
 from mcpstub.pointers import resolve
@@ -58,8 +66,6 @@ from mcpstub.toolrules import check_tool_entry
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _NOT_IN_NAMES = re.compile(r"[^A-Za-z0-9_-]")  # in a shared definition's name (and `.`, for models)
 _MCP_KEYS = frozenset(tool_keys(advertised=True))
-_DRAFT7 = re.compile(r"^https?://json-schema\.org/draft-07/schema#?$")
-_DRAFT2020 = re.compile(r"^https?://json-schema\.org/draft/2020-12/schema#?$")
 
 
 def _timeout(value: Any) -> float | None:
@@ -92,16 +98,6 @@ def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
             stack.extend(((*path, k), v) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend(((*path, i), v) for i, v in enumerate(value))
-
-
-def schema_dialect(schema: Any) -> Dialect | None:
-    """The declared dialect: 2020-12 when undeclared, None when unsupported."""
-    declared = schema.get("$schema") if isinstance(schema, dict) else None
-    if declared is None or (isinstance(declared, str) and _DRAFT2020.fullmatch(declared)):
-        return "2020-12"
-    if isinstance(declared, str) and _DRAFT7.fullmatch(declared):
-        return "draft-07"
-    return None
 
 
 @lru_cache(maxsize=4096)
@@ -138,7 +134,7 @@ def _meta_errors(
     `defaults`, if given, gets the paths of the schemas holding a `default`; `by_ref`: a schema of
     another file, read in the dialect of the one reaching it."""
     if isinstance(schema, dict) and "$schema" in schema and schema_dialect(schema) is None:
-        yield _unsupported(doc, path, schema)  # (nor is the meta-schema it names fetched)
+        yield unsupported_dialect(doc, path, schema)  # (nor is the meta-schema it names fetched)
         return
     lint = lint_schema(doc, path, schema, dialect == "draft-07", policy.vendor_keywords, by_ref)
     if defaults is not None:
@@ -181,25 +177,6 @@ def _meta_errors(
 def _defines(data: Any) -> bool:
     """Whether a document has `$defs` to check as it is read (a mapping of definitions)."""
     return isinstance(data, dict) and isinstance(data.get("$defs"), dict)
-
-
-def _unread_dialect(doc: Document, where: JsonPath, own: str, dialect: str) -> Diagnostic:
-    return warning(
-        "unread-schema-dialect",
-        f"{describe_path(where)} says it is {own} by its $schema, but it is read as {dialect}:"
-        " a schema reaching it by $ref is, and a validator reads $schema at a schema's root only",
-        doc.loc((*where, "$schema")),
-        f"write it as {dialect}, or refer to it from a {own} schema",
-    )
-
-
-def _unsupported(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Diagnostic:
-    return error(
-        "unsupported-dialect",
-        f"{describe_path(path)} declares an unsupported $schema {echo_value(schema['$schema'])}",
-        doc.loc((*path, "$schema")),
-        "use JSON Schema 2020-12 (the default) or draft-07",
-    )
 
 
 def _as_reached(said: Diagnostic, source: Document, where: JsonPath) -> Diagnostic:
@@ -498,7 +475,7 @@ class _Checker:
         where = describe_path(path)
         dialect = schema_dialect(schema)
         if dialect is None:
-            self.diagnostics.append(_unsupported(doc, path, schema))
+            self.diagnostics.append(unsupported_dialect(doc, path, schema))
             return None
         before = len(self.diagnostics)
         defaults: list[JsonPath] = []
@@ -579,8 +556,10 @@ class _Checker:
                 continue  # (its own definition)
             source, unit = self.bundler.origins[(path, name)]
             found, value, where = resolve(source.data, map(str, unit))
-            if not found or source is self.doc or (id(source), where, dialect) in self._linted:
+            if not found or (id(source), where, dialect) in self._linted:
                 continue
+            if source is self.doc and self._read_as(where) in (None, dialect):
+                continue  # (linted where it is written, in this dialect)
             self._linted.add((id(source), where, dialect))
             # Read as the server reads it: in the dialect of the schema it is copied into (a `$schema`
             # below a root is not read; one naming no dialect mcpstub knows is refused all the same).
@@ -588,15 +567,20 @@ class _Checker:
             if isinstance(value, dict) and "$schema" in value:
                 own = schema_dialect(value)
                 if own is None:
-                    said.append(_unsupported(source, where, value))
+                    said.append(unsupported_dialect(source, where, value))
                 elif own != dialect:
-                    said.append(_unread_dialect(source, where, own, dialect))
+                    said.append(unread_dialect(source, where, own, dialect, True))
             if not (said and said[0].is_error):
                 read = {**value, "$schema": DIALECT_URIS[dialect]} if isinstance(value, dict) else value
                 defaults: list[JsonPath] = []
                 said += _meta_errors(source, where, read, dialect, self.policy, defaults, by_ref=True)
                 if not has_errors(said):  # its defaults, judged in the schema it was copied into
                     said += default_mismatches(source, where, bundled, defaults, (defs_key, name))
+            if source is self.doc:  # (one of the toolset's definitions, read in another dialect)
+                written = {(d.location, d.code) for d in self.diagnostics}
+                said = [d for d in said if (d.location, d.code) not in written]
+                if has_errors(said):
+                    self._broken_defs.add(str(where[1]))  # (said where it is, not at each tool)
             # Once a problem a place (a unit inside another one, or read in both dialects, says it
             # again), the gravest reading: an error a dialect sees is not hidden by another's warning.
             known = self.bundler.diagnostics
@@ -615,6 +599,14 @@ class _Checker:
                     known.append(reached)
             self._said_count = len(known)
         return bundled, shared
+
+    def _read_as(self, where: JsonPath) -> Dialect | None:
+        """The dialect the toolset's definition at `where` is linted in where it is written (None:
+        what is not one of its definitions)."""
+        defs = self.doc.data.get("$defs")
+        if len(where) < 2 or where[0] != "$defs" or not isinstance(defs, dict):
+            return None
+        return schema_dialect(defs.get(where[1])) or "2020-12"
 
     def _compile(self, schema: dict[str, Any], shared: frozenset[str], dialect: Dialect) -> Any | None:
         """Raise as `_validator(schema)` does when `schema` cannot be compiled; its validator, or

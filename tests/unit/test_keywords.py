@@ -441,6 +441,53 @@ def test_a_unit_is_read_in_the_dialect_of_the_schema_it_is_copied_into(tmp_path:
     ], said
 
 
+def test_a_schema_dialect_below_a_root_is_said_to_be_unread_and_an_unknown_one_refused(
+    tmp_path: Path,
+) -> None:
+    """A validator reads `$schema` at a schema's root only (or an `$id`'s): a property's, a nested
+    definition's and a shared definition's reached from a schema of the other dialect are read in
+    the dialect of the schema holding them; one naming no dialect is refused wherever it is."""
+    checked = check(
+        tmp_path,
+        """\
+        $defs:
+          Old: {$schema: "http://json-schema.org/draft-07/schema#", type: array, items: [{type: string}]}
+          New: {type: array, prefixItems: [{type: string}], minLenght: 2}
+          Deep: {type: object, properties: {x: {$schema: "http://example.com/nope", type: string}}}
+        tools:
+          - name: a
+            inputSchema:
+              type: object
+              properties:
+                a: {$schema: "http://example.com/nope", type: string}
+                b: {$schema: "http://json-schema.org/draft-07/schema#", type: string}
+                c: {$schema: "https://json-schema.org/draft/2020-12/schema", type: string}
+                d: {$id: "http://x.test/d", $schema: "http://json-schema.org/draft-07/schema#"}
+                e: {$ref: "#/$defs/Old"}
+                f: {$ref: "#/$defs/New"}
+          - name: b
+            inputSchema:
+              $schema: http://json-schema.org/draft-07/schema#
+              type: object
+              properties: {f: {$ref: "#/$defs/New"}, g: {$ref: "#/$defs/Deep"}}
+        """,
+    )
+    said = sorted((d.location.line, d.code, d.message.split(":")[0]) for d in checked.diagnostics)
+    unread = "says it is draft-07 by its $schema, but it is read as 2020-12"
+    unknown = "an unsupported $schema"
+    assert said == [
+        (4, "invalid-schema", "$defs.Old.items is not a valid 2020-12 schema"),
+        (4, "unread-schema-dialect", f"$defs.Old {unread}"),
+        (5, "misspelled-keyword", "'minLenght' in $defs.New is not a 2020-12 keyword"),
+        (5, "unknown-keyword", "unknown draft-07 keyword 'prefixItems' in $defs.New"),
+        (6, "unsupported-dialect", f"$defs.Deep.properties.x declares {unknown} 'http"),
+        (12, "unsupported-dialect", f"tools[0].inputSchema.properties.a declares {unknown} 'http"),
+        (13, "unread-schema-dialect", f"tools[0].inputSchema.properties.b {unread}"),
+    ], said
+    # (said where it is written, not again as a tool that cannot be compiled)
+    assert not any("compiled" in d.message for d in checked.diagnostics)
+
+
 def test_a_default_a_reference_reaches_in_another_file_is_judged_as_the_server_reads_it(
     tmp_path: Path,
 ) -> None:
@@ -508,14 +555,15 @@ def test_a_schema_naming_a_meta_schema_on_the_network_never_reaches_it(tmp_path:
             check(tmp_path, body)
             with pytest.raises(TimeoutError):
                 listening.accept()
-        # A default beside it, behind a reference: the models' check of defaults reads it offline too.
+        # A default beside it, behind a reference: refused before the models' check of defaults.
         body = (
             "tools:\n  - name: a\n    inputSchema:\n      type: object\n      properties:\n"
             f"        y: {{$schema: '{url}', type: string, default: q}}\n"
             "        z: {$ref: '#/properties/y'}\n"
         )
         (tmp_path / "tools.yaml").write_text(HEAD + body, "utf-8")
-        assert generate(tmp_path / "tools.yaml").ok
+        generated = generate(tmp_path / "tools.yaml")
+        assert [d.code for d in generated.diagnostics] == ["unsupported-dialect"]
         with pytest.raises(TimeoutError):
             listening.accept()
 

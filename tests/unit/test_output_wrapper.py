@@ -10,8 +10,8 @@ import jsonschema
 import jsonschema_rs
 import pytest
 
+from mcpstub.ir import schema_dialect
 from mcpstub.output_wrapper import is_object_root, legacy_output_schema
-from mcpstub.validate import schema_dialect
 
 JSTS = Path(__file__).resolve().parents[1] / "data" / "jsts"
 DIALECTS = {

@@ -24,8 +24,8 @@ from typing import Any
 from mcpstub.diff.facts import IPath, Reason, num
 from mcpstub.diff.semantics import CONTENT_PROBES, FORMAT_PROBES, Context, standalone
 from mcpstub.errortext import first_line
+from mcpstub.ir import schema_dialect
 from mcpstub.keywords import SUBSCHEMA_MAP
-from mcpstub.validate import schema_dialect
 
 JSON = Any
 MISSING_HINT = (

@@ -19,9 +19,8 @@ from typing import Any, Literal
 
 import jsonschema_rs
 
-from mcpstub.ir import DIALECT_URIS
+from mcpstub.ir import DIALECT_URIS, schema_dialect
 from mcpstub.pointers import percent_decoded, resolve, split
-from mcpstub.validate import schema_dialect
 
 JSON = Any
 # What a URI reference may hold (RFC 3986): a `$ref` with anything else (a space, say) is one no
