@@ -19,6 +19,7 @@ import math
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from mcpstub.diagnostics import Diagnostic, error, warning
@@ -639,6 +640,12 @@ def _check_ranges(doc: Document, where: JsonPath, node: dict[str, Any], draft07:
         if kind == "number" and "integer" in types and "number" not in types and not empty:
             what, between = "integer", "no whole number"  # (1.2 to 1.8)
             empty = _no_whole_number(a, b, low.startswith("exc"), high.startswith("exc"))
+        written: Any = node.get("multipleOf")
+        step = int(written) if _is_bound(written, "length") else 0
+        if kind == "number" and not empty and 1 <= step < 2**53:
+            what = f"multiple of {step}"  # (11 to 14 by 5; 1.2 to 1.8 by 1)
+            between = f"no {what}"
+            empty = _no_whole_number(a, b, low.startswith("exc"), high.startswith("exc"), step)
         if empty:
             shown = [name if name == _AT_LEAST_ONE else f"{name} {given[name]!r}" for name in (low, high)]
             found.diagnostics.append(
@@ -657,12 +664,15 @@ def _empty(a: float, b: float, exclusive: bool) -> bool:
     return all(x > y or (x == y and exclusive) for x, y in ((a, b), (float(a), float(b))))
 
 
-def _no_whole_number(a: float, b: float, above: bool, below: bool) -> bool:
-    """No whole number from `a` to `b` (`above`, `below`: that bound is exclusive), as written nor
-    as clients read them (doubles)."""
+def _no_whole_number(a: float, b: float, above: bool, below: bool, step: int = 1) -> bool:
+    """No whole number (times `step`) from `a` to `b` (`above`, `below`: that bound is exclusive),
+    as written nor as clients read them (doubles)."""
     return all(
         (math.floor(x) + 1 if above else math.ceil(x)) > (math.ceil(y) - 1 if below else math.floor(y))
-        for x, y in ((a, b), (float(a), float(b)))
+        for x, y in (
+            (Fraction(a) / step, Fraction(b) / step),
+            (Fraction(float(a)) / step, Fraction(float(b)) / step),
+        )
     )
 
 

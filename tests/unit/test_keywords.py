@@ -6,6 +6,7 @@ import socket
 import textwrap
 from pathlib import Path
 
+import jsonschema_rs
 import pytest
 import yaml
 
@@ -1007,6 +1008,37 @@ def test_bounds_that_leave_nothing_between_them_are_said_to(tmp_path: Path) -> N
         ("accepts-nothing", 29, f"accepts no array: its {one} and its maxItems 0 {between}"),
     ], said
     assert checked.ok  # warnings
+
+
+@pytest.mark.parametrize(
+    ("bounds", "said"),
+    [
+        ("type: number, minimum: 11, maximum: 14, multipleOf: 5", "multiple of 5: its minimum 11 and its"),
+        ("minimum: 1.2, maximum: 1.8, multipleOf: 1", "multiple of 1: its minimum 1.2 and its maximum 1.8"),
+        ("exclusiveMinimum: 10, exclusiveMaximum: 15, multipleOf: 5.0", "multiple of 5: its exclusiveM"),
+        ("type: integer, minimum: -4, maximum: -1, multipleOf: 5", "multiple of 5: its minimum -4 and its"),
+        ("minimum: 10, maximum: 15, multipleOf: 5", None),
+        ("exclusiveMinimum: 10, maximum: 15, multipleOf: 5", None),
+        ("minimum: 10.5, maximum: 11, multipleOf: 0.5", None),  # (a fraction: not judged)
+        ("minimum: 0, maximum: 4, multipleOf: 5", None),  # (0 is one)
+        ("minimum: 9007199254740993, maximum: 9007199254740995, multipleOf: 2", None),  # (2**53 + 2)
+    ],
+)
+def test_bounds_with_no_multiple_of_a_whole_multiple_of_between_them_are_said_to(
+    tmp_path: Path, bounds: str, said: str | None
+) -> None:
+    """As the server's validator judges: what it takes from the bounds is what is said."""
+    tools = f"tools:\n  - name: a\n    inputSchema:\n      properties: {{n: {{{bounds}}}}}\n"
+    checked = check(tmp_path, tools)
+    messages = [d.message for d in checked.diagnostics if d.code == "accepts-nothing"]
+    assert [said in m for m in messages] == ([True] if said else []), messages
+    schema = yaml.safe_load(f"{{{bounds}}}")
+    step = schema["multipleOf"]
+    low = schema.get("minimum", schema.get("exclusiveMinimum"))
+    high = schema.get("maximum", schema.get("exclusiveMaximum"))
+    candidates = [k * step for k in range(int(low // step) - 2, int(high // step) + 3)]
+    taken = [n for n in candidates if jsonschema_rs.is_valid(schema, n)]
+    assert bool(taken) == (said is None), taken
 
 
 def test_bounds_the_dialect_ignores_or_the_schema_check_refuses_are_not_said_to_accept_nothing(
