@@ -29,7 +29,6 @@ from mcpstub.handlerfiles import (
     renamed_handlers,
     say_lost_models,
     say_unfit_handlers,
-    unfit_handlers,
     warn_old_stubs,
     warn_orphans,
 )
@@ -264,7 +263,7 @@ def _generate(
         if current is not None:
             _report([_replayed(path, entry) for entry in current.warnings])
             say_lost_models(out, current.lost_models, current=True)
-            say_unfit_handlers(out, current.unfit)
+            say_unfit_handlers(out, current.stubs)
             _say_handlers(out, client_only, current.orphans, current.renamed, current.stubs)
             print(f"{shown_path(out)}: up to date (toolset unchanged since the last run)")
             return EXIT_OK
@@ -317,8 +316,8 @@ def _generate_in_run(
     lost = {} if client_only else lost_models(out, generated.ours["models.py"], toolset.tools, last)
     say_lost_models(out, lost)
     renamed = {} if client_only else renamed_handlers(out, generated.ours, toolset.tools, last)
-    unfit = [] if client_only else unfit_handlers(out, toolset.tools, last)
-    say_unfit_handlers(out, unfit)
+    if not client_only:
+        say_unfit_handlers(out, (f"handlers/{tool.identifier}.py" for tool in toolset.tools))
     stamp = stamp_text(
         toolset.source_hash,
         toolset.sources,
@@ -329,7 +328,6 @@ def _generate_in_run(
         [_recorded(path, d) for d in generated.diagnostics],
         lost,
         renamed,
-        unfit,
     )
     ours = {**generated.ours, STAMP_FILE: stamp}
     with locked(out, writing=not (args.check or args.diff)):

@@ -1302,6 +1302,21 @@ def test_a_module_a_new_tool_takes_over_as_its_handler_without_its_function_is_s
         assert "defines no function" not in capsys.readouterr().err
     assert main(["generate", "tools.yaml", "--out", "pkg", "--force"]) == 0
     assert "defines no function" not in capsys.readouterr().err
+    # A handler whose function was renamed, found current or not: said on each run until mended.
+    find = in_tmp / "pkg" / "handlers" / "find.py"
+    written = find.read_text()
+    find.write_text(written.replace("async def find(", "async def search("))
+    said = "pkg/handlers/find.py: warning: defines no function 'find': every call of its tool"
+    for run in ("finds it current", "finds it current again"):
+        assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+        assert said in capsys.readouterr().err, run
+    (in_tmp / "tools.yaml").write_text(toolset.replace("{type: object}", "{type: object, description: x}"))
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    assert said in capsys.readouterr().err
+    find.write_text(written)
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    assert "defines no function" not in capsys.readouterr().err
+    (in_tmp / "tools.yaml").write_text(toolset + "  - name: helpers\n    inputSchema: {type: object}\n")
     # A module binding the name only inside a function, and a package of the tool's name (which
     # Python imports instead of the stub written beside it).
     (in_tmp / "pkg" / "handlers" / "stats.py").write_text("def mean(x):\n    stats = x\n    return stats\n")

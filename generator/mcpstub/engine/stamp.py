@@ -232,14 +232,12 @@ def stamp_text(
     warnings: Sequence[Mapping[str, Any]] = (),
     lost_models: Mapping[str, list[list[str]]] | None = None,
     renamed: Mapping[str, str] | None = None,
-    unfit: Sequence[str] = (),
 ) -> str:
     """The stamp a run writes (`source`: the source hash; `hashed(rel, text)`: a file's hash, as
     computed already; `stubs`: each handler's stub hash and form, as rendered; `warnings`: the
     run's warnings, which a run that finds the package current says again, as it does of each
     handler in `lost_models` (`handlerfiles.lost_models`) that is still the same, and of each
-    orphaned handler in `renamed` (`handlerfiles.renamed_handlers`) the move that keeps its code,
-    and of each handler in `unfit` (`handlerfiles.unfit_handlers`) that its function is missing)."""
+    orphaned handler in `renamed` (`handlerfiles.renamed_handlers`) the move that keeps its code)."""
 
     def digest(rel: str, text: str) -> str:
         return hashed(rel, text) if hashed is not None else file_hash(text.encode("utf-8"))
@@ -260,8 +258,6 @@ def stamp_text(
         stamp["lost_models"] = dict(sorted(lost_models.items()))
     if renamed:
         stamp["renamed"] = dict(sorted(renamed.items()))
-    if unfit:
-        stamp["unfit"] = sorted(unfit)
     text = json.dumps(stamp, indent=2, ensure_ascii=False) + "\n"
     assert text.startswith(STAMP_PREFIX)
     return text
@@ -277,7 +273,6 @@ class Current:
     warnings: list[dict[str, Any]]
     lost_models: dict[str, list[list[str]]]
     renamed: dict[str, str]
-    unfit: list[str]
 
 
 def _read_stamp(out: Path) -> dict[str, Any] | None:
@@ -349,24 +344,20 @@ def is_current(
     modules = (f"handlers/{p.name}" for p in (out / "handlers").glob("*.py") if not p.stem.startswith("_"))
     stubs = {rel: (digest, form) for rel, (digest, form) in handlers.items()}
     said, lost, renamed = stamp.get("warnings", []), stamp.get("lost_models", {}), stamp.get("renamed", {})
-    unfit = stamp.get("unfit", [])
     if not (
         isinstance(said, list)
         and all(_recorded_warning(w) for w in said)
         and _lost_entries(lost)
         and _renamed_entries(renamed)
-        and _unfit_entries(unfit)
     ):
         return None  # (a stamp edited by hand: the full run finds them again)
-    return Current(sorted(rel for rel in modules if rel not in handlers), stubs, said, lost, renamed, unfit)
+    return Current(sorted(rel for rel in modules if rel not in handlers), stubs, said, lost, renamed)
 
 
 @dataclass(frozen=True)
 class Recorded:
     """What the last stamp in a package recorded of its handlers (nothing where it is no stamp)."""
 
-    handlers: frozenset[str] = frozenset()  # the handler modules, "handlers/<name>.py"
-    unfit: frozenset[str] = frozenset()  # of them, those found unfit
     renamed: Mapping[str, str] = field(default_factory=dict)  # orphaned handler -> its tool's new name
     lost: Mapping[str, list[list[str]]] = field(default_factory=dict)  # see `handlerfiles.lost_models`
     files: frozenset[str] = frozenset()  # the generated files ("server.py" is not in a client-only one)
@@ -377,19 +368,11 @@ def recorded(out: Path) -> Recorded:
     stamp = _read_stamp(out)
     if stamp is None:
         return Recorded()
-    unfit, renamed, lost = stamp.get("unfit", []), stamp.get("renamed", {}), stamp.get("lost_models", {})
+    renamed, lost = stamp.get("renamed", {}), stamp.get("lost_models", {})
     return Recorded(
-        frozenset(stamp["handlers"]),
-        frozenset(unfit if _unfit_entries(unfit) else ()),
         renamed if _renamed_entries(renamed) else {},
         lost if _lost_entries(lost) else {},
         frozenset(files) if isinstance(files := stamp.get("files"), dict) else frozenset(),
-    )
-
-
-def _unfit_entries(unfit: object) -> bool:
-    return isinstance(unfit, list) and all(
-        isinstance(rel, str) and re.fullmatch(r"handlers/[A-Za-z_]\w*\.py", rel) is not None for rel in unfit
     )
 
 
