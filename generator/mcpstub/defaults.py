@@ -18,6 +18,7 @@ from mcpstub.document import Document, JsonPath
 from mcpstub.engine import memory
 from mcpstub.engine.fingerprints import marshalled
 from mcpstub.errortext import ECHO_MAX, describe_path, echo_value, yaml_boolean_hint
+from mcpstub.ir import schema_dialect
 from mcpstub.pointers import to_fragment
 
 # The name under which a bundled schema is known while its defaults are checked against it.
@@ -42,16 +43,21 @@ def default_mismatches(
     for where in defaults:
         relative = (*at, *where[len(path) :])
         node: Any = bundled
-        for token in relative:
+        # The dialect the server reads it in: a `$schema` below the root counts where it is written
+        # in place (not at `at`, where a `$ref` leads).
+        declared = bundled.get("$schema")
+        for depth, token in enumerate(relative, 1):
             if isinstance(node, dict):
                 node = node.get(token)
             elif isinstance(node, list) and isinstance(token, int) and 0 <= token < len(node):
                 node = node[token]
             else:
                 node = None
+            if depth > len(at) and isinstance(node, dict) and schema_dialect(node) and "$schema" in node:
+                declared = node["$schema"]
         if not isinstance(node, dict) or "default" not in node:
             continue
-        reason = _default_rejected(bundled, relative, node, registry)
+        reason = _default_rejected(bundled, relative, node, declared, registry)
         if reason is not None:
             yield warning(
                 "invalid-default",
@@ -77,18 +83,19 @@ _REFERRING = (b"$ref", b"$dynamicRef", b"$recursiveRef")
 
 
 def _default_rejected(
-    bundled: dict[str, Any], relative: JsonPath, node: dict[str, Any], registry: list[Any]
+    bundled: dict[str, Any], relative: JsonPath, node: dict[str, Any], declared: Any, registry: list[Any]
 ) -> str | None:
-    """Why the schema `node`, at `relative` in `bundled`, rejects its own default; None if it
-    accepts it, or cannot be checked."""
+    """Why the schema `node`, at `relative` in `bundled` and read in the dialect `declared` (a
+    `$schema`, None: 2020-12), rejects its own default; None if it accepts it, or cannot be checked."""
+    dialect = {"$schema": declared} if isinstance(declared, str) else {}
     try:
-        key: tuple[Any, bytes] | None = (bundled.get("$schema"), marshalled(node))
+        key: tuple[Any, bytes] | None = (declared, marshalled(node))
     except ValueError:
         key = None
     if key is not None and not any(word in key[1] for word in _REFERRING):
         # A schema that refers to nothing, by ($schema, its marshal bytes): one repeated across
         # tools (a page size, say) is judged once.
-        alone = {"$schema": key[0], **node} if isinstance(key[0], str) else node
+        alone = {k: v for k, v in node.items() if k != "$schema"} | dialect
         return memory.keyed("default-verdict", key, lambda: rejection(alone, node["default"], None))
     if not registry:
         try:
@@ -97,7 +104,7 @@ def _default_rejected(
             registry.append(None)
     if registry[0] is None:
         return None
-    return rejection({"$ref": _CHECKED_URI + to_fragment(relative)}, node["default"], registry[0])
+    return rejection({**dialect, "$ref": _CHECKED_URI + to_fragment(relative)}, node["default"], registry[0])
 
 
 def rejection(schema: dict[str, Any], value: Any, registry: Any) -> str | None:

@@ -447,18 +447,15 @@ def unsupported_dialect(doc: Document, path: JsonPath, schema: dict[str, Any]) -
     )
 
 
-def unread_dialect(doc: Document, where: JsonPath, own: str, dialect: str, by_ref: bool) -> Diagnostic:
-    """A `$schema` below a schema's root, which a validator does not read: the schema holding it
-    (`by_ref`: the one reaching it by `$ref`) decides the dialect."""
-    how = "a schema reaching it by $ref is" if by_ref else "as the schema holding it is"
+def unread_dialect(doc: Document, where: JsonPath, own: str, dialect: str) -> Diagnostic:
+    """The `$schema` of a schema a `$ref` reaches, which a validator does not read there: the
+    schema reaching it decides the dialect."""
     return warning(
         "unread-schema-dialect",
-        f"{describe_path(where)} says it is {own} by its $schema, but it is read as {dialect}: {how},"
-        " and a validator reads $schema at a schema's root only",
+        f"{describe_path(where)} says it is {own} by its $schema, but it is read as {dialect}:"
+        " a schema reaching it by $ref is, and a validator reads no $schema where a $ref leads",
         doc.loc((*where, "$schema")),
-        f"write it as {dialect}, or refer to it from a {own} schema"
-        if by_ref
-        else f"write it as {dialect} and leave its $schema out",
+        f"write it as {dialect}, or refer to it from a {own} schema",
     )
 
 
@@ -471,28 +468,30 @@ def lint_schema(
     by_ref: bool = False,
 ) -> Lint:
     """Lint the schema at `path` of `doc` in one walk (draft07: the dialect is draft-07; by_ref: a
-    schema another file reaches by `$ref`, in that one's dialect)."""
+    schema another file reaches by `$ref`, in that one's dialect). A `$schema` below the root is
+    read where it is written, as the server's validator reads it: that schema and those in it are
+    of its dialect (what a `$ref` reaches is read in the dialect of the schema reaching it)."""
     found = Lint()
-    known = KNOWN_DRAFT_07 if draft07 else KNOWN_2020_12
-    # (where, schema, the schema whose value it applies to (None: under `not`), is a definition)
+    # (where, schema, the schema whose value it applies to (None: under `not`), is a definition,
+    # is draft-07)
     root_is_definition = len(path) >= 2 and path[-2] in _DEFINITIONS
-    stack: list[tuple[JsonPath, Any, Any, bool]] = [(path, schema, schema, root_is_definition)]
+    stack: list[tuple[JsonPath, Any, Any, bool, bool]] = [(path, schema, schema, root_is_definition, draft07)]
     families: dict[int, tuple[frozenset[str], bool] | None] = {}
     resources: dict[JsonPath, tuple[JsonPath, str]] = {}  # see `_check_resource`
     said: set[JsonPath] = set()  # each `$id` a `$ref` below it was said of
     while stack:
-        where, node, family, is_definition = stack.pop()
+        where, node, family, is_definition, draft07 = stack.pop()
         if not isinstance(node, dict):
             continue
-        if resources or "$id" in node:
-            _check_resource(doc, path, where, node, draft07, resources, said, found)
         if "$schema" in node and where != path and isinstance(node["$schema"], str):
-            # Below a root a validator does not read it (an `$id` makes a root, `_check_resource`).
-            declared, reading = schema_dialect(node), "draft-07" if draft07 else "2020-12"
+            declared = schema_dialect(node)
             if declared is None:
                 found.diagnostics.append(unsupported_dialect(doc, where, node))
-            elif declared != reading and "$id" not in node:
-                found.diagnostics.append(unread_dialect(doc, where, declared, reading, False))
+            else:
+                draft07 = declared == "draft-07"
+        known = KNOWN_DRAFT_07 if draft07 else KNOWN_2020_12
+        if resources or "$id" in node:
+            _check_resource(doc, path, where, node, draft07, resources, said, found)
         if not _BOUNDS.isdisjoint(node) and not (draft07 and _under_ref(schema, where[len(path) :])):
             _check_ranges(doc, where, node, draft07, found)
         if draft07 and "$ref" in node and (ignored := [k for k in node if k in _CONSTRAINTS and k != "$ref"]):
@@ -508,11 +507,11 @@ def lint_schema(
                         found.diagnostics.append(_definition_default(doc, where, value))
                 if key in SUBSCHEMA_ONE and isinstance(value, dict):
                     inner = None if key == "not" else family if key in _IN_PLACE else value
-                    stack.append(((*where, key), value, inner, False))
+                    stack.append(((*where, key), value, inner, False, draft07))
                 elif key in _LINTED_LIST and isinstance(value, list):
                     in_place = key in _IN_PLACE
                     stack.extend(
-                        ((*where, key, i), item, family if in_place else item, False)
+                        ((*where, key, i), item, family if in_place else item, False, draft07)
                         for i, item in enumerate(value)
                     )
                 elif key in SUBSCHEMA_MAP and isinstance(value, dict):
@@ -520,7 +519,7 @@ def lint_schema(
                         found.patterns.extend(k for k in value if isinstance(k, str))
                     in_place, defines = key in _IN_PLACE, key in _DEFINITIONS
                     stack.extend(
-                        ((*where, key, name), item, family if in_place else item, defines)
+                        ((*where, key, name), item, family if in_place else item, defines, draft07)
                         for name, item in value.items()
                     )
                 elif key == "pattern" and isinstance(value, str):

@@ -179,6 +179,16 @@ def _defines(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("$defs"), dict)
 
 
+def _dialect_note(doc: Document, where: JsonPath, schema: Any, dialect: Dialect) -> Iterator[Diagnostic]:
+    """What is said of the `$schema` of `schema` (at `where`), read in `dialect` where a `$ref` leads."""
+    if isinstance(schema, dict) and "$schema" in schema:
+        own = schema_dialect(schema)
+        if own is None:
+            yield unsupported_dialect(doc, where, schema)
+        elif own != dialect:
+            yield unread_dialect(doc, where, own, dialect)
+
+
 def _as_reached(said: Diagnostic, source: Document, where: JsonPath) -> Diagnostic:
     """A diagnostic of a schema a reference reached in another file: a whole file is named by its
     name, not as a toolset's root."""
@@ -218,6 +228,7 @@ class _Checker:
         self._finite_docs: dict[int, bool] = {}  # by id of a loaded document: holds no inf or nan
         self._broken_defs: set[str] = set()  # shared definitions with an error said where written
         self._linted: set[tuple[int, JsonPath, str]] = set()  # what `_bundle` linted, in which dialect
+        self._files_read: set[tuple[int, str]] = set()  # the files `_bundle` reached, in which dialect
         self._said_at: dict[Location, list[int]] = {}  # the bundler's diagnostics at each place
         self._said_count = 0  # how many of them `_said_at` has seen
 
@@ -287,6 +298,7 @@ class _Checker:
         self.diagnostics.extend(format_errors(doc))
         self.diagnostics.extend(_non_json_numbers(doc, self._finite(doc)))
         def_classes: dict[str, str] = {}
+        linted: list[tuple[str, dict[str, Any], Dialect, list[JsonPath]]] = []  # the definitions to bundle
         for name, value in (
             (doc.data.get("$defs") or {}).items() if isinstance(doc.data.get("$defs"), dict) else ()
         ):
@@ -321,17 +333,20 @@ class _Checker:
                 continue  # the format check reports it
             dialect = schema_dialect(value) or "2020-12"
             defaults: list[JsonPath] = []
-            before = len(self.diagnostics)
-            self.diagnostics.extend(_meta_errors(doc, ("$defs", name), value, dialect, self.policy, defaults))
-            if has_errors(self.diagnostics[before:]):
+            said = list(_meta_errors(doc, ("$defs", name), value, dialect, self.policy, defaults))
+            self.diagnostics.extend(said)
+            if has_errors(said):
                 self._broken_defs.add(str(name))
-            if isinstance(value, dict):  # its refs must resolve even when no tool uses it
-                errors_before = len(self.bundler.diagnostics)
-                bundled, _ = self._bundle(("$defs", name), dialect)
-                if not (has_errors(self.diagnostics[before:]) or self.bundler.over_budget):
-                    if has_errors(self.bundler.diagnostics[errors_before:]):
-                        bundled = value  # a reference is wrong: what refers to nothing is judged still
-                    self.diagnostics.extend(default_mismatches(doc, ("$defs", name), bundled, defaults))
+            if isinstance(value, dict):
+                linted.append((str(name), value, dialect, defaults))
+        # Each bundled once all are linted (what one reaches in another dialect is said once)
+        for name, value, dialect, defaults in linted:  # its refs must resolve even when no tool uses it
+            errors_before = len(self.bundler.diagnostics)
+            bundled, _ = self._bundle(("$defs", name), dialect)
+            if name not in self._broken_defs and not self.bundler.over_budget:
+                if has_errors(self.bundler.diagnostics[errors_before:]):
+                    bundled = value  # a reference is wrong: what refers to nothing is judged still
+                self.diagnostics.extend(default_mismatches(doc, ("$defs", name), bundled, defaults))
         tools = self._tools()
         self.diagnostics.extend(self.bundler.diagnostics)
         if has_errors(self.diagnostics):
@@ -564,13 +579,13 @@ class _Checker:
             # Read as the server reads it: in the dialect of the schema it is copied into (a `$schema`
             # below a root is not read; one naming no dialect mcpstub knows is refused all the same).
             said: list[Diagnostic] = []
-            if isinstance(value, dict) and "$schema" in value:
-                own = schema_dialect(value)
-                if own is None:
-                    said.append(unsupported_dialect(source, where, value))
-                elif own != dialect:
-                    said.append(unread_dialect(source, where, own, dialect, True))
-            if not (said and said[0].is_error):
+            # (neither its own `$schema` nor its file's is read where a `$ref` leads)
+            if where and isinstance(source.data, dict) and (id(source), dialect) not in self._files_read:
+                self._files_read.add((id(source), dialect))
+                said += (_as_reached(d, source, ()) for d in _dialect_note(source, (), source.data, dialect))
+            own = list(_dialect_note(source, where, value, dialect))
+            said += own
+            if not has_errors(own):
                 read = {**value, "$schema": DIALECT_URIS[dialect]} if isinstance(value, dict) else value
                 defaults: list[JsonPath] = []
                 said += _meta_errors(source, where, read, dialect, self.policy, defaults, by_ref=True)
@@ -589,10 +604,10 @@ class _Checker:
             for linted in said:
                 reached = _as_reached(linted, source, where)
                 at = self._said_at.setdefault(reached.location, [])
-                if any(known[i].code == reached.code for i in at) or (at and not reached.is_error):
-                    continue
-                warned = next((i for i in at if not known[i].is_error), None)
-                if warned is not None:
+                if any(known[i].code == reached.code or known[i].is_error > reached.is_error for i in at):
+                    continue  # (said, or an error said there: a warning of another reading is not)
+                warned = next((i for i in at if not known[i].is_error), None) if reached.is_error else None
+                if warned is not None:  # (the other reading's warning of it)
                     known[warned] = reached
                 else:
                     at.append(len(known))

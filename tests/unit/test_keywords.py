@@ -442,40 +442,45 @@ def test_a_unit_is_read_in_the_dialect_of_the_schema_it_is_copied_into(tmp_path:
     ], said
 
 
-def test_a_schema_dialect_below_a_root_is_said_to_be_unread_and_an_unknown_one_refused(
+def test_a_schema_dialect_is_read_in_place_but_not_where_a_ref_leads_as_the_server_reads_it(
     tmp_path: Path,
 ) -> None:
-    """A validator reads `$schema` at a schema's root only (or an `$id`'s): a property's, a nested
-    definition's and a shared definition's reached from a schema of the other dialect are read in
-    the dialect of the schema holding them; one naming no dialect is refused wherever it is."""
-    checked = check(
-        tmp_path,
-        """\
+    """The server's validator reads a `$schema` written in place below a root (that schema and those
+    in it are of its dialect: its keywords, its formats, its defaults), not one where a `$ref`
+    leads (read in the dialect of the schema reaching it: said); one naming no dialect is refused
+    wherever it is."""
+    d7, d2020 = "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2020-12/schema"
+    text = f"""\
         $defs:
-          Old: {$schema: "http://json-schema.org/draft-07/schema#", type: array, items: [{type: string}]}
-          New: {type: array, prefixItems: [{type: string}], minLenght: 2}
-          Deep: {type: object, properties: {x: {$schema: "http://example.com/nope", type: string}}}
+          Old: {{$schema: "{d7}", type: array, items: [{{type: string}}]}}
+          New: {{type: array, prefixItems: [{{type: string}}], minLenght: 2}}
+          Deep: {{type: object, properties: {{x: {{$schema: "http://example.com/nope", type: string}}}}}}
         tools:
           - name: a
             inputSchema:
               type: object
               properties:
-                a: {$schema: "http://example.com/nope", type: string}
-                b: {$schema: "http://json-schema.org/draft-07/schema#", type: string}
-                c: {$schema: "https://json-schema.org/draft/2020-12/schema", type: string}
-                d: {$id: "http://x.test/d", $schema: "http://json-schema.org/draft-07/schema#"}
-                e: {$ref: "#/$defs/Old"}
-                f: {$ref: "#/$defs/New"}
+                a: {{$schema: "http://example.com/nope", type: string}}
+                b: {{$schema: "{d7}", type: object, dependentRequired: {{a: [b]}}}}
+                c: {{$schema: "{d7}", type: string, format: uuid, default: nope}}
+                d: {{$id: "http://x.test/d", $schema: "{d7}"}}
+                e: {{$ref: "#/$defs/Old"}}
+                f: {{$ref: "#/$defs/New"}}
           - name: b
             inputSchema:
-              $schema: http://json-schema.org/draft-07/schema#
+              $schema: {d7}
               type: object
-              properties: {f: {$ref: "#/$defs/New"}, g: {$ref: "#/$defs/Deep"}}
-        """,
-    )
+              properties:
+                f: {{$ref: "#/$defs/New"}}
+                g: {{$ref: "#/$defs/Deep"}}
+                h: {{$schema: "{d2020}", type: object, dependentRequired: {{a: [b]}}}}
+                i: {{$schema: "{d2020}", type: string, format: uuid, default: nope}}
+        """
+    checked = check(tmp_path, text)
     said = sorted((d.location.line, d.code, d.message.split(":")[0]) for d in checked.diagnostics)
     unread = "says it is draft-07 by its $schema, but it is read as 2020-12"
     unknown = "an unsupported $schema"
+    prop = "tools[0].inputSchema.properties"
     assert said == [
         (4, "invalid-schema", "$defs.Old.items is not a valid 2020-12 schema"),
         (4, "unread-schema-dialect", f"$defs.Old {unread}"),
@@ -483,10 +488,64 @@ def test_a_schema_dialect_below_a_root_is_said_to_be_unread_and_an_unknown_one_r
         (5, "unknown-keyword", "unknown draft-07 keyword 'prefixItems' in $defs.New"),
         (6, "unsupported-dialect", f"$defs.Deep.properties.x declares {unknown} 'http"),
         (12, "unsupported-dialect", f"tools[0].inputSchema.properties.a declares {unknown} 'http"),
-        (13, "unread-schema-dialect", f"tools[0].inputSchema.properties.b {unread}"),
+        (13, "unknown-keyword", f"unknown draft-07 keyword 'dependentRequired' in {prop}.b"),
+        (26, "invalid-default", "tools[1].inputSchema.properties.i.default does not match its own schema"),
     ], said
     # (said where it is written, not again as a tool that cannot be compiled)
     assert not any("compiled" in d.message for d in checked.diagnostics)
+    # What the server's validator does with each: it reads the dialects so.
+    tools = yaml.safe_load(textwrap.dedent(text))["tools"]
+    kept = ({"b", "c"}, {"h", "i"})
+    new, old = (
+        jsonschema_rs.validator_for(
+            {**schema, "properties": {k: v for k, v in schema["properties"].items() if k in names}},
+            validate_formats=True,
+        )
+        for schema, names in zip((t["inputSchema"] for t in tools), kept, strict=True)
+    )
+    assert new.is_valid({"b": {"a": 1}, "c": "nope"})  # (draft-07 in place: no dependentRequired, uuid)
+    assert not old.is_valid({"h": {"a": 1}}) and not old.is_valid({"i": "nope"})
+
+
+def test_where_a_ref_leads_neither_a_schema_s_dialect_nor_its_file_s_is_read_and_each_problem_is_said_once(
+    tmp_path: Path,
+) -> None:
+    """A file's `$schema` and a reached schema's own are said to be unread (the reached schema's
+    default is judged in the reaching dialect: uuid asserted); a definition's root default is
+    said both to fill no field and to be rejected, as in the toolset; a definition another one
+    reaches in another dialect is said once, whichever is written first."""
+    d7 = "http://json-schema.org/draft-07/schema#"
+    (tmp_path / "common.yaml").write_text(
+        f"$schema: '{d7}'\n$defs:\n  Small: {{type: integer, maximum: 10, default: 99}}\n", "utf-8"
+    )
+    whole, nope = "type: string\nformat: uuid\ndefault: nope\n", "$defs:\n  N: {type: string}\n"
+    (tmp_path / "whole.yaml").write_text(f"$schema: '{d7}'\n{whole}", "utf-8")
+    (tmp_path / "nope.yaml").write_text(f"$schema: 'http://example.com/nope'\n{nope}", "utf-8")
+    refs = "{s: {$ref: 'common.yaml#/$defs/Small'}, w: {$ref: whole.yaml}, n: {$ref: 'nope.yaml#/$defs/N'}}"
+    said = {}
+    for first, second in (("A", "B"), ("B", "A")):
+        definitions = {
+            "A": "A: {type: object, properties: {b: {$ref: '#/$defs/B'}}}",
+            "B": f"B: {{$schema: '{d7}', type: string, minLenght: 3}}",
+        }
+        text = (
+            f"$defs:\n  {definitions[first]}\n  {definitions[second]}\n"
+            f"tools:\n  - name: t\n    inputSchema: {{type: object, properties: {refs}}}\n"
+            "  - name: u\n    inputSchema: {type: object, properties: {a: {$ref: '#/$defs/A'}}}\n"
+        )
+        checked = check(tmp_path, text)
+        said[first] = sorted((d.location.file, d.code, d.message.split(":")[0]) for d in checked.diagnostics)
+    unread = "says it is draft-07 by its $schema, but it is read as 2020-12"
+    assert said["A"] == said["B"] == [
+        ("common.yaml", "definition-default", "the default of definition 'Small' fills no field"),
+        ("common.yaml", "invalid-default", "$defs.Small.default does not match its own schema"),
+        ("common.yaml", "unread-schema-dialect", f"common.yaml {unread}"),
+        ("nope.yaml", "unsupported-dialect", "nope.yaml declares an unsupported $schema 'http"),
+        ("tools.yaml", "misspelled-keyword", "'minLenght' in $defs.B is not a draft-07 keyword"),
+        ("tools.yaml", "unread-schema-dialect", f"$defs.B {unread}"),
+        ("whole.yaml", "invalid-default", "default does not match its own schema"),
+        ("whole.yaml", "unread-schema-dialect", f"whole.yaml {unread}"),
+    ], said
 
 
 def test_a_default_a_reference_reaches_in_another_file_is_judged_as_the_server_reads_it(
