@@ -20,7 +20,7 @@ from mcpstub.defaults import rejection
 from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.errortext import describe_path as _where
 from mcpstub.errortext import yaml_boolean_hint
-from mcpstub.ir import CLASS_SUFFIXES, elicitation_class, to_class_prefix
+from mcpstub.ir import CLASS_SUFFIXES, elicitation_class, schema_dialect, to_class_prefix
 from mcpstub.keywords import (
     FORMATS_2020_12,
     KNOWN_2020_12,
@@ -29,6 +29,7 @@ from mcpstub.keywords import (
     format_as_type,
     missing_colon,
     type_meant,
+    unsupported_dialect,
 )
 from mcpstub.load import Document, JsonPath
 
@@ -151,6 +152,8 @@ def _requested(doc: Document, path: JsonPath, schema: dict[str, Any]) -> Iterato
         )
     if "$schema" in schema and not isinstance(schema["$schema"], str):
         yield error(CODE, f"{_where(path)}: $schema must be a string", doc.loc((*path, "$schema")))
+    elif schema_dialect(schema) is None:
+        yield unsupported_dialect(doc, path, schema)  # (sent to the client as written)
     properties = schema.get("properties")
     if not isinstance(properties, dict) and not ("properties" not in schema and "properties" in misspelled):
         at = (*path, "properties")

@@ -168,6 +168,22 @@ def test_root_shape_keys_and_class_names_are_checked_all_at_once(tmp_path: Path)
     ]
 
 
+def test_a_requested_schema_naming_no_dialect_is_refused_where_its_schema_is_written(tmp_path: Path) -> None:
+    # (it is sent to the client as written; one naming 2020-12 or draft-07 is taken)
+    d7, d2020 = "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2020-12/schema"
+    checked = check(
+        tmp_path,
+        f"""\
+        a: {{$schema: "http://example.com/nope", type: object, properties: {{x: {{type: string}}}}}}
+        b: {{$schema: "{d7}", type: object, properties: {{y: {{type: string}}}}}}
+        c: {{$schema: "{d2020}", type: object, properties: {{z: {{type: string}}}}}}
+        """,
+    )
+    assert [(d.code, d.location.line, d.location.col) for d in checked.diagnostics] == [
+        ("unsupported-dialect", 7, 20)
+    ], checked.diagnostics
+
+
 def test_a_form_s_required_left_empty_is_refused_saying_so(tmp_path: Path) -> None:
     # (it was taken, and advertised in surface.json as `"required": null`)
     checked = check(tmp_path, "ask:\n  type: object\n  properties:\n    ok: {type: boolean}\n  required:\n")
