@@ -53,7 +53,7 @@ def default_mismatches(
                 node = node[token]
             else:
                 node = None
-            if depth > len(at) and isinstance(node, dict) and schema_dialect(node) and "$schema" in node:
+            if depth > len(at) and isinstance(node, dict) and "$schema" in node and schema_dialect(node):
                 declared = node["$schema"]
         if not isinstance(node, dict) or "default" not in node:
             continue

@@ -34,6 +34,7 @@ def schema_dialect(schema: Any) -> Dialect | None:
         return "draft-07"
     return None
 
+
 # Names a handler module or function must not take: they would shadow what the package imports
 # or exports (a tool named `create_server` has the handler `create_server_`).
 _RESERVED_IDENTIFIERS = frozenset(
