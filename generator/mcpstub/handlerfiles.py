@@ -248,19 +248,24 @@ def say_unfit_handlers(out: Path, rels: Iterable[str]) -> None:
             print(f"{shown_path(out / where)}: warning: {said}\n  hint: {hint}", file=sys.stderr)
 
 
-# A function defined at a module's top level as a stub defines it.
+# A function defined at a module's top level as a stub defines it; before it, nothing that could
+# make it part of a text (a triple quote, a line continued).
 _TOP_LEVEL_DEF = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.MULTILINE)
+_IN_TEXT = re.compile(rb"\"{3}|'{3}|\\\r?\n")
 
 
 def _defines(entry: os.DirEntry[str] | None, name: str) -> bool:
-    """Whether the regular file `entry` defines the function `name` as a stub does."""
+    """Whether the regular file `entry` surely defines the function `name` as a stub does (False:
+    it may not)."""
     try:
         if entry is None or not entry.is_file() or entry.stat().st_size >= 1 << 20:
             return False
         with open(entry.path, "rb") as module:
-            return name.encode() in _TOP_LEVEL_DEF.findall(module.read())
+            text = module.read()
     except OSError:
         return False
+    found = next((m for m in _TOP_LEVEL_DEF.finditer(text) if m[1] == name.encode()), None)
+    return found is not None and not _IN_TEXT.search(text, 0, found.start())
 
 
 def _unfit(out: Path, rel: str) -> tuple[str, str, str] | None:

@@ -1335,13 +1335,17 @@ def test_a_module_a_new_tool_takes_over_as_its_handler_without_its_function_is_s
                   "stats, other = len, len\n", "from os import *\n", "def __getattr__(name): ...\n",
                   "import os as stats\n", "for stats in [len]:\n    pass\n",
                   "match len:\n    case stats: pass\n", "def f(a=(stats := len)): ...\n",
-                  "class C(metaclass=(stats := type)): ...\n"):  # fmt: skip
+                  "class C(metaclass=(stats := type)): ...\n",
+                  '"""Stats."""\nasync def stats(args, ctx): ...\n'):  # fmt: skip
         (in_tmp / "pkg" / "handlers" / "stats.py").write_text(bound)
         (in_tmp / "pkg" / "handlers" / "util" / "__init__.py").write_text("async def util(args, ctx): ...\n")
         assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
         assert "defines no function" not in capsys.readouterr().err, bound
     # Bound nowhere as the module runs: an annotation alone, a comprehension's own variable.
-    for unbound in ("stats: object\n", "xs = [stats for stats in range(3)]\n"):
+    # (nor in a text that holds a line like a handler's own)
+    for unbound in ("stats: object\n", "xs = [stats for stats in range(3)]\n",
+                    '"""Usage:\n\ndef stats(args, ctx):\n"""\n', "'\'\'\ndef stats(x):'\'\'\n",
+                    "x = 'a\\\ndef stats(args, ctx): ...'\n"):  # fmt: skip
         (in_tmp / "pkg" / "handlers" / "stats.py").write_text(unbound)
         assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
         assert "defines no function 'stats'" in capsys.readouterr().err, unbound
