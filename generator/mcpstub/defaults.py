@@ -19,6 +19,7 @@ from mcpstub.engine import memory
 from mcpstub.engine.fingerprints import marshalled
 from mcpstub.errortext import ECHO_MAX, describe_path, echo_value, yaml_boolean_hint
 from mcpstub.ir import schema_dialect
+from mcpstub.keywords import DEFS_KEYWORDS, SUBSCHEMA_MAP
 from mcpstub.pointers import to_fragment
 
 # The name under which a bundled schema is known while its defaults are checked against it.
@@ -39,7 +40,7 @@ def default_mismatches(
     """
     if not defaults or not isinstance(bundled, dict):
         return
-    registry: list[Any] = []  # made once, if a schema refers to others
+    registries: dict[Any, Any] = {}  # made once a dialect, if a schema refers to others
     for where in defaults:
         relative = (*at, *where[len(path) :])
         node: Any = bundled
@@ -54,10 +55,13 @@ def default_mismatches(
             else:
                 node = None
             if depth > len(at) and isinstance(node, dict) and "$schema" in node and schema_dialect(node):
-                declared = node["$schema"]
+                if not (depth >= 2 and relative[depth - 2] in DEFS_KEYWORDS) or (
+                    depth >= 3 and relative[depth - 3] in SUBSCHEMA_MAP
+                ):  # (a definition is reached by a `$ref`, where it is not read)
+                    declared = node["$schema"]
         if not isinstance(node, dict) or "default" not in node:
             continue
-        reason = _default_rejected(bundled, relative, node, declared, registry)
+        reason = _default_rejected(bundled, relative, node, declared, registries)
         if reason is not None:
             yield warning(
                 "invalid-default",
@@ -83,7 +87,11 @@ _REFERRING = (b"$ref", b"$dynamicRef", b"$recursiveRef")
 
 
 def _default_rejected(
-    bundled: dict[str, Any], relative: JsonPath, node: dict[str, Any], declared: Any, registry: list[Any]
+    bundled: dict[str, Any],
+    relative: JsonPath,
+    node: dict[str, Any],
+    declared: Any,
+    registries: dict[Any, Any],
 ) -> str | None:
     """Why the schema `node`, at `relative` in `bundled` and read in the dialect `declared` (a
     `$schema`, None: 2020-12), rejects its own default; None if it accepts it, or cannot be checked."""
@@ -97,14 +105,16 @@ def _default_rejected(
         # tools (a page size, say) is judged once.
         alone = {k: v for k, v in node.items() if k != "$schema"} | dialect
         return memory.keyed("default-verdict", key, lambda: rejection(alone, node["default"], None))
-    if not registry:
+    if declared not in registries:
+        # A schema a `$ref` leads to is read in its document's dialect: the bundled schema, in the
+        # dialect of the one holding the default.
         try:
-            registry.append(jsonschema_rs.Registry([(_CHECKED_URI, bundled)]))
+            registries[declared] = jsonschema_rs.Registry([(_CHECKED_URI, {**bundled, **dialect})])
         except Exception:  # what cannot be registered is not checked
-            registry.append(None)
-    if registry[0] is None:
+            registries[declared] = None
+    if (registry := registries[declared]) is None:
         return None
-    return rejection({**dialect, "$ref": _CHECKED_URI + to_fragment(relative)}, node["default"], registry[0])
+    return rejection({**dialect, "$ref": _CHECKED_URI + to_fragment(relative)}, node["default"], registry)
 
 
 def rejection(schema: dict[str, Any], value: Any, registry: Any) -> str | None:

@@ -483,9 +483,12 @@ def lint_schema(
         if not isinstance(node, dict):
             continue
         if "$schema" in node and where != path and isinstance(node["$schema"], str):
-            declared = schema_dialect(node)
+            declared, reading = schema_dialect(node), "draft-07" if draft07 else "2020-12"
             if declared is None:
                 found.diagnostics.append(unsupported_dialect(doc, where, node))
+            elif is_definition:  # (reached by a `$ref`, where it is not read)
+                if declared != reading:
+                    found.diagnostics.append(unread_dialect(doc, where, declared, reading))
             else:
                 draft07 = declared == "draft-07"
         known = KNOWN_DRAFT_07 if draft07 else KNOWN_2020_12

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import textwrap
+from fractions import Fraction
 from pathlib import Path
 
 import jsonschema_rs
@@ -505,6 +506,49 @@ def test_a_schema_dialect_is_read_in_place_but_not_where_a_ref_leads_as_the_serv
     )
     assert new.is_valid({"b": {"a": 1}, "c": "nope"})  # (draft-07 in place: no dependentRequired, uuid)
     assert not old.is_valid({"h": {"a": 1}}) and not old.is_valid({"i": "nope"})
+
+
+def test_a_tool_s_own_definition_is_read_in_the_tool_s_dialect_and_a_default_beside_a_ref_in_its_own(
+    tmp_path: Path,
+) -> None:
+    """A definition in a tool's schema is reached by a `$ref`: its `$schema` is not read (said), and
+    its defaults are judged in the tool's dialect; a default beside a `$ref` in a schema with a
+    `$schema` of its own is judged in that one (draft-07: the keywords beside the `$ref` ignored)."""
+    d7, d2020 = "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2020-12/schema"
+    text = f"""\
+        $defs: {{D: {{type: string}}}}
+        tools:
+          - name: t
+            inputSchema:
+              type: object
+              $defs: {{X: {{$schema: "{d7}", properties: {{b: {{format: duration, default: zz}}}}}}}}
+              properties:
+                c: {{$ref: "#/$defs/X"}}
+                a: {{$schema: "{d7}", $ref: "#/$defs/D", maxLength: 1, default: zz}}
+          - name: u
+            inputSchema:
+              $schema: "{d7}"
+              type: object
+              properties:
+                a: {{$schema: "{d2020}", $ref: "#/$defs/D", maxLength: 1, default: zz}}
+        """
+    checked = check(tmp_path, text)
+    said = [(d.location.line, d.code, d.message.split(":")[0]) for d in checked.diagnostics]
+    unread = "says it is draft-07 by its $schema, but it is read as 2020-12"
+    rejected = "does not match its own schema"
+    assert sorted(said) == [
+        (8, "invalid-default", f"tools[0].inputSchema.$defs.X.properties.b.default {rejected}"),
+        (8, "unread-schema-dialect", f"tools[0].inputSchema.$defs.X {unread}"),
+        (11, "ignored-beside-ref", "'maxLength' beside $ref in tools[0].inputSchema.properties.a is ignored"),
+        (17, "invalid-default", f"tools[1].inputSchema.properties.a.default {rejected}"),
+    ], said
+    # As the server's validator reads them (the shared D bundled in):
+    definitions = {"$defs": {"D": {"type": "string"}}}
+    read = ((0, {"c": {"b": "zz"}}, False), (0, {"a": "zz"}, True), (1, {"a": "zz"}, False))
+    for tool, instance, taken in read:
+        schema = yaml.safe_load(textwrap.dedent(text))["tools"][tool]["inputSchema"]
+        schema = {**schema, "$defs": {**schema.get("$defs", {}), **definitions["$defs"]}}
+        assert jsonschema_rs.validator_for(schema, validate_formats=True).is_valid(instance) is taken
 
 
 def test_where_a_ref_leads_neither_a_schema_s_dialect_nor_its_file_s_is_read_and_each_problem_is_said_once(
@@ -1081,6 +1125,7 @@ def test_bounds_that_leave_nothing_between_them_are_said_to(tmp_path: Path) -> N
         ("minimum: 10.5, maximum: 11, multipleOf: 0.5", None),  # (a fraction: not judged)
         ("minimum: 0, maximum: 4, multipleOf: 5", None),  # (0 is one)
         ("minimum: 9007199254740993, maximum: 9007199254740995, multipleOf: 2", None),  # (2**53 + 2)
+        ("minimum: 1152921504606846977, maximum: 1152921504606846977.0, multipleOf: 3", None),
     ],
 )
 def test_bounds_with_no_multiple_of_a_whole_multiple_of_between_them_are_said_to(
@@ -1095,7 +1140,7 @@ def test_bounds_with_no_multiple_of_a_whole_multiple_of_between_them_are_said_to
     step = schema["multipleOf"]
     low = schema.get("minimum", schema.get("exclusiveMinimum"))
     high = schema.get("maximum", schema.get("exclusiveMaximum"))
-    candidates = [k * step for k in range(int(low // step) - 2, int(high // step) + 3)]
+    candidates = [k * step for k in range(int(Fraction(low) // step) - 2, int(Fraction(high) // step) + 3)]
     taken = [n for n in candidates if jsonschema_rs.is_valid(schema, n)]
     assert bool(taken) == (said is None), taken
 
