@@ -58,7 +58,7 @@ from mcpstub.keywords import (
 )
 from mcpstub.load import load_document
 from mcpstub.output_wrapper import is_object_root, ref_target
-from mcpstub.pointers import resolve
+from mcpstub.pointers import resolve, split_fragment
 from mcpstub.policy import Policy
 from mcpstub.resources import tool_keys
 from mcpstub.toolrules import check_tool_entry
@@ -177,6 +177,33 @@ def _meta_errors(
 def _defines(data: Any) -> bool:
     """Whether a document has `$defs` to check as it is read (a mapping of definitions)."""
     return isinstance(data, dict) and isinstance(data.get("$defs"), dict)
+
+
+def _reached_definitions(doc: Document) -> dict[str, set[Dialect]]:
+    """The dialects in which each of the toolset's definitions is read: those of the tool schemas
+    whose `#/$defs/NAME` references reach it, directly or through other definitions."""
+    defs, tools = doc.data.get("$defs"), doc.data.get("tools")
+    if not isinstance(defs, dict) or not isinstance(tools, list):
+        return {}
+
+    def named(schema: Any) -> set[str]:
+        tokens = (split_fragment(ref[1:]) for _, ref in iter_refs(schema) if ref.startswith("#/$defs/"))
+        return {t[1] for t in tokens if t is not None and len(t) > 1 and t[1] in defs}
+
+    reach: dict[str, set[Dialect]] = {}
+    for entry in tools:
+        for key in ("inputSchema", "outputSchema"):
+            schema = entry.get(key) if isinstance(entry, dict) else None
+            dialect = schema_dialect(schema)
+            if dialect is None:
+                continue
+            todo = list(named(schema))
+            while todo:
+                name = todo.pop()
+                if dialect not in reach.setdefault(name, set()):
+                    reach[name].add(dialect)
+                    todo.extend(named(defs[name]))
+    return reach
 
 
 def _dialect_note(doc: Document, where: JsonPath, schema: Any, dialect: Dialect) -> Iterator[Diagnostic]:
@@ -298,7 +325,7 @@ class _Checker:
         self.diagnostics.extend(format_errors(doc))
         self.diagnostics.extend(_non_json_numbers(doc, self._finite(doc)))
         def_classes: dict[str, str] = {}
-        linted: list[tuple[str, dict[str, Any], Dialect, list[JsonPath]]] = []  # the definitions to bundle
+        definitions: list[tuple[str, Any]] = []
         for name, value in (
             (doc.data.get("$defs") or {}).items() if isinstance(doc.data.get("$defs"), dict) else ()
         ):
@@ -329,24 +356,42 @@ class _Checker:
                             "rename one of the definitions",
                         )
                     )
-            if not isinstance(value, dict | bool):
-                continue  # the format check reports it
-            dialect = schema_dialect(value) or "2020-12"
-            defaults: list[JsonPath] = []
-            said = list(_meta_errors(doc, ("$defs", name), value, dialect, self.policy, defaults))
+            if isinstance(value, dict | bool):  # (else the format check reports it)
+                definitions.append((str(name), value))
+        # Each definition is read in the dialect of each schema reaching it (its own `$schema` is
+        # not read there), or as it declares where none does; all linted before any is bundled
+        # (what one reaches in another dialect is said once).
+        reach = _reached_definitions(doc)
+        readings: list[tuple[str, Any, Dialect, list[JsonPath]]] = []
+        for name, value in definitions:
+            own = schema_dialect(value)
+            said: list[Diagnostic] = []
+            seen: set[tuple[Location, str]] = set()
+            dialects: list[Dialect] = sorted(reach.get(name, ())) or [own or "2020-12"]
+            for dialect in dialects:
+                defaults: list[JsonPath] = []
+                read = {**value, "$schema": DIALECT_URIS[dialect]} if isinstance(value, dict) else value
+                by_ref = dialect != (own or "2020-12")
+                found = [*_dialect_note(doc, ("$defs", name), value, dialect)] if by_ref else []
+                found += _meta_errors(doc, ("$defs", name), read, dialect, self.policy, defaults, by_ref)
+                said += [d for d in found if (d.location, d.code) not in seen]
+                seen.update((d.location, d.code) for d in found)
+                readings.append((name, value, dialect, defaults))
             self.diagnostics.extend(said)
             if has_errors(said):
-                self._broken_defs.add(str(name))
-            if isinstance(value, dict):
-                linted.append((str(name), value, dialect, defaults))
-        # Each bundled once all are linted (what one reaches in another dialect is said once)
-        for name, value, dialect, defaults in linted:  # its refs must resolve even when no tool uses it
+                self._broken_defs.add(name)
+        for name, value, dialect, defaults in readings:  # its refs must resolve even when no tool uses it
+            if not isinstance(value, dict):
+                continue
             errors_before = len(self.bundler.diagnostics)
             bundled, _ = self._bundle(("$defs", name), dialect)
             if name not in self._broken_defs and not self.bundler.over_budget:
                 if has_errors(self.bundler.diagnostics[errors_before:]):
                     bundled = value  # a reference is wrong: what refers to nothing is judged still
-                self.diagnostics.extend(default_mismatches(doc, ("$defs", name), bundled, defaults))
+                bundled = {**bundled, "$schema": DIALECT_URIS[dialect]}
+                before = {(d.location, d.code) for d in self.diagnostics}
+                judged = default_mismatches(doc, ("$defs", name), bundled, defaults)
+                self.diagnostics.extend(d for d in judged if (d.location, d.code) not in before)
         tools = self._tools()
         self.diagnostics.extend(self.bundler.diagnostics)
         if has_errors(self.diagnostics):
@@ -571,10 +616,8 @@ class _Checker:
                 continue  # (its own definition)
             source, unit = self.bundler.origins[(path, name)]
             found, value, where = resolve(source.data, map(str, unit))
-            if not found or (id(source), where, dialect) in self._linted:
-                continue
-            if source is self.doc and self._read_as(where) in (None, dialect):
-                continue  # (linted where it is written, in this dialect)
+            if not found or source is self.doc or (id(source), where, dialect) in self._linted:
+                continue  # (the toolset's own definitions are read in each dialect reaching them, `run`)
             self._linted.add((id(source), where, dialect))
             # Read as the server reads it: in the dialect of the schema it is copied into (a `$schema`
             # below a root is not read; one naming no dialect mcpstub knows is refused all the same).
@@ -591,11 +634,6 @@ class _Checker:
                 said += _meta_errors(source, where, read, dialect, self.policy, defaults, by_ref=True)
                 if not has_errors(said):  # its defaults, judged in the schema it was copied into
                     said += default_mismatches(source, where, bundled, defaults, (defs_key, name))
-            if source is self.doc:  # (one of the toolset's definitions, read in another dialect)
-                written = {(d.location, d.code) for d in self.diagnostics}
-                said = [d for d in said if (d.location, d.code) not in written]
-                if has_errors(said):
-                    self._broken_defs.add(str(where[1]))  # (said where it is, not at each tool)
             # Once a problem a place (a unit inside another one, or read in both dialects, says it
             # again), the gravest reading: an error a dialect sees is not hidden by another's warning.
             known = self.bundler.diagnostics
@@ -614,14 +652,6 @@ class _Checker:
                     known.append(reached)
             self._said_count = len(known)
         return bundled, shared
-
-    def _read_as(self, where: JsonPath) -> Dialect | None:
-        """The dialect the toolset's definition at `where` is linted in where it is written (None:
-        what is not one of its definitions)."""
-        defs = self.doc.data.get("$defs")
-        if len(where) < 2 or where[0] != "$defs" or not isinstance(defs, dict):
-            return None
-        return schema_dialect(defs.get(where[1])) or "2020-12"
 
     def _compile(self, schema: dict[str, Any], shared: frozenset[str], dialect: Dialect) -> Any | None:
         """Raise as `_validator(schema)` does when `schema` cannot be compiled; its validator, or

@@ -551,6 +551,38 @@ def test_a_tool_s_own_definition_is_read_in_the_tool_s_dialect_and_a_default_bes
         assert jsonschema_rs.validator_for(schema, validate_formats=True).is_valid(instance) is taken
 
 
+def test_a_shared_definition_is_read_in_the_dialect_of_each_tool_schema_reaching_it(tmp_path: Path) -> None:
+    """A draft-07 toolset's shared definitions are draft-07 (a tuple `items`, `additionalItems`, an
+    unasserted `duration`) without a `$schema` of their own, also through another definition; one
+    reached from both dialects is read in both, each problem said once; one nothing reaches is read
+    as it declares (2020-12 where it declares nothing)."""
+    d7 = "http://json-schema.org/draft-07/schema#"
+    checked = check(
+        tmp_path,
+        f"""\
+        $defs:
+          Pair: {{type: array, items: [{{type: string}}, {{type: integer}}], additionalItems: false}}
+          Wrap: {{properties: {{p: {{$ref: "#/$defs/Pair"}}, d: {{format: duration, default: zz}}}}}}
+          Both: {{type: object, properties: {{n: {{type: integer, maximum: 1, default: 5}}}}, descripton: x}}
+          Alone: {{type: array, items: [{{type: string}}]}}
+        tools:
+          - name: old
+            inputSchema:
+              $schema: "{d7}"
+              type: object
+              properties: {{w: {{$ref: "#/$defs/Wrap"}}, b: {{$ref: "#/$defs/Both"}}}}
+          - name: new
+            inputSchema: {{type: object, properties: {{b: {{$ref: "#/$defs/Both"}}}}}}
+        """,
+    )
+    said = sorted((d.location.line, d.code, d.message.split(":")[0]) for d in checked.diagnostics)
+    assert said == [
+        (6, "invalid-default", "$defs.Both.properties.n.default does not match its own schema"),
+        (6, "unknown-keyword", "unknown 2020-12 keyword 'descripton' in $defs.Both"),
+        (7, "invalid-schema", "$defs.Alone.items is not a valid 2020-12 schema"),
+    ], said
+
+
 def test_where_a_ref_leads_neither_a_schema_s_dialect_nor_its_file_s_is_read_and_each_problem_is_said_once(
     tmp_path: Path,
 ) -> None:
@@ -585,7 +617,7 @@ def test_where_a_ref_leads_neither_a_schema_s_dialect_nor_its_file_s_is_read_and
         ("common.yaml", "invalid-default", "$defs.Small.default does not match its own schema"),
         ("common.yaml", "unread-schema-dialect", f"common.yaml {unread}"),
         ("nope.yaml", "unsupported-dialect", "nope.yaml declares an unsupported $schema 'http"),
-        ("tools.yaml", "misspelled-keyword", "'minLenght' in $defs.B is not a draft-07 keyword"),
+        ("tools.yaml", "misspelled-keyword", "'minLenght' in $defs.B is not a 2020-12 keyword"),
         ("tools.yaml", "unread-schema-dialect", f"$defs.B {unread}"),
         ("whole.yaml", "invalid-default", "default does not match its own schema"),
         ("whole.yaml", "unread-schema-dialect", f"whole.yaml {unread}"),
