@@ -370,9 +370,12 @@ class _Checker:
             dialects: list[Dialect] = sorted(reach.get(name, ())) or [own or "2020-12"]
             for dialect in dialects:
                 defaults: list[JsonPath] = []
+                found = list(_dialect_note(doc, ("$defs", name), value, dialect))
+                if own is None:  # (a `$schema` naming no dialect: refused, and read no further)
+                    said, seen = found, {(d.location, d.code) for d in found}
+                    break
                 read = {**value, "$schema": DIALECT_URIS[dialect]} if isinstance(value, dict) else value
-                by_ref = dialect != (own or "2020-12")
-                found = [*_dialect_note(doc, ("$defs", name), value, dialect)] if by_ref else []
+                by_ref = dialect != own
                 found += _meta_errors(doc, ("$defs", name), read, dialect, self.policy, defaults, by_ref)
                 said += [d for d in found if (d.location, d.code) not in seen]
                 seen.update((d.location, d.code) for d in found)

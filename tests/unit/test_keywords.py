@@ -688,7 +688,8 @@ def test_a_schema_naming_a_meta_schema_on_the_network_never_reaches_it(tmp_path:
             f"tools:\n  - name: a\n    inputSchema:\n      type: object\n"
             f"      properties: {{a: {{$schema: '{url}', type: string}}}}\n",
         ):
-            check(tmp_path, body)
+            said = [d.code for d in check(tmp_path, body).diagnostics]
+            assert said == ["unsupported-dialect"], said  # (refused where it is written)
             with pytest.raises(TimeoutError):
                 listening.accept()
         # A default beside it, behind a reference: refused before the models' check of defaults.
