@@ -58,7 +58,7 @@ from mcpstub.keywords import (
 )
 from mcpstub.load import load_document
 from mcpstub.output_wrapper import is_object_root, ref_target
-from mcpstub.pointers import resolve, split_fragment
+from mcpstub.pointers import resolve
 from mcpstub.policy import Policy
 from mcpstub.resources import tool_keys
 from mcpstub.toolrules import check_tool_entry
@@ -179,33 +179,6 @@ def _defines(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("$defs"), dict)
 
 
-def _reached_definitions(doc: Document) -> dict[str, set[Dialect]]:
-    """The dialects in which each of the toolset's definitions is read: those of the tool schemas
-    whose `#/$defs/NAME` references reach it, directly or through other definitions."""
-    defs, tools = doc.data.get("$defs"), doc.data.get("tools")
-    if not isinstance(defs, dict) or not isinstance(tools, list):
-        return {}
-
-    def named(schema: Any) -> set[str]:
-        tokens = (split_fragment(ref[1:]) for _, ref in iter_refs(schema) if ref.startswith("#/$defs/"))
-        return {t[1] for t in tokens if t is not None and len(t) > 1 and t[1] in defs}
-
-    reach: dict[str, set[Dialect]] = {}
-    for entry in tools:
-        for key in ("inputSchema", "outputSchema"):
-            schema = entry.get(key) if isinstance(entry, dict) else None
-            dialect = schema_dialect(schema)
-            if dialect is None:
-                continue
-            todo = list(named(schema))
-            while todo:
-                name = todo.pop()
-                if dialect not in reach.setdefault(name, set()):
-                    reach[name].add(dialect)
-                    todo.extend(named(defs[name]))
-    return reach
-
-
 def _dialect_note(doc: Document, where: JsonPath, schema: Any, dialect: Dialect) -> Iterator[Diagnostic]:
     """What is said of the `$schema` of `schema` (at `where`), read in `dialect` where a `$ref` leads."""
     if isinstance(schema, dict) and "$schema" in schema:
@@ -254,6 +227,9 @@ class _Checker:
         self._compiled_definitions: dict[tuple[Any, str, bytes], frozenset[str] | None] = {}
         self._finite_docs: dict[int, bool] = {}  # by id of a loaded document: holds no inf or nan
         self._broken_defs: set[str] = set()  # shared definitions with an error said where written
+        self._reach: dict[str, set[Dialect]] = {}  # the dialects reaching each of the toolset's definitions
+        # "cannot be compiled", of a tool taking shared definitions (not said where one is broken)
+        self._unsaid: list[tuple[Diagnostic, frozenset[str]]] = []
         self._linted: set[tuple[int, JsonPath, str]] = set()  # what `_bundle` linted, in which dialect
         self._files_read: set[tuple[int, str]] = set()  # the files `_bundle` reached, in which dialect
         self._said_at: dict[Location, list[int]] = {}  # the bundler's diagnostics at each place
@@ -358,44 +334,10 @@ class _Checker:
                     )
             if isinstance(value, dict | bool):  # (else the format check reports it)
                 definitions.append((str(name), value))
-        # Each definition is read in the dialect of each schema reaching it (its own `$schema` is
-        # not read there), or as it declares where none does; all linted before any is bundled
-        # (what one reaches in another dialect is said once).
-        reach = _reached_definitions(doc)
-        readings: list[tuple[str, Any, Dialect, list[JsonPath]]] = []
-        for name, value in definitions:
-            own = schema_dialect(value)
-            said: list[Diagnostic] = []
-            seen: set[tuple[Location, str]] = set()
-            dialects: list[Dialect] = sorted(reach.get(name, ())) or [own or "2020-12"]
-            for dialect in dialects:
-                defaults: list[JsonPath] = []
-                found = list(_dialect_note(doc, ("$defs", name), value, dialect))
-                if own is None:  # (a `$schema` naming no dialect: refused, and read no further)
-                    said, seen = found, {(d.location, d.code) for d in found}
-                    break
-                read = {**value, "$schema": DIALECT_URIS[dialect]} if isinstance(value, dict) else value
-                by_ref = dialect != own
-                found += _meta_errors(doc, ("$defs", name), read, dialect, self.policy, defaults, by_ref)
-                said += [d for d in found if (d.location, d.code) not in seen]
-                seen.update((d.location, d.code) for d in found)
-                readings.append((name, value, dialect, defaults))
-            self.diagnostics.extend(said)
-            if has_errors(said):
-                self._broken_defs.add(name)
-        for name, value, dialect, defaults in readings:  # its refs must resolve even when no tool uses it
-            if not isinstance(value, dict):
-                continue
-            errors_before = len(self.bundler.diagnostics)
-            bundled, _ = self._bundle(("$defs", name), dialect)
-            if name not in self._broken_defs and not self.bundler.over_budget:
-                if has_errors(self.bundler.diagnostics[errors_before:]):
-                    bundled = value  # a reference is wrong: what refers to nothing is judged still
-                bundled = {**bundled, "$schema": DIALECT_URIS[dialect]}
-                before = {(d.location, d.code) for d in self.diagnostics}
-                judged = default_mismatches(doc, ("$defs", name), bundled, defaults)
-                self.diagnostics.extend(d for d in judged if (d.location, d.code) not in before)
         tools = self._tools()
+        self._check_definitions(definitions)
+        # (a tool that cannot be compiled for a definition's error said where it is is not said)
+        self.diagnostics.extend(d for d, shared in self._unsaid if not shared & self._broken_defs)
         self.diagnostics.extend(self.bundler.diagnostics)
         if has_errors(self.diagnostics):
             return None
@@ -416,6 +358,48 @@ class _Checker:
             tools=tuple(tools),
             source_name=Path(doc.file).name,
         )
+
+    def _check_definitions(self, definitions: list[tuple[str, Any]]) -> None:
+        """Check each of the toolset's definitions in the dialect of each tool schema the tools'
+        bundling found reaching it (its own `$schema` is not read there: said), or as it declares
+        where none does; each problem once, as the gravest reading says it. All are linted before
+        any is bundled (what one reaches in another dialect is said once)."""
+        doc = self.doc
+        readings: list[tuple[str, Any, Dialect, list[JsonPath]]] = []
+        for name, value in definitions:
+            own = schema_dialect(value)
+            said: list[tuple[Diagnostic, Dialect]] = []
+            for dialect in sorted(self._reach.get(name, ())) or [own or "2020-12"]:
+                defaults: list[JsonPath] = []
+                found = list(_dialect_note(doc, ("$defs", name), value, dialect))
+                if own is not None:  # (a `$schema` naming no dialect is refused, and read no further)
+                    read = {**value, "$schema": DIALECT_URIS[dialect]} if isinstance(value, dict) else value
+                    by_ref = dialect != own
+                    found += _meta_errors(doc, ("$defs", name), read, dialect, self.policy, defaults, by_ref)
+                    readings.append((name, value, dialect, defaults))
+                for d in found:
+                    at = [(x, by) for x, by in said if x.location == d.location]
+                    if any(x.code == d.code or x.is_error > d.is_error for x, _ in at):
+                        continue
+                    if d.is_error:  # (the other reading's warning of it is not said)
+                        other = {id(x) for x, by in at if not x.is_error and by != dialect}
+                        said = [(x, by) for x, by in said if id(x) not in other]
+                    said.append((d, dialect))
+            self.diagnostics.extend(d for d, _ in said)
+            if has_errors([d for d, _ in said]):
+                self._broken_defs.add(name)
+        for name, value, dialect, defaults in readings:  # its refs must resolve even when no tool uses it
+            if not isinstance(value, dict):
+                continue
+            errors_before = len(self.bundler.diagnostics)
+            bundled, _ = self._bundle(("$defs", name), dialect)
+            if name not in self._broken_defs and not self.bundler.over_budget:
+                if has_errors(self.bundler.diagnostics[errors_before:]):
+                    bundled = value  # a reference is wrong: what refers to nothing is judged still
+                bundled = {**bundled, "$schema": DIALECT_URIS[dialect]}
+                before = {(d.location, d.code) for d in self.diagnostics}
+                judged = default_mismatches(doc, ("$defs", name), bundled, defaults)
+                self.diagnostics.extend(d for d in judged if (d.location, d.code) not in before)
 
     def _tools(self) -> list[Tool]:
         doc = self.doc
@@ -451,11 +435,13 @@ class _Checker:
                 self.bundler.copied_bytes += copied
                 if not self.bundler.over_budget:
                     result.append(known)
+                    self._reached_by(known)
                     continue
                 # Its copies cross the expansion bound here: checked again, to report where.
                 self.bundler.copied_bytes -= copied
             tool = self._tool(path, raw, ident, prefix)  # schemas are checked even when the name is bad
-            if tool is None and not has_errors([*self.diagnostics, *self.bundler.diagnostics]):
+            unsaid = (d for d, _ in self._unsaid)
+            if tool is None and not has_errors([*self.diagnostics, *self.bundler.diagnostics, *unsaid]):
                 # A tool is never left out in silence: the check that refused it says why, or this.
                 message = f"tool {name!r} could not be checked, so it is left out"
                 self.diagnostics.append(error("invalid-tool", message, doc.loc(path)))
@@ -467,6 +453,16 @@ class _Checker:
                 if key is not None and self.memo is not None and clean and not self.bundler.routes:
                     self.memo.check_passed(key, tool, self.bundler.copied_bytes - copied_before)
         return result
+
+    def _reached_by(self, tool: Tool) -> None:
+        """Take the toolset's definitions `tool` (from the memo, not bundled here) reaches, in the
+        dialect of each of its schemas, as bundling it found them."""
+        toolset_defs = self.doc.data.get("$defs") or {}
+        for schema, dialect in ((tool.input_schema, tool.dialect), (tool.output_schema, tool.output_dialect)):
+            copied = schema.get("definitions" if dialect == "draft-07" else "$defs") if schema else None
+            for name in copied if isinstance(copied, dict) else ():
+                if name in tool.shared_def_names and name in toolset_defs and dialect is not None:
+                    self._reach.setdefault(name, set()).add(dialect)
 
     def _memo_key(self, raw: dict[str, Any]) -> str | None:
         """The key of a tool's check in the memo: its entry, the shared definitions, the policy."""
@@ -600,9 +596,9 @@ class _Checker:
             # A shared definition or a referenced file with an error, said where it is written once,
             # is why, as a rule.
             elsewhere = any(d.is_error and d.location.file != doc.file for d in self.bundler.diagnostics)
-            if not (shared & self._broken_defs or elsewhere):
+            if not elsewhere:
                 said = error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))
-                self.diagnostics.append(said)
+                self._unsaid.append((said, shared))
             return None
         self.diagnostics.extend(default_mismatches(doc, path, bundled, defaults))
         return bundled, shared, dialect
@@ -619,8 +615,10 @@ class _Checker:
                 continue  # (its own definition)
             source, unit = self.bundler.origins[(path, name)]
             found, value, where = resolve(source.data, map(str, unit))
+            if source is self.doc and len(unit) >= 2 and unit[0] == "$defs":
+                self._reach.setdefault(str(unit[1]), set()).add(dialect)  # (checked so: `_check_definitions`)
             if not found or source is self.doc or (id(source), where, dialect) in self._linted:
-                continue  # (the toolset's own definitions are read in each dialect reaching them, `run`)
+                continue
             self._linted.add((id(source), where, dialect))
             # Read as the server reads it: in the dialect of the schema it is copied into (a `$schema`
             # below a root is not read; one naming no dialect mcpstub knows is refused all the same).

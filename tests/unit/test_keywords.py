@@ -324,7 +324,7 @@ def test_what_a_reference_reaches_in_another_file_is_linted_in_the_dialect_it_is
     )
     said = [(d.location.file, d.location.line, d.code, d.message) for d in checked.diagnostics]
     assert said == [
-        ("common.yaml", 2, "misspelled-keyword", "'minLenght' in definitions.City is not a 2020-12 keyword:"
+        ("common.yaml", 2, "misspelled-keyword", "'minLenght' in definitions.City is not a draft-07 keyword:"
          " the 'minLength' it misspells is not applied, so the schema checks less than it says"),
         ("whole.yaml", 2, "accepts-nothing", "whole.yaml accepts no integer: its minimum 1.2 and its maximum"
          " 1.8 leave no whole number between them"),
@@ -581,6 +581,57 @@ def test_a_shared_definition_is_read_in_the_dialect_of_each_tool_schema_reaching
         (6, "unknown-keyword", "unknown 2020-12 keyword 'descripton' in $defs.Both"),
         (7, "invalid-schema", "$defs.Alone.items is not a valid 2020-12 schema"),
     ], said
+
+
+@pytest.mark.parametrize(
+    "ref",
+    ["#/$defs/Pair", "#/%24defs/Pair", "#/definitions/Pair", "tools.yaml#/$defs/Pair",
+     "./tools.yaml#/%24defs/Pair", "back.yaml#/$defs/Back"],
+)  # fmt: skip
+def test_a_shared_definition_is_read_as_bundling_reaches_it_however_the_reference_is_spelled(
+    tmp_path: Path, ref: str
+) -> None:
+    """In the draft-07 tool that reaches it, through another file too; a 2020-12 tool whose own
+    `$defs` has the name reaches its own, not the shared one."""
+    d7 = "http://json-schema.org/draft-07/schema#"
+    (tmp_path / "back.yaml").write_text("$defs:\n  Back: {$ref: 'tools.yaml#/$defs/Pair'}\n", "utf-8")
+    checked = check(
+        tmp_path,
+        f"""\
+        $defs:
+          Pair: {{type: array, items: [{{type: string}}, {{type: integer}}], additionalItems: false}}
+        tools:
+          - name: old
+            inputSchema: {{$schema: "{d7}", type: object, properties: {{p: {{$ref: "{ref}"}}}}}}
+          - name: new
+            inputSchema:
+              type: object
+              $defs: {{Pair: {{type: string}}}}
+              properties: {{p: {{$ref: "#/$defs/Pair"}}}}
+        """,
+    )
+    assert checked.ok and not checked.diagnostics, checked.diagnostics
+
+
+def test_a_shared_definition_reached_by_a_tool_checked_in_an_earlier_run_is_read_as_a_cold_run_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (a tool that checked clean before is taken as it was, without bundling it again)
+    d7 = "http://json-schema.org/draft-07/schema#"
+    head = HEAD + f"""$defs:
+  Pair: {{type: array, items: [{{type: string}}], additionalItems: false, prefixItems: [{{type: string}}]}}
+tools:
+  - name: old
+    inputSchema: {{$schema: "{d7}", type: object, properties: {{p: {{$ref: "#/$defs/Pair"}}}}}}
+"""
+    toolset, out = tmp_path / "tools.yaml", str(tmp_path / "pkg")
+    said = []
+    for other, cache in (("a", []), ("b", []), ("b", ["--no-cache"])):
+        toolset.write_text(head + f"  - name: {other}\n    inputSchema: {{type: object}}\n", "utf-8")
+        assert main(["generate", str(toolset), "--out", out, *cache]) == 0
+        said.append([line for line in capsys.readouterr().err.splitlines() if "tools.yaml:" in line])
+    assert said[0] == said[1] == said[2], said
+    assert len(said[0]) == 1 and "unknown draft-07 keyword 'prefixItems'" in said[0][0], said
 
 
 def test_where_a_ref_leads_neither_a_schema_s_dialect_nor_its_file_s_is_read_and_each_problem_is_said_once(
