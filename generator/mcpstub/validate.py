@@ -228,6 +228,8 @@ class _Checker:
         self._finite_docs: dict[int, bool] = {}  # by id of a loaded document: holds no inf or nan
         self._broken_defs: set[str] = set()  # shared definitions with an error said where written
         self._reach: dict[str, set[Dialect]] = {}  # the dialects reaching each of the toolset's definitions
+        self._tool_reach: set[tuple[str, Dialect]] = set()  # of them, those the tool checked now reaches
+        self._reach_known = True  # False: a tool's schemas were not bundled (no name; past the budget)
         # "cannot be compiled", of a tool taking shared definitions (not said where one is broken)
         self._unsaid: list[tuple[Diagnostic, frozenset[str]]] = []
         self._linted: set[tuple[int, JsonPath, str]] = set()  # what `_bundle` linted, in which dialect
@@ -366,7 +368,10 @@ class _Checker:
         any is bundled (what one reaches in another dialect is said once)."""
         doc = self.doc
         readings: list[tuple[str, Any, Dialect, list[JsonPath]]] = []
+        known = self._reach_known and not self.bundler.over_budget
         for name, value in definitions:
+            if not (known or name in self._reach):
+                continue  # (read in dialects not known: a tool's schemas were not bundled)
             own = schema_dialect(value)
             said: list[tuple[Diagnostic, Dialect]] = []
             for dialect in sorted(self._reach.get(name, ())) or [own or "2020-12"]:
@@ -391,9 +396,11 @@ class _Checker:
         for name, value, dialect, defaults in readings:  # its refs must resolve even when no tool uses it
             if not isinstance(value, dict):
                 continue
-            errors_before = len(self.bundler.diagnostics)
+            errors_before, advertised = len(self.bundler.diagnostics), self.bundler.copied_bytes
+            self.bundler.copied_bytes = 0  # (copies of it are advertised in no tool: not counted)
             bundled, _ = self._bundle(("$defs", name), dialect)
-            if name not in self._broken_defs and not self.bundler.over_budget:
+            over, self.bundler.copied_bytes = self.bundler.over_budget, advertised
+            if name not in self._broken_defs and not over:
                 if has_errors(self.bundler.diagnostics[errors_before:]):
                     bundled = value  # a reference is wrong: what refers to nothing is judged still
                 bundled = {**bundled, "$schema": DIALECT_URIS[dialect]}
@@ -414,6 +421,7 @@ class _Checker:
         for index, raw in enumerate(raw_tools):
             path: JsonPath = ("tools", index)
             if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+                self._reach_known = False  # (what its schemas reach is not known)
                 continue
             name = raw["name"]
             ident, prefix = to_identifier(name), to_class_prefix(name)
@@ -431,14 +439,17 @@ class _Checker:
             key = self._memo_key(raw) if problem is None and not self.bundler.over_budget else None
             hit = self.memo.checked(key) if key is not None and self.memo is not None else None
             if hit is not None and len(self.diagnostics) == before:
-                known, copied = hit  # checked clean from this very input before: no diagnostics
+                known, copied, reached = hit  # checked clean from this very input before: no diagnostics
                 self.bundler.copied_bytes += copied
                 if not self.bundler.over_budget:
                     result.append(known)
-                    self._reached_by(known)
+                    for name, dialect in reached:
+                        read: Dialect = "draft-07" if dialect == "draft-07" else "2020-12"
+                        self._reach.setdefault(name, set()).add(read)
                     continue
                 # Its copies cross the expansion bound here: checked again, to report where.
                 self.bundler.copied_bytes -= copied
+            self._tool_reach = set()
             tool = self._tool(path, raw, ident, prefix)  # schemas are checked even when the name is bad
             unsaid = (d for d, _ in self._unsaid)
             if tool is None and not has_errors([*self.diagnostics, *self.bundler.diagnostics, *unsaid]):
@@ -451,18 +462,10 @@ class _Checker:
                 # Only a tool that reaches no other file, nor this one by another name (a link to
                 # it): its check depends on this document alone.
                 if key is not None and self.memo is not None and clean and not self.bundler.routes:
-                    self.memo.check_passed(key, tool, self.bundler.copied_bytes - copied_before)
+                    self.memo.check_passed(
+                        key, tool, self.bundler.copied_bytes - copied_before, frozenset(self._tool_reach)
+                    )
         return result
-
-    def _reached_by(self, tool: Tool) -> None:
-        """Take the toolset's definitions `tool` (from the memo, not bundled here) reaches, in the
-        dialect of each of its schemas, as bundling it found them."""
-        toolset_defs = self.doc.data.get("$defs") or {}
-        for schema, dialect in ((tool.input_schema, tool.dialect), (tool.output_schema, tool.output_dialect)):
-            copied = schema.get("definitions" if dialect == "draft-07" else "$defs") if schema else None
-            for name in copied if isinstance(copied, dict) else ():
-                if name in tool.shared_def_names and name in toolset_defs and dialect is not None:
-                    self._reach.setdefault(name, set()).add(dialect)
 
     def _memo_key(self, raw: dict[str, Any]) -> str | None:
         """The key of a tool's check in the memo: its entry, the shared definitions, the policy."""
@@ -617,6 +620,7 @@ class _Checker:
             found, value, where = resolve(source.data, map(str, unit))
             if source is self.doc and len(unit) >= 2 and unit[0] == "$defs":
                 self._reach.setdefault(str(unit[1]), set()).add(dialect)  # (checked so: `_check_definitions`)
+                self._tool_reach.add((str(unit[1]), dialect))
             if not found or source is self.doc or (id(source), where, dialect) in self._linted:
                 continue
             self._linted.add((id(source), where, dialect))

@@ -7,6 +7,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from mcpstub import bundle
 from mcpstub.load import MAX_ALIAS_NODES, MAX_DEPTH
 from mcpstub.pipeline import check_toolset
 
@@ -108,3 +111,35 @@ def test_long_text_reused_through_aliases_counts(tmp_path: Path) -> None:
     )
     checked = check_toolset(tmp_path / "tools.yaml", "tools.yaml")
     assert [d.code for d in checked.diagnostics] == ["yaml-alias-bomb"]
+
+
+def test_past_the_budget_and_beside_a_nameless_tool_shared_definitions_are_not_read_in_a_guessed_dialect(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A tool past the budget, or without a name, is not bundled: the dialect it reads a definition
+    # in is not known, and the draft-07 `Pair` is no 2020-12 mistake.
+    monkeypatch.setattr(bundle, "MAX_COPIED_BYTES", 6_000)
+    d7 = "http://json-schema.org/draft-07/schema#"
+    pair = "Pair: {type: array, items: [{type: string}], additionalItems: false}"
+    uses = "inputSchema: {type: object, properties: {x: {$ref: '#/$defs/Big'}}}"
+    old = f"inputSchema: {{$schema: '{d7}', type: object, properties: {{p: {{$ref: '#/$defs/Pair'}}}}}}"
+    past = "".join(f"  - name: t{i}\n    {uses}\n" for i in range(4)) + f"  - name: old\n    {old}\n"
+    nameless = f"  - description: no name\n    {old}\n"
+    for tools, code in ((past, "expansion-too-large"), (nameless, "missing-key")):
+        definitions = f"$defs:\n  Big: {big_object(60)}\n  {pair}\n"
+        (tmp_path / "tools.yaml").write_text(f"{HEAD}{definitions}tools:\n{tools}")
+        checked = check_toolset(tmp_path / "tools.yaml", "tools.yaml")
+        assert [d.code for d in checked.diagnostics] == [code], checked.diagnostics
+
+
+def test_a_definition_no_tool_uses_is_not_counted_in_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (its copies are advertised in no tool)
+    monkeypatch.setattr(bundle, "MAX_COPIED_BYTES", 6_000)
+    uses = "inputSchema: {type: object, properties: {x: {$ref: '#/$defs/Big'}}}"
+    tools = "".join(f"  - name: t{i}\n    {uses}\n" for i in range(2))
+    wrap = "Wrap: {type: object, properties: {w: {$ref: '#/$defs/Big'}}}"
+    (tmp_path / "tools.yaml").write_text(f"{HEAD}$defs:\n  Big: {big_object(60)}\n  {wrap}\ntools:\n{tools}")
+    checked = check_toolset(tmp_path / "tools.yaml", "tools.yaml")
+    assert checked.ok and checked.diagnostics == [], checked.diagnostics

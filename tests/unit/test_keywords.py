@@ -613,16 +613,30 @@ def test_a_shared_definition_is_read_as_bundling_reaches_it_however_the_referenc
     assert checked.ok and not checked.diagnostics, checked.diagnostics
 
 
+_D7 = "http://json-schema.org/draft-07/schema#"
+
+
+@pytest.mark.parametrize(
+    "tool",
+    [
+        f'{{$schema: "{_D7}", type: object, properties: {{p: {{$ref: "#/$defs/Pair"}}}}}}',
+        # (its input's own `Pair` is not the shared one its draft-07 output reaches)
+        "{type: object, $defs: {Pair: {type: string}}, properties: {p: {$ref: '#/$defs/Pair'}}}\n"
+        f'    outputSchema: {{$schema: "{_D7}", type: object, properties: {{q: {{$ref: "#/$defs/Pair"}}}}}}',
+        # (the shared one is copied under another name beside its own)
+        f'{{$schema: "{_D7}", type: object, definitions: {{Pair: {{type: string}}}},'
+        ' properties: {p: {$ref: "tools.yaml#/$defs/Pair"}}}',
+    ],
+)
 def test_a_shared_definition_reached_by_a_tool_checked_in_an_earlier_run_is_read_as_a_cold_run_reads_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], tool: str
 ) -> None:
     # (a tool that checked clean before is taken as it was, without bundling it again)
-    d7 = "http://json-schema.org/draft-07/schema#"
     head = HEAD + f"""$defs:
   Pair: {{type: array, items: [{{type: string}}], additionalItems: false, prefixItems: [{{type: string}}]}}
 tools:
   - name: old
-    inputSchema: {{$schema: "{d7}", type: object, properties: {{p: {{$ref: "#/$defs/Pair"}}}}}}
+    inputSchema: {tool}
 """
     toolset, out = tmp_path / "tools.yaml", str(tmp_path / "pkg")
     said = []

@@ -128,8 +128,9 @@ class ToolMemo:
         self._pieces[key] = piece
         self._changed = True
 
-    def checked(self, key: str) -> tuple[Tool, int] | None:
-        """A tool that checked clean before from exactly this input, and the bytes bundling copied."""
+    def checked(self, key: str) -> tuple[Tool, int, frozenset[tuple[str, str]]] | None:
+        """A tool that checked clean before from exactly this input, the bytes bundling copied and
+        the toolset's definitions it reached, each with the dialect it was read in."""
         plain = self._load().get("checked", {}).get(key)
         if plain is None:
             return None
@@ -139,7 +140,8 @@ class ToolMemo:
             if tool is None:
                 tool = _tool_from_plain(plain[0])
             copied = int(plain[1])
-            known = plain[2] if len(plain) > 2 and isinstance(plain[2], dict) else {}
+            known = plain[2] if isinstance(plain[2], dict) else {}
+            reached = frozenset((str(name), str(dialect)) for name, dialect in plain[3])
         except (TypeError, ValueError, IndexError):
             return None
         for name in _KEPT_WITH_TOOL:  # (with a session's tools, the same object for the same input)
@@ -147,11 +149,11 @@ class ToolMemo:
                 memory.put(name, tool, value)
         self._checked[key] = plain
         self._tools[key] = tool
-        return tool, copied
+        return tool, copied, reached
 
-    def check_passed(self, key: str, tool: Tool, copied: int) -> None:
+    def check_passed(self, key: str, tool: Tool, copied: int, reached: frozenset[tuple[str, str]]) -> None:
         """Remember that the input under `key` checked clean into `tool`."""
-        self._checked[key] = (_tool_to_plain(tool), copied)
+        self._checked[key] = (_tool_to_plain(tool), copied, {}, sorted(reached))
         self._tools[key] = tool
         self._changed = True
 
@@ -171,8 +173,8 @@ class ToolMemo:
         for key, tool in self._tools.items():
             known = {name: hit for name in _KEPT_WITH_TOOL if (hit := memory.known(name, tool)) is not None}
             plain = self._checked[key]
-            if len(plain) < 3 or plain[2] != known:
-                self._checked[key] = (plain[0], plain[1], known)
+            if plain[2] != known:
+                self._checked[key] = (plain[0], plain[1], known, plain[3])
                 self._changed = True
         stored = {"pieces": self._pieces, "checked": self._checked, "compiled": frozenset(self._compiled)}
         if (kept := session.current()) is not None:
