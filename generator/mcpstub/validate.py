@@ -66,6 +66,7 @@ from mcpstub.toolrules import check_tool_entry
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _NOT_IN_NAMES = re.compile(r"[^A-Za-z0-9_-]")  # in a shared definition's name (and `.`, for models)
 _MCP_KEYS = frozenset(tool_keys(advertised=True))
+_SCHEMA_KEYS = ("inputSchema", "outputSchema")
 
 
 def _timeout(value: Any) -> float | None:
@@ -336,6 +337,11 @@ class _Checker:
                     )
             if isinstance(value, dict | bool):  # (else the format check reports it)
                 definitions.append((str(name), value))
+        for name, value in definitions:  # (what they reach in other files is named in this order)
+            if isinstance(value, dict):
+                advertised = self.bundler.copied_bytes
+                self.bundler.bundle_schema(("$defs", name), schema_dialect(value) or "2020-12")
+                self.bundler.copied_bytes = advertised
         tools = self._tools()
         self._check_definitions(definitions)
         # (a tool that cannot be compiled for a definition's error said where it is is not said)
@@ -421,7 +427,8 @@ class _Checker:
         for index, raw in enumerate(raw_tools):
             path: JsonPath = ("tools", index)
             if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
-                self._reach_known = False  # (what its schemas reach is not known)
+                if any(next(iter_refs(raw.get(k)), None) for k in _SCHEMA_KEYS if isinstance(raw, dict)):
+                    self._reach_known = False  # (what its schemas reach is not known)
                 continue
             name = raw["name"]
             ident, prefix = to_identifier(name), to_class_prefix(name)

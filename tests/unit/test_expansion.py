@@ -125,6 +125,13 @@ def test_past_the_budget_and_beside_a_nameless_tool_shared_definitions_are_not_r
     old = f"inputSchema: {{$schema: '{d7}', type: object, properties: {{p: {{$ref: '#/$defs/Pair'}}}}}}"
     past = "".join(f"  - name: t{i}\n    {uses}\n" for i in range(4)) + f"  - name: old\n    {old}\n"
     nameless = f"  - description: no name\n    {old}\n"
+    # (one that refers to nothing reaches nothing: the definitions are read, their mistakes said)
+    unused = "Unused: {type: object, requird: [a]}"
+    (tmp_path / "tools.yaml").write_text(
+        f"{HEAD}$defs:\n  {unused}\ntools:\n  - description: d\n    inputSchema: {{type: object}}\n"
+    )
+    codes = sorted(d.code for d in check_toolset(tmp_path / "tools.yaml", "tools.yaml").diagnostics)
+    assert codes == ["missing-key", "misspelled-keyword"], codes
     for tools, code in ((past, "expansion-too-large"), (nameless, "missing-key")):
         definitions = f"$defs:\n  Big: {big_object(60)}\n  {pair}\n"
         (tmp_path / "tools.yaml").write_text(f"{HEAD}{definitions}tools:\n{tools}")

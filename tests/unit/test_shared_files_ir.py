@@ -98,3 +98,22 @@ def test_checked_toolsets_compare_by_value(tmp_path: Path) -> None:
     assert edited is not None
     by_name = {t.name: t for t in edited.tools}
     assert by_name["who"] != checked[0]["tools"]["who"] and by_name["what"] == checked[0]["tools"]["what"]
+
+
+def test_definitions_of_other_files_are_named_as_the_toolset_s_definitions_reach_them_first(
+    tmp_path: Path,
+) -> None:
+    # (before the tools: the classes a toolset's models have keep their names from run to run)
+    (tmp_path / "common.yaml").write_text("$defs:\n  Item: {type: object, properties: {c: {type: string}}}\n")
+    (tmp_path / "other.yaml").write_text("$defs:\n  Item: {type: object, properties: {o: {type: integer}}}\n")
+    (tmp_path / "tools.yaml").write_text(
+        "mcpstub: 1\nserver: {name: s}\n"
+        "$defs:\n  Wrap: {type: object, properties: {item: {$ref: 'common.yaml#/$defs/Item'}}}\n"
+        "tools:\n  - name: t\n"
+        "    inputSchema: {type: object, properties: {a: {$ref: 'other.yaml#/$defs/Item'}}}\n"
+    )
+    checked = check_toolset(tmp_path / "tools.yaml", "tools.yaml")
+    assert checked.toolset is not None, checked.diagnostics
+    shared = checked.toolset.shared_defs
+    assert list(shared["Item"]["properties"]) == ["c"], shared
+    assert list(shared["Item2"]["properties"]) == ["o"], shared
