@@ -109,7 +109,7 @@ def test_json_github_and_junit_formats(in_tmp: Path, capsys: pytest.CaptureFixtu
             "path": "/inputSchema/properties/days/maximum",
             "message": "maximum tightened: maximum 14 -> maximum 7",
             "location": {"file": "new.yaml", "line": 12, "col": 31},
-            "counterexample": {"city": "0", "days": 14},
+            "counterexample": {"city": "a", "days": 14},
         }
     ]
     assert main(["diff", "old.yaml", "new.yaml", "--format", "github"]) == 1

@@ -94,12 +94,17 @@ class Searcher:
 
         return from_schema(drawable(self.a.root))
 
-    def _bases(self, deadline: float, draw: bool = True) -> list[JSON]:
-        """Instances of A to plant generated parts into: one small one, drawn once within the
-        deadline when drawing is allowed, then the least one A's required properties make (if A
-        takes it: found without drawing, so a search whose time is gone still plants into it, and
-        an object where the drawn one is not); `[None]` (parts planted into nothing) without both."""
+    def _bases(self, deadline: float, draw: bool = True) -> Iterator[JSON]:
+        """Instances of A to plant generated parts into, in turn: the least one A's required
+        properties make, if A takes it (found without drawing, so the same schemas give the same
+        instance whatever the time left); then, where drawing is allowed and the caller asks for
+        more, one small one drawn once within the deadline; `None` (parts planted into nothing)
+        without either."""
         roots = self._roots
+        least = _least(self.a, self.a.root)
+        least_too = roots is not None and roots[0](least)
+        if least_too:
+            yield least
         if self._base is None and draw and roots is not None and search_available():
             try:
                 found = _run_find(self._strategy, roots[0], 50, deadline, shrink=False)
@@ -109,10 +114,10 @@ class Searcher:
                 found = _NOTHING
             if found is not _OutOfTime:
                 self._base = [] if found is _NOTHING else [found]
-        least = _least(self.a, self.a.root)
-        drawn = self._base or []
-        least_too = roots is not None and least not in drawn and roots[0](least)
-        return [*drawn, least] if least_too else drawn or [None]
+        drawn = [base for base in self._base or [] if not least_too or base != least]
+        yield from drawn
+        if not least_too and not drawn:
+            yield None
 
     def _planted_search(
         self, reason: Reason, a_node: JSON, accept: Callable[[JSON], bool], deadline: float
