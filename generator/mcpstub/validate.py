@@ -24,7 +24,7 @@ import jsonschema_rs
 from mcpstub.bundle import Bundler, definition_pointer, iter_refs
 from mcpstub.classnames import IMPORTED, class_name
 from mcpstub.defaults import default_mismatches
-from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
+from mcpstub.diagnostics import Diagnostic, error, has_errors
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.elicitations import check_elicitations
 from mcpstub.engine.fingerprints import marshalled
@@ -57,6 +57,7 @@ from mcpstub.keywords import (
     unsupported_dialect,
 )
 from mcpstub.load import load_document
+from mcpstub.once_a_place import OncePerPlace
 from mcpstub.output_wrapper import is_object_root, ref_target
 from mcpstub.pointers import resolve
 from mcpstub.policy import Policy
@@ -235,8 +236,7 @@ class _Checker:
         self._unsaid: list[tuple[Diagnostic, frozenset[str]]] = []
         self._linted: set[tuple[int, JsonPath, str]] = set()  # what `_bundle` linted, in which dialect
         self._files_read: set[tuple[int, str]] = set()  # the files `_bundle` reached, in which dialect
-        self._said_at: dict[Location, list[int]] = {}  # the bundler's diagnostics at each place
-        self._said_count = 0  # how many of them `_said_at` has seen
+        self._said = OncePerPlace(self.bundler.diagnostics)  # with what `_bundle` says of other files
 
     def _finite(self, doc: Document) -> bool:
         """True when no number in `doc` is inf or nan (then no schema bundled from it holds one)."""
@@ -346,7 +346,7 @@ class _Checker:
         self._check_definitions(definitions)
         # (a tool that cannot be compiled for a definition's error said where it is is not said)
         self.diagnostics.extend(d for d, shared in self._unsaid if not shared & self._broken_defs)
-        self.diagnostics.extend(self.bundler.diagnostics)
+        self.diagnostics.extend(self._said.kept())
         if has_errors(self.diagnostics):
             return None
         server = doc.data["server"]
@@ -379,7 +379,7 @@ class _Checker:
             if not (known or name in self._reach):
                 continue  # (read in dialects not known: a tool's schemas were not bundled)
             own = schema_dialect(value)
-            said: list[tuple[Diagnostic, Dialect]] = []
+            said = OncePerPlace([])  # (each problem once, as the gravest reading says it)
             for dialect in sorted(self._reach.get(name, ())) or [own or "2020-12"]:
                 defaults: list[JsonPath] = []
                 found = list(_dialect_note(doc, ("$defs", name), value, dialect))
@@ -389,15 +389,10 @@ class _Checker:
                     found += _meta_errors(doc, ("$defs", name), read, dialect, self.policy, defaults, by_ref)
                     readings.append((name, value, dialect, defaults))
                 for d in found:
-                    at = [(x, by) for x, by in said if x.location == d.location]
-                    if any(x.code == d.code or x.is_error > d.is_error for x, _ in at):
-                        continue
-                    if d.is_error:  # (the other reading's warning of it is not said)
-                        other = {id(x) for x, by in at if not x.is_error and by != dialect}
-                        said = [(x, by) for x, by in said if id(x) not in other]
-                    said.append((d, dialect))
-            self.diagnostics.extend(d for d, _ in said)
-            if has_errors([d for d, _ in said]):
+                    said.add(d, dialect)
+            kept = list(said.kept())
+            self.diagnostics.extend(kept)
+            if has_errors(kept):
                 self._broken_defs.add(name)
         for name, value, dialect, defaults in readings:  # its refs must resolve even when no tool uses it
             if not isinstance(value, dict):
@@ -648,21 +643,8 @@ class _Checker:
                     said += default_mismatches(source, where, bundled, defaults, (defs_key, name))
             # Once a problem a place (a unit inside another one, or read in both dialects, says it
             # again), the gravest reading: an error a dialect sees is not hidden by another's warning.
-            known = self.bundler.diagnostics
-            for i in range(self._said_count, len(known)):
-                self._said_at.setdefault(known[i].location, []).append(i)
             for linted in said:
-                reached = _as_reached(linted, source, where)
-                at = self._said_at.setdefault(reached.location, [])
-                if any(known[i].code == reached.code or known[i].is_error > reached.is_error for i in at):
-                    continue  # (said, or an error said there: a warning of another reading is not)
-                warned = next((i for i in at if not known[i].is_error), None) if reached.is_error else None
-                if warned is not None:  # (the other reading's warning of it)
-                    known[warned] = reached
-                else:
-                    at.append(len(known))
-                    known.append(reached)
-            self._said_count = len(known)
+                self._said.add(_as_reached(linted, source, where), dialect)
         return bundled, shared
 
     def _compile(self, schema: dict[str, Any], shared: frozenset[str], dialect: Dialect) -> Any | None:
