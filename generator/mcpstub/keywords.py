@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.document import editor_lines
 from mcpstub.errortext import describe_path, echo_value, yaml_boolean_hint
 from mcpstub.ir import DIALECT_URIS, schema_dialect
+from mcpstub.pointers import to_pointer
 from mcpstub.toolrules import ENTRY_KEYS, tool_key_hint
 
 if TYPE_CHECKING:
@@ -473,7 +475,8 @@ def lint_schema(
     found = Lint()
     # (where, schema, the schema whose value it applies to (None: under `not`), is a definition,
     # is draft-07)
-    root_is_definition = len(path) >= 2 and path[-2] in _DEFINITIONS
+    # (what a `$ref` reaches in another file is shared as a definition, a whole file too)
+    root_is_definition = by_ref or (len(path) >= 2 and path[-2] in _DEFINITIONS)
     stack: list[tuple[JsonPath, Any, Any, bool, bool]] = [(path, schema, schema, root_is_definition, draft07)]
     families: dict[int, tuple[frozenset[str], bool] | None] = {}
     resources: dict[JsonPath, tuple[JsonPath, str]] = {}  # see `_check_resource`
@@ -720,10 +723,15 @@ def _definition_default(doc: Document, where: JsonPath, value: Any) -> Diagnosti
     written = json.dumps(value, ensure_ascii=False)
     if len(written) > 40:
         written = "..."
+    if len(where) >= 2 and where[-2] in _DEFINITIONS:
+        what = f"definition {str(where[-1])!r}"
+    else:  # (another file's schema a `$ref` reaches: it is shared as a definition all the same)
+        name = os.path.basename(doc.file)
+        what = repr(f"{name}#{to_pointer(where)}" if where else name)
     return warning(
         "definition-default",
-        f"the default of definition {str(where[-1])!r} fills no field: a default applies only where "
-        "it is written on a property, not to the properties that refer to the definition",
+        f"the default of {what} fills no field: a default applies only where "
+        "it is written on a property, not to the properties that refer to it",
         doc.loc((*where, "default")),
         f"write it beside the reference on each property that should have it: "
         f"`{{$ref: ..., default: {written}}}` (it is advertised as written here all the same)",

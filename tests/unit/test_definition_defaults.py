@@ -120,3 +120,41 @@ def test_the_build_says_once_per_definition_that_its_default_fills_nothing(tmp_p
     said = [(d.location.file, d.location.line) for d in checked.diagnostics if d.code == "definition-default"]
     assert said == [("common.yaml", 2), ("tools.yaml", 4), ("tools.yaml", 5), ("tools.yaml", 6),
                     ("tools.yaml", 32), ("tools.yaml", 41)]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("ref", "unit"),
+    [
+        ("parts/role.yaml", "role.yaml"),
+        ("./parts/role.yaml#", "role.yaml"),
+        ("parts/role.yaml#/properties/kind", "role.yaml#/properties/kind"),
+        ("parts/role.yaml#/properties/tags/items", "role.yaml#/properties/tags/items"),
+    ],
+)
+def test_another_file_s_schema_a_reference_reaches_is_a_definition_whose_default_fills_nothing(
+    tmp_path: Path, ref: str, unit: str
+) -> None:
+    # Whatever the reference reaches in another file (the whole file, or a schema inside it) is
+    # shared as a definition: the field that refers to it is left unset, and the build says so at
+    # the default. A property of that file's root class keeps its own default, unsaid.
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "role.yaml").write_text(
+        "type: object\ndefault: {}\nproperties:\n"
+        "  kind: {type: string, default: reporter}\n"
+        "  tags: {type: array, items: {type: string, default: x}, default: [a]}\n",
+        "utf-8",
+    )
+    toolset = "mcpstub: 1\nserver: {name: d}\ntools:\n  - name: pick\n    inputSchema:\n"
+    toolset += f"      type: object\n      properties:\n        role: {{$ref: {ref!r}}}\n"
+    (tmp_path / "tools.yaml").write_text(toolset, "utf-8")
+    checked = check_toolset(tmp_path / "tools.yaml", "tools.yaml")
+    assert checked.toolset is not None, [d.format() for d in checked.diagnostics]
+    said = [d for d in checked.diagnostics if d.code == "definition-default"]
+    line = {"role.yaml": 2, "role.yaml#/properties/kind": 4, "role.yaml#/properties/tags/items": 5}[unit]
+    assert [(d.location.file, d.location.line) for d in said] == [("parts/role.yaml", line)], said
+    assert f"the default of {unit!r} fills no field" in said[0].message
+    name = f"_mcpstub_defaults_{next(_counter)}"
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    exec(compile(render_models(checked.toolset).source, name, "exec"), module.__dict__)
+    assert module.PickInput().role is MISSING
