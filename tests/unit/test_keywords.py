@@ -652,9 +652,9 @@ def test_where_a_ref_leads_neither_a_schema_s_dialect_nor_its_file_s_is_read_and
     tmp_path: Path,
 ) -> None:
     """A file's `$schema` and a reached schema's own are said to be unread (the reached schema's
-    default is judged in the reaching dialect: uuid asserted); a definition's root default is
-    said both to fill no field and to be rejected, as in the toolset; a definition another one
-    reaches in another dialect is said once, whichever is written first."""
+    default is judged in the reaching dialect: uuid asserted); a definition's root default, and a
+    whole file's, is said both to fill no field and to be rejected, as in the toolset; a
+    definition another one reaches in another dialect is said once, whichever is written first."""
     d7 = "http://json-schema.org/draft-07/schema#"
     (tmp_path / "common.yaml").write_text(
         f"$schema: '{d7}'\n$defs:\n  Small: {{type: integer, maximum: 10, default: 99}}\n", "utf-8"
@@ -684,6 +684,7 @@ def test_where_a_ref_leads_neither_a_schema_s_dialect_nor_its_file_s_is_read_and
         ("nope.yaml", "unsupported-dialect", "nope.yaml declares an unsupported $schema 'http"),
         ("tools.yaml", "misspelled-keyword", "'minLenght' in $defs.B is not a 2020-12 keyword"),
         ("tools.yaml", "unread-schema-dialect", f"$defs.B {unread}"),
+        ("whole.yaml", "definition-default", "the default of 'whole.yaml' fills no field"),
         ("whole.yaml", "invalid-default", "default does not match its own schema"),
         ("whole.yaml", "unread-schema-dialect", f"whole.yaml {unread}"),
     ], said
