@@ -9,7 +9,6 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from mcpstub.diagnostics import Diagnostic, warning
-from mcpstub.errortext import describe_path
 
 if TYPE_CHECKING:
     from mcpstub.document import Document, JsonPath
@@ -69,7 +68,7 @@ def range_problems(
             shown = [name if name == _AT_LEAST_ONE else f"{name} {given[name]!r}" for name in (low, high)]
             yield warning(
                 "accepts-nothing",
-                f"{describe_path(where)} accepts no {what}: its {shown[0]} and its {shown[1]}"
+                f"{doc.describe(where)} accepts no {what}: its {shown[0]} and its {shown[1]}"
                 f" leave {between} between them",
                 doc.key_loc((*where, "contains")) if low == _AT_LEAST_ONE else doc.loc((*where, low)),
                 "mend the bound that is wrong (swapped with the other, or a digit off)",

@@ -17,7 +17,7 @@ from mcpstub.diagnostics import Diagnostic, warning
 from mcpstub.document import Document, JsonPath
 from mcpstub.engine import memory
 from mcpstub.engine.fingerprints import marshalled
-from mcpstub.errortext import ECHO_MAX, describe_path, echo_value, yaml_boolean_hint
+from mcpstub.errortext import ECHO_MAX, echo_value, yaml_boolean_hint
 from mcpstub.ir import schema_dialect
 from mcpstub.keywords import DEFS_KEYWORDS, SUBSCHEMA_MAP
 from mcpstub.pointers import to_fragment
@@ -65,7 +65,7 @@ def default_mismatches(
         if reason is not None:
             yield warning(
                 "invalid-default",
-                f"{describe_path((*where, 'default'))} does not match its own schema: {reason}",
+                f"{doc.describe((*where, 'default'))} does not match its own schema: {reason}",
                 doc.loc((*where, "default")),
                 (_wants_boolean(node) and _plain_text(doc, (*where, "default"), node["default"]))
                 or "it is not filled in (a call that leaves the field out leaves it unset for the "

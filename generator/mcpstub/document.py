@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from mcpstub.diagnostics import Location
+from mcpstub.errortext import describe_path
 
 try:
     _BaseLoader: type[Any] = yaml.CSafeLoader
@@ -70,6 +71,12 @@ class Document:
     # Set once a toolset is checked: where each definition of another file that is a shared class
     # is written, by its shared name: the document and the path there.
     shared_from: dict[str, tuple[Document, JsonPath]] = field(default_factory=dict, repr=False)
+    # What messages call the whole document: a file a reference reaches is named by its name.
+    root_name: str = field(default="toolset", repr=False)
+
+    def describe(self, path: JsonPath) -> str:
+        """`('tools', 2, 'name')` -> `tools[2].name`; the empty path is the whole document."""
+        return describe_path(path, self.root_name)
 
     @property
     def root(self) -> yaml.Node | None:

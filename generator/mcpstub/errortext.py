@@ -56,12 +56,13 @@ def describe_error(path: Sequence[str | int], message: str, instance: Any) -> st
     return f"{pointer(path)}: {short_message(message, instance)}"
 
 
-def describe_path(path: Sequence[str | int]) -> str:
-    """`('tools', 2, 'name')` -> `tools[2].name`."""
+def describe_path(path: Sequence[str | int], root: str = "toolset") -> str:
+    """`('tools', 2, 'name')` -> `tools[2].name`; the empty path is the document's `root` (a
+    file a reference reaches is named by its name)."""
     text = ""
     for part in path:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "toolset"
+    return text or root
 
 
 def echo_value(value: Any) -> str:

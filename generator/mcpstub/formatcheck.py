@@ -15,7 +15,7 @@ import jsonschema_rs
 
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.document import Document, JsonPath
-from mcpstub.errortext import describe_path, echo_value, shortened, yaml_boolean_hint
+from mcpstub.errortext import echo_value, shortened, yaml_boolean_hint
 from mcpstub.keywords import KNOWN_2020_12, closest, comma_hint, comment_hint
 from mcpstub.resources import format_schema
 
@@ -102,7 +102,7 @@ def _seconds(text: str) -> float | None:
 
 def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
     path: JsonPath = tuple(err.absolute_path)
-    where = describe_path(path)
+    where = doc.describe(path)
     kind = err.validator
     if kind == "additionalProperties" and isinstance(err.instance, dict):
         allowed = list(err.schema.get("properties", {}))

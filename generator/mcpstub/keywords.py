@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from mcpstub.bounds import BOUNDS, range_problems
 from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.document import editor_lines
-from mcpstub.errortext import describe_path, echo_value, yaml_boolean_hint
+from mcpstub.errortext import echo_value, yaml_boolean_hint
 from mcpstub.ir import DIALECT_URIS, schema_dialect
 from mcpstub.pointers import to_pointer
 from mcpstub.toolrules import ENTRY_KEYS, tool_key_hint
@@ -442,7 +442,7 @@ def unsupported_dialect(doc: Document, path: JsonPath, schema: dict[str, Any]) -
     """A `$schema` naming no dialect mcpstub knows (nor is the meta-schema it names fetched)."""
     return error(
         "unsupported-dialect",
-        f"{describe_path(path)} declares an unsupported $schema {echo_value(schema['$schema'])}",
+        f"{doc.describe(path)} declares an unsupported $schema {echo_value(schema['$schema'])}",
         doc.loc((*path, "$schema")),
         "use JSON Schema 2020-12 (the default) or draft-07",
     )
@@ -453,7 +453,7 @@ def unread_dialect(doc: Document, where: JsonPath, own: str, dialect: str) -> Di
     schema reaching it decides the dialect."""
     return warning(
         "unread-schema-dialect",
-        f"{describe_path(where)} says it is {own} by its $schema, but it is read as {dialect}:"
+        f"{doc.describe(where)} says it is {own} by its $schema, but it is read as {dialect}:"
         " a schema reaching it by $ref is, and a validator reads no $schema where a $ref leads",
         doc.loc((*where, "$schema")),
         f"write it as {dialect}, or refer to it from a {own} schema",
@@ -533,7 +533,7 @@ def lint_schema(
                     found.diagnostics.append(
                         warning(
                             "accepts-nothing",
-                            f"{describe_path(where)} accepts no value: its enum is empty",
+                            f"{doc.describe(where)} accepts no value: its enum is empty",
                             doc.loc((*where, key)),
                             "list the values it takes; a property no client may send is `false`",
                         )
@@ -553,7 +553,7 @@ def lint_schema(
                             found.diagnostics.append(
                                 warning(
                                     "accepts-nothing",
-                                    f"{describe_path(where)} accepts no value: it requires {name!r},"
+                                    f"{doc.describe(where)} accepts no value: it requires {name!r},"
                                     " whose schema is false",
                                     doc.loc((*where, "required", i)),
                                     f"take {name!r} out of `required`, or give it a schema",
@@ -564,7 +564,7 @@ def lint_schema(
                     found.diagnostics.append(
                         warning(
                             "missing-value",
-                            f"{key!r} in {describe_path(where)} has no value, so it is null",
+                            f"{key!r} in {doc.describe(where)} has no value, so it is null",
                             doc.key_loc((*where, key)),
                             comma_hint(doc, (*where, key), node) or f"write `{key}: VALUE`, or leave it out",
                         )
@@ -573,7 +573,7 @@ def lint_schema(
                 found.diagnostics.append(
                     error(
                         "missing-colon",
-                        f"{key!r} in {describe_path(where)} is a keyword and its value without ': '"
+                        f"{key!r} in {doc.describe(where)} is a keyword and its value without ': '"
                         " between them: YAML reads it as one key with no value",
                         doc.key_loc((*where, key)),
                         f"write {colon}",
@@ -585,7 +585,7 @@ def lint_schema(
                 found.diagnostics.append(
                     error(
                         "misspelled-keyword",
-                        f"{key!r} in {describe_path(where)} is not a {_dialect_name(known)} keyword: the"
+                        f"{key!r} in {doc.describe(where)} is not a {_dialect_name(known)} keyword: the"
                         f" {meant!r} it misspells is not applied, so the schema checks less than it says",
                         doc.key_loc((*where, key)),
                         f"write {meant!r}; a keyword of your own starts with 'x-' (or is listed in"
@@ -596,7 +596,7 @@ def lint_schema(
                 found.diagnostics.append(
                     warning(
                         "unknown-keyword",
-                        f"unknown {_dialect_name(known)} keyword {key!r} in {describe_path(where)}",
+                        f"unknown {_dialect_name(known)} keyword {key!r} in {doc.describe(where)}",
                         doc.key_loc((*where, key)),
                         _unknown_hint(doc, (*where, key), node, value, known, by_ref),
                     )
@@ -659,7 +659,7 @@ def _check_resource(
         found.diagnostics.append(
             error(
                 "ref-in-resource",
-                f"the $ref {ref!r} at {describe_path(where)} is below the $id {at[1]!r}: a"
+                f"the $ref {ref!r} at {doc.describe(where)} is below the $id {at[1]!r}: a"
                 " validator resolves it in the schema that $id names, mcpstub from the tool's",
                 doc.loc((*at[0], "$id")),
                 "remove this $id (references into its schema name their place: "
@@ -673,7 +673,7 @@ def _beside_ref(doc: Document, where: JsonPath, ignored: list[str]) -> Diagnosti
     said = ", ".join(repr(k) for k in ignored)
     return warning(
         "ignored-beside-ref",
-        f"{said} beside $ref in {describe_path(where)} {'is' if len(ignored) == 1 else 'are'} ignored:"
+        f"{said} beside $ref in {doc.describe(where)} {'is' if len(ignored) == 1 else 'are'} ignored:"
         " in draft-07 a $ref replaces every keyword beside it, so the schema checks less than it says",
         doc.key_loc((*where, ignored[0])),
         "write `allOf: [{$ref: ...}, {...}]` to apply both, or use JSON Schema 2020-12, where both apply",
@@ -782,7 +782,7 @@ def _check_required(
         found.diagnostics.append(
             warning(
                 "required-not-a-property",
-                f"{describe_path(where)}.required names {name!r}, which is not one of its properties",
+                f"{doc.describe(where)}.required names {name!r}, which is not one of its properties",
                 doc.loc((*where, "required", i)),
                 f"did you mean {close!r}?"
                 if close is not None
@@ -801,7 +801,7 @@ def _check_type(doc: Document, where: JsonPath, value: Any, found: Lint, draft07
             found.diagnostics.append(
                 error(
                     "unknown-type",
-                    f"{describe_path(where)}: {name!r} is not a JSON Schema type",
+                    f"{doc.describe(where)}: {name!r} is not a JSON Schema type",
                     doc.loc(at),
                     _type_hint(name, draft07),
                 )
@@ -825,6 +825,6 @@ def _check_format(doc: Document, where: JsonPath, value: str, found: Lint, draft
     meant = format_as_type(value, formats) or (close[0] if close else None)
     if meant is not None:
         dialect = "draft-07" if draft07 else "JSON Schema 2020-12"
-        said = f"{describe_path(where[:-1])}: format {value!r} is none {dialect} defines: nothing checks it"
+        said = f"{doc.describe(where[:-1])}: format {value!r} is none {dialect} defines: nothing checks it"
         hint = f"did you mean {meant!r}?"
         found.diagnostics.append(warning("unknown-format", said, doc.loc(where), hint))

@@ -9,7 +9,6 @@ error.
 
 from __future__ import annotations
 
-import dataclasses
 import marshal
 import math
 import os
@@ -89,10 +88,10 @@ def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
     while stack:
         path, value = stack.pop()
         if isinstance(value, float) and not math.isfinite(value):
-            yield error("not-json", f"{describe_path(path)}: {value} is not a JSON number", doc.loc(path))
+            yield error("not-json", f"{doc.describe(path)}: {value} is not a JSON number", doc.loc(path))
         elif isinstance(value, int) and not isinstance(value, bool) and not _holds_as_double([value]):
             message = (
-                f"{describe_path(path)}: an integer of {_digits(value)} digits is beyond what a"
+                f"{doc.describe(path)}: an integer of {_digits(value)} digits is beyond what a"
                 " JSON number can hold (clients read numbers as IEEE doubles, up to about 1.8e308)"
             )
             yield error("not-json", message, doc.loc(path))
@@ -170,7 +169,7 @@ def _meta_errors(
             hint = yaml_boolean_hint(err.instance) if doc.written_plain(where) else None  # (`no`)
         yield error(
             "invalid-schema",
-            f"{describe_path(where)} is not a valid {dialect} schema: {said}",
+            f"{doc.describe(where)} is not a valid {dialect} schema: {said}",
             doc.loc(where),
             hint,
         )
@@ -189,16 +188,6 @@ def _dialect_note(doc: Document, where: JsonPath, schema: Any, dialect: Dialect)
             yield unsupported_dialect(doc, where, schema)
         elif own != dialect:
             yield unread_dialect(doc, where, own, dialect)
-
-
-def _as_reached(said: Diagnostic, source: Document, where: JsonPath) -> Diagnostic:
-    """A diagnostic of a schema a reference reached in another file: a whole file is named by its
-    name, not as a toolset's root."""
-    if where:
-        return said
-    name = os.path.basename(source.file)
-    message = re.sub(r"(?<!')\btoolset\b(?!')", lambda _: name, said.message, count=1)
-    return dataclasses.replace(said, message=message)
 
 
 def _said(lint: Lint, where: JsonPath) -> bool:
@@ -280,6 +269,7 @@ class _Checker:
         if not regular:
             return None, []  # reported by the bundler, at the reference
         loaded, diagnostics = load_document(path, shown)
+        loaded.root_name = os.path.basename(shown)  # (what messages call the whole file)
         if not has_errors(diagnostics):
             diagnostics = [*diagnostics, *_non_json_numbers(loaded, self._finite(loaded))]
             for name, value in (
@@ -632,7 +622,7 @@ class _Checker:
             # (neither its own `$schema` nor its file's is read where a `$ref` leads)
             if where and isinstance(source.data, dict) and (id(source), dialect) not in self._files_read:
                 self._files_read.add((id(source), dialect))
-                said += (_as_reached(d, source, ()) for d in _dialect_note(source, (), source.data, dialect))
+                said += _dialect_note(source, (), source.data, dialect)
             own = list(_dialect_note(source, where, value, dialect))
             said += own
             if not has_errors(own):
@@ -644,7 +634,7 @@ class _Checker:
             # Once a problem a place (a unit inside another one, or read in both dialects, says it
             # again), the gravest reading: an error a dialect sees is not hidden by another's warning.
             for linted in said:
-                self._said.add(_as_reached(linted, source, where), dialect)
+                self._said.add(linted, dialect)
         return bundled, shared
 
     def _compile(self, schema: dict[str, Any], shared: frozenset[str], dialect: Dialect) -> Any | None:

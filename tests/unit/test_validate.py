@@ -1319,3 +1319,25 @@ def test_a_draft_07_input_whose_ref_names_a_ref_beside_type_object_is_what_that_
     )
     assert not checked.ok
     assert [d.code for d in checked.diagnostics if d.is_error] == ["root-not-object"]
+
+
+@pytest.mark.parametrize(
+    ("content", "code", "said"),
+    [
+        ("1e400\n", "not-json", "num.yaml: inf is not a JSON number"),
+        ("$schema: http://json-schema.org/draft-07/schema#\ntype: string\n", "unread-schema-dialect",
+         "num.yaml says it is draft-07 by its $schema"),
+        ("$schema: http://example.com/nope\ntype: string\n", "unsupported-dialect",
+         "num.yaml declares an unsupported $schema"),
+    ],
+)  # fmt: skip
+def test_a_message_about_a_whole_referenced_file_names_the_file(
+    tmp_path: Path, content: str, code: str, said: str
+) -> None:
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "num.yaml").write_text(content, "utf-8")
+    schema = "{type: object, properties: {a: {$ref: parts/num.yaml}}}"
+    checked = check(tmp_path, f"tools:\n  - name: t\n    inputSchema: {schema}\n")
+    (diagnostic,) = [d for d in checked.diagnostics if d.code == code]
+    assert diagnostic.location.file == "parts/num.yaml" and diagnostic.message.startswith(said), diagnostic
+    assert "toolset" not in diagnostic.message
