@@ -22,6 +22,7 @@ import jsonschema_rs
 
 from mcpstub.bundle import Bundler, definition_pointer, iter_refs
 from mcpstub.classnames import IMPORTED, class_name
+from mcpstub.compiles import definition_error
 from mcpstub.defaults import default_mismatches
 from mcpstub.diagnostics import Diagnostic, error, has_errors
 from mcpstub.document import Document, JsonPath, Where
@@ -384,6 +385,7 @@ class _Checker:
             self.diagnostics.extend(kept)
             if has_errors(kept):
                 self._broken_defs.add(name)
+        origins = self.bundler.origins  # (the copies of other definitions in one)
         for name, value, dialect, defaults in readings:  # its refs must resolve even when no tool uses it
             if not isinstance(value, dict):
                 continue
@@ -392,9 +394,17 @@ class _Checker:
             bundled, _ = self._bundle(("$defs", name), dialect)
             over, self.bundler.copied_bytes = self.bundler.over_budget, advertised
             if name not in self._broken_defs and not over:
-                if has_errors(self.bundler.diagnostics[errors_before:]):
+                resolved = not has_errors(self.bundler.diagnostics[errors_before:])
+                if not resolved:
                     bundled = value  # a reference is wrong: what refers to nothing is judged still
                 bundled = {**bundled, "$schema": DIALECT_URIS[dialect]}
+                copies = {n for n in bundled.get("$defs") or () if (("$defs", name), n) in origins}
+                reason = definition_error(bundled, "$defs", copies, dialect) if resolved else None
+                if reason is not None and all_finite(bundled):  # (said here, not at each tool)
+                    message = f"{doc.describe(('$defs', name))} cannot be compiled: {reason}"
+                    self.diagnostics.append(error("invalid-schema", message, doc.key_loc(("$defs", name))))
+                    self._broken_defs.add(name)
+                    continue
                 before = {(d.location, d.code) for d in self.diagnostics}
                 judged = default_mismatches(doc, ("$defs", name), bundled, defaults)
                 self.diagnostics.extend(d for d in judged if (d.location, d.code) not in before)
@@ -631,6 +641,12 @@ class _Checker:
                 said += _meta_errors(source, where, read, dialect, self.policy, defaults, by_ref=True)
                 if not has_errors(said):  # its defaults, judged in the schema it was copied into
                     said += default_mismatches(source, where, bundled, defaults, (defs_key, name))
+                alone = {"$ref": definition_pointer(defs_key, name), defs_key: copied}
+                others = set(copied or ()) - {name}
+                reason = None if has_errors(said) else definition_error(alone, defs_key, others, dialect)
+                if reason is not None and all_finite(alone):  # (said here, not at each tool)
+                    said_there = f"{source.describe(where)} cannot be compiled: {reason}"
+                    said.append(error("invalid-schema", said_there, source.key_loc(where)))
             # Once a problem a place (a unit inside another one, or read in both dialects, says it
             # again), the gravest reading: an error a dialect sees is not hidden by another's warning.
             for linted in said:

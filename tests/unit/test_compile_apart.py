@@ -129,7 +129,8 @@ def test_a_shared_definition_is_compiled_once_however_many_tools_copy_it(
 
 def test_what_a_shared_copy_reaches_under_another_name_is_compiled(tmp_path: Path) -> None:
     """A shared definition that refers to one copied under another name (a tool's own definition
-    took its name), or to a referenced file's: the tool's whole schema is compiled, and fails."""
+    took its name), or to a referenced file's: the tool's whole schema is compiled, and fails; why
+    is said where it is written, at each definition that does not compile, not at the tool."""
     (tmp_path / "other.yaml").write_text("$defs:\n  X: {type: string, $dynamicRef: '#nope'}\n")
     defs = {
         "A": {
@@ -152,4 +153,8 @@ def test_what_a_shared_copy_reaches_under_another_name_is_compiled(tmp_path: Pat
         "tools": [{"name": "one", "inputSchema": schema}],
     }
     path.write_text(json.dumps(doc), encoding="utf-8")
-    assert [c for c, *_ in _codes_and_messages(path)] == ["invalid-schema"]
+    said = _codes_and_messages(path)
+    assert [(c, m.split(" cannot be compiled")[0], line) for c, m, line, _ in said] == [
+        ("invalid-schema", "$defs.X", 2),  # (other.yaml's)
+        ("invalid-schema", "$defs.B", 1),  # (the toolset's B, not the tool's own)
+    ], said

@@ -1341,3 +1341,32 @@ def test_a_message_about_a_whole_referenced_file_names_the_file(
     (diagnostic,) = [d for d in checked.diagnostics if d.code == code]
     assert diagnostic.location.file == "parts/num.yaml" and diagnostic.message.startswith(said), diagnostic
     assert "toolset" not in diagnostic.message
+
+
+@pytest.mark.parametrize("where", ["toolset", "common.yaml"])
+def test_a_definition_only_the_server_s_validator_refuses_is_said_once_where_it_is_written(
+    tmp_path: Path, where: str
+) -> None:
+    # The meta-schema takes an `$id` that is no URI reference; the server's validator does not
+    # compile it. Said at the definition, once, not at each tool using it; a definition that
+    # refers to it, or into another definition's inside, is not blamed.
+    definitions = (
+        "  Bad: {$id: 'http://x y', type: string}\n"
+        "  Next: {$ref: '#/$defs/Bad'}\n"
+        "  Point: {type: object, properties: {x: {type: integer}}}\n"
+        "  X: {$ref: '#/$defs/Point/properties/x'}\n"
+    )
+    prefix = "" if where == "toolset" else "common.yaml"
+    if where != "toolset":
+        (tmp_path / "common.yaml").write_text("$defs:\n" + definitions, "utf-8")
+    uses = ", ".join(f"{n.lower()}: {{$ref: '{prefix}#/$defs/{n}'}}" for n in ("Bad", "Next", "X"))
+    uses = "{" + uses + "}"
+    text = "$defs:\n" + definitions if where == "toolset" else ""
+    text += "".join(f"  - name: {n}\n    inputSchema: {{type: object, properties: {uses}}}\n" for n in "tuv")
+    checked = check(tmp_path, text.replace("  - name: t", "tools:\n  - name: t", 1))
+    file = "tools.yaml" if where == "toolset" else "common.yaml"
+    line = 4 if where == "toolset" else 2
+    assert [(d.location.file, d.location.line, d.code) for d in checked.diagnostics] == [
+        (file, line, "invalid-schema")
+    ], [d.format() for d in checked.diagnostics]
+    assert checked.diagnostics[0].message.startswith("$defs.Bad cannot be compiled: Invalid URI reference")
