@@ -60,3 +60,13 @@ def definition_error(root: dict[str, Any], defs_key: str, others: set[str], dial
     reached = _reached(defs, defs_key, {k: v for k, v in root.items() if k != defs_key})
     kept = {n: {} if n in others and n not in reached else v for n, v in defs.items()}
     return None if compile_error({**head, defs_key: kept}) is None else said
+
+
+def without_broken_error(schema: dict[str, Any], dialect: Dialect, broken: frozenset[str]) -> str | None:
+    """Why a tool's bundled `schema` cannot be compiled with its copies of the `broken` shared
+    definitions (said where they are written) left empty, or None: its own mistake, if any."""
+    defs_key = "definitions" if dialect == "draft-07" else "$defs"
+    defs = schema.get(defs_key)
+    if not isinstance(defs, dict):
+        return compile_error(schema)
+    return compile_error({**schema, defs_key: {n: {} if n in broken else v for n, v in defs.items()}})

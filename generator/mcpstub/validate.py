@@ -9,6 +9,7 @@ error.
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 import math
 import os
@@ -22,7 +23,7 @@ import jsonschema_rs
 
 from mcpstub.bundle import Bundler, definition_pointer, iter_refs
 from mcpstub.classnames import IMPORTED, class_name
-from mcpstub.compiles import definition_error
+from mcpstub.compiles import definition_error, without_broken_error
 from mcpstub.defaults import default_mismatches
 from mcpstub.diagnostics import Diagnostic, error, has_errors
 from mcpstub.document import Document, JsonPath, Where
@@ -223,7 +224,8 @@ class _Checker:
         self._tool_reach: set[tuple[str, Dialect]] = set()  # of them, those the tool checked now reaches
         self._reach_known = True  # False: a tool's schemas were not bundled (no name; past the budget)
         # "cannot be compiled", of a tool taking shared definitions (not said where one is broken)
-        self._unsaid: list[tuple[Diagnostic, frozenset[str]]] = []
+        # (with the shared definitions it takes, its bundled schema and that schema's dialect)
+        self._unsaid: list[tuple[Diagnostic, frozenset[str], dict[str, Any], Dialect]] = []
         self._linted: set[tuple[int, JsonPath, str]] = set()  # what `_bundle` linted, in which dialect
         self._files_read: set[tuple[int, str]] = set()  # the files `_bundle` reached, in which dialect
         self._said = OncePerPlace(self.bundler.diagnostics)  # with what `_bundle` says of other files
@@ -336,7 +338,7 @@ class _Checker:
         tools = self._tools()
         self._check_definitions(definitions)
         # (a tool that cannot be compiled for a definition's error said where it is is not said)
-        self.diagnostics.extend(d for d, shared in self._unsaid if not shared & self._broken_defs)
+        self.diagnostics.extend(self._own_compile_errors())
         self.diagnostics.extend(self._said.kept())
         if has_errors(self.diagnostics):
             return None
@@ -409,6 +411,16 @@ class _Checker:
                 judged = default_mismatches(doc, ("$defs", name), bundled, defaults)
                 self.diagnostics.extend(d for d in judged if (d.location, d.code) not in before)
 
+    def _own_compile_errors(self) -> Iterator[Diagnostic]:
+        """Each tool schema's "cannot be compiled" not due to a broken shared definition it takes."""
+        for said, shared, bundled, dialect in self._unsaid:
+            broken = shared & self._broken_defs
+            if not broken:
+                yield said
+            elif (reason := without_broken_error(bundled, dialect, broken)) is not None:  # (its own too)
+                head = said.message.partition(" cannot be compiled: ")[0]
+                yield dataclasses.replace(said, message=f"{head} cannot be compiled: {reason}")
+
     def _tools(self) -> list[Tool]:
         doc = self.doc
         raw_tools = doc.data.get("tools")
@@ -453,7 +465,7 @@ class _Checker:
                 self.bundler.copied_bytes -= copied
             self._tool_reach = set()
             tool = self._tool(path, raw, ident, prefix)  # schemas are checked even when the name is bad
-            unsaid = (d for d, _ in self._unsaid)
+            unsaid = (d for d, *_ in self._unsaid)
             if tool is None and not has_errors([*self.diagnostics, *self.bundler.diagnostics, *unsaid]):
                 # A tool is never left out in silence: the check that refused it says why, or this.
                 message = f"tool {name!r} could not be checked, so it is left out"
@@ -603,7 +615,7 @@ class _Checker:
             elsewhere = any(d.is_error and d.location.file != doc.file for d in self.bundler.diagnostics)
             if not elsewhere:
                 said = error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))
-                self._unsaid.append((said, shared))
+                self._unsaid.append((said, shared, bundled, dialect))
             return None
         self.diagnostics.extend(default_mismatches(doc, path, bundled, defaults))
         return bundled, shared, dialect

@@ -1370,3 +1370,25 @@ def test_a_definition_only_the_server_s_validator_refuses_is_said_once_where_it_
         (file, line, "invalid-schema")
     ], [d.format() for d in checked.diagnostics]
     assert checked.diagnostics[0].message.startswith("$defs.Bad cannot be compiled: Invalid URI reference")
+
+
+@pytest.mark.parametrize("broken", ["{$id: 'http://x y', type: string}", "{type: string, minLength: many}"])
+def test_a_tool_s_own_mistake_is_said_beside_a_broken_definition_it_takes(
+    tmp_path: Path, broken: str
+) -> None:
+    # The definition's mistake is said where it is written; the tool that takes it is said not to
+    # compile only for a mistake of its own (its reason, not the definition's), so one run says both.
+    text = f"""\
+        $defs:
+          Bad: {broken}
+        tools:
+          - name: own
+            inputSchema:
+              {{type: object, properties: {{a: {{$ref: "#/$defs/Bad"}}, b: {{$dynamicRef: "#nope"}}}}}}
+          - name: fine
+            inputSchema: {{type: object, properties: {{a: {{$ref: "#/$defs/Bad"}}}}}}
+        """
+    checked = check(tmp_path, text)
+    said = [(d.location.line, d.code, d.message) for d in checked.diagnostics]
+    assert [(line, code) for line, code, _ in said] == [(4, "invalid-schema"), (7, "invalid-schema")], said
+    assert said[1][2] == "tools[0].inputSchema cannot be compiled: Anchor 'nope' does not exist", said
