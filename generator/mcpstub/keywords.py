@@ -26,7 +26,6 @@ from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.document import editor_lines
 from mcpstub.errortext import echo_value, yaml_boolean_hint
 from mcpstub.ir import DIALECT_URIS, schema_dialect
-from mcpstub.pointers import to_pointer
 from mcpstub.toolrules import ENTRY_KEYS, tool_key_hint
 
 if TYPE_CHECKING:
@@ -475,8 +474,9 @@ def lint_schema(
     found = Lint()
     # (where, schema, the schema whose value it applies to (None: under `not`), is a definition,
     # is draft-07)
-    # (what a `$ref` reaches in another file is shared as a definition, a whole file too)
-    root_is_definition = by_ref or (len(path) >= 2 and path[-2] in _DEFINITIONS)
+    # (a whole file a `$ref` reaches is shared as a definition: its root's default fills no field;
+    # a schema inside it may be a property where the file is reached whole, and is not said of)
+    root_is_definition = (by_ref and not path) or (len(path) >= 2 and path[-2] in _DEFINITIONS)
     stack: list[tuple[JsonPath, Any, Any, bool, bool]] = [(path, schema, schema, root_is_definition, draft07)]
     families: dict[int, tuple[frozenset[str], bool] | None] = {}
     resources: dict[JsonPath, tuple[JsonPath, str]] = {}  # see `_check_resource`
@@ -723,11 +723,8 @@ def _definition_default(doc: Document, where: JsonPath, value: Any) -> Diagnosti
     written = json.dumps(value, ensure_ascii=False)
     if len(written) > 40:
         written = "..."
-    if len(where) >= 2 and where[-2] in _DEFINITIONS:
-        what = f"definition {str(where[-1])!r}"
-    else:  # (another file's schema a `$ref` reaches: it is shared as a definition all the same)
-        name = os.path.basename(doc.file)
-        what = repr(f"{name}#{to_pointer(where)}" if where else name)
+    # (a whole file a `$ref` reaches is shared as a definition all the same)
+    what = f"definition {str(where[-1])!r}" if where else repr(os.path.basename(doc.file))
     return warning(
         "definition-default",
         f"the default of {what} fills no field: a default applies only where "

@@ -12,7 +12,7 @@ import pytest
 from pydantic import MISSING
 
 from mcpstub.models import render_models
-from mcpstub.pipeline import check_toolset
+from mcpstub.pipeline import Checked, check_toolset
 
 _counter = itertools.count()
 
@@ -122,39 +122,59 @@ def test_the_build_says_once_per_definition_that_its_default_fills_nothing(tmp_p
                     ("tools.yaml", 32), ("tools.yaml", 41)]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("ref", "unit"),
-    [
-        ("parts/role.yaml", "role.yaml"),
-        ("./parts/role.yaml#", "role.yaml"),
-        ("parts/role.yaml#/properties/kind", "role.yaml#/properties/kind"),
-        ("parts/role.yaml#/properties/tags/items", "role.yaml#/properties/tags/items"),
-    ],
+def _models(checked: Checked) -> types.ModuleType:
+    name = f"_mcpstub_defaults_{next(_counter)}"
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    exec(compile(render_models(checked.toolset).source, name, "exec"), module.__dict__)
+    return module
+
+
+ROLE = (
+    "type: object\ndefault: {}\nproperties:\n"
+    "  kind: {type: string, default: reporter}\n"
+    "  tags: {type: array, items: {type: string, default: x}, default: [a]}\n"
 )
-def test_another_file_s_schema_a_reference_reaches_is_a_definition_whose_default_fills_nothing(
-    tmp_path: Path, ref: str, unit: str
+
+
+@pytest.mark.parametrize("ref", ["parts/role.yaml", "./parts/role.yaml#", "parts/../parts/role.yaml"])
+def test_a_whole_file_a_reference_reaches_is_a_definition_whose_root_default_fills_nothing(
+    tmp_path: Path, ref: str
 ) -> None:
-    # Whatever the reference reaches in another file (the whole file, or a schema inside it) is
-    # shared as a definition: the field that refers to it is left unset, and the build says so at
-    # the default. A property of that file's root class keeps its own default, unsaid.
+    # A whole file reached by `$ref` is shared as a definition: the field that refers to it is
+    # left unset, and the build says so at the root's default (once). Its root class's properties
+    # keep their own defaults, unsaid.
     (tmp_path / "parts").mkdir()
-    (tmp_path / "parts" / "role.yaml").write_text(
-        "type: object\ndefault: {}\nproperties:\n"
-        "  kind: {type: string, default: reporter}\n"
-        "  tags: {type: array, items: {type: string, default: x}, default: [a]}\n",
-        "utf-8",
-    )
+    (tmp_path / "parts" / "role.yaml").write_text(ROLE, "utf-8")
     toolset = "mcpstub: 1\nserver: {name: d}\ntools:\n  - name: pick\n    inputSchema:\n"
     toolset += f"      type: object\n      properties:\n        role: {{$ref: {ref!r}}}\n"
     (tmp_path / "tools.yaml").write_text(toolset, "utf-8")
     checked = check_toolset(tmp_path / "tools.yaml", "tools.yaml")
     assert checked.toolset is not None, [d.format() for d in checked.diagnostics]
     said = [d for d in checked.diagnostics if d.code == "definition-default"]
-    line = {"role.yaml": 2, "role.yaml#/properties/kind": 4, "role.yaml#/properties/tags/items": 5}[unit]
-    assert [(d.location.file, d.location.line) for d in said] == [("parts/role.yaml", line)], said
-    assert f"the default of {unit!r} fills no field" in said[0].message
-    name = f"_mcpstub_defaults_{next(_counter)}"
-    module = types.ModuleType(name)
-    sys.modules[name] = module
-    exec(compile(render_models(checked.toolset).source, name, "exec"), module.__dict__)
-    assert module.PickInput().role is MISSING
+    assert [(d.location.file, d.location.line) for d in said] == [("parts/role.yaml", 2)], said
+    assert "the default of 'role.yaml' fills no field" in said[0].message
+    models = _models(checked)
+    assert models.PickInput().role is MISSING
+    assert models.PickInput.model_validate({"role": {}}).role.kind == "reporter"
+
+
+def test_a_default_inside_another_file_is_not_said_to_fill_nothing_where_it_may_fill_a_field(
+    tmp_path: Path,
+) -> None:
+    # `role.yaml#/properties/kind` is a definition to the tool that points into the file, and a
+    # property of the root class to the one reaching the whole file: its default fills that field.
+    (tmp_path / "role.yaml").write_text(ROLE, "utf-8")
+    toolset = "mcpstub: 1\nserver: {name: d}\ntools:\n"
+    toolset += "  - name: whole\n    inputSchema: {type: object, properties: {role: {$ref: role.yaml}}}\n"
+    toolset += "  - name: inner\n    inputSchema:\n      type: object\n      properties:\n"
+    toolset += "        kind: {$ref: 'role.yaml#/properties/kind'}\n"
+    toolset += "        tag: {$ref: 'role.yaml#/properties/tags/items'}\n"
+    (tmp_path / "tools.yaml").write_text(toolset, "utf-8")
+    checked = check_toolset(tmp_path / "tools.yaml", "tools.yaml")
+    assert checked.toolset is not None, [d.format() for d in checked.diagnostics]
+    said = [(d.location.line, d.message) for d in checked.diagnostics if d.code == "definition-default"]
+    assert said == [(2, said[0][1])] and "'role.yaml'" in said[0][1], said  # (the root's only)
+    models = _models(checked)
+    assert models.WholeInput.model_validate({"role": {}}).role.kind == "reporter"
+    assert models.InnerInput().kind is MISSING
