@@ -15,7 +15,6 @@ import math
 import os
 import re
 from collections.abc import Iterator
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ from mcpstub.elicitations import check_elicitations
 from mcpstub.engine.fingerprints import marshalled
 from mcpstub.engine.jsonread import _holds_as_double, all_finite
 from mcpstub.engine.pieces import ToolMemo, check_key
-from mcpstub.errortext import describe_error, describe_path, echo_value, first_line, yaml_boolean_hint
+from mcpstub.errortext import describe_error, describe_path, echo_value, first_line
 from mcpstub.formatcheck import format_errors, type_name
 from mcpstub.ir import (
     CLASS_SUFFIXES,
@@ -51,9 +50,6 @@ from mcpstub.ir import (
 )
 from mcpstub.keywords import (
     JSON_TYPES,
-    Lint,
-    invalid_value_hint,
-    lint_schema,
     unread_dialect,
     unsupported_dialect,
 )
@@ -63,6 +59,7 @@ from mcpstub.output_wrapper import is_object_root, ref_target
 from mcpstub.pointers import resolve
 from mcpstub.policy import Policy
 from mcpstub.resources import tool_keys
+from mcpstub.schema_check import schema_problems
 from mcpstub.toolrules import check_tool_entry
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
@@ -103,80 +100,6 @@ def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
             stack.extend(((*path, i), v) for i, v in enumerate(value))
 
 
-@lru_cache(maxsize=4096)
-def _is_regex(pattern: str) -> bool:
-    """True when the schema validator accepts `pattern` (ECMA-262 flavour, not Python's `re`)."""
-    try:
-        jsonschema_rs.validator_for({"pattern": pattern})
-    except ValueError:
-        return False
-    return True
-
-
-@lru_cache(maxsize=8)
-def _meta_validator(dialect: Dialect) -> Any:
-    """The Python meta-schema validator, which explains failures precisely."""
-    import jsonschema  # noqa: PLC0415 - slow to import, and only needed for messages
-
-    formats = jsonschema.FormatChecker(())
-    formats.checks("regex")(lambda value: not isinstance(value, str) or _is_regex(value))
-    cls = jsonschema.Draft7Validator if dialect == "draft-07" else jsonschema.Draft202012Validator
-    return cls(cls.META_SCHEMA, format_checker=formats)
-
-
-def _meta_errors(
-    doc: Document,
-    path: JsonPath,
-    schema: Any,
-    dialect: Dialect,
-    policy: Policy,
-    defaults: list[JsonPath] | None = None,
-    by_ref: bool = False,
-) -> Iterator[Diagnostic]:
-    """The keyword lint, then the meta-schema check (minus what the lint already said better);
-    `defaults`, if given, gets the paths of the schemas holding a `default`; `by_ref`: a schema of
-    another file, read in the dialect of the one reaching it."""
-    if isinstance(schema, dict) and "$schema" in schema and schema_dialect(schema) is None:
-        yield unsupported_dialect(doc, path, schema)  # (nor is the meta-schema it names fetched)
-        return
-    lint = lint_schema(doc, path, schema, dialect == "draft-07", policy.vendor_keywords, by_ref)
-    if defaults is not None:
-        defaults.extend(lint.defaults)
-    yield from lint.diagnostics
-    # The Rust meta-schema check is fast; the Python one only runs to explain a failure precisely.
-    if jsonschema_rs.meta.is_valid(schema) and all(_is_regex(p) for p in lint.patterns):
-        return
-    from jsonschema.exceptions import best_match  # noqa: PLC0415 - as slow, as rarely needed
-
-    for err in map(best_match, ([e] for e in _meta_validator(dialect).iter_errors(schema))):
-        # (`best_match`: within anyOf/oneOf, the branch of the value's own kind, as deep as it goes:
-        # a draft-07 `items` list's bad schema is said where it is, not as the whole list)
-        where = (*path, *err.absolute_path)
-        if _said(lint, where):
-            continue
-        said = err.message
-        if err.instance is None and err.validator in ("type", "anyOf"):  # `a:` with nothing after it
-            wanted = err.validator_value if err.validator == "type" else None
-            article = "an" if str(wanted)[:1] in ("a", "i", "o") else "a"
-            said = (
-                f"it has no value (null), where {article} {wanted} belongs"
-                if isinstance(wanted, str)
-                else "it has no value (null), where a schema (a mapping, or true or false) belongs"
-                if isinstance(wanted, list)
-                else "it has no value (null)"
-            )
-        hint = invalid_value_hint(doc, path, schema, tuple(err.absolute_path), err.instance)
-        wanted = err.validator_value if err.validator == "type" else ()
-        if hint is None and "boolean" in ([wanted] if isinstance(wanted, str) else wanted):
-            hint = yaml_boolean_hint(err.instance) if doc.written_plain(where) else None  # (`no`)
-        yield error(
-            "invalid-schema",
-            f"{doc.describe(where)} is not a valid {dialect} schema: {said}",
-            doc.loc(where),
-            hint,
-        )
-
-
 def _defines(data: Any) -> bool:
     """Whether a document has `$defs` to check as it is read (a mapping of definitions)."""
     return isinstance(data, dict) and isinstance(data.get("$defs"), dict)
@@ -190,11 +113,6 @@ def _dialect_note(doc: Document, where: JsonPath, schema: Any, dialect: Dialect)
             yield unsupported_dialect(doc, where, schema)
         elif own != dialect:
             yield unread_dialect(doc, where, own, dialect)
-
-
-def _said(lint: Lint, where: JsonPath) -> bool:
-    """True when the lint reported the problem at `where` (a `type` naming no JSON type)."""
-    return where in lint.bad_types or where[:-1] in lint.bad_types
 
 
 class _Checker:
@@ -273,14 +191,23 @@ class _Checker:
             return None, []  # reported by the bundler, at the reference
         loaded, diagnostics = load_document(path, shown)
         loaded.root_name = os.path.basename(shown)  # (what messages call the whole file)
-        if not has_errors(diagnostics):
+        if not has_errors(diagnostics):  # (its definitions are read as what reaches them reads them)
             diagnostics = [*diagnostics, *_non_json_numbers(loaded, self._finite(loaded))]
-            for name, value in (
-                loaded.data["$defs"].items() if _defines(loaded.data) else ()
-            ):
-                dialect = schema_dialect(value) or "2020-12"
-                diagnostics.extend(_meta_errors(loaded, ("$defs", name), value, dialect, self.policy))
         return loaded, diagnostics
+
+    def _check_unreached_file_definitions(self) -> None:
+        """Another file's definitions no tool reached (nor the file, whole) are checked as they
+        declare; those reached were, in each dialect reaching them (`_bundle`)."""
+        if not self._reach_known or self.bundler.over_budget:
+            return  # (read in dialects not known: a tool's schemas were not bundled)
+        reached = {(source, where[:2]) for source, where, _ in self._linted}
+        for doc in list(self.bundler.files.values()):
+            for name, value in doc.data["$defs"].items() if _defines(doc.data) else ():
+                at: JsonPath = ("$defs", name)
+                if not {(id(doc), ()), (id(doc), ("$defs",)), (id(doc), at)} & reached:
+                    dialect = schema_dialect(value) or "2020-12"
+                    for said in schema_problems(doc, at, value, dialect, self.policy):
+                        self._said.add(said, dialect)
 
     def run(self) -> Toolset | None:
         doc = self.doc
@@ -337,6 +264,7 @@ class _Checker:
                 self.bundler.copied_bytes = advertised
         tools = self._tools()
         self._check_definitions(definitions)
+        self._check_unreached_file_definitions()
         # (a tool that cannot be compiled for a definition's error said where it is is not said)
         self.diagnostics.extend(self._own_compile_errors())
         self.diagnostics.extend(self._said.kept())
@@ -378,8 +306,8 @@ class _Checker:
                 found = list(_dialect_note(doc, ("$defs", name), value, dialect))
                 if own is not None:  # (a `$schema` naming no dialect is refused, and read no further)
                     read = {**value, "$schema": DIALECT_URIS[dialect]} if isinstance(value, dict) else value
-                    by_ref = dialect != own
-                    found += _meta_errors(doc, ("$defs", name), read, dialect, self.policy, defaults, by_ref)
+                    by_ref, at = dialect != own, ("$defs", name)
+                    found += schema_problems(doc, at, read, dialect, self.policy, defaults, by_ref)
                     readings.append((name, value, dialect, defaults))
                 for d in found:
                     said.add(d, dialect)
@@ -555,7 +483,7 @@ class _Checker:
             return None
         before = len(self.diagnostics)
         defaults: list[JsonPath] = []
-        self.diagnostics.extend(_meta_errors(doc, path, schema, dialect, self.policy, defaults))
+        self.diagnostics.extend(schema_problems(doc, path, schema, dialect, self.policy, defaults))
 
         def root_error() -> Diagnostic:
             return error(
@@ -650,7 +578,7 @@ class _Checker:
             if not has_errors(own):
                 read = {**value, "$schema": DIALECT_URIS[dialect]} if isinstance(value, dict) else value
                 defaults: list[JsonPath] = []
-                said += _meta_errors(source, where, read, dialect, self.policy, defaults, by_ref=True)
+                said += schema_problems(source, where, read, dialect, self.policy, defaults, by_ref=True)
                 if not has_errors(said):  # its defaults, judged in the schema it was copied into
                     said += default_mismatches(source, where, bundled, defaults, (defs_key, name))
                 alone = {"$ref": definition_pointer(defs_key, name), defs_key: copied}

@@ -1392,3 +1392,33 @@ def test_a_tool_s_own_mistake_is_said_beside_a_broken_definition_it_takes(
     said = [(d.location.line, d.code, d.message) for d in checked.diagnostics]
     assert [(line, code) for line, code, _ in said] == [(4, "invalid-schema"), (7, "invalid-schema")], said
     assert said[1][2] == "tools[0].inputSchema cannot be compiled: Anchor 'nope' does not exist", said
+
+
+@pytest.mark.parametrize("reaching", ["draft-07", "2020-12", "both"])
+def test_another_file_s_definitions_are_read_in_the_dialects_reaching_them_and_the_rest_as_declared(
+    tmp_path: Path, reaching: str
+) -> None:
+    # A draft-07 tuple `items` in another file is right for a draft-07 tool and wrong for a
+    # 2020-12 one, as the server reads it; a definition nothing reaches is read as it declares; an
+    # aliased schema is one place, each of its problems said once.
+    (tmp_path / "common.yaml").write_text(
+        "$defs:\n"
+        "  Pair: {type: array, items: [{type: string}, {type: integer}]}\n"
+        "  Unused: {type: strin}\n"
+        "  Aliased:\n"
+        "    {type: object, properties: {x: &X {type: string, enum: []}}, allOf: [{properties: {y: *X}}]}\n",
+        "utf-8",
+    )
+    d7 = "$schema: 'http://json-schema.org/draft-07/schema#', "
+    props = "{p: {$ref: 'common.yaml#/$defs/Pair'}, a: {$ref: 'common.yaml#/$defs/Aliased'}}"
+    heads = {"draft-07": [d7], "2020-12": [""], "both": [d7, ""]}[reaching]
+    text = "tools:\n" + "".join(
+        f"  - name: t{i}\n    inputSchema: {{{head}type: object, properties: {props}}}\n"
+        for i, head in enumerate(heads)
+    )
+    checked = check(tmp_path, text)
+    said = sorted((d.location.line, d.location.col, d.code) for d in checked.diagnostics)
+    items = [(2, 30, "invalid-schema")] if reaching != "draft-07" else []
+    assert said == sorted([*items, (3, 18, "unknown-type"), (5, 60, "accepts-nothing")]), [
+        d.format() for d in checked.diagnostics
+    ]
