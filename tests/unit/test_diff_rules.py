@@ -1822,3 +1822,63 @@ def test_a_decided_change_shows_one_counterexample_whatever_the_search_time_left
     first = next(iter(shown.values()))
     assert first and all(example is not None for _, _, example in first), shown
     assert all(value == first for value in shown.values()), shown
+
+
+D7 = {"$schema": "http://json-schema.org/draft-07/schema#"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "place"),
+    [
+        # draft-07 checks no uuid: the least id is "", which NEW takes (not a uuid longer than 10).
+        ({**D7, **obj({"id": {**S, "format": "uuid"}, "days": {**I, "maximum": 14}}, ("id",))},
+         {**D7, **obj({"id": {**S, "format": "uuid", "maxLength": 10}, "days": {**I, "maximum": 7}},
+                      ("id",))},
+         "days"),
+        # 2020-12 checks no base64: the least content is "aaaaa", which NEW takes too.
+        (obj({"c": {**S, "contentEncoding": "base64", "minLength": 5}}, ("c",)),
+         obj({"c": {**S, "contentEncoding": "base64", "minLength": 5, "maxLength": 6}, "x": I}, ("c",)),
+         "x"),
+        # A closed object loses `y` while `c`'s minimum rises: planted into an instance NEW takes.
+        (obj({"c": {**I, "minimum": 1}, "y": S}, ("c",), additionalProperties=False),
+         obj({"c": {**I, "minimum": 2}}, ("c",), additionalProperties=False),
+         "y"),
+        # Bounds the least guess meets: an exclusive minimum, a number of items.
+        (obj({"n": {"type": "number", "exclusiveMinimum": 0}, "l": {"type": "array", "minItems": 2},
+              "d": {**I, "maximum": 14}}, ("n", "l")),
+         obj({"n": {"type": "number", "exclusiveMinimum": 0}, "l": {"type": "array", "minItems": 2},
+              "d": {**I, "maximum": 7}}, ("n", "l")),
+         "d"),
+    ],
+)  # fmt: skip
+def test_a_counterexample_is_refused_for_the_change_it_shows_alone(old: Any, new: Any, place: str) -> None:
+    # Old takes it and NEW refuses it, and without the part at the finding's place NEW takes it:
+    # the rest of it is not what NEW refuses. The same whatever the search time left.
+    in_old, in_new = validator_for(old).is_valid, validator_for(new).is_valid
+    shown = []
+    for opts in ({}, {"search_seconds": 1e-9}, {"search_budget_seconds": 0}):
+        findings = run_input(old, new, **opts)
+        found = [f for f in findings if f"/properties/{place}" in f.path and f.has_counterexample]
+        assert found, (opts, findings)
+        example = found[0].counterexample
+        rest = {k: v for k, v in example.items() if k != place}
+        assert in_old(example) and not in_new(example) and in_new(rest), (opts, example)
+        shown.append(example)
+    assert shown[0] == shown[1] == shown[2], shown
+
+
+def test_when_the_diff_s_search_time_is_spent_nothing_is_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpstub.diff import search  # noqa: PLC0415
+
+    drawn: list[Any] = []
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        drawn.append(args)
+        raise AssertionError("an instance was drawn")
+
+    monkeypatch.setattr(search, "_run_find", refuse)
+    fields = {"n": {"type": "number", "exclusiveMinimum": 0}, "s": {**S, "minLength": 2}}
+    old, new = obj(fields, ("n", "s")), obj({**fields, "x": I}, ("n", "s"))
+    findings = run_input(old, new, search_budget_seconds=0)
+    assert [f.rule for f in findings] == ["input-property-added"] and not drawn, (findings, drawn)
+    assert findings[0].counterexample == {"n": 1, "s": "aa", "x": None}  # (planted, not drawn)

@@ -328,7 +328,7 @@ class _Tool:
                 severity = "warning"
             instance: Outcome | None = None
             if reason.has_witness:
-                whole = searcher.whole(reason, draw=self.options.search)
+                whole = self._whole(searcher, reason)
                 instance = whole if whole.found else None
             # A break the rules know is shown with an instance too: searched for like the others.
             outcome = instance or self._search(searcher if self.options.search else None, reason)
@@ -346,6 +346,16 @@ class _Tool:
         for place, (where, message) in undecided.items():
             if place not in seen:
                 self.finding(UNDECIDED_RULES[rule_index], "warning", direction, where, message)
+
+    def _whole(self, searcher: Searcher, reason: Reason) -> Outcome:
+        """A witness planted into an instance, drawn only within what is left of the search time."""
+        left = self.budget[0]
+        searcher.seconds = min(self.options.search_seconds, max(left, 0))
+        start = time.process_time()
+        try:
+            return searcher.whole(reason, draw=self.options.search and left > 0)
+        finally:
+            self.budget[0] = left - (time.process_time() - start)
 
     def _search(self, searcher: Searcher | None, reason: Reason) -> Outcome | None:
         """The search for one reason, within what is left of the diff's search time."""

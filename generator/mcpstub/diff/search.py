@@ -94,17 +94,28 @@ class Searcher:
 
         return from_schema(drawable(self.a.root))
 
-    def _bases(self, deadline: float, draw: bool = True) -> Iterator[JSON]:
-        """Instances of A to plant generated parts into, in turn: the least one A's required
-        properties make, if A takes it (found without drawing, so the same schemas give the same
-        instance whatever the time left); then, where drawing is allowed and the caller asks for
-        more, one small one drawn once within the deadline; `None` (parts planted into nothing)
-        without either."""
+    @cached_property
+    def _least_bases(self) -> list[JSON]:
+        """The least instances A takes, found without drawing (so the same schemas give the same
+        ones whatever the time left): A's guess and B's, of plain strings, then of formatted ones."""
+        found: list[JSON] = []
+        if self._roots is None:
+            return found
+        in_a = self._roots[0]
+        for ctx in (self.a, self.b):
+            for plain in (True, False):
+                guess = _least(ctx, ctx.root, plain=plain)
+                if guess not in found and _takes(in_a, guess):
+                    found.append(guess)
+        return found
+
+    def _bases(self, deadline: float, draw: bool = True, few: bool = False) -> Iterator[JSON]:
+        """Instances of A to plant generated parts into, in turn: the least ones (`few`: the first
+        only); then, where drawing is allowed and the caller asks for more, one small one drawn
+        once within the deadline; `None` (parts planted into nothing) without either."""
         roots = self._roots
-        least = _least(self.a, self.a.root)
-        least_too = roots is not None and roots[0](least)
-        if least_too:
-            yield least
+        least = self._least_bases[:1] if few else self._least_bases
+        yield from least
         if self._base is None and draw and roots is not None and search_available():
             try:
                 found = _run_find(self._strategy, roots[0], 50, deadline, shrink=False)
@@ -114,9 +125,9 @@ class Searcher:
                 found = _NOTHING
             if found is not _OutOfTime:
                 self._base = [] if found is _NOTHING else [found]
-        drawn = [base for base in self._base or [] if not least_too or base != least]
+        drawn = [base for base in self._base or [] if base not in self._least_bases]
         yield from drawn
-        if not least_too and not drawn:
+        if not least and not drawn:
             yield None
 
     def _planted_search(
@@ -127,7 +138,7 @@ class Searcher:
         from hypothesis_jsonschema import from_schema  # noqa: PLC0415
 
         try:
-            for base in self._bases(deadline) if reason.ipath else [None]:
+            for base in self._bases(deadline, few=True) if reason.ipath else [None]:
                 plant = from_schema(drawable(standalone(self.a.root, a_node))).map(
                     partial(_planted, base, reason.ipath)
                 )
@@ -141,18 +152,21 @@ class Searcher:
         return _NOTHING
 
     def whole(self, reason: Reason, draw: bool = True) -> Outcome:
-        """A reason's witness as a whole instance of A that B refuses: planted into an instance of
-        A (drawn when `draw` allows), else into the least one A's required properties make."""
+        """A reason's witness as a whole instance of A that B refuses, planted into an instance of
+        A (`_bases`; drawn only where `draw` allows and no least one serves), one B takes first."""
         roots = self._roots
         if roots is None or "**" in reason.ipath:
             return Outcome(False)
         if not reason.ipath:  # the witness is the whole instance (a oneOf branch's may be refused)
             found = roots[0](reason.witness) and not roots[1](reason.witness)
             return Outcome(found, reason.witness if found else None)
-        for base in self._bases(time.process_time() + self.seconds, draw):
-            instance = _planted(base, reason.ipath, reason.witness)
-            if roots[0](instance) and not roots[1](instance):
-                return Outcome(True, instance)
+        deadline = time.process_time() + self.seconds
+        # First into an instance B takes too: B then refuses it for the witness, not for the rest.
+        for kept_by_b in (True, False):  # (the least instances only, then: drawing waits)
+            for base in self._bases(deadline, draw and not kept_by_b):
+                instance = _planted(base, reason.ipath, reason.witness)
+                if roots[0](instance) and not roots[1](instance) and (roots[1](base) or not kept_by_b):
+                    return Outcome(True, instance)
         return Outcome(False)
 
     def find(self, reason: Reason, draw: bool = True) -> Outcome:
@@ -213,14 +227,17 @@ class Searcher:
         values = _named((self.a, a_node), (self.b, b_node))
         if not values:
             return _NOTHING
-        for base in self._bases(deadline, draw) if reason.ipath else [None]:
-            for value in values:  # (a few dozen values: tried even where the time is gone)
-                instance = _planted(base, reason.ipath, value) if reason.ipath else value
-                try:
-                    if accept(instance):
-                        return instance
-                except Exception:  # a value the validators cannot take
+        in_b = self._roots[1] if self._roots is not None else None
+        # First into an instance B takes too: B then refuses it for the value, not for the rest.
+        # (the least instances only, then: drawing waits until none of them serves)
+        for kept_by_b in (True, False) if reason.ipath else (False,):
+            for base in self._bases(deadline, draw and not kept_by_b) if reason.ipath else [None]:
+                if kept_by_b and not (in_b is not None and _takes(in_b, base)):
                     continue
+                for value in values:  # (a few dozen values: tried even where the time is gone)
+                    instance = _planted(base, reason.ipath, value) if reason.ipath else value
+                    if _takes(accept, instance):
+                        return instance
         return _NOTHING
 
 
@@ -503,9 +520,18 @@ _FORMATTED = {
 }  # fmt: skip
 
 
-def _least(ctx: Context, node: JSON, depth: int = 0) -> JSON:
+def _takes(valid: Callable[[JSON], bool], instance: JSON) -> bool:
+    try:
+        return valid(instance)
+    except Exception:  # (a value a validator cannot take)
+        return False
+
+
+def _least(ctx: Context, node: JSON, depth: int = 0, plain: bool = False) -> JSON:
     """A guess at the least instance of a schema (the caller checks it): its `const`, the first of
-    its `enum`, the least value of its first type, an object of its required properties."""
+    its `enum`, the least value of its first type within its bounds, an object of its required
+    properties; `plain`: strings of no format or content (a dialect that checks neither takes
+    them, and they are short)."""
     node, _ = ctx.resolve(node, "")
     if not isinstance(node, dict) or depth > 32:
         return None
@@ -517,14 +543,16 @@ def _least(ctx: Context, node: JSON, depth: int = 0) -> JSON:
     kind = kind[0] if isinstance(kind, list) and kind else kind
     branches = next((node[k] for k in ("anyOf", "oneOf") if isinstance(node.get(k), list) and node[k]), None)
     if kind is None and branches is not None:  # (of no type of its own: one of its first branch)
-        return _least(ctx, branches[0], depth + 1)
+        return _least(ctx, branches[0], depth + 1, plain)
     if kind == "array":
-        return []
+        low = node.get("minItems")
+        items = node.get("items") if isinstance(node.get("items"), dict) else {}
+        count = low if isinstance(low, int) and 0 < low <= 100 else 0
+        return [_least(ctx, items, depth + 1, plain) for _ in range(count)]
     if kind == "string":
-        return _least_string(node)
-    if kind in ("integer", "number") and num(node.get("minimum")) and abs(node["minimum"]) < 1e15:
-        low = node["minimum"]
-        return math.ceil(low) if kind == "integer" else low
+        return "a" * _min_length(node) if plain else _least_string(node)
+    if kind in ("integer", "number"):
+        return _least_number(node, kind)
     conjuncts: list[JSON] = node["allOf"] if isinstance(node.get("allOf"), list) else []
     parts = [part for part in [node, *(ctx.resolve(p, "")[0] for p in conjuncts)] if isinstance(part, dict)]
     if kind != "object" and not any({"properties", "required"} & set(part) for part in parts):
@@ -536,14 +564,36 @@ def _least(ctx: Context, node: JSON, depth: int = 0) -> JSON:
             properties = {**part["properties"], **properties}
         if isinstance(part.get("required"), list):
             required += [name for name in part["required"] if isinstance(name, str) and name not in required]
-    return {name: _least(ctx, properties.get(name, {}), depth + 1) for name in required}
+    return {name: _least(ctx, properties.get(name, {}), depth + 1, plain) for name in required}
+
+
+def _least_number(node: dict[str, JSON], kind: str) -> JSON:
+    """Its minimum, else 0 or the number nearest it within the node's other bounds (one past an
+    exclusive one)."""
+    low: Any = node.get("minimum")
+    above: Any = node.get("exclusiveMinimum")
+    high: Any = node.get("maximum")
+    below: Any = node.get("exclusiveMaximum")
+    if num(low) and abs(low) < 1e15:
+        return math.ceil(low) if kind == "integer" else low
+    if num(above) and abs(above) < 1e15 and above >= 0:
+        return math.floor(above) + 1
+    if num(high) and abs(high) < 1e15 and high < 0:
+        return math.floor(high) if kind == "integer" else high
+    if num(below) and abs(below) < 1e15 and below <= 0:
+        return math.ceil(below) - 1
+    return 0
+
+
+def _min_length(node: dict[str, JSON]) -> int:
+    low = node.get("minLength")
+    return low if isinstance(low, int) and 0 < low <= 1000 else 0
 
 
 def _least_string(node: dict[str, JSON]) -> str:
     """A short string of the node's format, or its content (draft-07 checks base64 and JSON), at
     least minLength long (JSON padded with spaces, base64 by encoding more)."""
-    low = node.get("minLength")
-    low = low if isinstance(low, int) and 0 < low <= 1000 else 0
+    low = _min_length(node)
     fmt = node.get("format")
     json_text = node.get("contentMediaType") == "application/json"
     # (0: the least JSON text)
