@@ -583,7 +583,11 @@ class _Checker:
                     said += default_mismatches(source, where, bundled, defaults, (defs_key, name))
                 alone = {"$ref": definition_pointer(defs_key, name), defs_key: copied}
                 others = set(copied or ()) - {name}
-                reason = None if has_errors(said) else definition_error(alone, defs_key, others, dialect)
+                # (an error said in its file, a reference there refused, say, is why, as a rule)
+                erred = has_errors(said) or any(
+                    d.is_error and d.location.file == source.file for d in self.bundler.diagnostics
+                )
+                reason = None if erred else definition_error(alone, defs_key, others, dialect)
                 if reason is not None and all_finite(alone):  # (said here, not at each tool)
                     said_there = f"{source.describe(where)} cannot be compiled: {reason}"
                     said.append(error("invalid-schema", said_there, source.key_loc(where)))
