@@ -18,11 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import jsonschema_rs
-
 from mcpstub.bundle import Bundler, definition_pointer, iter_refs
 from mcpstub.classnames import IMPORTED, class_name
-from mcpstub.compiles import definition_error, without_broken_error
+from mcpstub.compiles import definition_error, validator, without_broken_error
 from mcpstub.defaults import default_mismatches
 from mcpstub.diagnostics import Diagnostic, error, has_errors
 from mcpstub.document import Document, JsonPath, Where
@@ -328,8 +326,9 @@ class _Checker:
                 if not resolved:
                     bundled = value  # a reference is wrong: what refers to nothing is judged still
                 bundled = {**bundled, "$schema": DIALECT_URIS[dialect]}
-                copies = {n for n in bundled.get("$defs") or () if (("$defs", name), n) in origins}
-                reason = definition_error(bundled, "$defs", copies, dialect) if resolved else None
+                defs_key = "definitions" if dialect == "draft-07" else "$defs"  # (where copies go)
+                copies = {n for n in bundled.get(defs_key) or () if (("$defs", name), n) in origins}
+                reason = definition_error(bundled, defs_key, copies, dialect) if resolved else None
                 if reason is not None and all_finite(bundled):  # (said here, not at each tool)
                     message = f"{doc.describe(('$defs', name))} cannot be compiled: {reason}"
                     self.diagnostics.append(error("invalid-schema", message, doc.key_loc(("$defs", name))))
@@ -598,7 +597,7 @@ class _Checker:
         return bundled, shared
 
     def _compile(self, schema: dict[str, Any], shared: frozenset[str], dialect: Dialect) -> Any | None:
-        """Raise as `_validator(schema)` does when `schema` cannot be compiled; its validator, or
+        """Raise as `validator(schema)` does when `schema` cannot be compiled; its validator, or
         None when it was checked another way.
 
         A shared definition bundled into many tools is compiled once on its own (behind a
@@ -611,18 +610,18 @@ class _Checker:
         defs_key = "definitions" if dialect == "draft-07" else "$defs"
         defs = schema.get(defs_key)
         if not isinstance(defs, dict):
-            return _validator(schema)
+            return validator(schema)
         copies = {n for n in shared if isinstance(defs.get(n), dict) and defs[n]}
         if len(copies) < 2:
-            return _validator(schema)
+            return validator(schema)
         pointers = {definition_pointer(defs_key, n) for n in copies}
         try:
             if all(self._definition_compiles(schema, defs, defs_key, name, pointers) for name in copies):
-                _validator({**schema, defs_key: {n: {} if n in copies else v for n, v in defs.items()}})
+                validator({**schema, defs_key: {n: {} if n in copies else v for n, v in defs.items()}})
                 return None
         except Exception:  # the whole schema decides, below
             pass
-        return _validator(schema)
+        return validator(schema)
 
     def _definition_compiles(
         self, schema: dict[str, Any], defs: dict[str, Any], defs_key: str, name: str, pointers: set[str]
@@ -641,7 +640,7 @@ class _Checker:
             if "$schema" in schema:
                 alone = {"$schema": schema["$schema"], **alone}
             try:
-                _validator(alone)
+                validator(alone)
                 known = frozenset(ref for _, ref in iter_refs(defs[name]))
             except Exception:
                 known = None
@@ -736,8 +735,8 @@ class _Checker:
 
     def _check_instance(self, path: JsonPath, instance: Any, schema: Any, which: str) -> None:
         compiled = self._validators.get(id(schema))
-        validator = compiled[1] if compiled is not None else _validator(schema)
-        for err in validator.iter_errors(instance):
+        checker = compiled[1] if compiled is not None else validator(schema)
+        for err in checker.iter_errors(instance):
             where = (*path, *err.instance_path)
             self.diagnostics.append(
                 error(
@@ -754,10 +753,6 @@ def _classes_of(name: str) -> set[str]:
     imports)."""
     spelled = class_name(name)
     return {spelled, spelled + "Model"} if spelled in IMPORTED else {spelled}
-
-
-def _validator(schema: dict[str, Any]) -> Any:
-    return jsonschema_rs.validator_for(schema, validate_formats=True, offline=True)  # (as the server's)
 
 
 def check_document(

@@ -90,7 +90,7 @@ def test_compiling_shared_definitions_apart_gives_the_verdicts_of_whole_schemas(
     apart = _codes_and_messages(path)
     real = validate._Checker._compile
     try:
-        validate._Checker._compile = lambda self, schema, shared, dialect: validate._validator(schema)  # type: ignore[method-assign]
+        validate._Checker._compile = lambda self, schema, shared, dialect: validate.validator(schema)  # type: ignore[method-assign]
         whole = _codes_and_messages(path)
     finally:
         validate._Checker._compile = real  # type: ignore[method-assign]
@@ -116,8 +116,8 @@ def test_a_shared_definition_is_compiled_once_however_many_tools_copy_it(
     path = tmp_path / "tools.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     compiled: list[dict[str, Any]] = []
-    real = validate._validator
-    monkeypatch.setattr(validate, "_validator", lambda schema: compiled.append(schema) or real(schema))
+    real = validate.validator
+    monkeypatch.setattr(validate, "validator", lambda schema: compiled.append(schema) or real(schema))
     assert pipeline.check_toolset(path).ok
     alone = [s for s in compiled if set(s) == {"$defs", "$ref"}]
     assert sorted(s["$ref"] for s in alone) == sorted(f"#/$defs/Entity{k}" for k in range(12))

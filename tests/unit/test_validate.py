@@ -1422,3 +1422,25 @@ def test_another_file_s_definitions_are_read_in_the_dialects_reaching_them_and_t
     assert said == sorted([*items, (3, 18, "unknown-type"), (5, 60, "accepts-nothing")]), [
         d.format() for d in checked.diagnostics
     ]
+
+
+def test_a_definition_beside_a_broken_one_is_not_blamed_in_either_dialect(tmp_path: Path) -> None:
+    # A draft-07 tool's copies go in `definitions`: there too, the definition that only refers to
+    # the broken one is not said to fail.
+    text = """\
+        $defs:
+          Bad: {$id: 'http://x y', type: string}
+          A: {type: object, properties: {b: {$ref: "#/$defs/Bad"}}}
+        tools:
+          - name: old
+            inputSchema:
+              $schema: "http://json-schema.org/draft-07/schema#"
+              type: object
+              properties: {a: {$ref: "#/$defs/A"}}
+          - name: new
+            inputSchema: {type: object, properties: {a: {$ref: "#/$defs/A"}}}
+        """
+    checked = check(tmp_path, text)
+    assert [(d.location.line, d.code) for d in checked.diagnostics] == [(4, "invalid-schema")], [
+        d.format() for d in checked.diagnostics
+    ]
