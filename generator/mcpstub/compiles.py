@@ -14,10 +14,10 @@ from typing import Any
 
 import jsonschema_rs
 
-from mcpstub.bundle import iter_refs
+from mcpstub.bundle import definition_pointer, iter_refs
 from mcpstub.errortext import first_line
 from mcpstub.ir import DIALECT_URIS, Dialect
-from mcpstub.pointers import percent_decoded, split
+from mcpstub.pointers import escape, percent_decoded, split
 
 
 def validator(schema: dict[str, Any]) -> Any:
@@ -62,11 +62,46 @@ def definition_error(root: dict[str, Any], defs_key: str, others: set[str], dial
     return None if compile_error({**head, defs_key: kept}) is None else said
 
 
-def without_broken_error(schema: dict[str, Any], dialect: Dialect, broken: frozenset[str]) -> str | None:
-    """Why a tool's bundled `schema` cannot be compiled with its copies of the `broken` shared
-    definitions (said where they are written) left empty, or None: its own mistake, if any."""
+def _points_inside(value: Any, defs_key: str, others: set[str]) -> bool:
+    """Whether `value` refers into the inside of one of the definitions `others`."""
+    for _, ref in iter_refs(value):
+        tokens = split(percent_decoded(ref[1:]) or "") if ref.startswith("#/") else None
+        if tokens and len(tokens) > 2 and tokens[0] == defs_key and tokens[1] in others:
+            return True
+    return False
+
+
+def blame(
+    schema: dict[str, Any], dialect: Dialect, copies: set[str], broken: set[str]
+) -> tuple[dict[str, str], str | None]:
+    """For a tool's bundled `schema` that does not compile, with `copies` of shared definitions in
+    it (`broken`: those whose mistake is said where they are written): the copies to blame, each
+    with why it does not compile alone, and why the schema does not compile with all of those
+    left empty (None: it then compiles; its failure is theirs).
+
+    A copy is to blame where it does not compile alone (`definition_error`) and, in the schema,
+    it alone makes a difference (the others to blame left empty: an anchor it needs may be in
+    the tool's schema); not one that points into another's inside (its fault may be the other's).
+    A reason about a pointer into an emptied copy is not the schema's own: its first one is kept."""
     defs_key = "definitions" if dialect == "draft-07" else "$defs"
     defs = schema.get(defs_key)
-    if not isinstance(defs, dict):
-        return compile_error(schema)
-    return compile_error({**schema, defs_key: {n: {} if n in broken else v for n, v in defs.items()}})
+    defs = defs if isinstance(defs, dict) else {}
+
+    def emptied(names: set[str]) -> str | None:
+        return compile_error({**schema, defs_key: {n: {} if n in names else v for n, v in defs.items()}})
+
+    alone: dict[str, str] = {}
+    for name in sorted(copies - broken):
+        if name in defs and not _points_inside(defs[name], defs_key, copies):
+            root = {"$ref": definition_pointer(defs_key, name), defs_key: defs}
+            reason = definition_error(root, defs_key, copies - {name}, dialect)
+            if reason is not None:
+                alone[name] = reason
+    suspects = set(alone) | (broken & copies)
+    if not suspects:
+        return {}, compile_error(schema)
+    own = emptied(suspects)
+    blamed = {n: why for n, why in alone.items() if emptied(suspects - {n}) not in (None, own)}
+    if own is not None and any(f"/{defs_key}/{escape(n)}/" in own for n in suspects):
+        own = compile_error(schema)  # (the emptied one's inside: not the schema's own mistake)
+    return blamed, own

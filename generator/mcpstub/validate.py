@@ -20,9 +20,9 @@ from typing import Any
 
 from mcpstub.bundle import Bundler, definition_pointer, iter_refs
 from mcpstub.classnames import IMPORTED, class_name
-from mcpstub.compiles import definition_error, validator, without_broken_error
+from mcpstub.compiles import blame, validator
 from mcpstub.defaults import default_mismatches
-from mcpstub.diagnostics import Diagnostic, error, has_errors
+from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.elicitations import check_elicitations
 from mcpstub.engine.fingerprints import marshalled
@@ -139,9 +139,9 @@ class _Checker:
         self._reach: dict[str, set[Dialect]] = {}  # the dialects reaching each of the toolset's definitions
         self._tool_reach: set[tuple[str, Dialect]] = set()  # of them, those the tool checked now reaches
         self._reach_known = True  # False: a tool's schemas were not bundled (no name; past the budget)
-        # "cannot be compiled", of a tool taking shared definitions (not said where one is broken)
-        # (with the shared definitions it takes, its bundled schema and that schema's dialect)
-        self._unsaid: list[tuple[Diagnostic, frozenset[str], dict[str, Any], Dialect]] = []
+        # Each tool schema that cannot be compiled, with its bundled schema, that schema's dialect
+        # and its path: said where the fault is (`_compile_errors`).
+        self._unsaid: list[tuple[Diagnostic, dict[str, Any], Dialect, JsonPath]] = []
         self._linted: set[tuple[int, JsonPath, str]] = set()  # what `_bundle` linted, in which dialect
         self._files_read: set[tuple[int, str]] = set()  # the files `_bundle` reached, in which dialect
         self._said = OncePerPlace(self.bundler.diagnostics)  # with what `_bundle` says of other files
@@ -264,7 +264,7 @@ class _Checker:
         self._check_definitions(definitions)
         self._check_unreached_file_definitions()
         # (a tool that cannot be compiled for a definition's error said where it is is not said)
-        self.diagnostics.extend(self._own_compile_errors())
+        self.diagnostics.extend(self._compile_errors())
         self.diagnostics.extend(self._said.kept())
         if has_errors(self.diagnostics):
             return None
@@ -313,7 +313,6 @@ class _Checker:
             self.diagnostics.extend(kept)
             if has_errors(kept):
                 self._broken_defs.add(name)
-        origins = self.bundler.origins  # (the copies of other definitions in one)
         for name, value, dialect, defaults in readings:  # its refs must resolve even when no tool uses it
             if not isinstance(value, dict):
                 continue
@@ -322,31 +321,38 @@ class _Checker:
             bundled, _ = self._bundle(("$defs", name), dialect)
             over, self.bundler.copied_bytes = self.bundler.over_budget, advertised
             if name not in self._broken_defs and not over:
-                resolved = not has_errors(self.bundler.diagnostics[errors_before:])
-                if not resolved:
+                if has_errors(self.bundler.diagnostics[errors_before:]):
                     bundled = value  # a reference is wrong: what refers to nothing is judged still
                 bundled = {**bundled, "$schema": DIALECT_URIS[dialect]}
-                defs_key = "definitions" if dialect == "draft-07" else "$defs"  # (where copies go)
-                copies = {n for n in bundled.get(defs_key) or () if (("$defs", name), n) in origins}
-                reason = definition_error(bundled, defs_key, copies, dialect) if resolved else None
-                if reason is not None and all_finite(bundled):  # (said here, not at each tool)
-                    message = f"{doc.describe(('$defs', name))} cannot be compiled: {reason}"
-                    self.diagnostics.append(error("invalid-schema", message, doc.key_loc(("$defs", name))))
-                    self._broken_defs.add(name)
-                    continue
                 before = {(d.location, d.code) for d in self.diagnostics}
                 judged = default_mismatches(doc, ("$defs", name), bundled, defaults)
                 self.diagnostics.extend(d for d in judged if (d.location, d.code) not in before)
 
-    def _own_compile_errors(self) -> Iterator[Diagnostic]:
-        """Each tool schema's "cannot be compiled" not due to a broken shared definition it takes."""
-        for said, shared, bundled, dialect in self._unsaid:
-            broken = shared & self._broken_defs
-            if not broken:
-                yield said
-            elif (reason := without_broken_error(bundled, dialect, broken)) is not None:  # (its own too)
+    def _compile_errors(self) -> Iterator[Diagnostic]:
+        """Each tool schema's "cannot be compiled", said where the fault is: at a shared definition
+        (of the toolset or another file) that does not compile alone, once, and at the tool only
+        for a mistake of its own (with its own reason); not for a definition whose mistake is said
+        where it is written (`_broken_defs`)."""
+        said_at: set[Location] = set()
+        for said, bundled, dialect, path in self._unsaid:
+            defs_key = "definitions" if dialect == "draft-07" else "$defs"
+            copies = {n for n in bundled.get(defs_key) or () if (path, n) in self.bundler.origins}
+            units = {n: self.bundler.origins[(path, n)] for n in copies}
+            broken = {
+                n for n, (source, unit) in units.items()
+                if source is self.doc and unit[:1] == ("$defs",) and str(unit[1]) in self._broken_defs
+            }  # fmt: skip
+            blamed, own = blame(bundled, dialect, copies, broken)
+            for name, reason in blamed.items():
+                source, unit = units[name]
+                where = resolve(source.data, map(str, unit))[2]
+                if source.key_loc(where) not in said_at:
+                    said_at.add(source.key_loc(where))
+                    message = f"{source.describe(where)} cannot be compiled: {reason}"
+                    yield error("invalid-schema", message, source.key_loc(where))
+            if own is not None:
                 head = said.message.partition(" cannot be compiled: ")[0]
-                yield dataclasses.replace(said, message=f"{head} cannot be compiled: {reason}")
+                yield dataclasses.replace(said, message=f"{head} cannot be compiled: {own}")
 
     def _tools(self) -> list[Tool]:
         doc = self.doc
@@ -542,7 +548,7 @@ class _Checker:
             elsewhere = any(d.is_error and d.location.file != doc.file for d in self.bundler.diagnostics)
             if not elsewhere:
                 said = error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))
-                self._unsaid.append((said, shared, bundled, dialect))
+                self._unsaid.append((said, bundled, dialect, path))
             return None
         self.diagnostics.extend(default_mismatches(doc, path, bundled, defaults))
         return bundled, shared, dialect
@@ -580,16 +586,6 @@ class _Checker:
                 said += schema_problems(source, where, read, dialect, self.policy, defaults, by_ref=True)
                 if not has_errors(said):  # its defaults, judged in the schema it was copied into
                     said += default_mismatches(source, where, bundled, defaults, (defs_key, name))
-                alone = {"$ref": definition_pointer(defs_key, name), defs_key: copied}
-                others = set(copied or ()) - {name}
-                # (an error said in its file, a reference there refused, say, is why, as a rule)
-                erred = has_errors(said) or any(
-                    d.is_error and d.location.file == source.file for d in self.bundler.diagnostics
-                )
-                reason = None if erred else definition_error(alone, defs_key, others, dialect)
-                if reason is not None and all_finite(alone):  # (said here, not at each tool)
-                    said_there = f"{source.describe(where)} cannot be compiled: {reason}"
-                    said.append(error("invalid-schema", said_there, source.key_loc(where)))
             # Once a problem a place (a unit inside another one, or read in both dialects, says it
             # again), the gravest reading: an error a dialect sees is not hidden by another's warning.
             for linted in said:

@@ -1444,3 +1444,80 @@ def test_a_definition_beside_a_broken_one_is_not_blamed_in_either_dialect(tmp_pa
     assert [(d.location.line, d.code) for d in checked.diagnostics] == [(4, "invalid-schema")], [
         d.format() for d in checked.diagnostics
     ]
+
+
+BAD = "{$id: 'http://x y', type: object, properties: {x: {type: string}}}"
+# (toolset definitions, common.yaml's definitions, tools) -> what is said: (file, line, start)
+COMPILE_CASES = {
+    "dynamic anchor in another definition": (
+        "A: {type: object, properties: {b: {$dynamicRef: '#node'}}}\n"
+        "  B: {$dynamicAnchor: node, type: string}",
+        "",
+        ["{p: {$ref: '#/$defs/A'}, q: {$ref: '#/$defs/B'}}"],
+        [],
+    ),
+    "dynamic anchor on the tool's root": (
+        "A: {type: object, properties: {b: {$dynamicRef: '#meta'}}}",
+        "",
+        ["{p: {$ref: '#/$defs/A'}}, $dynamicAnchor: meta"],
+        [],
+    ),
+    "dynamic anchor in another file": (
+        "",
+        "A: {type: object, properties: {b: {$dynamicRef: '#node'}}}\n"
+        "  B: {$dynamicAnchor: node, type: string}\n"
+        "  C: {type: object, properties: {a: {$ref: '#/$defs/A'}, b: {$ref: '#/$defs/B'}}}",
+        ["{p: {$ref: 'common.yaml#/$defs/C'}}"],
+        [],
+    ),
+    "unused definitions the validator refuses": (
+        f"Unused: {{type: object, properties: {{z: {{$dynamicRef: '#node'}}}}}}\n"
+        f"  Unused2: {BAD}\n  Used: {{type: string}}",
+        "",
+        ["{p: {$ref: '#/$defs/Used'}}"],
+        [],
+    ),
+    "a tool's own mistake beside another file's broken definition": (
+        "",
+        f"Bad: {BAD}",
+        ["{p: {$ref: 'common.yaml#/$defs/Bad'}}", "{p: {type: string, $dynamicRef: '#nope'}}"],
+        [("common.yaml", 2, "$defs.Bad cannot be compiled: Invalid URI"),
+         ("tools.yaml", 7, "tools[1].inputSchema cannot be compiled: Anchor 'nope'")],
+    ),
+    "two broken definitions of one file, each used by a tool": (
+        "",
+        f"Bad1: {BAD}\n  Bad2: {BAD.replace('x y', 'q r')}",
+        ["{p: {$ref: 'common.yaml#/$defs/Bad1'}}", "{p: {$ref: 'common.yaml#/$defs/Bad2'}}"],
+        [("common.yaml", 2, "$defs.Bad1 cannot be compiled"),
+         ("common.yaml", 3, "$defs.Bad2 cannot be compiled")],
+    ),
+    "a definition and a tool pointing into a broken definition's inside": (
+        f"Bad: {BAD}\n  A: {{$ref: '#/$defs/Bad/properties/x'}}",
+        "",
+        ["{p: {$ref: '#/$defs/A'}}", "{p: {$ref: '#/$defs/Bad/properties/x'}}"],
+        [("tools.yaml", 4, "$defs.Bad cannot be compiled: Invalid URI"),
+         ("tools.yaml", 8, "tools[0].inputSchema cannot be compiled: Invalid URI"),
+         ("tools.yaml", 10, "tools[1].inputSchema cannot be compiled: Invalid URI")],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", COMPILE_CASES)
+def test_a_schema_the_validator_refuses_is_said_where_the_fault_is_and_nothing_else(
+    tmp_path: Path, case: str
+) -> None:
+    # Only a tool that does not compile is looked into: a definition is blamed where it fails
+    # alone and makes the difference in the tool; a tool's own mistake is said with its own
+    # reason; a toolset the server compiles is not refused.
+    own, common, schemas, expected = COMPILE_CASES[case]
+    if common:
+        (tmp_path / "common.yaml").write_text(f"$defs:\n  {common}\n", "utf-8")
+    text = f"$defs:\n  {own}\n" if own else ""
+    text += "tools:\n" + "".join(
+        f"  - name: t{i}\n    inputSchema: {{type: object, properties: {props}}}\n"
+        for i, props in enumerate(schemas)
+    )
+    checked = check(tmp_path, text)
+    said = [(d.location.file, d.location.line, d.message) for d in checked.diagnostics]
+    assert [(f, line) for f, line, _ in said] == [(f, line) for f, line, _ in expected], said
+    assert all(m.startswith(want) for (_, _, m), (_, _, want) in zip(said, expected, strict=True)), said
