@@ -10,6 +10,7 @@ finds nothing while it is empty).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import jsonschema_rs
@@ -17,7 +18,7 @@ import jsonschema_rs
 from mcpstub.bundle import definition_pointer, iter_refs
 from mcpstub.errortext import first_line
 from mcpstub.ir import DIALECT_URIS, Dialect
-from mcpstub.pointers import escape, percent_decoded, split
+from mcpstub.pointers import percent_decoded, resolve, split
 
 
 def validator(schema: dict[str, Any]) -> Any:
@@ -71,18 +72,43 @@ def _points_inside(value: Any, defs_key: str, others: set[str]) -> bool:
     return False
 
 
+_UNRESOLVED = re.compile(r"(Anchor|Pointer) '(.*)' does not exist")
+
+
+def _holds(schema: Any, reason: str) -> bool:
+    """Whether the anchor or pointer a reason says does not exist is in `schema` (so the reason
+    came of emptying a part of it, not of a mistake)."""
+    found = _UNRESOLVED.match(reason)
+    if found is None:
+        return False
+    if found[1] == "Pointer":
+        tokens = split(found[2])
+        return tokens is not None and resolve(schema, tokens)[0]
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            if found[2] in (node.get("$anchor"), node.get("$dynamicAnchor")):
+                return True
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return False
+
+
 def blame(
     schema: dict[str, Any], dialect: Dialect, copies: set[str], broken: set[str]
 ) -> tuple[dict[str, str], str | None]:
     """For a tool's bundled `schema` that does not compile, with `copies` of shared definitions in
-    it (`broken`: those whose mistake is said where they are written): the copies to blame, each
-    with why it does not compile alone, and why the schema does not compile with all of those
-    left empty (None: it then compiles; its failure is theirs).
+    it that may be blamed (`broken`: those whose mistake is said where they are written): the
+    copies to blame, each with why it does not compile, and why the schema does not compile with
+    all of those left empty (None: it then compiles; its failure is theirs).
 
-    A copy is to blame where it does not compile alone (`definition_error`) and, in the schema,
-    it alone makes a difference (the others to blame left empty: an anchor it needs may be in
-    the tool's schema); not one that points into another's inside (its fault may be the other's).
-    A reason about a pointer into an emptied copy is not the schema's own: its first one is kept."""
+    A copy is to blame where it does not compile alone (`definition_error`) for a mistake of its
+    own, not for an anchor or pointer the schema holds elsewhere, and, in the schema, it alone
+    makes a difference (the others to blame left empty); not one that points into another's
+    inside (its fault may be the other's). A reason that came of emptying is not the schema's
+    own: its first one is kept, said only where no copy to blame gives it."""
     defs_key = "definitions" if dialect == "draft-07" else "$defs"
     defs = schema.get(defs_key)
     defs = defs if isinstance(defs, dict) else {}
@@ -92,16 +118,17 @@ def blame(
 
     alone: dict[str, str] = {}
     for name in sorted(copies - broken):
-        if name in defs and not _points_inside(defs[name], defs_key, copies):
+        if name in defs and not _points_inside(defs[name], defs_key, set(defs)):
             root = {"$ref": definition_pointer(defs_key, name), defs_key: defs}
-            reason = definition_error(root, defs_key, copies - {name}, dialect)
-            if reason is not None:
+            reason = definition_error(root, defs_key, set(defs) - {name}, dialect)
+            if reason is not None and not _holds(schema, reason):
                 alone[name] = reason
-    suspects = set(alone) | (broken & copies)
+    suspects = set(alone) | (broken & set(defs))
     if not suspects:
         return {}, compile_error(schema)
     own = emptied(suspects)
     blamed = {n: why for n, why in alone.items() if emptied(suspects - {n}) not in (None, own)}
-    if own is not None and any(f"/{defs_key}/{escape(n)}/" in own for n in suspects):
-        own = compile_error(schema)  # (the emptied one's inside: not the schema's own mistake)
+    if own is not None and _holds(schema, own):  # (what emptying took: the schema's first reason)
+        first = compile_error(schema)
+        own = None if first in blamed.values() else first
     return blamed, own

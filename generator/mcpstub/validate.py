@@ -139,6 +139,7 @@ class _Checker:
         self._reach: dict[str, set[Dialect]] = {}  # the dialects reaching each of the toolset's definitions
         self._tool_reach: set[tuple[str, Dialect]] = set()  # of them, those the tool checked now reaches
         self._reach_known = True  # False: a tool's schemas were not bundled (no name; past the budget)
+        self._proven: set[tuple[int, JsonPath]] = set()  # shared definitions in a schema that compiled
         # Each tool schema that cannot be compiled, with its bundled schema, that schema's dialect
         # and its path: said where the fault is (`_compile_errors`).
         self._unsaid: list[tuple[Diagnostic, dict[str, Any], Dialect, JsonPath]] = []
@@ -328,6 +329,16 @@ class _Checker:
                 judged = default_mismatches(doc, ("$defs", name), bundled, defaults)
                 self.diagnostics.extend(d for d in judged if (d.location, d.code) not in before)
 
+    def _unit_key(self, source: Document, unit: JsonPath) -> tuple[int, JsonPath]:
+        """A shared definition's copy, as `_proven` knows it (one of the toolset's by its name)."""
+        return id(source), tuple(unit[:2]) if source is self.doc else tuple(unit)
+
+    def _prove(self, path: JsonPath, bundled: dict[str, Any], dialect: Dialect) -> None:
+        """The shared definitions copied into a schema that compiles: none of them is to blame."""
+        for name in bundled.get("definitions" if dialect == "draft-07" else "$defs") or ():
+            if (path, name) in self.bundler.origins:
+                self._proven.add(self._unit_key(*self.bundler.origins[(path, name)]))
+
     def _compile_errors(self) -> Iterator[Diagnostic]:
         """Each tool schema's "cannot be compiled", said where the fault is: at a shared definition
         (of the toolset or another file) that does not compile alone, once, and at the tool only
@@ -342,7 +353,8 @@ class _Checker:
                 n for n, (source, unit) in units.items()
                 if source is self.doc and unit[:1] == ("$defs",) and str(unit[1]) in self._broken_defs
             }  # fmt: skip
-            blamed, own = blame(bundled, dialect, copies, broken)
+            unproven = {n for n in copies if self._unit_key(*units[n]) not in self._proven}
+            blamed, own = blame(bundled, dialect, unproven, broken)
             for name, reason in blamed.items():
                 source, unit = units[name]
                 where = resolve(source.data, map(str, unit))[2]
@@ -393,6 +405,7 @@ class _Checker:
                     for name, dialect in reached:
                         read: Dialect = "draft-07" if dialect == "draft-07" else "2020-12"
                         self._reach.setdefault(name, set()).add(read)
+                        self._proven.add((id(doc), ("$defs", name)))  # (it compiled with them)
                     continue
                 # Its copies cross the expansion bound here: checked again, to report where.
                 self.bundler.copied_bytes -= copied
@@ -541,6 +554,7 @@ class _Checker:
             compiled = self._compile(bundled, shared, dialect)
             if compiled is not None:
                 self._validators[id(bundled)] = (bundled, compiled)
+            self._prove(path, bundled, dialect)
         except Exception as exc:  # jsonschema-rs reports any schema it cannot compile this way
             reason = first_line(exc)
             # A shared definition or a referenced file with an error, said where it is written once,

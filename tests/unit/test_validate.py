@@ -1495,9 +1495,26 @@ COMPILE_CASES = {
         f"Bad: {BAD}\n  A: {{$ref: '#/$defs/Bad/properties/x'}}",
         "",
         ["{p: {$ref: '#/$defs/A'}}", "{p: {$ref: '#/$defs/Bad/properties/x'}}"],
-        [("tools.yaml", 4, "$defs.Bad cannot be compiled: Invalid URI"),
-         ("tools.yaml", 8, "tools[0].inputSchema cannot be compiled: Invalid URI"),
-         ("tools.yaml", 10, "tools[1].inputSchema cannot be compiled: Invalid URI")],
+        [("tools.yaml", 4, "$defs.Bad cannot be compiled: Invalid URI")],  # (theirs, said there)
+    ),
+    "a dynamic anchor a broken definition holds": (
+        "A: {$dynamicAnchor: foo, type: string, properties: {q: {$id: 'http://x y'}}}\n"
+        "  B: {$dynamicRef: '#foo'}",
+        "",
+        ["{x: {$ref: '#/$defs/B'}, y: {$ref: '#/$defs/A'}}"],
+        [("tools.yaml", 4, "$defs.A cannot be compiled: Invalid URI")],
+    ),
+    "a definition that compiles in one tool and not in another": (
+        "B: {$dynamicRef: '#foo'}",
+        "",
+        ["{x: {$ref: '#/$defs/B'}}, $dynamicAnchor: foo", "{x: {$ref: '#/$defs/B'}}"],
+        [("tools.yaml", 9, "tools[1].inputSchema cannot be compiled: Anchor 'foo'")],
+    ),
+    "a definition's own missing anchor": (
+        "B: {properties: {q: {type: string}}, not: {$dynamicRef: '#nope'}}",
+        "",
+        ["{x: {$ref: '#/$defs/B/properties/q'}, y: {$ref: '#/$defs/B'}}"],
+        [("tools.yaml", 4, "$defs.B cannot be compiled: Anchor 'nope'")],
     ),
 }  # fmt: skip
 
