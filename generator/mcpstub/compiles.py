@@ -1,11 +1,12 @@
-"""Whether a schema, or one definition bundled beside others, compiles as the server compiles it.
+"""Whether a schema compiles as the server compiles it, and where the fault is when it does not.
 
 The server's validator (jsonschema-rs, offline, formats asserted) refuses a few schemas the
-meta-schema takes: an `$id` that is no URI reference, say. Such a mistake in a definition many
-tools share is said once, where the definition is written, not at each tool: `definition_error`
-compiles the definition alone (the definitions beside it empty), and only where that fails and
-the whole fails as well is the definition to blame (a reference into another definition's inside
-finds nothing while it is empty).
+meta-schema takes: an `$id` that is no URI reference, a `$dynamicRef` to no anchor. Only a tool
+schema that does not compile is looked into (`blame`): a shared definition copied into it is to
+blame where it fails on its own (`definition_error`: alone, and beside the definitions it
+reaches), for a mistake of its own (not an anchor or pointer the schema holds elsewhere), and
+makes the difference in that schema; the caller says it once, where it is written, and the tool
+only for a mistake of its own.
 """
 
 from __future__ import annotations
