@@ -139,7 +139,8 @@ class _Checker:
         self._reach: dict[str, set[Dialect]] = {}  # the dialects reaching each of the toolset's definitions
         self._tool_reach: set[tuple[str, Dialect]] = set()  # of them, those the tool checked now reaches
         self._reach_known = True  # False: a tool's schemas were not bundled (no name; past the budget)
-        self._proven: set[tuple[int, JsonPath]] = set()  # shared definitions in a schema that compiled
+        # Shared definitions in a schema that compiled, with that schema's dialect.
+        self._proven: set[tuple[int, JsonPath, Dialect]] = set()
         # Each tool schema that cannot be compiled, with its bundled schema, that schema's dialect
         # and its path: said where the fault is (`_compile_errors`).
         self._unsaid: list[tuple[Diagnostic, dict[str, Any], Dialect, JsonPath]] = []
@@ -204,8 +205,12 @@ class _Checker:
             for name, value in doc.data["$defs"].items() if _defines(doc.data) else ():
                 at: JsonPath = ("$defs", name)
                 if not {(id(doc), ()), (id(doc), ("$defs",)), (id(doc), at)} & reached:
-                    dialect = schema_dialect(value) or "2020-12"
-                    for said in schema_problems(doc, at, value, dialect, self.policy):
+                    own = isinstance(value, dict) and "$schema" in value  # (else as its file declares)
+                    dialect = (schema_dialect(value) if own else schema_dialect(doc.data)) or "2020-12"
+                    read = value
+                    if isinstance(value, dict) and not own:
+                        read = {**value, "$schema": DIALECT_URIS[dialect]}
+                    for said in schema_problems(doc, at, read, dialect, self.policy):
                         self._said.add(said, dialect)
 
     def run(self) -> Toolset | None:
@@ -329,15 +334,16 @@ class _Checker:
                 judged = default_mismatches(doc, ("$defs", name), bundled, defaults)
                 self.diagnostics.extend(d for d in judged if (d.location, d.code) not in before)
 
-    def _unit_key(self, source: Document, unit: JsonPath) -> tuple[int, JsonPath]:
-        """A shared definition's copy, as `_proven` knows it (one of the toolset's by its name)."""
-        return id(source), tuple(unit[:2]) if source is self.doc else tuple(unit)
+    def _unit_key(self, source: Document, unit: JsonPath, dialect: Dialect) -> tuple[int, JsonPath, Dialect]:
+        """A shared definition's copy read in `dialect`, as `_proven` knows it (one of the
+        toolset's by its name)."""
+        return id(source), tuple(unit[:2]) if source is self.doc else tuple(unit), dialect
 
     def _prove(self, path: JsonPath, bundled: dict[str, Any], dialect: Dialect) -> None:
         """The shared definitions copied into a schema that compiles: none of them is to blame."""
         for name in bundled.get("definitions" if dialect == "draft-07" else "$defs") or ():
             if (path, name) in self.bundler.origins:
-                self._proven.add(self._unit_key(*self.bundler.origins[(path, name)]))
+                self._proven.add(self._unit_key(*self.bundler.origins[(path, name)], dialect))
 
     def _compile_errors(self) -> Iterator[Diagnostic]:
         """Each tool schema's "cannot be compiled", said where the fault is: at a shared definition
@@ -353,7 +359,7 @@ class _Checker:
                 n for n, (source, unit) in units.items()
                 if source is self.doc and unit[:1] == ("$defs",) and str(unit[1]) in self._broken_defs
             }  # fmt: skip
-            unproven = {n for n in copies if self._unit_key(*units[n]) not in self._proven}
+            unproven = {n for n in copies if self._unit_key(*units[n], dialect) not in self._proven}
             blamed, own = blame(bundled, dialect, unproven, broken)
             for name, reason in blamed.items():
                 source, unit = units[name]
@@ -405,7 +411,7 @@ class _Checker:
                     for name, dialect in reached:
                         read: Dialect = "draft-07" if dialect == "draft-07" else "2020-12"
                         self._reach.setdefault(name, set()).add(read)
-                        self._proven.add((id(doc), ("$defs", name)))  # (it compiled with them)
+                        self._proven.add((id(doc), ("$defs", name), read))  # (it compiled with them)
                     continue
                 # Its copies cross the expansion bound here: checked again, to report where.
                 self.bundler.copied_bytes -= copied

@@ -1843,6 +1843,12 @@ D7 = {"$schema": "http://json-schema.org/draft-07/schema#"}
         (obj({"c": {**I, "minimum": 1}, "y": S}, ("c",), additionalProperties=False),
          obj({"c": {**I, "minimum": 2}}, ("c",), additionalProperties=False),
          "y"),
+        # A least number that is a multiple above an exclusive bound.
+        (obj({"n": {**I, "exclusiveMinimum": 4, "minimum": 4, "multipleOf": 2}, "d": {**I, "maximum": 14}},
+             ("n",)),
+         obj({"n": {**I, "exclusiveMinimum": 4, "minimum": 4, "multipleOf": 2}, "d": {**I, "maximum": 7}},
+             ("n",)),
+         "d"),
         # Bounds the least guess meets: an exclusive minimum, a number of items.
         (obj({"n": {"type": "number", "exclusiveMinimum": 0}, "l": {"type": "array", "minItems": 2},
               "d": {**I, "maximum": 14}}, ("n", "l")),
@@ -1882,3 +1888,15 @@ def test_when_the_diff_s_search_time_is_spent_nothing_is_drawn(monkeypatch: pyte
     findings = run_input(old, new, search_budget_seconds=0)
     assert [f.rule for f in findings] == ["input-property-added"] and not drawn, (findings, drawn)
     assert findings[0].counterexample == {"n": 1, "s": "aa", "x": None}  # (planted, not drawn)
+
+
+def test_a_searched_change_is_planted_into_the_least_instance_the_new_schema_takes() -> None:
+    # A pattern change needs the search; its counterexample is planted into `c` of three letters,
+    # which NEW takes, not the shortest `c`, which NEW refuses for its new minLength.
+    old = obj({"c": S, "p": {**S, "pattern": "^a"}}, ("c",))
+    new = obj({"c": {**S, "minLength": 3}, "p": {**S, "pattern": "^ab"}}, ("c",))
+    (found,) = [f for f in run_input(old, new) if f.path.endswith("/p/pattern") and f.has_counterexample]
+    example = found.counterexample
+    in_old, in_new = validator_for(old).is_valid, validator_for(new).is_valid
+    assert in_old(example) and not in_new(example), example
+    assert in_new({k: v for k, v in example.items() if k != "p"}), example

@@ -1510,6 +1510,14 @@ COMPILE_CASES = {
         ["{x: {$ref: '#/$defs/B'}}, $dynamicAnchor: foo", "{x: {$ref: '#/$defs/B'}}"],
         [("tools.yaml", 9, "tools[1].inputSchema cannot be compiled: Anchor 'foo'")],
     ),
+    "a definition a draft-07 tool compiles with and 2020-12 tools do not": (
+        "D: {type: string, not: {$dynamicRef: '#nope'}}",
+        "",
+        ["{d: {$ref: '#/$defs/D'}}, $schema: 'http://json-schema.org/draft-07/schema#'",
+         "{d: {$ref: '#/$defs/D'}}", "{d: {$ref: '#/$defs/D'}}"],
+        [("tools.yaml", 4, "$defs.D cannot be compiled: Anchor 'nope'"),
+         ("tools.yaml", 4, "unknown draft-07 keyword '$dynamicRef'")],  # (draft-07 reads no $dynamicRef)
+    ),
     "a definition's own missing anchor": (
         "B: {properties: {q: {type: string}}, not: {$dynamicRef: '#nope'}}",
         "",
@@ -1538,3 +1546,18 @@ def test_a_schema_the_validator_refuses_is_said_where_the_fault_is_and_nothing_e
     said = [(d.location.file, d.location.line, d.message) for d in checked.diagnostics]
     assert [(f, line) for f, line, _ in said] == [(f, line) for f, line, _ in expected], said
     assert all(m.startswith(want) for (_, _, m), (_, _, want) in zip(said, expected, strict=True)), said
+
+
+def test_a_definition_nothing_reaches_in_a_draft_07_file_is_read_as_draft_07(tmp_path: Path) -> None:
+    # Its file declares draft-07 at its root: what nothing reaches is read as its file declares.
+    (tmp_path / "common.yaml").write_text(
+        "$schema: 'http://json-schema.org/draft-07/schema#'\n$defs:\n  Used: {type: string}\n"
+        "  Pair: {type: array, items: [{type: string}, {type: integer}]}\n  Bad: {type: strin}\n",
+        "utf-8",
+    )
+    d7 = "$schema: 'http://json-schema.org/draft-07/schema#', "
+    schema = f"{{{d7}type: object, properties: {{p: {{$ref: 'common.yaml#/$defs/Used'}}}}}}"
+    checked = check(tmp_path, f"tools:\n  - name: t\n    inputSchema: {schema}\n")
+    assert [(d.location.line, d.code) for d in checked.diagnostics] == [(5, "unknown-type")], [
+        d.format() for d in checked.diagnostics
+    ]

@@ -114,7 +114,9 @@ class Searcher:
         only); then, where drawing is allowed and the caller asks for more, one small one drawn
         once within the deadline; `None` (parts planted into nothing) without either."""
         roots = self._roots
-        least = self._least_bases[:1] if few else self._least_bases
+        least = self._least_bases
+        if few and least:  # (the first one B takes too, where there is one)
+            least = [next((b for b in least if roots is not None and _takes(roots[1], b)), least[0])]
         yield from least
         if self._base is None and draw and roots is not None and search_available():
             try:
@@ -568,20 +570,29 @@ def _least(ctx: Context, node: JSON, depth: int = 0, plain: bool = False) -> JSO
 
 
 def _least_number(node: dict[str, JSON], kind: str) -> JSON:
-    """Its minimum, else 0 or the number nearest it within the node's other bounds (one past an
-    exclusive one)."""
-    low: Any = node.get("minimum")
-    above: Any = node.get("exclusiveMinimum")
-    high: Any = node.get("maximum")
-    below: Any = node.get("exclusiveMaximum")
-    if num(low) and abs(low) < 1e15:
-        return math.ceil(low) if kind == "integer" else low
-    if num(above) and abs(above) < 1e15 and above >= 0:
-        return math.floor(above) + 1
-    if num(high) and abs(high) < 1e15 and high < 0:
-        return math.floor(high) if kind == "integer" else high
-    if num(below) and abs(below) < 1e15 and below <= 0:
-        return math.ceil(below) - 1
+    """The least number the node's lower bound allows (one step past an exclusive one), else the
+    greatest its upper bound below 0 allows, else 0: a multiple of a whole `multipleOf`."""
+    step: Any = node.get("multipleOf")
+    step = step if num(step) and step >= 1 and float(step).is_integer() else None
+    step = step or (1 if kind == "integer" else None)
+    bounds: list[tuple[Any, bool]] = [
+        (node.get(key), key.startswith("exclusive")) for key in ("minimum", "exclusiveMinimum")
+    ]
+    lows = [(v, x) for v, x in bounds if num(v) and abs(v) < 1e15]
+    if lows:
+        value, exclusive = max(lows)  # (at one value, the exclusive bound is the stricter)
+        if step is None:
+            return value + 1 if exclusive else value
+        least = math.ceil(value / step) * step
+        return least + step if exclusive and least == value else least
+    bounds = [(node.get(key), key.startswith("exclusive")) for key in ("maximum", "exclusiveMaximum")]
+    highs = [(v, x) for v, x in bounds if num(v) and abs(v) < 1e15 and (v < 0 or (v == 0 and x))]
+    if highs:
+        value, exclusive = min(highs, key=lambda bound: (bound[0], not bound[1]))
+        if step is None:
+            return value - 1 if exclusive else value
+        most = math.floor(value / step) * step
+        return most - step if exclusive and most == value else most
     return 0
 
 
