@@ -563,9 +563,15 @@ class _Checker:
             self._prove(path, bundled, dialect)
         except Exception as exc:  # jsonschema-rs reports any schema it cannot compile this way
             reason = first_line(exc)
-            # A shared definition or a referenced file with an error, said where it is written once,
-            # is why, as a rule.
-            elsewhere = any(d.is_error and d.location.file != doc.file for d in self.bundler.diagnostics)
+            # A file this schema reached with an error, said where it is written once, is why, as
+            # a rule (not a file only another tool reached: then the failure is this one's).
+            copies = bundled.get("definitions" if dialect == "draft-07" else "$defs") or ()
+            origins = self.bundler.origins
+            reached = {origins[(path, n)][0].file for n in copies if (path, n) in origins}
+            elsewhere = any(
+                d.is_error and d.location.file != doc.file and d.location.file in reached
+                for d in self.bundler.diagnostics
+            )
             if not elsewhere:
                 said = error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))
                 self._unsaid.append((said, bundled, dialect, path))

@@ -1561,3 +1561,26 @@ def test_a_definition_nothing_reaches_in_a_draft_07_file_is_read_as_draft_07(tmp
     assert [(d.location.line, d.code) for d in checked.diagnostics] == [(5, "unknown-type")], [
         d.format() for d in checked.diagnostics
     ]
+
+
+@pytest.mark.parametrize("first", ["uses the broken file", "has its own mistake"])
+def test_a_tool_s_own_compile_error_is_said_whatever_another_file_s_error_and_the_order(
+    tmp_path: Path, first: str
+) -> None:
+    # Another file's mistake explains the failure only of a tool that reaches that file.
+    (tmp_path / "common.yaml").write_text("$defs:\n  Bad: {type: strin}\n", "utf-8")
+    tools = [
+        "  - name: a\n    inputSchema: {type: object, properties: {p: {$ref: 'common.yaml#/$defs/Bad'}}}\n",
+        "  - name: b\n    inputSchema:\n"
+        "      {type: object, properties: {q: {type: string, $dynamicRef: '#nope'}}}\n",
+    ]
+    order = tools if first == "uses the broken file" else tools[::-1]
+    checked = check(tmp_path, "tools:\n" + "".join(order))
+    said = sorted((d.location.file, d.code, d.message.split(":")[0]) for d in checked.diagnostics)
+    own = "tools[1].inputSchema cannot be compiled" if first == "uses the broken file" else (
+        "tools[0].inputSchema cannot be compiled"
+    )
+    assert said == [
+        ("common.yaml", "unknown-type", "$defs.Bad.type"),
+        ("tools.yaml", "invalid-schema", own),
+    ], said
