@@ -30,6 +30,7 @@ from mcpstub.containment import LOOP, broken_link, check_ref_file
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.errortext import close_file
+from mcpstub.ir import definitions_key
 from mcpstub.keywords import position, subschemas
 from mcpstub.pointers import percent_decoded, ref_file, resolve, split_fragment, to_fragment, to_pointer
 
@@ -149,7 +150,7 @@ class Bundler:
         result: dict[str, Any] = _copy(original)
         if self.over_budget:  # reported once, where the budget ran out
             return result, frozenset()
-        defs_key = "definitions" if dialect == "draft-07" else "$defs"
+        defs_key = definitions_key(dialect)
         own_defs = result.get(defs_key)
         state = _State(
             original, schema_path, defs_key, set(own_defs) if isinstance(own_defs, dict) else set()

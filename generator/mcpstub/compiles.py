@@ -12,13 +12,14 @@ only for a mistake of its own.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import jsonschema_rs
 
 from mcpstub.bundle import definition_pointer, iter_refs
 from mcpstub.errortext import first_line
-from mcpstub.ir import DIALECT_URIS, Dialect
+from mcpstub.ir import DIALECT_URIS, Dialect, definitions_key
 from mcpstub.pointers import percent_decoded, resolve, split
 
 
@@ -36,16 +37,24 @@ def compile_error(schema: dict[str, Any]) -> str | None:
     return None
 
 
+def _definition_refs(schema: Any, defs_key: str) -> Iterator[tuple[str, ...]]:
+    """Each reference of `schema` into one of its definitions, as the tokens after `defs_key`
+    (`#/$defs/Name/properties/x` -> `('Name', 'properties', 'x')`)."""
+    for _, ref in iter_refs(schema):
+        tokens = split(percent_decoded(ref[1:]) or "") if ref.startswith("#/") else None
+        if tokens and len(tokens) >= 2 and tokens[0] == defs_key:
+            yield tokens[1:]
+
+
 def _reached(defs: dict[str, Any], defs_key: str, root: Any) -> set[str]:
     """The names of `defs` that `root`'s references reach, through one another (`#/$defs/Name...`)."""
     found: set[str] = set()
     pending = [root]
     while pending:
-        for _, ref in iter_refs(pending.pop()):
-            tokens = split(percent_decoded(ref[1:]) or "") if ref.startswith("#/") else None
-            if tokens and len(tokens) >= 2 and tokens[0] == defs_key and tokens[1] not in found:
-                found.add(tokens[1])
-                pending.append(defs.get(tokens[1]))
+        for name, *_ in _definition_refs(pending.pop(), defs_key):
+            if name not in found:
+                found.add(name)
+                pending.append(defs.get(name))
     return found
 
 
@@ -66,11 +75,7 @@ def definition_error(root: dict[str, Any], defs_key: str, others: set[str], dial
 
 def _points_inside(value: Any, defs_key: str, others: set[str]) -> bool:
     """Whether `value` refers into the inside of one of the definitions `others`."""
-    for _, ref in iter_refs(value):
-        tokens = split(percent_decoded(ref[1:]) or "") if ref.startswith("#/") else None
-        if tokens and len(tokens) > 2 and tokens[0] == defs_key and tokens[1] in others:
-            return True
-    return False
+    return any(len(tokens) > 1 and tokens[0] in others for tokens in _definition_refs(value, defs_key))
 
 
 _UNRESOLVED = re.compile(r"(Anchor|Pointer) '(.*)' does not exist")
@@ -110,7 +115,7 @@ def blame(
     makes a difference (the others to blame left empty); not one that points into another's
     inside (its fault may be the other's). A reason that came of emptying is not the schema's
     own: its first one is kept, said only where no copy to blame gives it."""
-    defs_key = "definitions" if dialect == "draft-07" else "$defs"
+    defs_key = definitions_key(dialect)
     defs = schema.get(defs_key)
     defs = defs if isinstance(defs, dict) else {}
 

@@ -25,6 +25,11 @@ _DRAFT7 = re.compile(r"^https?://json-schema\.org/draft-07/schema#?$")
 _DRAFT2020 = re.compile(r"^https?://json-schema\.org/draft/2020-12/schema#?$")
 
 
+def definitions_key(dialect: str) -> str:
+    """Where a schema of `dialect` keeps its own definitions (and bundling puts the copies)."""
+    return "definitions" if dialect == "draft-07" else "$defs"
+
+
 def schema_dialect(schema: Any) -> Dialect | None:
     """The dialect a schema's `$schema` declares: 2020-12 when undeclared, None when unsupported."""
     declared = schema.get("$schema") if isinstance(schema, dict) else None

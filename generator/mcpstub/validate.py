@@ -40,6 +40,7 @@ from mcpstub.ir import (
     PythonIdentifier,
     Tool,
     Toolset,
+    definitions_key,
     elicitation_class,
     entry_classes,
     schema_dialect,
@@ -339,11 +340,19 @@ class _Checker:
         toolset's by its name)."""
         return id(source), tuple(unit[:2]) if source is self.doc else tuple(unit), dialect
 
+    def _copies(
+        self, path: JsonPath, bundled: dict[str, Any], dialect: Dialect
+    ) -> dict[str, tuple[Document, JsonPath]]:
+        """The copies of shared definitions bundled into the schema at `path`, by their name
+        there: where each is written (its document and path there)."""
+        origins = self.bundler.origins
+        names = bundled.get(definitions_key(dialect)) or ()
+        return {n: origins[(path, n)] for n in names if (path, n) in origins}
+
     def _prove(self, path: JsonPath, bundled: dict[str, Any], dialect: Dialect) -> None:
         """The shared definitions copied into a schema that compiles: none of them is to blame."""
-        for name in bundled.get("definitions" if dialect == "draft-07" else "$defs") or ():
-            if (path, name) in self.bundler.origins:
-                self._proven.add(self._unit_key(*self.bundler.origins[(path, name)], dialect))
+        copies = self._copies(path, bundled, dialect).values()
+        self._proven.update(self._unit_key(*unit, dialect) for unit in copies)
 
     def _compile_errors(self) -> Iterator[Diagnostic]:
         """Each tool schema's "cannot be compiled", said where the fault is: at a shared definition
@@ -352,14 +361,12 @@ class _Checker:
         where it is written (`_broken_defs`)."""
         said_at: set[Location] = set()
         for said, bundled, dialect, path in self._unsaid:
-            defs_key = "definitions" if dialect == "draft-07" else "$defs"
-            copies = {n for n in bundled.get(defs_key) or () if (path, n) in self.bundler.origins}
-            units = {n: self.bundler.origins[(path, n)] for n in copies}
+            units = self._copies(path, bundled, dialect)
             broken = {
                 n for n, (source, unit) in units.items()
                 if source is self.doc and unit[:1] == ("$defs",) and str(unit[1]) in self._broken_defs
             }  # fmt: skip
-            unproven = {n for n in copies if self._unit_key(*units[n], dialect) not in self._proven}
+            unproven = {n for n, unit in units.items() if self._unit_key(*unit, dialect) not in self._proven}
             blamed, own = blame(bundled, dialect, unproven, broken)
             for name, reason in blamed.items():
                 source, unit = units[name]
@@ -411,7 +418,7 @@ class _Checker:
                     for name, dialect in reached:
                         read: Dialect = "draft-07" if dialect == "draft-07" else "2020-12"
                         self._reach.setdefault(name, set()).add(read)
-                        self._proven.add((id(doc), ("$defs", name), read))  # (it compiled with them)
+                        self._proven.add(self._unit_key(doc, ("$defs", name), read))  # (compiled with it)
                     continue
                 # Its copies cross the expansion bound here: checked again, to report where.
                 self.bundler.copied_bytes -= copied
@@ -565,9 +572,7 @@ class _Checker:
             reason = first_line(exc)
             # A file this schema reached with an error, said where it is written once, is why, as
             # a rule (not a file only another tool reached: then the failure is this one's).
-            copies = bundled.get("definitions" if dialect == "draft-07" else "$defs") or ()
-            origins = self.bundler.origins
-            reached = {origins[(path, n)][0].file for n in copies if (path, n) in origins}
+            reached = {source.file for source, _ in self._copies(path, bundled, dialect).values()}
             elsewhere = any(
                 d.is_error and d.location.file != doc.file and d.location.file in reached
                 for d in self.bundler.diagnostics
@@ -584,7 +589,7 @@ class _Checker:
         definition copied into it, `bundler.origins`) is linted as its own keywords are (a
         misspelled keyword there checks less than it says), in its dialect, each mistake once."""
         bundled, shared = self.bundler.bundle_schema(path, dialect)
-        defs_key = "definitions" if dialect == "draft-07" else "$defs"
+        defs_key = definitions_key(dialect)
         copied = bundled.get(defs_key)
         for name in copied if isinstance(copied, dict) else ():
             if (path, name) not in self.bundler.origins:
@@ -629,7 +634,7 @@ class _Checker:
         Anything else (a copy that refers elsewhere or into a copy, a copy that fails on its own)
         compiles the whole schema, which decides and says why.
         """
-        defs_key = "definitions" if dialect == "draft-07" else "$defs"
+        defs_key = definitions_key(dialect)
         defs = schema.get(defs_key)
         if not isinstance(defs, dict):
             return validator(schema)
