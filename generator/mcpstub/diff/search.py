@@ -132,6 +132,14 @@ class Searcher:
         if not least and not drawn:
             yield None
 
+    def _preferred_bases(self, deadline: float, draw: bool) -> Iterator[JSON]:
+        """`_bases`, the least ones B takes too first: what is planted into one of them, B refuses
+        for that part, not for the rest (drawing waits until none of them serves)."""
+        in_b = self._roots[1] if self._roots is not None else None
+        if in_b is not None:
+            yield from (base for base in self._bases(deadline, draw=False) if _takes(in_b, base))
+        yield from self._bases(deadline, draw)
+
     def _planted_search(
         self, reason: Reason, a_node: JSON, accept: Callable[[JSON], bool], deadline: float
     ) -> Any:
@@ -162,13 +170,10 @@ class Searcher:
         if not reason.ipath:  # the witness is the whole instance (a oneOf branch's may be refused)
             found = roots[0](reason.witness) and not roots[1](reason.witness)
             return Outcome(found, reason.witness if found else None)
-        deadline = time.process_time() + self.seconds
-        # First into an instance B takes too: B then refuses it for the witness, not for the rest.
-        for kept_by_b in (True, False):  # (the least instances only, then: drawing waits)
-            for base in self._bases(deadline, draw and not kept_by_b):
-                instance = _planted(base, reason.ipath, reason.witness)
-                if roots[0](instance) and not roots[1](instance) and (roots[1](base) or not kept_by_b):
-                    return Outcome(True, instance)
+        for base in self._preferred_bases(time.process_time() + self.seconds, draw):
+            instance = _planted(base, reason.ipath, reason.witness)
+            if roots[0](instance) and not roots[1](instance):
+                return Outcome(True, instance)
         return Outcome(False)
 
     def find(self, reason: Reason, draw: bool = True) -> Outcome:
@@ -229,17 +234,11 @@ class Searcher:
         values = _named((self.a, a_node), (self.b, b_node))
         if not values:
             return _NOTHING
-        in_b = self._roots[1] if self._roots is not None else None
-        # First into an instance B takes too: B then refuses it for the value, not for the rest.
-        # (the least instances only, then: drawing waits until none of them serves)
-        for kept_by_b in (True, False) if reason.ipath else (False,):
-            for base in self._bases(deadline, draw and not kept_by_b) if reason.ipath else [None]:
-                if kept_by_b and not (in_b is not None and _takes(in_b, base)):
-                    continue
-                for value in values:  # (a few dozen values: tried even where the time is gone)
-                    instance = _planted(base, reason.ipath, value) if reason.ipath else value
-                    if _takes(accept, instance):
-                        return instance
+        for base in self._preferred_bases(deadline, draw) if reason.ipath else [None]:
+            for value in values:  # (a few dozen values: tried even where the time is gone)
+                instance = _planted(base, reason.ipath, value) if reason.ipath else value
+                if _takes(accept, instance):
+                    return instance
         return _NOTHING
 
 
