@@ -63,9 +63,11 @@ def default_mismatches(
             continue
         reason = _default_rejected(bundled, relative, node, declared, registries)
         if reason is not None:
+            # (the default at a file's root is named with the file, as its document names it)
+            what = doc.describe((*where, "default")) if where else f"the default of {doc.describe(where)}"
             yield warning(
                 "invalid-default",
-                f"{doc.describe((*where, 'default'))} does not match its own schema: {reason}",
+                f"{what} does not match its own schema: {reason}",
                 doc.loc((*where, "default")),
                 (_wants_boolean(node) and _plain_text(doc, (*where, "default"), node["default"]))
                 or "it is not filled in (a call that leaves the field out leaves it unset for the "

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -724,7 +723,7 @@ def _definition_default(doc: Document, where: JsonPath, value: Any) -> Diagnosti
     if len(written) > 40:
         written = "..."
     # (a whole file a `$ref` reaches is shared as a definition all the same)
-    what = f"definition {str(where[-1])!r}" if where else repr(os.path.basename(doc.file))
+    what = f"definition {str(where[-1])!r}" if where else doc.describe(where)
     return warning(
         "definition-default",
         f"the default of {what} fills no field: a default applies only where "

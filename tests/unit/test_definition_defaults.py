@@ -153,7 +153,7 @@ def test_a_whole_file_a_reference_reaches_is_a_definition_whose_root_default_fil
     assert checked.toolset is not None, [d.format() for d in checked.diagnostics]
     said = [d for d in checked.diagnostics if d.code == "definition-default"]
     assert [(d.location.file, d.location.line) for d in said] == [("parts/role.yaml", 2)], said
-    assert "the default of 'role.yaml' fills no field" in said[0].message
+    assert "the default of role.yaml fills no field" in said[0].message
     models = _models(checked)
     assert models.PickInput().role is MISSING
     assert models.PickInput.model_validate({"role": {}}).role.kind == "reporter"
@@ -174,7 +174,7 @@ def test_a_default_inside_another_file_is_not_said_to_fill_nothing_where_it_may_
     checked = check_toolset(tmp_path / "tools.yaml", "tools.yaml")
     assert checked.toolset is not None, [d.format() for d in checked.diagnostics]
     said = [(d.location.line, d.message) for d in checked.diagnostics if d.code == "definition-default"]
-    assert said == [(2, said[0][1])] and "'role.yaml'" in said[0][1], said  # (the root's only)
+    assert said == [(2, said[0][1])] and "of role.yaml fills" in said[0][1], said  # (the root's only)
     models = _models(checked)
     assert models.WholeInput.model_validate({"role": {}}).role.kind == "reporter"
     assert models.InnerInput().kind is MISSING

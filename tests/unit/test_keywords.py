@@ -684,8 +684,8 @@ def test_where_a_ref_leads_neither_a_schema_s_dialect_nor_its_file_s_is_read_and
         ("nope.yaml", "unsupported-dialect", "nope.yaml declares an unsupported $schema 'http"),
         ("tools.yaml", "misspelled-keyword", "'minLenght' in $defs.B is not a 2020-12 keyword"),
         ("tools.yaml", "unread-schema-dialect", f"$defs.B {unread}"),
-        ("whole.yaml", "definition-default", "the default of 'whole.yaml' fills no field"),
-        ("whole.yaml", "invalid-default", "default does not match its own schema"),
+        ("whole.yaml", "definition-default", "the default of whole.yaml fills no field"),
+        ("whole.yaml", "invalid-default", "the default of whole.yaml does not match its own schema"),
         ("whole.yaml", "unread-schema-dialect", f"whole.yaml {unread}"),
     ], said
 
