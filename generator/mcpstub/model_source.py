@@ -630,9 +630,18 @@ def own_field_names(source: str) -> str:
         for field in fields:
             spelt = unicodedata.normalize("NFKC", wire[id(field)]).casefold()
             alike.setdefault(re.sub(r"[\W_]+", "", spelt) or spelt, []).append(field)
+        stems = {_stem(name) for name in names.values()}
         for key in sorted(alike):  # a name spelt as it is (`step_2` for `Step 2`, `name_1` for `Name_1`)
             for field in sorted((f for f in alike[key] if id(f) not in chosen), key=lambda f: wire[id(f)]):
-                as_spelt = sorted(name for name in free if name.casefold().replace("_", "") == key)
+                # (also a numbered name the generator may have given another in this order only:
+                # `a_2` for `a-2` beside `A`, `a` and `a_1`)
+                spelt = re.sub(r"_*\W+_*", "_", unicodedata.normalize("NFKC", wire[id(field)]).lower())
+                numbered = {spelt} if _stem(spelt) in stems and spelt[-1].isdigit() else set()
+                as_spelt = sorted(
+                    name
+                    for name in free | (numbered - set(chosen.values()))
+                    if name.casefold().replace("_", "") == key
+                )
                 if as_spelt:
                     chosen[id(field)] = as_spelt[0]
                     free.discard(as_spelt[0])

@@ -640,10 +640,13 @@ def _field_names(defs: dict[str, JSON], extra: frozenset[str] = frozenset()) -> 
         snake + "_" if keyword.iskeyword(snake) else snake
         for snake in (camel_to_snake(n) for n in wire if n.isidentifier() and not keyword.iskeyword(n))
     )
-    # ... and, where several spell alike (`ContentType`, `content_type`), the numbered names it
-    # gives all but one (`content_type_1`)
-    spelled = {f"{s}_{n}" if n else s for s, count in spellings.items() for n in range(count)}
-    taken = wire | spelled | _model_attributes()
+    # ... and the numbered names it gives a name others spell too (`content_type_1` beside
+    # `ContentType` and `content_type`) or a numbered name took (`a_1` beside `A` and `a` numbers
+    # one of them `a_2`, and `a_2` then `a_2_1`): a chosen name is none of those names numbered.
+    displaced = {s for s, count in spellings.items() if count > 1}
+    while grown := {t for t in spellings if t not in displaced and _numbered_after(t, displaced)}:
+        displaced |= grown
+    taken = wire | set(spellings) | _model_attributes()
     chosen: dict[str, str] = {}
     for name in sorted(wire):
         normal = unicodedata.normalize("NFKC", name)
@@ -655,13 +658,25 @@ def _field_names(defs: dict[str, JSON], extra: frozenset[str] = frozenset()) -> 
         base = re.sub(r"_*\W+_*", "_", camel_to_snake(normal)).strip("_") or "field"
         if not base.isidentifier() or base[0].isdigit() or base.startswith(_PROTECTED_PREFIXES):
             base = "field_" + base
-        candidates = itertools.chain([base, base + "_"], (f"{base}_{n}" for n in itertools.count(1)))
+        # (where the model generator may number `base` itself, a numbered name ends in `_` too)
+        tail = "_" if base in displaced or _numbered_after(base, displaced) else ""
+        candidates = itertools.chain([base, base + "_"], (f"{base}_{n}{tail}" for n in itertools.count(1)))
         candidate = next(  # (in snake case: the model generator would respell it otherwise)
-            c for c in candidates if c not in taken and not keyword.iskeyword(c) and camel_to_snake(c) == c
+            c
+            for c in candidates
+            if c not in taken
+            and not _numbered_after(c, displaced)
+            and not keyword.iskeyword(c)
+            and camel_to_snake(c) == c
         )
         taken.add(candidate)
         chosen[name] = candidate
     return chosen
+
+
+def _numbered_after(name: str, stems: set[str]) -> bool:
+    """Whether `name` is one of `stems` numbered (`a_2` or `a_2_1` after `a`)."""
+    return any(name.startswith(s + "_") and re.fullmatch(r"(?:_\d+)+", name[len(s) :]) for s in stems)
 
 
 # pydantic warns on import about a field whose name starts with one of these.
