@@ -346,7 +346,8 @@ class _Checker:
         """The copies of shared definitions bundled into the schema at `path`, by their name
         there: where each is written (its document and path there)."""
         origins = self.bundler.origins
-        names = bundled.get(definitions_key(dialect)) or ()
+        names = bundled.get(definitions_key(dialect))
+        names = names if isinstance(names, dict) else {}  # (`$defs: 7`, refused: it copies nothing)
         return {n: origins[(path, n)] for n in names if (path, n) in origins}
 
     def _prove(self, path: JsonPath, bundled: dict[str, Any], dialect: Dialect) -> None:
@@ -360,11 +361,14 @@ class _Checker:
         for a mistake of its own (with its own reason); not for a definition whose mistake is said
         where it is written (`_broken_defs`)."""
         said_at: set[Location] = set()
+        # (a copy from another file with an error, said where it is written, is as broken)
+        faulty = {d.location.file for d in self.bundler.diagnostics if d.is_error}
         for said, bundled, dialect, path in self._unsaid:
             units = self._copies(path, bundled, dialect)
             broken = {
                 n for n, (source, unit) in units.items()
-                if source is self.doc and unit[:1] == ("$defs",) and str(unit[1]) in self._broken_defs
+                if (source is self.doc and unit[:1] == ("$defs",) and str(unit[1]) in self._broken_defs)
+                or (source is not self.doc and source.file in faulty)
             }  # fmt: skip
             unproven = {n for n, unit in units.items() if self._unit_key(*unit, dialect) not in self._proven}
             blamed, own = blame(bundled, dialect, unproven, broken)
@@ -537,8 +541,13 @@ class _Checker:
         if self.bundler.over_budget:
             return None
         # A keyword or a reference is wrong (a referenced file's warnings keep it): the defaults
-        # are judged all the same, so that one run says every problem of the schema.
-        if has_errors(self.diagnostics[before:]) or has_errors(self.bundler.diagnostics[errors_before:]):
+        # are judged all the same, so that one run says every problem of the schema. A mistake
+        # inside what was copied from another file, said there, is left out where the schema is
+        # compiled (`_compile_errors`), so that the schema's own is said too.
+        copied = {source.file for source, _ in self._copies(path, bundled, dialect).values()} - {doc.file}
+        if has_errors(self.diagnostics[before:]) or any(
+            d.is_error and d.location.file not in copied for d in self.bundler.diagnostics[errors_before:]
+        ):
             self.diagnostics.extend(default_mismatches(doc, path, schema, defaults))
             return None
         if is_input and not by_ref and declared == "object" and not is_object_root(bundled, dialect):
@@ -570,16 +579,8 @@ class _Checker:
             self._prove(path, bundled, dialect)
         except Exception as exc:  # jsonschema-rs reports any schema it cannot compile this way
             reason = first_line(exc)
-            # A file this schema reached with an error, said where it is written once, is why, as
-            # a rule (not a file only another tool reached: then the failure is this one's).
-            reached = {source.file for source, _ in self._copies(path, bundled, dialect).values()}
-            elsewhere = any(
-                d.is_error and d.location.file != doc.file and d.location.file in reached
-                for d in self.bundler.diagnostics
-            )
-            if not elsewhere:
-                said = error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))
-                self._unsaid.append((said, bundled, dialect, path))
+            said = error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))
+            self._unsaid.append((said, bundled, dialect, path))  # (said where the fault is)
             return None
         self.diagnostics.extend(default_mismatches(doc, path, bundled, defaults))
         return bundled, shared, dialect

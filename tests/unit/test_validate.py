@@ -1563,6 +1563,35 @@ def test_a_definition_nothing_reaches_in_a_draft_07_file_is_read_as_draft_07(tmp
     ]
 
 
+@pytest.mark.parametrize(
+    ("common", "reference", "code"),
+    [
+        ("$defs:\n  Bad: {type: strin}\n", "common.yaml#/$defs/Bad", "unknown-type"),
+        ("type: strin\n", "common.yaml", "unknown-type"),
+        ("$defs:\n  Bad: {type: object, properties: {x: {$ref: '#/$defs/No'}}}\n", "common.yaml#/$defs/Bad",
+         "unresolved-ref"),
+        ("$defs:\n  Bad: {$id: 'http://x y', type: string}\n", "common.yaml#/$defs/Bad", "invalid-schema"),
+        ("$defs:\n  Bad: {type: string, minLength: -1}\n", "common.yaml#/$defs/Bad", "invalid-schema"),
+        ("$schema: 'http://example.com/x'\n$defs:\n  Bad: {type: string}\n", "common.yaml#/$defs/Bad",
+         "unsupported-dialect"),
+    ],
+)
+@pytest.mark.parametrize("own", [True, False])
+def test_a_tool_s_own_compile_error_is_said_beside_a_mistake_in_what_it_copies_from_another_file(
+    tmp_path: Path, common: str, reference: str, code: str, own: bool
+) -> None:
+    # The file's mistake is said where it is written; the tool's own (a `$dynamicRef` to no
+    # anchor) in the same run, and nothing at the tool where it has none of its own.
+    (tmp_path / "common.yaml").write_text(common, "utf-8")
+    mine = ", q: {type: string, $dynamicRef: '#nope'}" if own else ""
+    schema = f"{{type: object, properties: {{p: {{$ref: '{reference}'}}{mine}}}}}"
+    checked = check(tmp_path, f"tools:\n  - name: a\n    inputSchema: {schema}\n")
+    said = [(d.location.file, d.code, d.message.split(": ")[-1]) for d in checked.diagnostics if d.is_error]
+    assert said == [("common.yaml", code, said[0][2])] + [
+        ("tools.yaml", "invalid-schema", "Anchor 'nope' does not exist")
+    ] * own, said
+
+
 @pytest.mark.parametrize("first", ["uses the broken file", "has its own mistake"])
 def test_a_tool_s_own_compile_error_is_said_whatever_another_file_s_error_and_the_order(
     tmp_path: Path, first: str
