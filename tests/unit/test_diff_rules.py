@@ -1376,8 +1376,19 @@ def test_every_finding_s_pointer_exists_in_the_new_tool(where: str) -> None:
 
 @pytest.mark.parametrize(
     "sibling",
-    [{"type": "string", "minLength": 2}, {"type": "string", "format": "date"}, I | {"minimum": 3}],
-    ids=["min-length", "format", "minimum"],
+    [
+        {"type": "string", "minLength": 2},
+        {"type": "string", "format": "date"},
+        I | {"minimum": 3},
+        {"type": "array", "prefixItems": [I | {"minimum": 1}, S | {"minLength": 1}], "minItems": 2},
+        {"type": "array", "items": I | {"minimum": 5}, "uniqueItems": True, "minItems": 3},
+        {"type": "array", "items": {"type": "string", "maxLength": 1}, "uniqueItems": True, "minItems": 2},
+        {"type": "object", "minProperties": 2},
+        {"type": "object", "properties": {"p": I, "q": S}, "additionalProperties": False, "minProperties": 2},
+        {"type": "object", "additionalProperties": I | {"minimum": 1}, "minProperties": 1},
+    ],
+    ids=["min-length", "format", "minimum", "prefix-items", "unique-numbers", "unique-strings",
+         "min-properties", "min-properties-closed", "min-properties-additional"],
 )
 def test_the_least_instance_meets_a_required_sibling_s_own_bounds(sibling: dict[str, Any]) -> None:
     # With no search time left, the counterexample is planted into the least instance of OLD: a

@@ -546,10 +546,7 @@ def _least(ctx: Context, node: JSON, depth: int = 0, plain: bool = False) -> JSO
     if kind is None and branches is not None:  # (of no type of its own: one of its first branch)
         return _least(ctx, branches[0], depth + 1, plain)
     if kind == "array":
-        low = node.get("minItems")
-        items = node.get("items") if isinstance(node.get("items"), dict) else {}
-        count = low if isinstance(low, int) and 0 < low <= 100 else 0
-        return [_least(ctx, items, depth + 1, plain) for _ in range(count)]
+        return _least_array(ctx, node, depth, plain)
     if kind == "string":
         return "a" * _min_length(node) if plain else _least_string(node)
     if kind in ("integer", "number"):
@@ -565,7 +562,54 @@ def _least(ctx: Context, node: JSON, depth: int = 0, plain: bool = False) -> JSO
             properties = {**part["properties"], **properties}
         if isinstance(part.get("required"), list):
             required += [name for name in part["required"] if isinstance(name, str) and name not in required]
-    return {name: _least(ctx, properties.get(name, {}), depth + 1, plain) for name in required}
+    least = {name: _least(ctx, properties.get(name, {}), depth + 1, plain) for name in required}
+    wanted = max((p["minProperties"] for p in parts if isinstance(p.get("minProperties"), int)), default=0)
+    if len(least) < wanted <= 100:  # (the optional properties first, then others where they may be)
+        others = node.get("additionalProperties", {})
+        names = [*properties, *(() if others is False else (f"p{n}" for n in range(wanted)))]
+        for name in [name for name in names if name not in least][: wanted - len(least)]:
+            least[name] = _least(ctx, properties.get(name, others), depth + 1, plain)
+    return least
+
+
+def _least_array(ctx: Context, node: dict[str, JSON], depth: int, plain: bool) -> list[JSON]:
+    """The least items `minItems` asks for, each of its own schema (`prefixItems`, or draft-07's
+    list of `items`, then the rest), distinct where `uniqueItems` asks."""
+    low = node.get("minItems")
+    count = low if isinstance(low, int) and 0 < low <= 100 else 0
+    items, more = node.get("items"), node.get("additionalItems")
+    prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else items
+    prefix = prefix if isinstance(prefix, list) else []
+    rest = items if isinstance(items, dict) else {}
+    if isinstance(items, list) and isinstance(more, dict):  # (draft-07's items after a list of them)
+        rest = more
+    found: list[JSON] = []
+    for index in range(count):
+        schema = prefix[index] if index < len(prefix) else rest
+        value = _least(ctx, schema, depth + 1, plain)
+        if node.get("uniqueItems") is True:
+            value = next(v for v in _variants(ctx, schema, value) if v not in found)
+        found.append(value)
+    return found
+
+
+def _variants(ctx: Context, schema: JSON, value: JSON) -> Iterator[JSON]:
+    """`value`, then others like it (a number a step on, a string of another last character):
+    distinct items for `uniqueItems`, guessed."""
+    yield value
+    resolved = ctx.resolve(schema, "")[0]
+    step: Any = resolved.get("multipleOf") if isinstance(resolved, dict) else None
+    step = step if num(step) and step >= 1 and float(step).is_integer() else 1
+    for n in itertools.count(1):
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            yield value + n * step
+        elif isinstance(value, str):
+            yield value[:-1] + _ALPHABET[n % len(_ALPHABET)] * (1 + n // len(_ALPHABET))
+        else:
+            yield [value] * n
+
+
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def _least_number(node: dict[str, JSON], kind: str) -> JSON:
