@@ -76,7 +76,7 @@ class _Target:
 
 # What bundling a schema has yet to look through: the document, the path there and value of a
 # schema or unit, its references (None: found by walking it), and for a unit its name in `$defs`
-# and a marshalled copy of it.
+# and the bytes of its value (`value_bytes`).
 _Queued = tuple[Document, JsonPath, Any, "list[tuple[JsonPath, str]] | None", "tuple[str, bytes] | None"]
 
 
@@ -123,7 +123,7 @@ class Bundler:
     share: Callable[[str], str] | None = None
     shared_files: dict[tuple[str, JsonPath], str] = field(default_factory=dict)
     # each unit copied so far, by (id of its document, its path there): its JSON size, a
-    # marshalled copy, its refs
+    # `value_bytes`, its refs
     _units: dict[tuple[int, JsonPath], tuple[int, bytes, list[tuple[JsonPath, str]]]] = field(
         default_factory=dict, init=False, repr=False
     )

@@ -16,7 +16,7 @@ import jsonschema_rs
 from mcpstub.diagnostics import Diagnostic, warning
 from mcpstub.document import Document, JsonPath
 from mcpstub.engine import memory
-from mcpstub.engine.fingerprints import marshalled
+from mcpstub.engine.fingerprints import value_bytes
 from mcpstub.errortext import ECHO_MAX, echo_value, yaml_boolean_hint
 from mcpstub.ir import schema_dialect
 from mcpstub.keywords import DEFS_KEYWORDS, SUBSCHEMA_MAP
@@ -99,7 +99,7 @@ def _default_rejected(
     `$schema`, None: 2020-12), rejects its own default; None if it accepts it, or cannot be checked."""
     dialect = {"$schema": declared} if isinstance(declared, str) else {}
     try:
-        key: tuple[Any, bytes] | None = (declared, marshalled(node))
+        key: tuple[Any, bytes] | None = (declared, value_bytes(node))
     except ValueError:
         key = None
     if key is not None and not any(word in key[1] for word in _REFERRING):

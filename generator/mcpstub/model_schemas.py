@@ -7,7 +7,7 @@ from typing import Any
 
 from mcpstub.classnames import Namer
 from mcpstub.engine import memory
-from mcpstub.engine.fingerprints import marshalled
+from mcpstub.engine.fingerprints import value_bytes
 from mcpstub.ir import JSON, Tool, to_class_prefix
 from mcpstub.keywords import DEFS_KEYWORDS, KNOWN_2020_12, KNOWN_DRAFT_07, subschemas
 from mcpstub.pointers import escape, percent_decoded, resolve, split
@@ -89,7 +89,7 @@ def _by_definition(what: str, node: JSON, make: Callable[[JSON], Any]) -> Any:
     """`make(node)` for a definition, once per distinct one: bundling copies a shared definition
     into every tool schema that uses it (its content as marshal writes it: types and order kept)."""
     try:
-        key = marshalled(node)
+        key = value_bytes(node)
     except ValueError:  # not plain data
         return make(node)
     return memory.keyed(what, key, make, node)

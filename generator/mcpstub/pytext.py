@@ -14,7 +14,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from mcpstub.engine import memory
-from mcpstub.engine.fingerprints import marshalled
+from mcpstub.engine.fingerprints import value_bytes
 from mcpstub.ir import JSON
 from mcpstub.layout import LINE_LENGTH
 
@@ -91,7 +91,7 @@ def _definition_entry(
     try:
         # marshal keeps types and order apart (1, 1.0 and True; key order): equal bytes, equal
         # value, equal text.
-        key: tuple[object, ...] | None = (key_text, marshalled(item), indent, used)
+        key: tuple[object, ...] | None = (key_text, value_bytes(item), indent, used)
     except ValueError:  # not plain data: laid out as it comes
         key = None
 

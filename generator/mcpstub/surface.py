@@ -18,7 +18,7 @@ from typing import Any
 import rfc8785
 
 from mcpstub.engine import memory, session
-from mcpstub.engine.fingerprints import marshalled
+from mcpstub.engine.fingerprints import value_bytes
 from mcpstub.engine.jsonread import yaml_alike
 from mcpstub.ir import JSON, Tool, Toolset
 from mcpstub.layout import SURFACE_FORMAT, SURFACE_MARKER_KEY
@@ -189,7 +189,7 @@ def _entries(layout: _Layout, mapping: dict[str, JSON]) -> list[str] | None:
 
 def _entry(layout: _Layout, first: bool, name: str, item: JSON) -> str | None:
     try:
-        key = (layout.name, first, name, marshalled(item))  # equal bytes: equal value, types and order kept
+        key = (layout.name, first, name, value_bytes(item))  # equal bytes: equal value, types and order kept
     except ValueError:
         key = None
     if key is None:

@@ -25,7 +25,7 @@ from mcpstub.defaults import default_mismatches
 from mcpstub.diagnostics import Diagnostic, Location, error, has_errors
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.elicitations import check_elicitations
-from mcpstub.engine.fingerprints import marshalled
+from mcpstub.engine.fingerprints import value_bytes
 from mcpstub.engine.jsonread import _holds_as_double, all_finite
 from mcpstub.engine.pieces import ToolMemo, check_key
 from mcpstub.errortext import describe_error, describe_path, echo_value, first_line
@@ -126,7 +126,7 @@ class _Checker:
         self.doc = doc
         self.policy = policy
         self.memo = memo  # tools that checked clean in earlier runs, by their input
-        self._shared: bytes | None = None  # the shared definitions, marshalled once
+        self._shared: bytes | None = None  # the shared definitions' `value_bytes`, made once
         self._policy_text = ""
         self.diagnostics: list[Diagnostic] = []
         self.bundler = Bundler(doc, self._load_file, root=policy.ref_root, share=self._share)
@@ -657,7 +657,7 @@ class _Checker:
         """Whether the definition `name` of `schema` compiles on its own and refers to nothing
         but `pointers` (the copies'); what it compiles to and refers to is known once per value."""
         try:
-            key = (schema.get("$schema"), defs_key, marshalled(defs[name]))
+            key = (schema.get("$schema"), defs_key, value_bytes(defs[name]))
         except ValueError:
             return False
         if key in self._compiled_definitions:

@@ -1,4 +1,5 @@
-"""A value's marshal bytes and their hash, made once per object; schemas condensed to hash them by.
+"""A value's bytes (`value_bytes`, its marshal form) and their hash, made once per object; schemas
+condensed to hash them by.
 
 Bundling puts the very object of a shared definition into every tool schema that takes it, and what
 is made once per distinct definition (its text, its model, whether it compiles) is found by these
@@ -14,9 +15,9 @@ import marshal
 from mcpstub.engine import memory
 
 
-def marshalled(value: object) -> bytes:
+def value_bytes(value: object) -> bytes:
     """`marshal.dumps(value, 2)` (ValueError for what marshal cannot write), once per object."""
-    return memory.of("marshalled", value, _dumps)
+    return memory.of("value_bytes", value, _dumps)
 
 
 def _dumps(value: object) -> bytes:
@@ -24,8 +25,8 @@ def _dumps(value: object) -> bytes:
 
 
 def fingerprint(value: object) -> bytes:
-    """The SHA-256 of `marshalled(value)`, once per object (ValueError as `marshalled`)."""
-    return memory.of("fingerprint", value, lambda v: hashlib.sha256(marshalled(v)).digest())
+    """The SHA-256 of `value_bytes(value)`, once per object (ValueError as `value_bytes`)."""
+    return memory.of("fingerprint", value, lambda v: hashlib.sha256(value_bytes(v)).digest())
 
 
 def condensed(schema: object) -> object:
