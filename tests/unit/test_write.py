@@ -550,9 +550,9 @@ def test_a_few_changes_in_a_long_file_of_repeated_lines_diff_in_well_under_a_sec
     for at in (1_000, 90_000, 180_000):
         lines[at] = lines[at] + "  changed"
     new = "\n".join(lines)
-    started = time.perf_counter()
+    started = time.process_time()  # (CPU time: the machine's load does not count)
     diff = write._unified(old, new, "surface.json")
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     assert sum(1 for line in diff if line.startswith("-  ")) == 3 and len(diff) < 60
 
 
