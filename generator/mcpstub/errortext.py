@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -80,6 +81,38 @@ def shortened(message: str, instance: Any) -> str:
     """`message` with the value it quotes in full (`instance`) as `echo_value` says it."""
     shown = repr(instance)
     return message.replace(shown, echo_value(instance), 1) if len(shown) > ECHO_MAX else message
+
+
+def written(value: Any) -> str:
+    """`repr(value)` with true, false and null as a toolset writes them (not `True`, `None`)."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(map(written, value)) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{written(k)}: {written(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def schema_said(err: Any) -> str:
+    """What a meta-schema failure (a jsonschema `ValidationError`) says, in a toolset's words: the
+    value as written (`true`, not `True`), an exclusive bound as the bound it is, and why a pattern
+    is no regular expression where Python's reading of it says."""
+    kind, bound, value = err.validator, err.validator_value, err.instance
+    if kind in ("exclusiveMinimum", "exclusiveMaximum") and not isinstance(value, bool):
+        side = "greater" if kind == "exclusiveMinimum" else "less"
+        return f"{echo_value(value)} must be {side} than {bound}"
+    if kind == "format" and bound == "regex" and isinstance(value, str):
+        try:
+            re.compile(value)
+            why = ""
+        except re.error as exc:
+            why = f": {exc}"
+        return f"{echo_value(value)} is not a regular expression{why}"
+    message, shown = err.message, repr(value)
+    if message.startswith(shown) and len(shown) <= ECHO_MAX:
+        message = written(value) + message[len(shown) :]
+    return shortened(message, value)
 
 
 # What YAML 1.1 (PyYAML's default, and many editors) reads as a boolean; YAML 1.2 reads it as text.

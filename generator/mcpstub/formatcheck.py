@@ -15,7 +15,7 @@ import jsonschema_rs
 
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.document import Document, JsonPath
-from mcpstub.errortext import echo_value, shortened, yaml_boolean_hint
+from mcpstub.errortext import echo_value, schema_said, yaml_boolean_hint
 from mcpstub.keywords import KNOWN_2020_12, closest, comma_hint, comment_hint
 from mcpstub.resources import format_schema
 
@@ -171,4 +171,4 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
     elif kind == "minLength":
         yield error("empty-value", f"{where} must not be empty", doc.loc(path))
     else:
-        yield error("invalid-toolset", f"{where}: {shortened(err.message, err.instance)}", doc.loc(path))
+        yield error("invalid-toolset", f"{where}: {schema_said(err)}", doc.loc(path))

@@ -15,7 +15,7 @@ import jsonschema_rs
 
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.document import Document, JsonPath
-from mcpstub.errortext import yaml_boolean_hint
+from mcpstub.errortext import schema_said, yaml_boolean_hint
 from mcpstub.ir import Dialect, schema_dialect
 from mcpstub.keywords import Lint, invalid_value_hint, lint_schema, unsupported_dialect
 from mcpstub.policy import Policy
@@ -72,7 +72,7 @@ def schema_problems(
         where = (*path, *err.absolute_path)
         if _said(lint, where):
             continue
-        said = err.message
+        said = schema_said(err)
         if err.instance is None and err.validator in ("type", "anyOf"):  # `a:` with nothing after it
             wanted = err.validator_value if err.validator == "type" else None
             article = "an" if str(wanted)[:1] in ("a", "i", "o") else "a"

@@ -266,7 +266,7 @@ def test_regex_is_checked_as_ecma_262(tmp_path: Path) -> None:
         """,
     )
     assert found(checked) == [("invalid-schema", 14, 75)]
-    assert "regex" in checked.diagnostics[0].message
+    assert "is not a regular expression" in checked.diagnostics[0].message
 
 
 def test_draft07_is_accepted_other_dialects_are_not(tmp_path: Path) -> None:
@@ -1613,3 +1613,27 @@ def test_a_tool_s_own_compile_error_is_said_whatever_another_file_s_error_and_th
         ("common.yaml", "unknown-type", "$defs.Bad.type"),
         ("tools.yaml", "invalid-schema", own),
     ], said
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("timeout: 0", "tools[0].timeout: 0 must be greater than 0"),
+        ("inputSchema: {type: object, required: true}", "true is not of type 'array'"),
+        ("inputSchema: {type: object, properties: {a: {minLength: [1, true]}}}", "[1, true] is not of type"),
+        ("inputSchema: {type: object, properties: {a: {maxLength: false}}}", "false is not of type 'int"),
+        ("inputSchema: {type: object, properties: {a: {pattern: '^[a-z'}}}",
+         "'^[a-z' is not a regular expression: unterminated character set at position 1"),
+        ("inputSchema: {type: object, properties: {a: {pattern: 'a{,3}'}}}",
+         "'a{,3}' is not a regular expression ["),  # (Python reads it: no reason known)
+    ],
+)
+def test_a_value_the_format_or_the_meta_schema_refuses_is_said_as_the_toolset_writes_it(
+    tmp_path: Path, written: str, said: str
+) -> None:
+    # true, false and null as YAML and JSON write them (not Python's True, False, None); an exclusive
+    # bound as what the value must be; why a pattern is no regular expression where that is known.
+    text = f"tools:\n  - name: t\n    {written}\n"
+    text += "    inputSchema: {type: object}\n" * ("timeout" in written)
+    (message,) = [d.format().splitlines()[0] for d in check(tmp_path, text).diagnostics]
+    assert said in message, message
