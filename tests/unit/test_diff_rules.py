@@ -1911,3 +1911,13 @@ def test_a_searched_change_is_planted_into_the_least_instance_the_new_schema_tak
     in_old, in_new = validator_for(old).is_valid, validator_for(new).is_valid
     assert in_old(example) and not in_new(example), example
     assert in_new({k: v for k, v in example.items() if k != "p"}), example
+
+
+def test_a_property_added_and_required_is_said_once_as_the_break_it_is() -> None:
+    # Newly required is the break; that it is also added to an object open to others is not said
+    # again at the same place.
+    old, new = obj({"a": S}), obj({"a": S, "style": S}, ("style",))
+    found = [(f.rule, f.severity, f.path) for f in run_input(old, new)]
+    assert found == [("input-required-added", "breaking", "/inputSchema/properties/style")], found
+    # An added property that is not required is still said for the open object.
+    assert [f.rule for f in run_input(old, obj({"a": S, "style": S}))] == ["input-property-added"]

@@ -318,9 +318,12 @@ class _Tool:
         undecided: dict[tuple[str, str], tuple[str, str]] = {}
         # (without the search, it still plants a witness into an instance: nothing is drawn)
         searcher = Searcher(a, b, self.options.max_examples, self.options.search_seconds)
+        # A property newly required is that break: that it is also added to an object open to
+        # others is not said again at its place.
+        required = {reason.path for reason in reasons if reason.kind == "required"}
         for reason in reasons:
             rule = KIND_RULES[reason.kind][rule_index]
-            if (rule, reason.path) in seen:
+            if (rule, reason.path) in seen or (reason.kind == "open-property" and reason.path in required):
                 continue
             where = f"/{key}{reason.path}"
             severity: Severity = "breaking"
