@@ -327,9 +327,9 @@ class _Checker:
             self.bundler.copied_bytes = 0  # (copies of it are advertised in no tool: not counted)
             bundled, _ = self._bundle(("$defs", name), dialect)
             over, self.bundler.copied_bytes = self.bundler.over_budget, advertised
-            if name not in self._broken_defs and not over:
-                if has_errors(self.bundler.diagnostics[errors_before:]):
-                    bundled = value  # a reference is wrong: what refers to nothing is judged still
+            if not over:
+                if name in self._broken_defs or has_errors(self.bundler.diagnostics[errors_before:]):
+                    bundled = value  # a keyword or a reference is wrong: judged as written still
                 bundled = {**bundled, "$schema": DIALECT_URIS[dialect]}
                 before = {(d.location, d.code) for d in self.diagnostics}
                 judged = default_mismatches(doc, ("$defs", name), bundled, defaults)
@@ -616,8 +616,9 @@ class _Checker:
                 read = {**value, "$schema": DIALECT_URIS[dialect]} if isinstance(value, dict) else value
                 defaults: list[JsonPath] = []
                 said += schema_problems(source, where, read, dialect, self.policy, defaults, by_ref=True)
-                if not has_errors(said):  # its defaults, judged in the schema it was copied into
-                    said += default_mismatches(source, where, bundled, defaults, (defs_key, name))
+                # its defaults, judged in the schema it was copied into (also beside a mistake: what
+                # the check cannot compile is not judged)
+                said += default_mismatches(source, where, bundled, defaults, (defs_key, name))
             # Once a problem a place (a unit inside another one, or read in both dialects, says it
             # again), the gravest reading: an error a dialect sees is not hidden by another's warning.
             for linted in said:

@@ -1300,3 +1300,23 @@ def test_bounds_the_dialect_ignores_or_the_schema_check_refuses_are_not_said_to_
     said = [(d.location.line, d.location.col, d.message) for d in warned]
     message = "its contains (one item at least) and its maxItems 0 leave nothing between them"
     assert said == [(9, 13, f"tools[0].inputSchema.properties.n accepts no array: {message}")], said
+
+
+def test_a_default_beside_a_mistake_in_its_definition_is_judged_in_the_same_run(tmp_path: Path) -> None:
+    # One run says every problem: a mistake elsewhere in a shared definition (of the toolset or
+    # another file) no longer hides a default its own schema refuses; one whose schema is the
+    # mistake is not judged.
+    note = "{type: object, properties: {a: {type: integr, default: x}, b: {type: string, default: 5}}}"
+    common = note.replace("integr", "string, maxLenght: 3")
+    (tmp_path / "common.yaml").write_text(f"$defs:\n  Note: {common}\n")
+    refs = "{n: {$ref: '#/$defs/Note'}, m: {$ref: 'common.yaml#/$defs/Note'}}"
+    text = f"$defs:\n  Note: {note}\ntools:\n  - name: t\n"
+    text += f"    inputSchema: {{type: object, properties: {refs}}}\n"
+    checked = check(tmp_path, text)
+    said = sorted((d.location.file, d.code, d.message.split(" ")[0]) for d in checked.diagnostics)
+    assert said == [
+        ("common.yaml", "invalid-default", "$defs.Note.properties.b.default"),
+        ("common.yaml", "misspelled-keyword", "'maxLenght'"),
+        ("tools.yaml", "invalid-default", "$defs.Note.properties.b.default"),
+        ("tools.yaml", "unknown-type", "$defs.Note.properties.a.type:"),
+    ], said
