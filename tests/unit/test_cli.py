@@ -1381,3 +1381,23 @@ def test_a_flag_wins_over_the_project_s_keys_for_the_kind_of_package(
     assert main(["generate", "--emit-tests"]) == 2
     assert main(["generate", "--emit-tests", "--no-client-only"]) == 0
     assert (in_tmp / "src" / "app" / "test_contract.py").is_file()
+
+
+def test_a_tools_yaml_of_a_folder_below_that_the_configured_toolset_passes_over_is_said(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The project's `toolset` is the one a bare run reads, from any folder below it: a tools.yaml
+    # of that folder (a second project, say) is not read, and the run says so.
+    (in_tmp / "pyproject.toml").write_text('[tool.mcpstub]\ntoolset = "tools.yaml"\nout = "src/first"\n')
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    (in_tmp / "second").mkdir()
+    os.chdir(in_tmp / "second")
+    Path("tools.yaml").write_text(GOOD.replace("name: s", "name: second"))
+    capsys.readouterr()
+    assert main(["validate"]) == 0
+    said = capsys.readouterr()
+    named = f"note: the toolset is {in_tmp / 'tools.yaml'}, named in {in_tmp / 'pyproject.toml'}, not the"
+    assert named in said.err and "second" not in said.out, said
+    assert main(["validate", "tools.yaml"]) == 0 and "note" not in capsys.readouterr().err
+    os.chdir(in_tmp)  # (the configured one itself: nothing to say)
+    assert main(["validate"]) == 0 and "note" not in capsys.readouterr().err
