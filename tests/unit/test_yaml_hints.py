@@ -133,6 +133,12 @@ CASES += [
     ("    description: [beta] Search tool\n", (5, 25), "text after a ']'",
      'description: "[beta] Search tool"'),
     ("    description: {name} is shown\n", (5, 25), "text after a '}'", 'description: "{name} is shown"'),
+    # (a closing bracket too many: deleting it is the fix, not quoting the value)
+    ("    inputSchema: {type: object, properties: {}}}\n", (5, 48), "a '}' that closes nothing",
+     "delete the '}' here (one too many)"),
+    ("    annotations: {tags: [a, b]]}  # why\n", (5, 31), "a ']' that closes nothing",
+     "delete the ']' here"),
+    ("    annotations: [{a: 1}}]\n", (5, 25), "a '}' that closes nothing", "delete the '}' here"),
     ("    description: *bold* text\n", (5, 18), "cannot start with '*' unquoted", '"*bold* text"'),
     ("    description: & more\n", (5, 18), "cannot start with '&' unquoted", '"& more"'),
     ("    description: | pipes here\n", (5, 18), "cannot start with '|' unquoted", '"| pipes here"'),
