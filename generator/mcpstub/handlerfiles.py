@@ -210,8 +210,9 @@ def lost_models(
         had = _names(text_of(out / "models.py"))
     except (OSError, UnicodeDecodeError):
         had = set()
-    before = recorded.lost
-    gone = (had | {name for lost, _ in before.values() for name in lost}) - _names(models)
+    before, now = recorded.lost, _names(models)
+    gone = (had | {name for lost, *_ in before.values() for name in lost}) - now
+    new = sorted(now - had) if had else []  # (what a renamed definition is called now, say)
     found: dict[str, list[list[str]]] = {}
     for tool in tools if gone else ():
         rel = f"handlers/{tool.identifier}.py"
@@ -221,8 +222,22 @@ def lost_models(
         lost = sorted(_from_models(text, out.name).keys() & gone)
         if lost and stub_form(text, tool.identifier) is None:  # (a stub: `warn_old_stubs` says what of it)
             classes: list[str] = [tool.input_class, *filter(None, [tool.output_class])]
-            found[rel] = [lost, [*classes, *tool.elicitation_classes.values()]]
+            found[rel] = [lost, [*classes, *tool.elicitation_classes.values()], new]
+    for rel in _helpers(out) if gone else ():  # a module of yours the handlers import fails them too
+        text = _text(out / rel)
+        if text is not None and (lost := sorted(_from_models(text, out.name).keys() & gone)):
+            found[rel] = [lost, [], new]
     return found
+
+
+def _helpers(out: Path) -> list[str]:
+    """The modules of yours beside the handlers (`handlers/_store.py`; not `__init__.py`)."""
+    try:
+        with os.scandir(out / "handlers") as entries:
+            names = [e.name for e in entries if re.fullmatch(r"_(?!_init__\.py)\w*\.py", e.name)]
+    except OSError:
+        return []
+    return [f"handlers/{name}" for name in sorted(names)]
 
 
 def say_unfit_handlers(out: Path, rels: Iterable[str]) -> None:
@@ -344,7 +359,7 @@ def _text(path: Path, limit: int = 1 << 20) -> str | None:
 def say_lost_models(out: Path, found: dict[str, list[list[str]]], *, current: bool = False) -> None:
     """Warn of each handler `lost_models` found; `current`: found by an earlier run, whose models
     are the same: each handler is judged again by its imports (it may have been mended since)."""
-    for rel, (recorded, classes) in sorted(found.items()):
+    for rel, (recorded, classes, *more) in sorted(found.items()):
         path = out / rel
         text = _text(path)
         named = _from_models(text, out.name) if text is not None else {}
@@ -355,8 +370,14 @@ def say_lost_models(out: Path, found: dict[str, list[list[str]]], *, current: bo
         said = f"imports {', '.join(lost)} from models.py, which no longer defines {them}"
         place = "".join(f":{n}" for n in min((named[name] for name in lost if name in named), default=()))
         print(f"{shown_path(path)}{place}: warning: {said}", file=sys.stderr)
-        hint = "its tool's form changed: mend the handler to the classes it has now, "
-        print(f"  hint: {hint}{', '.join(classes)}", file=sys.stderr)
+        new = more[0] if more else []
+        hint = f"its tool's form changed: mend the handler to the classes it has now, {', '.join(classes)}"
+        if new:  # (a definition renamed, perhaps)
+            have = f"its tool's {', '.join(classes)}; " if classes else ""
+            hint = f"mend it to what models.py defines now: {have}new there: {', '.join(new)}"
+        elif not classes:
+            hint = "mend it to the classes models.py defines now"
+        print(f"  hint: {hint}", file=sys.stderr)
 
 
 def _is_stub(path: Path, digest: str) -> bool:

@@ -1401,3 +1401,32 @@ def test_a_tools_yaml_of_a_folder_below_that_the_configured_toolset_passes_over_
     assert main(["validate", "tools.yaml"]) == 0 and "note" not in capsys.readouterr().err
     os.chdir(in_tmp)  # (the configured one itself: nothing to say)
     assert main(["validate"]) == 0 and "note" not in capsys.readouterr().err
+
+
+def test_a_renamed_definition_a_handler_or_a_module_of_yours_imports_is_said_with_its_new_name(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Not "its tool's form changed": what models.py defines now that it did not is named, and a
+    # module of yours beside the handlers (`_store.py`) is said too; its import fails the server.
+    toolset = GOOD.replace("server: {name: s}\n", "server: {name: s}\n$defs:\n  Town: {type: string}\n")
+    Path("tools.yaml").write_text(toolset)
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    Path("pkg/handlers/a.py").write_text(
+        "from ..models import AInput, Town\n\n\nasync def a(args: AInput, ctx: object) -> str:\n"
+        "    return Town('x')\n"
+    )
+    Path("pkg/handlers/_store.py").write_text("from ..models import Town\n\nKEPT: list[Town] = []\n")
+    capsys.readouterr()
+    Path("tools.yaml").write_text(toolset.replace("Town:", "City:"))
+    warned = (
+        "pkg/handlers/_store.py:1:22: warning: imports Town from models.py, which no longer defines it\n"
+        "  hint: mend it to what models.py defines now: new there: City\n"
+        "pkg/handlers/a.py:1:30: warning: imports Town from models.py, which no longer defines it\n"
+        "  hint: mend it to what models.py defines now: its tool's AInput; new there: City\n"
+    )
+    for _ in range(2):  # the run that writes it, then one that finds it current
+        assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+        assert capsys.readouterr().err == warned
+    Path("pkg/handlers/_store.py").write_text("from ..models import City\n\nKEPT: list[City] = []\n")
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    assert capsys.readouterr().err == warned.split("\n", 2)[2]

@@ -387,7 +387,7 @@ def _lost_entries(lost: object) -> bool:
         isinstance(rel, str)
         and re.fullmatch(r"handlers/[A-Za-z_]\w*\.py", rel) is not None  # (a handler, nothing else)
         and isinstance(entry, list)
-        and len(entry) == 2
+        and len(entry) in (2, 3)  # (the lost names, its tool's classes, and the classes new then)
         and all(isinstance(names, list) and all(isinstance(n, str) for n in names) for names in entry)
         for rel, entry in lost.items()
     )
