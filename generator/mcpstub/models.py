@@ -560,6 +560,29 @@ def _generate(
 ) -> str:
     """Run datamodel-code-generator once on the combined document (`wire`: property names of
     definitions left out, which field names must still avoid; `formatted`: with its layout pass)."""
+    defs: dict[str, JSON] = {}
+    for entries in units.values():
+        defs.update(entries)
+    document = {"$schema": DIALECT_URIS["2020-12"], "$defs": defs}
+    # A name chosen for a property that the model generator gives another property as well (it
+    # spells some names its own way: `json` is `json_`, `_a` is `field_a`) is refused by it: then
+    # chosen again, avoiding it.
+    avoided: set[str] = set()
+    while True:
+        try:
+            return _generate_once(document, _field_names(defs, wire, frozenset(avoided)), formatted)
+        except Exception as exc:
+            clash = _ALIAS_CLASH.fullmatch(str(exc))
+            if clash is None or clash[1] in avoided or len(avoided) >= 100:
+                raise
+            avoided.add(clash[1])
+
+
+_ALIAS_CLASH = re.compile(r"Alias '(.+)' for field '.*' conflicts with another field\.", re.DOTALL)
+
+
+def _generate_once(document: dict[str, JSON], aliases: dict[str, str], formatted: bool) -> str:
+    """One datamodel-code-generator run of `document`, with those field names."""
     from datamodel_code_generator import LiteralType, generate  # noqa: PLC0415
     from datamodel_code_generator.enums import (  # noqa: PLC0415
         DataModelType,
@@ -568,11 +591,6 @@ def _generate(
     )
     from datamodel_code_generator.format import Formatter  # noqa: PLC0415
 
-    defs: dict[str, JSON] = {}
-    for entries in units.values():
-        defs.update(entries)
-    document = {"$schema": DIALECT_URIS["2020-12"], "$defs": defs}
-    aliases = _field_names(defs, wire)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result: Any = generate(
@@ -625,7 +643,9 @@ def _property_names(node: JSON, found: set[str]) -> None:
                 _property_names(value, found)
 
 
-def _field_names(defs: dict[str, JSON], extra: frozenset[str] = frozenset()) -> dict[str, str]:
+def _field_names(
+    defs: dict[str, JSON], extra: frozenset[str] = frozenset(), avoided: frozenset[str] = frozenset()
+) -> dict[str, str]:
     """A distinct field name for each property name that is not one as it stands: not in NFKC form
     (Python reads `\ufb01le` as `file`), no identifier, a keyword, or in pydantic's protected
     namespaces (`model_dump_path` warns on import). A chosen name is no property name anywhere in the
@@ -646,7 +666,7 @@ def _field_names(defs: dict[str, JSON], extra: frozenset[str] = frozenset()) -> 
     displaced = {s for s, count in spellings.items() if count > 1}
     while grown := {t for t in spellings if t not in displaced and _numbered_after(t, displaced)}:
         displaced |= grown
-    taken = wire | set(spellings) | _model_attributes()
+    taken = wire | set(spellings) | _model_attributes() | avoided
     chosen: dict[str, str] = {}
     for name in sorted(wire):
         normal = unicodedata.normalize("NFKC", name)
