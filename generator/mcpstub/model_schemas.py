@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from mcpstub.classnames import Namer
@@ -204,7 +204,7 @@ def _ref_targets(node: JSON) -> Iterator[str]:
         return
     if "$ref" in node:
         target = _pointer(node["$ref"])
-        if target.endswith(("/properties", "/$defs", "/definitions")):
+        if _names_a_map(split(target) or ()):
             raise Unsupported(f"$ref target #{target} is not a schema")
         yield target
     for suffix, sub in children(node):
@@ -215,6 +215,22 @@ def _ref_targets(node: JSON) -> Iterator[str]:
 
 
 _DEFINITION_PREFIXES = tuple(f"/{key}/" for key in DEFS_KEYWORDS)
+_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", *DEFS_KEYWORDS})
+
+
+def _names_a_map(tokens: Sequence[str]) -> bool:
+    """Whether a pointer ends at the keyword of a map of schemas (`#/properties`), not at a
+    schema (`#/$defs/properties`, a definition of that name)."""
+    named = False  # (the token is a name in a map, or an index in a list, not a keyword)
+    for index, token in enumerate(tokens):
+        if index == len(tokens) - 1:
+            return not named and token in ("properties", *DEFS_KEYWORDS)
+        following = tokens[index + 1]
+        named = not named and (token in _MAPS or (following.isdigit() and token in _LISTS))
+    return False
+
+
+_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
 
 
 def _definition_targets(node: JSON) -> Iterator[str]:

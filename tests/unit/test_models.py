@@ -25,6 +25,7 @@ from mcpstub.diagnostics import Location, Severity
 from mcpstub.ir import Tool, Toolset, make_tool_names
 from mcpstub.keywords import subschemas
 from mcpstub.models import ModelsResult, _check_binding, render_models
+from mcpstub.pointers import split
 from tests.conftest import MypyRun
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -1027,7 +1028,7 @@ def _plain_targets(node: Any) -> Any:
         return
     if "$ref" in node:
         target = model_schemas._pointer(node["$ref"])
-        if target.endswith(("/properties", "/$defs", "/definitions")):
+        if model_schemas._names_a_map(split(target) or ()):
             raise model_schemas.Unsupported(f"$ref target #{target} is not a schema")
         yield target
     for _, sub in model_schemas.children(node):
@@ -1407,6 +1408,30 @@ def test_a_name_chosen_where_the_generator_spells_another_its_own_way_is_chosen_
         assert not result.diagnostics, result.diagnostics
         value = {n: str(i) for i, n in enumerate(names)}
         assert load(result).EveryInput.model_validate(value).model_dump(by_alias=True) == value
+
+
+@pytest.mark.parametrize("name", ["properties", "definitions", "patternProperties", "items", "allOf"])
+def test_a_definition_named_as_a_keyword_is_a_typed_class(name: str, tmp_path: Path) -> None:
+    # `#/$defs/properties` names a definition, a schema; only `#/properties` itself names none
+    # (the model fell back to accepting anything).
+    definition = {"type": "string", "maxLength": 4}
+    schema = {"type": "object", "properties": {"p": {"$ref": f"#/$defs/{name}"}}, "$defs": {name: definition}}
+    result = render_models(make_toolset(make_tool("t", schema, None)))
+    assert not result.diagnostics, result.diagnostics
+    model = load(result).TInput
+    assert model.model_validate({"p": "abcd"}).model_dump() == {"p": "abcd"}
+    with pytest.raises(ValidationError):
+        model.model_validate({"p": "abcde"})
+    # and a definition of the toolset, or of another file, of that name
+    from mcpstub.pipeline import generate  # noqa: PLC0415
+
+    (tmp_path / "common.json").write_text(json.dumps({"$defs": {name: definition}}))
+    refs = {"p": {"$ref": f"#/$defs/{name}"}, "q": {"$ref": f"common.json#/$defs/{name}"}}
+    toolset = {"mcpstub": 1, "server": {"name": "s"}, "$defs": {name: definition},
+               "tools": [{"name": "t", "inputSchema": {"type": "object", "properties": refs}}]}  # fmt: skip
+    (tmp_path / "tools.json").write_text(json.dumps(toolset))
+    generated = generate(tmp_path / "tools.json")
+    assert generated.ok and not generated.diagnostics, generated.diagnostics
 
 
 @pytest.mark.parametrize(
