@@ -115,10 +115,8 @@ class _Reading:
                 return self._colon_in_flow(at)
             closing = "}" if bracket == "{" else "]"
             found = line[at[1] : at[1] + 1]
-            rest = line[at[1] + 1 :].split(" #")[0]
-            if found in ("]", "}") and found != closing and closing in rest and _closes_nothing(line, at[1]):
-                # (`{a: [b]]}`, where the '}' after it closes what is open; not `[x}`, where the
-                # '}' was meant to close it)
+            if found in ("]", "}") and found != closing and _one_too_many(line, at[1]):
+                # (`{a: [b]]}`; not `[x}`, where the '}' was meant to close the list)
                 return (
                     f"a '{found}' that closes nothing: inside the '{bracket}' opened at"
                     f" {self.name(*opened)}, what it would close is closed before it",
@@ -161,9 +159,8 @@ class _Reading:
             before = line[: at[1]].rstrip()
             if before.strip() and before[-1:] in "'\"":
                 return self._after_quoted(at, before)
-            after = line[at[1] :].split(" #")[0].strip()
-            if before.strip() and before[-1:] in "]}" and after and set(after) <= set("]}"):
-                closer = after[0]
+            if before.strip() and before[-1:] in "]}" and _one_too_many(line, at[1]):
+                closer = line[at[1]]
                 return (
                     f"a '{closer}' that closes nothing: what it would close is closed before it",
                     where,
@@ -597,24 +594,21 @@ def _spaces(count: int) -> str:
     return f"{count} space" + ("" if count == 1 else "s")
 
 
-# Block text a flow collection may start after on its line: indentation, `- ` entries, a `key: `.
-_BLOCK_START = re.compile(r"\s*(?:-\s+)*(?:[^\s#'\"{\[,][^:#]*:\s+)?(?:-\s+)*")
-
-
-def _closes_nothing(line: str, column: int) -> bool:
-    """Whether the bracket at `column` closes no bracket open before it, where the flow collection
-    it is in starts on this line (`{tags: [a, b]]}`, not `{tags: [a, b}`, where the `]` is missing)."""
+def _one_too_many(line: str, column: int) -> bool:
+    """Whether the bracket at `column` closes right after another closing bracket, and the line's
+    brackets match once it is deleted (`{a: [b]]}`, `{a: 1}}`; not `[x}`, `[[1], [2}]` or `x]y`)."""
+    if line[column : column + 1] not in ("]", "}") or line[:column].rstrip()[-1:] not in ("]", "}"):
+        return False
     opened: list[str] = []
     quote = ""
-    for index, char in enumerate(line[:column]):
+    for char in line[:column] + line[column + 1 :].split(" #", maxsplit=1)[0]:
         if quote:
             quote = "" if char == quote else quote
         elif char in "'\"":
             quote = char
         elif char in "{[":
-            if not opened and _BLOCK_START.fullmatch(line[:index]) is None:
-                return False  # (the flow collection started on an earlier line: not known)
             opened.append(char)
-        elif char in "}]" and opened:
-            opened.pop()
-    return {"}": "{", "]": "["}[line[column]] not in opened
+        elif char in "}]":
+            if not opened or opened.pop() != {"}": "{", "]": "["}[char]:
+                return False
+    return not opened

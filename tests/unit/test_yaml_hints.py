@@ -307,3 +307,15 @@ def test_a_key_longer_than_1024_characters_is_said_so_with_a_fix_that_reads(
     assert "longer than 1024 characters" in found.message and found.location is not None
     assert found.location.col == column, found
     assert not syntax_errors(head + fixed)  # what the hint says to write
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["    annotations: [a, b}\n", "    annotations: {a: 1]\n", "    inputSchema: {enum: [[1], [2}]}\n",
+     "    annotations: {title: x]y}\n", "    annotations: [\n      {a: 1]\n"],
+)  # fmt: skip
+def test_a_closing_bracket_of_the_wrong_kind_is_not_said_to_be_one_too_many(written: str) -> None:
+    # Deleting it would not mend the line: the bracket meant to close what is open, or text
+    # holds it.
+    (found,) = syntax_errors(HEAD + written)
+    assert "closes nothing" not in found.message and "delete" not in (found.hint or ""), found
