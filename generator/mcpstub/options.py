@@ -222,14 +222,6 @@ def shown_path(path: Path) -> str:
     return str(path) if relative.startswith("..") else relative
 
 
-def _another(here: Path, toolset: Path) -> bool:
-    """Whether a file `here` is there and is not `toolset`."""
-    try:
-        return os.path.lexists(here) and here.resolve() != toolset.resolve()
-    except (OSError, RuntimeError):  # (a link that leads back to itself)
-        return False
-
-
 def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None, dict[str, Any]]:
     """The toolset, the output folder (when `need_out`) and `[tool.mcpstub]` with its `policy` and
     the folder of the pyproject.toml it is in (`root`: where its paths start, where it is said)."""
@@ -238,8 +230,11 @@ def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None
     toolset = Path(args.toolset) if args.toolset else None
     if toolset is None and "toolset" in config:
         toolset = root / str(config["toolset"])
-        if root.resolve() != Path.cwd().resolve() and _another(Path("tools.yaml"), toolset):
-            # (a second project started in a folder below the first)
+        here, below = Path("tools.yaml"), root.resolve() != Path.cwd().resolve()
+        if below and not getattr(args, "noted", False) and here.is_file() and not same_file(here, toolset):
+            # (a second project started in a folder below the first; said once a command, though
+            # `--watch` resolves the toolset again on every save)
+            args.noted = True
             print(
                 f"mcpstub: note: the toolset is {shown_path(toolset)}, named in "
                 f"{shown_path(root / 'pyproject.toml')}, not the tools.yaml in this folder: name that "

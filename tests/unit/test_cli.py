@@ -1401,6 +1401,11 @@ def test_a_tools_yaml_of_a_folder_below_that_the_configured_toolset_passes_over_
     assert main(["validate", "tools.yaml"]) == 0 and "note" not in capsys.readouterr().err
     os.chdir(in_tmp)  # (the configured one itself: nothing to say)
     assert main(["validate"]) == 0 and "note" not in capsys.readouterr().err
+    os.chdir(in_tmp / "second")  # nor where this folder's is the same file, or no file
+    for same in (lambda: os.link("../tools.yaml", "tools.yaml"), lambda: os.mkdir("tools.yaml")):
+        os.unlink("tools.yaml") if os.path.isfile("tools.yaml") else os.rmdir("tools.yaml")
+        same()
+        assert main(["validate"]) == 0 and "note" not in capsys.readouterr().err
 
 
 def test_a_renamed_definition_a_handler_or_a_module_of_yours_imports_is_said_with_its_new_name(
