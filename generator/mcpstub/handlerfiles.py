@@ -213,6 +213,11 @@ def lost_models(
     before, now = recorded.lost, _names(models)
     gone = (had | {name for lost, *_ in before.values() for name in lost}) - now
     new = sorted(now - had) if had else []  # (what a renamed definition is called now, say)
+
+    def named_new(rel: str) -> list[str]:  # (new since the run that found it lost, still there)
+        earlier = before.get(rel, [])
+        return new or [name for name in (earlier[2] if len(earlier) > 2 else []) if name in now]
+
     found: dict[str, list[list[str]]] = {}
     for tool in tools if gone else ():
         rel = f"handlers/{tool.identifier}.py"
@@ -222,11 +227,11 @@ def lost_models(
         lost = sorted(_from_models(text, out.name).keys() & gone)
         if lost and stub_form(text, tool.identifier) is None:  # (a stub: `warn_old_stubs` says what of it)
             classes: list[str] = [tool.input_class, *filter(None, [tool.output_class])]
-            found[rel] = [lost, [*classes, *tool.elicitation_classes.values()], new]
+            found[rel] = [lost, [*classes, *tool.elicitation_classes.values()], named_new(rel)]
     for rel in _helpers(out) if gone else ():  # a module of yours the handlers import fails them too
         text = _text(out / rel)
         if text is not None and (lost := sorted(_from_models(text, out.name).keys() & gone)):
-            found[rel] = [lost, [], new]
+            found[rel] = [lost, [], named_new(rel)]
     return found
 
 

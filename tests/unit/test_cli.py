@@ -1432,6 +1432,11 @@ def test_a_renamed_definition_a_handler_or_a_module_of_yours_imports_is_said_wit
     for _ in range(2):  # the run that writes it, then one that finds it current
         assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
         assert capsys.readouterr().err == warned
+    # and a later run that writes the package again (another change), or checks it
+    Path("tools.yaml").write_text(toolset.replace("Town:", "City:").replace("name: s", "name: t"))
+    for more in ([], ["--check"], []):
+        assert main(["generate", "tools.yaml", "--out", "pkg", *more]) == 0
+        assert warned in capsys.readouterr().err
     Path("pkg/handlers/_store.py").write_text("from ..models import City\n\nKEPT: list[City] = []\n")
     assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
     assert capsys.readouterr().err == warned.split("\n", 2)[2]
