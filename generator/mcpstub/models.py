@@ -657,9 +657,9 @@ def _field_names(
     # The field names the model generator gives the names it spells itself (`Foo` is `foo`, `Class`
     # is `class_`): a chosen name must be none of them either.
     spellings = Counter(
-        snake + "_" if keyword.iskeyword(snake) else snake
+        "field" + snake if snake.startswith("_") else snake + "_" if _respelled(snake) else snake
         for snake in (camel_to_snake(n) for n in wire if n.isidentifier() and not keyword.iskeyword(n))
-    )
+    )  # (`_a` is `field_a`, `json` is `json_`)
     # ... and the numbered names it gives a name others spell too (`content_type_1` beside
     # `ContentType` and `content_type`) or a numbered name took (`a_1` beside `A` and `a` numbers
     # one of them `a_2`, and `a_2` then `a_2_1`): a chosen name is none of those names numbered.
@@ -697,6 +697,12 @@ def _field_names(
 def _numbered_after(name: str, stems: set[str]) -> bool:
     """Whether `name` is one of `stems` numbered (`a_2` or `a_2_1` after `a`)."""
     return any(name.startswith(s + "_") and re.fullmatch(r"(?:_\d+)+", name[len(s) :]) for s in stems)
+
+
+def _respelled(snake: str) -> bool:
+    """Whether the model generator gives a name `_` after it: a keyword, or an attribute of a
+    pydantic model (its metaclass's too)."""
+    return keyword.iskeyword(snake) or snake in _model_attributes() or snake in ("mro", "register")
 
 
 # pydantic warns on import about a field whose name starts with one of these.

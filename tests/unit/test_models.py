@@ -1357,7 +1357,8 @@ def test_field_names_do_not_depend_on_the_order_properties_are_written_in(
 @pytest.mark.parametrize(
     "names",
     [["name", "Name", "Name_1"], ["name_1", "Name", "name"], ["Name", "NAME", "name_1"],
-     ["a", "A", "a_1", "a_2", "A_1"], ["A", "a_1", "a", "a-2"]],
+     ["a", "A", "a_1", "a_2", "A_1"], ["A", "a_1", "a", "a-2"], ["_x", "field-x"], ["-", "_", "field"],
+     ["json", "json-", "Json"]],
 )
 def test_field_names_are_one_in_every_order_of_these(names: list[str]) -> None:
     # (sets found after the rule above was written: the generator's leftover names, or a lone
