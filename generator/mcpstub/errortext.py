@@ -67,9 +67,10 @@ def describe_path(path: Sequence[str | int], root: str = "toolset") -> str:
 
 
 def echo_value(value: Any) -> str:
-    """`repr(value)`, said in a few words when long: a 400-digit number or a page of text would
-    bury the line that says what is wrong."""
-    shown = repr(value)
+    """`repr(value)` with true, false and null as a toolset writes them (`written`), said in a few
+    words when long: a 400-digit number or a page of text would bury the line that says what is
+    wrong."""
+    shown = written(value)
     if len(shown) <= ECHO_MAX:
         return shown
     if isinstance(value, int) and not isinstance(value, bool):
@@ -80,7 +81,7 @@ def echo_value(value: Any) -> str:
 def shortened(message: str, instance: Any) -> str:
     """`message` with the value it quotes in full (`instance`) as `echo_value` says it."""
     shown = repr(instance)
-    return message.replace(shown, echo_value(instance), 1) if len(shown) > ECHO_MAX else message
+    return message.replace(shown, echo_value(instance), 1) if len(written(instance)) > ECHO_MAX else message
 
 
 def written(value: Any) -> str:

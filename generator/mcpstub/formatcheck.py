@@ -15,7 +15,7 @@ import jsonschema_rs
 
 from mcpstub.diagnostics import Diagnostic, error
 from mcpstub.document import Document, JsonPath
-from mcpstub.errortext import echo_value, schema_said, yaml_boolean_hint
+from mcpstub.errortext import echo_value, schema_said, written, yaml_boolean_hint
 from mcpstub.keywords import KNOWN_2020_12, closest, comma_hint, comment_hint
 from mcpstub.resources import format_schema
 
@@ -150,7 +150,7 @@ def _format_error(doc: Document, err: ValidationError) -> Iterator[Diagnostic]:
         said = f"{where} must be {expected_text}, not {type_name(err.instance)}"
         yield error("wrong-type", said, doc.loc(path), hint)
     elif kind == "enum":
-        choices = ", ".join(repr(c) for c in err.validator_value)
+        choices = ", ".join(map(written, err.validator_value))
         message = f"{where} must be one of {choices}, not {echo_value(err.instance)}"
         yield error("wrong-value", message, doc.loc(path))
     elif "propertyNames" in err.schema_path and isinstance(err.instance, str):

@@ -1637,3 +1637,13 @@ def test_a_value_the_format_or_the_meta_schema_refuses_is_said_as_the_toolset_wr
     text += "    inputSchema: {type: object}\n" * ("timeout" in written)
     (message,) = [d.format().splitlines()[0] for d in check(tmp_path, text).diagnostics]
     assert said in message, message
+
+
+def test_a_value_the_format_refuses_is_echoed_as_the_toolset_writes_it(tmp_path: Path) -> None:
+    # Not Python's True and None: the words of the toolset's own values.
+    text = "tools:\n  - name: t\n    execution: {taskSupport: true}\n    inputSchema: {type: object}\n"
+    said = [d.message for d in check(tmp_path, text, head="mcpstub: null\nserver: {name: s}\n").diagnostics]
+    assert said == [
+        "unsupported format version null",
+        "tools[0].execution.taskSupport must be one of 'forbidden', 'optional', 'required', not true",
+    ], said
