@@ -215,7 +215,7 @@ def _ref_targets(node: JSON) -> Iterator[str]:
 
 
 _DEFINITION_PREFIXES = tuple(f"/{key}/" for key in DEFS_KEYWORDS)
-_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", *DEFS_KEYWORDS})
+_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "dependencies", *DEFS_KEYWORDS})
 
 
 def _names_a_map(tokens: Sequence[str]) -> bool:

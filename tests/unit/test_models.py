@@ -1435,6 +1435,16 @@ def test_a_definition_named_as_a_keyword_is_a_typed_class(name: str, tmp_path: P
     assert generated.ok and not generated.diagnostics, generated.diagnostics
 
 
+@pytest.mark.parametrize("name", ["properties", "definitions"])
+def test_a_draft_07_dependency_named_as_a_keyword_is_a_schema(name: str) -> None:
+    # `#/dependencies/properties` is the dependency of a property named so: a schema.
+    d7 = "http://json-schema.org/draft-07/schema#"
+    schema = {"$schema": d7, "type": "object", "properties": {"p": {"$ref": f"#/dependencies/{name}"}},
+              "dependencies": {name: {"type": "object", "required": ["z"]}}}  # fmt: skip
+    result = render_models(make_toolset(make_tool("t", schema, None)))
+    assert not result.diagnostics, result.diagnostics
+
+
 @pytest.mark.parametrize(
     ("properties", "expected"),
     [
