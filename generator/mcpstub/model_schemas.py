@@ -9,7 +9,14 @@ from mcpstub.classnames import Namer
 from mcpstub.engine import memory
 from mcpstub.engine.fingerprints import value_bytes
 from mcpstub.ir import JSON, Tool, to_class_prefix
-from mcpstub.keywords import DEFS_KEYWORDS, KNOWN_2020_12, KNOWN_DRAFT_07, subschemas
+from mcpstub.keywords import (
+    DEFS_KEYWORDS,
+    KNOWN_2020_12,
+    KNOWN_DRAFT_07,
+    SUBSCHEMA_LIST,
+    SUBSCHEMA_MAP,
+    subschemas,
+)
 from mcpstub.pointers import escape, percent_decoded, resolve, split
 
 _OPEN_KEYS = frozenset({"additionalProperties", "unevaluatedProperties"})
@@ -215,7 +222,6 @@ def _ref_targets(node: JSON) -> Iterator[str]:
 
 
 _DEFINITION_PREFIXES = tuple(f"/{key}/" for key in DEFS_KEYWORDS)
-_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "dependencies", *DEFS_KEYWORDS})
 
 
 def _names_a_map(tokens: Sequence[str]) -> bool:
@@ -226,11 +232,9 @@ def _names_a_map(tokens: Sequence[str]) -> bool:
         if index == len(tokens) - 1:
             return not named and token in ("properties", *DEFS_KEYWORDS)
         following = tokens[index + 1]
-        named = not named and (token in _MAPS or (following.isdigit() and token in _LISTS))
+        named = not named and (token in SUBSCHEMA_MAP or (following.isdigit() and token in SUBSCHEMA_LIST))
     return False
 
-
-_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
 
 
 def _definition_targets(node: JSON) -> Iterator[str]:
