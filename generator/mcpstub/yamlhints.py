@@ -114,15 +114,10 @@ class _Reading:
             if line[at[1] : at[1] + 1] == ":" and ": " in entry:  # `{description: a: b}`
                 return self._colon_in_flow(at)
             closing = "}" if bracket == "{" else "]"
-            found = line[at[1] : at[1] + 1]
-            if found in ("]", "}") and found != closing and _one_too_many(line, at[1]):
+            if line[at[1] : at[1] + 1] != closing and _one_too_many(line, at[1]):
                 # (`{a: [b]]}`; not `[x}`, where the '}' was meant to close the list)
-                return (
-                    f"a '{found}' that closes nothing: inside the '{bracket}' opened at"
-                    f" {self.name(*opened)}, what it would close is closed before it",
-                    where,
-                    f"delete the '{found}' here (one too many)",
-                )
+                inside = f"inside the '{bracket}' opened at {self.name(*opened)}"
+                return _closes_nothing(line[at[1]], where, inside)
             return (
                 f"expected ',' or '{closing}' here, inside the '{bracket}' opened at {self.name(*opened)}",
                 where,
@@ -159,13 +154,8 @@ class _Reading:
             before = line[: at[1]].rstrip()
             if before.strip() and before[-1:] in "'\"":
                 return self._after_quoted(at, before)
-            if before.strip() and before[-1:] in "]}" and _one_too_many(line, at[1]):
-                closer = line[at[1]]
-                return (
-                    f"a '{closer}' that closes nothing: what it would close is closed before it",
-                    where,
-                    f"delete the '{closer}' here (one too many)",
-                )
+            if _one_too_many(line, at[1]):  # (`{a: 1}}`)
+                return _closes_nothing(line[at[1]], where)
             if before.strip() and before[-1:] in "]}":
                 return (
                     f"text after a '{before[-1]}': a value that starts with"
@@ -592,6 +582,16 @@ def _json(value: str) -> str:
 
 def _spaces(count: int) -> str:
     return f"{count} space" + ("" if count == 1 else "s")
+
+
+def _closes_nothing(closer: str, where: tuple[int, int], inside: str = "") -> Explained:
+    """A closing bracket too many (`_one_too_many`), at `where`; `inside`: the collection it is in."""
+    return (
+        f"a '{closer}' that closes nothing: {inside + ', ' if inside else ''}what it would close is"
+        " closed before it",
+        where,
+        f"delete the '{closer}' here (one too many)",
+    )
 
 
 def _one_too_many(line: str, column: int) -> bool:
