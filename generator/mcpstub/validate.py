@@ -544,9 +544,10 @@ class _Checker:
         # are judged all the same, so that one run says every problem of the schema. A mistake
         # inside what was copied from another file, said there, is left out where the schema is
         # compiled (`_compile_errors`), so that the schema's own is said too.
-        copied = {source.file for source, _ in self._copies(path, bundled, dialect).values()} - {doc.file}
+        new_errors = [d for d in self.bundler.diagnostics[errors_before:] if d.is_error]
+        copied = {s.file for s, _ in self._copies(path, bundled, dialect).values()} if new_errors else set()
         if has_errors(self.diagnostics[before:]) or any(
-            d.is_error and d.location.file not in copied for d in self.bundler.diagnostics[errors_before:]
+            d.location.file not in copied - {doc.file} for d in new_errors
         ):
             self.diagnostics.extend(default_mismatches(doc, path, schema, defaults))
             return None
