@@ -116,21 +116,22 @@ def app_from_environment() -> Starlette:
     return app
 
 
-def _address(text: str) -> tuple[str, int] | None:
-    """`HOST:PORT` (`[::1]:8000` for IPv6) -> (host, port); None if it is not one."""
+def _address(text: str) -> tuple[str, int] | str:
+    """`HOST:PORT` (`[::1]:8000` for IPv6) -> (host, port); what is wrong if it is not one."""
+    wrong = f"--http takes HOST:PORT (e.g. 127.0.0.1:8000, or [::1]:8000 for IPv6), not {text!r}"
     host, colon, port = text.rpartition(":")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
         try:  # brackets hold an IPv6 address, and only brackets do
             ipaddress.IPv6Address(host)
         except ValueError:
-            return None
+            return wrong
     elif any(c in host for c in ":[]"):
-        return None
+        return wrong
     if not (colon and host and port.isascii() and port.isdigit()):
-        return None
+        return wrong
     if len(port) > 5 or int(port) > 65535:
-        return None
+        return f"--http takes HOST:PORT with a port of 0 to 65535, not {text!r}"
     return host, int(port)
 
 
@@ -271,11 +272,8 @@ def _serve_http(package: str, parser: argparse.ArgumentParser, args: argparse.Na
     from .http import is_loopback
 
     address = _address(args.http)
-    if address is None:
-        parser.error(
-            "--http takes HOST:PORT (e.g. 127.0.0.1:8000, or [::1]:8000 for IPv6), "
-            f"not {args.http!r}"
-        )
+    if isinstance(address, str):
+        parser.error(address)
     host, port = address
     if args.workers < 1:
         parser.error("--workers takes a positive number")

@@ -163,6 +163,8 @@ BAD_ADDRESSES = [
     ":8000",
     "127.0.0.1:",
     "127.0.0.1:99999",
+    "localhost:65536",
+    "[::1]:123456",
     "h:\uff18\uff10",
     "::1:8000",  # IPv6 without brackets: is 8000 the port or part of the address?
     "127.0.0.1:8000:1",
@@ -184,6 +186,9 @@ def test_bad_http_address_is_a_usage_error(bad_addresses: list[tuple[int, str]],
     code, err = bad_addresses[case]
     assert code == 2 and "--http takes HOST:PORT" in err, err
     assert repr(BAD_ADDRESSES[case]) in err and "Traceback" not in err
+    # A port past 65535 is said to be one: the address is written as the example shows.
+    out_of_range = BAD_ADDRESSES[case].rpartition(":")[2] in ("99999", "65536", "123456")
+    assert ("a port of 0 to 65535" in err) is out_of_range, err
 
 
 def test_a_bad_address_is_said_by_the_command_itself(root: Path) -> None:
