@@ -41,7 +41,7 @@ from mcp.client.session import ListRootsFnT, LoggingFnT, SamplingFnT
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from mcp.types import CONNECTION_CLOSED, INVALID_PARAMS, INVALID_REQUEST
+from mcp.types import CONNECTION_CLOSED, INVALID_PARAMS, INVALID_REQUEST, MISSING_REQUIRED_CLIENT_CAPABILITY
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -212,6 +212,8 @@ class ToolsClient:
                     raise _no_such_tool(name, exc.message) from exc
                 if isinstance(exc, MCPError) and len(self._refused) > refused and _from_http(exc):
                     raise MCPError(exc.code, _http_error(name, exc.message, self._refused[-1])) from exc
+                if isinstance(exc, MCPError) and exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
+                    raise MCPError(exc.code, _declared_by(exc.message, exc.data), exc.data) from exc
                 raise
         if asking is not None:
             asking.raise_failed(call)  # (the question was cancelled: what went wrong answering it)
@@ -219,7 +221,7 @@ class ToolsClient:
             said = _text(result)
             if name in self._drift.missing and "unknown tool" in said.lower():
                 raise _no_such_tool(name, said)  # (the SDK's MCPServer answers so)
-            raise ToolError(said)
+            raise ToolError(_declared_by(said))
         return result
 
     async def _output(self, name: str, arguments: BaseModel) -> Any:
@@ -627,6 +629,24 @@ async def _connected(
         if raised and _only(group, raised[0]):
             raise raised[0] from None  # a KeyboardInterrupt or SystemExit the caller's block raised
         raise
+
+
+# What a client passes to `connect` to declare each capability a tool may ask it for.
+_DECLARED_BY = {"elicitation": "on_elicit", "sampling": "sampling_callback", "roots": "list_roots_callback"}
+
+
+def _declared_by(said: str, data: Any = None) -> str:
+    """`said`, and which argument of `connect` declares the capabilities it says the client lacks:
+    a 2026-07-28 error's `requiredCapabilities`, or an mcpstub server's words on 2025-11-25."""
+    needed = data.get("requiredCapabilities") if isinstance(data, dict) else None
+    lacking = [
+        keyword
+        for capability, keyword in _DECLARED_BY.items()
+        if (capability in needed if isinstance(needed, dict) else f"not declare the {capability}" in said)
+    ]
+    if not lacking:
+        return said
+    return f"{said}; connect({', '.join(f'{k}=...' for k in lacking)}) declares it"
 
 
 def _from_http(error: MCPError) -> bool:

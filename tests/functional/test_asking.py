@@ -192,6 +192,26 @@ async def test_a_client_without_the_capability_is_told_which(package: ModuleType
     )
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_the_typed_client_says_which_argument_of_connect_declares_what_a_tool_asks_for(
+    package: ModuleType, mode: str
+) -> None:
+    # The server's error names the capability; the typed client's user passes an argument.
+    connect = __import__(f"{PACKAGE}.client", fromlist=["connect"]).connect
+    failed = ToolError if mode == "legacy" else MCPError
+    answers: dict[str, Any] = {"on_elicit": lambda q: {"ok": True}, "list_roots_callback": roots}
+    cases = [({"sampling_callback": sample, "list_roots_callback": roots}, "elicitation (form)", "on_elicit"),
+             (answers, "sampling", "sampling_callback")]  # fmt: skip
+    for given, capability, keyword in cases:
+        async with connect(package.create_server(), mode=mode, **given) as client:
+            with pytest.raises(failed) as raised:
+                await client.deploy(service="api")
+        said = raised.value.message if isinstance(raised.value, MCPError) else str(raised.value)
+        hint = f"did not declare the {capability} capability; connect({keyword}=...) declares it"
+        assert said.endswith(hint), said
+
+
 async def refuse_ok(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
     return types.ElicitResult(action="accept", content={"ok": False})
 
