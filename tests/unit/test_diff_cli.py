@@ -99,7 +99,7 @@ def test_json_github_and_junit_formats(in_tmp: Path, capsys: pytest.CaptureFixtu
     capsys.readouterr()
     assert main(["diff", "old.yaml", "new.yaml", "--format", "json"]) == 1
     data = json.loads(capsys.readouterr().out)
-    assert data[0]["rule"] == "server-version-changed"
+    assert [data[0][k] for k in ("tool", "rule", "direction")] == ["", "server-version-changed", "server"]
     assert data[1:] == [
         {
             "tool": "forecast",
@@ -124,6 +124,10 @@ def test_json_github_and_junit_formats(in_tmp: Path, capsys: pytest.CaptureFixtu
     assert suite is not None and suite.get("failures") == "1" and suite.get("tests") == "2"
     failure = suite.find("testcase/failure")
     assert failure is not None and failure.get("type") == "input-constraint-tightened"
+    write_new(in_tmp, OLD.replace("maximum: 14", "maximum: 7"))  # (no major version bump)
+    assert main(["diff", "old.yaml", "new.yaml", "--format", "json"]) == 1
+    said = [(f["tool"], f["rule"], f["direction"]) for f in json.loads(capsys.readouterr().out)]
+    assert said == [("", "version-not-bumped", "server"), ("forecast", "input-constraint-tightened", "input")]
 
 
 def test_counterexample_shown_for_undecidable_rewrite(

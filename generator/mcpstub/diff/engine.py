@@ -409,7 +409,7 @@ def _version_finding(old: Side, new: Side) -> Finding | None:
             if bad
             else f"breaking changes need a major version bump, but the {side} server.version is not set"
         )
-        return Finding("", "version-not-bumped", "breaking", "tool", "/server/version", message, where)
+        return Finding("", "version-not-bumped", "breaking", "server", "/server/version", message, where)
     bumped = after[0] > before[0] or (before[0] == 0 and after[0] == 0 and after[1] > before[1])
     if bumped:
         return None
@@ -420,7 +420,7 @@ def _version_finding(old: Side, new: Side) -> Finding | None:
         else f"{old.server_version} -> {new.server_version}"
     )
     message = f"breaking changes without a major version bump: server.version {moved} (at least {need})"
-    return Finding("", "version-not-bumped", "breaking", "tool", "/server/version", message, where)
+    return Finding("", "version-not-bumped", "breaking", "server", "/server/version", message, where)
 
 
 def renames(gone: dict[str, dict[str, Any]], added: dict[str, dict[str, Any]]) -> dict[str, str]:
@@ -476,7 +476,7 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
     if old.server_version != new.server_version and not said:
         message = f"server.version {old.server_version} -> {new.server_version}"
         where, rule = new.locate("", "/server/version"), "server-version-changed"
-        changed = Finding("", rule, "info", "tool", "/server/version", message, where)
+        changed = Finding("", rule, "info", "server", "/server/version", message, where)
         findings += [] if _ignored(changed, options) else [changed]
     unique: dict[tuple[str, str, str, str], Finding] = {}
     for f in findings:
@@ -499,7 +499,7 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
         key=lambda f: (
             order.get(f.tool, -1),
             *place(f),
-            f.direction != "tool",
+            f.direction not in ("tool", "server"),
             f.direction,
             f.path,
             rank[f.severity],

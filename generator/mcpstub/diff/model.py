@@ -15,7 +15,7 @@ from mcpstub.diagnostics import Location
 
 JSON = Any
 Severity = Literal["breaking", "warning", "info"]
-Direction = Literal["input", "output", "tool"]
+Direction = Literal["input", "output", "tool", "server"]
 SEVERITIES: tuple[Severity, ...] = ("info", "warning", "breaking")
 
 
