@@ -702,7 +702,7 @@ def _numbered_after(name: str, stems: set[str]) -> bool:
 def _respelled(snake: str) -> bool:
     """Whether the model generator gives a name `_` after it: a keyword, or an attribute of a
     pydantic model (its metaclass's too)."""
-    return keyword.iskeyword(snake) or snake in _model_attributes() or snake in ("mro", "register")
+    return keyword.iskeyword(snake) or snake in _model_attributes()
 
 
 # pydantic warns on import about a field whose name starts with one of these.
@@ -711,10 +711,11 @@ _PROTECTED_PREFIXES = ("model_validate", "model_dump")
 
 @cache
 def _model_attributes() -> frozenset[str]:
-    """Names a field must not take: pydantic's own attributes."""
+    """Names a field must not take: the attributes of pydantic's models and of their class (`mro`,
+    `register`), which pydantic warns a field shadows."""
     from pydantic import BaseModel  # noqa: PLC0415
 
-    return frozenset(dir(BaseModel))
+    return frozenset(dir(BaseModel)) | frozenset(dir(type(BaseModel)))
 
 
 @cache

@@ -1411,6 +1411,26 @@ def test_a_name_chosen_where_the_generator_spells_another_its_own_way_is_chosen_
         assert load(result).EveryInput.model_validate(value).model_dump(by_alias=True) == value
 
 
+def test_no_property_spelt_as_a_pydantic_attribute_gives_a_field_pydantic_warns_of() -> None:
+    """A property whose name is no identifier and reads as an attribute of pydantic's models, or of
+    their class's (`mro-`, `register-`), alone in its tool: its field shadows none (pydantic warned
+    as the package was imported, "Field name "mro" ... shadows an attribute in parent")."""
+    import warnings  # noqa: PLC0415
+
+    names = sorted(n for n in {*dir(BaseModel), *dir(type(BaseModel))} if not n.startswith("_"))
+    assert {"mro", "register", "copy", "model_dump"} <= set(names)
+    schemas = [{"type": "object", "properties": {f"{name}-": {}}} for name in names]
+    tools = [make_tool(f"t{i}", schema, None) for i, schema in enumerate(schemas)]
+    result = render_models(make_toolset(*tools))
+    assert not result.diagnostics, result.diagnostics
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        module = load(result)
+    for i, name in enumerate(names):
+        model = getattr(module, f"T{i}Input")
+        assert model.model_validate({f"{name}-": 1}).model_dump(by_alias=True) == {f"{name}-": 1}
+
+
 @pytest.mark.parametrize("name", ["properties", "definitions", "patternProperties", "items", "allOf"])
 def test_a_definition_named_as_a_keyword_is_a_typed_class(name: str, tmp_path: Path) -> None:
     # `#/$defs/properties` names a definition, a schema; only `#/properties` itself names none
