@@ -383,5 +383,7 @@ def diff_options(config: dict[str, Any], root: Path) -> tuple[DiffOptions, str |
 
     try:
         return options_from_config(config.get("diff"))
-    except ConfigProblem as exc:
-        raise config_error(root / "pyproject.toml", ("diff", *exc.keys), str(exc), exc.at_key) from None
+    except ConfigProblem as exc:  # (every one at once, as [tool.mcpstub]'s are)
+        file = root / "pyproject.toml"
+        said = [config_error(file, ("diff", *keys), said, at_key) for keys, said, at_key in exc.problems]
+        raise UsageError("\n".join(map(str, said))) from None

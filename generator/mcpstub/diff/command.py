@@ -24,55 +24,64 @@ CONFIG_KEYS = ("fail-on", "ignore", "version-check", "open-objects")
 
 
 class ConfigProblem(ValueError):
-    """A mistake in `[tool.mcpstub.diff]`; `keys` says where within it: at the value there, or
-    (`at_key`) at the key."""
+    """The mistakes in `[tool.mcpstub.diff]`, every one: for each, where within it (`keys`: at the
+    value there, or at the key where `at_key`) and what is wrong."""
 
-    def __init__(self, keys: tuple[str | int, ...], message: str, at_key: bool = False) -> None:
-        super().__init__(message)
-        self.keys, self.at_key = keys, at_key
+    def __init__(self, problems: list[tuple[tuple[str | int, ...], str, bool]]) -> None:
+        super().__init__("\n".join(message for _, message, _ in problems))
+        self.problems = problems
 
 
 def options_from_config(section: Any) -> tuple[DiffOptions, str | None]:
-    """`[tool.mcpstub.diff]` as options and a fail-on level; a mistake raises ConfigProblem."""
+    """`[tool.mcpstub.diff]` as options and a fail-on level; mistakes raise ConfigProblem."""
     table = "[tool.mcpstub.diff]"
     if section is None:
         return DiffOptions(), None
     if not isinstance(section, dict):
-        raise ConfigProblem((), f"{table} must be a table")
-    unknown = sorted(set(section) - set(CONFIG_KEYS))
+        raise ConfigProblem([((), f"{table} must be a table", False)])
+    problems: list[tuple[tuple[str | int, ...], str, bool]] = []
+
+    def wrong(keys: tuple[str | int, ...], message: str, at_key: bool = False) -> None:
+        problems.append((keys, message, at_key))
+
+    unknown = [key for key in section if key not in CONFIG_KEYS]  # (said at the first written)
     if unknown:
-        said = f"unknown key(s) in {table}: {unknown_keys(unknown, CONFIG_KEYS)}"
-        raise ConfigProblem((unknown[0],), said, at_key=True)
+        wrong((unknown[0],), f"unknown key(s) in {table}: {unknown_keys(unknown, CONFIG_KEYS)}", True)
     fail_on = section.get("fail-on")
     if fail_on is not None and fail_on not in SEVERITIES:
-        raise ConfigProblem(("fail-on",), f"{table} fail-on must be one of {', '.join(SEVERITIES)}")
+        wrong(("fail-on",), f"{table} fail-on must be one of {', '.join(SEVERITIES)}")
     check_version = section.get("version-check", True)
     if not isinstance(check_version, bool):
-        raise ConfigProblem(("version-check",), f"{table} version-check must be true or false")
+        wrong(("version-check",), f"{table} version-check must be true or false")
     open_objects = section.get("open-objects", "warn")
     if open_objects not in ("warn", "strict"):
-        raise ConfigProblem(("open-objects",), f'{table} open-objects must be "warn" or "strict"')
+        wrong(("open-objects",), f'{table} open-objects must be "warn" or "strict"')
     ignores: list[Ignore] = []
     raw = section.get("ignore", [])
     if not isinstance(raw, list):
-        raise ConfigProblem(("ignore",), f"{table} ignore must be a list of tables")
+        wrong(("ignore",), f"{table} ignore must be a list of tables")
+        raw = []
     for i, item in enumerate(raw):
         where = f"{table} ignore[{i}]"
         if not isinstance(item, dict) or set(item) - {"tool", "rule", "reason"}:
-            raise ConfigProblem(("ignore", i), f"{where} must be a table with tool, rule and reason")
+            wrong(("ignore", i), f"{where} must be a table with tool, rule and reason")
+            continue
         values = [item.get(k) for k in ("tool", "rule", "reason")]
         values = [v if isinstance(v, str) and v.strip() else None for v in values]
         if not all(values):
             missing = next(k for k, v in zip(("tool", "rule", "reason"), values, strict=True) if not v)
-            message = f'{where} needs tool, rule and a non-empty reason (tool = "*" for every tool)'
-            raise ConfigProblem(("ignore", i, missing), message)
+            said = f'{where} needs tool, rule and a non-empty reason (tool = "*" for every tool)'
+            wrong(("ignore", i, missing), said)
+            continue
         tool, rule, reason = (str(v) for v in values)
         if rule not in RULES:
             close = difflib.get_close_matches(rule, sorted(RULES), n=1)
             hint = f"did you mean {close[0]}?" if close else "diff shows each finding's rule in [brackets]"
-            message = f"{where} rule {rule!r} is not a rule mcpstub diff reports ({hint})"
-            raise ConfigProblem(("ignore", i, "rule"), message)
+            wrong(("ignore", i, "rule"), f"{where} rule {rule!r} is not a rule mcpstub diff reports ({hint})")
+            continue
         ignores.append(Ignore(tool, rule, reason))
+    if problems:
+        raise ConfigProblem(problems)
     options = DiffOptions(check_version=check_version, ignore=tuple(ignores), open_objects=open_objects)
     return options, fail_on
 
