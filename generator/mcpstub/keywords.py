@@ -821,6 +821,6 @@ def _check_format(doc: Document, where: JsonPath, value: str, found: Lint, draft
     meant = format_as_type(value, formats) or (close[0] if close else None)
     if meant is not None:
         dialect = "draft-07" if draft07 else "JSON Schema 2020-12"
-        said = f"{doc.describe(where[:-1])}: format {value!r} is none {dialect} defines: nothing checks it"
+        said = f"{doc.describe(where[:-1])}: format {value!r} is not one {dialect} defines: nothing checks it"
         hint = f"did you mean {meant!r}?"
         found.diagnostics.append(warning("unknown-format", said, doc.loc(where), hint))

@@ -1078,6 +1078,9 @@ def test_a_format_close_to_one_the_dialect_defines_is_a_warning_naming_it(
     hint = f"did you mean {meant!r}?"
     expected = [] if meant is None else [("warning", "unknown-format", line, column, hint)]
     assert seen(checked) == expected
+    dialect_name = "draft-07" if draft07 else "JSON Schema 2020-12"
+    said = f"format {format!r} is not one {dialect_name} defines: nothing checks it"
+    assert all(d.message.endswith(said) for d in checked.diagnostics), checked.diagnostics
 
 
 @pytest.mark.parametrize(
