@@ -673,7 +673,7 @@ def _field_names(
         if normal == name and name.isidentifier() and not keyword.iskeyword(name):
             # as the model generator would spell it (`modelDumpPath` is `model_dump_path`)
             normal = camel_to_snake(name)
-            if not normal.startswith(_PROTECTED_PREFIXES):
+            if not normal.startswith(_PROTECTED_PREFIXES) and (name.isascii() or not _spelt_twice(name)):
                 continue
         base = re.sub(r"_*\W+_*", "_", camel_to_snake(normal)).strip("_") or "field"
         if not base.isidentifier() or base[0].isdigit() or base.startswith(_PROTECTED_PREFIXES):
@@ -692,6 +692,16 @@ def _field_names(
         taken.add(candidate)
         chosen[name] = candidate
     return chosen
+
+
+def _spelt_twice(name: str) -> bool:
+    """Whether the model generator spells `name` once more as it writes the field (`İ` is `i̇`, whose
+    dot is no word character, and then `i_`): it numbers names alike as first spelt only, so such
+    a name could take another's field (`i_` beside `İ` gave one field for both)."""
+    from datamodel_code_generator.reference import FieldNameResolver  # noqa: PLC0415
+
+    spell = FieldNameResolver(snake_case_field=True).get_valid_name
+    return spell(spell(name)) != spell(name)
 
 
 def _numbered_after(name: str, stems: set[str]) -> bool:
