@@ -544,7 +544,8 @@ def lint_schema(
                 elif key == "required" and isinstance(value, list) and family is not None:
                     if id(family) not in families:
                         families[id(family)] = _property_names(family)
-                    _check_required(doc, where, value, families[id(family)], found)
+                    closed = next((k for k in _CLOSING if node.get(k) is False), None)
+                    _check_required(doc, where, value, families[id(family)], found, closed)
                     own = node.get("properties")
                     own = own if isinstance(own, dict) else {}
                     for i, name in enumerate(value):
@@ -760,14 +761,21 @@ def _property_names(family: dict[str, Any]) -> tuple[frozenset[str], bool] | Non
     return frozenset(names), has_properties
 
 
+# Written `false` in the schema holding `required`, these refuse a name no `properties` of its
+# object has (where nothing else may name more: `_property_names`).
+_CLOSING = ("additionalProperties", "unevaluatedProperties")
+
+
 def _check_required(
     doc: Document,
     where: JsonPath,
     required: list[Any],
     family: tuple[frozenset[str], bool] | None,
     found: Lint,
+    closed: str | None = None,
 ) -> None:
-    """A warning for each name in `required` that no property of its object has."""
+    """A warning for each name in `required` that no property of its object has (`closed`: the
+    keyword that then refuses every value, written false beside it)."""
     if family is None or not family[1]:
         return  # nothing to compare with, or more properties than `properties` names
     names = family[0]
@@ -775,10 +783,11 @@ def _check_required(
         if not isinstance(name, str) or name in names:
             continue
         close = closest(name, names)
+        refused = f": {closed} is false, so it accepts no value" if closed else ""
         found.diagnostics.append(
             warning(
                 "required-not-a-property",
-                f"{doc.describe(where)}.required names {name!r}, which is not one of its properties",
+                f"{doc.describe(where)}.required names {name!r}, which is not one of its properties{refused}",
                 doc.loc((*where, "required", i)),
                 f"did you mean {close!r}?"
                 if close is not None

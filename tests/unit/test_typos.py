@@ -57,6 +57,29 @@ def test_a_required_name_no_property_has_is_a_warning_where_it_is_written(
 
 
 @pytest.mark.parametrize(
+    ("schema", "closed"),
+    [
+        ("{type: object, additionalProperties: false, properties: {isbn: {}}, required: [isbn, shop]}",
+         "additionalProperties"),
+        ("{type: object, unevaluatedProperties: false, properties: {isbn: {}}, required: [shop]}",
+         "unevaluatedProperties"),
+        ("{type: object, additionalProperties: {}, properties: {isbn: {}}, required: [shop]}", None),
+        # (the object holding `required` is not the closed one: another branch may take the call)
+        ("{type: object, additionalProperties: false, properties: {a: {}}, anyOf: [{required: [shop]}, {}]}",
+         None),
+    ],
+)  # fmt: skip
+def test_a_required_name_a_closed_object_refuses_says_that_it_accepts_nothing(
+    tmp_path: Path, schema: str, closed: str | None
+) -> None:
+    # No call could be made: without `shop` it is refused as missing, with it as not allowed.
+    checked = check(tmp_path, one_tool(schema))
+    (message,) = [d.message for d in checked.diagnostics if d.code == "required-not-a-property"]
+    refused = f": {closed} is false, so it accepts no value" if closed else ""
+    assert message.endswith(f"which is not one of its properties{refused}"), message
+
+
+@pytest.mark.parametrize(
     "schema",
     [
         "{type: object, properties: {a: {}}, required: [a]}",
