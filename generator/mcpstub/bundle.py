@@ -27,11 +27,11 @@ from typing import Any
 from urllib.parse import quote
 
 from mcpstub.containment import LOOP, broken_link, check_ref_file
-from mcpstub.diagnostics import Diagnostic, error
+from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.errortext import close_file
 from mcpstub.ir import definitions_key
-from mcpstub.keywords import position, subschemas
+from mcpstub.keywords import closest, position, subschemas
 from mcpstub.pointers import percent_decoded, ref_file, resolve, split_fragment, to_fragment, to_pointer
 
 _ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated"})
@@ -371,7 +371,23 @@ class Bundler:
         if self._loops_in_place(doc, loc.path, pointed):
             self._loop(ref, loc)
             return None
+        if file_part and not parts and isinstance(pointed, dict) and _definitions_only(pointed):
+            self._definitions_file(ref, file_part, pointed, loc)
         return target_doc, target, value
+
+    def _definitions_file(self, ref: str, file_part: str, root: dict[str, Any], loc: Where) -> None:
+        """The warning for a reference to the root of a file that holds only definitions: that
+        root accepts any value (`isbn: {$ref: common.yaml}`, the `#/$defs/Isbn` left out)."""
+        names = [(key, str(name)) for key in ("$defs", "definitions") for name in root.get(key) or ()]
+        said = f"reference {ref!r} is the root of {file_part}, which holds only definitions: "
+        said += "it accepts any value"
+        # (a property's reference names the definition closest to the property's name)
+        written = loc.path[-2] if loc.path[-3:-2] == ("properties",) else None
+        meant = closest(str(written), [name for _, name in names]) if written is not None else None
+        key, name = next(((k, n) for k, n in names if n == meant), names[0])
+        example = file_part + to_fragment((key, name))
+        hint = f"did you mean {example!r}?" if meant else f"name the definition it means, e.g. {example}"
+        self.diagnostics.append(warning("ref-definitions-only", said, loc.location, hint))
 
     def _unit(self, key: tuple[int, JsonPath], value: Any) -> tuple[int, bytes, list[tuple[JsonPath, str]]]:
         """What copying the unit at `key` (id of its document, its path there; holding `value`)
@@ -719,6 +735,18 @@ def _get(data: Any, path: JsonPath) -> Any:
 
 # marshal format 2 keeps no references: a copy shares no list or dict, even where the data did
 _MARSHAL = 2
+
+
+# What the root of a file of shared definitions holds beside them: nothing a value is judged by.
+_ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description"})
+
+
+def _definitions_only(root: dict[str, Any]) -> bool:
+    """Whether a file's root holds definitions and nothing that judges a value."""
+    return (
+        any(isinstance(root.get(key), dict) and root[key] for key in ("$defs", "definitions"))
+        and set(root) <= {"$defs", "definitions", *_ANNOTATIONS}
+    )
 
 
 def _copy(value: Any) -> Any:

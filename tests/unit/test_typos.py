@@ -3,6 +3,7 @@ one run says every problem, each where it is written."""
 
 from __future__ import annotations
 
+import json
 import os
 import textwrap
 from pathlib import Path
@@ -394,3 +395,29 @@ def test_a_mistake_in_a_referenced_file_is_said_once_where_it_is_written(tmp_pat
     assert [(d.location.file, d.location.line, d.code, d.hint) for d in checked.diagnostics] == [
         ("common.yaml", 5, "unknown-type", "did you mean 'integer'?")
     ]
+
+
+@pytest.mark.parametrize(
+    ("common", "refs", "expected"),
+    [
+        ("$defs: {Isbn: {type: string}, Email: {type: string}}", ["common.yaml", "common.yaml#"],
+         ["did you mean 'common.yaml#/$defs/Isbn'?",
+          "name the definition it means, e.g. common.yaml#/$defs/Isbn"]),  # (isbn1: none close)
+        ('{"$comment": "shared", "definitions": {"Id": {"type": "integer"}}}', ["common.json"],
+         ["name the definition it means, e.g. common.json#/definitions/Id"]),
+        # a root that judges values, or holds none: no warning
+        ("{type: object, $defs: {Isbn: {type: string}}}", ["common.yaml"], []),
+        ("{title: Anything}", ["common.yaml"], []),
+    ],
+)  # fmt: skip
+def test_a_reference_to_the_root_of_a_file_of_definitions_is_a_warning_naming_one(
+    tmp_path: Path, common: str, refs: list[str], expected: list[str]
+) -> None:
+    # `isbn: {$ref: common.yaml}`, the `#/$defs/Isbn` left out: the field took any value, unsaid.
+    file = refs[0].partition("#")[0]
+    (tmp_path / file).write_text(common + "\n")
+    properties = ", ".join(f"isbn{i or ''}: {{$ref: {json.dumps(ref)}}}" for i, ref in enumerate(refs))
+    checked = check(tmp_path, one_tool(f"{{type: object, properties: {{{properties}}}}}"))
+    assert checked.ok  # a warning: the toolset is generated
+    assert [hint for _, hint in said(checked, "ref-definitions-only")] == expected
+    assert all(d.code == "ref-definitions-only" for d in checked.diagnostics), checked.diagnostics
