@@ -32,7 +32,15 @@ from mcpstub.document import Document, JsonPath, Where
 from mcpstub.errortext import close_file
 from mcpstub.ir import definitions_key
 from mcpstub.keywords import closest, position, subschemas
-from mcpstub.pointers import percent_decoded, ref_file, resolve, split_fragment, to_fragment, to_pointer
+from mcpstub.pointers import (
+    percent_decoded,
+    ref_file,
+    resolve,
+    split,
+    split_fragment,
+    to_fragment,
+    to_pointer,
+)
 
 _ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated"})
 # Keywords that apply their schemas to the very value the schema applies to (not to a part of it).
@@ -486,8 +494,16 @@ class Bundler:
         closes = (_close_pointer(data, parts, ref) for data, parts in tries)
         close = next((c for c in closes if c is not None), None)
         hint = _holds(*tries[-1], ref.partition("#")[0])
-        if close is not None:
-            hint = f"did you mean {ref.partition('#')[0] + '#' + close!r}?"
+        written, wanted = ref.partition("#")[0], tries[-1][1]
+        if close is None and len(wanted) >= 2 and wanted[0] in ("$defs", "definitions"):
+            other = ("definitions" if wanted[0] == "$defs" else "$defs", *wanted[1:])
+            close = to_pointer(other) if resolve(tries[-1][0], list(other))[0] else None
+        if close is not None and (held := _misnamed_container(close, wanted)) is not None:
+            # (the file's key is what is misspelt: one fix there, not one in each reference)
+            file = written or "the toolset"
+            hint = f"{file} holds its definitions under {held!r}: rename that key to {wanted[0]}"
+        elif close is not None:
+            hint = f"did you mean {written + '#' + close!r}?"
         elif (elsewhere := self._defined_elsewhere(tries[-1][1], doc)) is not None:
             hint = f"it is defined in another file: write {elsewhere + to_fragment(tries[-1][1])!r}"
         self.diagnostics.append(
@@ -739,6 +755,16 @@ _MARSHAL = 2
 
 # What the root of a file of shared definitions holds beside them: nothing a value is judged by.
 _ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description"})
+
+
+def _misnamed_container(close: str, wanted: Sequence[str]) -> str | None:
+    """The key a close pointer (`/defs/Book`) has where the one wanted (`$defs`, `Book`) has `$defs`
+    or `definitions`, the rest alike, where that key is neither (then the reference is what to
+    change: `definitions` is as good a key); else None."""
+    parts, containers = split(close), ("$defs", "definitions")
+    if parts is None or len(wanted) < 2 or wanted[0] not in containers or parts[0] in containers:
+        return None
+    return parts[0] if tuple(parts[1:]) == tuple(wanted[1:]) else None
 
 
 def _definitions_only(root: dict[str, Any]) -> bool:

@@ -421,3 +421,26 @@ def test_a_reference_to_the_root_of_a_file_of_definitions_is_a_warning_naming_on
     assert checked.ok  # a warning: the toolset is generated
     assert [hint for _, hint in said(checked, "ref-definitions-only")] == expected
     assert all(d.code == "ref-definitions-only" for d in checked.diagnostics), checked.diagnostics
+
+
+HELD = "common.yaml holds its definitions under"
+
+
+@pytest.mark.parametrize(
+    ("common", "hint"),
+    [
+        ("defs:\n  Book: {type: string}\n", f"{HELD} 'defs': rename that key to $defs"),
+        ("$Defs:\n  Book: {type: string}\n", f"{HELD} '$Defs': rename that key to $defs"),
+        # (`definitions` is a key as good: the reference is what to change)
+        ("definitions:\n  Book: {type: string}\n", "did you mean 'common.yaml#/definitions/Book'?"),
+        ("$defs:\n  Bok: {type: string}\n", "did you mean 'common.yaml#/$defs/Bok'?"),
+    ],
+)  # fmt: skip
+def test_a_misspelt_key_of_definitions_in_a_file_is_said_as_the_one_fix(
+    tmp_path: Path, common: str, hint: str
+) -> None:
+    # Each reference was told to follow the misspelling (`common.yaml#/defs/Book`): one fix per reference.
+    (tmp_path / "common.yaml").write_text(common)
+    refs = '{a: {$ref: "common.yaml#/$defs/Book"}, b: {$ref: "common.yaml#/$defs/Book"}}'
+    checked = check(tmp_path, one_tool(f"{{type: object, properties: {refs}}}"))
+    assert said(checked, "unresolved-ref") == [(5, hint), (5, hint)]
