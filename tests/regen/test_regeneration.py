@@ -750,8 +750,11 @@ def test_the_report_counts_one_stub_per_tool_and_names_what_it_removed(tmp_path:
     assert summary.endswith(f": 0 generated files written, {generated - 1} unchanged, 1 handler stub created")
     code, msg, _ = run("generate", str(toolset), "--out", str(out), "--force")
     assert code == 0 and "removed" not in msg and msg.endswith(", 0 handler stubs created\n")
-    # A comment edited: no generated file changes, the stamp (what was read) does, and is said.
+    # A comment edited: no generated file changes, the stamp (what was read) does, and is said;
+    # --check and --diff hold the package current (docs/command-line.md).
     toolset.write_text(toolset.read_text() + "# a note\n")
+    assert run("generate", str(toolset), "--out", str(out), "--check")[0] == 0
+    assert run("generate", str(toolset), "--out", str(out), "--diff")[1].endswith(": up to date\n")
     code, msg, _ = run("generate", str(toolset), "--out", str(out))
     said = "0 generated files written, 9 unchanged, 0 handler stubs created (_mcpstub.json updated: it"
     assert code == 0 and msg.endswith(said + " records the toolset read)\n"), msg
