@@ -549,7 +549,9 @@ class _Checker:
         if has_errors(self.diagnostics[before:]) or any(
             d.location.file not in copied - {doc.file} for d in new_errors
         ):
-            self.diagnostics.extend(default_mismatches(doc, path, schema, defaults))
+            # (judged in the schema bundled as far as it could be: a default beside a `$ref` that
+            # resolved, or on one, is judged as well; what cannot be checked is left)
+            self.diagnostics.extend(default_mismatches(doc, path, bundled, defaults))
             return None
         if is_input and not by_ref and declared == "object" and not is_object_root(bundled, dialect):
             self.diagnostics.append(
@@ -582,6 +584,8 @@ class _Checker:
             reason = first_line(exc)
             said = error("invalid-schema", f"{where} cannot be compiled: {reason}", doc.key_loc(path))
             self._unsaid.append((said, bundled, dialect, path))  # (said where the fault is)
+            # (the defaults are judged all the same: each where the schema holding it compiles)
+            self.diagnostics.extend(default_mismatches(doc, path, bundled, defaults))
             return None
         self.diagnostics.extend(default_mismatches(doc, path, bundled, defaults))
         return bundled, shared, dialect

@@ -1323,3 +1323,24 @@ def test_a_default_beside_a_mistake_in_its_definition_is_judged_in_the_same_run(
         ("tools.yaml", "invalid-default", "$defs.Note.properties.b.default"),
         ("tools.yaml", "unknown-type", "$defs.Note.properties.a.type:"),
     ], said
+
+
+@pytest.mark.parametrize("broken", ["{type: integr}", "{type: string, minLength: -1}", "{$ref: nofile.yaml}"])
+@pytest.mark.parametrize("where", ["toolset", "file"])
+def test_a_tool_s_own_defaults_are_judged_beside_a_broken_definition_it_refers_to(
+    tmp_path: Path, broken: str, where: str
+) -> None:
+    # A definition the tool refers to that is wrong (in the toolset or another file) hid the
+    # defaults of the tool's other properties, and one beside a `$ref` to a sound definition.
+    (tmp_path / "common.yaml").write_text(f"$defs:\n  A: {broken}\n  B: {{type: string}}\n")
+    ref = "#/$defs/A" if where == "toolset" else "common.yaml#/$defs/A"
+    beside = "s: {type: string, default: 1}, q: {$ref: '#/$defs/B', default: 5}"
+    properties = f"{{a: {{$ref: '{ref}'}}, {beside}}}"
+    text = f"$defs:\n  A: {broken}\n  B: {{type: string}}\ntools:\n  - name: t\n"
+    text += f"    inputSchema: {{type: object, properties: {properties}}}\n"
+    checked = check(tmp_path, text)
+    judged = [d.message.split(" ")[0] for d in checked.diagnostics if d.code == "invalid-default"]
+    # (beside a reference that leads nowhere, the validator resolves no other: `q` is not checked)
+    beside_ref = [] if "nofile" in broken else ["tools[0].inputSchema.properties.q.default"]
+    assert judged == ["tools[0].inputSchema.properties.s.default", *beside_ref]
+    assert any(d.is_error for d in checked.diagnostics)  # (and the definition's mistake)
