@@ -17,6 +17,7 @@ from mcpstub.diagnostics import Diagnostic, warning
 from mcpstub.document import Document, JsonPath
 from mcpstub.engine import memory
 from mcpstub.engine.fingerprints import value_bytes
+from mcpstub.engine.jsonread import all_finite
 from mcpstub.errortext import ECHO_MAX, echo_value, yaml_boolean_hint
 from mcpstub.ir import schema_dialect
 from mcpstub.keywords import DEFS_KEYWORDS, SUBSCHEMA_MAP
@@ -59,8 +60,8 @@ def default_mismatches(
                     depth >= 3 and relative[depth - 3] in SUBSCHEMA_MAP
                 ):  # (a definition is reached by a `$ref`, where it is not read)
                     declared = node["$schema"]
-        if not isinstance(node, dict) or "default" not in node:
-            continue
+        if not isinstance(node, dict) or "default" not in node or not all_finite(node["default"]):
+            continue  # (a number JSON cannot hold is said where it is written: not-json)
         reason = _default_rejected(bundled, relative, node, declared, registries)
         if reason is not None:
             # (the default at a file's root is named with the file, as its document names it)

@@ -7,6 +7,7 @@ Python meta-schema validator only runs to explain a failure precisely, said wher
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -70,8 +71,8 @@ def schema_problems(
         # (`best_match`: within anyOf/oneOf, the branch of the value's own kind, as deep as it goes:
         # a draft-07 `items` list's bad schema is said where it is, not as the whole list)
         where = (*path, *err.absolute_path)
-        if _said(lint, where):
-            continue
+        if _said(lint, where) or (isinstance(err.instance, float) and not math.isfinite(err.instance)):
+            continue  # (a number JSON cannot hold is said where it is written: not-json)
         said = schema_said(err)
         if err.instance is None and err.validator in ("type", "anyOf"):  # `a:` with nothing after it
             wanted = err.validator_value if err.validator == "type" else None

@@ -85,8 +85,14 @@ def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
     stack: list[tuple[JsonPath, Any]] = [((), doc.data)]
     while stack:
         path, value = stack.pop()
-        if isinstance(value, float) and not math.isfinite(value):
-            yield error("not-json", f"{doc.describe(path)}: {value} is not a JSON number", doc.loc(path))
+        if isinstance(value, float) and math.isnan(value):
+            yield error("not-json", f"{doc.describe(path)}: NaN is not a JSON number", doc.loc(path))
+        elif isinstance(value, float) and not math.isfinite(value):
+            message = (
+                f"{doc.describe(path)}: a number beyond what a JSON number can hold (clients read"
+                f" numbers as IEEE doubles, up to about 1.8e308): it reads as {'-' * (value < 0)}infinity"
+            )
+            yield error("not-json", message, doc.loc(path))
         elif isinstance(value, int) and not isinstance(value, bool) and not _holds_as_double([value]):
             message = (
                 f"{doc.describe(path)}: an integer of {_digits(value)} digits is beyond what a"
