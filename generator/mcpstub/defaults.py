@@ -21,7 +21,7 @@ from mcpstub.engine.jsonread import all_finite
 from mcpstub.errortext import ECHO_MAX, echo_value, yaml_boolean_hint
 from mcpstub.ir import schema_dialect
 from mcpstub.keywords import DEFS_KEYWORDS, SUBSCHEMA_MAP
-from mcpstub.pointers import to_fragment
+from mcpstub.pointers import to_fragment, to_pointer
 
 # The name under which a bundled schema is known while its defaults are checked against it.
 _CHECKED_URI = "urn:mcpstub:checked"
@@ -140,4 +140,12 @@ def rejection(schema: dict[str, Any], value: Any, registry: Any) -> str | None:
     if len(shown) > ECHO_MAX and shown in message:
         short = echo_value(value) if isinstance(value, int) else shown[: ECHO_MAX - 4] + "..." + shown[-1]
         message = message.replace(shown, short, 1)
-    return message if len(message) <= 200 else message[:97] + "..." + message[-100:]
+    refused = message.removeprefix("False schema does not allow ")  # (the validator's words)
+    if refused != message and list(problem.schema_path)[-1:] == ["additionalProperties"]:
+        message = "it holds a property its schema does not declare, where additionalProperties is false"
+    elif refused != message:
+        message = f"{refused} is not allowed there: its schema is false"
+    message = message if len(message) <= 200 else message[:97] + "..." + message[-100:]
+    # Where inside the value, when not the whole of it (`1 is not of type "string" (at /a)`).
+    inside = list(problem.instance_path)
+    return f"{message} (at {to_pointer(inside)})" if inside else message

@@ -1344,3 +1344,25 @@ def test_a_tool_s_own_defaults_are_judged_beside_a_broken_definition_it_refers_t
     beside_ref = [] if "nofile" in broken else ["tools[0].inputSchema.properties.q.default"]
     assert judged == ["tools[0].inputSchema.properties.s.default", *beside_ref]
     assert any(d.is_error for d in checked.diagnostics)  # (and the definition's mistake)
+
+
+@pytest.mark.parametrize(
+    ("schema", "reason"),
+    [
+        ('{type: object, additionalProperties: false, default: {"ñ": null}}',
+         "it holds a property its schema does not declare, where additionalProperties is false"),
+        ('{type: object, properties: {n: {type: array, items: false}}, default: {"n": [1]}}',
+         "1 is not allowed there: its schema is false (at /n/0)"),
+        ('{type: object, properties: {n: {type: integer}}, default: {"n": "x"}}',
+         '"x" is not of type "integer" (at /n)'),
+        ("{type: object, default: [1, 2]}", '[1,2] is not of type "object"'),
+    ],
+)  # fmt: skip
+def test_a_default_refused_inside_is_said_where_and_in_words(
+    tmp_path: Path, schema: str, reason: str
+) -> None:
+    # The validator's "False schema does not allow null" named neither the place nor the schema.
+    tool = f"tools:\n  - name: t\n    inputSchema: {{type: object, properties: {{p: {schema}}}}}\n"
+    checked = check(tmp_path, tool)
+    said = [d.message for d in checked.diagnostics if d.code == "invalid-default"]
+    assert said == [f"tools[0].inputSchema.properties.p.default does not match its own schema: {reason}"]
