@@ -475,3 +475,23 @@ tools:
     places = [line.split(": ", 1)[0] for line in capsys.readouterr().out.splitlines()[:-1]]
     expected = ["new.yaml:2:19", "new.yaml:8:13", "new.yaml:10:13", "new.yaml:11:13", "a_common.yaml:1:13"]
     assert places == expected, places
+
+
+def test_a_shared_definition_changed_is_said_once_for_the_tools_taking_it_in_a_branch_or_not(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    r = "{type: object, properties: {t: {type: string, pattern: '^a'}}}"
+    old = (
+        f"mcpstub: 1\nserver: {{name: s, version: 1.0.0}}\n$defs:\n  R: {r}\ntools:\n"
+        "  - name: direct\n    inputSchema: {type: object}\n"
+        '    outputSchema: {type: object, properties: {r: {$ref: "#/$defs/R"}}}\n'
+        "  - name: maybe\n    inputSchema: {type: object}\n"
+        '    outputSchema: {anyOf: [{$ref: "#/$defs/R"}, {type: "null"}]}\n'
+    )
+    (in_tmp / "old.yaml").write_text(old)
+    (in_tmp / "new.yaml").write_text(old.replace("'^a'", "'^ab'"))
+    assert main(["diff", "old.yaml", "new.yaml", "--fail-on", "warning"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    said = "new.yaml:4:52: warning: tools 'direct', 'maybe' output /$defs/R/properties/t/pattern:"
+    assert lines[0].startswith(said), lines
+    assert lines[1:] == ["0 breaking, 2 warning, 0 info"]

@@ -1921,3 +1921,29 @@ def test_a_property_added_and_required_is_said_once_as_the_break_it_is() -> None
     assert found == [("input-required-added", "breaking", "/inputSchema/properties/style")], found
     # An added property that is not required is still said for the open object.
     assert [f.rule for f in run_input(old, obj({"a": S, "style": S}))] == ["input-property-added"]
+
+
+S1, S2 = {"type": "string", "minLength": 1}, {"type": "string", "minLength": 2}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "broken"),
+    [
+        # the branch tightened alone: a break, shown with a counterexample, said at its bound
+        ({"anyOf": [S1, {"type": "integer"}]}, {"anyOf": [S2, {"type": "integer"}]}, "/anyOf/0/minLength"),
+        # another branch takes what the tightened one refuses: no break
+        ({"anyOf": [S1, {"type": "string"}]}, {"anyOf": [S2, {"type": "string"}]}, None),
+        ({"oneOf": [S1, {"type": "integer"}]}, {"oneOf": [S2, {"type": "integer"}]}, "/oneOf/0/minLength"),
+    ],
+)
+def test_a_branch_changed_in_place_is_said_at_its_change(old: Any, new: Any, broken: str | None) -> None:
+    # "anyOf rewritten: the rules cannot compare it" was all a change inside one branch got.
+    props = {"type": "object", "properties": {"v": old}}
+    found = run_input(props, {"type": "object", "properties": {"v": new}})
+    shown = [f for f in found if f.severity == "breaking"]
+    if broken is None:
+        assert not shown and not [f for f in found if f.severity == "warning"], found
+        return
+    assert [f.path for f in shown] == [f"/inputSchema/properties/v{broken}"], found
+    assert shown[0].has_counterexample and validator_for(props).is_valid(shown[0].counterexample)
+

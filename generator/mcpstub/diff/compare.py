@@ -129,6 +129,8 @@ class Subset(TypedRules):
     infos: list[tuple[str, str]] = field(default_factory=list)
     _active: dict[tuple[str, str, int, int], int] = field(default_factory=dict)  # -> instance depth
     _trial: int = 0
+    # The branch of A's anyOf or oneOf `_split_any_of_a` checks next: (keyword, index, branches).
+    _branch: tuple[str, int, int] | None = None
 
     def __post_init__(self) -> None:
         self.a = Context(self.a_root)
@@ -248,6 +250,7 @@ class Subset(TypedRules):
             del self._active[key]
 
     def _check(self, a: JSON, ap: str, b: JSON, bp: str, ip: IPath, exact: bool) -> None:
+        branch, self._branch = self._branch, None  # (of this node alone, not of those below it)
         self._describe(a, ap, b, bp)
         if a is False:
             return
@@ -282,7 +285,7 @@ class Subset(TypedRules):
         )
         if overlapping:  # (a value two branches take is refused: what the rules read may not be taken)
             exact = False
-        b = self._split_any_of_b(a, ap, b, bp, ip, exact)
+        b = self._split_any_of_b(a, ap, b, bp, ip, exact, branch)
         exact = self._opaque(a, ap, b, bp, ip, exact)
         self._typed(a, ap, b, bp, ip, exact)
 
@@ -394,19 +397,26 @@ class Subset(TypedRules):
                 branch: JSON = {} if found is True else found
                 if not isinstance(branch, dict):
                     continue
-                if not self.a.keywords(rest):
-                    self.check(branch, bpath, b, bp, ip, branch_exact)
-                    continue
-                part = merge([rest, branch], self.a)
-                if part is None:
-                    part = Virtual({"allOf": [rest, branch]})
-                self.check(part, f"{ap}/{kw}/{i}", b, bp, ip, branch_exact)
+                self._branch = (kw, i, len(branches))
+                try:
+                    if not self.a.keywords(rest):
+                        self.check(branch, bpath, b, bp, ip, branch_exact)
+                        continue
+                    part = merge([rest, branch], self.a)
+                    if part is None:
+                        part = Virtual({"allOf": [rest, branch]})
+                    self.check(part, f"{ap}/{kw}/{i}", b, bp, ip, branch_exact)
+                finally:
+                    self._branch = None
             return True
         return False
 
     def _split_any_of_b(
-        self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool
-    ) -> dict[str, Any]:
+        self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool,
+        branch: tuple[str, int, int] | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
+        """B without its anyOf or oneOf, once A (`branch`: the branch of A's own it is, if one) is
+        within one of its branches, or the reasons it may not be are added."""
         for kw in ("anyOf", "oneOf"):
             branches = b.get(kw)
             if not isinstance(branches, list):
@@ -430,6 +440,11 @@ class Subset(TypedRules):
             missing = [t for t in sorted(inhabited_types(a)) if not allows(covered, t)]
             if missing and not fits:
                 self._type_reason(a, {kw: branches}, ap, bp, ip, missing, exact)
+            elif alone and branch is not None and branch[0] == kw and branch[2] == len(resolved):
+                # A branch within none of B's: what changed from B's branch at its place (the same
+                # definition, a bound moved) is said there, never as certain, since another of B's
+                # branches may take what that one refuses: a break needs a counterexample.
+                self.check(a, ap, *resolved[branch[1]], ip, False)
             else:
                 self.undecided(
                     ap,
