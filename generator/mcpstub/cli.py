@@ -90,12 +90,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     toolset = checked.toolset
     structured = sum(t.output_schema is not None for t in toolset.tools)
-    # The definitions the toolset writes (those lifted from the files they reach are not counted).
+    # The definitions the toolset writes, and those of other files its references reach.
     written = checked.document.data.get("$defs") if checked.document is not None else None
-    shared = len(written) if isinstance(written, dict) else len(toolset.shared_defs)
+    shared = len(toolset.shared_defs)
+    elsewhere = shared - (len(written) if isinstance(written, dict) else 0)
     print(
         f"{shown_path(path)}: ok: server {toolset.server_name!r}, {_counted(len(toolset.tools), 'tool')} "
         f"({structured} with an output schema), {_counted(shared, 'shared definition')}"
+        + (f" ({elsewhere} from other files)" if elsewhere else "")
     )
     for tool in toolset.tools:
         kind = "structured" if tool.output_schema is not None else "content"
