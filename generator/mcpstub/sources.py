@@ -206,6 +206,23 @@ def _materialise(rev: str, names: list[str], root: Path, cwd: Path) -> None:
         at += size + 1
 
 
+def _no_commit(rev: str, cwd: Path) -> str:
+    """Why `rev` names no commit, said after it: the branch, tag or HEAD it likely misspells
+    (`HAED~1` for `HEAD~1`), or that the clone is shallow."""
+    import difflib  # noqa: PLC0415 - only for the message
+
+    base = re.split(r"[~^@]", rev, maxsplit=1)[0]
+    try:
+        refs = _git(["for-each-ref", "--format=%(refname:short)"], cwd).splitlines()
+    except SourceError:
+        refs = []
+    names = [*{"HEAD", *refs}]
+    close = [n for n in names if n.lower() == base.lower()] or difflib.get_close_matches(base, names, 1, 0.6)
+    if base and close and close[0] != base:
+        return f"\n  hint: did you mean {close[0] + rev[len(base):]}?"
+    return _shallow(cwd)
+
+
 def _shallow(cwd: Path) -> str:
     """A hint where the repository is a shallow clone (a CI checkout's), which lacks older commits."""
     try:
@@ -255,7 +272,8 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         try:
             _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], here)  # REV itself is wrong
         except SourceError:
-            raise SourceError(f"{spec}: {rev!r} is no commit of this repository{_shallow(here)}") from None
+            said = f"{spec}: {rev!r} is no commit of this repository{_no_commit(rev, here)}"
+            raise SourceError(said) from None
         said = f"{spec}: {relative} does not exist at {rev}"
         own = _folder_file(rev, path, here, top)
         if own is not None:  # (git reads REV:path from the root)
@@ -391,5 +409,5 @@ def _not_found(spec: str, other: str | None = None) -> str:
         _git(["rev-parse", "--show-toplevel"], Path.cwd())
     except SourceError:
         return f"{spec}: no such file, and no git repository here to read {rev!r} from"
-    return f"{spec}: no such file, and {rev!r} is no commit of this repository{_shallow(Path.cwd())}"
+    return f"{spec}: no such file, and {rev!r} is no commit of this repository{_no_commit(rev, Path.cwd())}"
 

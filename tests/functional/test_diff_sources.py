@@ -226,6 +226,23 @@ def test_a_revision_a_shallow_clone_lacks_is_said_with_how_to_fetch_it(
     assert "shallow" not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("written", "meant"), [("HAED", "HEAD"), ("head~0", "HEAD~0"), ("relase", "release"),
+                                             ("v1.0.O", "v1.0.0"), ("zzzzqq", None)])  # fmt: skip
+def test_a_misspelt_revision_is_said_with_the_one_it_likely_means(
+    repo: Path, capsys: pytest.CaptureFixture[str], written: str, meant: str | None
+) -> None:
+    git(repo, "branch", "release")
+    git(repo, "tag", "v1.0.0")
+    assert cli.main(["diff", f"{written}:api/tools.yaml", "api/tools.yaml"]) == 2
+    err = capsys.readouterr().err
+    hint = f"hint: did you mean {meant}?"
+    assert (hint in err) if meant else "did you mean" not in err, err
+    out = str(repo / "api" / "shop_tools")
+    assert cli.main(["generate", "api/tools.yaml", "--out", out, "--check-breaking", written]) == 2
+    assert f"{written!r} is no commit of this repository" in (err := capsys.readouterr().err), err
+    assert (hint in err) if meant else "did you mean" not in err, err
+
+
 def test_a_missing_revision_or_file_is_a_usage_error(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["diff", "HEAD:api/nope.yaml", "api/tools.yaml"]) == 2
     assert "nope.yaml" in capsys.readouterr().err
