@@ -230,12 +230,14 @@ def _stub_comment(tool: Tool) -> str:
     if len(forms) == 1:
         asks = (
             f'\n    # It may ask its user: `answer = await ctx.elicit("...", {forms[0]})`, with'
-            f"\n    # `from ..models import {forms[0]}` (docs/handlers.md)."
+            f"\n    # `from ..models import {forms[0]}`; `answer.action` is accept,"
+            "\n    # decline or cancel, and `answer.data` the form filled in when accepted."
         )
     elif forms:
         asks = (
             '\n    # It may ask its user: `answer = await ctx.elicit("...", Form)`, Form one of'
-            f"\n    # {', '.join(forms)} (from ..models; docs/handlers.md)."
+            f"\n    # {', '.join(forms)} (from ..models); `answer.action` is accept,"
+            "\n    # decline or cancel, and `answer.data` the form filled in when accepted."
         )
     if text_width(f"{head} {said}") <= LINE_LENGTH:
         return f"{head} {said}{asks}"

@@ -443,3 +443,25 @@ def test_a_stand_in_keeps_a_display_of_entries_a_dict() -> None:
         render._compile_assignments(
             render._chunks(broken, tuple(parts)), ToolMemo(None)
         )
+
+
+def test_the_stub_of_a_tool_that_asks_says_how_in_lines_black_keeps(tmp_path: Path) -> None:
+    # It cited docs/handlers.md, which a project made with mcpstub does not hold.
+    from mcpstub.pipeline import generate  # noqa: PLC0415
+
+    form = "{type: object, properties: {ok: {type: boolean}}, required: [ok]}"
+    long = "a_tool_whose_name_is_long_enough_to_fill_most_of_a_line"
+    (tmp_path / "tools.yaml").write_text(
+        "mcpstub: 1\nserver: {name: s}\ntools:\n"
+        f"  - name: deploy\n    inputSchema: {{type: object}}\n    elicitations: {{confirm: {form}}}\n"
+        f"  - name: {long}\n    inputSchema: {{type: object}}\n"
+        f"    elicitations: {{first_question: {form}, second_question: {form}}}\n"
+    )
+    generated = generate(tmp_path / "tools.yaml")
+    assert generated.ok, generated.diagnostics
+    one, two = generated.yours["handlers/deploy.py"], generated.yours[f"handlers/{long}.py"]
+    assert "`answer = await ctx.elicit(\"...\", DeployConfirm)`" in one
+    assert "`from ..models import DeployConfirm`" in one and "docs/" not in one + two
+    classes = "AToolWhoseNameIsLongEnoughToFillMostOfALineFirstQuestion"
+    assert classes in two and "`answer.action` is accept" in two
+    assert all(text_width(line) <= 88 for line in (one + two).splitlines() if classes not in line)
