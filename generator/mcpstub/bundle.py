@@ -754,7 +754,7 @@ _MARSHAL = 2
 
 
 # What the root of a file of shared definitions holds beside them: nothing a value is judged by.
-_ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description"})
+_ROOT_WORDS = frozenset({"$schema", "$id", "$comment", "title", "description"})
 
 
 def _misnamed_container(close: str, wanted: Sequence[str]) -> str | None:
@@ -771,7 +771,7 @@ def _definitions_only(root: dict[str, Any]) -> bool:
     """Whether a file's root holds definitions and nothing that judges a value."""
     return (
         any(isinstance(root.get(key), dict) and root[key] for key in ("$defs", "definitions"))
-        and set(root) <= {"$defs", "definitions", *_ANNOTATIONS}
+        and set(root) <= {"$defs", "definitions", *_ROOT_WORDS}
     )
 
 
