@@ -146,3 +146,36 @@ def test_module_state_is_found() -> None:
     fine = "@cache\ndef h(): pass\n@lru_cache(maxsize=64)\ndef i(x): pass\n"
     assert module_state(grows + fine) == ["f", "g"]
     assert module_state(source + "F = {1: 2}\nG = (1,)\nH = {'x'}\nI = [1, 2]\n") == ["A", "B", "C", "D", "E"]
+
+
+def names_bound_twice(source: str) -> list[str]:
+    """Names a module binds at its top level more than once (a constant, a function or a class):
+    the later binding is the one every function of the module reads, the earlier one's users
+    included. Bindings under `if`/`try` (a fallback import, TYPE_CHECKING) are not counted."""
+    seen: set[str] = set()
+    twice: list[str] = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names = [node.name]
+        elif isinstance(node, ast.Assign):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names = [node.target.id]
+        else:
+            continue
+        twice.extend(name for name in names if name in seen)
+        seen.update(names)
+    return twice
+
+
+def test_no_module_binds_a_name_twice() -> None:
+    # (`_ANNOTATIONS` of bundle.py was given a second meaning further down, which its first user read)
+    packages = [PACKAGE, PACKAGE.parent.parent / "runtime" / "mcpstub_runtime"]
+    twice = {
+        (path.name, name)
+        for package in packages
+        for path in package.rglob("*.py")
+        for name in names_bound_twice(path.read_text("utf-8"))
+    }
+    assert twice == set()
+    assert names_bound_twice("A = 1\ndef f(): return A\nA = 2\nclass B: pass\nB = 3\n") == ["A", "B"]
