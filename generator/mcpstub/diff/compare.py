@@ -118,6 +118,10 @@ def _json_type(value: object) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
+# A branch of an anyOf or oneOf: the keyword, its index, and every branch there with its pointer.
+_Branch = tuple[str, int, list[tuple[JSON, str]]]
+
+
 @dataclass
 class Subset(TypedRules):
     """Decides `A ⊆ B` for two schema roots; `a_is_old` says which one is NEW (for paths and words)."""
@@ -129,8 +133,8 @@ class Subset(TypedRules):
     infos: list[tuple[str, str]] = field(default_factory=list)
     _active: dict[tuple[str, str, int, int], int] = field(default_factory=dict)  # -> instance depth
     _trial: int = 0
-    # The branch of A's anyOf or oneOf `_split_any_of_a` checks next: (keyword, index, branches).
-    _branch: tuple[str, int, int] | None = None
+    # The branch of A's anyOf or oneOf `_split_any_of_a` checks next.
+    _branch: _Branch | None = None
 
     def __post_init__(self) -> None:
         self.a = Context(self.a_root)
@@ -397,7 +401,7 @@ class Subset(TypedRules):
                 branch: JSON = {} if found is True else found
                 if not isinstance(branch, dict):
                     continue
-                self._branch = (kw, i, len(branches))
+                self._branch = (kw, i, resolved)
                 try:
                     if not self.a.keywords(rest):
                         self.check(branch, bpath, b, bp, ip, branch_exact)
@@ -413,7 +417,7 @@ class Subset(TypedRules):
 
     def _split_any_of_b(
         self, a: dict[str, Any], ap: str, b: dict[str, Any], bp: str, ip: IPath, exact: bool,
-        branch: tuple[str, int, int] | None = None,
+        branch: _Branch | None = None,
     ) -> dict[str, Any]:  # fmt: skip
         """B without its anyOf or oneOf, once A (`branch`: the branch of A's own it is, if one) is
         within one of its branches, or the reasons it may not be are added."""
@@ -440,10 +444,12 @@ class Subset(TypedRules):
             missing = [t for t in sorted(inhabited_types(a)) if not allows(covered, t)]
             if missing and not fits:
                 self._type_reason(a, {kw: branches}, ap, bp, ip, missing, exact)
-            elif alone and branch is not None and branch[0] == kw and branch[2] == len(resolved):
-                # A branch within none of B's: what changed from B's branch at its place (the same
-                # definition, a bound moved) is said there, never as certain, since another of B's
-                # branches may take what that one refuses: a break needs a counterexample.
+            elif alone and self._in_place(kw, branch, resolved):
+                # A branch within none of B's, where every other branch is as it was: what changed
+                # from B's branch at its place (a shared definition, a bound moved) is said there,
+                # never as certain, since another of B's branches may take what that one refuses: a
+                # break needs a counterexample.
+                assert branch is not None
                 self.check(a, ap, *resolved[branch[1]], ip, False)
             else:
                 self.undecided(
@@ -454,6 +460,15 @@ class Subset(TypedRules):
                     f"/{kw}" if self._input else "",
                 )
         return b
+
+    def _in_place(self, kw: str, branch: _Branch | None, b_branches: list[tuple[JSON, str]]) -> bool:
+        """Whether A's branch (`branch`) is the one of its `kw` changed in place: as many branches on
+        both sides, each other one the same as B's at its place (not reordered)."""
+        if branch is None or branch[0] != kw or len(branch[2]) != len(b_branches):
+            return False
+        return all(
+            self.equal(*branch[2][j], *b_branches[j]) for j in range(len(b_branches)) if j != branch[1]
+        )
 
     def _fits_by_type(self, a: dict[str, Any], ap: str, branches: list[tuple[JSON, str]], ip: IPath) -> bool:
         """Each of A's types, taken alone, fits some branch (`[string, null]` into `anyOf`)."""
