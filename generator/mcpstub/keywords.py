@@ -544,8 +544,7 @@ def lint_schema(
                 elif key == "required" and isinstance(value, list) and family is not None:
                     if id(family) not in families:
                         families[id(family)] = _property_names(family)
-                    closed = next((k for k in _CLOSING if node.get(k) is False), None)
-                    _check_required(doc, where, value, families[id(family)], found, closed)
+                    _check_required(doc, where, value, families[id(family)], found, _closed(node, draft07))
                     own = node.get("properties")
                     own = own if isinstance(own, dict) else {}
                     for i, name in enumerate(value):
@@ -761,9 +760,18 @@ def _property_names(family: dict[str, Any]) -> tuple[frozenset[str], bool] | Non
     return frozenset(names), has_properties
 
 
-# Written `false` in the schema holding `required`, these refuse a name no `properties` of its
-# object has (where nothing else may name more: `_property_names`).
-_CLOSING = ("additionalProperties", "unevaluatedProperties")
+def _closed(node: dict[str, Any], draft07: bool) -> str | None:
+    """The keyword, written false, by which a schema that takes objects alone refuses every name its
+    `properties` do not have (`additionalProperties`; `unevaluatedProperties` where nothing beside it
+    may evaluate one), or None."""
+    if node.get("type") != "object":
+        return None  # (a value of another type passes whatever the object keywords say)
+    if node.get("additionalProperties") is False:
+        return "additionalProperties"
+    evaluating = {*_IN_PLACE, "$ref", "additionalProperties", "patternProperties"}
+    if not draft07 and node.get("unevaluatedProperties") is False and evaluating.isdisjoint(node):
+        return "unevaluatedProperties"
+    return None
 
 
 def _check_required(

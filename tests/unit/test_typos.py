@@ -68,13 +68,22 @@ def test_a_required_name_no_property_has_is_a_warning_where_it_is_written(
         # (the object holding `required` is not the closed one: another branch may take the call)
         ("{type: object, additionalProperties: false, properties: {a: {}}, anyOf: [{required: [shop]}, {}]}",
          None),
+        # (a value of another type passes: no type, or a type besides object)
+        ("{additionalProperties: false, properties: {a: {}}, required: [shop]}", None),
+        ("{type: [object, 'null'], additionalProperties: false, properties: {a: {}}, required: [shop]}",
+         None),
+        # (what is beside unevaluatedProperties may evaluate the name)
+        ("{type: object, unevaluatedProperties: false, properties: {a: {}}, required: [shop],"
+         " allOf: [{additionalProperties: true}]}", None),
+        ("{$schema: 'http://json-schema.org/draft-07/schema#', type: object, unevaluatedProperties: false,"
+         " properties: {a: {}}, required: [shop]}", None),
     ],
 )  # fmt: skip
 def test_a_required_name_a_closed_object_refuses_says_that_it_accepts_nothing(
     tmp_path: Path, schema: str, closed: str | None
 ) -> None:
     # No call could be made: without `shop` it is refused as missing, with it as not allowed.
-    checked = check(tmp_path, one_tool(schema))
+    checked = check(tmp_path, one_tool(f"{{type: object, properties: {{v: {schema}}}}}"))
     (message,) = [d.message for d in checked.diagnostics if d.code == "required-not-a-property"]
     refused = f": {closed} is false, so it accepts no value" if closed else ""
     assert message.endswith(f"which is not one of its properties{refused}"), message
