@@ -28,6 +28,7 @@ import inspect
 import json
 import logging
 import os
+import re
 import shlex
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
@@ -135,7 +136,10 @@ class ToolsClient:
     # Output types are prepared on a tool's first call.
     _adapters: ClassVar[dict[str, TypeAdapter[Any]]]
 
-    __slots__ = ("_asking", "_checkers", "_drift", "_listed", "_modern", "_refused", "_session", "_strict")
+    __slots__ = (
+        "_answered", "_asking", "_checkers", "_drift", "_listed", "_modern", "_refused", "_session",
+        "_strict",
+    )  # fmt: skip
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -150,8 +154,10 @@ class ToolsClient:
         asking: _Asking | None = None,
         refused: list[int | str] | None = None,
         listed: Mapping[str, Any] | None = None,
+        answered: frozenset[str] = frozenset(),
     ) -> None:
         self._session = session
+        self._answered = answered  # the arguments of `connect` given that answer a tool's questions
         self._listed = dict(listed or {})  # each tool's outputSchema as the server listed it on connect
         self._checkers: dict[str, tuple[Any, jsonschema_rs.Validator]] = {}
         self._asking = asking
@@ -213,7 +219,8 @@ class ToolsClient:
                 if isinstance(exc, MCPError) and len(self._refused) > refused and _from_http(exc):
                     raise MCPError(exc.code, _http_error(name, exc.message, self._refused[-1])) from exc
                 if isinstance(exc, MCPError) and exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
-                    raise MCPError(exc.code, _declared_by(exc.message, exc.data), exc.data) from exc
+                    said = _declared_by(exc.message, self._answered, exc.data)
+                    raise MCPError(exc.code, said, exc.data) from exc
                 raise
         if asking is not None:
             asking.raise_failed(call)  # (the question was cancelled: what went wrong answering it)
@@ -221,7 +228,7 @@ class ToolsClient:
             said = _text(result)
             if name in self._drift.missing and "unknown tool" in said.lower():
                 raise _no_such_tool(name, said)  # (the SDK's MCPServer answers so)
-            raise ToolError(_declared_by(said))
+            raise ToolError(_declared_by(said, self._answered))
         return result
 
     async def _output(self, name: str, arguments: BaseModel) -> Any:
@@ -546,6 +553,9 @@ async def _connected(
     try:
         async with AsyncExitStack() as stack:
             transport = await _transport(target, token, headers, stack, refusals)
+            given = {"on_elicit": on_elicit, "sampling_callback": sampling_callback,
+                     "list_roots_callback": list_roots_callback}  # fmt: skip
+            answered = frozenset(keyword for keyword, value in given.items() if value is not None)
             asking = None if on_elicit is None else _Asking(client_class._tools, on_elicit, package, strict)
             sampling_callback, list_roots_callback = checked_answers(sampling_callback, list_roots_callback)
             session = Client(
@@ -587,8 +597,9 @@ async def _connected(
             connected = True
             try:
                 yield client_class(
-                    session, drift, strict=strict, asking=asking, refused=refusals, listed=outputs
-                )
+                    session, drift, strict=strict, asking=asking, refused=refusals, listed=outputs,
+                    answered=answered,
+                )  # fmt: skip
             except BaseException as exc:
                 raised.append(exc)
                 raise
@@ -631,19 +642,21 @@ async def _connected(
         raise
 
 
+# An mcpstub server's refusal of a question the client cannot be asked (interactive.py's words).
+_CANNOT_ASK = re.compile(r"cannot ask '.*': the client did not declare the (.+) capability", re.DOTALL)
 # What a client passes to `connect` to declare each capability a tool may ask it for.
 _DECLARED_BY = {"elicitation": "on_elicit", "sampling": "sampling_callback", "roots": "list_roots_callback"}
 
 
-def _declared_by(said: str, data: Any = None) -> str:
-    """`said`, and which argument of `connect` declares the capabilities it says the client lacks:
-    a 2026-07-28 error's `requiredCapabilities`, or an mcpstub server's words on 2025-11-25."""
+def _declared_by(said: str, answered: frozenset[str], data: Any = None) -> str:
+    """`said`, and which argument of `connect` (none of `answered`, those given) declares the
+    capabilities it says the client lacks: a 2026-07-28 error's `requiredCapabilities`, or an mcpstub
+    server's refusal on 2025-11-25 (not a handler's own words)."""
     needed = data.get("requiredCapabilities") if isinstance(data, dict) else None
-    lacking = [
-        keyword
-        for capability, keyword in _DECLARED_BY.items()
-        if (capability in needed if isinstance(needed, dict) else f"not declare the {capability}" in said)
-    ]
+    if not isinstance(needed, dict):
+        refusal = _CANNOT_ASK.fullmatch(said)
+        needed = {refusal[1].partition(" ")[0]: {}} if refusal is not None else {}
+    lacking = [k for capability, k in _DECLARED_BY.items() if capability in needed and k not in answered]
     if not lacking:
         return said
     return f"{said}; connect({', '.join(f'{k}=...' for k in lacking)}) declares it"

@@ -210,6 +210,17 @@ async def test_the_typed_client_says_which_argument_of_connect_declares_what_a_t
         said = raised.value.message if isinstance(raised.value, MCPError) else str(raised.value)
         hint = f"did not declare the {capability} capability; connect({keyword}=...) declares it"
         assert said.endswith(hint), said
+    # A handler's own words, alike as they may be, are its own: nothing is added to them.
+    words = "the upstream API says you did not declare the sampling rate"
+
+    async def upstream(args: Any, ctx: Any) -> str:
+        raise ToolError(words)
+
+    for given in ({}, {"sampling_callback": sample}):
+        async with connect(package.create_server({"deploy": upstream}), mode=mode, **given) as client:
+            with pytest.raises(ToolError) as own:
+                await client.deploy(service="api")
+        assert str(own.value) == words
 
 
 async def refuse_ok(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
