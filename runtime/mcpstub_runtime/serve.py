@@ -130,7 +130,9 @@ def _address(text: str) -> tuple[str, int] | str:
         return wrong
     if not (colon and host and port.isascii() and port.isdigit()):
         return wrong
-    if len(port) > 5 or int(port) > 65535:
+    if len(port) > 5:  # (int() refuses more than 4,300 digits)
+        return f"--http takes HOST:PORT with a port of 0 to 65535 in at most 5 digits, not {text!r}"
+    if int(port) > 65535:
         return f"--http takes HOST:PORT with a port of 0 to 65535, not {text!r}"
     return host, int(port)
 

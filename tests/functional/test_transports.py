@@ -165,6 +165,7 @@ BAD_ADDRESSES = [
     "127.0.0.1:99999",
     "localhost:65536",
     "[::1]:123456",
+    "localhost:0065536",
     "h:\uff18\uff10",
     "::1:8000",  # IPv6 without brackets: is 8000 the port or part of the address?
     "127.0.0.1:8000:1",
@@ -187,7 +188,7 @@ def test_bad_http_address_is_a_usage_error(bad_addresses: list[tuple[int, str]],
     assert code == 2 and "--http takes HOST:PORT" in err, err
     assert repr(BAD_ADDRESSES[case]) in err and "Traceback" not in err
     # A port past 65535 is said to be one: the address is written as the example shows.
-    out_of_range = BAD_ADDRESSES[case].rpartition(":")[2] in ("99999", "65536", "123456")
+    out_of_range = BAD_ADDRESSES[case].rpartition(":")[2] in ("99999", "65536", "123456", "0065536")
     assert ("a port of 0 to 65535" in err) is out_of_range, err
 
 
@@ -319,3 +320,15 @@ async def test_a_call_the_server_refuses_over_http_is_said_with_its_status(tmp_p
             with pytest.raises(MCPError, match=refused):
                 await client.blob(size=10**4200)  # (an integer of 4,201 digits)
             assert (await client.blob(size=4)).data == "xxxx"  # the connection goes on
+
+
+def test_a_port_written_with_leading_zeros_is_that_port() -> None:
+    from mcpstub_runtime.serve import _address  # noqa: PLC0415
+
+    assert _address("127.0.0.1:00080") == ("127.0.0.1", 80)
+    assert _address("[::1]:09999") == ("::1", 9999)
+    # (a port is at most 5 digits: `000080` was said to be out of range, which 80 is not)
+    said = "a port of 0 to 65535 in at most 5 digits, not '127.0.0.1:000080'"
+    assert said in str(_address("127.0.0.1:000080"))
+    assert "a port of 0 to 65535 in at most 5 digits" in str(_address("h:" + "0" * 5000 + "80"))
+    assert str(_address("h:65536")).endswith("a port of 0 to 65535, not 'h:65536'")
