@@ -120,6 +120,18 @@ def _default_rejected(
     return rejection({**dialect, "$ref": _CHECKED_URI + to_fragment(relative)}, node["default"], registry)
 
 
+def _refused_by_false(refused: str, at: list[str]) -> str:
+    """Why a schema `false` (at `at`, a pointer's parts) refuses the value the validator names,
+    in words: a keyword written false in its own place, or the schema of a name (a property
+    called `additionalProperties` is no keyword)."""
+    keyword = at[-1] if at and (len(at) < 2 or at[-2] not in SUBSCHEMA_MAP) else None
+    if keyword == "additionalProperties":
+        return "it holds a property its schema does not declare, where additionalProperties is false"
+    if keyword == "propertyNames":
+        return "it holds a property, where propertyNames is false"
+    return f"{refused} is refused by {to_pointer(at)}, which is false"
+
+
 def rejection(schema: dict[str, Any], value: Any, registry: Any) -> str | None:
     """The first reason `schema` rejects `value`, shortened; None if it accepts it or cannot say."""
     try:
@@ -141,10 +153,8 @@ def rejection(schema: dict[str, Any], value: Any, registry: Any) -> str | None:
         short = echo_value(value) if isinstance(value, int) else shown[: ECHO_MAX - 4] + "..." + shown[-1]
         message = message.replace(shown, short, 1)
     refused = message.removeprefix("False schema does not allow ")  # (the validator's words)
-    if refused != message and list(problem.schema_path)[-1:] == ["additionalProperties"]:
-        message = "it holds a property its schema does not declare, where additionalProperties is false"
-    elif refused != message:
-        message = f"{refused} is not allowed there: its schema is false"
+    if refused != message:
+        message = _refused_by_false(refused, [str(p) for p in problem.schema_path])
     message = message if len(message) <= 200 else message[:97] + "..." + message[-100:]
     # Where inside the value, when not the whole of it (`1 is not of type "string" (at /a)`).
     inside = list(problem.instance_path)
