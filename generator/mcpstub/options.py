@@ -114,8 +114,9 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
             if wrong or not listed:  # at the item, where the list is one
                 what = "[tool.mcpstub] vendor_keywords must be a list of strings"
                 problems.append(config_error(candidate, ("vendor_keywords", *wrong[:1]), what))
-            if problems:
-                raise UsageError("\n".join(map(str, problems)))
+            if problems:  # (with those of [tool.mcpstub.diff], which a run reads too, in line order)
+                problems.extend(_diff_table_problems(candidate, section))
+                raise UsageError("\n".join(sorted(map(str, problems), key=_place)))
             return section, folder
     return {}, start
 
@@ -383,7 +384,24 @@ def diff_options(config: dict[str, Any], root: Path) -> tuple[DiffOptions, str |
 
     try:
         return options_from_config(config.get("diff"))
-    except ConfigProblem as exc:  # (every one at once, as [tool.mcpstub]'s are)
-        file = root / "pyproject.toml"
-        said = [config_error(file, ("diff", *keys), said, at_key) for keys, said, at_key in exc.problems]
-        raise UsageError("\n".join(map(str, said))) from None
+    except ConfigProblem:  # (every one at once, as [tool.mcpstub]'s are)
+        said = _diff_table_problems(root / "pyproject.toml", config)
+        raise UsageError("\n".join(sorted(map(str, said), key=_place))) from None
+
+
+def _diff_table_problems(file: Path, config: dict[str, Any]) -> list[UsageError]:
+    """The mistakes in `[tool.mcpstub.diff]` (of `config`, the [tool.mcpstub] of `file`), each
+    where it is written."""
+    from mcpstub.diff.command import ConfigProblem, options_from_config  # noqa: PLC0415
+
+    try:
+        options_from_config(config.get("diff"))
+    except ConfigProblem as exc:
+        return [config_error(file, ("diff", *keys), said, at_key) for keys, said, at_key in exc.problems]
+    return []
+
+
+def _place(said: str) -> tuple[int, int]:
+    """The line and column a `file:line:col: ...` message names, to say several in file order."""
+    placed = re.search(r":(\d+):(\d+): ", said)
+    return (int(placed[1]), int(placed[2])) if placed else (0, 0)

@@ -280,27 +280,39 @@ def test_a_mistake_in_the_diff_table_is_said_by_generate_too(
 def test_every_mistake_in_the_diff_table_is_said_at_once(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # One a run was said, as [tool.mcpstub]'s and a toolset's are not: a fix, a run, the next one.
+    # One a run was said, as [tool.mcpstub]'s and a toolset's are not: a fix, a run, the next one;
+    # and [tool.mcpstub]'s own hid them. Every one is said, in the order they are written.
     (in_tmp / "tools.yaml").write_text(GOOD)
     table = (
-        '[tool.mcpstub.diff]\nfail-on = "severe"\nversion-check = "no"\nopen-objects = "loose"\n'
+        '[tool.mcpstub]\ntoolset = 5\n[tool.mcpstub.diff]\nfail-on = "severe"\nversion-check = "no"\n'
+        'open-objects = "loose"\n'
         'ignore = [{tool = "t", rule = 5}, {tool = "t", rule = "tool-remove", reason = "x"}, 3,\n'
-        '  {tool = "*", rule = "tool-removed", reason = "renamed"}]\nbogus = 1\n'
+        '  {tool = "*", rule = "nope", reason = ""}, '
+        '{tool = "*", rule = "tool-removed", reason = "r", x = 1}]\n'
+        "bogus = 1\n"
     )
     (in_tmp / "pyproject.toml").write_text(table)
-    assert main(["diff", "tools.yaml", "tools.yaml"]) == 2
-    said = [line.split(": ", 3)[2:] for line in capsys.readouterr().err.splitlines()]
-    assert said == [
-        ["pyproject.toml:7:1", "unknown key(s) in [tool.mcpstub.diff]: bogus"],
-        ["pyproject.toml:2:11", "[tool.mcpstub.diff] fail-on must be one of info, warning, breaking"],
-        ["pyproject.toml:3:17", "[tool.mcpstub.diff] version-check must be true or false"],
-        ["pyproject.toml:4:16", '[tool.mcpstub.diff] open-objects must be "warn" or "strict"'],
-        ["pyproject.toml:5:31", '[tool.mcpstub.diff] ignore[0] needs tool, rule and a non-empty reason '
-         '(tool = "*" for every tool)'],
-        ["pyproject.toml:5:55", "[tool.mcpstub.diff] ignore[1] rule 'tool-remove' is not a rule mcpstub diff "
-         "reports (did you mean tool-removed?)"],
-        ["pyproject.toml:5:85", "[tool.mcpstub.diff] ignore[2] must be a table with tool, rule and reason"],
-    ]  # fmt: skip
+    for command in (["diff", "tools.yaml", "tools.yaml"], ["validate", "tools.yaml"]):
+        assert main(command) == 2
+        said = [line.split(": ", 3)[2:] for line in capsys.readouterr().err.splitlines()]
+        assert said == [
+            ["pyproject.toml:2:11", "[tool.mcpstub] toolset must be a string (a path)"],
+            ["pyproject.toml:4:11", "[tool.mcpstub.diff] fail-on must be one of info, warning, breaking"],
+            ["pyproject.toml:5:17", "[tool.mcpstub.diff] version-check must be true or false"],
+            ["pyproject.toml:6:16", '[tool.mcpstub.diff] open-objects must be "warn" or "strict"'],
+            ["pyproject.toml:7:31", '[tool.mcpstub.diff] ignore[0] needs tool, rule and a non-empty reason '
+             '(tool = "*" for every tool)'],
+            ["pyproject.toml:7:55", "[tool.mcpstub.diff] ignore[1] rule 'tool-remove' is not a rule mcpstub "
+             "diff reports (did you mean tool-removed?)"],
+            ["pyproject.toml:7:85", "[tool.mcpstub.diff] ignore[2] must be a table with tool, rule and "
+             "reason"],
+            ["pyproject.toml:8:23", "[tool.mcpstub.diff] ignore[3] rule 'nope' is not a rule mcpstub diff "
+             "reports (diff shows each finding's rule in [brackets])"],
+            ["pyproject.toml:8:40", '[tool.mcpstub.diff] ignore[3] needs tool, rule and a non-empty reason '
+             '(tool = "*" for every tool)'],
+            ["pyproject.toml:8:95", "unknown key(s) in [tool.mcpstub.diff] ignore[4]: x"],
+            ["pyproject.toml:9:1", "unknown key(s) in [tool.mcpstub.diff]: bogus"],
+        ]  # fmt: skip
 
 
 def test_a_wrong_item_is_said_where_it_is_written(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:

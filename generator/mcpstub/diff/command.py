@@ -61,25 +61,28 @@ def options_from_config(section: Any) -> tuple[DiffOptions, str | None]:
     if not isinstance(raw, list):
         wrong(("ignore",), f"{table} ignore must be a list of tables")
         raw = []
+    keys = ("tool", "rule", "reason")
     for i, item in enumerate(raw):
         where = f"{table} ignore[{i}]"
-        if not isinstance(item, dict) or set(item) - {"tool", "rule", "reason"}:
+        if not isinstance(item, dict):
             wrong(("ignore", i), f"{where} must be a table with tool, rule and reason")
             continue
-        values = [item.get(k) for k in ("tool", "rule", "reason")]
-        values = [v if isinstance(v, str) and v.strip() else None for v in values]
+        before = len(problems)
+        if unknown := [key for key in item if key not in keys]:
+            said = f"unknown key(s) in {where}: {unknown_keys(unknown, keys)}"
+            wrong(("ignore", i, unknown[0]), said, True)
+        values = [v if isinstance(v, str) and v.strip() else None for v in map(item.get, keys)]
         if not all(values):
-            missing = next(k for k, v in zip(("tool", "rule", "reason"), values, strict=True) if not v)
+            missing = next(k for k, v in zip(keys, values, strict=True) if not v)
             said = f'{where} needs tool, rule and a non-empty reason (tool = "*" for every tool)'
             wrong(("ignore", i, missing), said)
-            continue
-        tool, rule, reason = (str(v) for v in values)
-        if rule not in RULES:
+        rule = values[1]
+        if rule is not None and rule not in RULES:
             close = difflib.get_close_matches(rule, sorted(RULES), n=1)
             hint = f"did you mean {close[0]}?" if close else "diff shows each finding's rule in [brackets]"
             wrong(("ignore", i, "rule"), f"{where} rule {rule!r} is not a rule mcpstub diff reports ({hint})")
-            continue
-        ignores.append(Ignore(tool, rule, reason))
+        if len(problems) == before:
+            ignores.append(Ignore(*(str(v) for v in values)))
     if problems:
         raise ConfigProblem(problems)
     options = DiffOptions(check_version=check_version, ignore=tuple(ignores), open_objects=open_objects)
