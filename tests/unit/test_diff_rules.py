@@ -1957,3 +1957,19 @@ def test_a_branch_changed_in_place_is_said_at_its_change(old: Any, new: Any, bro
     assert shown[0].has_counterexample and validator_for(props).is_valid(witness), found
     assert not validator_for({"type": "object", "properties": {"v": new}}).is_valid(witness), found
 
+
+
+@pytest.mark.parametrize(
+    ("old", "added"),
+    [
+        ({"anyOf": [{"anyOf": [{"type": "number"}]}]}, {"minLength": 1}),
+        ({"oneOf": [{"anyOf": [{"type": "boolean"}, {"type": "null"}]}]}, {"minItems": 1}),
+        # (a branch of integers that must be null takes nothing: the other takes objects alone)
+        ({"anyOf": [{"anyOf": [{"type": "null"}], "type": "integer"}, {"type": "object"}]}, {"maximum": 3}),
+    ],
+)  # fmt: skip
+def test_a_keyword_of_a_type_no_branch_takes_at_any_depth_breaks_nothing(old: Any, added: Any) -> None:
+    # Read one level down only, a nested anyOf took any type: `minLength` beside numbers alone was
+    # a break without a counterexample.
+    found = run_input(old, {**old, **added})
+    assert not [f for f in found if f.severity != "info"], found

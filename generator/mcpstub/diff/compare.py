@@ -651,7 +651,9 @@ class Subset(TypedRules):
             branches = a.get(kw) if kw in self.a.keywords(a) else None
             if kw == "oneOf" and isinstance(branches, list):
                 branches = [node for node, _ in self._alone(branches, f"{ap}/{kw}")]
-            allowed = self._branch_types(branches, f"{ap}/{kw}") if isinstance(branches, list) else None
+            allowed = None
+            if isinstance(branches, list):
+                allowed = self._branch_types(branches, f"{ap}/{kw}", depth)
             if allowed is not None:
                 kept = {t for t in types if allows(allowed, t)}
                 if "number" in types and "integer" in allowed:
@@ -659,16 +661,23 @@ class Subset(TypedRules):
                 types = kept
         return types
 
-    def _branch_types(self, branches: list[JSON], ptr: str) -> set[str] | None:
-        """The types the branches take together; None where one takes any type."""
+    def _branch_types(self, branches: list[JSON], ptr: str, depth: int = 0) -> set[str] | None:
+        """The types the branches take together (a branch's own, as its anyOf or oneOf narrows
+        them, a few levels down); None where one takes any type."""
         found: set[str] = set()
         for index, branch in enumerate(branches):
-            node = self.a.resolve(branch, f"{ptr}/{index}")[0]
+            node, at = self.a.resolve(branch, f"{ptr}/{index}")
             if node is False:
                 continue
-            if not isinstance(node, dict) or "type" not in self.a.keywords(node):
+            if not isinstance(node, dict):
                 return None
-            found |= types_of(node)
+            keywords = self.a.keywords(node)
+            if depth < 3 and ("type" in keywords or "anyOf" in keywords or "oneOf" in keywords):
+                found |= self._inhabited(node, at, depth + 1)
+            elif "type" in keywords:
+                found |= types_of(node)
+            else:
+                return None
         return found
 
     def _object_possible(self, a: dict[str, Any], ap: str, depth: int) -> bool:
