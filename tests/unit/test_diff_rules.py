@@ -1973,3 +1973,26 @@ def test_a_keyword_of_a_type_no_branch_takes_at_any_depth_breaks_nothing(old: An
     # a break without a counterexample.
     found = run_input(old, {**old, **added})
     assert not [f for f in found if f.severity != "info"], found
+
+
+TREE = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"$ref": "#/$defs/Tree"}}]}
+
+
+@pytest.mark.parametrize(
+    "old",
+    [{"type": "array"}, {"type": "array", "items": {}}, {"type": ["array", "string"]},
+     {"type": "object"}, {"type": "object", "additionalProperties": {"type": "array"}}],
+)  # fmt: skip
+def test_a_recursive_schema_against_one_that_leaves_items_out_is_decided_at_once(old: Any) -> None:
+    # What A leaves out (its items) was a new `{}` at each step: a recursion into B's `Tree` was not
+    # seen, and the walk went 200 levels down, branch by branch: the diff never ended.
+    tree = {"anyOf": [*TREE["anyOf"], {"type": "object", "additionalProperties": {"$ref": "#/$defs/Tree"}}]}
+    new = {"type": "object", "$defs": {"Tree": tree}, "properties": {"v": {"$ref": "#/$defs/Tree"}}}
+    start = time.process_time()
+    found = run_input({"type": "object", "properties": {"v": old}}, new)
+    assert time.process_time() - start < 20, found
+    shown = [f for f in found if f.severity == "breaking"]
+    assert shown and all(f.has_counterexample for f in shown), found
+    for f in shown:
+        assert validator_for({"type": "object", "properties": {"v": old}}).is_valid(f.counterexample)
+        assert not validator_for(new).is_valid(f.counterexample), f

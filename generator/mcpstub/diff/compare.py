@@ -139,6 +139,7 @@ class Subset(TypedRules):
     def __post_init__(self) -> None:
         self.a = Context(self.a_root)
         self.b = Context(self.b_root)
+        self.any_schema = {}
 
     def run(self) -> list[Reason]:
         """Compare the two roots."""

@@ -48,6 +48,10 @@ class TypedRules:
     b: Context
     a_is_old: bool
     reasons: list[Reason]
+    # What a keyword A leaves out takes (items, additionalProperties): one object for the whole
+    # walk, so that a recursion through it into B's recursive schema is seen as one (a fresh `{}`
+    # each time walked on until 200 levels, branch by branch: a diff that never ended).
+    any_schema: dict[str, Any]
 
     def check(self, a: JSON, ap: str, b: JSON, bp: str, ip: IPath, exact: bool) -> None:
         """Add the reasons why A (at `ap`) may hold an instance B (at `bp`) refuses."""
@@ -317,12 +321,12 @@ class TypedRules:
         for i in range(max(len(a_pre), len(b_pre))):
             if i >= a_max:
                 break
-            a_i: tuple[JSON, str] = a_pre[i] if i < len(a_pre) else a_rest or ({}, ap)
+            a_i: tuple[JSON, str] = a_pre[i] if i < len(a_pre) else a_rest or (self.any_schema, ap)
             b_i = b_pre[i] if i < len(b_pre) else b_rest
             if b_i is not None:
                 self.check(a_i[0], a_i[1], b_i[0], b_i[1], (*ip, i), exact)
         if b_rest is not None and a_max > max(len(a_pre), len(b_pre)):
-            a_r = a_rest or ({}, ap)
+            a_r = a_rest or (self.any_schema, ap)
             # (placed at the first item past both tuples: one a search can plant)
             self.check(a_r[0], a_r[1], b_rest[0], b_rest[1], (*ip, max(len(a_pre), len(b_pre))), exact)
 
@@ -406,7 +410,7 @@ class TypedRules:
                     )
                 else:
                     a_s, a_sp = (
-                        ({} if a_add is None else a_add),
+                        (self.any_schema if a_add is None else a_add),
                         ap + ("/additionalProperties" if a_add is not None else seg),
                     )
             if name in b_props:
@@ -487,7 +491,8 @@ class TypedRules:
                     self._refused_name("additional", *args)
             elif not b_closed and not a_closed:
                 a_at, b_at = ap + "/additionalProperties", bp + "/additionalProperties"
-                self.check({} if a_add is None else a_add, a_at, b_add, b_at, (*ip, unlisted), names_exact)
+                a_others = self.any_schema if a_add is None else a_add
+                self.check(a_others, a_at, b_add, b_at, (*ip, unlisted), names_exact)
         a_lo = max(a.get("minProperties", 0) if num(a.get("minProperties")) else 0, len(a_req))
         probe = dict(a)
         probe["minProperties"] = a_lo
