@@ -20,7 +20,7 @@ from mcpstub.engine.fingerprints import value_bytes
 from mcpstub.engine.jsonread import all_finite
 from mcpstub.errortext import ECHO_MAX, echo_value, yaml_boolean_hint
 from mcpstub.ir import schema_dialect
-from mcpstub.keywords import DEFS_KEYWORDS, SUBSCHEMA_MAP
+from mcpstub.keywords import DEFS_KEYWORDS, SUBSCHEMA_MAP, position
 from mcpstub.pointers import to_fragment, to_pointer
 
 # The name under which a bundled schema is known while its defaults are checked against it.
@@ -124,7 +124,8 @@ def _refused_by_false(refused: str, at: list[str]) -> str:
     """Why a schema `false` (at `at`, a pointer's parts) refuses the value the validator names,
     in words: a keyword written false in its own place, or the schema of a name (a property
     called `additionalProperties` is no keyword)."""
-    keyword = at[-1] if at and (len(at) < 2 or at[-2] not in SUBSCHEMA_MAP) else None
+    # (at a schema, the last part is a keyword; in a map of schemas, a name: `properties/properties`)
+    keyword = at[-1] if at and position(at[:-1]) == "schema" else None
     if keyword == "additionalProperties":
         return "it holds a property its schema does not declare, where additionalProperties is false"
     if keyword == "propertyNames":

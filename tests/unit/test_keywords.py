@@ -1356,6 +1356,10 @@ def test_a_tool_s_own_defaults_are_judged_beside_a_broken_definition_it_refers_t
         # (a property named so is no keyword; a keyword false of the names, or of a name present)
         ("{type: object, properties: {additionalProperties: false}, default: {additionalProperties: 1}}",
          "1 is refused by /properties/additionalProperties, which is false (at /additionalProperties)"),
+        ("{type: object, properties: {properties: {type: object, additionalProperties: false}},"
+         " default: {properties: {z: 1}}}",
+         "it holds a property its schema does not declare, where additionalProperties is false"
+         " (at /properties)"),
         ("{type: object, propertyNames: false, default: {z: 1}}",
          "it holds a property, where propertyNames is false"),
         ("{type: object, dependentSchemas: {a: false}, default: {a: 1}}",
