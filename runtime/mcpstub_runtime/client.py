@@ -28,7 +28,6 @@ import inspect
 import json
 import logging
 import os
-import re
 import shlex
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
@@ -56,7 +55,7 @@ from .drift import (
     compare,
     pointer,
 )
-from .interactive import CALL_META_KEY
+from .interactive import CALL_META_KEY, CANNOT_ASK_SAID
 from .results import ToolError
 from .spec import ToolSpec
 
@@ -642,8 +641,6 @@ async def _connected(
         raise
 
 
-# An mcpstub server's refusal of a question the client cannot be asked (interactive.py's words).
-_CANNOT_ASK = re.compile(r"cannot ask '.*': the client did not declare the (.+) capability", re.DOTALL)
 # What a client passes to `connect` to declare each capability a tool may ask it for.
 _DECLARED_BY = {"elicitation": "on_elicit", "sampling": "sampling_callback", "roots": "list_roots_callback"}
 
@@ -654,7 +651,7 @@ def _declared_by(said: str, answered: frozenset[str], data: Any = None) -> str:
     server's refusal on 2025-11-25 (not a handler's own words)."""
     needed = data.get("requiredCapabilities") if isinstance(data, dict) else None
     if not isinstance(needed, dict):
-        refusal = _CANNOT_ASK.fullmatch(said)
+        refusal = CANNOT_ASK_SAID.fullmatch(said)
         needed = {refusal[1].partition(" ")[0]: {}} if refusal is not None else {}
     lacking = [k for capability, k in _DECLARED_BY.items() if capability in needed and k not in answered]
     if not lacking:

@@ -34,6 +34,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -543,6 +544,12 @@ _TYPED: dict[str, tuple[type[Any], type[BaseModel]]] = {
 }
 
 
+# A question the client cannot be asked, as a 2025-11-25 call's error says it (the typed client
+# reads the capability back from it).
+CANNOT_ASK = "cannot ask {key!r}: the client did not declare the {lacking} capability"
+CANNOT_ASK_SAID = re.compile(r"cannot ask '.*': the client did not declare the (.+) capability", re.DOTALL)
+
+
 def _cannot(lacking: str, key: str) -> CannotAsk:
     needs = {
         "elicitation (form)": types.ClientCapabilities(
@@ -554,9 +561,7 @@ def _cannot(lacking: str, key: str) -> CannotAsk:
         "sampling": types.ClientCapabilities(sampling=types.SamplingCapability()),
         "roots": types.ClientCapabilities(roots=types.RootsCapability()),
     }
-    return CannotAsk(
-        f"cannot ask {key!r}: the client did not declare the {lacking} capability", needs[lacking]
-    )
+    return CannotAsk(CANNOT_ASK.format(key=key, lacking=lacking), needs[lacking])
 
 
 def _reason(exc: Exception) -> str:
