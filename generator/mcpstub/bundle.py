@@ -31,7 +31,7 @@ from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.document import Document, JsonPath, Where
 from mcpstub.errortext import close_file
 from mcpstub.ir import definitions_key
-from mcpstub.keywords import closest, position, subschemas
+from mcpstub.keywords import DEFS_KEYWORDS, closest, position, subschemas
 from mcpstub.pointers import (
     percent_decoded,
     ref_file,
@@ -386,7 +386,7 @@ class Bundler:
     def _definitions_file(self, ref: str, file_part: str, root: dict[str, Any], loc: Where) -> None:
         """The warning for a reference to the root of a file that holds only definitions: that
         root accepts any value (`isbn: {$ref: common.yaml}`, the `#/$defs/Isbn` left out)."""
-        names = [(key, str(name)) for key in ("$defs", "definitions") for name in root.get(key) or ()]
+        names = [(key, str(name)) for key in DEFS_KEYWORDS for name in root.get(key) or ()]
         said = f"reference {ref!r} is the root of {file_part}, which holds only definitions: "
         said += "it accepts any value"
         # (a property's reference names the definition closest to the property's name)
@@ -495,7 +495,7 @@ class Bundler:
         close = next((c for c in closes if c is not None), None)
         hint = _holds(*tries[-1], ref.partition("#")[0])
         written, wanted = ref.partition("#")[0], tries[-1][1]
-        if close is None and len(wanted) >= 2 and wanted[0] in ("$defs", "definitions"):
+        if close is None and len(wanted) >= 2 and wanted[0] in DEFS_KEYWORDS:
             other = ("definitions" if wanted[0] == "$defs" else "$defs", *wanted[1:])
             close = to_pointer(other) if resolve(tries[-1][0], list(other))[0] else None
         if close is not None and (held := _misnamed_container(close, wanted)) is not None:
@@ -761,8 +761,8 @@ def _misnamed_container(close: str, wanted: Sequence[str]) -> str | None:
     """The key a close pointer (`/defs/Book`) has where the one wanted (`$defs`, `Book`) has `$defs`
     or `definitions`, the rest alike, where that key is neither (then the reference is what to
     change: `definitions` is as good a key); else None."""
-    parts, containers = split(close), ("$defs", "definitions")
-    if parts is None or len(wanted) < 2 or wanted[0] not in containers or parts[0] in containers:
+    parts = split(close)
+    if parts is None or len(wanted) < 2 or wanted[0] not in DEFS_KEYWORDS or parts[0] in DEFS_KEYWORDS:
         return None
     return parts[0] if tuple(parts[1:]) == tuple(wanted[1:]) else None
 
@@ -770,8 +770,8 @@ def _misnamed_container(close: str, wanted: Sequence[str]) -> str | None:
 def _definitions_only(root: dict[str, Any]) -> bool:
     """Whether a file's root holds definitions and nothing that judges a value."""
     return (
-        any(isinstance(root.get(key), dict) and root[key] for key in ("$defs", "definitions"))
-        and set(root) <= {"$defs", "definitions", *_ROOT_WORDS}
+        any(isinstance(root.get(key), dict) and root[key] for key in DEFS_KEYWORDS)
+        and set(root) <= {*DEFS_KEYWORDS, *_ROOT_WORDS}
     )
 
 

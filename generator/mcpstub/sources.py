@@ -216,7 +216,7 @@ def _no_commit(rev: str, cwd: Path) -> str:
         refs = _git(["for-each-ref", "--format=%(refname:short)"], cwd).splitlines()
     except SourceError:
         refs = []
-    names = [*{"HEAD", *refs}]
+    names = sorted({"HEAD", *refs})  # (in one order: the same hint every run)
     close = [n for n in names if n.lower() == base.lower()] or difflib.get_close_matches(base, names, 1, 0.6)
     if base and close and close[0] != base:
         return f"\n  hint: did you mean {close[0] + rev[len(base):]}?"

@@ -79,6 +79,9 @@ def _digits(value: int) -> str:
     return f"{len(str(abs(value)))}" if abs(value) < 10**4300 else "more than 4,300"
 
 
+_BEYOND = "beyond what a JSON number can hold (clients read numbers as IEEE doubles, up to about 1.8e308)"
+
+
 def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
     if finite:  # the common case, found by `all_finite`; the walk below names paths
         return
@@ -88,16 +91,10 @@ def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
         if isinstance(value, float) and math.isnan(value):
             yield error("not-json", f"{doc.describe(path)}: NaN is not a JSON number", doc.loc(path))
         elif isinstance(value, float) and not math.isfinite(value):
-            message = (
-                f"{doc.describe(path)}: a number beyond what a JSON number can hold (clients read"
-                f" numbers as IEEE doubles, up to about 1.8e308): it reads as {'-' * (value < 0)}infinity"
-            )
+            message = f"{doc.describe(path)}: a number {_BEYOND}: it reads as {'-' * (value < 0)}infinity"
             yield error("not-json", message, doc.loc(path))
         elif isinstance(value, int) and not isinstance(value, bool) and not _holds_as_double([value]):
-            message = (
-                f"{doc.describe(path)}: an integer of {_digits(value)} digits is beyond what a"
-                " JSON number can hold (clients read numbers as IEEE doubles, up to about 1.8e308)"
-            )
+            message = f"{doc.describe(path)}: an integer of {_digits(value)} digits is {_BEYOND}"
             yield error("not-json", message, doc.loc(path))
         elif isinstance(value, dict):
             stack.extend(((*path, k), v) for k, v in value.items())
