@@ -9,14 +9,7 @@ from mcpstub.classnames import Namer
 from mcpstub.engine import memory
 from mcpstub.engine.fingerprints import value_bytes
 from mcpstub.ir import JSON, Tool, to_class_prefix
-from mcpstub.keywords import (
-    DEFS_KEYWORDS,
-    KNOWN_2020_12,
-    KNOWN_DRAFT_07,
-    SUBSCHEMA_LIST,
-    SUBSCHEMA_MAP,
-    subschemas,
-)
+from mcpstub.keywords import DEFS_KEYWORDS, KNOWN_2020_12, KNOWN_DRAFT_07, position, subschemas
 from mcpstub.pointers import escape, percent_decoded, resolve, split
 
 _OPEN_KEYS = frozenset({"additionalProperties", "unevaluatedProperties"})
@@ -227,14 +220,7 @@ _DEFINITION_PREFIXES = tuple(f"/{key}/" for key in DEFS_KEYWORDS)
 def _names_a_map(tokens: Sequence[str]) -> bool:
     """Whether a pointer ends at the keyword of a map of schemas (`#/properties`), not at a
     schema (`#/$defs/properties`, a definition of that name)."""
-    named = False  # (the token is a name in a map, or an index in a list, not a keyword)
-    for index, token in enumerate(tokens):
-        if index == len(tokens) - 1:
-            return not named and token in ("properties", *DEFS_KEYWORDS)
-        following = tokens[index + 1]
-        named = not named and (token in SUBSCHEMA_MAP or (following.isdigit() and token in SUBSCHEMA_LIST))
-    return False
-
+    return bool(tokens) and tokens[-1] in ("properties", *DEFS_KEYWORDS) and position(tokens) == "map"
 
 
 def _definition_targets(node: JSON) -> Iterator[str]:
