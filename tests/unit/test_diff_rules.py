@@ -1256,6 +1256,37 @@ def test_a_rewrite_that_accepts_the_same_values_breaks_nobody(old: Any, new: Any
     assert not breaking(run_input(old, new)) and not breaking(run_output(new, old))
 
 
+COLOR = {"$defs": {"Color": {"enum": ["red", "green"]}, "Small": {"type": "integer", "minimum": 0, "maximum": 3}}}
+
+
+@pytest.mark.parametrize(
+    ("conjunction", "same"),
+    [
+        ({"allOf": [{"$ref": "#/$defs/Color"}]}, {"$ref": "#/$defs/Color"}),
+        ({"allOf": [{"const": "a"}]}, {"const": "a"}),
+        ({"allOf": [{"enum": ["a", "b", "c"]}, {"enum": [{"x": 1}, "b", "a"]}]}, {"enum": ["a", "b"]}),
+        ({"allOf": [{"$ref": "#/$defs/Small"}, {"maximum": 2}]}, {"enum": [0, 1, 2]}),
+    ],
+    ids=["ref-of-an-enum", "const", "two-enums", "bounds-of-a-definition"],
+)
+def test_a_finite_schema_written_as_an_allof_or_not_is_the_same_schema(conjunction: Any, same: Any) -> None:
+    # The values of an allOf were only counted before its parts were merged: a refactor of
+    # `allOf: [{$ref: Color}]` to `$ref: Color` was a break each way (enum added, enum removed).
+    one, other = obj({"c": conjunction}, **COLOR), obj({"c": same}, **COLOR)
+    for old, new in ((one, other), (other, one)):
+        assert [f.rule for f in run_input(old, new)] == ["input-schema-rewritten"]
+        assert [f.rule for f in run_output(old, new)] == ["output-schema-rewritten"]
+
+
+def test_a_bound_an_allof_adds_is_said_with_its_value() -> None:
+    old = obj({"n": {"allOf": [{"$ref": "#/$defs/Small"}, {"maximum": 2}]}}, **COLOR)
+    new = obj({"n": {"$ref": "#/$defs/Small"}}, **COLOR)
+    (found,) = [f for f in run_output(old, new) if f.severity == "breaking"]
+    assert found.message.startswith("maximum 2 -> 3: value 3 may now be returned"), found
+    (found,) = [f for f in run_input(new, old) if f.severity == "breaking"]
+    assert found.message.startswith("maximum 3 -> 2: value 3 no longer accepted"), found
+
+
 def test_a_reference_cycle_beside_other_keywords_hides_no_change() -> None:
     # A listing may carry `$ref: "#"` beside the root's keywords (a toolset refuses it): the pair
     # must not be taken to hold of itself, or every change inside is called compatible.

@@ -281,6 +281,8 @@ class Subset(TypedRules):
         merged = self._merge_all_of_a(a, ap, b, bp, ip)
         if merged is None:
             return
+        if merged is not a and self._enumerated(merged, ap, b, bp, ip, exact):
+            return  # finite once its conjuncts are merged (`allOf: [{$ref: Color}]` of an enum)
         a = merged
         if self._split_any_of_a(a, ap, b, bp, ip, exact):
             return
@@ -321,6 +323,7 @@ class Subset(TypedRules):
             message = f"{'value' if len(bad) == 1 else 'values'} {listed} may now be returned"
         new_node = b if self._input else a
         where = next((f"/{k}" for k in ("const", "enum", "oneOf", "anyOf", "type") if k in new_node), "")
+        b = self._flat(self.b, b, bp)  # (what its allOf says, named as B says it)
         moved = [k for k in _NUMBER_KEYWORDS if canon(a.get(k)) != canon(b.get(k))]
         refused = {_json_type(v) for v in bad}
         if kind == "enum" and "type" in b and not any(allows(types_of(b), t) for t in refused):
@@ -362,6 +365,14 @@ class Subset(TypedRules):
         for member, mp in members:
             self.check(a, ap, member, mp, ip, exact)
         return rest
+
+    def _flat(self, ctx: Context, node: dict[str, Any], ptr: str) -> dict[str, Any]:
+        """The node with its conjuncts merged in where they merge plainly, else the node."""
+        rest, members = self._conjuncts(ctx, node, ptr)
+        if not members:
+            return node
+        merged = merge([rest] + [ctx.resolve(m, mp)[0] for m, mp in members], ctx)
+        return node if merged is None else merged
 
     def _conjunction(
         self, a: dict[str, Any], ap: str

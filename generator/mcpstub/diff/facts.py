@@ -358,6 +358,9 @@ def merge(parts: list[JSON], ctx: Context) -> Virtual | None:
                 if "number" in both:
                     both.discard("integer")
                 merged[key] = sorted(both)
+            elif key == "enum" and isinstance(value, list) and isinstance(merged[key], list):
+                taken = {canon(v) for v in value}  # the values both lists hold, in the first's order
+                merged[key] = [v for v in merged[key] if canon(v) in taken]
             elif key in _MERGE_MIN and num(value) and num(merged[key]):
                 merged[key] = max(merged[key], value)
             elif key in _MERGE_MAX and num(value) and num(merged[key]):
