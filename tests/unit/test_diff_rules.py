@@ -1256,7 +1256,9 @@ def test_a_rewrite_that_accepts_the_same_values_breaks_nobody(old: Any, new: Any
     assert not breaking(run_input(old, new)) and not breaking(run_output(new, old))
 
 
-COLOR = {"$defs": {"Color": {"enum": ["red", "green"]}, "Small": {"type": "integer", "minimum": 0, "maximum": 3}}}
+COLOR = {
+    "$defs": {"Color": {"enum": ["red", "green"]}, "Small": {"type": "integer", "minimum": 0, "maximum": 3}}
+}
 
 
 @pytest.mark.parametrize(
@@ -1276,6 +1278,33 @@ def test_a_finite_schema_written_as_an_allof_or_not_is_the_same_schema(conjuncti
     for old, new in ((one, other), (other, one)):
         assert [f.rule for f in run_input(old, new)] == ["input-schema-rewritten"]
         assert [f.rule for f in run_output(old, new)] == ["output-schema-rewritten"]
+
+
+CONSTS = {"anyOf": [{"const": "a"}, {"const": "b"}]}
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (CONSTS, {"type": "string", **CONSTS}),
+        ({"oneOf": [{"const": "a"}, {"enum": ["b", "c"]}]}, {"enum": ["c", "b", "a"]}),
+        ({"anyOf": [{"const": 1}, {"anyOf": [{"const": 2.0}, False]}]}, {"enum": [2, 1]}),
+    ],
+    ids=["type-beside-consts", "oneof-of-consts", "nested-consts"],
+)
+def test_branches_of_few_values_are_those_values(old: Any, new: Any) -> None:
+    # An anyOf of consts was taken to hold any type: a redundant `type` beside it was a break
+    # without a counterexample.
+    for one, other in ((obj({"c": old}), obj({"c": new})), (obj({"c": new}), obj({"c": old}))):
+        assert [f.rule for f in run_input(one, other)] == ["input-schema-rewritten"]
+        assert [f.rule for f in run_output(one, other)] == ["output-schema-rewritten"]
+
+
+def test_a_type_beside_a_branch_of_consts_names_the_type_it_refuses() -> None:
+    either = {"anyOf": [{"const": "a"}, {"type": "integer"}]}
+    found_all = run_input(obj({"c": either}), obj({"c": {"type": "string", **either}}))
+    (found,) = [f for f in found_all if f.severity == "breaking"]
+    assert found.message.startswith("type integer no longer accepted") and found.has_counterexample, found
 
 
 def test_a_bound_an_allof_adds_is_said_with_its_value() -> None:

@@ -684,7 +684,10 @@ class Subset(TypedRules):
             if not isinstance(node, dict):
                 return None
             keywords = self.a.keywords(node)
-            if depth < 3 and ("type" in keywords or "anyOf" in keywords or "oneOf" in keywords):
+            values = finite_values(node, self.a) if {"const", "enum"} & keywords else None
+            if values is not None:  # (a branch of consts: the types of its values)
+                found |= {_json_type(v) for v in values}
+            elif depth < 3 and ("type" in keywords or "anyOf" in keywords or "oneOf" in keywords):
                 found |= self._inhabited(node, at, depth + 1)
             elif "type" in keywords:
                 found |= types_of(node)

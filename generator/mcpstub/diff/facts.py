@@ -250,13 +250,25 @@ def inhabited_types(node: dict[str, Any]) -> set[str]:
     return found
 
 
-def finite_values(node: dict[str, Any], ctx: Context) -> list[JSON] | None:
-    """Every value the node may take, when there are few (else None)."""
+def finite_values(node: dict[str, Any], ctx: Context, depth: int = 0) -> list[JSON] | None:
+    """Every value the node may take, when there are few (else None); some may be refused by the
+    node's other keywords (an `anyOf` of `const`s beside a `type` gives every const)."""
     keys = ctx.keywords(node)
     if "const" in keys:
         return None if _huge(node["const"]) else [node["const"]]
     if "enum" in keys and isinstance(node["enum"], list):
         return None if _huge(node["enum"]) else list(node["enum"])
+    for kw in ("anyOf", "oneOf"):
+        if kw in keys and isinstance(node[kw], list) and depth < 4:
+            union: list[JSON] = []
+            for written in node[kw]:
+                branch = ctx.resolve(written, "")[0]
+                held = finite_values(branch, ctx, depth + 1) if isinstance(branch, dict) else None
+                if held is None and branch is not False:
+                    break
+                union += held or []
+            else:
+                return union
     if "type" not in keys:
         return None
     types = types_of(node)
