@@ -160,6 +160,13 @@ def _seconds(text: str) -> float:
     return float(text)
 
 
+# How long an idle HTTP connection stays open. A client or proxy sends its next request on a
+# connection it keeps idle for up to its own limit (httpx, the SDK's client: 5 s; aiohttp 15 s;
+# nginx's upstream keepalive 60 s; an AWS load balancer 60 s): a server that closes first (uvicorn's
+# default is 5 s) can close one just as a request arrives on it, and that request fails
+# ("Server disconnected without sending a response").
+KEEP_ALIVE_SECONDS = 75.0
+
 # Options that only mean something with --http, by flag name and attribute.
 _HTTP_ONLY = {
     "stateless": "stateless",
@@ -169,6 +176,7 @@ _HTTP_ONLY = {
     "workers": "workers",
     "max-body-bytes": "max_body_bytes",
     "grace": "grace",
+    "keep-alive": "keep_alive",
 }
 
 
@@ -231,6 +239,14 @@ def _parser(package: str) -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="on SIGTERM, let in-flight calls finish for this long (default 30)",
     )
+    parser.add_argument(
+        "--keep-alive",
+        type=_seconds,
+        default=KEEP_ALIVE_SECONDS,
+        metavar="SECONDS",
+        help=f"keep an idle connection open this long (default {KEEP_ALIVE_SECONDS:g}): longer than "
+        "clients and proxies keep theirs",
+    )
     return parser
 
 
@@ -285,6 +301,8 @@ def _serve_http(package: str, parser: argparse.ArgumentParser, args: argparse.Na
         parser.error("--max-body-bytes takes a positive number of bytes")
     if not (0 <= args.grace < math.inf):
         parser.error("--grace takes a number of seconds, 0 or more")
+    if not (0 < args.keep_alive < math.inf):
+        parser.error("--keep-alive takes a number of seconds above 0")
     if "" in (args.allowed_host or ()) or "" in (args.allowed_origin or ()):
         parser.error("--allowed-host and --allowed-origin take a non-empty value")
     if args.workers > 1 and not args.stateless:
@@ -336,6 +354,7 @@ def _serve_http(package: str, parser: argparse.ArgumentParser, args: argparse.Na
         workers=args.workers,
         log_level="warning",
         timeout_graceful_shutdown=args.grace,
+        timeout_keep_alive=args.keep_alive,
     )
     if args.workers > 1:
 

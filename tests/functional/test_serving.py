@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
+import http.client
 import importlib
 import itertools
 import json
@@ -216,6 +217,7 @@ USAGE_ERRORS: list[tuple[list[str], str]] = [
     (["--stateless"], "--stateless only applies with --http"),
     (["--workers", "2"], "--workers only applies with --http"),
     (["--grace", "5"], "--grace only applies with --http"),
+    (["--keep-alive", "5"], "--keep-alive only applies with --http"),
     (["--stateless", "--grace", "5"], "--stateless and --grace only apply with --http"),
     (["--workers", "2", "--stateless", "--grace", "5"], "--stateless, --workers and --grace only apply"),
     (["--http", "127.0.0.1:8000", "--auth-token-env", "MCPSTUB_UNSET_VARIABLE"], "not set"),
@@ -226,10 +228,12 @@ USAGE_ERRORS: list[tuple[list[str], str]] = [
     (["--http", "127.0.0.1:8000", "--grace", "nan"], "--grace: takes seconds"),
     (["--http", "127.0.0.1:8000", "--grace", "inf"], "--grace: takes seconds"),
     (["--http", "127.0.0.1:8000", "--grace", "9" * 400], "--grace takes"),
+    (["--http", "127.0.0.1:8000", "--keep-alive", "0"], "--keep-alive takes a number of seconds above 0"),
+    (["--http", "127.0.0.1:8000", "--keep-alive", "9" * 400], "--keep-alive takes"),
     # int() and float() read other digits, signs, spaces and `_`: only digits 0-9 are numbers.
     *(
         (["--http", "127.0.0.1:8000", "--stateless", option, value], f"{option}: takes")
-        for option in ("--workers", "--max-body-bytes", "--grace")
+        for option in ("--workers", "--max-body-bytes", "--grace", "--keep-alive")
         for value in ("٣", "+3", " 3", "3_0", "\uff13", "1e3", "0x10", "")
     ),
     # Beyond what int() reads (4,300 digits), and long runs of leading zeros.
@@ -761,6 +765,30 @@ def test_two_stateless_replicas_behind_a_proxy_serve_one_client_without_failures
     assert failures == []
     assert len(pids) == 2, "both replicas answered calls"
     assert min(proxy.connections.values()) > 0
+
+
+def test_an_idle_connection_stays_open_longer_than_a_client_keeps_it(root: Path) -> None:
+    # The SDK's client (httpx) sends its next request on a connection idle for up to 5 s: a server
+    # closing it at 5 s (uvicorn's own default) may close it as that request arrives.
+    with _serving(root) as port:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", "/healthz")
+        assert connection.getresponse().read()
+        first = connection.sock
+        time.sleep(6)
+        connection.request("GET", "/healthz")
+        response = connection.getresponse()
+        assert response.status == 200 and response.read()
+        assert connection.sock is first, "the request went out on the connection kept open"
+        connection.close()
+    with _serving(root, "--keep-alive", "0.5") as port:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", "/healthz")
+        response = connection.getresponse()
+        assert response.status == 200 and response.read()
+        time.sleep(1.5)
+        assert connection.sock.recv(1) == b"", "an idle connection is closed after --keep-alive"
+        connection.close()
 
 
 def test_workers_share_one_port(root: Path) -> None:
