@@ -399,10 +399,9 @@ def _default(doc: Document, path: JsonPath, prop: dict[str, Any]) -> Iterator[Di
         return  # (no JSON value: said where the file is read)
     reason = rejection(prop, value, None)
     if reason is not None:
-        shown = "null" if value is None else _short(value)
         yield error(
             CODE,
-            f"{_where(at)}: {shown} does not match its own property: {reason}",
+            f"{_where(at)} does not match its own property: {reason}",
             doc.loc(at),
             (prop.get("type") == "boolean" and doc.written_plain(at) and yaml_boolean_hint(prop["default"]))
             or (value is None and comment_hint(doc, at))
@@ -410,6 +409,3 @@ def _default(doc: Document, path: JsonPath, prop: dict[str, Any]) -> Iterator[Di
         )
 
 
-def _short(value: Any) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 60 else shown[:56] + "..." + shown[-1]

@@ -443,7 +443,7 @@ def test_a_default_that_is_no_json_number_is_said_once(tmp_path: Path) -> None:
         ),
         (
             "ok:\n  type: object\n  properties:\n    n:\n      type: string\n      default: #fff\n",
-            ["null does not match its own property | '#' after a space starts a comment in YAML"],
+            ["does not match its own property: null is not | '#' after a space starts a comment"],
         ),
         (
             "ok:\n  type: object\n  properties:\n    a: {type: string}\n  size: {type: integer}\n",
