@@ -1300,6 +1300,24 @@ def test_branches_of_few_values_are_those_values(old: Any, new: Any) -> None:
         assert [f.rule for f in run_output(one, other)] == ["output-schema-rewritten"]
 
 
+@pytest.mark.parametrize(
+    "either",
+    [
+        {"anyOf": [{"type": "string", "enum": ["a", None]}, {"type": "integer"}]},
+        {"oneOf": [{"type": "integer", "enum": [0, 1, True]}, {"type": "string"}]},
+        {"anyOf": [{"type": "string", "const": 1}, {"type": "string", "minLength": 3}]},
+    ],
+    ids=["null-its-type-refuses", "boolean-its-type-refuses", "const-its-type-refuses"],
+)
+def test_a_value_a_branch_lists_and_its_type_refuses_is_no_type_it_takes(either: Any) -> None:
+    # The types of a branch's listed values were read without its own type: a `type` written
+    # beside the anyOf was a break for a null (a boolean, an integer) no branch ever took.
+    typed = {**either, "type": ["integer", "string"]}
+    for one, other in ((obj({"c": either}), obj({"c": typed})), (obj({"c": typed}), obj({"c": either}))):
+        assert [f.rule for f in run_input(one, other)] == ["input-schema-rewritten"]
+        assert [f.rule for f in run_output(one, other)] == ["output-schema-rewritten"]
+
+
 def test_a_type_beside_a_branch_of_consts_names_the_type_it_refuses() -> None:
     either = {"anyOf": [{"const": "a"}, {"type": "integer"}]}
     found_all = run_input(obj({"c": either}), obj({"c": {"type": "string", **either}}))

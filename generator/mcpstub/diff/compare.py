@@ -685,8 +685,9 @@ class Subset(TypedRules):
                 return None
             keywords = self.a.keywords(node)
             values = finite_values(node, self.a) if {"const", "enum"} & keywords else None
-            if values is not None:  # (a branch of consts: the types of its values)
-                found |= {_json_type(v) for v in values}
+            in_node = self.a.validator(node, at) if values is not None else None
+            if values is not None and in_node is not None:  # (a branch of consts: the types of
+                found |= {_json_type(v) for v in values if in_node(v)}  # the values it takes)
             elif depth < 3 and ("type" in keywords or "anyOf" in keywords or "oneOf" in keywords):
                 found |= self._inhabited(node, at, depth + 1)
             elif "type" in keywords:
