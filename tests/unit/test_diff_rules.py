@@ -1318,6 +1318,36 @@ def test_a_value_a_branch_lists_and_its_type_refuses_is_no_type_it_takes(either:
         assert [f.rule for f in run_output(one, other)] == ["output-schema-rewritten"]
 
 
+HUGE = 2**64 - 1  # past 2**53: the server takes it as one value with some floats and integers
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ({"const": HUGE}, {"const": HUGE, "description": "an id"}),
+        ({"enum": [1, HUGE]}, {"$ref": "#/$defs/Id"}),
+        ({"items": {"const": HUGE}}, {"items": {"allOf": [{"const": HUGE}]}}),
+        ({"enum": [0, HUGE]}, {"type": "integer", "enum": [0, HUGE]}),
+        ({"enum": [0, HUGE]}, {"anyOf": [{"const": 0}, {"const": HUGE}]}),
+        ({"enum": [2**60]}, {"type": "integer", "minimum": 2**60, "maximum": 2**60}),
+        ({"enum": [2.0**63]}, {"const": 2.0**63}),
+    ],
+    ids=["description", "moved-to-defs", "in-allof", "type-beside", "anyof-of-consts", "range", "float"],
+)
+def test_a_value_past_2_53_rewritten_is_the_same_value(old: Any, new: Any) -> None:
+    # A const or enum holding one was taken to hold any value: any change to the tool, even a
+    # description, was "const added: only ... accepted", a break with no counterexample.
+    defs = {"$defs": {"Id": {"enum": [1, HUGE]}}}
+    one, other = obj({"c": old}, ("c",), **defs), obj({"c": new}, ("c",), **defs)
+    rules = (["schema-wording-changed"],) * 2 if "description" in new else None
+    for a, b in ((one, other), (other, one)):
+        said = [f.rule for f in run_input(a, b)], [f.rule for f in run_output(a, b)]
+        assert said == (rules or (["input-schema-rewritten"], ["output-schema-rewritten"]))
+    changed = obj({"c": {"const": HUGE + 1}}, ("c",))
+    (found,) = breaking(run_input(obj({"c": {"const": HUGE}}, ("c",)), changed))
+    assert found == ("input-enum-narrowed", "input", "/inputSchema/properties/c/const")
+
+
 def test_a_type_beside_a_branch_of_consts_names_the_type_it_refuses() -> None:
     either = {"anyOf": [{"const": "a"}, {"type": "integer"}]}
     found_all = run_input(obj({"c": either}), obj({"c": {"type": "string", **either}}))

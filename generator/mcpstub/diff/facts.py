@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -250,14 +251,43 @@ def inhabited_types(node: dict[str, Any]) -> set[str]:
     return found
 
 
+def _spellings(value: JSON) -> list[JSON] | None:
+    """The values the server may take as `value`: itself; past 2**53 also the float nearest it
+    and the integers that float spells (it compares such numbers otherwise than by their values,
+    see `canon`), for a number alone (None for one inside an array or object)."""
+    if not _huge(value):
+        return [value]
+    if not isinstance(value, int | float):
+        return None
+    spelt: list[JSON] = [value]
+    try:
+        near = float(value)
+    except OverflowError:
+        return spelt
+    if math.isfinite(near):
+        for other in (near, int(near), int(Decimal(repr(near)))):
+            if not any(type(other) is type(seen) and other == seen for seen in spelt):
+                spelt.append(other)
+    return spelt
+
+
+_INTEGER_BOUNDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")
+
+
 def finite_values(node: dict[str, Any], ctx: Context, depth: int = 0) -> list[JSON] | None:
     """Every value the node may take, when there are few (else None); some may be refused by the
     node's other keywords (an `anyOf` of `const`s beside a `type` gives every const)."""
     keys = ctx.keywords(node)
     if "const" in keys:
-        return None if _huge(node["const"]) else [node["const"]]
+        return _spellings(node["const"])
     if "enum" in keys and isinstance(node["enum"], list):
-        return None if _huge(node["enum"]) else list(node["enum"])
+        listed: list[JSON] = []
+        for value in node["enum"]:
+            spelt = _spellings(value)
+            if spelt is None:
+                return None
+            listed += spelt
+        return listed
     for kw in ("anyOf", "oneOf"):
         if kw in keys and isinstance(node[kw], list) and depth < 4:
             union: list[JSON] = []
@@ -295,8 +325,12 @@ def finite_values(node: dict[str, Any], ctx: Context, depth: int = 0) -> list[JS
     elif "integer" in types:
         lo = int_low(lower(node, "minimum", "exclusiveMinimum"))
         hi = int_high(upper(node, "maximum", "exclusiveMaximum"))
-        if lo is None or hi is None or hi - lo > FINITE_RANGE or _huge([lo, hi]):
+        if lo is None or hi is None or hi - lo > FINITE_RANGE:
             return None
+        if _huge([lo, hi]):  # (an integer bound there places the server's floats as its value
+            if any(isinstance(node.get(k), float) for k in _INTEGER_BOUNDS):  # does; a float not)
+                return None
+            return values + [spelt for i in range(lo, hi + 1) for spelt in _spellings(i) or ()]
         values += list(range(lo, hi + 1))
     return values
 
