@@ -607,6 +607,18 @@ def test_a_spent_search_budget_bounds_the_whole_diff() -> None:
     assert spent < 3, spent  # the budget, one search's overshoot and the rules, not a draw per tool
 
 
+def test_a_search_whose_draws_are_all_filtered_away_keeps_to_its_time() -> None:
+    # hypothesis-jsonschema draws arrays of objects and throws each away (`not` refuses them all):
+    # no draw reached the check of the time left, and a search of 1 s took two minutes.
+    items = {"type": "array", "items": {"type": "object", "required": ["a"]}}
+    never = {**items, "minItems": 2, "not": items}
+    start = time.process_time()
+    found = run_output(S, never, search_budget_seconds=1, search_seconds=1)
+    spent = time.process_time() - start
+    assert spent < 4, spent
+    assert "output-undecided" in {f.rule for f in found}, found
+
+
 def test_a_node_is_searched_when_no_instance_of_the_old_schema_can_be_drawn() -> None:
     # A recursive definition: no whole instance of A can be drawn (hypothesis-jsonschema refuses
     # recursive references), but the changed node alone can, planted into nothing.
@@ -1100,6 +1112,15 @@ def test_a_change_from_or_to_a_schema_that_accepts_nothing_breaks_nobody(empty: 
     whole = empty if empty.get("type") == "object" else obj({"p": empty}, ("p",))
     other_whole = other if other is not False else {"type": "object", "maxProperties": 0}
     assert not breaking(run_input(whole, other_whole))
+
+
+def test_an_allof_whose_part_of_few_values_the_rest_refuses_accepts_nothing() -> None:
+    # Read as undecided, and searched for a value to show until the time ran out.
+    few = {"anyOf": [{"const": "1"}, {"enum": [-1, None]}]}
+    never = {"oneOf": [{"allOf": [few, {"allOf": [{"type": "array"}]}]}]}
+    values = {"oneOf": [{"enum": [1, ""]}]}
+    for found in (run_output(values, never), run_input(never, values)):
+        assert {f.severity for f in found} == {"info"}, found
 
 
 def test_what_only_seems_to_accept_nothing_still_breaks() -> None:

@@ -627,10 +627,15 @@ class Subset(TypedRules):
         if values is not None:  # (each judged by the node as written: a merge may join keywords
             in_a = self.a.validator(written, ap)  # that judge apart, as contentMediaType does)
             return in_a is not None and not any(in_a(v) for v in values)
-        # A part (of its allOf, or the target of a $ref beside other keywords) that accepts nothing.
+        # A part (of its allOf, or the target of a $ref beside other keywords) that accepts nothing,
+        # or takes a few values none of which the whole takes.
         for part, where in self._conjuncts(self.a, written, ap)[1] if depth < 8 else ():
             node, at = self.a.resolve(part, where)
             if node is False or (isinstance(node, dict) and self._holds_nothing(node, at, depth + 1)):
+                return True
+            few = finite_values(node, self.a) if isinstance(node, dict) else None
+            in_a = self.a.validator(written, ap) if few is not None else None
+            if few is not None and in_a is not None and not any(in_a(v) for v in few):
                 return True
         if "$ref" in a and self.a.dialect == "draft-07":
             return False  # the siblings of a draft-07 $ref do not apply

@@ -215,7 +215,7 @@ class Searcher:
                 else _NOTHING
             )
         except _OutOfTime:
-            return Outcome(False, note=f"no counterexample within {self.seconds:g} s of CPU time")
+            return Outcome(False, note=f"no counterexample within {_seconds(self.seconds)} s of CPU time")
         except Exception as exc:  # hypothesis-jsonschema refuses some schemas outright
             text = first_line(exc)
             return Outcome(False, note=f"instances could not be generated: {text[:120]}")
@@ -461,6 +461,11 @@ def _asked_names(node: JSON) -> set[str]:
     return found
 
 
+def _seconds(spent: float) -> str:
+    """Seconds as a reader takes them in: 4.87, 0.05, 120 (not 4.871524 or 1.2e+02)."""
+    return f"{spent:.3g}" if spent < 100 else f"{spent:.0f}"
+
+
 SHRINK_SECONDS = 1.0  # CPU seconds a found counterexample is made smaller for, at most
 
 
@@ -468,7 +473,7 @@ def _run_find(
     strategy: Any, accept: Callable[[JSON], bool], examples: int, deadline: float, shrink: bool = True
 ) -> Any:
     """The (briefly shrunk) first instance `accept` takes, or `_NOTHING`; `_OutOfTime` past the deadline."""
-    from hypothesis import HealthCheck, Phase, Verbosity, find, settings  # noqa: PLC0415
+    from hypothesis import HealthCheck, Phase, Verbosity, find, settings, strategies  # noqa: PLC0415
     from hypothesis.errors import NoSuchExample  # noqa: PLC0415
 
     best: list[JSON] = []
@@ -484,6 +489,12 @@ def _run_find(
             return True
         return False
 
+    def in_time(value: object) -> object:  # (before each draw: one the strategy filters away in
+        if time.process_time() > stop[0]:  # full never reaches `condition`)
+            raise _OutOfTime
+        return value
+
+    timed = strategies.none().map(in_time).flatmap(lambda _: strategy)
     bounded = settings(
         max_examples=examples,
         derandomize=True,
@@ -494,7 +505,7 @@ def _run_find(
         phases=(Phase.generate, Phase.shrink) if shrink else (Phase.generate,),
     )
     try:
-        return find(strategy, condition, settings=bounded)
+        return find(timed, condition, settings=bounded)
     except _OutOfTime:
         if best:
             return best[-1]
