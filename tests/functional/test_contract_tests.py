@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -117,6 +118,21 @@ def test_emitted_contract_tests_pass_on_the_example_and_catch_a_broken_handler(
     done = pytest_on(tmp_path, "weather_tools/test_contract.py")
     assert done.returncode == 1
     assert "output did not match the declared schema" in done.stdout
+    assert not (tmp_path / ".hypothesis" / "examples").exists(), "no example database is kept"
+
+    # The generated inputs are the same every run, and MCPSTUB_CONTRACT_EXAMPLES draws more.
+    def inputs(**env: str) -> list[str]:
+        shown = subprocess.run(
+            [sys.executable, "-m", "pytest", "-qs", "-p", "no:cacheprovider", "-k", "inputs and get_forecast",
+             "--hypothesis-verbosity=verbose", "weather_tools/test_contract.py"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False, env={**os.environ, **env},
+        )  # fmt: skip
+        assert shown.returncode == 0, shown.stdout[-3000:]
+        return re.findall(r"^Test case: check\((.*?)^\)", shown.stdout, re.MULTILINE | re.DOTALL)
+
+    first = inputs()
+    assert len(first) >= 10 and first == inputs(), first
+    assert len(inputs(MCPSTUB_CONTRACT_EXAMPLES="40")) > len(first)
 
     # So is one that runs past its tool's timeout: the call never answered.
     toolset = (tmp_path / "tools.yaml").read_text()
