@@ -454,7 +454,10 @@ def test_wording_changes_are_info_naming_the_tool() -> None:
         ("0.3.1", "0.4.0", False),
         ("0.3.1", "0.3.2", True),
         ("1.0.0", None, True),
-        ("1.0", "2.0", True),
+        ("1.0", "2.0", False),
+        ("1.0", "1.1", True),
+        ("1", "v2", False),
+        ("2024.06", "2025.01", True),
         ("v1.0.0", "v2.0.0", False),
         ("1.9.0", "10.0.0", False),
     ],
@@ -462,6 +465,13 @@ def test_wording_changes_are_info_naming_the_tool() -> None:
 def test_breaking_change_needs_a_major_bump(old: str, new: str | None, error: bool) -> None:
     found = diff_sides(side({"a": BASE, "b": BASE}, old), side({"a": BASE}, new))
     assert ("version-not-bumped" in {f.rule for f in found}) is error
+
+
+def test_a_version_that_is_no_semantic_version_is_said_with_the_ways_out() -> None:
+    for old, new in (("2024.06", "2025.01"), ("1.0.0", None)):
+        found_all = diff_sides(side({"a": BASE, "b": BASE}, old), side({"a": BASE}, new))
+        (found,) = [f for f in found_all if f.rule == "version-not-bumped"]
+        assert "e.g. 2.0.0" in found.message and "--no-version-check" in found.message, found.message
 
 
 def test_version_check_can_be_turned_off_and_ignores_apply() -> None:

@@ -103,7 +103,11 @@ HINTS = {
     "idempotentHint": (True, False, "annotation-idempotent-dropped"),
     "openWorldHint": (False, True, "annotation-open-world-added"),
 }
-_SEMVER = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
+# A semantic version, its minor and patch numbers optional (`2.0` and `2` read as 2.0.0).
+_SEMVER = re.compile(
+    r"^v?(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?(?:\.(0|[1-9]\d*))?(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
+)
+_NO_CHECK = "version-check = false under [tool.mcpstub.diff], or --no-version-check, turns the check off"
 _WORDING = ("title", "description")
 _METADATA = ("icons", "_meta", "execution")
 _SCHEMA_KEY = {"input": "inputSchema", "output": "outputSchema"}
@@ -396,7 +400,7 @@ def _uncompiled(schema: JSON) -> str | None:
 
 def _parse_version(text: str | None) -> tuple[int, int, int] | None:
     match = _SEMVER.fullmatch(text or "")
-    return (int(match[1]), int(match[2]), int(match[3])) if match else None
+    return (int(match[1]), int(match[2] or 0), int(match[3] or 0)) if match else None
 
 
 def _version_finding(old: Side, new: Side) -> Finding | None:
@@ -405,9 +409,11 @@ def _version_finding(old: Side, new: Side) -> Finding | None:
     if before is None or after is None:
         side, bad = ("old", old.server_version) if before is None else ("new", new.server_version)
         message = (
-            f"breaking changes need a major version bump, but the {side} server.version {bad!r} is not semver"
+            f"breaking changes need a major version bump, but the {side} server.version {bad!r} is not a"
+            f" semantic version (MAJOR.MINOR.PATCH, e.g. 2.0.0): write it as one, or {_NO_CHECK}"
             if bad
-            else f"breaking changes need a major version bump, but the {side} server.version is not set"
+            else f"breaking changes need a major version bump, but the {side} server.version is not set;"
+            f" set it (e.g. 2.0.0), or {_NO_CHECK}"
         )
         return Finding("", "version-not-bumped", "breaking", "server", "/server/version", message, where)
     bumped = after[0] > before[0] or (before[0] == 0 and after[0] == 0 and after[1] > before[1])
