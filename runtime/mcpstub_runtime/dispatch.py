@@ -13,6 +13,7 @@ call, so a broken handler fails only its own tool (logged with its traceback, un
 from __future__ import annotations
 
 import asyncio
+import difflib
 import importlib
 import inspect
 import logging
@@ -511,6 +512,20 @@ def _may_be_non_finite(arguments: Any) -> bool:
     return False
 
 
+def _meant(tools: Mapping[str, ToolSpec]) -> Callable[[object], str]:
+    """A key of `handlers` no tool has, with the tool it likely names: the one whose handler is
+    that function (`get_thing` for `get-thing`), else the nearest name."""
+    by_identifier = {spec.identifier: name for name, spec in tools.items()}
+
+    def said(key: object) -> str:
+        if not isinstance(key, str):
+            return repr(key)
+        tool = by_identifier.get(key) or next(iter(difflib.get_close_matches(key, list(tools), n=1)), None)
+        return f"{key!r} (did you mean {tool!r}?)" if tool else repr(key)
+
+    return said
+
+
 def create_server(
     tools: Mapping[str, ToolSpec],
     info: ServerInfo,
@@ -538,9 +553,9 @@ def create_server(
     ):
         raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
     given: dict[object, object] = dict(cast(Mapping[object, object], handlers or {}))
-    unknown = sorted(map(repr, set(given) - set(tools)))
+    unknown = sorted(set(given) - set(tools), key=repr)
     if unknown:
-        raise ValueError(f"handlers given for unknown tools: {', '.join(unknown)}")
+        raise ValueError(f"handlers given for unknown tools: {', '.join(map(_meant(tools), unknown))}")
     owned = sorted(_OWNED_OPTIONS & set(options))
     if owned:
         raise TypeError(f"create_server() serves the tools itself; remove {', '.join(owned)}")

@@ -41,6 +41,8 @@ tools:
       type: object
       properties: {length: {type: integer}}
       required: [length]
+  - name: word-count
+    inputSchema: {type: object}
 """
 
 # A plain `def` handler module, as a FastMCP user would write it.
@@ -177,7 +179,9 @@ async def _async_two(args: Any, ctx: Any) -> Any:
 @pytest.mark.parametrize(
     ("handlers", "error", "message"),
     [
-        ({"nope": _async_two}, ValueError, "handlers given for unknown tools: 'nope'"),
+        ({"nope": _async_two}, ValueError, "handlers given for unknown tools: 'nope'\n"),
+        ({"word_count": _async_two}, ValueError, "tools: 'word_count' (did you mean 'word-count'?)"),
+        ({"ecko": _async_two, 3: _async_two}, ValueError, "tools: 'ecko' (did you mean 'echo'?), 3\n"),
         ({"echo": "not a function"}, TypeError, "the handler for tool 'echo' is not callable"),
         ({"echo": None}, TypeError, "the handler for tool 'echo' is not callable"),
         ({"echo": lambda args: args}, TypeError, "must take (args, ctx), not (args)"),
@@ -191,7 +195,7 @@ def test_a_wrong_handler_is_refused_at_create_server(
 ) -> None:
     with pytest.raises(error) as raised:
         pkg.create_server(handlers)
-    assert message in str(raised.value)
+    assert message in str(raised.value) + "\n"
 
 
 @pytest.mark.anyio
