@@ -788,6 +788,11 @@ def test_optional_property_added_to_an_open_input_object_warns_unless_strict() -
     assert (found.severity, found.path) == ("warning", "/inputSchema/properties/b")
     assert found.has_counterexample and found.counterexample == {"b": None}
     assert "additionalProperties: false" in found.message
+    # Closed in the same change (itself a break): the advice to close it is no advice.
+    closing = run_input(old, {**new, "additionalProperties": False})
+    (found,) = [f for f in closing if f.rule == "input-property-added"]
+    assert "additionalProperties: false" not in found.message and found.severity == "warning", found
+    assert "input-additional-properties-closed" in {f.rule for f in closing}
     strict = run_input(old, new, check_version=False, open_objects="strict")
     assert ("input-property-added", "input", "/inputSchema/properties/b") in breaking(strict)
     # A closed object gains the property without any client breaking: information only.

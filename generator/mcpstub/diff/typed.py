@@ -450,10 +450,11 @@ class TypedRules:
                 if self._anything(self.b, b_resolved):
                     continue
                 if self._input:  # the open-object rule: a warning unless open-objects is strict
+                    closed = b_add is not None and refuses_all(self.b, b_add, bp + "/additionalProperties")
                     message = (
                         f"property {name!r} added to an object that accepts unlisted "
-                        f"properties: a client that sent {name!r} with another value is refused; "
-                        + OPEN_OBJECT_ADVICE
+                        f"properties: a client that sent {name!r} with another value is refused"
+                        + ("" if closed else f"; {OPEN_OBJECT_ADVICE}")  # (closing it now is a break)
                     )
                     reason = Reason("open-property", bp + seg, message, names_exact, ap, bp, (*ip, name))
                     self._refused_by(reason, b_resolved, self.b.resolve(b_s, b_sp)[1])
