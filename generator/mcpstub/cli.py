@@ -27,10 +27,9 @@ from mcpstub.diagnostics import Diagnostic, Location, Severity, SourceError, has
 from mcpstub.handlerfiles import (
     lost_models,
     renamed_handlers,
+    say_handlers,
     say_lost_models,
     say_unfit_handlers,
-    warn_old_stubs,
-    warn_orphans,
 )
 from mcpstub.layout import CONTRACT_TESTS, SERVER_FILES, STAMP_FILE, STOPPING_SIGNALS, UNSAFE_IN_COMMENT
 from mcpstub.options import (
@@ -66,12 +65,20 @@ def _counted(number: int, noun: str) -> str:
     return f"{number} {noun}{'s' * (number != 1)}"
 
 
-def _report(diagnostics: list[Diagnostic]) -> None:
+def _report(diagnostics: list[Diagnostic], *, counted: bool = True) -> None:
+    """The diagnostics, then (`counted`) how many errors and warnings they are."""
     for d in diagnostics:
         print(d.format(), file=sys.stderr)
+    if counted:
+        _count(diagnostics)
+
+
+def _count(diagnostics: list[Diagnostic], more_warnings: int = 0) -> None:
+    """How many errors and warnings were said: `diagnostics`, and `more_warnings` of the package's
+    own files (a handler orphaned, one that lost a model class), said after them."""
     errors = sum(d.is_error for d in diagnostics)
-    warnings = len(diagnostics) - errors
-    if diagnostics:
+    warnings = len(diagnostics) - errors + more_warnings
+    if errors or warnings:
         print(f"{_counted(errors, 'error')}, {_counted(warnings, 'warning')}", file=sys.stderr)
 
 
@@ -263,10 +270,12 @@ def _generate(
         policy = config["policy"].fingerprint(path.resolve().parent)
         current = is_current(path, out, emit_tests=emit_tests, policy=policy, client_only=client_only)
         if current is not None:
-            _report([_replayed(path, entry) for entry in current.warnings])
-            say_lost_models(out, current.lost_models, current=True)
-            say_unfit_handlers(out, current.stubs)
-            _say_handlers(out, client_only, current.orphans, current.renamed, current.stubs)
+            said = say_lost_models(out, current.lost_models, current=True)
+            said += say_unfit_handlers(out, current.stubs)
+            said += say_handlers(out, client_only, current.orphans, current.renamed, current.stubs)
+            replayed = [_replayed(path, entry) for entry in current.warnings]
+            _report(replayed, counted=False)
+            _count(replayed, said)
             print(f"{shown_path(out)}: up to date (toolset unchanged since the last run)")
             return EXIT_OK
     from mcpstub.engine.model_groups import standby_models  # noqa: PLC0415
@@ -305,21 +314,22 @@ def _generate_in_run(
         print(f"mcpstub: internal error: {exc}", file=sys.stderr)
         print("  this is a bug in mcpstub, not in your toolset; please report it", file=sys.stderr)
         return EXIT_INVALID
-    _report(generated.diagnostics)
+    _report(generated.diagnostics, counted=False)
     if watched is not None:
         # What this run read or looked for, a missing file included (a reference made before its
         # file), and the project's options: a save of any of them runs again.
         watched["files"] = [*(generated.sources or (path,)), *option_files()]
     if has_errors(generated.diagnostics) or generated.toolset is None:
+        _count(generated.diagnostics)
         return EXIT_INVALID
     toolset = generated.toolset
     modules = {str(t.identifier) for t in toolset.tools}
     last = Recorded() if client_only else recorded(out)
     lost = {} if client_only else lost_models(out, generated.ours["models.py"], toolset.tools, last)
-    say_lost_models(out, lost)
+    said = [say_lost_models(out, lost)]  # (warnings of the package's files, counted with the toolset's)
     renamed = {} if client_only else renamed_handlers(out, generated.ours, toolset.tools, last)
     if not client_only:
-        say_unfit_handlers(out, (f"handlers/{tool.identifier}.py" for tool in toolset.tools))
+        said.append(say_unfit_handlers(out, (f"handlers/{tool.identifier}.py" for tool in toolset.tools)))
     stamp = stamp_text(
         toolset.source_hash,
         toolset.sources,
@@ -334,8 +344,10 @@ def _generate_in_run(
     ours = {**generated.ours, STAMP_FILE: stamp}
     with locked(out, writing=not (args.check or args.diff)):
         done = _write_package(
-            args, out, ours, generated.yours, modules, generated.ahead, generated.stubs, renamed, client_only
+            args, out, ours, generated.yours, modules, generated.ahead, generated.stubs, renamed, client_only,
+            said,
         )
+    _count(generated.diagnostics, sum(said))
     if done == EXIT_OK and not (args.check or args.diff or client_only) and "server.py" not in last.files:
         if last.files:  # (the last stamp's package had no server)
             print(f"{shown_path(out)}: serves again: its server files are written (it was client-only)")
@@ -366,14 +378,19 @@ def _write_package(
     stubs: dict[str, tuple[str, str]] | None = None,
     renamed: dict[str, str] | None = None,
     client_only: bool = False,
+    said: list[int] | None = None,
 ) -> int:
     """Plan and apply (or, with --check/--diff, report) the files of one generation (`ahead`:
-    the files' bytes, hashes and staged copies made while the models were generated)."""
+    the files' bytes, hashes and staged copies made while the models were generated); `said`: how
+    many warnings of the package's files were said (the count of the toolset's own diagnostics
+    ends them all)."""
     from mcpstub.write import apply, plan  # noqa: PLC0415
 
     staging = ahead.staging if ahead is not None else None
     p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS, *SERVER_FILES), staging=staging)
-    _say_handlers(out, client_only, p.orphans, renamed or {}, stubs or {})
+    warned = say_handlers(out, client_only, p.orphans, renamed or {}, stubs or {})
+    if said is not None:
+        said.append(warned)
     if p.foreign:
         for rel in p.foreign:
             what = (
@@ -411,27 +428,6 @@ def _write_package(
         print(f"{shown_path(out / rel)}: removed (no longer generated" + (f": {why})" if why else ")"))
     print(_write_report(out, p, len(ours) - 1, modules))
     return EXIT_OK
-
-
-def _say_handlers(
-    out: Path, client_only: bool, orphans: list[str], renamed: dict[str, str], stubs: dict[str, Any]
-) -> None:
-    """Each orphaned handler and old stub of a server package; in a client-only package, which has
-    no handlers, the folder once, where it holds a server's handler modules."""
-    if not client_only:
-        warn_orphans(out, orphans, renamed, stubs)
-        warn_old_stubs(out, stubs)
-        return
-    folder, held = out / "handlers", False
-    with contextlib.suppress(OSError):  # (a folder it cannot list is not said)
-        held = folder.is_dir() and any(p.name not in {"__init__.py", "__pycache__"} for p in folder.iterdir())
-    if held:
-        handlers = shown_path(folder)
-        print(f"{handlers}: warning: the handlers of a server stay, yours, in a client-only package, which"
-              " has no server for them to import", file=sys.stderr)  # fmt: skip
-        print(f"  hint: delete {handlers} if this package no longer serves; to serve again, generate"
-              " with --no-client-only (or with neither --client-only nor client_only = true)",
-              file=sys.stderr)  # fmt: skip
 
 
 def _why_removed(rel: str, p: Plan, client_only: bool = False) -> str:

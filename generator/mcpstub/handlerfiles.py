@@ -9,6 +9,7 @@ Handlers are created when missing and never rewritten (`write.plan`).
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import os
 import re
@@ -79,11 +80,35 @@ def _tracked(path: Path) -> bool:
     return True
 
 
+def say_handlers(
+    out: Path,
+    client_only: bool,
+    orphans: list[str],
+    renamed: dict[str, str],
+    stubs: dict[str, tuple[str, str]],
+) -> int:
+    """Each orphaned handler and old stub of a server package; in a client-only package, which has
+    no handlers, the folder once, where it holds a server's handler modules. How many warnings."""
+    if not client_only:
+        return warn_orphans(out, orphans, renamed, stubs) + warn_old_stubs(out, stubs)
+    folder, held = out / "handlers", False
+    with contextlib.suppress(OSError):  # (a folder it cannot list is not said)
+        held = folder.is_dir() and any(p.name not in {"__init__.py", "__pycache__"} for p in folder.iterdir())
+    if held:
+        handlers = shown_path(folder)
+        print(f"{handlers}: warning: the handlers of a server stay, yours, in a client-only package, which"
+              " has no server for them to import", file=sys.stderr)  # fmt: skip
+        print(f"  hint: delete {handlers} if this package no longer serves; to serve again, generate"
+              " with --no-client-only (or with neither --client-only nor client_only = true)",
+              file=sys.stderr)  # fmt: skip
+    return int(held)
+
+
 def warn_orphans(
     out: Path, orphans: list[str], renamed: dict[str, str], stubs: Mapping[str, tuple[str, str]]
-) -> None:
+) -> int:
     """Warn of each handler module without a tool (`renamed`: those whose tool was renamed, with the
-    move that keeps their code; `stubs`: each handler's stub hash and form)."""
+    move that keeps their code; `stubs`: each handler's stub hash and form); how many."""
     from mcpstub.ir import to_identifier  # noqa: PLC0415
 
     renamed = {old: new for old, new in renamed.items() if f"handlers/{old}.py" in orphans}
@@ -107,18 +132,22 @@ def warn_orphans(
     if len(renamed) < len(orphans):  # the hint once, however many there are
         print("  hint: move what you still need into a tool's handler, then delete each; a helper module"
               " of yours is never reported if its name starts with '_'", file=sys.stderr)  # fmt: skip
+    return len(orphans)
 
 
-def warn_old_stubs(out: Path, stubs: dict[str, tuple[str, str]]) -> None:
+def warn_old_stubs(out: Path, stubs: dict[str, tuple[str, str]]) -> int:
     """A warning for each handler that is still a stub, but one written for an earlier form of its
     tool (its signature names models the tool no longer has, or not those it has now): stubs are
-    never rewritten, and it holds no code. `stubs`: each handler's (stub hash, stub form)."""
+    never rewritten, and it holds no code. `stubs`: each handler's (stub hash, stub form). How many."""
+    count = 0
     for rel, (digest, form) in stubs.items():
         if form and _old_stub(out / rel, digest, form):
             said = "still a stub, written for an earlier form of its tool: not the one it gets now"
             print(f"{shown_path(out / rel)}: warning: {said}", file=sys.stderr)
             hint = "delete it and run again for the current stub (it holds no code; keep any note of yours)"
             print(f"  hint: {hint}", file=sys.stderr)
+            count += 1
+    return count
 
 
 def _old_stub(path: Path, digest: str, form: str) -> bool:
@@ -245,7 +274,7 @@ def _helpers(out: Path) -> list[str]:
     return [f"handlers/{name}" for name in sorted(names)]
 
 
-def say_unfit_handlers(out: Path, rels: Iterable[str]) -> None:
+def say_unfit_handlers(out: Path, rels: Iterable[str]) -> int:
     """Warn of each handler module of `rels` ("handlers/<name>.py"; other files are left) that is
     not what the server imports as its handler (a module of yours a new tool took over, a function
     renamed): every call of its tool answers an internal error. Every run reads them all: a module
@@ -255,7 +284,8 @@ def say_unfit_handlers(out: Path, rels: Iterable[str]) -> None:
         with os.scandir(out / "handlers") as entries:
             found = {entry.name: entry for entry in entries}
     except OSError:
-        return
+        return 0
+    count = 0
     for rel in rels:
         name = rel[len("handlers/") : -len(".py")]
         if not re.fullmatch(r"handlers/[A-Za-z]\w*\.py", rel):
@@ -266,6 +296,8 @@ def say_unfit_handlers(out: Path, rels: Iterable[str]) -> None:
             where, said, hint = unfit
             said += ": every call of its tool answers an internal error"
             print(f"{shown_path(out / where)}: warning: {said}\n  hint: {hint}", file=sys.stderr)
+            count += 1
+    return count
 
 
 # A function defined at a module's top level as a stub defines it; before it, nothing that could
@@ -361,9 +393,11 @@ def _text(path: Path, limit: int = 1 << 20) -> str | None:
         return None
 
 
-def say_lost_models(out: Path, found: dict[str, list[list[str]]], *, current: bool = False) -> None:
+def say_lost_models(out: Path, found: dict[str, list[list[str]]], *, current: bool = False) -> int:
     """Warn of each handler `lost_models` found; `current`: found by an earlier run, whose models
-    are the same: each handler is judged again by its imports (it may have been mended since)."""
+    are the same: each handler is judged again by its imports (it may have been mended since).
+    How many."""
+    count = 0
     for rel, (recorded, classes, *more) in sorted(found.items()):
         path = out / rel
         text = _text(path)
@@ -383,6 +417,8 @@ def say_lost_models(out: Path, found: dict[str, list[list[str]]], *, current: bo
         elif not classes:
             hint = "mend it to the classes models.py defines now"
         print(f"  hint: {hint}", file=sys.stderr)
+        count += 1
+    return count
 
 
 def _is_stub(path: Path, digest: str) -> bool:

@@ -785,6 +785,23 @@ def test_what_is_said_with_standard_error_closed_stays_out_of_the_output(tmp_pat
     assert "stale" not in done.stdout and "to update it" not in done.stdout
 
 
+def test_the_count_of_errors_and_warnings_ends_all_that_was_said(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The count came before the warnings of the package's own files (an orphaned handler), and
+    # left them out.
+    warned = GOOD.replace("{type: object}", "{type: object, properties: {e: {type: string, format: emial}}}")
+    (in_tmp / "tools.yaml").write_text(warned)
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    assert capsys.readouterr().err.splitlines()[-1] == "0 errors, 1 warning"
+    (in_tmp / "pkg" / "handlers" / "gone.py").write_text("x = 1\n")
+    for edit in ("", "# an edit\n"):  # the package up to date, then written again
+        (in_tmp / "tools.yaml").write_text(warned + edit)
+        assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+        err = capsys.readouterr().err.splitlines()
+        assert sum(": warning: " in line for line in err) == 2 and err[-1] == "0 errors, 2 warnings", err
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 @pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize(
@@ -1162,6 +1179,7 @@ def test_a_handler_with_code_importing_a_model_its_tool_lost_is_warned_of_until_
     warned = (
         "pkg/handlers/a.py:3:5: warning: imports AOutput from models.py, which no longer defines it\n"
         "  hint: its tool's form changed: mend the handler to the classes it has now, AInput\n"
+        "0 errors, 1 warning\n"
     )
     for _ in range(2):  # the run that writes it, then one that finds it current
         assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
@@ -1466,6 +1484,7 @@ def test_a_renamed_definition_a_handler_or_a_module_of_yours_imports_is_said_wit
         "  hint: mend it to what models.py defines now: new there: City\n"
         "pkg/handlers/a.py:1:30: warning: imports Town from models.py, which no longer defines it\n"
         "  hint: mend it to what models.py defines now: its tool's AInput; new there: City\n"
+        "0 errors, 2 warnings\n"
     )
     for _ in range(2):  # the run that writes it, then one that finds it current
         assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
@@ -1477,4 +1496,4 @@ def test_a_renamed_definition_a_handler_or_a_module_of_yours_imports_is_said_wit
         assert warned in capsys.readouterr().err
     Path("pkg/handlers/_store.py").write_text("from ..models import City\n\nKEPT: list[City] = []\n")
     assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
-    assert capsys.readouterr().err == warned.split("\n", 2)[2]
+    assert capsys.readouterr().err == warned.split("\n", 2)[2].replace("2 warnings", "1 warning")
