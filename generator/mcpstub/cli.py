@@ -368,6 +368,9 @@ def _replayed(toolset: Path, entry: dict[str, Any]) -> Diagnostic:
     return Diagnostic(Severity.WARNING, entry["code"], entry["message"], where, entry["hint"])
 
 
+_EDITED_HINT = "every run writes the generated files again: code of yours belongs in handlers/"
+
+
 def _write_package(
     args: argparse.Namespace,
     out: Path,
@@ -384,6 +387,7 @@ def _write_package(
     the files' bytes, hashes and staged copies made while the models were generated); `said`: how
     many warnings of the package's files were said (the count of the toolset's own diagnostics
     ends them all)."""
+    from mcpstub.engine.stamp import edited_by_hand  # noqa: PLC0415
     from mcpstub.write import apply, plan  # noqa: PLC0415
 
     staging = ahead.staging if ahead is not None else None
@@ -403,12 +407,14 @@ def _write_package(
             print(f"{shown_path(out / rel)}: error: {what}; refusing to overwrite it", file=sys.stderr)
             print("  hint: move it away or delete it, then run again", file=sys.stderr)
         return EXIT_INVALID
+    edited = edited_by_hand(out, [rel for rel in p.stale if rel in p.existing])
     if args.diff:
         sys.stdout.write(p.diff(_from_repository_root(out)))
     if args.check or args.diff:
         if p.stale or p.created_yours or p.leftovers:
             for rel in sorted([*p.stale, *p.created_yours]):
                 state = "obsolete" if rel in p.removals else "missing" if rel not in p.existing else "stale"
+                state += " (edited since it was generated)" * (rel in edited)
                 why = _why_removed(rel, p, client_only)
                 print(f"{shown_path(out / rel)}: {state}" + (f" ({why})" if why else ""), file=sys.stderr)
             for rel in p.leftovers:
@@ -417,6 +423,12 @@ def _write_package(
             return EXIT_INVALID
         print(f"{shown_path(out)}: up to date")
         return EXIT_OK
+    for rel in edited:
+        done = "removes it" if rel in p.removals else "writes it again"
+        print(f"{shown_path(out / rel)}: warning: edited since it was generated; this run {done}, and the"
+              f" edit is gone\n  hint: {_EDITED_HINT}", file=sys.stderr)  # fmt: skip
+    if said is not None:
+        said.append(len(edited))
     try:
         apply(p, ahead.encoded, staging) if ahead is not None else apply(p)
     except OSError as exc:  # a full disk names no file: the package's folder is said (main() says it)

@@ -785,6 +785,27 @@ def test_what_is_said_with_standard_error_closed_stays_out_of_the_output(tmp_pat
     assert "stale" not in done.stdout and "to update it" not in done.stdout
 
 
+def test_a_generated_file_edited_since_it_was_written_is_said_before_the_edit_is_lost(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "tools.yaml").write_text(GOOD)
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    models = in_tmp / "pkg" / "models.py"
+    models.write_text(models.read_text() + "# a tweak of mine\n")
+    capsys.readouterr()
+    assert main(["generate", "tools.yaml", "--out", "pkg", "--check"]) == 1
+    assert "pkg/models.py: stale (edited since it was generated)" in capsys.readouterr().err
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("pkg/models.py: warning: edited since it was generated; this run writes it")
+    assert err[-1] == "0 errors, 1 warning"
+    assert "tweak" not in models.read_text()
+    # A file stale because the toolset changed is no edit of anyone's.
+    (in_tmp / "tools.yaml").write_text(GOOD.replace("name: a", "name: b"))
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    assert "edited" not in capsys.readouterr().err
+
+
 def test_the_count_of_errors_and_warnings_ends_all_that_was_said(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

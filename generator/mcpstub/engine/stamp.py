@@ -16,7 +16,7 @@ import re
 import stat
 import sys
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -220,6 +220,20 @@ def recorded_hashes(out: Path) -> dict[str, str]:
     version of mcpstub reads)."""
     data = _read_stamp(out)
     return dict(data["files"]) if data is not None else {}
+
+
+def edited_by_hand(out: Path, rels: Iterable[str]) -> list[str]:
+    """Those of the generated files `rels` whose bytes are not what the stamp in `out` records: a
+    hand's (or a tool's) edit, which the run that writes them again would lose without a word."""
+    hashes = recorded_hashes(out)
+    edited = []
+    for rel in rels:
+        try:
+            if rel in hashes and file_hash((out / rel).read_bytes()) != hashes[rel]:
+                edited.append(rel)
+        except OSError:  # (gone, or unreadable: the write says so)
+            continue
+    return edited
 
 
 def stamp_text(
