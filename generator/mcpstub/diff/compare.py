@@ -682,12 +682,14 @@ class Subset(TypedRules):
         """The types the branches take together (a branch's own, as its anyOf or oneOf narrows
         them, a few levels down); None where one takes any type."""
         found: set[str] = set()
+        read: set[int] = set()  # (a branch repeated, through one shared definition, is read once)
         for index, branch in enumerate(branches):
             node, at = self.a.resolve(branch, f"{ptr}/{index}")
-            if node is False:
+            if node is False or id(node) in read:
                 continue
             if not isinstance(node, dict):
                 return None
+            read.add(id(node))
             keywords = self.a.keywords(node)
             values = finite_values(node, self.a) if {"const", "enum"} & keywords else None
             in_node = self.a.validator(node, at) if values is not None else None

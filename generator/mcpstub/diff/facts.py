@@ -274,7 +274,9 @@ def _spellings(value: JSON) -> list[JSON] | None:
 _INTEGER_BOUNDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")
 
 
-def finite_values(node: dict[str, Any], ctx: Context, depth: int = 0) -> list[JSON] | None:
+def finite_values(
+    node: dict[str, Any], ctx: Context, depth: int = 0, seen: dict[int, list[JSON] | None] | None = None
+) -> list[JSON] | None:
     """Every value the node may take, when there are few (else None); some may be refused by the
     node's other keywords (an `anyOf` of `const`s beside a `type` gives every const)."""
     keys = ctx.keywords(node)
@@ -290,15 +292,20 @@ def finite_values(node: dict[str, Any], ctx: Context, depth: int = 0) -> list[JS
         return listed
     for kw in ("anyOf", "oneOf"):
         if kw in keys and isinstance(node[kw], list) and depth < 4:
-            union: list[JSON] = []
+            union: dict[str, JSON] = {}  # (by canon: branches through shared refs repeat values)
+            seen = {} if seen is None else seen  # (each shared branch read once)
             for written in node[kw]:
                 branch = ctx.resolve(written, "")[0]
-                held = finite_values(branch, ctx, depth + 1) if isinstance(branch, dict) else None
+                if isinstance(branch, dict) and id(branch) not in seen:
+                    seen[id(branch)] = finite_values(branch, ctx, depth + 1, seen)
+                held = seen[id(branch)] if isinstance(branch, dict) else None
                 if held is None and branch is not False:
                     break
-                union += held or []
+                union.update((canon(v), v) for v in held or ())
+                if len(union) > FINITE_RANGE:
+                    break
             else:
-                return union
+                return list(union.values())
     if "type" not in keys:
         return None
     types = types_of(node)
@@ -405,6 +412,8 @@ def merge(parts: list[JSON], ctx: Context) -> Virtual | None:
                     both.discard("integer")
                 merged[key] = sorted(both)
             elif key == "enum" and isinstance(value, list) and isinstance(merged[key], list):
+                if _huge([value, merged[key]]):
+                    return None  # (past 2**53 the server takes numbers canon keeps apart as one)
                 taken = {canon(v) for v in value}  # the values both lists hold, in the first's order
                 merged[key] = [v for v in merged[key] if canon(v) in taken]
             elif key in _MERGE_MIN and num(value) and num(merged[key]):
