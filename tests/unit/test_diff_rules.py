@@ -1396,6 +1396,21 @@ def test_enums_of_an_allof_past_2_53_are_not_intersected_as_text() -> None:
     assert found and all(f.counterexample == {"c": 1.8446744073709552e19} for f in found), found
 
 
+@pytest.mark.parametrize(
+    ("items", "same"),
+    [
+        ({"oneOf": [{"enum": ["a", "b"]}, {"const": "b"}]}, {"const": "a"}),  # "b": in two branches
+        ({"type": "string", "enum": ["a", "b", 1]}, {"enum": ["a", "b"]}),  # 1: not a string
+    ],
+)
+def test_unique_items_count_only_the_values_the_items_take(items: Any, same: Any) -> None:
+    # Every listed value was counted: `maxItems` written at the true count was "tightened".
+    most = 1 if "const" in same else 2
+    old = obj({"c": {"type": "array", "uniqueItems": True, "items": items}}, ("c",))
+    new = obj({"c": {"type": "array", "uniqueItems": True, "items": same, "maxItems": most}}, ("c",))
+    assert [f.rule for f in run_input(old, new)] == ["input-schema-rewritten"]
+
+
 def test_branches_through_shared_definitions_are_read_once() -> None:
     # 10,000 ways down to one enum of 1,000 values: a description added took half a minute.
     defs: dict[str, Any] = {"E": {"enum": [f"v{i}" for i in range(1000)]}}

@@ -296,8 +296,9 @@ class TypedRules:
                 declared = min(len(prefix), declared if declared is not None else len(prefix))
             elif node.get("uniqueItems") is True and isinstance(rest_node, dict) and rest_node:
                 values = finite_values(rest_node, ctx)
-                if values is not None:
-                    distinct = len({canon(v) for v in values}) + len(prefix)
+                takes = ctx.validator(rest_node, ctx.resolve(*rest)[1]) if values is not None else None
+                if values is not None and takes is not None:  # (those the items take, once each)
+                    distinct = len({canon(v) for v in values if takes(v)}) + len(prefix)
                     declared = min(distinct, declared if declared is not None else distinct)
         return declared
 
