@@ -458,6 +458,8 @@ def test_wording_changes_are_info_naming_the_tool() -> None:
         ("1.0", "1.1", True),
         ("1", "v2", False),
         ("2024.06", "2025.01", True),
+        ("1.0.0", "\u0662.0.0", True),  # (an Arabic-Indic 2: semver's digits are ASCII)
+        ("1" * 5000 + ".0.0", "2.0.0", True),
         ("v1.0.0", "v2.0.0", False),
         ("1.9.0", "10.0.0", False),
     ],
@@ -468,10 +470,12 @@ def test_breaking_change_needs_a_major_bump(old: str, new: str | None, error: bo
 
 
 def test_a_version_that_is_no_semantic_version_is_said_with_the_ways_out() -> None:
-    for old, new in (("2024.06", "2025.01"), ("1.0.0", None)):
+    for old, new in (("2024.06", "2025.01"), ("1.0.0", None), ("2024.06", "3.0.0")):
         found_all = diff_sides(side({"a": BASE, "b": BASE}, old), side({"a": BASE}, new))
         (found,) = [f for f in found_all if f.rule == "version-not-bumped"]
         assert "e.g. 2.0.0" in found.message and "--no-version-check" in found.message, found.message
+        # The old side is a past revision: writing it again is no way out.
+        assert ("write it as one" in found.message or "set it" in found.message) == (old == "1.0.0")
 
 
 def test_version_check_can_be_turned_off_and_ignores_apply() -> None:

@@ -105,8 +105,10 @@ HINTS = {
 }
 # A semantic version, its minor and patch numbers optional (`2.0` and `2` read as 2.0.0).
 _SEMVER = re.compile(
-    r"^v?(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?(?:\.(0|[1-9]\d*))?(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
-)
+    r"^v?(0|[1-9][0-9]{0,99})(?:\.(0|[1-9][0-9]{0,99}))?(?:\.(0|[1-9][0-9]{0,99}))?"
+    r"(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$",
+    re.ASCII,
+)  # (ASCII digits, as semver has them; up to 100 a number, which Python reads as an integer)
 _NO_CHECK = "version-check = false under [tool.mcpstub.diff], or --no-version-check, turns the check off"
 _WORDING = ("title", "description")
 _METADATA = ("icons", "_meta", "execution")
@@ -408,12 +410,14 @@ def _version_finding(old: Side, new: Side) -> Finding | None:
     where = new.locate("", "/server/version")
     if before is None or after is None:
         side, bad = ("old", old.server_version) if before is None else ("new", new.server_version)
+        fix = "write it as one, or " if side == "new" else ""  # (the old side is written: a past revision)
         message = (
-            f"breaking changes need a major version bump, but the {side} server.version {bad!r} is not a"
-            f" semantic version (MAJOR.MINOR.PATCH, e.g. 2.0.0): write it as one, or {_NO_CHECK}"
+            f"breaking changes need a major version bump, but the {side} server.version {bad[:40]!r} is not"
+            f" a semantic version (MAJOR.MINOR.PATCH, e.g. 2.0.0): {fix}{_NO_CHECK}"
             if bad
-            else f"breaking changes need a major version bump, but the {side} server.version is not set;"
-            f" set it (e.g. 2.0.0), or {_NO_CHECK}"
+            else f"breaking changes need a major version bump, but the {side} server.version is not set: "
+            + ("set it (e.g. 2.0.0), or " if side == "new" else "")
+            + _NO_CHECK
         )
         return Finding("", "version-not-bumped", "breaking", "server", "/server/version", message, where)
     bumped = after[0] > before[0] or (before[0] == 0 and after[0] == 0 and after[1] > before[1])

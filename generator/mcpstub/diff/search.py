@@ -463,7 +463,7 @@ def _asked_names(node: JSON) -> set[str]:
 
 def _seconds(spent: float) -> str:
     """Seconds as a reader takes them in: 4.87, 0.05, 120 (not 4.871524 or 1.2e+02)."""
-    return f"{spent:.3g}" if spent < 100 else f"{spent:.0f}"
+    return "less than 0.01" if spent < 0.01 else f"{spent:.3g}" if spent < 100 else f"{spent:.0f}"
 
 
 SHRINK_SECONDS = 1.0  # CPU seconds a found counterexample is made smaller for, at most
