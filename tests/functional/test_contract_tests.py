@@ -133,6 +133,14 @@ def test_emitted_contract_tests_pass_on_the_example_and_catch_a_broken_handler(
     first = inputs()
     assert len(first) >= 10 and first == inputs(), first
     assert len(inputs(MCPSTUB_CONTRACT_EXAMPLES="40")) > len(first)
+    refused = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "inputs and get_forecast",
+         "weather_tools/test_contract.py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "MCPSTUB_CONTRACT_EXAMPLES": "1e3"},
+    )  # fmt: skip
+    assert refused.returncode == 1 and "Traceback" not in refused.stdout, refused.stdout[-3000:]
+    assert "MCPSTUB_CONTRACT_EXAMPLES takes a whole number of inputs, 1 or more, not '1e3'" in refused.stdout
 
     # So is one that runs past its tool's timeout: the call never answered.
     toolset = (tmp_path / "tools.yaml").read_text()
