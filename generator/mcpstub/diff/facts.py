@@ -262,8 +262,8 @@ def _spellings(value: JSON) -> list[JSON] | None:
     spelt: list[JSON] = [value]
     try:
         near = float(value)
-    except OverflowError:
-        return spelt
+    except OverflowError:  # (past what a double holds: the server's reading of it is its own)
+        return None
     if math.isfinite(near):
         for other in (near, int(near), int(Decimal(repr(near)))):
             if not any(type(other) is type(seen) and other == seen for seen in spelt):
