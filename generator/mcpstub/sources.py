@@ -278,10 +278,12 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         own = _folder_file(rev, path, here, top)
         if own is not None:  # (git reads REV:path from the root)
             said += f"\n  hint: this folder's is {rev}:./{path} ({own}); a path after REV: starts at the root"
+        elif near := _near_file(rev, relative, here):
+            said += f"\n  hint: did you mean {rev}:{near}?"
         raise NotAtRevision(said) from None
     listed = _git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", rev], here, binary=True)
     names = [n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n]
-    wanted = [n for n in names if n == relative or n.endswith((".yaml", ".yml", ".json"))]
+    wanted = [n for n in names if n == relative or n.endswith(_TOOLSET_SUFFIXES)]
     with tempfile.TemporaryDirectory(prefix="mcpstub-rev-") as tmp:
         root = Path(tmp)
         _materialise(rev, wanted, root, here)
@@ -364,6 +366,22 @@ def root_relative_note(spec: str) -> str | None:
         f"note: {spec} is {path} at the repository's root, as git reads it; "
         f"this folder's is {rev}:./{path} ({own})"
     )
+
+
+def _near_file(rev: str, relative: str, here: Path) -> str | None:
+    """The file at `rev` whose path is nearest `relative` (a toolset's: YAML or JSON), if any."""
+    try:
+        listed = _git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", rev], here, binary=True)
+    except SourceError:
+        return None
+    import difflib  # noqa: PLC0415 - only for this hint
+
+    names = listed.decode("utf-8", "surrogateescape").split("\0")
+    toolsets = [n for n in names if n.endswith(_TOOLSET_SUFFIXES)]
+    return next(iter(difflib.get_close_matches(relative, toolsets, 1, 0.6)), None)
+
+
+_TOOLSET_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def _folder_file(rev: str, path: str, here: Path, top: Path) -> str | None:

@@ -171,6 +171,11 @@ def test_a_root_relative_path_the_root_lacks_is_told_this_folders_and_a_bare_rev
         "mcpstub: error: HEAD:tools.yaml: tools.yaml does not exist at HEAD\n  hint: this folder's is "
         "HEAD:./tools.yaml (api/tools.yaml); a path after REV: starts at the root\n"
     )
+    assert cli.main(["diff", "HEAD:api/tool.yaml", "tools.yaml"]) == 2  # misspelt: told the one meant
+    assert capsys.readouterr().err == (
+        "mcpstub: error: HEAD:api/tool.yaml: api/tool.yaml does not exist at HEAD\n"
+        "  hint: did you mean HEAD:api/tools.yaml?\n"
+    )
     Path("shop.yaml").write_text(TOOLSET, "utf-8")
     (repo / "top.yaml").write_text(TOOLSET, "utf-8")
     outside = repo.parent / "outside.yaml"  # (no file of the repository: git would refuse it)
