@@ -87,12 +87,14 @@ def side_from_surface(doc: Document, diagnostics: list[Diagnostic]) -> Side:
         raise SourceError(errors[0].format())
     data = doc.data
     version: str | None = None
+    name: object = None
     base: JsonPath
     if _listing_kind(data) == "surface":
         base = ("protocols", PROTOCOL, "tools")
         info = data.get("serverInfo")
         version = info.get("version") if isinstance(info, dict) else None
         version = version if isinstance(version, str) and version else None
+        name = info.get("name") if isinstance(info, dict) else None
         tools_data = (
             data["protocols"].get(PROTOCOL, {}).get("tools")
             if isinstance(data["protocols"].get(PROTOCOL), dict)
@@ -122,7 +124,8 @@ def side_from_surface(doc: Document, diagnostics: list[Diagnostic]) -> Side:
         start: JsonPath = (*base, index[tool])
         return _where(doc, _pointer_path(tools[tool], pointer, start))
 
-    return Side(version, tools, locate, asked, shows_asking=snapshot)
+    named = name if isinstance(name, str) and name else None
+    return Side(version, tools, locate, asked, shows_asking=snapshot, server_name=named)
 
 
 def _requested_schemas(data: Any) -> dict[str, dict[str, Any]]:
@@ -156,9 +159,14 @@ def side_from_live(
         listing = read_live(command=command, url=url, headers=headers, timeout=timeout)
     except LiveError as exc:
         raise SourceError(str(exc)) from None
-    version = listing.server_info.get("version")
+    version, name = listing.server_info.get("version"), listing.server_info.get("name")
     tools = _tools_by_name(listing.tools, listing.source)
-    return Side(version if isinstance(version, str) and version else None, tools, shows_asking=False)
+    return Side(
+        version if isinstance(version, str) and version else None,
+        tools,
+        shows_asking=False,
+        server_name=name if isinstance(name, str) and name else None,
+    )
 
 
 class NotAtRevision(SourceError):

@@ -10,6 +10,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from mcpstub.cli import main
+from mcpstub.diff import Side, diff_sides
 
 OLD = """\
 mcpstub: 1
@@ -144,6 +145,19 @@ def test_counterexample_shown_for_undecidable_rewrite(
     assert finding["path"].startswith("/inputSchema/properties/days")
     days = finding["counterexample"]["days"]
     assert isinstance(days, int) and days < 0
+
+
+def test_a_renamed_server_is_said_where_its_name_is_written(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_new(in_tmp, OLD.replace("{name: s,", "{name: weather,"))
+    assert main(["diff", "old.yaml", "new.yaml"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "new.yaml:2:10: info: server: server.name s -> weather [server-name-changed]",
+        "0 breaking, 0 warning, 1 info",
+    ]
+    tool = {"t": {"name": "t", "inputSchema": {"type": "object"}}}  # (a side that shows no name: none said)
+    assert diff_sides(Side("1.0.0", tool, server_name="s"), Side("1.0.0", tool)) == []
 
 
 def test_config_sets_fail_on_and_ignores_with_reason(

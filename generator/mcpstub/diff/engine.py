@@ -129,6 +129,7 @@ RULES = frozenset(
         "output-schema-removed", "output-schema-added", "schema-default-changed",
         "schema-wording-changed", "metadata-changed", "tool-changed", "title-changed",
         "version-not-bumped", "tool-removed", "tool-added", "server-version-changed",
+        "server-name-changed",
     }
 )  # fmt: skip
 
@@ -488,6 +489,11 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
         where, rule = new.locate("", "/server/version"), "server-version-changed"
         changed = Finding("", rule, "info", "server", "/server/version", message, where)
         findings += [] if _ignored(changed, options) else [changed]
+    if old.server_name and new.server_name and old.server_name != new.server_name:
+        message = f"server.name {old.server_name} -> {new.server_name}"
+        where, rule = new.locate("", "/server/name"), "server-name-changed"
+        named = Finding("", rule, "info", "server", "/server/name", message, where)
+        findings += [] if _ignored(named, options) else [named]
     unique: dict[tuple[str, str, str, str], Finding] = {}
     for f in findings:
         unique.setdefault((f.tool, f.rule, f.direction, f.path), f)

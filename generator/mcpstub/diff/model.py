@@ -41,6 +41,7 @@ class Side:
     # Whether the side shows what tools ask at all: a toolset or surface.json does; a live server
     # or a saved tools/list answer does not (the Tool object has no place for it).
     shows_asking: bool = True
+    server_name: str | None = None  # (a saved tools/list answer has none)
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,7 @@ def side_from_toolset(checked: Checked) -> Side:
         return _written(doc, docs, schema, schema, parts[1:])
 
     asked = {tool.name: tool.elicitations for tool in toolset.tools if tool.elicitations}
-    return Side(toolset.server_version, tools, locate, asked)
+    return Side(toolset.server_version, tools, locate, asked, server_name=toolset.server_name)
 
 
 def _written(
