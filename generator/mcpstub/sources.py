@@ -21,6 +21,7 @@ from mcpstub.diagnostics import Diagnostic, Location, SourceError
 from mcpstub.diff.model import Side
 from mcpstub.diff.source import load_side
 from mcpstub.document import Document, JsonPath
+from mcpstub.keywords import closest
 from mcpstub.load import load_document
 from mcpstub.pointers import resolve, split
 from mcpstub.policy import Policy
@@ -289,9 +290,7 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         elif near := _near_file(rev, relative, here):
             said += f"\n  hint: did you mean {rev}:{near}?"
         raise NotAtRevision(said) from None
-    listed = _git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", rev], here, binary=True)
-    names = [n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n]
-    wanted = [n for n in names if n == relative or n.endswith(_TOOLSET_SUFFIXES)]
+    wanted = [n for n in _files_at(rev, here) if n == relative or n.endswith(_TOOLSET_SUFFIXES)]
     with tempfile.TemporaryDirectory(prefix="mcpstub-rev-") as tmp:
         root = Path(tmp)
         _materialise(rev, wanted, root, here)
@@ -376,17 +375,18 @@ def root_relative_note(spec: str) -> str | None:
     )
 
 
+def _files_at(rev: str, here: Path) -> list[str]:
+    """The path of every file at `rev`, from the repository's root."""
+    listed = _git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", rev], here, binary=True)
+    return [n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n]
+
+
 def _near_file(rev: str, relative: str, here: Path) -> str | None:
-    """The file at `rev` whose path is nearest `relative` (a toolset's: YAML or JSON), if any."""
+    """The file at `rev` whose path `relative` likely misspells (a toolset's: YAML or JSON), if any."""
     try:
-        listed = _git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", rev], here, binary=True)
+        return closest(relative, [n for n in _files_at(rev, here) if n.endswith(_TOOLSET_SUFFIXES)])
     except SourceError:
         return None
-    import difflib  # noqa: PLC0415 - only for this hint
-
-    names = listed.decode("utf-8", "surrogateescape").split("\0")
-    toolsets = [n for n in names if n.endswith(_TOOLSET_SUFFIXES)]
-    return next(iter(difflib.get_close_matches(relative, toolsets, 1, 0.6)), None)
 
 
 _TOOLSET_SUFFIXES = (".yaml", ".yml", ".json")
