@@ -31,8 +31,9 @@ def stub_form(text: str, name: str) -> str | None:
 def _stub_form(text: str, name: str) -> tuple[str, ...] | None:
     """What a handler module that holds nothing but imports and the function `name` raising
     NotImplementedError says of its tool: the classes the annotations of its parameters and its
-    return name, each read as written anywhere. None for any other module.
-    Comments, docstrings, layout, parameter names and other imports do not count."""
+    return name, each read as written anywhere. None for any other module (a decorator, a default,
+    a computed message or a cause is code). Comments, docstrings, a message written out, layout,
+    parameter names and other imports do not count."""
     try:
         body = ast.parse(text).body
     except (SyntaxError, ValueError):
@@ -41,12 +42,15 @@ def _stub_form(text: str, name: str) -> tuple[str, ...] | None:
     rest = [node for node in body if node not in imports and not _docstring(node)]
     if len(rest) != 1 or not isinstance(rest[0], ast.FunctionDef | ast.AsyncFunctionDef):
         return None
-    function = rest[0]
+    function, given = rest[0], rest[0].args
+    if function.name != name or function.decorator_list or given.defaults or any(given.kw_defaults):
+        return None  # (a decorator or a default is code of the user's)
     statements = [node for node in function.body if not _docstring(node)]
-    raised = statements[0].exc if len(statements) == 1 and isinstance(statements[0], ast.Raise) else None
-    if isinstance(raised, ast.Call):
-        raised = raised.func
-    if function.name != name or not (isinstance(raised, ast.Name) and raised.id == "NotImplementedError"):
+    raised = statements[0] if len(statements) == 1 and isinstance(statements[0], ast.Raise) else None
+    error = raised.exc if raised is not None and raised.cause is None else None
+    if isinstance(error, ast.Call) and not error.keywords and all(_text(a) for a in error.args):
+        error = error.func  # (`NotImplementedError("soon")`: a note; a message computed is code)
+    if not (isinstance(error, ast.Name) and error.id == "NotImplementedError"):
         return None
     aliases = {alias.asname: alias.name for node in imports for alias in node.names if alias.asname}
 
@@ -70,11 +74,13 @@ def _stub_form(text: str, name: str) -> tuple[str, ...] | None:
                 stack.extend(ast.iter_child_nodes(node))
         return " ".join(sorted(n for n in names if n[:1].isupper() and n not in _WRAPPERS))
 
-    given = function.args
     parameters = [*given.posonlyargs, *given.args, given.vararg, *given.kwonlyargs, given.kwarg]
     return (*(read(p.annotation) if p is not None else "-" for p in parameters), read(function.returns))
 
 
 def _docstring(node: object) -> bool:
-    constant = node.value if isinstance(node, ast.Expr) else None
-    return isinstance(constant, ast.Constant) and isinstance(constant.value, str)
+    return isinstance(node, ast.Expr) and _text(node.value)
+
+
+def _text(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)

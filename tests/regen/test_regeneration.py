@@ -878,6 +878,35 @@ def test_a_stub_is_judged_by_its_signature_however_it_is_written(tmp_path: Path,
     assert _stale(run("generate", str(toolset), "--out", str(out))[2]) == ["alpha"]
 
 
+# Edits that leave the function raising NotImplementedError but put code of the user's in the
+# module: deleting the file, as the warning of an old stub advises, would lose it.
+CODE_EDITS = {
+    "a-decorator": lambda text: "import functools\n" + text.replace(
+        "async def", "@functools.lru_cache(maxsize=128)  # my caching\nasync def"
+    ),
+    "a-default": lambda text: re.sub(r"ctx: (\w+)\)", r"ctx: \1 = DEFAULT)", text),
+    "a-computed-message": lambda text: text.replace(
+        "raise NotImplementedError", 'raise NotImplementedError(f"soon: {__name__}")'
+    ),
+    "a-cause": lambda text: text.replace("raise NotImplementedError", "raise NotImplementedError from None"),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(CODE_EDITS))
+def test_a_stub_holding_code_of_the_user_s_is_not_said_to_hold_none(tmp_path: Path, edit: str) -> None:
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1)})
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    handler = out / "handlers" / "alpha.py"
+    edited = CODE_EDITS[edit](handler.read_text("utf-8"))
+    assert edited != handler.read_text("utf-8")
+    handler.write_text(edited, "utf-8")
+    write_toolset(toolset, {"alpha": (0, 0)})  # the stub's form is an earlier one now
+    code, _, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and _stale(err) == [] and "delete it" not in err, err
+    assert handler.read_text("utf-8") == edited
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 def test_a_fifo_where_a_handler_belongs_is_refused_not_read(tmp_path: Path) -> None:
     # Reading one would wait for a writer forever.
