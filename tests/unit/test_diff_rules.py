@@ -525,6 +525,37 @@ def test_default_change_is_info() -> None:
     ]
 
 
+P_DEF = {"$defs": {"P": {"enum": ["low", "high"], "description": "how urgent"}}}
+P_INLINE = {"enum": ["low", "high"], "description": "how urgent"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        ({"$ref": "#/$defs/P", "default": "low"}, {"$ref": "#/$defs/P", "default": "high"},
+         "/properties/a/default"),
+        ({"$ref": "#/$defs/P"}, {"$ref": "#/$defs/P", "default": "high"}, "/properties/a/default"),
+        ({"$ref": "#/$defs/P", "description": "x"}, {"$ref": "#/$defs/P", "description": "y"},
+         "/properties/a/description"),
+        ({"$ref": "#/$defs/P", "description": "x"}, {"$ref": "#/$defs/P"}, "/$defs/P/description"),
+        ({"$ref": "#/$defs/P", "default": "low"}, {**P_INLINE, "default": "high"}, "/properties/a/default"),
+        ({"$ref": "#/$defs/P", "default": "low"}, {**P_INLINE, "default": "low"}, None),
+        ({"$ref": "#/$defs/P", "description": "how urgent"}, {"$ref": "#/$defs/P"}, None),
+    ],
+)  # fmt: skip
+def test_an_annotation_written_beside_a_reference_is_that_place_s(
+    old: Any, new: Any, said: str | None
+) -> None:
+    # `{$ref: P, default: low}` holds its own default (which the models take) and its own words;
+    # where it writes none, its reference's are the ones it shows.
+    for run, key in ((run_input, "/inputSchema"), (run_output, "/outputSchema")):
+        a, b = {**P_DEF, **obj({"a": old})}, {**P_DEF, **obj({"a": new})}
+        found = [(f.rule, f.path) for f in run(a, b, check_version=False) if f.rule.startswith("schema-")]
+        assert [path for _, path in found] == ([] if said is None else [key + said]), (old, new, found)
+        back = [f.rule for f in run(b, a, check_version=False) if f.rule.startswith("schema-")]
+        assert back == [rule for rule, _ in found], (new, old, back)
+
+
 WEIRD: list[Any] = [
     5, None, "x", [], True, False, {"type": 5}, {"type": "object", "properties": [1]},
     {"type": "object", "required": "a"}, {"properties": {"a": {"$ref": "#/nowhere"}}}, {"anyOf": 3},
@@ -1428,7 +1459,9 @@ def test_branches_through_shared_definitions_are_read_once() -> None:
     old = obj({"c": {"$ref": "#/$defs/L4"}}, **{"$defs": defs})
     new = obj({"c": {"$ref": "#/$defs/L4", "description": "d"}}, **{"$defs": defs})
     start = time.process_time()
-    assert [f.rule for f in run_input(old, new)] == ["input-schema-rewritten"]
+    assert [(f.rule, f.path) for f in run_input(old, new)] == [
+        ("schema-wording-changed", "/inputSchema/properties/c/description")
+    ]
     assert time.process_time() - start < 8
 
 

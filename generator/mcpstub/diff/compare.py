@@ -160,14 +160,25 @@ class Subset(TypedRules):
             self.reasons = saved
             self._trial -= 1
 
-    def _describe(self, a: JSON, ap: str, b: JSON, bp: str) -> None:
+    def _describe(self, written: tuple[JSON, str, JSON, str], a: JSON, ap: str, b: JSON, bp: str) -> None:
+        """An info for each annotation that changed at this place: the one written at the node,
+        else its reference's (`{$ref: Priority, default: low}` holds its own default)."""
         if self._trial or not (isinstance(a, dict) and isinstance(b, dict)):
             return
         if isinstance(a, Virtual) or isinstance(b, Virtual):
             return
+        wa, wap, wb, wbp = written
+
+        def shown(node: JSON, ptr: str, target: dict[str, Any], at: str, key: str) -> tuple[JSON, str]:
+            if isinstance(node, dict) and not isinstance(node, Virtual) and key in node:
+                return node[key], ptr
+            return target.get(key), at if key in target else ptr
+
         for key in ("title", "description", "default"):
-            if canon(a.get(key)) != canon(b.get(key)):
-                self.infos.append((self._new(ap, bp) + "/" + key, key))
+            (in_a, a_at), (in_b, b_at) = shown(wa, wap, a, ap, key), shown(wb, wbp, b, bp, key)
+            place = self._new(a_at, b_at) + "/" + key
+            if canon(in_a) != canon(in_b) and (place, key) not in self.infos:
+                self.infos.append((place, key))
 
     # -- equality ----------------------------------------------------------------------------
 
@@ -233,6 +244,7 @@ class Subset(TypedRules):
 
     def check(self, a: JSON, ap: str, b: JSON, bp: str, ip: IPath, exact: bool) -> None:
         """Add the reasons why A (at `ap`) may hold an instance B (at `bp`) refuses."""
+        written = (a, ap, b, bp)
         a, ap = self.a.resolve(a, ap)
         b, bp = self.b.resolve(b, bp)
         # Identity, not only the pointers: a part of a node (its rest without allOf) sits at the
@@ -250,13 +262,16 @@ class Subset(TypedRules):
             return
         self._active[key] = len(ip)
         try:
-            self._check(a, ap, b, bp, ip, exact)
+            self._check(written, a, ap, b, bp, ip, exact)
         finally:
             del self._active[key]
 
-    def _check(self, a: JSON, ap: str, b: JSON, bp: str, ip: IPath, exact: bool) -> None:
+    def _check(
+        self, written: tuple[JSON, str, JSON, str], a: JSON, ap: str, b: JSON, bp: str, ip: IPath, exact: bool
+    ) -> None:
+        """`written`: the nodes at A's and B's place before their references were followed."""
         branch, self._branch = self._branch, None  # (of this node alone, not of those below it)
-        self._describe(a, ap, b, bp)
+        self._describe(written, a, ap, b, bp)
         if a is False:
             return
         if b is True or (isinstance(b, dict) and not self.b.keywords(b)):
