@@ -115,9 +115,11 @@ def side_from_surface(doc: Document, diagnostics: list[Diagnostic]) -> Side:
     asked = _requested_schemas(data)
 
     def locate(tool: str, pointer: str) -> Location | None:
+        parts = split(pointer) or ()
+        if tool == "" and snapshot and parts[:1] == ("server",) and len(parts) == 2:
+            return _where(doc, ("serverInfo", parts[1]))  # (server.name and .version, as recorded)
         if tool == "" or tool not in index:
             return None
-        parts = split(pointer) or ()
         if snapshot and parts[:1] == ("elicitations",) and len(parts) > 1 and parts[1] in asked.get(tool, {}):
             # (a form is recorded apart from the Tool objects: under elicitations, by tool and key)
             form: JsonPath = ("elicitations", tool, parts[1], "requestedSchema")
@@ -126,7 +128,8 @@ def side_from_surface(doc: Document, diagnostics: list[Diagnostic]) -> Side:
         return _where(doc, _pointer_path(tools[tool], pointer, start))
 
     named = name if isinstance(name, str) and name else None
-    return Side(version, tools, locate, asked, shows_asking=snapshot, server_name=named)
+    shows = {"shows_asking": snapshot, "shows_server": snapshot}
+    return Side(version, tools, locate, asked, server_name=named, **shows)
 
 
 def _requested_schemas(data: Any) -> dict[str, dict[str, Any]]:

@@ -591,9 +591,9 @@ def test_control_characters_from_a_source_never_reach_the_report(
         assert "\\x1b[31mred\\u202e\\x00" in out and "/properties/k\\x02/maxLength" in out, fmt
         if fmt == "junit":
             suite = ET.fromstring(out.split("\n", 1)[1]).find("testsuite")
-            assert suite is not None and suite.get("failures") == "2"
+            assert suite is not None and suite.get("failures") == "1"  # (no version to judge in a listing)
     assert cli.main(["diff", "old.json", "new.json", "--format", "json"]) == 1
-    assert {f["tool"] for f in findings(capsys)} == {"", hostile}  # JSON keeps the value itself
+    assert {f["tool"] for f in findings(capsys)} == {hostile}  # JSON keeps the value itself
 
 
 def test_a_cut_snapshot_is_a_usage_error_naming_where(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -837,7 +837,7 @@ def test_a_listing_that_cannot_show_what_tools_ask_is_no_change_of_it(
     for old, new in (("listing.json", "tools.yaml"), ("tools.yaml", "listing.json")):
         assert cli.main(["diff", old, new, "--fail-on", "warning"]) == 0
         said = capsys.readouterr().out
-        assert "elicitation" not in said and "0 breaking, 0 warning" in said, said  # (no version in it)
+        assert said == "no differences\n", said  # (a listing shows no forms, nor a server.version)
     Path("tools.yaml").write_text(ASKING.replace("required: [ok]", "required: []"), "utf-8")
     assert cli.main(["diff", "pkg/surface.json", "tools.yaml"]) == 0
     assert "elicitation-changed" in capsys.readouterr().out

@@ -153,11 +153,35 @@ def test_a_renamed_server_is_said_where_its_name_is_written(
     write_new(in_tmp, OLD.replace("{name: s,", "{name: weather,"))
     assert main(["diff", "old.yaml", "new.yaml"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "new.yaml:2:10: info: server: server.name s -> weather [server-name-changed]",
+        "new.yaml:2:10: info: server: server.name 's' -> 'weather' [server-name-changed]",
         "0 breaking, 0 warning, 1 info",
     ]
-    tool = {"t": {"name": "t", "inputSchema": {"type": "object"}}}  # (a side that shows no name: none said)
+    tool = {"t": {"name": "t", "inputSchema": {"type": "object"}}}  # (a side that shows none: none said)
     assert diff_sides(Side("1.0.0", tool, server_name="s"), Side("1.0.0", tool)) == []
+    assert diff_sides(Side("1.0.0", tool), Side(None, tool, shows_server=False)) == []
+    assert diff_sides(Side(None, tool, shows_server=False), Side("2.0.0", tool)) == []
+    # A name is quoted: a space it gains is seen.
+    write_new(in_tmp, OLD.replace("{name: s,", "{name: 's ',"))
+    assert main(["diff", "old.yaml", "new.yaml"]) == 0
+    assert "server.name 's' -> 's ' [server-name-changed]" in capsys.readouterr().out
+
+
+def test_a_server_s_name_and_version_are_said_where_a_snapshot_records_them(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = [{"name": name, "inputSchema": {"type": "object"}} for name in ("forecast", "gone")]
+    protocols = {"2026-07-28": {"tools": tools}}
+    snapshot = {"format": 1, "serverInfo": {"name": "w", "version": "2.0.0"}, "protocols": protocols}
+    (in_tmp / "surface.json").write_text(json.dumps(snapshot, indent=2))
+    (in_tmp / "listing.json").write_text(json.dumps(tools, indent=2))
+    main(["diff", "old.yaml", "surface.json"])
+    said = [line for line in capsys.readouterr().out.splitlines() if "server:" in line]
+    assert said == [
+        "surface.json:4:5: info: server: server.name 's' -> 'w' [server-name-changed]",
+        "surface.json:5:5: info: server: server.version '1.0.0' -> '2.0.0' [server-version-changed]",
+    ], said
+    main(["diff", "old.yaml", "listing.json"])  # (a saved tools/list answer shows neither)
+    assert "server:" not in capsys.readouterr().out
 
 
 def test_config_sets_fail_on_and_ignores_with_reason(
@@ -170,7 +194,7 @@ def test_config_sets_fail_on_and_ignores_with_reason(
     )
     assert main(["diff", "old.yaml", "new.yaml"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "new.yaml:2:19: info: server: server.version 1.0.0 -> 2.0.0 [server-version-changed]",
+        "new.yaml:2:19: info: server: server.version '1.0.0' -> '2.0.0' [server-version-changed]",
         "0 breaking, 0 warning, 1 info",
     ]
     (in_tmp / "pyproject.toml").write_text(
@@ -246,7 +270,7 @@ def test_a_shared_definition_changed_is_one_line_naming_the_tools_that_take_it(
     assert main(["diff", "old.yaml", "new.yaml"]) == 1
     named = ", ".join(f"'t{i}'" for i in range(10))
     assert capsys.readouterr().out.splitlines() == [
-        "new.yaml:2:19: info: server: server.version 1.0.0 -> 2.0.0 [server-version-changed]",
+        "new.yaml:2:19: info: server: server.version '1.0.0' -> '2.0.0' [server-version-changed]",
         f"new.yaml:6:5: breaking: tools {named} and 2 more input /$defs/City/maxLength: maxLength tightened:"
         f" maxLength 50 -> maxLength 20 (counterexample for 't0': {{\"p0\": \"{'a' * 49}\"}})"
         " [input-constraint-tightened]",

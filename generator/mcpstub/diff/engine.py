@@ -479,18 +479,19 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
             asking = _Tool(name, {}, {}, new, options, budget)
             findings.extend(elicitation_findings(name, old, new, asking.compared))
     findings = [f for f in findings if not _ignored(f, options)]
-    if options.check_version and any(f.severity == "breaking" for f in findings):
+    shown = old.shows_server and new.shows_server  # (a saved tools/list answer shows no server)
+    if options.check_version and shown and any(f.severity == "breaking" for f in findings):
         version = _version_finding(old, new)
         if version is not None and not _ignored(version, options):
             findings.append(version)
     said = any(f.rule == "version-not-bumped" for f in findings)
-    if old.server_version != new.server_version and not said:
-        message = f"server.version {old.server_version} -> {new.server_version}"
+    if shown and old.server_version != new.server_version and not said:
+        message = f"server.version {old.server_version!r} -> {new.server_version!r}"
         where, rule = new.locate("", "/server/version"), "server-version-changed"
         changed = Finding("", rule, "info", "server", "/server/version", message, where)
         findings += [] if _ignored(changed, options) else [changed]
-    if old.server_name and new.server_name and old.server_name != new.server_name:
-        message = f"server.name {old.server_name} -> {new.server_name}"
+    if shown and old.server_name and new.server_name and old.server_name != new.server_name:
+        message = f"server.name {old.server_name!r} -> {new.server_name!r}"
         where, rule = new.locate("", "/server/name"), "server-name-changed"
         named = Finding("", rule, "info", "server", "/server/name", message, where)
         findings += [] if _ignored(named, options) else [named]

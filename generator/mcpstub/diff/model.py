@@ -41,7 +41,9 @@ class Side:
     # Whether the side shows what tools ask at all: a toolset or surface.json does; a live server
     # or a saved tools/list answer does not (the Tool object has no place for it).
     shows_asking: bool = True
-    server_name: str | None = None  # (a saved tools/list answer has none)
+    server_name: str | None = None
+    # Whether the side shows its server's name and version: a saved tools/list answer does not.
+    shows_server: bool = True
 
 
 @dataclass(frozen=True)
