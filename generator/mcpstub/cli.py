@@ -16,6 +16,7 @@ import re
 import shlex
 import signal
 import sys
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -73,11 +74,12 @@ def _report(diagnostics: list[Diagnostic], *, counted: bool = True) -> None:
         _count(diagnostics)
 
 
-def _count(diagnostics: list[Diagnostic], more_warnings: int = 0) -> None:
-    """How many errors and warnings were said: `diagnostics`, and `more_warnings` of the package's
-    own files (a handler orphaned, one that lost a model class), said after them."""
-    errors = sum(d.is_error for d in diagnostics)
-    warnings = len(diagnostics) - errors + more_warnings
+def _count(diagnostics: list[Diagnostic], said: Counter[str] | None = None) -> None:
+    """How many errors and warnings were said: `diagnostics`, and those `said` beside them (of
+    `--check-breaking`, and of the package's own files: a handler orphaned, a file in the way)."""
+    said = said or Counter()
+    errors = sum(d.is_error for d in diagnostics) + said["error"]
+    warnings = len(diagnostics) + said["error"] - errors + said["warning"]
     if errors or warnings:
         print(f"{_counted(errors, 'error')}, {_counted(warnings, 'warning')}", file=sys.stderr)
 
@@ -243,6 +245,7 @@ def _generate(
 
     path, out, config = resolve(args, need_out=True)
     assert out is not None
+    said: Counter[str] = Counter()  # errors and warnings said beside the toolset's (the count ends them)
     configured = None if args.out else (config["root"] / "pyproject.toml", str(config["out"]))
     check_out(out, configured)
     if args.check_breaking:
@@ -250,7 +253,7 @@ def _generate(
 
         options, _ = diff_options(config, config["root"])
         try:
-            stop = check_breaking(
+            stop, said["warning"] = check_breaking(
                 args.check_breaking, path, shown_path(path), config, options, allow=args.allow_breaking
             )
         except SourceError as exc:
@@ -270,13 +273,13 @@ def _generate(
         policy = config["policy"].fingerprint(path.resolve().parent)
         current = is_current(path, out, emit_tests=emit_tests, policy=policy, client_only=client_only)
         if current is not None:
-            said = say_lost_models(out, current.lost_models, current=True)
-            said += say_unfit_handlers(out, current.stubs)
-            said += say_handlers(out, client_only, current.orphans, current.renamed, current.stubs)
+            said["warning"] += say_lost_models(out, current.lost_models, current=True)
+            said["warning"] += say_unfit_handlers(out, current.stubs)
+            said["warning"] += say_handlers(out, client_only, current.orphans, current.renamed, current.stubs)
             replayed = [_replayed(path, entry) for entry in current.warnings]
             _report(replayed, counted=False)
-            _count(replayed, said)
             print(f"{shown_path(out)}: up to date (toolset unchanged since the last run)")
+            _count(replayed, said)
             return EXIT_OK
     from mcpstub.engine.model_groups import standby_models  # noqa: PLC0415
 
@@ -289,7 +292,7 @@ def _generate(
     # The run stays open until the package is written: then it keeps what the next run reuses.
     staging = None if args.check or args.diff else Staging(out)
     with _stoppable(), generating(cache_dir(args, config, out), path, standby, staging):
-        return _generate_in_run(args, path, out, config, emit_tests, client_only, watched)
+        return _generate_in_run(args, path, out, config, (emit_tests, client_only), watched, said)
 
 
 def _generate_in_run(
@@ -297,15 +300,17 @@ def _generate_in_run(
     path: Path,
     out: Path,
     config: dict[str, Any],
-    emit_tests: bool,
-    client_only: bool,
+    kind: tuple[bool, bool],
     watched: dict[str, list[Path]] | None,
+    said: Counter[str],
 ) -> int:
+    """`kind`: whether the package has the contract tests, and whether it is client-only."""
     from mcpstub.engine.stamp import Recorded, recorded, stamp_text  # noqa: PLC0415
     from mcpstub.format import GeneratedCodeError  # noqa: PLC0415
     from mcpstub.pipeline import generate  # noqa: PLC0415
     from mcpstub.write import locked  # noqa: PLC0415
 
+    emit_tests, client_only = kind
     try:
         generated = generate(
             path, shown_path(path), emit_tests=emit_tests, client_only=client_only, policy=config["policy"]
@@ -320,16 +325,16 @@ def _generate_in_run(
         # file), and the project's options: a save of any of them runs again.
         watched["files"] = [*(generated.sources or (path,)), *option_files()]
     if has_errors(generated.diagnostics) or generated.toolset is None:
-        _count(generated.diagnostics)
+        _count(generated.diagnostics, said)
         return EXIT_INVALID
     toolset = generated.toolset
     modules = {str(t.identifier) for t in toolset.tools}
     last = Recorded() if client_only else recorded(out)
     lost = {} if client_only else lost_models(out, generated.ours["models.py"], toolset.tools, last)
-    said = [say_lost_models(out, lost)]  # (warnings of the package's files, counted with the toolset's)
+    said["warning"] += say_lost_models(out, lost)
     renamed = {} if client_only else renamed_handlers(out, generated.ours, toolset.tools, last)
     if not client_only:
-        said.append(say_unfit_handlers(out, (f"handlers/{tool.identifier}.py" for tool in toolset.tools)))
+        said["warning"] += say_unfit_handlers(out, (f"handlers/{t.identifier}.py" for t in toolset.tools))
     stamp = stamp_text(
         toolset.source_hash,
         toolset.sources,
@@ -347,10 +352,10 @@ def _generate_in_run(
             args, out, ours, generated.yours, modules, generated.ahead, generated.stubs, renamed, client_only,
             said,
         )
-    _count(generated.diagnostics, sum(said))
     if done == EXIT_OK and not (args.check or args.diff or client_only) and "server.py" not in last.files:
         if last.files:  # (the last stamp's package had no server)
             print(f"{shown_path(out)}: serves again: its server files are written (it was client-only)")
+    _count(generated.diagnostics, said)
     return done
 
 
@@ -381,20 +386,19 @@ def _write_package(
     stubs: dict[str, tuple[str, str]] | None = None,
     renamed: dict[str, str] | None = None,
     client_only: bool = False,
-    said: list[int] | None = None,
+    said: Counter[str] | None = None,
 ) -> int:
     """Plan and apply (or, with --check/--diff, report) the files of one generation (`ahead`:
-    the files' bytes, hashes and staged copies made while the models were generated); `said`: how
-    many warnings of the package's files were said (the count of the toolset's own diagnostics
-    ends them all)."""
+    the files' bytes, hashes and staged copies made while the models were generated); `said`
+    counts the errors and warnings of the package's files said here."""
     from mcpstub.engine.stamp import edited_by_hand  # noqa: PLC0415
     from mcpstub.write import apply, plan  # noqa: PLC0415
 
     staging = ahead.staging if ahead is not None else None
     p = plan(out, ours, yours, modules, optional=(CONTRACT_TESTS, *SERVER_FILES), staging=staging)
-    warned = say_handlers(out, client_only, p.orphans, renamed or {}, stubs or {})
-    if said is not None:
-        said.append(warned)
+    said = Counter() if said is None else said
+    said["warning"] += say_handlers(out, client_only, p.orphans, renamed or {}, stubs or {})
+    said["error"] += len(p.foreign)
     if p.foreign:
         for rel in p.foreign:
             what = (
@@ -427,8 +431,7 @@ def _write_package(
         done = "removes it" if rel in p.removals else "writes it again"
         print(f"{shown_path(out / rel)}: warning: edited since it was generated; this run {done}, and the"
               f" edit is gone\n  hint: {_EDITED_HINT}", file=sys.stderr)  # fmt: skip
-    if said is not None:
-        said.append(len(edited))
+    said["warning"] += len(edited)
     try:
         apply(p, ahead.encoded, staging) if ahead is not None else apply(p)
     except OSError as exc:  # a full disk names no file: the package's folder is said (main() says it)

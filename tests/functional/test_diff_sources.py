@@ -318,8 +318,20 @@ def test_check_breaking_says_the_warnings_of_a_change_it_writes(
     toolset.write_text(added, "utf-8")
     assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 0
     err = capsys.readouterr().err
-    assert "[input-property-added]" in err and err.endswith("1 warning against HEAD, nothing breaking\n"), err
+    assert "[input-property-added]" in err and err.endswith(
+        "1 warning against HEAD, nothing breaking\n0 errors, 1 warning\n"
+    ), err  # (the run's count ends what it said: the diff's warnings, and the toolset's with them)
     assert "color" in (out / "tools.py").read_text("utf-8")
+    size = "        size: {type: string, descripton: x}\n"
+    toolset.write_text(added.replace("        limit:", size + "        limit:"))
+    assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 0
+    err = capsys.readouterr().err
+    assert "[unknown-keyword]" in err and err.endswith("\n0 errors, 3 warnings\n"), err
+    # A toolset with errors is said as a run says them, every one, not as a usage error.
+    toolset.write_text(added.replace("type: string}", "type: strin}"), "utf-8")
+    assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 1
+    err = capsys.readouterr().err
+    assert "'strin'" in err and err.endswith("2 errors, 0 warnings\n") and "--check-breaking" not in err, err
 
 
 def test_check_breaking_in_0_x_asks_for_the_minor_bump_that_counts(

@@ -907,6 +907,34 @@ def test_a_stub_holding_code_of_the_user_s_is_not_said_to_hold_none(tmp_path: Pa
     assert handler.read_text("utf-8") == edited
 
 
+def _said(*args: str) -> tuple[int, list[str]]:
+    """A run's exit code and its lines as a terminal shows them, both streams in order."""
+    both = io.StringIO()
+    with contextlib.redirect_stdout(both), contextlib.redirect_stderr(both):
+        code = main(list(args))
+    return code, both.getvalue().splitlines()
+
+
+def test_the_count_ends_all_a_run_said(tmp_path: Path) -> None:
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    write_toolset(toolset, {"alpha": (0, 1)})
+    generate = ("generate", str(toolset), "--out", str(out))
+    assert run(*generate)[0] == 0
+    (out / "handlers" / "extra.py").write_text("X = 1\n", "utf-8")  # (a handler no tool has: a warning)
+    for args, code, last in (
+        (generate, 0, "0 errors, 1 warning"),  # (the toolset unchanged: said up to date)
+        ((*generate, "--client-only"), 0, "0 errors, 1 warning"),
+        (generate, 0, "0 errors, 1 warning"),  # (serves again)
+        ((*generate, "--force"), 1, "1 error, 1 warning"),  # (a file in the way, below)
+    ):
+        if code:
+            (out / "results.py").write_text("x = 1\n", "utf-8")
+        done, lines = _said(*args)
+        assert (done, lines[-1]) == (code, last), lines
+        said = [line.split(": ")[1] for line in lines if line.startswith(str(out))]
+        assert said.count("warning") == 1 and said.count("error") == code, lines
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 def test_a_fifo_where_a_handler_belongs_is_refused_not_read(tmp_path: Path) -> None:
     # Reading one would wait for a writer forever.

@@ -9,20 +9,26 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mcpstub.diagnostics import has_errors
 from mcpstub.diff.command import EXIT_FOUND
 from mcpstub.diff.engine import diff_sides
 from mcpstub.diff.model import DiffOptions
 from mcpstub.diff.report import text_lines
-from mcpstub.diff.source import load_side
+from mcpstub.diff.source import side_from_toolset
+from mcpstub.pipeline import check_toolset
 from mcpstub.sources import NotAtRevision, side_from_git
 
 
 def check_breaking(
     rev: str, path: Path, shown: str, config: dict[str, Any], options: DiffOptions, *, allow: bool
-) -> int | None:
+) -> tuple[int | None, int]:
     """`generate --check-breaking REV`: diff the toolset at `rev` with this one (`path`, shown as
-    `shown`, checked by `config`'s policy), say what breaks; an exit code when generation must stop.
-    An unreadable side raises SourceError."""
+    `shown`, checked by `config`'s policy), say what breaks; an exit code when generation must stop,
+    and how many warnings were said. An unreadable side at `rev` raises SourceError; this one's
+    errors are left to the run to say, with every other."""
+    checked = check_toolset(path, shown, config["policy"])
+    if has_errors(checked.diagnostics) or checked.toolset is None:
+        return None, 0  # (the run says each error, with every other)
     relative = os.path.relpath(path.resolve(), Path.cwd().resolve())
     spec = f"{rev}:{relative if relative.startswith('..') else './' + relative}"
     try:
@@ -30,15 +36,15 @@ def check_breaking(
     except NotAtRevision:
         said = f"note: {shown} does not exist at {rev}: every tool is new, nothing is breaking"
         print(said, file=sys.stderr)
-        return None
-    findings = diff_sides(old, load_side(str(path), shown=shown, policy=config["policy"]), options)
+        return None, 0
+    findings = diff_sides(old, side_from_toolset(checked), options)
     breaking = [f for f in findings if f.severity == "breaking"]
     if not breaking:
         warned = [f for f in findings if f.severity == "warning"]  # (a form's change, an open object)
         if warned:
             said = f"{len(warned)} warning{'s' if len(warned) != 1 else ''} against {rev}, nothing breaking"
             sys.stderr.write("\n".join([*text_lines(warned), said]) + "\n")
-        return None
+        return None, len(warned)
     others = len(findings) - len(breaking)
     more = ""
     if others:
@@ -47,7 +53,7 @@ def check_breaking(
     if not options.check_version or any(f.rule == "version-not-bumped" for f in breaking):
         if allow:
             print(f"breaking changes against {rev}: allowed (--allow-breaking)", file=sys.stderr)
-            return None
+            return None, 0
         print(
             f"mcpstub: refusing to write: breaking changes against {rev} without a major version bump",
             file=sys.stderr,
@@ -56,6 +62,6 @@ def check_breaking(
         least = needed.rpartition("(at least ")[2].rstrip(")") if "(at least " in needed else ""
         bump = f"to {least} or later" if least else "(its major number; in 0.x its minor number)"
         print(f"  hint: bump server.version {bump}, or pass --allow-breaking", file=sys.stderr)
-        return EXIT_FOUND
+        return EXIT_FOUND, 0
     print(f"breaking changes against {rev}, with a major version bump: allowed", file=sys.stderr)
-    return None
+    return None, 0
