@@ -800,10 +800,15 @@ def test_a_generated_file_edited_since_it_was_written_is_said_before_the_edit_is
     assert err[0].startswith("pkg/models.py: warning: edited since it was generated; this run writes it")
     assert err[-1] == "0 errors, 1 warning"
     assert "tweak" not in models.read_text()
-    # A file stale because the toolset changed is no edit of anyone's.
-    (in_tmp / "tools.yaml").write_text(GOOD.replace("name: a", "name: b"))
-    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
-    assert "edited" not in capsys.readouterr().err
+    # A file stale because the toolset changed is no edit of anyone's, nor are line endings
+    # a checkout changed (git's autocrlf), or a Mac's.
+    for n, ending in enumerate((b"\r\n", b"\r", b"\n")):
+        for file in (in_tmp / "pkg").glob("*.py"):
+            file.write_bytes(file.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", ending))
+        (in_tmp / "tools.yaml").write_text(GOOD.replace("name: a", f"name: b{n}"))
+        assert main(["generate", "tools.yaml", "--out", "pkg", "--check"]) == 1
+        assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+        assert "edited" not in capsys.readouterr().err
 
 
 def test_the_count_of_errors_and_warnings_ends_all_that_was_said(

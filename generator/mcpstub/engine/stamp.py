@@ -224,12 +224,16 @@ def recorded_hashes(out: Path) -> dict[str, str]:
 
 def edited_by_hand(out: Path, rels: Iterable[str]) -> list[str]:
     """Those of the generated files `rels` whose bytes are not what the stamp in `out` records: a
-    hand's (or a tool's) edit, which the run that writes them again would lose without a word."""
+    hand's (or a tool's) edit, which the run that writes them again would lose without a word. Line
+    endings do not count, as they do not for the run (a CRLF checkout, git's autocrlf)."""
     hashes = recorded_hashes(out)
     edited = []
     for rel in rels:
         try:
-            if rel in hashes and file_hash((out / rel).read_bytes()) != hashes[rel]:
+            data = (out / rel).read_bytes() if rel in hashes else b""
+            if rel in hashes and hashes[rel] not in (
+                file_hash(data), file_hash(data.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
+            ):
                 edited.append(rel)
         except OSError:  # (gone, or unreadable: the write says so)
             continue
