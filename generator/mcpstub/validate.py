@@ -713,9 +713,11 @@ class _Checker:
             return None
         elif "outputSchema" in raw:
             checked_out = self._schema((*path, "outputSchema"), raw["outputSchema"])
-            if checked_out is None:
-                return None
-        if checked_in is None:
+        if checked_in is None or ("outputSchema" in raw and checked_out is None):
+            # (the examples are still judged by whichever schema stands: every problem at once)
+            standing = (checked_in is not None, checked_out is not None or "outputSchema" not in raw)
+            in_schema, out_schema = (c[0] if c else None for c in (checked_in, checked_out))
+            self._examples(path, raw, in_schema, out_schema, standing)
             return None
         input_schema, shared_in, dialect = checked_in
         output_schema, shared_out = (checked_out[0], checked_out[1]) if checked_out else (None, frozenset())
@@ -745,8 +747,11 @@ class _Checker:
         )
 
     def _examples(
-        self, path: JsonPath, raw: dict[str, Any], input_schema: Any, output_schema: Any
+        self, path: JsonPath, raw: dict[str, Any], input_schema: Any, output_schema: Any,
+        standing: tuple[bool, bool] = (True, True),
     ) -> list[Example]:
+        """The tool's examples, each judged by its schemas (`standing`: whether the input schema,
+        and the output schema, if declared, checked without an error)."""
         doc = self.doc
         found: list[Example] = []
         for i, example in enumerate(raw.get("examples") or []):
@@ -754,9 +759,9 @@ class _Checker:
                 continue
             ex_path: JsonPath = (*path, "examples", i)
             # A number JSON cannot hold is reported where it is written (not-json), not again here.
-            if isinstance(example.get("input"), dict) and all_finite(example["input"]):
+            if standing[0] and isinstance(example.get("input"), dict) and all_finite(example["input"]):
                 self._check_instance((*ex_path, "input"), example["input"], input_schema, "input")
-            if "output" in example:
+            if "output" in example and standing[1]:
                 if output_schema is None:
                     self.diagnostics.append(
                         error(
