@@ -1481,6 +1481,27 @@ def test_a_bound_an_allof_adds_is_said_with_its_value() -> None:
     assert found.message.startswith("maximum 3 -> 2: value 3 no longer accepted"), found
 
 
+def test_a_schema_that_is_its_reference_and_what_it_holds_is_placed_in_the_definition() -> None:
+    # `outputSchema: {$ref: Task}` is advertised as `{type: object, $ref: Task}`: a change in Task
+    # is placed where Task is written, as for a tool that refers to it deeper.
+    def task(**more: Any) -> dict[str, Any]:
+        return {"type": "object", "properties": {"id": S}, **more}
+
+    def whole(t: dict[str, Any], **beside: Any) -> dict[str, Any]:
+        return {"type": "object", "$ref": "#/$defs/Task", "$defs": {"Task": t}, **beside}
+
+    closed, opened = task(additionalProperties=False), task()
+    assert breaking(run_output(whole(closed), whole(opened))) == {
+        ("output-additional-properties-opened", "output", "/outputSchema/$defs/Task")
+    }
+    assert {p for _, _, p in breaking(run_input(whole(opened), whole(task(required=["id"]))))} == {
+        "/inputSchema/$defs/Task/properties/id"
+    }
+    # A keyword beside that the definition does not hold is a conjunct of its own: said at its node.
+    said = breaking(run_output(whole(closed, required=["id"]), whole(opened, required=["id"])))
+    assert {p for _, _, p in said} == {"/outputSchema"}, said
+
+
 def test_a_reference_cycle_beside_other_keywords_hides_no_change() -> None:
     # A listing may carry `$ref: "#"` beside the root's keywords (a toolset refuses it): the pair
     # must not be taken to hold of itself, or every change inside is called compatible.

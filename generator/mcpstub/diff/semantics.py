@@ -298,14 +298,21 @@ class Context:
                 continue
             if not isinstance(node, dict) or not isinstance(node.get("$ref"), str):
                 return node, ptr
-            if self.dialect != "draft-07" and self.keywords(node) - {"$ref"}:
-                return node, ptr
             found, target, target_ptr = self.follow(node["$ref"])
+            beside = self.keywords(node) - {"$ref"} if self.dialect != "draft-07" else set()
+            # (a conjunct of its own; one a target that refers on no further holds too adds nothing)
+            alike = found and isinstance(target, dict) and "$ref" not in target
+            if beside and not (alike and all(_same(node, target, k) for k in beside)):
+                return node, ptr
             if not found or target_ptr in seen:
                 return {}, ptr  # (not found: cannot happen after bundling; unconstrained)
             seen.add(target_ptr)
             node, ptr = target, target_ptr
         return node, ptr
+
+
+def _same(node: dict[str, Any], target: dict[str, Any], key: str) -> bool:
+    return key in target and json.dumps(node[key], sort_keys=True) == json.dumps(target[key], sort_keys=True)
 
 
 _REFS = ("$ref", "$dynamicRef", "$recursiveRef")
