@@ -578,6 +578,16 @@ def lint_schema(
                         f"write {colon}",
                     )
                 )
+            elif key not in vendor and _tool_key_lost(doc, (*where, key)):  # (indented one level too deep)
+                found.diagnostics.append(
+                    error(
+                        "tool-key-in-schema",
+                        f"{key!r} in {doc.describe(where)} is a key of the tool written inside its"
+                        f" {where[2]}: the tool has no {key}, and the schema ignores it",
+                        doc.key_loc((*where, key)),
+                        tool_key_hint(doc, where, key),
+                    )
+                )
             elif not (key.startswith("x-") or key in vendor) and (
                 meant := _misspelled(key, value, node, known)
             ):
@@ -601,6 +611,15 @@ def lint_schema(
                     )
                 )
     return found
+
+
+def _tool_key_lost(doc: Document, path: JsonPath) -> bool:
+    """Whether `path` is a key of the tool (`outputSchema`, `annotations`) written at the root of
+    one of its schemas, where the tool itself has none: indented one level too deep."""
+    if not (len(path) == 4 and path[0] == "tools" and path[2] in _TOOL_SCHEMAS and path[3] in ENTRY_KEYS):
+        return False
+    tool = doc.data["tools"][path[1]] if isinstance(doc.data, dict) else None
+    return isinstance(tool, dict) and path[3] not in tool
 
 
 def _under_ref(schema: Any, rel: JsonPath) -> bool:

@@ -53,8 +53,18 @@ def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok
             )
         )
     annotations = raw.get("annotations")
+    folded = {_folded(k): k for k in STANDARD_ANNOTATIONS}
     for key in annotations if isinstance(annotations, dict) else ():
-        if key not in STANDARD_ANNOTATIONS:
+        if key not in STANDARD_ANNOTATIONS and (meant := folded.get(_folded(key))):
+            found.append(  # (no extension: a client reads the hint by its exact name only)
+                error(
+                    "annotation-misspelled",
+                    f"annotation {key!r} is MCP's {meant!r} misspelled: clients read only {meant!r}",
+                    doc.key_loc((*path, "annotations", key)),
+                    f"write {meant!r}",
+                )
+            )
+        elif key not in STANDARD_ANNOTATIONS:
             close = difflib.get_close_matches(key, STANDARD_ANNOTATIONS, n=1, cutoff=0.75)
             hint = "it is advertised as written; clients may ignore it"
             if close:
@@ -70,6 +80,10 @@ def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok
                 )
             )
     return found
+
+
+def _folded(key: str) -> str:
+    return key.casefold().replace("_", "").replace("-", "")
 
 
 def tool_key_hint(doc: Document, holder: JsonPath, key: str) -> str:

@@ -184,15 +184,25 @@ def test_annotation_extension_keys_generate(tmp_path: Path) -> None:
 def test_a_key_of_the_tool_indented_into_its_schema_is_told_where_it_belongs(
     tmp_path: Path, key: str, schema: str
 ) -> None:
-    # One level too deep it is an unknown keyword of the schema, and the tool loses the setting.
+    # One level too deep it is no keyword of the schema, and the tool loses the setting: an error.
     block = check(tmp_path, f"tools:\n  - name: a\n    {schema}:\n      type: object\n      {key}: {{}}\n")
-    hints = [(d.code, d.location.line, d.hint) for d in block.diagnostics if d.code == "unknown-keyword"]
-    assert hints == [
-        ("unknown-keyword", 7, f"{key!r} is a key of the tool: indent it 4 spaces, as {schema!r}")
-    ]
+    hints = [(d.is_error, d.location.line, d.hint) for d in block.diagnostics if "tool-key" in d.code]
+    assert hints == [(True, 7, f"{key!r} is a key of the tool: indent it 4 spaces, as {schema!r}")]
     flow = check(tmp_path, f"tools:\n  - name: a\n    {schema}: {{type: object, {key}: 1}}\n")
     said = f"{key!r} is a key of the tool: write it beside {schema!r}, not in its braces"
-    assert [d.hint for d in flow.diagnostics if d.code == "unknown-keyword"] == [said]
+    assert [d.hint for d in flow.diagnostics if d.code == "tool-key-in-schema"] == [said]
+
+
+@pytest.mark.parametrize("key", ["readonlyHint", "ReadOnlyHint", "read_only_hint", "read-only-hint"])
+def test_a_hint_of_mcp_s_in_another_spelling_is_an_error(tmp_path: Path, key: str) -> None:
+    # A client reads the hint by its exact name: `readonlyHint` is no extension, and the tool is
+    # taken for one that writes (the contract tests call read-only tools only).
+    tool = "tools:\n  - name: a\n    inputSchema: {type: object}\n    annotations: "
+    checked = check(tmp_path, tool + f"{{{key}: true}}\n")
+    said = [(d.code, d.is_error, d.hint) for d in checked.diagnostics]
+    assert said == [("annotation-misspelled", True, "write 'readOnlyHint'")], said
+    close = check(tmp_path, tool + "{readOnly: true}\n")
+    assert [(d.code, d.is_error) for d in close.diagnostics] == [("annotation-extension", False)]
 
 
 def test_a_key_of_the_tool_it_has_already_is_not_told_to_move(tmp_path: Path) -> None:
