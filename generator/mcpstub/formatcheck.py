@@ -66,6 +66,10 @@ def _unknown_key_hint(
             return f"{said} in the tool's `annotations`"
         value = json.dumps(node[key]) if isinstance(node[key], bool) else "true or false"  # (`no`: text)
         return f"{said} under annotations: `annotations: {{{meant}: {value}}}`"
+    example = path[:1] == ("tools",) and path[2:3] == ("examples",)
+    if hint.startswith("allowed") and example and "input" not in node:
+        written = f'{{"input": {{"{key}": ...}}}}' if doc.is_json else f"- input: {{{key}: ...}}"
+        return f"an example's arguments go under `input` (what the tool returns under `output`): `{written}`"
     if not hint.startswith("allowed") or len(path) != 2 or path[0] != "tools" or key not in KNOWN_2020_12:
         return hint
     return f"{key!r} is a schema keyword: indent it under `inputSchema` (or `outputSchema`)"

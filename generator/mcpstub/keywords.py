@@ -293,6 +293,12 @@ def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath,
                 f"here {key!r} names a property, not a keyword: if it belongs to the property above"
                 " it, indent it under that property"
             )
+        if isinstance(value, str) and (named := type_meant(value, JSON_TYPES)) is not None:
+            written = f'"{key}": {{"type": "{named}"}}' if doc.is_json else f"{key}: {{type: {named}}}"
+            return f"a property's schema is an object: write `{written}`"
+    if isinstance(value, list) and position(path) == "map" and all(_one_entry(item) for item in value):
+        instead = "an object, {...}, not a list" if doc.is_json else "the names without `- ` before them"
+        return f"{key} maps each name to its schema: write {instead}"
     lists = {"required", "enum", "examples", "prefixItems", "allOf", "anyOf", "oneOf"}
     boolean = isinstance(value, bool) or (yaml_boolean_hint(value) and doc.written_plain((*at, *path)))
     if key == "required" and boolean:  # (`yes` too: YAML 1.1 reads it as true)
@@ -306,6 +312,10 @@ def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath,
         bound = "minimum" if key == "exclusiveMinimum" else "maximum"
         return f"a boolean {key} is draft-04: write the excluded bound itself, `{key}: N`, without `{bound}`"
     return None
+
+
+def _one_entry(item: Any) -> bool:
+    return isinstance(item, dict) and len(item) == 1
 
 
 # What a keyword written with nothing after it takes, where that is no schema.

@@ -1647,3 +1647,20 @@ def test_a_value_the_format_refuses_is_echoed_as_the_toolset_writes_it(tmp_path:
         "unsupported format version null",
         "tools[0].execution.taskSupport must be one of 'forbidden', 'optional', 'required', not true",
     ], said
+
+
+def test_a_newcomer_s_slips_in_a_json_toolset_are_hinted_in_json(tmp_path: Path) -> None:
+    # The golden case newcomer_slips has them in YAML; JSON has no `- ` and quotes every name.
+    tool = {"name": "a", "inputSchema": {"type": "object", "properties": {"q": "string"}}}
+    listed = {"name": "b", "inputSchema": {"type": "object", "properties": [{"q": {"type": "string"}}]},
+              "examples": [{"q": "hi"}]}  # fmt: skip
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"mcpstub": 1, "server": {"name": "s"}, "tools": [tool, listed]}), "utf-8")
+    diagnostics = check_toolset(path, "tools.json").diagnostics
+    said = [d.hint for d in diagnostics if d.code == "invalid-schema"]
+    assert said == [
+        'a property\'s schema is an object: write `"q": {"type": "string"}`',
+        "properties maps each name to its schema: write an object, {...}, not a list",
+    ], said
+    (unknown,) = [d.hint for d in diagnostics if d.code == "unknown-key"]
+    assert unknown is not None and unknown.endswith('`{"input": {"q": ...}}`'), unknown
