@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 import subprocess
 import tempfile
 from dataclasses import replace
@@ -290,8 +291,8 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         own = _folder_file(rev, path, here, top)
         if own is not None:  # (git reads REV:path from the root)
             said += f"\n  hint: this folder's is {rev}:./{path} ({own}); a path after REV: starts at the root"
-        elif near := _near_file(rev, relative, here):
-            said += f"\n  hint: did you mean {rev}:{near}?"
+        elif near := _near_file(rev, relative, path, here, top):
+            said += f"\n  hint: did you mean {shlex.quote(f'{rev}:{near}')}?"
         raise NotAtRevision(said) from None
     wanted = [n for n in _files_at(rev, here) if n == relative or n.endswith(_TOOLSET_SUFFIXES)]
     with tempfile.TemporaryDirectory(prefix="mcpstub-rev-") as tmp:
@@ -299,7 +300,11 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         _materialise(rev, wanted, root, here)
         target = root / relative
         if not target.is_file():
-            raise SourceError(f"{spec}: not a file in that revision")
+            under = [n for n in wanted if n.startswith(f"{relative}/")]
+            meant = closest("tools.yaml", [n.rpartition("/")[2] for n in under]) if under else None
+            shown = next((f" (a folder): did you mean {shlex.quote(f'{rev}:{n}')}?" for n in under
+                          if meant is not None and n.endswith(f"/{meant}")), "")  # fmt: skip
+            raise SourceError(f"{spec}: not a file in that revision{shown}")
         listing = _listing(target, spec)
         if listing is not None:
             return listing
@@ -384,12 +389,24 @@ def _files_at(rev: str, here: Path) -> list[str]:
     return [n for n in listed.decode("utf-8", "surrogateescape").split("\0") if n]
 
 
-def _near_file(rev: str, relative: str, here: Path) -> str | None:
-    """The file at `rev` whose path `relative` likely misspells (a toolset's: YAML or JSON), if any."""
+def _near_file(rev: str, relative: str, path: str, here: Path, top: Path) -> str | None:
+    """The toolset file (YAML or JSON) at `rev` that `path` (`relative` from the root) likely means,
+    as REV:path names it: one it misspells from the root, or from this folder (`./`), or the one file
+    of its name in another folder."""
     try:
-        return closest(relative, [n for n in _files_at(rev, here) if n.endswith(_TOOLSET_SUFFIXES)])
+        files = [n for n in _files_at(rev, here) if n.endswith(_TOOLSET_SUFFIXES)]
     except SourceError:
         return None
+    folder = here.relative_to(top).as_posix() if here != top and top in here.parents else None
+    ours = [n.removeprefix(f"{folder}/") for n in files if folder and n.startswith(f"{folder}/")]
+    if "/" not in path and (mine := closest(path, ours)) is not None:  # (a name alone: this folder's)
+        return f"./{mine}"
+    if (near := closest(relative, files)) is not None:
+        return near
+    name = relative.rpartition("/")[2]
+    named = [n for n in files if n.rpartition("/")[2] == name]
+    named = named or [n for n in files if closest(name, [n.rpartition("/")[2]]) is not None]
+    return named[0] if len(named) == 1 else None
 
 
 _TOOLSET_SUFFIXES = (".yaml", ".yml", ".json")

@@ -160,6 +160,25 @@ def test_a_root_relative_revision_path_below_the_root_is_noted_and_a_bare_revisi
     assert "give the revision alone (--check-breaking HEAD)" in capsys.readouterr().err
 
 
+def test_a_path_a_revision_lacks_is_told_the_toolset_meant_from_the_root_this_folder_or_by_its_name(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "my dir").mkdir()
+    (repo / "my dir" / "my tools.yaml").write_text(TOOLSET.replace("common.yaml", "../api/common.yaml"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "v2")
+    for spec, folder, hint in (
+        ("HEAD:tools.yaml", repo, "did you mean HEAD:api/tools.yaml?"),  # (the folder left out)
+        ("HEAD:my dir/my tool.yaml", repo, "did you mean 'HEAD:my dir/my tools.yaml'?"),  # (quoted)
+        ("HEAD:tool.yaml", repo / "api", "did you mean HEAD:./tools.yaml?"),  # (this folder's)
+        ("HEAD:api", repo, "(a folder): did you mean HEAD:api/tools.yaml?"),
+    ):
+        monkeypatch.chdir(folder)
+        assert cli.main(["diff", spec, str(repo / "api" / "tools.yaml")]) == 2
+        said = capsys.readouterr().err
+        assert said.rstrip().endswith(hint), (spec, said)
+
+
 def test_a_root_relative_path_the_root_lacks_is_told_this_folders_and_a_bare_revision_the_file_compared(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
