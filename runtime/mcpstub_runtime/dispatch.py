@@ -20,7 +20,7 @@ import logging
 import os
 import warnings
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any, cast
 
 import anyio
@@ -512,15 +512,20 @@ def _may_be_non_finite(arguments: Any) -> bool:
     return False
 
 
-def _meant(tools: Mapping[str, ToolSpec]) -> Callable[[object], str]:
+def _meant(tools: Mapping[str, ToolSpec], given: Collection[object]) -> Callable[[object], str]:
     """A key of `handlers` no tool has, with the tool it likely names: the one whose handler is
-    that function (`get_thing` for `get-thing`), else the nearest name."""
-    by_identifier = {spec.identifier: name for name, spec in tools.items()}
+    that function (`get_thing` for `get-thing`), in any case, else the nearest name; one `given`
+    already is said to be given twice."""
+    folded = {spec.identifier.casefold(): name for name, spec in tools.items()}
+    folded.update({name.casefold(): name for name in tools})
 
     def said(key: object) -> str:
         if not isinstance(key, str):
             return repr(key)
-        tool = by_identifier.get(key) or next(iter(difflib.get_close_matches(key, list(tools), n=1)), None)
+        near = difflib.get_close_matches(key.casefold(), list(folded), n=1)
+        tool = folded.get(key.casefold()) or (folded[near[0]] if near else None)
+        if tool in given:
+            return f"{key!r} (a second handler for {tool!r}, given under its name too)"
         return f"{key!r} (did you mean {tool!r}?)" if tool else repr(key)
 
     return said
@@ -555,7 +560,7 @@ def create_server(
     given: dict[object, object] = dict(cast(Mapping[object, object], handlers or {}))
     unknown = sorted(set(given) - set(tools), key=repr)
     if unknown:
-        raise ValueError(f"handlers given for unknown tools: {', '.join(map(_meant(tools), unknown))}")
+        raise ValueError(f"handlers given for unknown tools: {', '.join(map(_meant(tools, given), unknown))}")
     owned = sorted(_OWNED_OPTIONS & set(options))
     if owned:
         raise TypeError(f"create_server() serves the tools itself; remove {', '.join(owned)}")
