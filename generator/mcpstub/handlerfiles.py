@@ -424,11 +424,11 @@ def say_lost_models(out: Path, found: dict[str, list[list[str]]], *, current: bo
 def _is_stub(path: Path, digest: str) -> bool:
     """Whether the handler at `path` is missing (its stub is written) or is the stub as written
     (its hash `digest`)."""
-    from mcpstub.engine.stamp import file_hash  # noqa: PLC0415
+    from mcpstub.engine.stamp import hashes_as  # noqa: PLC0415
 
     try:
         regular = stat.S_ISREG(path.stat().st_mode)
-        return bool(digest) and regular and file_hash(path.read_bytes()) == digest
+        return bool(digest) and regular and hashes_as(path.read_bytes(), digest)
     except FileNotFoundError:
         return True
     except OSError:

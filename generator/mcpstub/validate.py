@@ -710,6 +710,8 @@ class _Checker:
                     "with content blocks",
                 )
             )
+            if checked_in is not None:  # (its examples' inputs are judged all the same)
+                self._examples(path, raw, checked_in[0], None, (True, False))
             return None
         elif "outputSchema" in raw:
             checked_out = self._schema((*path, "outputSchema"), raw["outputSchema"])

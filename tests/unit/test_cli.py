@@ -811,6 +811,38 @@ def test_a_generated_file_edited_since_it_was_written_is_said_before_the_edit_is
         assert "edited" not in capsys.readouterr().err
 
 
+def test_a_generated_file_git_holds_as_committed_is_no_edit_to_warn_of(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The stamp ignored, a checkout of another branch leaves it that branch's: the files differ
+    # from what it records, and nothing is lost in writing them again.
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=in_tmp, check=True,
+                       capture_output=True)  # fmt: skip
+
+    def generate(toolset: str) -> str:
+        (in_tmp / "tools.yaml").write_text(toolset)
+        capsys.readouterr()
+        assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+        return capsys.readouterr().err
+
+    (in_tmp / ".gitignore").write_text("pkg/_mcpstub.json\n__pycache__/\n")
+    git("init", "-q", "-b", "main")
+    generate(GOOD)
+    git("add", "-A")
+    git("commit", "-qm", "one")
+    git("checkout", "-qb", "other")
+    generate(GOOD.replace("name: a", "name: b"))
+    git("add", "-A")
+    git("commit", "-qm", "two")
+    git("checkout", "-q", "main")  # (the stamp stays the other branch's)
+    assert "edited" not in generate(GOOD.replace("name: a", "name: c"))
+    tools = in_tmp / "pkg" / "tools.py"
+    tools.write_text(tools.read_text() + "# mine\n")  # (not committed: lost in the next write)
+    said = generate(GOOD.replace("name: a", "name: d"))
+    assert "pkg/tools.py: warning: edited since it was generated" in said, said
+
+
 def test_the_count_of_errors_and_warnings_ends_all_that_was_said(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

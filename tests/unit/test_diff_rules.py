@@ -537,10 +537,11 @@ P_INLINE = {"enum": ["low", "high"], "description": "how urgent"}
         ({"$ref": "#/$defs/P"}, {"$ref": "#/$defs/P", "default": "high"}, "/properties/a/default"),
         ({"$ref": "#/$defs/P", "description": "x"}, {"$ref": "#/$defs/P", "description": "y"},
          "/properties/a/description"),
-        ({"$ref": "#/$defs/P", "description": "x"}, {"$ref": "#/$defs/P"}, "/$defs/P/description"),
+        ({"$ref": "#/$defs/P", "description": "x"}, {"$ref": "#/$defs/P"}, "/properties/a/description"),
         ({"$ref": "#/$defs/P", "default": "low"}, {**P_INLINE, "default": "high"}, "/properties/a/default"),
         ({"$ref": "#/$defs/P", "default": "low"}, {**P_INLINE, "default": "low"}, None),
-        ({"$ref": "#/$defs/P", "description": "how urgent"}, {"$ref": "#/$defs/P"}, None),
+        ({"$ref": "#/$defs/P", "description": "how urgent"}, {"$ref": "#/$defs/P"},
+         "/properties/a/description"),
     ],
 )  # fmt: skip
 def test_an_annotation_written_beside_a_reference_is_that_place_s(
@@ -554,6 +555,25 @@ def test_an_annotation_written_beside_a_reference_is_that_place_s(
         assert [path for _, path in found] == ([] if said is None else [key + said]), (old, new, found)
         back = [f.rule for f in run(b, a, check_version=False) if f.rule.startswith("schema-")]
         assert back == [rule for rule, _ in found], (new, old, back)
+
+
+def test_each_annotation_along_a_reference_is_compared_where_it_is_written() -> None:
+    # The node's own and each definition's it passes through: a change in one is said there, and
+    # one of the node's does not hide one of the definition's (both are on the wire).
+    def side(own: dict[str, Any], a: dict[str, Any], p: dict[str, Any]) -> dict[str, Any]:
+        defs = {"A": {"$ref": "#/$defs/P", **a}, "P": {"enum": ["low", "high"], **p}}
+        return {"$defs": defs, **obj({"x": {"$ref": "#/$defs/A", **own}})}
+
+    mine = {"description": "mine"}
+    for old, new, said in (
+        (side(mine, {}, {"description": "old"}), side(mine, {}, {"description": "new"}),
+         "/$defs/P/description"),
+        (side({"default": "high"}, {}, {"default": "low"}), side({}, {}, {"default": "low"}),
+         "/properties/x/default"),
+        (side({}, {"default": "low"}, {}), side({}, {"default": "high"}, {}), "/$defs/A/default"),
+    ):  # fmt: skip
+        found = [(f.rule, f.path) for f in run_input(old, new, check_version=False)]
+        assert [path for _, path in found] == [f"/inputSchema{said}"], found
 
 
 WEIRD: list[Any] = [
@@ -1500,6 +1520,21 @@ def test_a_schema_that_is_its_reference_and_what_it_holds_is_placed_in_the_defin
     # A keyword beside that the definition does not hold is a conjunct of its own: said at its node.
     said = breaking(run_output(whole(closed, required=["id"]), whole(opened, required=["id"])))
     assert {p for _, _, p in said} == {"/outputSchema"}, said
+    # So is one the definition holds too whose meaning takes from the keywords beside it: alone
+    # beside the $ref, `additionalProperties: false` refuses every property, `items` covers every
+    # position, `contains` asks for one at least.
+    tuple_ = {"type": "array", "prefixItems": [I], "items": S}
+    some = {"type": "array", "contains": I, "minContains": 0}
+    for target, beside, value in (
+        (closed, {"additionalProperties": False}, {"id": "a"}),
+        (tuple_, {"items": S}, [1]),
+        (some, {"contains": I}, ["a"]),
+    ):
+        old = {"$defs": {"T": target}, **obj({"p": {"$ref": "#/$defs/T"}})}
+        new = {"$defs": {"T": target}, **obj({"p": {"$ref": "#/$defs/T", **beside}})}
+        found = [f for f in run_input(old, new) if f.severity == "breaking"]
+        assert found and all(f.has_counterexample for f in found), (beside, found)
+        assert validator_for(old).is_valid({"p": value}) and not validator_for(new).is_valid({"p": value})
 
 
 def test_a_reference_cycle_beside_other_keywords_hides_no_change() -> None:

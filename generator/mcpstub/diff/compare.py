@@ -85,6 +85,27 @@ def _name_dependencies(ctx: Context, node: dict[str, Any]) -> dict[str, set[str]
     return found
 
 
+_Layers = list[tuple[dict[str, Any], str]]
+
+
+def _layers(ctx: Context, node: JSON, ptr: str, target: dict[str, Any], at: str) -> _Layers:
+    """The nodes a place's `$ref`s pass through, from the one written there to `target` (at `at`),
+    which they resolve to."""
+    layers: _Layers = []
+    while isinstance(node, dict) and not isinstance(node, Virtual) and node is not target and len(layers) < 9:
+        layers.append((node, ptr))
+        ref = node.get("$ref")
+        found, node, ptr = ctx.follow(ref) if isinstance(ref, str) else (False, None, "")
+        if not found:
+            return [(target, at)]
+    return [*layers, (target, at)] if node is target else [(target, at)]
+
+
+def _shown(layers: _Layers, key: str) -> tuple[dict[str, Any], str]:
+    """The layer whose `key` a place shows: the first that writes one, else the first."""
+    return next(((node, ptr) for node, ptr in layers if key in node), layers[0])
+
+
 def _refuses(keyword: str, bound: JSON, value: JSON) -> bool:
     """Whether the number keyword `keyword: bound` alone refuses the number `value`."""
     if not (num(bound) and num(value)):
@@ -161,24 +182,22 @@ class Subset(TypedRules):
             self._trial -= 1
 
     def _describe(self, written: tuple[JSON, str, JSON, str], a: JSON, ap: str, b: JSON, bp: str) -> None:
-        """An info for each annotation that changed at this place: the one written at the node,
-        else its reference's (`{$ref: Priority, default: low}` holds its own default)."""
+        """An info for each annotation that changed at this place. A node whose `$ref`s were
+        followed holds its own and each reference's (`{$ref: Priority, default: low}`): where both
+        sides hold as many, each is compared with its counterpart; where not (a definition written
+        out in place), what each side shows first, the node's own before its reference's."""
         if self._trial or not (isinstance(a, dict) and isinstance(b, dict)):
             return
         if isinstance(a, Virtual) or isinstance(b, Virtual):
             return
         wa, wap, wb, wbp = written
-
-        def shown(node: JSON, ptr: str, target: dict[str, Any], at: str, key: str) -> tuple[JSON, str]:
-            if isinstance(node, dict) and not isinstance(node, Virtual) and key in node:
-                return node[key], ptr
-            return target.get(key), at if key in target else ptr
-
+        layers_a, layers_b = _layers(self.a, wa, wap, a, ap), _layers(self.b, wb, wbp, b, bp)
+        pairs = list(zip(layers_a, layers_b, strict=True)) if len(layers_a) == len(layers_b) else None
         for key in ("title", "description", "default"):
-            (in_a, a_at), (in_b, b_at) = shown(wa, wap, a, ap, key), shown(wb, wbp, b, bp, key)
-            place = self._new(a_at, b_at) + "/" + key
-            if canon(in_a) != canon(in_b) and (place, key) not in self.infos:
-                self.infos.append((place, key))
+            for (x, xp), (y, yp) in pairs or [(_shown(layers_a, key), _shown(layers_b, key))]:
+                place = self._new(xp, yp) + "/" + key
+                if canon(x.get(key)) != canon(y.get(key)) and (place, key) not in self.infos:
+                    self.infos.append((place, key))
 
     # -- equality ----------------------------------------------------------------------------
 

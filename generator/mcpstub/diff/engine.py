@@ -202,9 +202,11 @@ class _Tool:
 
     def finding(
         self, rule: str, severity: Severity, direction: Direction, path: str, message: str,
-        counterexample: JSON = None, has_counterexample: bool = False,
+        counterexample: JSON = None, has_counterexample: bool = False, *, placed: bool = False,
     ) -> None:  # fmt: skip
-        path = _through_refs(self.new, path)
+        """`placed`: `path` names its place as it is (an annotation gone from a node is said at the
+        node, not at its reference's of that name)."""
+        path = path if placed else _through_refs(self.new, path)
         location = self.side.locate(self.name, path)
         self.findings.append(
             Finding(
@@ -298,7 +300,9 @@ class _Tool:
             return
         for path, what in subset.infos:
             rule = "schema-default-changed" if what == "default" else "schema-wording-changed"
-            self.finding(rule, "info", direction, f"/{key}{path}", f"schema {what} changed")
+            at = f"/{key}{path}"
+            placed = resolve(self.new, split(at.rpartition("/")[0]) or ())[0]  # (its node is there)
+            self.finding(rule, "info", direction, at, f"schema {what} changed", placed=placed)
         self._breaks(direction, a, b, reasons)
         said = {f.path for f in self.findings[before:]}
         for reason in widened:

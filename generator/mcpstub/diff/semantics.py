@@ -300,8 +300,9 @@ class Context:
                 return node, ptr
             found, target, target_ptr = self.follow(node["$ref"])
             beside = self.keywords(node) - {"$ref"} if self.dialect != "draft-07" else set()
-            # (a conjunct of its own; one a target that refers on no further holds too adds nothing)
-            alike = found and isinstance(target, dict) and "$ref" not in target
+            # (a conjunct of its own; one a target that refers on no further holds too adds nothing,
+            # where its keywords mean alone what they mean there: `type`, not `additionalProperties`)
+            alike = found and isinstance(target, dict) and "$ref" not in target and beside <= _ALONE
             if beside and not (alike and all(_same(node, target, k) for k in beside)):
                 return node, ptr
             if not found or target_ptr in seen:
@@ -309,6 +310,14 @@ class Context:
             seen.add(target_ptr)
             node, ptr = target, target_ptr
         return node, ptr
+
+
+# Keywords whose meaning takes nothing from the keywords beside them.
+_ALONE = frozenset(
+    {"type", "enum", "const", "format", "minLength", "maxLength", "pattern", "minimum", "maximum",
+     "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems",
+     "minProperties", "maxProperties", "required"}
+)  # fmt: skip
 
 
 def _same(node: dict[str, Any], target: dict[str, Any], key: str) -> bool:

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import stat
+import subprocess
 import sys
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -222,22 +223,42 @@ def recorded_hashes(out: Path) -> dict[str, str]:
     return dict(data["files"]) if data is not None else {}
 
 
+def hashes_as(data: bytes, digest: str) -> bool:
+    """Whether a file's bytes are those whose hash is `digest`, in any line endings (a checkout's)."""
+    return digest in (file_hash(data), file_hash(data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")))
+
+
 def edited_by_hand(out: Path, rels: Iterable[str]) -> list[str]:
     """Those of the generated files `rels` whose bytes are not what the stamp in `out` records: a
     hand's (or a tool's) edit, which the run that writes them again would lose without a word. Line
-    endings do not count, as they do not for the run (a CRLF checkout, git's autocrlf)."""
+    endings do not count, as they do not for the run (a CRLF checkout, git's autocrlf), nor does a
+    file git holds as committed (`_uncommitted`)."""
     hashes = recorded_hashes(out)
     edited = []
     for rel in rels:
         try:
-            data = (out / rel).read_bytes() if rel in hashes else b""
-            if rel in hashes and hashes[rel] not in (
-                file_hash(data), file_hash(data.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
-            ):
+            if rel in hashes and not hashes_as((out / rel).read_bytes(), hashes[rel]):
                 edited.append(rel)
         except OSError:  # (gone, or unreadable: the write says so)
             continue
-    return edited
+    return _uncommitted(out, edited) if edited else edited
+
+
+def _uncommitted(out: Path, rels: list[str]) -> list[str]:
+    """Those of `rels` whose content git does not hold as committed: a checkout's files (another
+    branch's generation, where the stamp is not committed) lose nothing when written again. All of
+    them outside a repository, or where git cannot tell."""
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=out, capture_output=True, timeout=30, check=True)
+        return done.stdout.decode("utf-8", "surrogateescape")
+
+    try:  # (paths from the repository's root; listed: changed, untracked or ignored)
+        prefix = git("rev-parse", "--show-prefix").strip()
+        listed = git("status", "--porcelain", "-z", "--ignored=matching", "-uall", "--", *rels)
+    except (OSError, subprocess.SubprocessError):
+        return rels
+    changed = {entry[3:] for entry in listed.split("\0") if entry}
+    return [rel for rel in rels if f"{prefix}{rel}" in changed]
 
 
 def stamp_text(
