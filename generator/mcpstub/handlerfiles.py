@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from mcpstub.diagnostics import SourceError
 from mcpstub.options import shown_path
-from mcpstub.stubform import stub_form
+from mcpstub.stubform import stub_form, stub_names
 
 if TYPE_CHECKING:
     from mcpstub.engine.stamp import Recorded
@@ -254,7 +254,8 @@ def lost_models(
         if text is None or not any(name in text for name in gone):
             continue
         lost = sorted(_from_models(text, out.name).keys() & gone)
-        if lost and stub_form(text, tool.identifier) is None:  # (a stub: `warn_old_stubs` says what of it)
+        signed = stub_names(text, tool.identifier)  # (what `warn_old_stubs` says of a stub)
+        if lost and (signed is None or not signed.issuperset(lost)):
             classes: list[str] = [tool.input_class, *filter(None, [tool.output_class])]
             found[rel] = [lost, [*classes, *tool.elicitation_classes.values()], named_new(rel)]
     for rel in _helpers(out) if gone else ():  # a module of yours the handlers import fails them too

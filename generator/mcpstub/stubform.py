@@ -28,6 +28,12 @@ def stub_form(text: str, name: str) -> str | None:
     return None if form is None else hashlib.sha256("\n".join(form).encode()).hexdigest()[:16]
 
 
+def stub_names(text: str, name: str) -> set[str] | None:
+    """The class names a stub's signature names (None for a module that is not a stub)."""
+    form = _stub_form(text, name)
+    return None if form is None else {n for part in form for n in part.split()}
+
+
 def _stub_form(text: str, name: str) -> tuple[str, ...] | None:
     """What a handler module that holds nothing but imports and the function `name` raising
     NotImplementedError says of its tool: the classes the annotations of its parameters and its

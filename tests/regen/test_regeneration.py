@@ -969,3 +969,26 @@ def test_a_stub_that_asks_or_was_reformatted_is_judged_by_what_it_says_of_its_to
     assert code == 0 and warned == [
         str(out / "handlers" / "ask.py")
     ], err
+
+
+def test_a_stub_importing_a_model_class_its_signature_does_not_name_is_told_of_the_class_lost(
+    tmp_path: Path,
+) -> None:
+    # The stub's comment invites importing the form's class: renamed, the import fails as the
+    # server starts, and the stub's signature (which the old-stub warning reads) is the same.
+    toolset, out = tmp_path / "tools.yaml", tmp_path / "pkg"
+    form = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+    doc: dict[str, Any] = {
+        "mcpstub": 1, "server": {"name": "regen"},
+        "tools": [{"name": "ask", "inputSchema": SCHEMAS[0], "elicitations": {"confirm": form}}],
+    }  # fmt: skip
+    toolset.write_text(yaml.safe_dump(doc, sort_keys=False))
+    assert run("generate", str(toolset), "--out", str(out))[0] == 0
+    stub = out / "handlers" / "ask.py"
+    stub.write_text(re.sub(r"from \.\.models import (\w+)", r"from ..models import AskConfirm, \1",
+                           stub.read_text("utf-8")), "utf-8")  # fmt: skip
+    assert "AskConfirm" in stub.read_text("utf-8")
+    doc["tools"][0]["elicitations"] = {"agree": form}
+    toolset.write_text(yaml.safe_dump(doc, sort_keys=False))
+    code, _, err = run("generate", str(toolset), "--out", str(out))
+    assert code == 0 and f"{stub}:" in err and "imports AskConfirm from models.py" in err, err
