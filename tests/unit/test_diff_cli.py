@@ -274,7 +274,7 @@ def test_a_shared_definition_changed_is_one_line_naming_the_tools_that_take_it(
         f"new.yaml:6:5: breaking: tools {named} and 2 more input /$defs/City/maxLength: maxLength tightened:"
         f" maxLength 50 -> maxLength 20 (counterexample for 't0': {{\"p0\": \"{'a' * 49}\"}})"
         " [input-constraint-tightened]",
-        "12 breaking, 0 warning, 1 info",
+        "12 breaking, 0 warning, 1 info (findings of each tool, in 2 lines)",
     ]
     # Each tool's finding is its own in JSON (and JUnit), with its own counterexample.
     assert main(["diff", "old.yaml", "new.yaml", "--format", "json"]) == 1
@@ -532,4 +532,4 @@ def test_a_shared_definition_changed_is_said_once_for_the_tools_taking_it_in_a_b
     lines = capsys.readouterr().out.splitlines()
     said = "new.yaml:4:52: warning: tools 'direct', 'maybe' output /$defs/R/properties/t/pattern:"
     assert lines[0].startswith(said), lines
-    assert lines[1:] == ["0 breaking, 2 warning, 0 info"]
+    assert lines[1:] == ["0 breaking, 2 warning, 0 info (findings of each tool, in 1 line)"]

@@ -78,10 +78,14 @@ def text_lines(findings: list[Finding]) -> list[str]:
 
 
 def render_text(findings: list[Finding]) -> str:
-    """`text_lines`, then a summary: how many findings of each severity."""
+    """`text_lines`, then a summary: how many findings of each severity (and in how many lines,
+    where a line names several tools)."""
     counts = {s: sum(f.severity == s for f in findings) for s in ("breaking", "warning", "info")}
     summary = ", ".join(f"{n} {s}" for s, n in counts.items()) if findings else "no differences"
-    return "\n".join([*text_lines(findings), summary]) + "\n"
+    lines = text_lines(findings)
+    if len(lines) < len(findings):
+        summary += f" (findings of each tool, in {len(lines)} line{'s' * (len(lines) != 1)})"
+    return "\n".join([*lines, summary]) + "\n"
 
 
 def render_json(findings: list[Finding]) -> str:
