@@ -853,6 +853,10 @@ def test_optional_property_added_to_an_open_input_object_warns_unless_strict() -
     (found,) = [f for f in closing if f.rule == "input-property-added"]
     assert "additionalProperties: false" not in found.message and found.severity == "warning", found
     assert "input-additional-properties-closed" in {f.rule for f in closing}
+    for names in ({"enum": ["a", "b"]}, {"const": "b"}):  # (closed by naming what it takes)
+        found_all = run_input(old, {**new, "propertyNames": names})
+        listing = [f for f in found_all if f.rule == "input-property-added"]
+        assert listing and all("additionalProperties: false" not in f.message for f in listing), listing
     strict = run_input(old, new, check_version=False, open_objects="strict")
     assert ("input-property-added", "input", "/inputSchema/properties/b") in breaking(strict)
     # A closed object gains the property without any client breaking: information only.

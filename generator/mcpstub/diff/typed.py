@@ -41,6 +41,15 @@ _OTHER_VALUES: tuple[JSON, ...] = (None, 0, "", True, [], {}, 0.5, "x", -1)
 OPEN_OBJECT_ADVICE = "close the object (additionalProperties: false) to add properties safely"
 
 
+def _names_listed(node: dict[str, Any], declared: dict[str, Any]) -> bool:
+    """Whether the object's `propertyNames` lists the names it takes, each declared: closed."""
+    names = node.get("propertyNames")
+    listed = [names["const"]] if isinstance(names, dict) and "const" in names else (
+        names.get("enum") if isinstance(names, dict) else None
+    )
+    return isinstance(listed, list) and all(isinstance(n, str) and n in declared for n in listed)
+
+
 class TypedRules:
     """Type-specific rules; `check` (the walk) is `compare.Subset`'s."""
 
@@ -452,6 +461,7 @@ class TypedRules:
                     continue
                 if self._input:  # the open-object rule: a warning unless open-objects is strict
                     closed = b_add is not None and refuses_all(self.b, b_add, bp + "/additionalProperties")
+                    closed = closed or _names_listed(b, b_props)  # (`propertyNames: {enum: [a, b]}`)
                     message = (
                         f"property {name!r} added to an object that accepts unlisted "
                         f"properties: a client that sent {name!r} with another value is refused"
