@@ -264,70 +264,68 @@ async def test_text_like_a_non_finite_number_or_no_json_text_at_all_is_an_argume
     assert not_text({"v": [{"ok": 1, "k\udfff": 1}]}) == ["v", 0, "k\udfff"]
 
 
-@pytest.mark.parametrize(
-    "answer",
-    ['{"action": "accept", "content": {"amount": 1}, "note": "\\udc80"}', "5",  # (unreadable, no shape)
-     '{"action": "accept", "content": {"amount": 1' + "0" * 5000 + "}}",  # (past Python's digits)
-     '{"action": "accept", "content": {"amount": 1}, "_meta": {"n": 1' + "0" * 5000 + "}}"],
-)  # fmt: skip
-def test_a_client_answer_the_sdk_cannot_read_fails_the_question_over_stdio(
-    pkg: ModuleType, answer: str
-) -> None:
-    # (the SDK only logged it: the call waiting on the answer waited forever)
+UNREADABLE_ANSWERS = [
+    '{"action": "accept", "content": {"amount": 1}, "note": "\\udc80"}', "5",  # (unreadable, no shape)
+    '{"action": "accept", "content": {"amount": 1' + "0" * 5000 + "}}",  # (past Python's digits)
+    '{"action": "accept", "content": {"amount": 1}, "_meta": {"n": 1' + "0" * 5000 + "}}",
+]
+
+
+def test_a_client_answer_the_sdk_cannot_read_fails_the_question_over_stdio(pkg: ModuleType) -> None:
+    # (the SDK only logged it: the call waiting on the answer waited forever); one server answers
+    # each in turn, the next call after the last.
     peer = StdioPeer(Path(pkg.__file__ or "").parent.parent, pkg.__name__)
     try:
-        peer.send([
-            *opening({"elicitation": {"form": {}}}),
-            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask"}}),
-        ])  # fmt: skip
-        question = peer.receive(2)[1]
-        assert question["method"] == "elicitation/create", question
-        peer.send([f'{{"jsonrpc": "2.0", "id": {json.dumps(question["id"])}, "result": {answer}}}'])
-        (done,) = peer.receive()
+        peer.send(opening({"elicitation": {"form": {}}}))
+        assert peer.receive()[0]["id"] == 0
+        for call, answer in enumerate(UNREADABLE_ANSWERS, start=1):
+            asking = {"jsonrpc": "2.0", "id": call, "method": "tools/call", "params": {"name": "ask"}}
+            peer.send([json.dumps(asking)])
+            (question,) = peer.receive()
+            assert question["method"] == "elicitation/create", question
+            peer.send([f'{{"jsonrpc": "2.0", "id": {json.dumps(question["id"])}, "result": {answer}}}'])
+            (done,) = peer.receive()
+            assert done["id"] == call and done["result"]["isError"] is True, (answer[:80], done)
     finally:
         peer.close()
-    assert done["id"] == 1 and done["result"]["isError"] is True, done
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize(
-    "answer",
-    ['{"amount": 1' + "0" * 5000 + "}", '{"amount": 1, "note": "\\ud800"}',
-     '{"amount": 1, "method": "card", "note": "method \\ud800"}'],  # (the word a request has, as a key)
-)  # fmt: skip
-async def test_a_client_answer_the_sdk_cannot_read_fails_the_question_over_http(
-    pkg: ModuleType, answer: str
-) -> None:
+async def test_a_client_answer_the_sdk_cannot_read_fails_the_question_over_http(pkg: ModuleType) -> None:
     # 2025-11-25 over HTTP the SDK answered such a POST 400 and dropped it: the question waited
-    # forever (no client of the SDK's can write one: a raw client sends it).
+    # forever (no client of the SDK's can write one: a raw client sends it). One server answers
+    # each in turn, in one session.
+    answers = ['{"amount": 1' + "0" * 5000 + "}", '{"amount": 1, "note": "\\ud800"}',
+               '{"amount": 1, "method": "card", "note": "method \\ud800"}']  # (a request's word, as a key)
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     hello = {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
              "clientInfo": {"name": "raw", "version": "1"}}  # fmt: skip
     root = Path(pkg.__file__ or "").parent.parent
-    with http_server(root, pkg.__name__) as server, anyio.fail_after(60):
+    with http_server(root, pkg.__name__) as server, anyio.fail_after(120):
         async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
             opening = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
             opened = await http.post(server.url, json=opening)
             http.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
             http.headers["mcp-protocol-version"] = "2025-11-25"
             await http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask"}}
-            async with http.stream("POST", server.url, json=call) as events:
-                lines = events.aiter_lines()
-                async for line in lines:
-                    if line.startswith("data: ") and "elicitation/create" in line:
-                        asked = json.loads(line.removeprefix("data: "))["id"]
-                        break
-                result = f'{{"action": "accept", "content": {answer}}}'
-                reply = f'{{"jsonrpc": "2.0", "id": {json.dumps(asked)}, "result": {result}}}'
-                sent = await http.post(server.url, content=reply)
-                assert sent.status_code == 202, sent.text
-                async for line in lines:
-                    if line.startswith("data: "):
-                        done = json.loads(line.removeprefix("data: "))
-                        break
-    assert done["id"] == 2 and done["result"]["isError"] is True, done
-    assert "the client's answer is unreadable" in done["result"]["content"][0]["text"], done
+            for number, answer in enumerate(answers, start=2):
+                call = {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": {"name": "ask"}}
+                async with http.stream("POST", server.url, json=call) as events:
+                    lines = events.aiter_lines()
+                    async for line in lines:
+                        if line.startswith("data: ") and "elicitation/create" in line:
+                            asked = json.loads(line.removeprefix("data: "))["id"]
+                            break
+                    result = f'{{"action": "accept", "content": {answer}}}'
+                    reply = f'{{"jsonrpc": "2.0", "id": {json.dumps(asked)}, "result": {result}}}'
+                    sent = await http.post(server.url, content=reply)
+                    assert sent.status_code == 202, sent.text
+                    async for line in lines:
+                        if line.startswith("data: "):
+                            done = json.loads(line.removeprefix("data: "))
+                            break
+                assert done["id"] == number and done["result"]["isError"] is True, (answer[:80], done)
+                assert "the client's answer is unreadable" in done["result"]["content"][0]["text"], done
 
 
 def test_a_raw_client_s_nan_infinity_or_1e400_is_invalid_arguments(pkg: ModuleType) -> None:
