@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcpstub import __version__
-from mcpstub.diagnostics import Diagnostic, Location, Severity, SourceError, has_errors
+from mcpstub.diagnostics import Diagnostic, Location, SourceError, has_errors
 from mcpstub.handlerfiles import (
     lost_models,
     renamed_handlers,
@@ -241,7 +241,7 @@ def _stoppable() -> Iterator[None]:
 def _generate(
     args: argparse.Namespace, watched: dict[str, list[Path]] | None = None, feed: ModelFeed | None = None
 ) -> int:
-    from mcpstub.engine.stamp import is_current  # noqa: PLC0415
+    from mcpstub.engine.stamp import is_current, replayed_warning  # noqa: PLC0415
 
     path, out, config = resolve(args, need_out=True)
     assert out is not None
@@ -276,7 +276,7 @@ def _generate(
             said["warning"] += say_lost_models(out, current.lost_models, current=True)
             said["warning"] += say_unfit_handlers(out, current.stubs)
             said["warning"] += say_handlers(out, client_only, current.orphans, current.renamed, current.stubs)
-            replayed = [_replayed(path, entry) for entry in current.warnings]
+            replayed = [replayed_warning(shown_path(path), entry) for entry in current.warnings]
             _report(replayed, counted=False)
             print(f"{shown_path(out)}: up to date (toolset unchanged since the last run)")
             _count(replayed, said)
@@ -305,7 +305,7 @@ def _generate_in_run(
     said: Counter[str],
 ) -> int:
     """`kind`: whether the package has the contract tests, and whether it is client-only."""
-    from mcpstub.engine.stamp import Recorded, recorded, stamp_text  # noqa: PLC0415
+    from mcpstub.engine.stamp import Recorded, recorded, recorded_warning, stamp_text  # noqa: PLC0415
     from mcpstub.format import GeneratedCodeError  # noqa: PLC0415
     from mcpstub.pipeline import generate  # noqa: PLC0415
     from mcpstub.write import locked  # noqa: PLC0415
@@ -342,7 +342,7 @@ def _generate_in_run(
         generated.yours,
         generated.ahead.of if generated.ahead is not None else None,
         generated.stubs,
-        [_recorded(path, d) for d in generated.diagnostics],
+        [recorded_warning(shown_path(path), d) for d in generated.diagnostics],
         lost,
         renamed,
     )
@@ -357,20 +357,6 @@ def _generate_in_run(
             print(f"{shown_path(out)}: serves again: its server files are written (it was client-only)")
     _count(generated.diagnostics, said)
     return done
-
-
-def _recorded(toolset: Path, d: Diagnostic) -> dict[str, Any]:
-    """A warning as the stamp keeps it: its file from the toolset's folder, not as shown here."""
-    file = os.path.relpath(d.location.file, os.path.dirname(shown_path(toolset)) or ".")
-    where = {"file": Path(file).as_posix(), "line": d.location.line, "col": d.location.col}
-    return {**where, "code": d.code, "message": d.message, "hint": d.hint}
-
-
-def _replayed(toolset: Path, entry: dict[str, Any]) -> Diagnostic:
-    """A warning the stamp keeps, its file shown as this run names the toolset's."""
-    file = os.path.normpath(os.path.join(os.path.dirname(shown_path(toolset)), entry["file"]))
-    where = Location(file, entry["line"], entry["col"])
-    return Diagnostic(Severity.WARNING, entry["code"], entry["message"], where, entry["hint"])
 
 
 _EDITED_HINT = "every run writes the generated files again: code of yours belongs in handlers/"

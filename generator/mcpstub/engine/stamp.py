@@ -25,6 +25,7 @@ from typing import Any
 
 import mcpstub
 from mcpstub import __version__
+from mcpstub.diagnostics import Diagnostic, Location, Severity
 from mcpstub.engine.store import read_regular
 from mcpstub.layout import (
     CLIENT_ONLY_FILES,
@@ -221,6 +222,20 @@ def recorded_hashes(out: Path) -> dict[str, str]:
     version of mcpstub reads)."""
     data = _read_stamp(out)
     return dict(data["files"]) if data is not None else {}
+
+
+def recorded_warning(toolset: str, d: Diagnostic) -> dict[str, Any]:
+    """A warning as the stamp keeps it: its file from the folder of the toolset (as shown, `toolset`)."""
+    file = os.path.relpath(d.location.file, os.path.dirname(toolset) or ".")
+    where = {"file": Path(file).as_posix(), "line": d.location.line, "col": d.location.col}
+    return {**where, "code": d.code, "message": d.message, "hint": d.hint}
+
+
+def replayed_warning(toolset: str, entry: dict[str, Any]) -> Diagnostic:
+    """A warning the stamp keeps, its file shown as this run shows the toolset's (`toolset`)."""
+    file = os.path.normpath(os.path.join(os.path.dirname(toolset), entry["file"]))
+    where = Location(file, entry["line"], entry["col"])
+    return Diagnostic(Severity.WARNING, entry["code"], entry["message"], where, entry["hint"])
 
 
 def hashes_as(data: bytes, digest: str) -> bool:
