@@ -628,7 +628,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
         command = commands.get(spec)
         if command:
             return side_from_live(command=command, timeout=args.timeout)
-        return load_source(spec, policy, headers, args.timeout, other=new if spec == old else old)
+        judged = replace(policy, past=True) if spec == old else policy  # (a past revision: read as it was)
+        return load_source(spec, judged, headers, args.timeout, other=new if spec == old else old)
 
     del load_side
     from mcpstub.sources import root_relative_note  # noqa: PLC0415

@@ -61,7 +61,7 @@ def schema_problems(
     lint = lint_schema(doc, path, schema, dialect == "draft-07", policy.vendor_keywords, by_ref)
     if defaults is not None:
         defaults.extend(lint.defaults)
-    yield from lint.diagnostics
+    yield from policy.judged(lint.diagnostics)
     # The Rust meta-schema check is fast; the Python one only runs to explain a failure precisely.
     if jsonschema_rs.meta.is_valid(schema) and all(_is_regex(p) for p in lint.patterns):
         return

@@ -308,10 +308,11 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         listing = _listing(target, spec)
         if listing is not None:
             return listing
-        if policy is not None and policy.ref_root is not None:
+        policy = replace(policy or Policy(), past=True)  # (a revision is read as it was: see Policy)
+        if policy.ref_root is not None:
             ref_root = Path(policy.ref_root).resolve()
             inside = ref_root == top or top in ref_root.parents
-            policy = Policy(policy.vendor_keywords, root / ref_root.relative_to(top) if inside else None)
+            policy = replace(policy, ref_root=root / ref_root.relative_to(top) if inside else None)
         side = load_side(str(target), shown=spec, policy=policy)
 
     def located(tool: str, pointer: str) -> Location | None:

@@ -414,7 +414,8 @@ class _Checker:
                 self.diagnostics.append(problem)
             before, bundled_before = len(self.diagnostics), len(self.bundler.diagnostics)
             copied_before = self.bundler.copied_bytes
-            self.diagnostics.extend(check_tool_entry(doc, path, raw, name_ok=problem is None))
+            entry = check_tool_entry(doc, path, raw, name_ok=problem is None)
+            self.diagnostics.extend(self.policy.judged(entry))
             key = self._memo_key(raw) if problem is None and not self.bundler.over_budget else None
             hit = self.memo.checked(key) if key is not None and self.memo is not None else None
             if hit is not None and len(self.diagnostics) == before:

@@ -872,3 +872,34 @@ def test_a_listing_that_cannot_show_what_tools_ask_is_no_change_of_it(
     Path("tools.yaml").write_text(ASKING.replace("required: [ok]", "required: []"), "utf-8")
     assert cli.main(["diff", "pkg/surface.json", "tools.yaml"]) == 0
     assert "elicitation-changed" in capsys.readouterr().out
+
+
+def test_a_released_revision_a_later_check_refuses_is_still_read_as_it_was(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A tag cannot be mended: what only makes its toolset say less than it means (a misspelt
+    # keyword or hint, a tool key indented into a schema) is a warning on the OLD side, and the
+    # change that mends it is compared.
+    toolset = repo / "api" / "tools.yaml"
+    described = "    description: Find an item.\n"
+    slips = (("      required: [name]\n", "      required: [name]\n      timeout: 30\n"),
+             ("        limit: {type: integer, maximum: 50}", "        limit: {type: integer, maximumm: 50}"),
+             (described, described + "    annotations: {readonlyHint: true}\n"))  # fmt: skip
+    released = TOOLSET
+    for old, new in slips:
+        released = released.replace(old, new)
+    assert released.count("\n") == TOOLSET.count("\n") + 2 and "maximumm" in released
+    toolset.write_text(released, "utf-8")
+    git(repo, "commit", "-qam", "v2")
+    (repo / "v2.yaml").write_text(released.replace("common.yaml", "api/common.yaml"), "utf-8")
+    assert cli.main(["validate", str(toolset)]) == 1  # (refused as the current toolset)
+    mended = TOOLSET.replace(described, described + "    timeout: 30\n")
+    toolset.write_text(mended, "utf-8")
+    capsys.readouterr()
+    for old in ("HEAD:api/tools.yaml", "v2.yaml"):
+        assert cli.main(["diff", old, str(toolset), "--format", "json"]) in (0, 1)
+        said = capsys.readouterr()
+        assert "limit" in said.out and "not a valid toolset" not in said.err, said
+    out = repo / "api" / "pkg"
+    assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) in (0, 1)
+    assert "not a valid toolset" not in capsys.readouterr().err
