@@ -397,7 +397,8 @@ def _write_package(
             print(f"{shown_path(out / rel)}: error: {what}; refusing to overwrite it", file=sys.stderr)
             print("  hint: move it away or delete it, then run again", file=sys.stderr)
         return EXIT_INVALID
-    edited = edited_by_hand(out, [rel for rel in p.stale if rel in p.existing])
+    stale = [rel for rel in p.stale if rel in p.existing]
+    edited = edited_by_hand(out, stale, lost=not (args.check or args.diff))  # (a check loses nothing)
     if args.diff:
         sys.stdout.write(p.diff(_from_repository_root(out)))
     if args.check or args.diff:

@@ -836,7 +836,11 @@ def test_a_generated_file_git_holds_as_committed_is_no_edit_to_warn_of(
     git("add", "-A")
     git("commit", "-qm", "two")
     git("checkout", "-q", "main")  # (the stamp stays the other branch's)
-    assert "edited" not in generate(GOOD.replace("name: a", "name: c"))
+    assert main(["generate", "tools.yaml", "--out", "pkg", "--check"]) == 0
+    (in_tmp / "tools.yaml").write_text(GOOD.replace("name: a", "name: c"))
+    assert main(["generate", "tools.yaml", "--out", "pkg", "--check"]) == 1  # (it says what differs)
+    assert "pkg/tools.py: stale (edited since it was generated)" in capsys.readouterr().err
+    assert "edited" not in generate(GOOD.replace("name: a", "name: c"))  # (a write loses nothing of it)
     tools = in_tmp / "pkg" / "tools.py"
     tools.write_text(tools.read_text() + "# mine\n")  # (not committed: lost in the next write)
     said = generate(GOOD.replace("name: a", "name: d"))

@@ -243,11 +243,11 @@ def hashes_as(data: bytes, digest: str) -> bool:
     return digest in (file_hash(data), file_hash(data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")))
 
 
-def edited_by_hand(out: Path, rels: Iterable[str]) -> list[str]:
+def edited_by_hand(out: Path, rels: Iterable[str], *, lost: bool = False) -> list[str]:
     """Those of the generated files `rels` whose bytes are not what the stamp in `out` records: a
     hand's (or a tool's) edit, which the run that writes them again would lose without a word. Line
-    endings do not count, as they do not for the run (a CRLF checkout, git's autocrlf), nor does a
-    file git holds as committed (`_uncommitted`)."""
+    endings do not count, as they do not for the run (a CRLF checkout, git's autocrlf); with `lost`
+    (those a write would lose), nor does a file git holds as committed (`_uncommitted`)."""
     hashes = recorded_hashes(out)
     edited = []
     for rel in rels:
@@ -256,7 +256,7 @@ def edited_by_hand(out: Path, rels: Iterable[str]) -> list[str]:
                 edited.append(rel)
         except OSError:  # (gone, or unreadable: the write says so)
             continue
-    return _uncommitted(out, edited) if edited else edited
+    return _uncommitted(out, edited) if edited and lost else edited
 
 
 def _uncommitted(out: Path, rels: list[str]) -> list[str]:
