@@ -66,13 +66,32 @@ def _unknown_key_hint(
             return f"{said} in the tool's `annotations`"
         value = json.dumps(node[key]) if isinstance(node[key], bool) else "true or false"  # (`no`: text)
         return f"{said} under annotations: `annotations: {{{meant}: {value}}}`"
-    example = path[:1] == ("tools",) and path[2:3] == ("examples",)
-    if hint.startswith("allowed") and example and "input" not in node:
+    example = len(path) == 4 and path[0] == "tools" and path[2] == "examples"
+    if example and (meant := _EXAMPLE_WORDS.get(key.lower())) and hint.startswith("allowed"):
+        return f"did you mean {meant!r}? (an example's arguments go under `input`, its result under `output`)"
+    if hint.startswith("allowed") and "input" not in node and key in _input_properties(doc, path):
         written = f'{{"input": {{"{key}": ...}}}}' if doc.is_json else f"- input: {{{key}: ...}}"
         return f"an example's arguments go under `input` (what the tool returns under `output`): `{written}`"
     if not hint.startswith("allowed") or len(path) != 2 or path[0] != "tools" or key not in KNOWN_2020_12:
         return hint
     return f"{key!r} is a schema keyword: indent it under `inputSchema` (or `outputSchema`)"
+
+
+# Other words for what an example holds: MCP's own (`arguments`, `result`) and the usual ones.
+_EXAMPLE_WORDS = {
+    **dict.fromkeys(("arguments", "args", "params", "parameters", "request"), "input"),
+    **dict.fromkeys(("result", "expected", "returns", "response", "structuredcontent"), "output"),
+}
+
+
+def _input_properties(doc: Document, path: JsonPath) -> dict[str, Any]:
+    """The properties of the input schema of the tool whose example is at `path` (none elsewhere)."""
+    if not (len(path) == 4 and path[0] == "tools" and path[2] == "examples" and isinstance(doc.data, dict)):
+        return {}
+    tool = doc.data["tools"][path[1]]
+    schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return properties if isinstance(properties, dict) else {}
 
 
 @cache

@@ -294,9 +294,12 @@ def invalid_value_hint(doc: Document, at: JsonPath, schema: Any, path: JsonPath,
                 " it, indent it under that property"
             )
         if isinstance(value, str) and (named := type_meant(value, JSON_TYPES)) is not None:
-            written = f'"{key}": {{"type": "{named}"}}' if doc.is_json else f"{key}: {{type: {named}}}"
+            written = f'{json.dumps(key)}: {{"type": "{named}"}}'
+            if not doc.is_json:  # (YAML: `#x` and `null` quoted, or they read as a comment and as nothing)
+                name = key if re.fullmatch(r"[A-Za-z_][\w-]*", key) else json.dumps(key)
+                written = f"{name}: {{type: {json.dumps(named) if named == 'null' else named}}}"
             return f"a property's schema is an object: write `{written}`"
-    if isinstance(value, list) and position(path) == "map" and all(_one_entry(item) for item in value):
+    if isinstance(value, list) and value and position(path) == "map" and all(map(_one_entry, value)):
         instead = "an object, {...}, not a list" if doc.is_json else "the names without `- ` before them"
         return f"{key} maps each name to its schema: write {instead}"
     lists = {"required", "enum", "examples", "prefixItems", "allOf", "anyOf", "oneOf"}

@@ -1651,9 +1651,9 @@ def test_a_value_the_format_refuses_is_echoed_as_the_toolset_writes_it(tmp_path:
 
 def test_a_newcomer_s_slips_in_a_json_toolset_are_hinted_in_json(tmp_path: Path) -> None:
     # The golden case newcomer_slips has them in YAML; JSON has no `- ` and quotes every name.
-    tool = {"name": "a", "inputSchema": {"type": "object", "properties": {"q": "string"}}}
-    listed = {"name": "b", "inputSchema": {"type": "object", "properties": [{"q": {"type": "string"}}]},
-              "examples": [{"q": "hi"}]}  # fmt: skip
+    typed = {"type": "object", "properties": {"q": "string"}}
+    tool = {"name": "a", "inputSchema": typed, "examples": [{"q": "hi"}]}
+    listed = {"name": "b", "inputSchema": {"type": "object", "properties": [{"q": {"type": "string"}}]}}
     path = tmp_path / "tools.json"
     path.write_text(json.dumps({"mcpstub": 1, "server": {"name": "s"}, "tools": [tool, listed]}), "utf-8")
     diagnostics = check_toolset(path, "tools.json").diagnostics
