@@ -522,10 +522,11 @@ def _meant(tools: Mapping[str, ToolSpec], given: Collection[object]) -> Callable
     def said(key: object) -> str:
         if not isinstance(key, str):
             return repr(key)
+        same = folded.get(key.casefold())
+        if same in given:
+            return f"{key!r} (a second handler for {same!r}, given under its name too)"
         near = difflib.get_close_matches(key.casefold(), list(folded), n=1)
-        tool = folded.get(key.casefold()) or (folded[near[0]] if near else None)
-        if tool in given:
-            return f"{key!r} (a second handler for {tool!r}, given under its name too)"
+        tool = same or (folded[near[0]] if near else None)
         return f"{key!r} (did you mean {tool!r}?)" if tool else repr(key)
 
     return said

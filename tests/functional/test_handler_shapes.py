@@ -185,6 +185,7 @@ async def _async_two(args: Any, ctx: Any) -> Any:
         ({"WORD_COUNT": _async_two}, ValueError, "tools: 'WORD_COUNT' (did you mean 'word-count'?)"),
         ({"word-count": _async_two, "word_count": _async_two}, ValueError,
          "tools: 'word_count' (a second handler for 'word-count', given under its name too)\n"),
+        ({"echo": _async_two, "ecko": _async_two}, ValueError, "tools: 'ecko' (did you mean 'echo'?)\n"),
         ({"echo": "not a function"}, TypeError, "the handler for tool 'echo' is not callable"),
         ({"echo": None}, TypeError, "the handler for tool 'echo' is not callable"),
         ({"echo": lambda args: args}, TypeError, "must take (args, ctx), not (args)"),
