@@ -290,7 +290,8 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         said = f"{spec}: {relative} does not exist at {rev}"
         own = _folder_file(rev, path, here, top)
         if own is not None:  # (git reads REV:path from the root)
-            said += f"\n  hint: this folder's is {rev}:./{path} ({own}); a path after REV: starts at the root"
+            mine = shlex.quote(f"{rev}:./{path}")
+            said += f"\n  hint: this folder's is {mine} ({own}); a path after REV: starts at the root"
         elif near := _near_file(rev, relative, path, here, top):
             said += f"\n  hint: did you mean {shlex.quote(f'{rev}:{near}')}?"
         raise NotAtRevision(said) from None
@@ -301,6 +302,7 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         target = root / relative
         if not target.is_file():
             under = [n for n in wanted if n.startswith(f"{relative}/")]
+            under = [n for n in under if "/" not in n[len(relative) + 1 :]] or under  # (its own first)
             meant = closest("tools.yaml", [n.rpartition("/")[2] for n in under]) if under else None
             shown = next((f" (a folder): did you mean {shlex.quote(f'{rev}:{n}')}?" for n in under
                           if meant is not None and n.endswith(f"/{meant}")), "")  # fmt: skip

@@ -164,6 +164,8 @@ def test_a_path_a_revision_lacks_is_told_the_toolset_meant_from_the_root_this_fo
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (repo / "my dir").mkdir()
+    (repo / "api" / "examples").mkdir()  # (a folder's own toolset before one below it)
+    (repo / "api" / "examples" / "tools.yaml").write_text(TOOLSET.replace("common.yaml", "../common.yaml"))
     (repo / "my dir" / "my tools.yaml").write_text(TOOLSET.replace("common.yaml", "../api/common.yaml"))
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "v2")
