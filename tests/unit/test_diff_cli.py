@@ -533,3 +533,21 @@ def test_a_shared_definition_changed_is_said_once_for_the_tools_taking_it_in_a_b
     said = "new.yaml:4:52: warning: tools 'direct', 'maybe' output /$defs/R/properties/t/pattern:"
     assert lines[0].startswith(said), lines
     assert lines[1:] == ["0 breaking, 2 warning, 0 info (findings of each tool, in 1 line)"]
+
+
+def test_an_annotation_gone_from_beside_a_reference_is_said_where_it_was(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Not at the definition's annotation of that name, which did not change.
+    old = (
+        "mcpstub: 1\nserver: {name: s, version: 1.0.0}\n$defs:\n  X: {type: string, description: xd}\n"
+        "tools:\n  - name: t\n    inputSchema: {type: object}\n    outputSchema:\n      type: object\n"
+        '      properties:\n        a: {$ref: "#/$defs/X", description: nd}\n'
+    )
+    (in_tmp / "old.yaml").write_text(old)
+    write_new(in_tmp, old.replace(", description: nd}", "}"))
+    assert main(["diff", "old.yaml", "new.yaml", "--fail-on", "info"]) == 1
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "new.yaml:11:9: info: tool 't' output /properties/a/description: schema description changed"
+        " [schema-wording-changed]"
+    )

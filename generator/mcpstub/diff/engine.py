@@ -207,7 +207,8 @@ class _Tool:
         """`placed`: `path` names its place as it is (an annotation gone from a node is said at the
         node, not at its reference's of that name)."""
         path = path if placed else _through_refs(self.new, path)
-        location = self.side.locate(self.name, path)
+        gone = placed and not resolve(self.new, split(path) or ())[0]  # (at the node that held it)
+        location = self.side.locate(self.name, path.rpartition("/")[0] if gone else path)
         self.findings.append(
             Finding(
                 self.name,
