@@ -905,3 +905,19 @@ def test_a_released_revision_a_later_check_refuses_is_still_read_as_it_was(
     out = repo / "api" / "pkg"
     assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) in (0, 1)
     assert "not a valid toolset" not in capsys.readouterr().err
+
+
+def test_check_breaking_says_in_how_many_lines_findings_of_several_tools_are(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    toolset = repo / "api" / "tools.yaml"
+    second = "  - name: get\n    inputSchema:\n      type: object\n      properties:\n"
+    second += '        name: {$ref: "common.yaml#/$defs/Name"}\n'
+    toolset.write_text(TOOLSET + second, "utf-8")
+    git(repo, "commit", "-qam", "two tools")
+    (repo / "api" / "common.yaml").write_text(COMMON.replace("minLength: 1", "minLength: 2"), "utf-8")
+    out = repo / "api" / "pkg"
+    allowed = ["--check-breaking", "HEAD", "--allow-breaking"]
+    code = cli.main(["generate", str(toolset), "--out", str(out), *allowed])
+    said = capsys.readouterr().err
+    assert code == 0 and "\n3 breaking (findings of each tool, in 2 lines)\n" in said, said

@@ -13,7 +13,7 @@ from mcpstub.diagnostics import has_errors
 from mcpstub.diff.command import EXIT_FOUND
 from mcpstub.diff.engine import diff_sides
 from mcpstub.diff.model import DiffOptions
-from mcpstub.diff.report import text_lines
+from mcpstub.diff.report import in_lines, text_lines
 from mcpstub.diff.source import side_from_toolset
 from mcpstub.pipeline import check_toolset
 from mcpstub.sources import NotAtRevision, side_from_git
@@ -43,13 +43,15 @@ def check_breaking(
         warned = [f for f in findings if f.severity == "warning"]  # (a form's change, an open object)
         if warned:
             said = f"{len(warned)} warning{'s' if len(warned) != 1 else ''} against {rev}, nothing breaking"
-            sys.stderr.write("\n".join([*text_lines(warned), said]) + "\n")
+            lines = text_lines(warned)
+            sys.stderr.write("\n".join([*lines, said + in_lines(lines, warned)]) + "\n")
         return None, len(warned)
     others = len(findings) - len(breaking)
     more = ""
     if others:
         more = f"; {others} warning or info finding{'s' if others != 1 else ''}: mcpstub diff shows them"
-    sys.stderr.write("\n".join([*text_lines(breaking), f"{len(breaking)} breaking{more}"]) + "\n")
+    lines = text_lines(breaking)
+    sys.stderr.write("\n".join([*lines, f"{len(breaking)} breaking{in_lines(lines, breaking)}{more}"]) + "\n")
     if not options.check_version or any(f.rule == "version-not-bumped" for f in breaking):
         if allow:
             print(f"breaking changes against {rev}: allowed (--allow-breaking)", file=sys.stderr)

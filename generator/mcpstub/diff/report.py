@@ -83,9 +83,14 @@ def render_text(findings: list[Finding]) -> str:
     counts = {s: sum(f.severity == s for f in findings) for s in ("breaking", "warning", "info")}
     summary = ", ".join(f"{n} {s}" for s, n in counts.items()) if findings else "no differences"
     lines = text_lines(findings)
-    if len(lines) < len(findings):
-        summary += f" (findings of each tool, in {len(lines)} line{'s' * (len(lines) != 1)})"
-    return "\n".join([*lines, summary]) + "\n"
+    return "\n".join([*lines, summary + in_lines(lines, findings)]) + "\n"
+
+
+def in_lines(lines: list[str], findings: list[Finding]) -> str:
+    """` (findings of each tool, in 2 lines)` where `lines` say `findings` in fewer lines, else ""."""
+    if len(lines) >= len(findings):
+        return ""
+    return f" (findings of each tool, in {len(lines)} line{'s' * (len(lines) != 1)})"
 
 
 def render_json(findings: list[Finding]) -> str:
