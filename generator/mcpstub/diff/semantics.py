@@ -285,10 +285,10 @@ class Context:
         return found
 
     def resolve(self, node: JSON, ptr: str) -> tuple[JSON, str]:
-        """Follow bare `$ref`s (draft-07 ignores a ref's siblings; 2020-12 keeps them as a conjunct)
-        and double negations (where nothing counts what was evaluated).
-        A cycle of bare refs, which a live source may hold, constrains nothing (as the validator
-        judges it)."""
+        """Follow bare `$ref`s (draft-07 ignores a ref's siblings; 2020-12 keeps them as a conjunct,
+        but for siblings the target holds alike: `{type: object, $ref: X}` is X) and double
+        negations (where nothing counts what was evaluated). A cycle of bare refs, which a live
+        source may hold, constrains nothing (as the validator judges it)."""
         seen = set()
         for _ in range(64):
             negated = isinstance(node, dict) and not self.evaluates and self.keywords(node) == {"not"}
