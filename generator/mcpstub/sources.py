@@ -315,7 +315,12 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
             ref_root = Path(policy.ref_root).resolve()
             inside = ref_root == top or top in ref_root.parents
             policy = replace(policy, ref_root=root / ref_root.relative_to(top) if inside else None)
-        side = load_side(str(target), shown=spec, policy=policy)
+        try:
+            side = load_side(str(target), shown=spec, policy=policy)
+        except SourceError as exc:  # (its errors said: a past revision is not to be fixed)
+            said = f"{spec} is not a valid toolset as this mcpstub reads it"
+            instead = "compare its package's surface.json, or another revision"
+            raise SourceError(f"{said}; {instead}", diagnostics=exc.diagnostics) from None
 
     def located(tool: str, pointer: str) -> Location | None:
         """Where it is written, a file the toolset refers to named in the revision too."""

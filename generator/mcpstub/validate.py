@@ -13,6 +13,7 @@ import dataclasses
 import marshal
 import math
 import os
+import posixpath
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -102,6 +103,17 @@ def _non_json_numbers(doc: Document, finite: bool) -> Iterator[Diagnostic]:
             stack.extend(((*path, i), v) for i, v in enumerate(value))
 
 
+def _shown_beside(file: str, relative: str) -> str:
+    """How the file at `relative` from the one shown as `file` is shown: from the same folder, and
+    from the same revision where `file` is one of a revision (`HEAD:tools.yaml`, no file here)."""
+    rev, colon, rest = file.partition(":")
+    if colon and rev and "/" not in rev and not os.path.exists(file):
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(rest), relative))
+        here = rest.startswith("./") and not joined.startswith("../")  # (`REV:./`: from this folder)
+        return f"{rev}:{'./' * here}{joined}"
+    return os.path.normpath(os.path.join(os.path.dirname(file), relative))
+
+
 def _defines(data: Any) -> bool:
     """Whether a document has `$defs` to check as it is read (a mapping of definitions)."""
     return isinstance(data, dict) and isinstance(data.get("$defs"), dict)
@@ -185,8 +197,7 @@ class _Checker:
         return name
 
     def _load_file(self, path: Path) -> tuple[Document | None, list[Diagnostic]]:
-        relative = os.path.relpath(path, self.doc.path.parent.resolve())
-        shown = os.path.normpath(os.path.join(os.path.dirname(self.doc.file), relative))
+        shown = _shown_beside(self.doc.file, os.path.relpath(path, self.doc.path.parent.resolve()))
         try:
             regular = path.is_file()
         except OSError:  # (a name longer than the system allows)

@@ -921,3 +921,19 @@ def test_check_breaking_says_in_how_many_lines_findings_of_several_tools_are(
     code = cli.main(["generate", str(toolset), "--out", str(out), *allowed])
     said = capsys.readouterr().err
     assert code == 0 and "\n3 breaking (findings of each tool, in 2 lines)\n" in said, said
+
+
+def test_an_error_in_a_file_a_revision_refers_to_is_named_in_that_revision(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The revision's common.yaml, not the working tree's (which may hold no such line): and a past
+    # revision is not told to be fixed.
+    (repo / "tools.yaml").write_text(TOOLSET, "utf-8")
+    (repo / "common.yaml").write_text(COMMON.replace("type: string", "type: strnig"), "utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "root toolset")
+    (repo / "common.yaml").write_text(COMMON, "utf-8")
+    assert cli.main(["diff", "HEAD:tools.yaml", "tools.yaml"]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith("HEAD:common.yaml:2:16: error:") and "fix it first" not in said, said
+    assert "HEAD:tools.yaml is not a valid toolset as this mcpstub reads it" in said
