@@ -25,6 +25,7 @@ from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.document import editor_lines
 from mcpstub.errortext import echo_value, yaml_boolean_hint
 from mcpstub.ir import DIALECT_URIS, schema_dialect
+from mcpstub.spelling import folded, one_slip, swapped
 from mcpstub.toolrules import ENTRY_KEYS, tool_key_hint
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ class Lint:
     defaults: list[JsonPath] = field(default_factory=list)  # the schemas that hold a `default`
 
 
-# Names other schema languages (or habit) use for a keyword, folded as `_folded` folds them.
+# Names other schema languages (or habit) use for a keyword, folded as `folded` folds them.
 _KEYWORD_ALIASES = {
     "regex": "pattern", "regexp": "pattern", "min": "minimum", "max": "maximum", "desc": "description",
     "unique": "uniqueItems", "minlen": "minLength", "maxlen": "maxLength", "props": "properties",
@@ -152,39 +153,26 @@ _OTHER_DIALECT = {
 }
 
 
-def _folded(key: str) -> str:
-    """`additional_properties`, `Additional-Properties`, `$ref`, `ref` -> one spelling."""
-    return key.lower().replace("_", "").replace("-", "").lstrip("$")
-
-
 def closest(key: str, known: Iterable[str]) -> str | None:
     """The name of `known` that `key` most likely misspells (case, separators, a known alias, a
     close spelling), or None."""
     lowered = {k.lower(): k for k in known}
     if key.lower() in lowered:
         return lowered[key.lower()]
-    folded = {_folded(k): k for k in lowered.values()}
-    if _folded(key) in folded:
-        return folded[_folded(key)]
-    alias = _KEYWORD_ALIASES.get(_folded(key))
+    by_folded = {folded(k): k for k in lowered.values()}
+    if folded(key) in by_folded:
+        return by_folded[folded(key)]
+    alias = _KEYWORD_ALIASES.get(folded(key))
     if alias in lowered.values():
         return alias
-    swapped = [k for k in sorted(lowered.values()) if _swapped(key.lower(), k.lower())]
-    if len(swapped) == 1:  # two letters typed the wrong way round (`qyt`), however short the name
-        return swapped[0]
+    turned = [k for k in sorted(lowered.values()) if swapped(key.lower(), k.lower())]
+    if len(turned) == 1:  # two letters typed the wrong way round (`qyt`), however short the name
+        return turned[0]
     close = difflib.get_close_matches(key, sorted(lowered.values()), n=1, cutoff=0.75)
     return close[0] if close else None
 
 
-def _swapped(a: str, b: str) -> bool:
-    """True when `a` is `b` with two neighbouring characters exchanged."""
-    if len(a) != len(b):
-        return False
-    differ = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
-    if len(differ) != 2 or differ[1] != differ[0] + 1:
-        return False
-    i, j = differ
-    return a[i] == b[j] and a[j] == b[i]
+
 
 
 def comma_hint(doc: Document, path: JsonPath, node: dict[str, Any]) -> str | None:
@@ -421,7 +409,7 @@ def _unknown_hint(
         return f"did you mean {close!r}?"
     if key == "nullable":
         return "`nullable` is OpenAPI 3.0; in JSON Schema write `type: [T, 'null']`"
-    if _folded(key) in {"optional", "nullable", "isrequired"}:
+    if folded(key) in {"optional", "nullable", "isrequired"}:
         return "a property is optional unless its name is listed in its object's `required`"
     return _HINT_UNKNOWN
 
@@ -724,29 +712,12 @@ def _misspelled(key: str, value: Any, node: dict[str, Any], known: frozenset[str
         return None
     if meant in ("then", "else") and "if" not in node:  # (spelled right, it would check nothing either)
         return None
-    if _folded(key) != _folded(meant) and not _one_slip(key, meant):
+    if folded(key) != folded(meant) and not one_slip(key, meant):
         return None
     import jsonschema_rs  # noqa: PLC0415 - only for a keyword no dialect knows
 
     dialect = {"$schema": DIALECT_URIS["draft-07"]} if known is KNOWN_DRAFT_07 else {}
     return meant if jsonschema_rs.meta.is_valid({**dialect, meant: value}) else None
-
-
-def _one_slip(written: str, meant: str) -> bool:
-    """`written` is `meant` with two neighbouring letters swapped, made plural or singular (`types`,
-    `additionalProperty`), cut short by its last letter (`typ`), or (`meant` of five letters or
-    more) one letter left out, added or changed."""
-    singular = meant[:-3] + "y" if meant.endswith("ies") else ""
-    if written in (meant + "s", singular, meant[:-1] * (len(meant) > 3)):
-        return True
-    if len(written) == len(meant):
-        diff = [i for i, (a, b) in enumerate(zip(written, meant, strict=True)) if a != b]
-        swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and written[diff[0]] == meant[diff[1]]
-        return (swapped and written[diff[1]] == meant[diff[0]]) or (len(diff) == 1 and len(meant) >= 5)
-    if abs(len(written) - len(meant)) != 1 or len(meant) < 5:
-        return False
-    short, long = sorted((written, meant), key=len)
-    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 def _definition_default(doc: Document, where: JsonPath, value: Any) -> Diagnostic:

@@ -16,6 +16,7 @@ from typing import Any
 from mcpstub.diagnostics import Diagnostic, error, warning
 from mcpstub.document import Document, JsonPath
 from mcpstub.resources import tool_keys
+from mcpstub.spelling import folded, one_slip
 
 # What the model APIs behind many clients accept as a function name.
 PORTABLE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -53,10 +54,10 @@ def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok
             )
         )
     annotations = raw.get("annotations")
-    folded = {_folded(k): k for k in STANDARD_ANNOTATIONS}
     for key in annotations if isinstance(annotations, dict) else ():
-        if key not in STANDARD_ANNOTATIONS and (meant := folded.get(_folded(key))):
-            found.append(  # (no extension: a client reads the hint by its exact name only)
+        meant = next((h for h in STANDARD_ANNOTATIONS if folded(key) == folded(h) or one_slip(key, h)), None)
+        if key not in STANDARD_ANNOTATIONS and meant is not None:
+            found.append(  # (a slip, no extension: a client reads the hint by its exact name only)
                 error(
                     "annotation-misspelled",
                     f"annotation {key!r} is MCP's {meant!r} misspelled: clients read only {meant!r}",
@@ -80,10 +81,6 @@ def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok
                 )
             )
     return found
-
-
-def _folded(key: str) -> str:
-    return key.casefold().replace("_", "").replace("-", "")
 
 
 def tool_key_hint(doc: Document, holder: JsonPath, key: str) -> str:

@@ -88,7 +88,7 @@ def test_annotation_extension_keys_are_kept_with_a_warning(tmp_path: Path) -> No
         tools:
           - name: a
             inputSchema: {type: object}
-            annotations: {readOnlyHint: true, category: repos, rank: {a: [1, 2]}, destructivHint: false}
+            annotations: {readOnlyHint: true, category: repos, rank: {a: [1, 2]}, destructive: false}
         """,
     )
     assert checked.ok and checked.toolset is not None
@@ -103,7 +103,7 @@ def test_annotation_extension_keys_are_kept_with_a_warning(tmp_path: Path) -> No
         "readOnlyHint": True,
         "category": "repos",
         "rank": {"a": [1, 2]},
-        "destructivHint": False,
+        "destructive": False,
     }
 
 
@@ -193,7 +193,11 @@ def test_a_key_of_the_tool_indented_into_its_schema_is_told_where_it_belongs(
     assert [d.hint for d in flow.diagnostics if d.code == "tool-key-in-schema"] == [said]
 
 
-@pytest.mark.parametrize("key", ["readonlyHint", "ReadOnlyHint", "read_only_hint", "read-only-hint"])
+@pytest.mark.parametrize(
+    "key",
+    ["readonlyHint", "ReadOnlyHint", "read_only_hint", "read-only-hint", "raedOnlyHint", "readOnlyHints",
+     "readOnyHint"],
+)  # fmt: skip
 def test_a_hint_of_mcp_s_in_another_spelling_is_an_error(tmp_path: Path, key: str) -> None:
     # A client reads the hint by its exact name: `readonlyHint` is no extension, and the tool is
     # taken for one that writes (the contract tests call read-only tools only).

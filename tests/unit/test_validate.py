@@ -112,7 +112,7 @@ def test_unknown_keys_get_did_you_mean(tmp_path: Path) -> None:
     assert ("unknown-key", 3, "did you mean 'server'?") in by_code
     assert ("unknown-key", 6, "did you mean 'inputSchema'?") in by_code
     assert ("unknown-key", 7, "did you mean 'description'?") in by_code
-    assert ("annotation-extension", 8, "did you mean 'readOnlyHint'?") in by_code
+    assert ("annotation-misspelled", 8, "write 'readOnlyHint'") in by_code
     unrelated = next(d for d in checked.diagnostics if "totally_unrelated" in d.message)
     assert unrelated.hint is not None and unrelated.hint.startswith("allowed keys:")
     assert (unrelated.location.line, unrelated.location.col) == (9, 5)
