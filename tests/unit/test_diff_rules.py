@@ -1541,6 +1541,16 @@ def test_a_schema_that_is_its_reference_and_what_it_holds_is_placed_in_the_defin
         assert validator_for(old).is_valid({"p": value}) and not validator_for(new).is_valid({"p": value})
 
 
+def test_a_reference_in_a_keyword_s_data_is_no_reference_the_rules_must_follow() -> None:
+    # `x-extra: {$ref: ...}` is data: no validator reads it, so it points nowhere unharmed (an
+    # old release's `outputSchema` indented into its input schema, say); the change is decided.
+    extra = {"x-extra": {"$ref": "#/$defs/Note"}}
+    old, new = obj({"id": S}, **extra), obj({"id": S})
+    for first, second in ((old, new), (new, old)):
+        assert [f.rule for f in run_input(first, second)] == ["input-schema-rewritten"]
+    assert breaking(run_input(old, obj({"id": S}, ("id",)))), "a real change beside it is still seen"
+
+
 def test_a_reference_cycle_beside_other_keywords_hides_no_change() -> None:
     # A listing may carry `$ref: "#"` beside the root's keywords (a toolset refuses it): the pair
     # must not be taken to hold of itself, or every change inside is called compatible.

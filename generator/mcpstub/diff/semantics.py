@@ -210,12 +210,19 @@ class Context:
             if not top and "$schema" in said and schema_dialect(node) != self.dialect:
                 named.append("$schema")
             ref = node.get("$ref") if "$ref" in said else None
-            if ref is not None and not self._followed(ref):
+            if ref is not None and not self._followed(ref) and not self._unread(ref):
                 named.append(f"$ref {ref!r}")
             if named:
                 return f"{named[0]} (a nested one)" if named[0] in ("$id", "$schema") else named[0]
             stack.extend((value, False) for value in node.values())
         return None
+
+    def _unread(self, ref: str) -> bool:
+        """Whether `ref`, a pointer into the root that points nowhere, is one no validator reads:
+        the server's compiles the schema only where every reference it reads resolves, so this one
+        is in a keyword's data (`x-extra: {$ref: ...}`), not a schema."""
+        pointer = ref.startswith("#/") and _URI_REFERENCE.fullmatch(ref) is not None
+        return pointer and not self.follow(ref)[0] and self.root_validator is not None
 
     def _followed(self, ref: JSON) -> bool:
         """Whether the rules resolve `ref` as a validator does: a JSON pointer into the root."""
