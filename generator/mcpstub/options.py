@@ -362,7 +362,7 @@ def cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> Pa
     elif "cache_dir" in config:
         folder, said = config["root"] / str(config["cache_dir"]), "cache_dir in [tool.mcpstub]"
     else:
-        from mcpstub.engine.model_groups import default_cache_dir  # noqa: PLC0415
+        from mcpstub.engine.store import default_cache_dir  # noqa: PLC0415
 
         folder, said = default_cache_dir(), "the user cache folder"
     try:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -551,3 +553,18 @@ def test_an_annotation_gone_from_beside_a_reference_is_said_where_it_was(
         "new.yaml:11:9: info: tool 't' output /properties/a/description: schema description changed"
         " [schema-wording-changed]"
     )
+
+
+def test_the_counterexample_search_writes_nothing_where_diff_runs(tmp_path: Path) -> None:
+    # hypothesis keeps its unicode tables in a `.hypothesis` folder where it runs: mcpstub's
+    # cache folder instead (a command of its own: the test's process has read them already).
+    pattern = "mcpstub: 1\nserver: {name: s, version: 1.0.0}\ntools:\n  - name: t\n    inputSchema:\n"
+    pattern += "      type: object\n      properties: {p: {type: string, pattern: '^a'}}\n"
+    (tmp_path / "old.yaml").write_text(pattern)
+    (tmp_path / "new.yaml").write_text(pattern.replace("'^a'", "'^ab'"))
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    env |= {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-m", "mcpstub", "diff", "old.yaml", "new.yaml"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 1 and "counterexample" in done.stdout, done.stdout + done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "new.yaml", "old.yaml"]

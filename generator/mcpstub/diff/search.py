@@ -14,6 +14,7 @@ import base64
 import itertools
 import json
 import math
+import os
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -23,6 +24,7 @@ from typing import Any
 
 from mcpstub.diff.facts import IPath, Reason, num
 from mcpstub.diff.semantics import CONTENT_PROBES, FORMAT_PROBES, Context, standalone
+from mcpstub.engine.store import default_cache_dir
 from mcpstub.errortext import first_line
 from mcpstub.ir import schema_dialect
 from mcpstub.keywords import SUBSCHEMA_MAP
@@ -48,13 +50,22 @@ class Outcome:
 
 
 def search_available() -> bool:
-    """True when hypothesis and hypothesis-jsonschema can be imported."""
+    """True when hypothesis and hypothesis-jsonschema can be imported. What hypothesis keeps (its
+    unicode tables, say) it keeps in mcpstub's cache folder, not in a `.hypothesis` folder where
+    `diff` runs (unless HYPOTHESIS_STORAGE_DIRECTORY says where)."""
     try:
-        import hypothesis  # noqa: F401, PLC0415
-        import hypothesis_jsonschema  # noqa: F401, PLC0415
+        _keep_in_cache()
+        import hypothesis_jsonschema  # noqa: F401, PLC0415 - (its import reads the unicode tables)
     except ImportError:
         return False
     return True
+
+
+def _keep_in_cache() -> None:
+    from hypothesis.configuration import set_hypothesis_home_dir  # noqa: PLC0415
+
+    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        set_hypothesis_home_dir(default_cache_dir() / "hypothesis")
 
 
 def _at(instance: JSON, path: IPath) -> Iterator[JSON]:
@@ -79,6 +90,7 @@ class Searcher:
     """Searches for instances of A that B refuses."""
 
     def __init__(self, a_root: JSON, b_root: JSON, max_examples: int, seconds: float) -> None:
+        search_available()  # (first: see `search_available`)
         self.a, self.b = Context(a_root), Context(b_root)
         self.max_examples, self.seconds = max_examples, seconds
         self._base: list[JSON] | None = None  # see `_bases`
@@ -476,6 +488,7 @@ def _run_find(
     from hypothesis import HealthCheck, Phase, Verbosity, find, settings, strategies  # noqa: PLC0415
     from hypothesis.errors import NoSuchExample  # noqa: PLC0415
 
+    _keep_in_cache()
     best: list[JSON] = []
     stop = [deadline]
 

@@ -18,7 +18,6 @@ import ast
 import hashlib
 import json
 import marshal
-import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -58,17 +57,6 @@ _MAGIC = b"mcpstub-models-cache 6"
 def _generator_key() -> str:
     """What, besides a group's input, decides its models: mcpstub's code and its environment."""
     return generator_fingerprint()
-
-
-def default_cache_dir() -> Path:
-    """The user cache folder of mcpstub (`$XDG_CACHE_HOME/mcpstub`, `~/.cache/mcpstub`, ...)."""
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
-        return Path(base) / "mcpstub" / "Cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "mcpstub"
-    base = os.environ.get("XDG_CACHE_HOME") or ""
-    return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "mcpstub"
 
 
 class ModelCache:

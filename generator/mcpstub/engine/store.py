@@ -14,6 +14,7 @@ import errno
 import hashlib
 import os
 import stat
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -142,3 +143,14 @@ def prune(folder: Path, now: float | None = None) -> int:
         total -= size
         removed += 1
     return removed
+
+
+def default_cache_dir() -> Path:
+    """The user cache folder of mcpstub (`$XDG_CACHE_HOME/mcpstub`, `~/.cache/mcpstub`, ...)."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / "mcpstub" / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "mcpstub"
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "mcpstub"
