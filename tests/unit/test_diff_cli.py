@@ -550,8 +550,8 @@ def test_an_annotation_gone_from_beside_a_reference_is_said_where_it_was(
     write_new(in_tmp, old.replace(", description: nd}", "}"))
     assert main(["diff", "old.yaml", "new.yaml", "--fail-on", "info"]) == 1
     assert capsys.readouterr().out.splitlines()[0] == (
-        "new.yaml:11:9: info: tool 't' output /properties/a/description: schema description changed"
-        " [schema-wording-changed]"
+        "new.yaml:11:9: info: tool 't' output /properties/a/description: schema description changed:"
+        ' "nd" -> (none) [schema-wording-changed]'
     )
 
 

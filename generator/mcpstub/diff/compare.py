@@ -101,6 +101,10 @@ def _layers(ctx: Context, node: JSON, ptr: str, target: dict[str, Any], at: str)
     return [*layers, (target, at)] if node is target else [(target, at)]
 
 
+def _shown_value(node: dict[str, Any], key: str) -> str:
+    return show(node[key], 40) if key in node else "(none)"
+
+
 def _shown(layers: _Layers, key: str) -> tuple[dict[str, Any], str]:
     """The layer whose `key` a place shows: the first that writes one, else the first."""
     return next(((node, ptr) for node, ptr in layers if key in node), layers[0])
@@ -151,7 +155,8 @@ class Subset(TypedRules):
     b_root: JSON
     a_is_old: bool
     reasons: list[Reason] = field(default_factory=list)
-    infos: list[tuple[str, str]] = field(default_factory=list)
+    # Annotations changed: (where in NEW, the keyword, what OLD and NEW show there, as one line).
+    infos: list[tuple[str, str, str]] = field(default_factory=list)
     _active: dict[tuple[str, str, int, int], int] = field(default_factory=dict)  # -> instance depth
     _trial: int = 0
     # The branch of A's anyOf or oneOf `_split_any_of_a` checks next.
@@ -196,8 +201,9 @@ class Subset(TypedRules):
         for key in ("title", "description", "default"):
             for (x, xp), (y, yp) in pairs or [(_shown(layers_a, key), _shown(layers_b, key))]:
                 place = self._new(xp, yp) + "/" + key
-                if canon(x.get(key)) != canon(y.get(key)) and (place, key) not in self.infos:
-                    self.infos.append((place, key))
+                if canon(x.get(key)) != canon(y.get(key)) and all(i[:2] != (place, key) for i in self.infos):
+                    old, new = (x, y) if self.a_is_old else (y, x)
+                    self.infos.append((place, key, f"{_shown_value(old, key)} -> {_shown_value(new, key)}"))
 
     # -- equality ----------------------------------------------------------------------------
 

@@ -299,11 +299,11 @@ class _Tool:
             message = f"rules could not decide: the schemas could not be compared ({why})"
             self.finding(UNDECIDED_RULES[rule_index], "warning", direction, f"/{key}", message)
             return
-        for path, what in subset.infos:
+        for path, what, moved in subset.infos:
             rule = "schema-default-changed" if what == "default" else "schema-wording-changed"
             at = f"/{key}{path}"
             placed = resolve(self.new, split(at.rpartition("/")[0]) or ())[0]  # (its node is there)
-            self.finding(rule, "info", direction, at, f"schema {what} changed", placed=placed)
+            self.finding(rule, "info", direction, at, f"schema {what} changed: {moved}", placed=placed)
         self._breaks(direction, a, b, reasons)
         said = {f.path for f in self.findings[before:]}
         for reason in widened:
