@@ -197,7 +197,7 @@ def test_config_sets_fail_on_and_ignores_with_reason(
     assert main(["diff", "old.yaml", "new.yaml"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "new.yaml:2:19: info: server: server.version '1.0.0' -> '2.0.0' [server-version-changed]",
-        "0 breaking, 0 warning, 1 info",
+        "0 breaking, 0 warning, 1 info; 1 more ignored ([tool.mcpstub.diff] ignore)",
     ]
     (in_tmp / "pyproject.toml").write_text(
         '[tool.mcpstub.diff]\nignore = [{tool = "gone", rule = "tool-removed"}]\n'
@@ -252,7 +252,7 @@ def test_an_ignore_of_a_rule_diff_never_reports_is_refused_where_it_is_written(
         '[tool.mcpstub.diff]\nignore = [{tool = "*", rule = "server-version-changed", reason = "b"}]\n'
     )
     assert main(["diff", "old.yaml", "new.yaml", "--fail-on", "info"]) == 0
-    assert capsys.readouterr().out == "no differences\n"
+    assert capsys.readouterr().out == "no differences but 1 ignored ([tool.mcpstub.diff] ignore)\n"
 
 
 def test_a_shared_definition_changed_is_one_line_naming_the_tools_that_take_it(

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from mcpstub.diagnostics import Diagnostic, SourceError
 from mcpstub.diff.engine import RULES, diff_sides
 from mcpstub.diff.model import SEVERITIES, DiffOptions, Finding, Ignore, severity_rank
-from mcpstub.diff.report import RENDERERS, render_diagnostics, render_junit_error
+from mcpstub.diff.report import RENDERERS, render_diagnostics, render_junit_error, render_text
 from mcpstub.diff.source import load_side
 from mcpstub.errortext import unknown_keys
 
@@ -107,10 +107,11 @@ def run(
         elif fmt == "junit":  # a test report shows why, not an empty or a missing file
             sys.stdout.write(render_junit_error(error, exc.diagnostics))
         return EXIT_USAGE
-    findings = diff_sides(old, new, options)
+    ignored: list[Finding] = []
+    findings = diff_sides(old, new, options, ignored)
     if fmt == "github":
         findings = _from_repository_root(findings)
-    sys.stdout.write(RENDERERS[fmt](findings))
+    sys.stdout.write(render_text(findings, len(ignored)) if fmt == "text" else RENDERERS[fmt](findings))
     threshold = severity_rank(fail_on or "breaking")
     return EXIT_FOUND if any(severity_rank(f.severity) >= threshold for f in findings) else EXIT_OK
 

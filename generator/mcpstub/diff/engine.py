@@ -458,9 +458,20 @@ def _ignored(finding: Finding, options: DiffOptions) -> bool:
     return any(i.rule == finding.rule and i.tool in (finding.tool, "*") for i in options.ignore)
 
 
-def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list[Finding]:
-    """Every difference between OLD and NEW, breaking ones first within each tool."""
+def diff_sides(
+    old: Side, new: Side, options: DiffOptions | None = None, ignored: list[Finding] | None = None
+) -> list[Finding]:
+    """Every difference between OLD and NEW, breaking ones first within each tool; those the
+    options ignore go to `ignored`, if given."""
     options = options or DiffOptions()
+    ignored = [] if ignored is None else ignored
+
+    def kept(finding: Finding) -> bool:
+        if _ignored(finding, options):
+            ignored.append(finding)
+            return False
+        return True
+
     findings: list[Finding] = []
     budget = [options.search_budget_seconds]
     added = {n: t for n, t in new.tools.items() if n not in old.tools}
@@ -483,23 +494,23 @@ def diff_sides(old: Side, new: Side, options: DiffOptions | None = None) -> list
         if old.shows_asking and new.shows_asking:  # (a side that shows none tells nothing of them)
             asking = _Tool(name, {}, {}, new, options, budget)
             findings.extend(elicitation_findings(name, old, new, asking.compared))
-    findings = [f for f in findings if not _ignored(f, options)]
+    findings = list(filter(kept, findings))
     shown = old.shows_server and new.shows_server  # (a saved tools/list answer shows no server)
     if options.check_version and shown and any(f.severity == "breaking" for f in findings):
         version = _version_finding(old, new)
-        if version is not None and not _ignored(version, options):
+        if version is not None and kept(version):
             findings.append(version)
     said = any(f.rule == "version-not-bumped" for f in findings)
     if shown and old.server_version != new.server_version and not said:
         message = f"server.version {old.server_version!r} -> {new.server_version!r}"
         where, rule = new.locate("", "/server/version"), "server-version-changed"
         changed = Finding("", rule, "info", "server", "/server/version", message, where)
-        findings += [] if _ignored(changed, options) else [changed]
+        findings += [changed] if kept(changed) else []
     if shown and old.server_name and new.server_name and old.server_name != new.server_name:
         message = f"server.name {old.server_name!r} -> {new.server_name!r}"
         where, rule = new.locate("", "/server/name"), "server-name-changed"
         named = Finding("", rule, "info", "server", "/server/name", message, where)
-        findings += [] if _ignored(named, options) else [named]
+        findings += [named] if kept(named) else []
     unique: dict[tuple[str, str, str, str], Finding] = {}
     for f in findings:
         unique.setdefault((f.tool, f.rule, f.direction, f.path), f)

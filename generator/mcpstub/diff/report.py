@@ -77,13 +77,16 @@ def text_lines(findings: list[Finding]) -> list[str]:
     return lines
 
 
-def render_text(findings: list[Finding]) -> str:
+def render_text(findings: list[Finding], ignored: int = 0) -> str:
     """`text_lines`, then a summary: how many findings of each severity (and in how many lines,
-    where a line names several tools)."""
+    where a line names several tools, and how many more the options ignore)."""
     counts = {s: sum(f.severity == s for f in findings) for s in ("breaking", "warning", "info")}
-    summary = ", ".join(f"{n} {s}" for s, n in counts.items()) if findings else "no differences"
     lines = text_lines(findings)
-    return "\n".join([*lines, summary + in_lines(lines, findings)]) + "\n"
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items()) + in_lines(lines, findings)
+    if ignored:
+        summary = f"{summary}; {ignored} more" if findings else f"no differences but {ignored}"
+        summary += " ignored ([tool.mcpstub.diff] ignore)"
+    return "\n".join([*lines, summary if findings or ignored else "no differences"]) + "\n"
 
 
 def in_lines(lines: list[str], findings: list[Finding]) -> str:
