@@ -357,14 +357,7 @@ def cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> Pa
     never in the package written to `out`."""
     if args.no_cache:
         return None
-    if os.environ.get("MCPSTUB_CACHE_DIR"):
-        folder, said = Path(os.environ["MCPSTUB_CACHE_DIR"]), "MCPSTUB_CACHE_DIR"
-    elif "cache_dir" in config:
-        folder, said = config["root"] / str(config["cache_dir"]), "cache_dir in [tool.mcpstub]"
-    else:
-        from mcpstub.engine.store import default_cache_dir  # noqa: PLC0415
-
-        folder, said = default_cache_dir(), "the user cache folder"
+    folder, said = cache_folder(config)
     try:
         inside, package = folder.resolve(), out.resolve()
     except (OSError, RuntimeError):  # a loop of symbolic links: no folder, so a cache never used
@@ -378,12 +371,29 @@ def cache_dir(args: argparse.Namespace, config: dict[str, Any], out: Path) -> Pa
     return folder
 
 
+def cache_folder(config: dict[str, Any]) -> tuple[Path, str]:
+    """mcpstub's cache folder (MCPSTUB_CACHE_DIR, `cache_dir` in [tool.mcpstub], or the user cache
+    folder), and which of them it is."""
+    if os.environ.get("MCPSTUB_CACHE_DIR"):
+        return Path(os.environ["MCPSTUB_CACHE_DIR"]), "MCPSTUB_CACHE_DIR"
+    if "cache_dir" in config:
+        return config["root"] / str(config["cache_dir"]), "cache_dir in [tool.mcpstub]"
+    from mcpstub.engine.store import default_cache_dir  # noqa: PLC0415
+
+    return default_cache_dir(), "the user cache folder"
+
+
 def diff_options(config: dict[str, Any], root: Path) -> tuple[DiffOptions, str | None]:
-    """`[tool.mcpstub.diff]` of the pyproject.toml in `root` (`config`: its [tool.mcpstub])."""
+    """`[tool.mcpstub.diff]` of the pyproject.toml in `root` (`config`: its [tool.mcpstub]), the
+    search keeping hypothesis's files in mcpstub's cache folder."""
+    from dataclasses import replace  # noqa: PLC0415
+
     from mcpstub.diff.command import ConfigProblem, options_from_config  # noqa: PLC0415
 
     try:
-        return options_from_config(config.get("diff"))
+        options, fail_on = options_from_config(config.get("diff"))
+        kept = cache_folder({"root": root, **config})[0] / "hypothesis"
+        return replace(options, search_cache=kept), fail_on
     except ConfigProblem:  # (every one at once, as [tool.mcpstub]'s are)
         said = _diff_table_problems(root / "pyproject.toml", config)
         raise UsageError("\n".join(sorted(map(str, said), key=_place))) from None

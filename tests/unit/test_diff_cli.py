@@ -559,12 +559,13 @@ def test_the_counterexample_search_writes_nothing_where_diff_runs(tmp_path: Path
     # hypothesis keeps its unicode tables in a `.hypothesis` folder where it runs: mcpstub's
     # cache folder instead (a command of its own: the test's process has read them already).
     pattern = "mcpstub: 1\nserver: {name: s, version: 1.0.0}\ntools:\n  - name: t\n    inputSchema:\n"
-    pattern += "      type: object\n      properties: {p: {type: string, pattern: '^a'}}\n"
+    pattern += "      type: object\n      properties: {p: {type: string, pattern: '^[a-z]+$'}}\n"
     (tmp_path / "old.yaml").write_text(pattern)
-    (tmp_path / "new.yaml").write_text(pattern.replace("'^a'", "'^ab'"))
+    (tmp_path / "new.yaml").write_text(pattern.replace("a-z", "a-y"))  # (found by drawing: "z")
     env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
-    env |= {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": os.pathsep.join(sys.path)}
+    env |= {"MCPSTUB_CACHE_DIR": str(tmp_path / "mine"), "PYTHONPATH": os.pathsep.join(sys.path)}
     done = subprocess.run([sys.executable, "-m", "mcpstub", "diff", "old.yaml", "new.yaml"], cwd=tmp_path,
                           env=env, capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert done.returncode == 1 and "counterexample" in done.stdout, done.stdout + done.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "new.yaml", "old.yaml"]
+    assert (tmp_path / "mine" / "hypothesis").is_dir()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "new.yaml", "old.yaml"]

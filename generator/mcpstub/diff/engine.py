@@ -329,7 +329,8 @@ class _Tool:
         # Reasons at one place the search could not settle: said only where no other reason there is.
         undecided: dict[tuple[str, str], tuple[str, str]] = {}
         # (without the search, it still plants a witness into an instance: nothing is drawn)
-        searcher = Searcher(a, b, self.options.max_examples, self.options.search_seconds)
+        options = self.options
+        searcher = Searcher(a, b, options.max_examples, options.search_seconds, options.search_cache)
         # A property newly required is that break: that it is also added to an object open to
         # others is not said again at its place.
         required = {reason.path for reason in reasons if reason.kind == "required"}

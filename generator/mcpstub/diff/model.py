@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from mcpstub.diagnostics import Location
@@ -67,6 +68,9 @@ class DiffOptions:
     ignore: tuple[Ignore, ...] = field(default_factory=tuple)
     # An optional property added to an open input object: "warn" (a warning) or "strict" (breaking).
     open_objects: Literal["warn", "strict"] = "warn"
+    # The folder the search keeps what hypothesis learns in (its unicode tables), below mcpstub's
+    # cache folder; None: the user cache folder's.
+    search_cache: Path | None = None
 
 
 @dataclass(frozen=True)

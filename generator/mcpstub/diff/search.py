@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, lru_cache, partial
+from pathlib import Path
 from typing import Any
 
 from mcpstub.diff.facts import IPath, Reason, num
@@ -50,22 +51,24 @@ class Outcome:
 
 
 def search_available() -> bool:
-    """True when hypothesis and hypothesis-jsonschema can be imported. What hypothesis keeps (its
-    unicode tables, say) it keeps in mcpstub's cache folder, not in a `.hypothesis` folder where
-    `diff` runs (unless HYPOTHESIS_STORAGE_DIRECTORY says where)."""
+    """True when hypothesis and hypothesis-jsonschema can be imported."""
     try:
-        _keep_in_cache()
-        import hypothesis_jsonschema  # noqa: F401, PLC0415 - (its import reads the unicode tables)
+        import hypothesis_jsonschema  # noqa: F401, PLC0415
     except ImportError:
         return False
     return True
 
 
-def _keep_in_cache() -> None:
-    from hypothesis.configuration import set_hypothesis_home_dir  # noqa: PLC0415
-
+def _keep_in(folder: Path | None) -> None:
+    """What hypothesis keeps (its unicode tables, read as hypothesis-jsonschema is imported) goes to
+    `folder` (None: the user cache folder's), not into a `.hypothesis` folder where `diff` runs,
+    unless HYPOTHESIS_STORAGE_DIRECTORY says where."""
+    try:
+        from hypothesis.configuration import set_hypothesis_home_dir  # noqa: PLC0415
+    except ImportError:
+        return
     if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
-        set_hypothesis_home_dir(default_cache_dir() / "hypothesis")
+        set_hypothesis_home_dir(folder or default_cache_dir() / "hypothesis")
 
 
 def _at(instance: JSON, path: IPath) -> Iterator[JSON]:
@@ -89,8 +92,10 @@ def _at(instance: JSON, path: IPath) -> Iterator[JSON]:
 class Searcher:
     """Searches for instances of A that B refuses."""
 
-    def __init__(self, a_root: JSON, b_root: JSON, max_examples: int, seconds: float) -> None:
-        search_available()  # (first: see `search_available`)
+    def __init__(
+        self, a_root: JSON, b_root: JSON, max_examples: int, seconds: float, cache: Path | None = None
+    ) -> None:
+        _keep_in(cache)  # (before hypothesis-jsonschema is first imported)
         self.a, self.b = Context(a_root), Context(b_root)
         self.max_examples, self.seconds = max_examples, seconds
         self._base: list[JSON] | None = None  # see `_bases`
@@ -488,7 +493,6 @@ def _run_find(
     from hypothesis import HealthCheck, Phase, Verbosity, find, settings, strategies  # noqa: PLC0415
     from hypothesis.errors import NoSuchExample  # noqa: PLC0415
 
-    _keep_in_cache()
     best: list[JSON] = []
     stop = [deadline]
 
