@@ -53,10 +53,12 @@ def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok
                 "remove execution, or write taskSupport: forbidden",
             )
         )
-    annotations = raw.get("annotations")
-    for key in annotations if isinstance(annotations, dict) else ():
+    written = raw.get("annotations")
+    annotations: dict[str, Any] = written if isinstance(written, dict) else {}
+    for key, value in annotations.items():
         meant = next((h for h in STANDARD_ANNOTATIONS if folded(key) == folded(h) or one_slip(key, h)), None)
-        if key not in STANDARD_ANNOTATIONS and meant is not None:
+        fits = isinstance(value, str if meant == "title" else bool)  # (`titles: {en: a}`: not one)
+        if key not in STANDARD_ANNOTATIONS and meant is not None and fits:
             found.append(  # (a slip, no extension: a client reads the hint by its exact name only)
                 error(
                     "annotation-misspelled",
