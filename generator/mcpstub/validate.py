@@ -107,7 +107,7 @@ def _shown_beside(file: str, relative: str) -> str:
     """How the file at `relative` from the one shown as `file` is shown: from the same folder, and
     from the same revision where `file` is one of a revision (`HEAD:tools.yaml`, no file here)."""
     rev, colon, rest = file.partition(":")
-    if colon and rev and "/" not in rev and not os.path.exists(file):
+    if colon and rev and not os.path.exists(file):  # (`origin/main:tools.yaml` too)
         joined = posixpath.normpath(posixpath.join(posixpath.dirname(rest), relative))
         here = rest.startswith("./") and not joined.startswith("../")  # (`REV:./`: from this folder)
         return f"{rev}:{'./' * here}{joined}"
