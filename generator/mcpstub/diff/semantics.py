@@ -222,7 +222,13 @@ class Context:
         the server's compiles the schema only where every reference it reads resolves, so this one
         is in a keyword's data (`x-extra: {$ref: ...}`), not a schema."""
         pointer = ref.startswith("#/") and _URI_REFERENCE.fullmatch(ref) is not None
-        return pointer and not self.follow(ref)[0] and self.root_validator is not None
+        if not pointer or self.follow(ref)[0] or self.root_validator is None:
+            return False
+        try:  # (the validator may read a pointer the rules do not: `#/list/+0` as item 0)
+            server_validator({**self.root, "$ref": ref} if isinstance(self.root, dict) else {}, self.dialect)
+        except Exception:
+            return True
+        return False
 
     def _followed(self, ref: JSON) -> bool:
         """Whether the rules resolve `ref` as a validator does: a JSON pointer into the root."""
