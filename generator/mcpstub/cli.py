@@ -625,12 +625,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
     except LiveError as exc:
         raise UsageError(str(exc)) from None
 
-    def load(spec: str) -> Side:
+    def load(spec: str, past: bool) -> Side:
         command = commands.get(spec)
         if command:
             return side_from_live(command=command, timeout=args.timeout)
-        judged = replace(policy, past=True) if spec == old else policy  # (a past revision: read as it was)
-        return load_source(spec, judged, headers, args.timeout, other=new if spec == old else old)
+        judged = replace(policy, past=past)  # (OLD, a past release, is read as it was)
+        return load_source(spec, judged, headers, args.timeout, other=new if past else old)
 
     del load_side
     from mcpstub.sources import root_relative_note  # noqa: PLC0415

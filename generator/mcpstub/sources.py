@@ -310,7 +310,7 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         listing = _listing(target, spec)
         if listing is not None:
             return listing
-        policy = replace(policy or Policy(), past=True)  # (a revision is read as it was: see Policy)
+        policy = policy or Policy()
         if policy.ref_root is not None:
             ref_root = Path(policy.ref_root).resolve()
             inside = ref_root == top or top in ref_root.parents
@@ -318,6 +318,8 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         try:
             side = load_side(str(target), shown=spec, policy=policy)
         except SourceError as exc:  # (its errors said: a past revision is not to be fixed)
+            if not policy.past:
+                raise
             said = f"{spec} is not a valid toolset as this mcpstub reads it"
             instead = "compare its package's surface.json, or another revision"
             raise SourceError(f"{said}; {instead}", diagnostics=exc.diagnostics) from None

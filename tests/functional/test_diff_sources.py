@@ -905,6 +905,11 @@ def test_a_released_revision_a_later_check_refuses_is_still_read_as_it_was(
     out = repo / "api" / "pkg"
     assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) in (0, 1)
     assert "not a valid toolset" not in capsys.readouterr().err
+    # NEW is held to every check, a revision or the very file OLD is.
+    for old, new in (("v2.yaml", "v2.yaml"), ("HEAD~1:api/tools.yaml", "HEAD:api/tools.yaml")):
+        assert cli.main(["diff", old, new]) == 2
+        said = capsys.readouterr().err
+        assert "[misspelled-keyword]" in said and "surface.json" not in said, said
 
 
 def test_check_breaking_says_in_how_many_lines_findings_of_several_tools_are(
@@ -937,3 +942,23 @@ def test_an_error_in_a_file_a_revision_refers_to_is_named_in_that_revision(
     said = capsys.readouterr().err
     assert said.startswith("HEAD:common.yaml:2:16: error:") and "fix it first" not in said, said
     assert "HEAD:tools.yaml is not a valid toolset as this mcpstub reads it" in said
+    git(repo, "branch", "rel/one")  # (a revision named with a slash)
+    assert cli.main(["diff", "rel/one:tools.yaml", "tools.yaml"]) == 2
+    assert capsys.readouterr().err.startswith("rel/one:common.yaml:2:16: error:")
+
+
+def test_check_breaking_with_the_version_check_ignored_says_so_not_that_it_was_bumped(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / "api" / "pyproject.toml").write_text(
+        '[tool.mcpstub.diff]\nignore = [{tool = "*", rule = "version-not-bumped", reason = "pre-release"}]\n'
+    )
+    toolset = repo / "api" / "tools.yaml"
+    toolset.write_text(TOOLSET.replace("maximum: 50", "maximum: 5"), "utf-8")
+    out = repo / "api" / "pkg"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(repo / "api")
+        assert cli.main(["generate", "tools.yaml", "--out", str(out), "--check-breaking", "HEAD"]) == 0
+    said = capsys.readouterr().err
+    assert "1 breaking; 1 more ignored ([tool.mcpstub.diff] ignore)" in said, said
+    assert "allowed (version-not-bumped is ignored)" in said and "with a major version bump" not in said

@@ -569,3 +569,16 @@ def test_the_counterexample_search_writes_nothing_where_diff_runs(tmp_path: Path
     assert done.returncode == 1 and "counterexample" in done.stdout, done.stdout + done.stderr
     assert (tmp_path / "mine" / "hypothesis").is_dir()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "new.yaml", "old.yaml"]
+
+
+def test_a_long_changed_description_is_shown_where_it_changed(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Both sides cut to their first 40 characters read the same: shown from where they differ.
+    text = "The city to get the forecast for, as a name or a postal code"
+    described = 'days: {description: "%s", type: integer'
+    (in_tmp / "old.yaml").write_text(OLD.replace("days: {type: integer", described % text))
+    write_new(in_tmp, OLD.replace("days: {type: integer", described % text.replace("postal", "zip")))
+    assert main(["diff", "old.yaml", "new.yaml", "--fail-on", "info"]) == 1
+    (said,) = [line for line in capsys.readouterr().out.splitlines() if "schema description changed" in line]
+    assert 'name or a postal code" -> …' in said and 'name or a zip code"' in said, said

@@ -1549,6 +1549,14 @@ def test_a_reference_in_a_keyword_s_data_is_no_reference_the_rules_must_follow()
     for first, second in ((old, new), (new, old)):
         assert [f.rule for f in run_input(first, second)] == ["input-schema-rewritten"]
     assert breaking(run_input(old, obj({"id": S}, ("id",)))), "a real change beside it is still seen"
+    # A pointer the rules do not read (`+0`) that the validator does, as item 0: no data, but a
+    # reference, whose change is no rewrite.
+    def lib(most: int) -> dict[str, Any]:
+        return {**obj({"p": {"$ref": "#/x-lib/+0"}}), "x-lib": [{"type": "string", "maxLength": most}]}
+
+    long = {"p": "a" * 9}
+    assert validator_for(lib(10)).is_valid(long) and not validator_for(lib(2)).is_valid(long)
+    assert [f.severity for f in run_input(lib(10), lib(2))] in (["breaking"], ["warning"])
 
 
 def test_a_reference_cycle_beside_other_keywords_hides_no_change() -> None:

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from mcpstub.diagnostics import has_errors
 from mcpstub.diff.command import EXIT_FOUND
 from mcpstub.diff.engine import diff_sides
-from mcpstub.diff.model import DiffOptions
+from mcpstub.diff.model import DiffOptions, Finding
 from mcpstub.diff.report import in_lines, text_lines
 from mcpstub.diff.source import side_from_toolset
 from mcpstub.pipeline import check_toolset
@@ -32,26 +33,29 @@ def check_breaking(
     relative = os.path.relpath(path.resolve(), Path.cwd().resolve())
     spec = f"{rev}:{relative if relative.startswith('..') else './' + relative}"
     try:
-        old = side_from_git(spec, config["policy"])
+        old = side_from_git(spec, replace(config["policy"], past=True))  # (read as it was released)
     except NotAtRevision:
         said = f"note: {shown} does not exist at {rev}: every tool is new, nothing is breaking"
         print(said, file=sys.stderr)
         return None, 0
-    findings = diff_sides(old, side_from_toolset(checked), options)
+    ignored: list[Finding] = []
+    findings = diff_sides(old, side_from_toolset(checked), options, ignored)
     breaking = [f for f in findings if f.severity == "breaking"]
+    also = f"; {len(ignored)} more ignored ([tool.mcpstub.diff] ignore)" if ignored else ""
     if not breaking:
         warned = [f for f in findings if f.severity == "warning"]  # (a form's change, an open object)
         if warned:
             said = f"{len(warned)} warning{'s' if len(warned) != 1 else ''} against {rev}, nothing breaking"
             lines = text_lines(warned)
-            sys.stderr.write("\n".join([*lines, said + in_lines(lines, warned)]) + "\n")
+            sys.stderr.write("\n".join([*lines, said + in_lines(lines, warned) + also]) + "\n")
         return None, len(warned)
     others = len(findings) - len(breaking)
     more = ""
     if others:
         more = f"; {others} warning or info finding{'s' if others != 1 else ''}: mcpstub diff shows them"
     lines = text_lines(breaking)
-    sys.stderr.write("\n".join([*lines, f"{len(breaking)} breaking{in_lines(lines, breaking)}{more}"]) + "\n")
+    summary = f"{len(breaking)} breaking{in_lines(lines, breaking)}{more}{also}"
+    sys.stderr.write("\n".join([*lines, summary]) + "\n")
     if not options.check_version or any(f.rule == "version-not-bumped" for f in breaking):
         if allow:
             print(f"breaking changes against {rev}: allowed (--allow-breaking)", file=sys.stderr)
@@ -65,5 +69,8 @@ def check_breaking(
         bump = f"to {least} or later" if least else "(its major number; in 0.x its minor number)"
         print(f"  hint: bump server.version {bump}, or pass --allow-breaking", file=sys.stderr)
         return EXIT_FOUND, 0
-    print(f"breaking changes against {rev}, with a major version bump: allowed", file=sys.stderr)
+    if any(f.rule == "version-not-bumped" for f in ignored):  # (no bump, and none asked for)
+        print(f"breaking changes against {rev}: allowed (version-not-bumped is ignored)", file=sys.stderr)
+    else:
+        print(f"breaking changes against {rev}, with a major version bump: allowed", file=sys.stderr)
     return None, 0

@@ -91,12 +91,14 @@ def options_from_config(section: Any) -> tuple[DiffOptions, str | None]:
 
 def run(
     old_spec: str, new_spec: str, *, fmt: str, fail_on: str | None, options: DiffOptions,
-    load: Any = load_side,
+    load: Any = None,
 ) -> int:  # fmt: skip
-    """Diff two sources and print the report; returns the exit code."""
+    """Diff two sources and print the report; returns the exit code. `load(spec, past)` reads a
+    source (`past`: OLD's, read as it was)."""
+    load = load or (lambda spec, _past: load_side(spec))
     try:
-        old = load(old_spec)
-        new = load(new_spec)
+        old = load(old_spec, True)
+        new = load(new_spec, False)
     except SourceError as exc:
         from mcpstub.server_listing import shown_url  # noqa: PLC0415
 

@@ -14,6 +14,7 @@ value.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,7 +103,20 @@ def _layers(ctx: Context, node: JSON, ptr: str, target: dict[str, Any], at: str)
 
 
 def _shown_value(node: dict[str, Any], key: str) -> str:
-    return show(node[key], 40) if key in node else "(none)"
+    return json.dumps(node[key], ensure_ascii=False, sort_keys=True) if key in node else "(none)"
+
+
+def _change(old: str, new: str, width: int = 40) -> str:
+    """`old -> new`, each cut to `width` characters around where they first differ."""
+    same = next((i for i, pair in enumerate(zip(old, new, strict=False)) if pair[0] != pair[1]), None)
+    same = min(len(old), len(new)) if same is None else same
+    start = max(0, same - 10) if max(len(old), len(new)) > width else 0
+
+    def cut(text: str) -> str:
+        shown = text[start : start + width]
+        return "…" * (start > 0) + shown + "…" * (start + width < len(text))
+
+    return f"{cut(old)} -> {cut(new)}"
 
 
 def _shown(layers: _Layers, key: str) -> tuple[dict[str, Any], str]:
@@ -203,7 +217,7 @@ class Subset(TypedRules):
                 place = self._new(xp, yp) + "/" + key
                 if canon(x.get(key)) != canon(y.get(key)) and all(i[:2] != (place, key) for i in self.infos):
                     old, new = (x, y) if self.a_is_old else (y, x)
-                    self.infos.append((place, key, f"{_shown_value(old, key)} -> {_shown_value(new, key)}"))
+                    self.infos.append((place, key, _change(_shown_value(old, key), _shown_value(new, key))))
 
     # -- equality ----------------------------------------------------------------------------
 
