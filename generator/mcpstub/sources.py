@@ -317,11 +317,11 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
             policy = replace(policy, ref_root=root / ref_root.relative_to(top) if inside else None)
         try:
             side = load_side(str(target), shown=spec, policy=policy)
-        except SourceError as exc:  # (its errors said: a past revision is not to be fixed)
-            if not policy.past:
-                raise
+        except SourceError as exc:  # (its errors said: a revision is not to be fixed)
             said = f"{spec} is not a valid toolset as this mcpstub reads it"
             instead = "compare its package's surface.json, or another revision"
+            if not policy.past:
+                said, instead = f"{spec} is not a valid toolset", "a revision is mended by a commit"
             raise SourceError(f"{said}; {instead}", diagnostics=exc.diagnostics) from None
 
     def located(tool: str, pointer: str) -> Location | None:

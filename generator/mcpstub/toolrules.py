@@ -58,6 +58,7 @@ def check_tool_entry(doc: Document, path: JsonPath, raw: dict[str, Any], name_ok
     for key, value in annotations.items():
         meant = next((h for h in STANDARD_ANNOTATIONS if folded(key) == folded(h) or one_slip(key, h)), None)
         fits = isinstance(value, str if meant == "title" else bool)  # (`titles: {en: a}`: not one)
+        fits = fits or (meant is not None and folded(key) == folded(meant))  # (`readonlyHint`: one, whatever)
         if key not in STANDARD_ANNOTATIONS and meant is not None and fits:
             found.append(  # (a slip, no extension: a client reads the hint by its exact name only)
                 error(

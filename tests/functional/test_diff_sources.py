@@ -910,6 +910,8 @@ def test_a_released_revision_a_later_check_refuses_is_still_read_as_it_was(
         assert cli.main(["diff", old, new]) == 2
         said = capsys.readouterr().err
         assert "[misspelled-keyword]" in said and "surface.json" not in said, said
+        mended = "HEAD:api/tools.yaml is not a valid toolset; a revision is mended by a commit"
+        assert old == "v2.yaml" or mended in said, said
 
 
 def test_check_breaking_says_in_how_many_lines_findings_of_several_tools_are(
@@ -962,3 +964,24 @@ def test_check_breaking_with_the_version_check_ignored_says_so_not_that_it_was_b
     said = capsys.readouterr().err
     assert "1 breaking; 1 more ignored ([tool.mcpstub.diff] ignore)" in said, said
     assert "allowed (version-not-bumped is ignored)" in said and "with a major version bump" not in said
+
+
+def test_check_breaking_writes_nothing_into_the_package_and_says_what_it_ignored(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The search's files go where the cache goes, refused inside the package before it writes.
+    api = repo / "api"
+    (api / "pyproject.toml").write_text('[tool.mcpstub]\ncache_dir = "pkg/cache"\n')
+    (api / "tools.yaml").write_text(TOOLSET.replace("maximum: 50", "maximum: 5"), "utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(api)
+        patch.delenv("MCPSTUB_CACHE_DIR", raising=False)  # (the project's cache_dir, then)
+        assert cli.main(["generate", "tools.yaml", "--out", "pkg", "--check-breaking", "HEAD"]) == 2
+        assert "is inside the output folder" in capsys.readouterr().err and not (api / "pkg").exists()
+        patch.setenv("MCPSTUB_CACHE_DIR", str(repo.parent / "cache"))
+        ignoring = '{tool = "*", rule = "input-constraint-tightened", reason = "a"}'
+        (api / "pyproject.toml").write_text(f"[tool.mcpstub.diff]\nignore = [{ignoring}]\n")
+        assert cli.main(["generate", "tools.yaml", "--out", "pkg", "--check-breaking", "HEAD"]) == 0
+    said = capsys.readouterr().err
+    assert "nothing breaking against HEAD; 1 more ignored ([tool.mcpstub.diff] ignore)" in said, said
+

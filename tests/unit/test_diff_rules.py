@@ -1557,6 +1557,10 @@ def test_a_reference_in_a_keyword_s_data_is_no_reference_the_rules_must_follow()
     long = {"p": "a" * 9}
     assert validator_for(lib(10)).is_valid(long) and not validator_for(lib(2)).is_valid(long)
     assert [f.severity for f in run_input(lib(10), lib(2))] in (["breaking"], ["warning"])
+    # The same pointer in data, beside a change of words: data still, judged where it is.
+    data = {**obj({"q": S}), "x-lib": [S], "x-extra": {"$ref": "#/x-lib/+0"}}
+    said = [f.rule for f in run_input(data, {**data, "description": "hi"})]
+    assert said == ["schema-wording-changed"], said
 
 
 def test_a_reference_cycle_beside_other_keywords_hides_no_change() -> None:

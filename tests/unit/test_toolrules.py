@@ -210,6 +210,8 @@ def test_a_hint_of_mcp_s_in_another_spelling_is_an_error(tmp_path: Path, key: st
     # One a slip away that takes what the hint does not is an extension of its own.
     own = check(tmp_path, tool + "{titles: {en: Hello}, tile: 3}\n")
     assert [(d.code, d.is_error) for d in own.diagnostics] == [("annotation-extension", False)] * 2
+    cased = check(tmp_path, tool + '{readonlyHint: "true"}\n')  # (another case: a slip, whatever it holds)
+    assert [d.code for d in cased.diagnostics] == ["annotation-misspelled"]
 
 
 def test_a_key_of_the_tool_it_has_already_is_not_told_to_move(tmp_path: Path) -> None:

@@ -48,6 +48,8 @@ def check_breaking(
             said = f"{len(warned)} warning{'s' if len(warned) != 1 else ''} against {rev}, nothing breaking"
             lines = text_lines(warned)
             sys.stderr.write("\n".join([*lines, said + in_lines(lines, warned) + also]) + "\n")
+        elif ignored:
+            print(f"nothing breaking against {rev}{also}", file=sys.stderr)
         return None, len(warned)
     others = len(findings) - len(breaking)
     more = ""

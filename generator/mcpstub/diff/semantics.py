@@ -190,11 +190,11 @@ class Context:
         `$id`, an anchor, a dynamic or recursive reference, or a `$ref` that is not such a pointer
         gives a validator another meaning, so such a schema is left to the counterexample search.
         Every object of the document is looked at, wherever it sits (a `$ref` may point anywhere)."""
-        stack: list[tuple[JSON, bool]] = [(self.root, True)]
+        stack: list[tuple[JSON, bool, tuple[str | int, ...]]] = [(self.root, True, ())]
         while stack:
-            node, top = stack.pop()
+            node, top, path = stack.pop()
             if isinstance(node, list):
-                stack.extend((item, False) for item in node)
+                stack.extend((item, False, (*path, i)) for i, item in enumerate(node))
                 continue
             if not isinstance(node, dict):
                 continue
@@ -210,25 +210,24 @@ class Context:
             if not top and "$schema" in said and schema_dialect(node) != self.dialect:
                 named.append("$schema")
             ref = node.get("$ref") if "$ref" in said else None
-            if ref is not None and not self._followed(ref) and not self._unread(ref):
+            if ref is not None and not self._followed(ref) and not self._unread(ref, path):
                 named.append(f"$ref {ref!r}")
             if named:
                 return f"{named[0]} (a nested one)" if named[0] in ("$id", "$schema") else named[0]
-            stack.extend((value, False) for value in node.values())
+            stack.extend((value, False, (*path, key)) for key, value in node.items())
         return None
 
-    def _unread(self, ref: str) -> bool:
-        """Whether `ref`, a pointer into the root that points nowhere, is one no validator reads:
-        the server's compiles the schema only where every reference it reads resolves, so this one
-        is in a keyword's data (`x-extra: {$ref: ...}`), not a schema."""
-        pointer = ref.startswith("#/") and _URI_REFERENCE.fullmatch(ref) is not None
-        if not pointer or self.follow(ref)[0] or self.root_validator is None:
+    def _unread(self, ref: str, path: tuple[str | int, ...]) -> bool:
+        """Whether `ref`, at `path` in the root, is one no validator reads (`x-extra: {$ref: ...}`):
+        the server's compiles the schema only where every reference it reads resolves, so where it
+        still compiles with that one pointing nowhere, it is data."""
+        if self.follow(ref)[0] or self.root_validator is None:
             return False
-        try:  # (the validator may read a pointer the rules do not: `#/list/+0` as item 0)
-            server_validator({**self.root, "$ref": ref} if isinstance(self.root, dict) else {}, self.dialect)
+        try:
+            server_validator(_pointing_nowhere(self.root, path), self.dialect)
         except Exception:
-            return True
-        return False
+            return False
+        return True
 
     def _followed(self, ref: JSON) -> bool:
         """Whether the rules resolve `ref` as a validator does: a JSON pointer into the root."""
@@ -331,6 +330,15 @@ _ALONE = frozenset(
      "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems",
      "minProperties", "maxProperties", "required"}
 )  # fmt: skip
+
+
+def _pointing_nowhere(node: JSON, path: tuple[str | int, ...]) -> JSON:
+    """A copy of `node` whose `$ref` at `path` points at nothing there is."""
+    if not path:
+        return {**node, "$ref": "#/$mcpstub-nowhere"}
+    copied = list(node) if isinstance(node, list) else dict(node)
+    copied[path[0]] = _pointing_nowhere(node[path[0]], path[1:])  # type: ignore[index]
+    return copied
 
 
 def _same(node: dict[str, Any], target: dict[str, Any], key: str) -> bool:
