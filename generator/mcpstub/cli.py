@@ -78,8 +78,8 @@ def _count(diagnostics: list[Diagnostic], said: Counter[str] | None = None) -> N
     """How many errors and warnings were said: `diagnostics`, and those `said` beside them (of
     `--check-breaking`, and of the package's own files: a handler orphaned, a file in the way)."""
     said = said or Counter()
-    errors = sum(d.is_error for d in diagnostics) + said["error"]
-    warnings = len(diagnostics) + said["error"] - errors + said["warning"]
+    failed = sum(d.is_error for d in diagnostics)
+    errors, warnings = failed + said["error"], len(diagnostics) - failed + said["warning"]
     if errors or warnings:
         print(f"{_counted(errors, 'error')}, {_counted(warnings, 'warning')}", file=sys.stderr)
 

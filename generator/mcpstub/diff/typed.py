@@ -44,9 +44,9 @@ OPEN_OBJECT_ADVICE = "close the object (additionalProperties: false) to add prop
 def _names_listed(node: dict[str, Any], declared: dict[str, Any]) -> bool:
     """Whether the object's `propertyNames` lists the names it takes, each declared: closed."""
     names = node.get("propertyNames")
-    listed = [names["const"]] if isinstance(names, dict) and "const" in names else (
-        names.get("enum") if isinstance(names, dict) else None
-    )
+    if not isinstance(names, dict):
+        return False
+    listed = [names["const"]] if "const" in names else names.get("enum")
     return isinstance(listed, list) and all(isinstance(n, str) and n in declared for n in listed)
 
 
