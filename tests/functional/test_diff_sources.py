@@ -985,3 +985,24 @@ def test_check_breaking_writes_nothing_into_the_package_and_says_what_it_ignored
     said = capsys.readouterr().err
     assert "nothing breaking against HEAD; 1 more ignored ([tool.mcpstub.diff] ignore)" in said, said
 
+
+def test_check_breaking_with_no_cache_keeps_the_search_s_files_for_the_run_only(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --no-cache neither reads nor writes the cache: hypothesis's tables go to a folder gone after.
+    import hypothesis.configuration  # noqa: PLC0415
+
+    homes: list[Path] = []
+    monkeypatch.setattr(hypothesis.configuration, "set_hypothesis_home_dir", homes.append)
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    monkeypatch.setenv("MCPSTUB_CACHE_DIR", str(repo.parent / "cache"))
+    api = repo / "api"
+    (api / "tools.yaml").write_text(TOOLSET.replace("maximum: 50", "maximum: 5"), "utf-8")
+    monkeypatch.chdir(api)
+    args = ["generate", "tools.yaml", "--out", "pkg", "--check-breaking", "HEAD", "--allow-breaking"]
+    assert cli.main([*args, "--no-cache"]) == 0
+    assert cli.main(args) == 0
+    (run_only, cached) = homes
+    assert not run_only.exists() and repo.parent / "cache" not in run_only.parents, run_only
+    assert cached == repo.parent / "cache" / "hypothesis"
+
