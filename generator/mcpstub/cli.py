@@ -92,10 +92,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     path, _, config = resolve(args, need_out=False)
     diff_options(config, config["root"])  # what `diff` and --check-breaking read is checked too
     checked = check_toolset(path, shown_path(path), config["policy"])
-    _report(checked.diagnostics)
+    _report(checked.diagnostics, counted=False)
+    _count(checked.diagnostics, Counter(warning=config["warned"]))  # (the project's warnings too)
     if not checked.ok or checked.toolset is None:
         return EXIT_INVALID
-    if args.fail_on == "warning" and checked.diagnostics:
+    if args.fail_on == "warning" and (checked.diagnostics or config["warned"]):
         print(f"{shown_path(path)}: not ok: warnings fail the check (--fail-on warning)", file=sys.stderr)
         return EXIT_INVALID
     toolset = checked.toolset
@@ -246,7 +247,8 @@ def _generate(
 
     path, out, config = resolve(args, need_out=True)
     assert out is not None
-    said: Counter[str] = Counter()  # errors and warnings said beside the toolset's (the count ends them)
+    # errors and warnings said beside the toolset's (the count ends them)
+    said: Counter[str] = Counter(warning=config["warned"])
     configured = None if args.out else (config["root"] / "pyproject.toml", str(config["out"]))
     check_out(out, configured)
     if args.check_breaking:
@@ -258,12 +260,13 @@ def _generate(
             # --no-cache: the search's files (hypothesis's unicode tables) last this run only.
             kept = folder / "hypothesis" if folder else Path(stack.enter_context(TemporaryDirectory()))
             try:
-                stop, said["warning"] = check_breaking(
+                stop, warned = check_breaking(
                     args.check_breaking, path, shown_path(path), config,
                     replace(options, search_cache=kept), allow=args.allow_breaking,
                 )  # fmt: skip
             except SourceError as exc:
                 raise UsageError(f"--check-breaking: {exc}") from None
+        said["warning"] += warned
         if stop is not None:
             return stop
     elif "diff" in config:  # a mistake in [tool.mcpstub.diff] is said now, not at the first diff
@@ -502,7 +505,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     with target.open("x", encoding="utf-8") as handle:
         handle.write(text)
     try:  # a project that names its package's folder for this toolset: generate writes there
-        config, root = project_config(Path.cwd())
+        config, root, _ = project_config(Path.cwd())
         owner = configured_toolset(config, root)
         configured = "out" in config and (owner is None or same_file(owner, target))
     except UsageError:
@@ -605,7 +608,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from mcpstub.diff.command import run  # noqa: PLC0415
     from mcpstub.diff.source import load_side  # noqa: PLC0415
 
-    config, root = project_config(Path.cwd())
+    config, root, _ = project_config(Path.cwd())
     policy = project_policy(config, root)
     options, fail_on = diff_options(config, root)
     if args.no_version_check:

@@ -54,13 +54,16 @@ class ToolsetMissing(UsageError):
         self.path = path
 
 
-def project_config(start: Path) -> tuple[dict[str, Any], Path]:
-    """`[tool.mcpstub]` from the nearest pyproject.toml, and the folder it is in."""
+def project_config(start: Path) -> tuple[dict[str, Any], Path, int]:
+    """`[tool.mcpstub]` from the nearest pyproject.toml, the folder it is in, and how many warnings
+    it said on the way (a broken link named pyproject.toml)."""
+    warned = 0
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
         if why := broken_link(candidate):  # (its options are not read: said, not lost unseen)
             said = f"{shown_path(candidate)}: {why}; its options are not read"
             print(f"mcpstub: warning: {said}", file=sys.stderr)
+            warned += 1
         if candidate.is_file():
             text, raw = "", b""
             try:
@@ -117,8 +120,8 @@ def project_config(start: Path) -> tuple[dict[str, Any], Path]:
             if problems:  # (with those of [tool.mcpstub.diff], which a run reads too, in line order)
                 problems.extend(_diff_table_problems(candidate, section))
                 raise UsageError("\n".join(sorted(map(str, problems), key=_place)))
-            return section, folder
-    return {}, start
+            return section, folder, warned
+    return {}, start, warned
 
 
 _TOOL = ("tool", "mcpstub")
@@ -225,9 +228,10 @@ def shown_path(path: Path) -> str:
 
 def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None, dict[str, Any]]:
     """The toolset, the output folder (when `need_out`) and `[tool.mcpstub]` with its `policy` and
-    the folder of the pyproject.toml it is in (`root`: where its paths start, where it is said)."""
-    config, root = project_config(Path.cwd())
-    config = {**config, "policy": project_policy(config, root), "root": root}
+    the folder of the pyproject.toml it is in (`root`: where its paths start, where it is said), and
+    how many warnings finding it said (`warned`)."""
+    config, root, warned = project_config(Path.cwd())
+    config = {**config, "policy": project_policy(config, root), "root": root, "warned": warned}
     toolset = Path(args.toolset) if args.toolset else None
     if toolset is None and "toolset" in config:
         toolset = root / str(config["toolset"])

@@ -987,7 +987,7 @@ def test_check_breaking_writes_nothing_into_the_package_and_says_what_it_ignored
 
 
 def test_check_breaking_with_no_cache_keeps_the_search_s_files_for_the_run_only(
-    repo: Path, monkeypatch: pytest.MonkeyPatch
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # --no-cache neither reads nor writes the cache: hypothesis's tables go to a folder gone after.
     import hypothesis.configuration  # noqa: PLC0415
@@ -1005,4 +1005,14 @@ def test_check_breaking_with_no_cache_keeps_the_search_s_files_for_the_run_only(
     (run_only, cached) = homes
     assert not run_only.exists() and repo.parent / "cache" not in run_only.parents, run_only
     assert cached == repo.parent / "cache" / "hypothesis"
+    # The count has the project's warnings with the check's (a pyproject.toml leading nowhere; the
+    # breaking changes allowed are none).
+    counts = [capsys.readouterr().err.splitlines()[-1]]
+    (api / "pyproject.toml").symlink_to("nowhere.toml")
+    assert cli.main(args) == 0
+    said = capsys.readouterr().err.splitlines()
+    assert "pyproject.toml: a symbolic link to nowhere.toml" in said[0], said
+    counts.append(said[-1])
+    allowed = "breaking changes against HEAD: allowed (--allow-breaking)"
+    assert counts == [allowed, "0 errors, 1 warning"], counts
 

@@ -1395,7 +1395,11 @@ def test_a_loop_of_symbolic_links_is_said_so_where_a_path_is_resolved(
     (in_tmp / "tools.yaml").write_text(GOOD)
     assert main(["validate", "tools.yaml"]) == 0
     said = "pyproject.toml: a symbolic link that leads back to itself; its options are not read"
-    assert capsys.readouterr().err == f"mcpstub: warning: {said}\n"
+    assert capsys.readouterr().err == f"mcpstub: warning: {said}\n0 errors, 1 warning\n"
+    assert main(["validate", "tools.yaml", "--fail-on", "warning"]) == 1  # (a warning like any)
+    assert main(["generate", "tools.yaml", "--out", "pkg"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"mcpstub: warning: {said}" and err[-1] == "0 errors, 1 warning", err
 
 
 def test_a_module_a_new_tool_takes_over_as_its_handler_without_its_function_is_said(
