@@ -576,6 +576,60 @@ def test_each_annotation_along_a_reference_is_compared_where_it_is_written() -> 
         assert [path for _, path in found] == [f"/inputSchema{said}"], found
 
 
+def test_an_alias_put_in_or_taken_out_of_a_reference_s_way_hides_no_annotation_of_its_ends() -> None:
+    # x -> P became x -> A -> P (and back): what x shows before P is compared with what it showed
+    # (its own, else the alias's), and P's with P's, each said where NEW shows it.
+    def side(own: dict[str, Any], p: dict[str, Any], alias: dict[str, Any] | None) -> dict[str, Any]:
+        defs = {"P": {"enum": ["low", "high"], **p}}
+        if alias is not None:
+            defs["A"] = {"$ref": "#/$defs/P", **alias}
+        target = "A" if alias is not None else "P"
+        return {"$defs": defs, **obj({"x": {"$ref": f"#/$defs/{target}", **own}, "y": {"$ref": "#/$defs/P"}})}
+
+    mine, alias = {"default": "low", "description": "mine"}, {"description": "an alias"}
+    for old, new, said, back in (
+        # P's own change, whichever way x reaches it (y reaches it straight): said at P.
+        (side(mine, {"description": "old"}, None), side(mine, {"description": "new"}, {}),
+         ["/$defs/P/description"], None),
+        (side(mine, {"default": "low"}, None), side(mine, {"default": "high"}, {}),
+         ["/$defs/P/default"], None),
+        (side({}, {"description": "old"}, None), side({}, {"description": "new"}, alias),
+         ["/$defs/A/description", "/$defs/P/description"],
+         ["/properties/x/description", "/$defs/P/description"]),
+        # x's own: said at x.
+        (side(mine, {"default": "low"}, None), side({**mine, "default": "high"}, {"default": "low"}, {}),
+         ["/properties/x/default"], None),
+        # What the alias shows is what x showed before P: new where x wrote none.
+        (side(mine, {}, None), side(mine, {}, alias), [], None),
+        (side({}, {}, None), side({}, {}, alias), ["/$defs/A/description"], ["/properties/x/description"]),
+        # Words moved from the alias onto x, or nothing changed: nothing a client sees changed.
+        (side({}, {"title": "P"}, alias), side(alias, {"title": "P"}, None), [], None),
+        (side(mine, {"title": "P"}, None), side(mine, {"title": "P"}, {}), [], None),
+    ):  # fmt: skip
+        for a, b, paths in ((old, new, said), (new, old, back or said)):
+            found = [f.path for f in run_input(a, b, check_version=False) if f.rule.startswith("schema-")]
+            assert sorted(found) == sorted(f"/inputSchema{path}" for path in paths), (a, b, found)
+
+
+def test_a_reference_beside_other_keywords_compares_its_definition_s_annotations_with_their_own() -> None:
+    # `{$ref: P, minLength: 2}` (2020-12: the reference is a conjunct, as an allOf member is): P's
+    # words are compared with P's, not with the node's own, which did not change.
+    def side(own: dict[str, Any], p: dict[str, Any], conjunct: bool = False) -> dict[str, Any]:
+        written = {"allOf": [{"$ref": "#/$defs/P"}]} if conjunct else {"$ref": "#/$defs/P"}
+        return {"$defs": {"P": {"type": "string", **p}}, **obj({"x": {**written, "minLength": 2, **own}})}
+
+    def said(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, str]]:
+        return [(f.path, f.message) for f in run_input(old, new) if f.rule.startswith("schema-")]
+
+    changed = "schema description changed: "
+    for own in ({}, {"description": "mine"}):
+        for conjunct in (False, True):
+            old, new = (side(own, {"description": words}, conjunct) for words in ("old", "new"))
+            assert said(old, new) == [("/inputSchema/$defs/P/description", changed + '"old" -> "new"')]
+            old, new = side({"description": "was"}, {}, conjunct), side({"description": "is"}, {}, conjunct)
+            assert said(old, new) == [("/inputSchema/properties/x/description", changed + '"was" -> "is"')]
+
+
 WEIRD: list[Any] = [
     5, None, "x", [], True, False, {"type": 5}, {"type": "object", "properties": [1]},
     {"type": "object", "required": "a"}, {"properties": {"a": {"$ref": "#/nowhere"}}}, {"anyOf": 3},

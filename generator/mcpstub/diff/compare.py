@@ -124,6 +124,18 @@ def _shown(layers: _Layers, key: str) -> tuple[dict[str, Any], str]:
     return next(((node, ptr) for node, ptr in layers if key in node), layers[0])
 
 
+def _counterparts(a: _Layers, b: _Layers, key: str) -> list[tuple[tuple[dict[str, Any], str], ...]]:
+    """The layers of two places compared for `key`: each with its counterpart where both sides
+    pass as many; where both follow references but not as many (an alias put in or taken out),
+    what each shows before the definition reached, then the two definitions; else (a definition
+    written out in place) what each side shows."""
+    if len(a) == len(b):
+        return list(zip(a, b, strict=True))
+    if min(len(a), len(b)) == 1:
+        return [(_shown(a, key), _shown(b, key))]
+    return [(_shown(a[:-1], key), _shown(b[:-1], key)), (a[-1], b[-1])]
+
+
 def _refuses(keyword: str, bound: JSON, value: JSON) -> bool:
     """Whether the number keyword `keyword: bound` alone refuses the number `value`."""
     if not (num(bound) and num(value)):
@@ -173,6 +185,9 @@ class Subset(TypedRules):
     infos: list[tuple[str, str, str]] = field(default_factory=list)
     _active: dict[tuple[str, str, int, int], int] = field(default_factory=dict)  # -> instance depth
     _trial: int = 0
+    # Checks of A against a part of B (a member of its allOf), whose annotations are not A's
+    # counterparts: none compared (`_split_all_of_b` compares each with its twin in A).
+    _unpaired: int = 0
     # The branch of A's anyOf or oneOf `_split_any_of_a` checks next.
     _branch: _Branch | None = None
 
@@ -202,18 +217,16 @@ class Subset(TypedRules):
 
     def _describe(self, written: tuple[JSON, str, JSON, str], a: JSON, ap: str, b: JSON, bp: str) -> None:
         """An info for each annotation that changed at this place. A node whose `$ref`s were
-        followed holds its own and each reference's (`{$ref: Priority, default: low}`): where both
-        sides hold as many, each is compared with its counterpart; where not (a definition written
-        out in place), what each side shows first, the node's own before its reference's."""
-        if self._trial or not (isinstance(a, dict) and isinstance(b, dict)):
+        followed holds its own and each reference's (`{$ref: Priority, default: low}`), compared
+        with their counterparts (`_counterparts`)."""
+        if self._trial or self._unpaired or not (isinstance(a, dict) and isinstance(b, dict)):
             return
         if isinstance(a, Virtual) or isinstance(b, Virtual):
             return
         wa, wap, wb, wbp = written
         layers_a, layers_b = _layers(self.a, wa, wap, a, ap), _layers(self.b, wb, wbp, b, bp)
-        pairs = list(zip(layers_a, layers_b, strict=True)) if len(layers_a) == len(layers_b) else None
         for key in ("title", "description", "default"):
-            for (x, xp), (y, yp) in pairs or [(_shown(layers_a, key), _shown(layers_b, key))]:
+            for (x, xp), (y, yp) in _counterparts(layers_a, layers_b, key):
                 place = self._new(xp, yp) + "/" + key
                 if canon(x.get(key)) != canon(y.get(key)) and all(i[:2] != (place, key) for i in self.infos):
                     old, new = (x, y) if self.a_is_old else (y, x)
@@ -414,10 +427,24 @@ class Subset(TypedRules):
         rest, members = self._conjuncts(self.b, b, bp)
         if not members:
             return b
-        if "allOf" in a and "allOf" in b and self.equal_keyword("allOf", a["allOf"], ap, b["allOf"], bp):
-            members = [m for m in members if not m[1].startswith(bp + "/allOf/")]
+        same = "allOf" in a and "allOf" in b and self.equal_keyword("allOf", a["allOf"], ap, b["allOf"], bp)
+        # A's member written where B's is (its `$ref` beside siblings, allOf/i): B's member's
+        # annotations are compared with its, its reasons dropped (A as a whole gives those).
+        twins = {tp[len(ap) :]: (t, tp) for t, tp in self._conjuncts(self.a, a, ap)[1]}
         for member, mp in members:
-            self.check(a, ap, member, mp, ip, exact)
+            if not (same and mp.startswith(bp + "/allOf/")):  # (an allOf alike holds of itself)
+                self._unpaired += 1
+                try:
+                    self.check(a, ap, member, mp, ip, exact)
+                finally:
+                    self._unpaired -= 1
+            twin = twins.get(mp[len(bp) :])
+            if twin is not None and not self._unpaired and not self._trial:
+                saved, self.reasons = self.reasons, []
+                try:
+                    self.check(*twin, member, mp, ip, exact)
+                finally:
+                    self.reasons = saved
         return rest
 
     def _flat(self, ctx: Context, node: dict[str, Any], ptr: str) -> dict[str, Any]:
