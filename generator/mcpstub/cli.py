@@ -21,7 +21,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcpstub import __version__
@@ -256,16 +255,13 @@ def _generate(
 
         options, _ = diff_options(config, config["root"])
         folder = cache_dir(args, config, out)  # (refused inside the package before the search writes)
-        with contextlib.ExitStack() as stack:
-            # --no-cache: the search's files (hypothesis's unicode tables) last this run only.
-            kept = folder / "hypothesis" if folder else Path(stack.enter_context(TemporaryDirectory()))
-            try:
-                stop, warned = check_breaking(
-                    args.check_breaking, path, shown_path(path), config,
-                    replace(options, search_cache=kept), allow=args.allow_breaking,
-                )  # fmt: skip
-            except SourceError as exc:
-                raise UsageError(f"--check-breaking: {exc}") from None
+        options = replace(options, search_cache=folder / "hypothesis" if folder else None)
+        try:
+            stop, warned = check_breaking(
+                args.check_breaking, path, shown_path(path), config, options, allow=args.allow_breaking
+            )
+        except SourceError as exc:
+            raise UsageError(f"--check-breaking: {exc}") from None
         said["warning"] += warned
         if stop is not None:
             return stop

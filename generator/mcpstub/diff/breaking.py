@@ -8,6 +8,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import Any
 
 from mcpstub.diagnostics import has_errors
@@ -25,8 +26,9 @@ def check_breaking(
 ) -> tuple[int | None, int]:
     """`generate --check-breaking REV`: diff the toolset at `rev` with this one (`path`, shown as
     `shown`, checked by `config`'s policy), say what breaks; an exit code when generation must stop,
-    and how many warnings were said. An unreadable side at `rev` raises SourceError; this one's
-    errors are left to the run to say, with every other."""
+    and how many warnings were said (the search's files in `options.search_cache`, else in a folder
+    gone after). An unreadable side at `rev` raises SourceError; this one's errors are left to the
+    run to say, with every other."""
     checked = check_toolset(path, shown, config["policy"])
     if has_errors(checked.diagnostics) or checked.toolset is None:
         return None, 0  # (the run says each error, with every other)
@@ -39,7 +41,9 @@ def check_breaking(
         print(said, file=sys.stderr)
         return None, 0
     ignored: list[Finding] = []
-    findings = diff_sides(old, side_from_toolset(checked), options, ignored)
+    with TemporaryDirectory() as run_only:
+        kept = replace(options, search_cache=options.search_cache or Path(run_only))
+        findings = diff_sides(old, side_from_toolset(checked), kept, ignored)
     breaking = [f for f in findings if f.severity == "breaking"]
     also = f"; {len(ignored)} more ignored ([tool.mcpstub.diff] ignore)" if ignored else ""
     if not breaking:
