@@ -247,6 +247,16 @@ def test_input_breaks_when_stricter(
     assert not breaking(run_input(stricter, looser, check_version=False))
 
 
+def test_a_format_changed_is_named_so_both_ways_and_in_both_directions() -> None:
+    # email -> date is neither a format added nor one removed: each side takes what the other refuses.
+    email, date = (obj({"a": {"type": "string", "format": name}}) for name in ("email", "date"))
+    for old, new in ((email, date), (date, email)):
+        for run, direction in ((run_input, "input"), (run_output, "output")):
+            found = breaking(run(old, new, check_version=False))
+            at = f"/{direction}Schema/properties/a/format"
+            assert found == {(f"{direction}-format-changed", direction, at)}, found
+
+
 @pytest.mark.parametrize(
     ("looser", "stricter", "in_rule", "out_rule"), [p[1:] for p in PAIRS], ids=[p[0] for p in PAIRS]
 )

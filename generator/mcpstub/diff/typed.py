@@ -258,7 +258,8 @@ class TypedRules:
             else:
                 message = f"format {fb} added" if self._input else f"format {fb} removed"
             where = "/format" if self._input or "format" in a else ""
-            self.add("format", ap, bp, ip, message, exact and not shaped, where)
+            kind = "format-changed" if fa != fb and old_f and new_f else "format"
+            self.add(kind, ap, bp, ip, message, exact and not shaped, where)
         if content_b and canon(content_a) != canon(content_b):
             words = "now checked" if self._input else "no longer checked"
             message = f"{show(content_b)} {words} (the server's {self.b.dialect} validator checks content)"
