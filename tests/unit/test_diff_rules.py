@@ -373,6 +373,7 @@ NAME_DEPENDENCIES = [
     ("old", "new"), [c[1:] for c in NAME_DEPENDENCIES], ids=[c[0] for c in NAME_DEPENDENCIES]
 )
 def test_names_a_property_requires_are_compared_by_what_old_asks_for_already(old: Any, new: Any) -> None:
+    run_input(old, old)  # (what the first comparison of a process imports is not timed)
     started = time.process_time()
     found = run_input(old, new, check_version=False)
     assert [f for f in found if f.severity != "info"] == [], found  # decided: neither broken nor undecided
