@@ -263,7 +263,8 @@ def is_revision(spec: str, cwd: Path | None = None) -> bool:
 
 
 def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = None) -> Side:
-    """`REV:path` (git's meaning: from the repository root, or from here with `./`)."""
+    """`REV:path` (git's meaning: from the repository root, or from here with `./`; an absolute path
+    is the repository's file at that place on disk)."""
     here = (cwd or Path.cwd()).resolve()
     rev, _, path = spec.partition(":")
     if not rev or rev.startswith("-"):  # git would read it as an option
@@ -274,6 +275,8 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         raise SourceError(f"{spec}: no git repository here to read {rev!r} from") from None
     if path.startswith(("./", "../")):
         relative = os.path.normpath(os.path.join(os.path.relpath(here, top), path))
+    elif os.path.isabs(path):  # (a path on disk: the file of the repository there, if it is one)
+        relative = os.path.relpath(Path(path).resolve(), top)
     else:
         relative = os.path.normpath(path)
     if relative.startswith("..") or os.path.isabs(relative):

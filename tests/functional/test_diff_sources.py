@@ -133,6 +133,17 @@ def test_revision_paths_relative_to_the_working_folder(
     assert any(f.get("location", {}).get("line") == line for f in found)
 
 
+def test_an_absolute_revision_path_is_the_repository_s_file_at_that_place(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (git itself refuses `HEAD:/abs/path`; one leading out of the repository is still said so)
+    monkeypatch.chdir(repo / "api")
+    (repo / "api" / "tools.yaml").write_text(TOOLSET.replace("maximum: 50", "maximum: 10"), "utf-8")
+    assert cli.main(["diff", f"HEAD:{repo / 'api' / 'tools.yaml'}", "tools.yaml", "--format", "json"]) == 1
+    assert {f["tool"] for f in findings(capsys) if f["severity"] == "breaking"} == {"", "find"}  # ("": server
+    assert cli.main(["diff", f"HEAD:{repo.parent / 'tools.yaml'}", "tools.yaml"]) == 2
+    assert "the path leaves the repository" in capsys.readouterr().err
+
 def test_a_root_relative_revision_path_below_the_root_is_noted_and_a_bare_revision_told(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
