@@ -255,6 +255,10 @@ def test_a_format_changed_is_named_so_both_ways_and_in_both_directions() -> None
             found = breaking(run(old, new, check_version=False))
             at = f"/{direction}Schema/properties/a/format"
             assert found == {(f"{direction}-format-changed", direction, at)}, found
+    # A format the old side's validator ignores (draft-07's uuid) was none: one is added.
+    uuid, email = ({**D07_OBJECT, "properties": {"a": {"format": f}}} for f in ("uuid", "email"))
+    assert {f.rule for f in run_input(uuid, email, check_version=False)} == {"input-format-added"}
+    assert {f.rule for f in run_input(email, uuid, check_version=False)} == {"input-format-removed"}
 
 
 @pytest.mark.parametrize(
@@ -639,6 +643,50 @@ def test_a_reference_beside_other_keywords_compares_its_definition_s_annotations
             assert said(old, new) == [("/inputSchema/$defs/P/description", changed + '"old" -> "new"')]
             old, new = side({"description": "was"}, {}, conjunct), side({"description": "is"}, {}, conjunct)
             assert said(old, new) == [("/inputSchema/properties/x/description", changed + '"was" -> "is"')]
+
+
+def test_a_conjunct_s_annotations_are_compared_with_its_twin_wherever_it_moved() -> None:
+    # A conjunct's twin is the one with the same $ref (allOf reordered, a reference moved beside
+    # other keywords), else an inline member at the same place; without one, no words are made up.
+    def side(p: dict[str, Any], a_title: str = "Aname") -> dict[str, Any]:
+        defs = {"A": {"type": "string", "title": a_title}, "B": {"minLength": 1, "title": "Bname"}}
+        return {"$defs": defs, **obj({"p": p})}
+
+    a, b = {"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}
+    for old, new, said in (
+        (side({"allOf": [a, b]}), side({"allOf": [b, a]}), []),
+        (side({"allOf": [a]}), side({"allOf": [{"maxLength": 9}, a]}), []),
+        (side({**a, "maxLength": 9}, "Old"), side({"allOf": [a], "maxLength": 9}, "New"), ['"Old" -> "New"']),
+        (side({"allOf": [a], "maxLength": 9}, "Old"), side({**a, "maxLength": 9}, "New"), ['"Old" -> "New"']),
+    ):  # fmt: skip
+        found = [f.message for f in run_input(old, new) if f.rule.startswith("schema-")]
+        assert found == [f"schema title changed: {words}" for words in said], (old, new, found)
+
+
+def test_conjuncts_of_conjuncts_are_compared_once_a_pair() -> None:
+    # D(i) = allOf [D(i-1), D(i-1) with words]: each pair of definitions is compared once, not once
+    # for each way down to it (2**12 ways).
+    def side(words: str) -> dict[str, Any]:
+        defs: dict[str, Any] = {"D0": {"type": "string", "title": words}}
+        for i in range(1, 13):
+            ref = {"$ref": f"#/$defs/D{i - 1}"}
+            defs[f"D{i}"] = {"allOf": [ref, {**ref, "description": "o"}], "maxLength": 60 + i}
+        return {"$defs": defs, **obj({"x": {"$ref": "#/$defs/D12"}})}
+
+    run_input(side("o"), side("o"))  # (what the first comparison of a process imports is not timed)
+    started = time.process_time()
+    found = [f.path for f in run_input(side("o"), side("n")) if f.rule.startswith("schema-")]
+    assert found == ["/inputSchema/$defs/D0/title"]
+    assert time.process_time() - started < 3
+
+
+def test_a_node_s_own_words_beside_a_long_chain_of_references_are_compared() -> None:
+    def side(title: str) -> dict[str, Any]:
+        defs = {f"D{i}": {"$ref": f"#/$defs/D{i + 1}"} for i in range(10)} | {"D10": {"type": "string"}}
+        return {"$defs": defs, **obj({"p": {"$ref": "#/$defs/D0", "title": title}})}
+
+    found = [(f.path, f.message) for f in run_input(side("Old"), side("New")) if f.rule.startswith("schema-")]
+    assert found == [("/inputSchema/properties/p/title", 'schema title changed: "Old" -> "New"')]
 
 
 WEIRD: list[Any] = [

@@ -258,7 +258,8 @@ class TypedRules:
             else:
                 message = f"format {fb} added" if self._input else f"format {fb} removed"
             where = "/format" if self._input or "format" in a else ""
-            kind = "format-changed" if fa != fb and old_f and new_f else "format"
+            # (one the other side's validator ignores is as good as none: a format added, or removed)
+            kind = "format-changed" if fa != fb and self.a.asserts_format(fa) else "format"
             self.add(kind, ap, bp, ip, message, exact and not shaped, where)
         if content_b and canon(content_a) != canon(content_b):
             words = "now checked" if self._input else "no longer checked"
