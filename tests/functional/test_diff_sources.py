@@ -324,7 +324,7 @@ def test_check_breaking_refuses_to_write_until_the_major_version_moves(
         "utf-8",
     )
     assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 1
-    assert "\n2 breaking; 1 warning or info finding: mcpstub diff shows them\n" in capsys.readouterr().err
+    assert "\n2 breaking; 1 warning or info finding: mcpstub diff shows it\n" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # nothing written
     assert (
         cli.main(
@@ -337,7 +337,8 @@ def test_check_breaking_refuses_to_write_until_the_major_version_moves(
         TOOLSET.replace("required: [name]", "required: [name, limit]").replace("1.0.0", "2.0.0"), "utf-8"
     )
     assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 0
-    assert "with a major version bump: allowed" in capsys.readouterr().err
+    said = "with the version bump they need (server.version 1.0.0 -> 2.0.0): allowed"
+    assert said in capsys.readouterr().err
 
 
 def test_check_breaking_says_the_warnings_of_a_change_it_writes(
@@ -376,7 +377,14 @@ def test_check_breaking_in_0_x_asks_for_the_minor_bump_that_counts(
     toolset.write_text(zero.replace("required: [name]", "required: [name, limit]"), "utf-8")
     out = repo / "shop_tools"
     assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 1
-    assert "hint: bump server.version to 0.4.0 or later" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "hint: bump server.version to 0.4.0 or later" in said
+    assert "without a minor version bump (in 0.x): server.version stays 0.3.0 (at least 0.4.0)" in said
+    assert "refusing to write: breaking changes against HEAD without a minor version bump" in said
+    toolset.write_text(zero.replace("required: [name]", "required: [name, limit]").replace("0.3.0", "0.4.0"))
+    assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 0
+    said = capsys.readouterr().err
+    assert "with the version bump they need (server.version 0.3.0 -> 0.4.0): allowed" in said, said
 
 
 def test_check_breaking_on_the_change_that_adds_the_toolset(

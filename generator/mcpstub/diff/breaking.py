@@ -43,7 +43,8 @@ def check_breaking(
     ignored: list[Finding] = []
     with TemporaryDirectory() as run_only:
         kept = replace(options, search_cache=options.search_cache or Path(run_only))
-        findings = diff_sides(old, side_from_toolset(checked), kept, ignored)
+        new = side_from_toolset(checked)
+        findings = diff_sides(old, new, kept, ignored)
     breaking = [f for f in findings if f.severity == "breaking"]
     also = f"; {len(ignored)} more ignored ([tool.mcpstub.diff] ignore)" if ignored else ""
     if not breaking:
@@ -58,7 +59,8 @@ def check_breaking(
     others = len(findings) - len(breaking)
     more = ""
     if others:
-        more = f"; {others} warning or info finding{'s' if others != 1 else ''}: mcpstub diff shows them"
+        more = f"; {others} warning or info finding{'s' if others != 1 else ''}: mcpstub diff shows "
+        more += "them" if others != 1 else "it"
     lines = text_lines(breaking)
     summary = f"{len(breaking)} breaking{in_lines(lines, breaking)}{more}{also}"
     sys.stderr.write("\n".join([*lines, summary]) + "\n")
@@ -66,8 +68,9 @@ def check_breaking(
         if allow:
             print(f"breaking changes against {rev}: allowed (--allow-breaking)", file=sys.stderr)
             return None, 0
+        bump = "minor" if (old.server_version or "").startswith("0.") else "major"
         print(
-            f"mcpstub: refusing to write: breaking changes against {rev} without a major version bump",
+            f"mcpstub: refusing to write: breaking changes against {rev} without a {bump} version bump",
             file=sys.stderr,
         )
         needed = next((f.message for f in breaking if f.rule == "version-not-bumped"), "")
@@ -78,5 +81,7 @@ def check_breaking(
     if any(f.rule == "version-not-bumped" for f in ignored):  # (no bump, and none asked for)
         print(f"breaking changes against {rev}: allowed (version-not-bumped is ignored)", file=sys.stderr)
     else:
-        print(f"breaking changes against {rev}, with a major version bump: allowed", file=sys.stderr)
+        moved = f"{old.server_version} -> {new.server_version}"
+        said = f"breaking changes against {rev}, with the version bump they need (server.version {moved})"
+        print(f"{said}: allowed", file=sys.stderr)
     return None, 0

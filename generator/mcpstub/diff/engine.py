@@ -438,7 +438,8 @@ def _version_finding(old: Side, new: Side) -> Finding | None:
         if old.server_version == new.server_version
         else f"{old.server_version} -> {new.server_version}"
     )
-    message = f"breaking changes without a major version bump: server.version {moved} (at least {need})"
+    bump = "a minor version bump (in 0.x)" if before[0] == 0 else "a major version bump"
+    message = f"breaking changes without {bump}: server.version {moved} (at least {need})"
     return Finding("", "version-not-bumped", "breaking", "server", "/server/version", message, where)
 
 
