@@ -137,18 +137,6 @@ def _counterparts(a: _Layers, b: _Layers, key: str) -> list[tuple[tuple[dict[str
     return [(_shown(a[:-1], key), _shown(b[:-1], key)), (a[-1], b[-1])]
 
 
-def _twin(parts: list[tuple[JSON, str]], part: JSON, suffix: str, ap: str) -> tuple[JSON, str] | None:
-    """The conjunct of A (`parts`, A at `ap`) that a conjunct of B (`part`, at `suffix` of B's
-    node) is written as: the one with the same `$ref` (allOf members reordered, a reference moved
-    beside other keywords), else an inline member at the same place."""
-    ref = part.get("$ref") if isinstance(part, dict) else None
-    for twin, tp in parts:
-        written = twin.get("$ref") if isinstance(twin, dict) else None
-        if (written == ref) if isinstance(ref, str) else (written is None and tp[len(ap) :] == suffix):
-            return twin, tp
-    return None
-
-
 def _refuses(keyword: str, bound: JSON, value: JSON) -> bool:
     """Whether the number keyword `keyword: bound` alone refuses the number `value`."""
     if not (num(bound) and num(value)):
@@ -198,11 +186,6 @@ class Subset(TypedRules):
     infos: list[tuple[str, str, str]] = field(default_factory=list)
     _active: dict[tuple[str, str, int, int], int] = field(default_factory=dict)  # -> instance depth
     _trial: int = 0
-    # Checks of A against a part of B (a member of its allOf) that has a twin in A, whose
-    # annotations are the part's counterparts (`_split_all_of_b`): A's are not compared with it.
-    _unpaired: int = 0
-    # (A's twin, B's part), each pointer resolved, whose annotations were compared (once each).
-    _twinned: set[tuple[str, str]] = field(default_factory=set)
     # The branch of A's anyOf or oneOf `_split_any_of_a` checks next.
     _branch: _Branch | None = None
 
@@ -234,7 +217,7 @@ class Subset(TypedRules):
         """An info for each annotation that changed at this place. A node whose `$ref`s were
         followed holds its own and each reference's (`{$ref: Priority, default: low}`), compared
         with their counterparts (`_counterparts`)."""
-        if self._trial or self._unpaired or not (isinstance(a, dict) and isinstance(b, dict)):
+        if self._trial or not (isinstance(a, dict) and isinstance(b, dict)):
             return
         if isinstance(a, Virtual) or isinstance(b, Virtual):
             return
@@ -442,33 +425,11 @@ class Subset(TypedRules):
         rest, members = self._conjuncts(self.b, b, bp)
         if not members:
             return b
-        same = "allOf" in a and "allOf" in b and self.equal_keyword("allOf", a["allOf"], ap, b["allOf"], bp)
-        real = not (isinstance(a, Virtual) or isinstance(b, Virtual))  # (a merge's parts have no place)
-        twins = self._conjuncts(self.a, a, ap)[1] if real else []
+        if "allOf" in a and "allOf" in b and self.equal_keyword("allOf", a["allOf"], ap, b["allOf"], bp):
+            members = [m for m in members if not m[1].startswith(bp + "/allOf/")]
         for member, mp in members:
-            twin = _twin(twins, member, mp[len(bp) :], ap)
-            if not (same and mp.startswith(bp + "/allOf/")):  # (an allOf alike holds of itself)
-                self._unpaired += twin is not None
-                try:
-                    self.check(a, ap, member, mp, ip, exact)
-                finally:
-                    self._unpaired -= twin is not None
-            if twin is not None and not (self._unpaired or self._trial):
-                self._compare_twins(twin, (member, mp), ip)
+            self.check(a, ap, member, mp, ip, exact)
         return rest
-
-    def _compare_twins(self, twin: tuple[JSON, str], member: tuple[JSON, str], ip: IPath) -> None:
-        """The annotations of B's part and of its twin in A, compared (its reasons dropped: A as a
-        whole gives those); once a pair, however many ways lead to it."""
-        pair = (self.a.resolve(*twin)[1], self.b.resolve(*member)[1])
-        if pair in self._twinned:
-            return
-        self._twinned.add(pair)
-        saved, self.reasons = self.reasons, []
-        try:
-            self.check(*twin, *member, ip, True)
-        finally:
-            self.reasons = saved
 
     def _flat(self, ctx: Context, node: dict[str, Any], ptr: str) -> dict[str, Any]:
         """The node with its conjuncts merged in where they merge plainly, else the node."""

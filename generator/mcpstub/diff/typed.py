@@ -253,12 +253,13 @@ class TypedRules:
                     f"{new_d.dialect} validator {'asserts' if self._input else 'ignores'} it, its "
                     f"{old_d.dialect} one {'ignored' if self._input else 'asserted'} it"
                 )
-            elif old_f and new_f:
+            elif fa and self.a.asserts_format(fa):  # (both sides check a format: another one)
                 message = f"format changed: {show(old_f)} -> {show(new_f)}"
-            else:
+            else:  # (one A's validator ignores is as good as none: a format added, or removed)
                 message = f"format {fb} added" if self._input else f"format {fb} removed"
+                if fa:
+                    message += f" ({fa} is not checked by the server's {self.a.dialect} validator)"
             where = "/format" if self._input or "format" in a else ""
-            # (one the other side's validator ignores is as good as none: a format added, or removed)
             kind = "format-changed" if fa != fb and self.a.asserts_format(fa) else "format"
             self.add(kind, ap, bp, ip, message, exact and not shaped, where)
         if content_b and canon(content_a) != canon(content_b):
