@@ -222,8 +222,8 @@ def shown_path(path: Path) -> str:
     try:
         relative = os.path.relpath(path)
     except (ValueError, OSError):  # (another drive; the working folder deleted)
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
+        return os.path.normpath(path)
+    return os.path.normpath(path) if relative.startswith("..") else relative
 
 
 def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None, dict[str, Any]]:

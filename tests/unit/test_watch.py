@@ -195,6 +195,19 @@ def test_a_path_is_shown_when_the_working_folder_is_gone(
     assert shown_path(tmp_path / "tools.yaml") == str(tmp_path / "tools.yaml")
 
 
+def test_a_path_outside_the_working_folder_is_shown_without_its_detours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (a file a toolset in sub/ references as ../outside.yaml, watched from elsewhere)
+    from mcpstub.options import shown_path  # noqa: PLC0415
+
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    assert shown_path(tmp_path / "sub" / ".." / "outside.yaml") == str(tmp_path / "outside.yaml")
+    assert shown_path(Path("../sub/../outside.yaml")) == os.path.join("..", "outside.yaml")
+    assert shown_path(Path("sub/../tools.yaml")) == "tools.yaml"
+
+
 def test_a_save_that_empties_the_file_first_is_read_once_written(tmp_path: Path) -> None:
     """An in-place save truncates the file, then writes it: the run waits for the text, and a
     file the user really left empty is still read (and reported) once it stays empty."""
