@@ -693,11 +693,11 @@ class _Parser(argparse.ArgumentParser):
         if self._subparsers is None:  # (the top parser says what its commands left over)
             import difflib  # noqa: PLC0415 - only for the message
 
-            flags = [flag for action in self._actions for flag in action.option_strings]
+            flags = [f[2:] for action in self._actions for f in action.option_strings if f[:2] == "--"]
             for extra in (extra for extra in extras if extra[:2] == "--"):
-                name = extra.partition("=")[0]  # (a flag's own name, after `--`, is an argument)
+                name = extra.partition("=")[0][2:]  # (compared without the dashes every flag has)
                 if name not in flags and (close := difflib.get_close_matches(name, flags, 1)):
-                    self.error(f"unrecognized argument {extra} (did you mean {close[0]}?)")
+                    self.error(f"unrecognized argument {extra} (did you mean --{close[0]}?)")
         return namespace, extras
 
 

@@ -162,6 +162,7 @@ def test_usage_errors_exit_2(in_tmp: Path, argv: list[str], capsys: pytest.Captu
     [(["generate", "tools.yaml", "--output", "x"], "--out"), (["generate", "--emit_tests"], "--emit-tests"),
      (["diff", "a", "b", "--fail_on=x"], "--fail-on"),
      (["import", "--server-comand", "x"], "--server-command"), (["validate", "--zzz"], None),
+     (["generate", "--bogus"], None), (["generate", "--no-cahce"], "--no-cache"),  # (not by the dashes)
      (["generate", "tools.yaml", "--", "--out"], None)],  # (after `--`, a flag's name is an argument)
 )  # fmt: skip
 def test_a_flag_a_command_does_not_know_is_said_with_the_one_it_is_close_to(
