@@ -222,8 +222,14 @@ def shown_path(path: Path) -> str:
     try:
         relative = os.path.relpath(path)
     except (ValueError, OSError):  # (another drive; the working folder deleted)
-        return os.path.normpath(path)
-    return os.path.normpath(path) if relative.startswith("..") else relative
+        return str(path)
+    return _without_detours(path) if relative.startswith("..") else relative
+
+
+def _without_detours(path: Path) -> str:
+    """`path` with `sub/..` taken out where that names the same file (not past a symbolic link)."""
+    plain = os.path.normpath(path)
+    return plain if os.path.realpath(plain) == os.path.realpath(path) else str(path)
 
 
 def resolve(args: argparse.Namespace, need_out: bool) -> tuple[Path, Path | None, dict[str, Any]]:

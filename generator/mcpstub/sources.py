@@ -251,32 +251,49 @@ def _shallow(cwd: Path) -> str:
 
 
 def is_revision(spec: str, cwd: Path | None = None) -> bool:
-    """True when `spec` reads as `REV:path` with REV a commit of the repository here."""
+    """True when `spec` reads as `REV:path` with REV a commit of the repository here (of the path,
+    where it is absolute)."""
     rev, sep, path = spec.partition(":")
     if not sep or not rev or not path or "://" in spec:
         return False
     try:
-        _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], cwd or Path.cwd())
+        _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], _git_folder(path, cwd or Path.cwd()))
     except SourceError:
         return False
     return True
 
 
+def _no_repository(path: str) -> str:
+    """That no repository holds `REV:path`'s folder: the path's, where it is absolute."""
+    if os.path.isabs(path):
+        return f"{os.path.dirname(path)} is in no git repository"
+    return "no git repository here"
+
+
+def _git_folder(path: str, cwd: Path) -> Path:
+    """Where git reads `REV:path`: the folder of an absolute path (its repository), else `cwd`."""
+    folder = os.path.dirname(path)
+    return Path(folder).resolve() if os.path.isabs(path) and os.path.isdir(folder) else cwd.resolve()
+
+
 def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = None) -> Side:
     """`REV:path` (git's meaning: from the repository root, or from here with `./`; an absolute path
     is the repository's file at that place on disk)."""
-    here = (cwd or Path.cwd()).resolve()
     rev, _, path = spec.partition(":")
     if not rev or rev.startswith("-"):  # git would read it as an option
         raise SourceError(f"{spec}: not a git revision (REV:path; REV cannot start with '-')")
+    here = _git_folder(path, cwd or Path.cwd())
     try:
         top = Path(_git(["rev-parse", "--show-toplevel"], here)).resolve()
     except SourceError:
-        raise SourceError(f"{spec}: no git repository here to read {rev!r} from") from None
+        raise SourceError(f"{spec}: {_no_repository(path)} to read {rev!r} from") from None
     if path.startswith(("./", "../")):
         relative = os.path.normpath(os.path.join(os.path.relpath(here, top), path))
-    elif os.path.isabs(path):  # (a path on disk: the file of the repository there, if it is one)
-        relative = os.path.relpath(Path(path).resolve(), top)
+    elif os.path.isabs(path):  # (a path on disk: the file of the repository there, if it is one,
+        # its folder's links followed as on disk, its own name read as the revision holds it)
+        name = os.path.basename(path)
+        on_disk = Path(path).resolve() if name in ("", ".", "..") else here / name
+        relative = os.path.relpath(on_disk, top)
     else:
         relative = os.path.normpath(path)
     if relative.startswith("..") or os.path.isabs(relative):
@@ -464,9 +481,10 @@ def _not_found(spec: str, other: str | None = None) -> str:
         return f"{spec}: no such file (nor a git revision REV:path or an http(s) URL)"
     if re.match(r"[0-9]+(?:/|$)", path):  # `localhost:8000/mcp`
         return f"{spec}: no such file; a server's URL starts with http:// or https://"
+    folder = _git_folder(path, Path.cwd())
     try:
-        _git(["rev-parse", "--show-toplevel"], Path.cwd())
+        _git(["rev-parse", "--show-toplevel"], folder)
     except SourceError:
-        return f"{spec}: no such file, and no git repository here to read {rev!r} from"
-    return f"{spec}: no such file, and {rev!r} is no commit of this repository{_no_commit(rev, Path.cwd())}"
+        return f"{spec}: no such file, and {_no_repository(path)} to read {rev!r} from"
+    return f"{spec}: no such file, and {rev!r} is no commit of this repository{_no_commit(rev, folder)}"
 

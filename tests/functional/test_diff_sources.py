@@ -136,13 +136,24 @@ def test_revision_paths_relative_to_the_working_folder(
 def test_an_absolute_revision_path_is_the_repository_s_file_at_that_place(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # (git itself refuses `HEAD:/abs/path`; one leading out of the repository is still said so)
+    # (git itself refuses `HEAD:/abs/path`; one in no repository is said so)
     monkeypatch.chdir(repo / "api")
     (repo / "api" / "tools.yaml").write_text(TOOLSET.replace("maximum: 50", "maximum: 10"), "utf-8")
     assert cli.main(["diff", f"HEAD:{repo / 'api' / 'tools.yaml'}", "tools.yaml", "--format", "json"]) == 1
     assert {f["tool"] for f in findings(capsys) if f["severity"] == "breaking"} == {"", "find"}  # ("": server
     assert cli.main(["diff", f"HEAD:{repo.parent / 'tools.yaml'}", "tools.yaml"]) == 2
-    assert "the path leaves the repository" in capsys.readouterr().err
+    assert f"{repo.parent} is in no git repository to read 'HEAD' from" in capsys.readouterr().err
+    # From another repository's folder: the repository the path is in. A link's name is read as the
+    # revision holds it (the link itself), as `HEAD:api/link.yaml` is.
+    (repo / "api" / "link.yaml").symlink_to("tools.yaml")
+    other = repo.parent / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    monkeypatch.chdir(other)
+    assert cli.main(["diff", f"HEAD:{repo / 'api' / 'tools.yaml'}", str(repo / "api" / "tools.yaml")]) == 1
+    capsys.readouterr()
+    assert cli.main(["diff", f"HEAD:{repo / 'api' / 'link.yaml'}", str(repo / "api" / "tools.yaml")]) == 2
+    assert "api/link.yaml does not exist at HEAD" in capsys.readouterr().err
 
 def test_a_root_relative_revision_path_below_the_root_is_noted_and_a_bare_revision_told(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -385,6 +396,21 @@ def test_check_breaking_in_0_x_asks_for_the_minor_bump_that_counts(
     assert cli.main(["generate", str(toolset), "--out", str(out), "--check-breaking", "HEAD"]) == 0
     said = capsys.readouterr().err
     assert "with the version bump they need (server.version 0.3.0 -> 0.4.0): allowed" in said, said
+    # With the version check off, no bump allows them; a version written `v0.3.0` is 0.x too.
+    (repo / "api" / "pyproject.toml").write_text("[tool.mcpstub.diff]\nversion-check = false\n")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(repo / "api")
+        assert cli.main(["generate", "tools.yaml", "--out", str(out), "--check-breaking", "HEAD"]) == 1
+        said = capsys.readouterr().err
+        assert "against HEAD (version-check is off, so no version bump allows them)" in said, said
+        (repo / "api" / "pyproject.toml").unlink()
+        prefixed = zero.replace("0.3.0", "v0.3.0")
+        toolset.write_text(prefixed, "utf-8")
+        subprocess.run(["git", "commit", "-qam", "v0.x"], cwd=repo, check=True)
+        toolset.write_text(prefixed.replace("required: [name]", "required: [name, limit]"), "utf-8")
+        assert cli.main(["generate", "tools.yaml", "--out", str(out), "--check-breaking", "HEAD"]) == 1
+        said = capsys.readouterr().err
+        assert "against HEAD without a minor version bump (in 0.x)\n" in said, said
 
 
 def test_check_breaking_on_the_change_that_adds_the_toolset(

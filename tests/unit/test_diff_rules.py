@@ -630,13 +630,22 @@ def test_an_alias_put_in_or_taken_out_of_a_reference_s_way_hides_no_annotation_o
             assert sorted(found) == sorted(f"/inputSchema{path}" for path in paths), (a, b, found)
 
 
-def test_a_node_s_own_words_beside_a_long_chain_of_references_are_compared() -> None:
-    def side(title: str) -> dict[str, Any]:
-        defs = {f"D{i}": {"$ref": f"#/$defs/D{i + 1}"} for i in range(10)} | {"D10": {"type": "string"}}
+def test_words_along_a_long_chain_of_references_are_compared() -> None:
+    def side(title: str, links: int = 10, first: str = "al") -> dict[str, Any]:
+        defs: dict[str, Any] = {f"D{i}": {"$ref": f"#/$defs/D{i + 1}"} for i in range(links)}
+        defs["D0"]["description"] = first
+        defs[f"D{links}"] = {"type": "string"}
         return {"$defs": defs, **obj({"p": {"$ref": "#/$defs/D0", "title": title}})}
 
-    found = [(f.path, f.message) for f in run_input(side("Old"), side("New")) if f.rule.startswith("schema-")]
-    assert found == [("/inputSchema/properties/p/title", 'schema title changed: "Old" -> "New"')]
+    def said(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, str]]:
+        return [(f.path, f.message) for f in run_input(old, new) if f.rule.startswith("schema-")]
+
+    titled = said(side("Old"), side("New"))
+    assert titled == [("/inputSchema/properties/p/title", 'schema title changed: "Old" -> "New"')]
+    assert said(side("T", 9), side("T", 10)) == []  # (an alias put in: the same words shown)
+    assert said(side("T", 2), side("T", 12)) == []
+    changed = said(side("T", 12, "o"), side("T", 12, "n"))
+    assert changed == [("/inputSchema/$defs/D0/description", 'schema description changed: "o" -> "n"')]
 
 
 WEIRD: list[Any] = [

@@ -206,6 +206,10 @@ def test_a_path_outside_the_working_folder_is_shown_without_its_detours(
     assert shown_path(tmp_path / "sub" / ".." / "outside.yaml") == str(tmp_path / "outside.yaml")
     assert shown_path(Path("../sub/../outside.yaml")) == os.path.join("..", "outside.yaml")
     assert shown_path(Path("sub/../tools.yaml")) == "tools.yaml"
+    # Not past a symbolic link: link/.. is the folder the link leads into's parent, not here.
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real" / "sub")
+    assert shown_path(tmp_path / "link" / ".." / "x.yaml") == str(tmp_path / "link" / ".." / "x.yaml")
 
 
 def test_a_save_that_empties_the_file_first_is_read_once_written(tmp_path: Path) -> None:

@@ -68,12 +68,15 @@ def check_breaking(
         if allow:
             print(f"breaking changes against {rev}: allowed (--allow-breaking)", file=sys.stderr)
             return None, 0
-        bump = "minor" if (old.server_version or "").startswith("0.") else "major"
-        print(
-            f"mcpstub: refusing to write: breaking changes against {rev} without a {bump} version bump",
-            file=sys.stderr,
-        )
-        needed = next((f.message for f in breaking if f.rule == "version-not-bumped"), "")
+        refusing = f"mcpstub: refusing to write: breaking changes against {rev}"
+        if not options.check_version:  # (no version allows them: the check is off)
+            print(f"{refusing} (version-check is off, so no version bump allows them)", file=sys.stderr)
+            hint = "  hint: pass --allow-breaking, or turn version-check on and bump server.version"
+            print(hint, file=sys.stderr)
+            return EXIT_FOUND, 0
+        needed = next(f.message for f in breaking if f.rule == "version-not-bumped")
+        bump = "a minor version bump (in 0.x)" if "a minor version bump" in needed else "a major version bump"
+        print(f"{refusing} without {bump}", file=sys.stderr)
         least = needed.rpartition("(at least ")[2].rstrip(")") if "(at least " in needed else ""
         bump = f"to {least} or later" if least else "(its major number; in 0.x its minor number)"
         print(f"  hint: bump server.version {bump}, or pass --allow-breaking", file=sys.stderr)

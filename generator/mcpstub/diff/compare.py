@@ -93,14 +93,15 @@ def _layers(ctx: Context, node: JSON, ptr: str, target: dict[str, Any], at: str)
     """The nodes a place's `$ref`s pass through, from the one written there to `target` (at `at`),
     which they resolve to."""
     layers: _Layers = []
-    while isinstance(node, dict) and not isinstance(node, Virtual) and node is not target and len(layers) < 9:
+    while isinstance(node, dict) and not isinstance(node, Virtual) and node is not target:
+        if len(layers) == 99:  # (past 99 references, those further on are left out)
+            break
         layers.append((node, ptr))
         ref = node.get("$ref")
         found, node, ptr = ctx.follow(ref) if isinstance(ref, str) else (False, None, "")
         if not found:
             return [(target, at)]
-    # (past 9 references, those between are left out: the node written and the one reached stay)
-    return [*layers, (target, at)] if node is target else [*layers[:1], (target, at)]
+    return [*layers, (target, at)]
 
 
 def _shown_value(node: dict[str, Any], key: str) -> str:
