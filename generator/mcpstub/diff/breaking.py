@@ -75,8 +75,8 @@ def check_breaking(
             print(hint, file=sys.stderr)
             return EXIT_FOUND, 0
         needed = next(f.message for f in breaking if f.rule == "version-not-bumped")
-        bump = "a minor version bump (in 0.x)" if "a minor version bump" in needed else "a major version bump"
-        print(f"{refusing} without {bump}", file=sys.stderr)
+        kind = "a minor version bump (in 0.x)" if "a minor version bump" in needed else "a major version bump"
+        print(f"{refusing} without {kind}", file=sys.stderr)
         least = needed.rpartition("(at least ")[2].rstrip(")") if "(at least " in needed else ""
         bump = f"to {least} or later" if least else "(its major number; in 0.x its minor number)"
         print(f"  hint: bump server.version {bump}, or pass --allow-breaking", file=sys.stderr)
