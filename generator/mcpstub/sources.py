@@ -264,10 +264,9 @@ def is_revision(spec: str, cwd: Path | None = None) -> bool:
 
 
 def _no_repository(path: str) -> str:
-    """That no repository holds `REV:path`'s folder: the path's, where it is absolute."""
-    if os.path.isabs(path):
-        return f"{os.path.dirname(path)} is in no git repository"
-    return "no git repository here"
+    """That no repository holds `REV:path`'s folder: the path's, where it is absolute (not named
+    again: the spec is shown, with any password in it hidden)."""
+    return "its folder is in no git repository" if os.path.isabs(path) else "no git repository here"
 
 
 def _git_folder(path: str, cwd: Path) -> Path:
@@ -282,6 +281,9 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
     rev, _, path = spec.partition(":")
     if not rev or rev.startswith("-"):  # git would read it as an option
         raise SourceError(f"{spec}: not a git revision (REV:path; REV cannot start with '-')")
+    absolute = os.path.isabs(path)
+    if absolute and not os.path.isdir(os.path.dirname(path)):  # (read from no other folder)
+        raise SourceError(f"{spec}: no such file, and its folder is no folder on this machine")
     here = _git_folder(path, cwd or Path.cwd())
     try:
         top = Path(_git(["rev-parse", "--show-toplevel"], here)).resolve()
@@ -289,7 +291,7 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
         raise SourceError(f"{spec}: {_no_repository(path)} to read {rev!r} from") from None
     if path.startswith(("./", "../")):
         relative = os.path.normpath(os.path.join(os.path.relpath(here, top), path))
-    elif os.path.isabs(path):  # (a path on disk: the file of the repository there, if it is one,
+    elif absolute:  # (a path on disk: the file of the repository there, if it is one,
         # its folder's links followed as on disk, its own name read as the revision holds it)
         name = os.path.basename(path)
         on_disk = Path(path).resolve() if name in ("", ".", "..") else here / name
@@ -308,12 +310,12 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
             said = f"{spec}: {rev!r} is no commit of this repository{_no_commit(rev, here)}"
             raise SourceError(said) from None
         said = f"{spec}: {relative} does not exist at {rev}"
-        own = _folder_file(rev, path, here, top)
+        own = None if absolute else _folder_file(rev, path, here, top)
         if own is not None:  # (git reads REV:path from the root)
             mine = shlex.quote(f"{rev}:./{path}")
             said += f"\n  hint: this folder's is {mine} ({own}); a path after REV: starts at the root"
         elif near := _near_file(rev, relative, path, here, top):
-            said += f"\n  hint: did you mean {shlex.quote(f'{rev}:{near}')}?"
+            said += f"\n  hint: did you mean {shlex.quote(f'{rev}:{top / near if absolute else near}')}?"
         raise NotAtRevision(said) from None
     wanted = [n for n in _files_at(rev, here) if n == relative or n.endswith(_TOOLSET_SUFFIXES)]
     with tempfile.TemporaryDirectory(prefix="mcpstub-rev-") as tmp:
@@ -324,8 +326,8 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
             under = [n for n in wanted if n.startswith(f"{relative}/")]
             under = [n for n in under if "/" not in n[len(relative) + 1 :]] or under  # (its own first)
             meant = closest("tools.yaml", [n.rpartition("/")[2] for n in under]) if under else None
-            shown = next((f" (a folder): did you mean {shlex.quote(f'{rev}:{n}')}?" for n in under
-                          if meant is not None and n.endswith(f"/{meant}")), "")  # fmt: skip
+            shown = next((f" (a folder): did you mean {shlex.quote(f'{rev}:{top / n if absolute else n}')}?"
+                          for n in under if meant is not None and n.endswith(f"/{meant}")), "")  # fmt: skip
             raise SourceError(f"{spec}: not a file in that revision{shown}")
         listing = _listing(target, spec)
         if listing is not None:
@@ -481,6 +483,8 @@ def _not_found(spec: str, other: str | None = None) -> str:
         return f"{spec}: no such file (nor a git revision REV:path or an http(s) URL)"
     if re.match(r"[0-9]+(?:/|$)", path):  # `localhost:8000/mcp`
         return f"{spec}: no such file; a server's URL starts with http:// or https://"
+    if os.path.isabs(path) and not os.path.isdir(os.path.dirname(path)):
+        return f"{spec}: no such file, and its folder is no folder on this machine"
     folder = _git_folder(path, Path.cwd())
     try:
         _git(["rev-parse", "--show-toplevel"], folder)

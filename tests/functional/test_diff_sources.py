@@ -142,7 +142,9 @@ def test_an_absolute_revision_path_is_the_repository_s_file_at_that_place(
     assert cli.main(["diff", f"HEAD:{repo / 'api' / 'tools.yaml'}", "tools.yaml", "--format", "json"]) == 1
     assert {f["tool"] for f in findings(capsys) if f["severity"] == "breaking"} == {"", "find"}  # ("": server
     assert cli.main(["diff", f"HEAD:{repo.parent / 'tools.yaml'}", "tools.yaml"]) == 2
-    assert f"{repo.parent} is in no git repository to read 'HEAD' from" in capsys.readouterr().err
+    assert "its folder is in no git repository to read 'HEAD' from" in capsys.readouterr().err
+    assert cli.main(["diff", f"HEAD:{repo / 'nowhere' / 'tools.yaml'}", "tools.yaml"]) == 2  # (not here's)
+    assert "tools.yaml: no such file, and its folder is no folder on this machine" in capsys.readouterr().err
     # From another repository's folder: the repository the path is in. A link's name is read as the
     # revision holds it (the link itself), as `HEAD:api/link.yaml` is.
     (repo / "api" / "link.yaml").symlink_to("tools.yaml")
@@ -154,6 +156,22 @@ def test_an_absolute_revision_path_is_the_repository_s_file_at_that_place(
     capsys.readouterr()
     assert cli.main(["diff", f"HEAD:{repo / 'api' / 'link.yaml'}", str(repo / "api" / "tools.yaml")]) == 2
     assert "api/link.yaml does not exist at HEAD" in capsys.readouterr().err
+    # A folder that is not there is said so (not read from here); a name near one is hinted in the
+    # absolute form (`HEAD:api/tools.yaml` would read this folder's repository).
+    here = str(repo / "api" / "tools.yaml")
+    assert cli.main(["diff", f"HEAD:{repo / 'nowhere' / 'tools.yaml'}", here]) == 2
+    assert "tools.yaml: no such file, and its folder is no folder on this machine" in capsys.readouterr().err
+    assert cli.main(["diff", f"HEAD:{repo / 'api' / 'tool.yaml'}", here]) == 2
+    assert f"did you mean HEAD:{repo / 'api' / 'tools.yaml'}?" in capsys.readouterr().err
+    # Through a link to the repository, a workflow annotation still names the file from its root.
+    git(repo, "commit", "-qam", "v2")
+    (repo.parent / "alias").symlink_to(repo)
+    monkeypatch.chdir(repo)
+    new = f"HEAD:{repo.parent / 'alias' / 'api' / 'tools.yaml'}"
+    assert cli.main(["diff", "HEAD~1:api/tools.yaml", new, "--format", "github"]) == 1
+    said = capsys.readouterr().out
+    assert "file=api/tools.yaml," in said and "alias" not in said, said
+
 
 def test_a_root_relative_revision_path_below_the_root_is_noted_and_a_bare_revision_told(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -410,6 +428,13 @@ def test_check_breaking_in_0_x_asks_for_the_minor_bump_that_counts(
         toolset.write_text(prefixed.replace("required: [name]", "required: [name, limit]"), "utf-8")
         assert cli.main(["generate", "tools.yaml", "--out", str(out), "--check-breaking", "HEAD"]) == 1
         said = capsys.readouterr().err
+        assert "against HEAD without a minor version bump (in 0.x)\n" in said, said
+        # (so is it where the new version is no semantic version)
+        unversioned = prefixed.replace("v0.3.0", "0.4.0.0")
+        toolset.write_text(unversioned.replace("required: [name]", "required: [name, limit]"), "utf-8")
+        assert cli.main(["generate", "tools.yaml", "--out", str(out), "--check-breaking", "HEAD"]) == 1
+        said = capsys.readouterr().err
+        assert "need a minor version bump (in 0.x), but the new server.version '0.4.0.0'" in said
         assert "against HEAD without a minor version bump (in 0.x)\n" in said, said
 
 

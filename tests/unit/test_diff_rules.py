@@ -644,6 +644,7 @@ def test_words_along_a_long_chain_of_references_are_compared() -> None:
     assert titled == [("/inputSchema/properties/p/title", 'schema title changed: "Old" -> "New"')]
     assert said(side("T", 9), side("T", 10)) == []  # (an alias put in: the same words shown)
     assert said(side("T", 2), side("T", 12)) == []
+    assert said(side("T", 120), side("T", 121)) == []  # (however long: no link dropped, none shifted)
     changed = said(side("T", 12, "o"), side("T", 12, "n"))
     assert changed == [("/inputSchema/$defs/D0/description", 'schema description changed: "o" -> "n"')]
 

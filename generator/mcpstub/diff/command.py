@@ -135,16 +135,19 @@ def _from_repository_root(items: list[Located]) -> list[Located]:
         top = Path(_git(["rev-parse", "--show-toplevel"], here)).resolve()
     except (SourceError, OSError):
         return items
-    revisions: dict[str, bool] = {}
+    revisions: dict[tuple[str, str], bool] = {}  # (REV, the folder of an absolute path) -> one?
 
     def in_revision(file: str) -> Path | None:
         """The file a `REV:path` name reads, where it stands in the repository (git's meaning of
         the path: from the root, or from here with `./` or `../`)."""
         rev, _, path = file.partition(":")
-        if rev not in revisions:
-            revisions[rev] = is_revision(file, here)
-        if not revisions[rev]:
+        key = (rev, os.path.dirname(path) if os.path.isabs(path) else "")
+        if key not in revisions:
+            revisions[key] = is_revision(file, here)
+        if not revisions[key]:
             return None
+        if os.path.isabs(path):  # (its folder as on disk, links followed, as it was read)
+            return Path(os.path.dirname(path)).resolve() / os.path.basename(path)
         return Path(os.path.normpath((here if path.startswith(("./", "../")) else top) / path))
 
     def placed(item: Located) -> Located:

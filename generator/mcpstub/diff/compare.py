@@ -94,7 +94,7 @@ def _layers(ctx: Context, node: JSON, ptr: str, target: dict[str, Any], at: str)
     which they resolve to."""
     layers: _Layers = []
     while isinstance(node, dict) and not isinstance(node, Virtual) and node is not target:
-        if len(layers) == 99:  # (past 99 references, those further on are left out)
+        if any(seen is node for seen, _ in layers):  # (a cycle, as a server may advertise)
             break
         layers.append((node, ptr))
         ref = node.get("$ref")

@@ -417,14 +417,16 @@ def _parse_version(text: str | None) -> tuple[int, int, int] | None:
 def _version_finding(old: Side, new: Side) -> Finding | None:
     before, after = _parse_version(old.server_version), _parse_version(new.server_version)
     where = new.locate("", "/server/version")
+    minor = before is not None and before[0] == 0
+    bump = "a minor version bump (in 0.x)" if minor else "a major version bump"
     if before is None or after is None:
         side, bad = ("old", old.server_version) if before is None else ("new", new.server_version)
         fix = "write it as one, or " if side == "new" else ""  # (the old side is written: a past revision)
         message = (
-            f"breaking changes need a major version bump, but the {side} server.version {bad[:40]!r} is not"
+            f"breaking changes need {bump}, but the {side} server.version {bad[:40]!r} is not"
             f" a semantic version (MAJOR.MINOR.PATCH, e.g. 2.0.0): {fix}{_NO_CHECK}"
             if bad
-            else f"breaking changes need a major version bump, but the {side} server.version is not set: "
+            else f"breaking changes need {bump}, but the {side} server.version is not set: "
             + ("set it (e.g. 2.0.0), or " if side == "new" else "")
             + _NO_CHECK
         )
@@ -438,7 +440,6 @@ def _version_finding(old: Side, new: Side) -> Finding | None:
         if old.server_version == new.server_version
         else f"{old.server_version} -> {new.server_version}"
     )
-    bump = "a minor version bump (in 0.x)" if before[0] == 0 else "a major version bump"
     message = f"breaking changes without {bump}: server.version {moved} (at least {need})"
     return Finding("", "version-not-bumped", "breaking", "server", "/server/version", message, where)
 
