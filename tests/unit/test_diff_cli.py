@@ -582,3 +582,11 @@ def test_a_long_changed_description_is_shown_where_it_changed(
     assert main(["diff", "old.yaml", "new.yaml", "--fail-on", "info"]) == 1
     (said,) = [line for line in capsys.readouterr().out.splitlines() if "schema description changed" in line]
     assert 'name or a postal code" -> …' in said and 'name or a zip code"' in said, said
+    # Cut where a word starts (not "…al address."), where one starts a little before.
+    text = "Where to send the parcel: the full postal address."
+    longer = text.replace(".", ", with its street line.")
+    write_new(in_tmp, OLD.replace("days: {type: integer", described % longer))
+    (in_tmp / "old.yaml").write_text(OLD.replace("days: {type: integer", described % text))
+    assert main(["diff", "old.yaml", "new.yaml", "--fail-on", "info"]) == 1
+    (said,) = [line for line in capsys.readouterr().out.splitlines() if "schema description changed" in line]
+    assert ': …postal address." -> …postal address, with its street line." [' in said, said

@@ -109,10 +109,13 @@ def _shown_value(node: dict[str, Any], key: str) -> str:
 
 
 def _change(old: str, new: str, width: int = 40) -> str:
-    """`old -> new`, each cut to `width` characters around where they first differ."""
+    """`old -> new`, each cut to `width` characters around where they first differ (from the start
+    of a word, where one starts a little before)."""
     same = next((i for i, pair in enumerate(zip(old, new, strict=False)) if pair[0] != pair[1]), None)
     same = min(len(old), len(new)) if same is None else same
     start = max(0, same - 10) if max(len(old), len(new)) > width else 0
+    if start:  # (the text before `same` is both sides')
+        start = old.rfind(" ", max(0, start - 15), start + 1) + 1 or start
 
     def cut(text: str) -> str:
         shown = text[start : start + width]
