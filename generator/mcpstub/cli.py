@@ -254,8 +254,8 @@ def _generate(
         from mcpstub.diff.breaking import check_breaking  # noqa: PLC0415
 
         options, _ = diff_options(config, config["root"])
-        folder = cache_dir(args, config, out)  # (refused inside the package before the search writes)
-        options = replace(options, search_cache=folder / "hypothesis" if folder else None)
+        if cache_dir(args, config, out) is None:  # (refused inside the package before the search writes)
+            options = replace(options, search_cache=None)  # (--no-cache: a folder for this run only)
         try:
             stop, warned = check_breaking(
                 args.check_breaking, path, shown_path(path), config, options, allow=args.allow_breaking

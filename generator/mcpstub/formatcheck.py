@@ -66,8 +66,7 @@ def _unknown_key_hint(
             return f"{said} in the tool's `annotations`"
         value = json.dumps(node[key]) if isinstance(node[key], bool) else "true or false"  # (`no`: text)
         return f"{said} under annotations: `annotations: {{{meant}: {value}}}`"
-    example = len(path) == 4 and path[0] == "tools" and path[2] == "examples"
-    if example and (meant := _EXAMPLE_WORDS.get(key.lower())) and hint.startswith("allowed"):
+    if _in_example(path) and (meant := _EXAMPLE_WORDS.get(key.lower())) and hint.startswith("allowed"):
         return f"did you mean {meant!r}? (an example's arguments go under `input`, its result under `output`)"
     if hint.startswith("allowed") and "input" not in node and key in _input_properties(doc, path):
         written = f'{{"input": {{"{key}": ...}}}}' if doc.is_json else f"- input: {{{key}: ...}}"
@@ -84,9 +83,14 @@ _EXAMPLE_WORDS = {
 }
 
 
+def _in_example(path: JsonPath) -> bool:
+    """Whether `path` is that of one of a tool's examples (`tools[0].examples[1]`)."""
+    return len(path) == 4 and path[0] == "tools" and path[2] == "examples"
+
+
 def _input_properties(doc: Document, path: JsonPath) -> dict[str, Any]:
     """The properties of the input schema of the tool whose example is at `path` (none elsewhere)."""
-    if not (len(path) == 4 and path[0] == "tools" and path[2] == "examples" and isinstance(doc.data, dict)):
+    if not (_in_example(path) and isinstance(doc.data, dict)):
         return {}
     tool = doc.data["tools"][path[1]]
     schema = tool.get("inputSchema") if isinstance(tool, dict) else None

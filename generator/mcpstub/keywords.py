@@ -172,9 +172,6 @@ def closest(key: str, known: Iterable[str]) -> str | None:
     return close[0] if close else None
 
 
-
-
-
 def comma_hint(doc: Document, path: JsonPath, node: dict[str, Any]) -> str | None:
     """The YAML flow-map trap, when the key at `path` (in `node`, the mapping's data) is written
     without a value right after unquoted text in a `{...}` mapping: `{description: a, b}` is

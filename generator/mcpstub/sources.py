@@ -269,6 +269,13 @@ def _no_repository(path: str) -> str:
     return "its folder is in no git repository" if os.path.isabs(path) else "no git repository here"
 
 
+def _folder_gone(spec: str, path: str) -> str | None:
+    """Why `REV:path` names nothing where `path` is absolute and its folder is not there."""
+    if os.path.isabs(path) and not os.path.isdir(os.path.dirname(path)):
+        return f"{spec}: no such file, and its folder is no folder on this machine"
+    return None
+
+
 def _git_folder(path: str, cwd: Path) -> Path:
     """Where git reads `REV:path`: the folder of an absolute path (its repository), else `cwd`."""
     folder = os.path.dirname(path)
@@ -282,8 +289,8 @@ def side_from_git(spec: str, policy: Policy | None = None, cwd: Path | None = No
     if not rev or rev.startswith("-"):  # git would read it as an option
         raise SourceError(f"{spec}: not a git revision (REV:path; REV cannot start with '-')")
     absolute = os.path.isabs(path)
-    if absolute and not os.path.isdir(os.path.dirname(path)):  # (read from no other folder)
-        raise SourceError(f"{spec}: no such file, and its folder is no folder on this machine")
+    if (gone := _folder_gone(spec, path)) is not None:  # (read from no other folder)
+        raise SourceError(gone)
     here = _git_folder(path, cwd or Path.cwd())
     try:
         top = Path(_git(["rev-parse", "--show-toplevel"], here)).resolve()
@@ -483,8 +490,8 @@ def _not_found(spec: str, other: str | None = None) -> str:
         return f"{spec}: no such file (nor a git revision REV:path or an http(s) URL)"
     if re.match(r"[0-9]+(?:/|$)", path):  # `localhost:8000/mcp`
         return f"{spec}: no such file; a server's URL starts with http:// or https://"
-    if os.path.isabs(path) and not os.path.isdir(os.path.dirname(path)):
-        return f"{spec}: no such file, and its folder is no folder on this machine"
+    if (gone := _folder_gone(spec, path)) is not None:
+        return gone
     folder = _git_folder(path, Path.cwd())
     try:
         _git(["rev-parse", "--show-toplevel"], folder)
