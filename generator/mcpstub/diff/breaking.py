@@ -13,7 +13,7 @@ from typing import Any
 
 from mcpstub.diagnostics import has_errors
 from mcpstub.diff.command import EXIT_FOUND
-from mcpstub.diff.engine import diff_sides
+from mcpstub.diff.engine import bump_needed, diff_sides
 from mcpstub.diff.model import DiffOptions, Finding
 from mcpstub.diff.report import in_lines, text_lines
 from mcpstub.diff.source import side_from_toolset
@@ -74,10 +74,8 @@ def check_breaking(
             hint = "  hint: pass --allow-breaking, or turn version-check on and bump server.version"
             print(hint, file=sys.stderr)
             return EXIT_FOUND, 0
-        needed = next(f.message for f in breaking if f.rule == "version-not-bumped")
-        kind = "a minor version bump (in 0.x)" if "a minor version bump" in needed else "a major version bump"
+        kind, least = bump_needed(old.server_version, new.server_version)
         print(f"{refusing} without {kind}", file=sys.stderr)
-        least = needed.rpartition("(at least ")[2].rstrip(")") if "(at least " in needed else ""
         bump = f"to {least} or later" if least else "(its major number; in 0.x its minor number)"
         print(f"  hint: bump server.version {bump}, or pass --allow-breaking", file=sys.stderr)
         return EXIT_FOUND, 0

@@ -414,11 +414,21 @@ def _parse_version(text: str | None) -> tuple[int, int, int] | None:
     return (int(match[1]), int(match[2] or 0), int(match[3] or 0)) if match else None
 
 
+def bump_needed(old: str | None, new: str | None) -> tuple[str, str | None]:
+    """The bump breaking changes from version `old` need (`a major version bump`; in 0.x a minor
+    one), and the least version that is one, where both versions are semantic versions."""
+    before, after = _parse_version(old), _parse_version(new)
+    minor = before is not None and before[0] == 0
+    bump = "a minor version bump (in 0.x)" if minor else "a major version bump"
+    if before is None or after is None:
+        return bump, None
+    return bump, f"{before[0]}.{before[1] + 1}.0" if minor else f"{before[0] + 1}.0.0"
+
+
 def _version_finding(old: Side, new: Side) -> Finding | None:
     before, after = _parse_version(old.server_version), _parse_version(new.server_version)
     where = new.locate("", "/server/version")
-    minor = before is not None and before[0] == 0
-    bump = "a minor version bump (in 0.x)" if minor else "a major version bump"
+    bump, need = bump_needed(old.server_version, new.server_version)
     if before is None or after is None:
         side, bad = ("old", old.server_version) if before is None else ("new", new.server_version)
         fix = "write it as one, or " if side == "new" else ""  # (the old side is written: a past revision)
@@ -434,7 +444,6 @@ def _version_finding(old: Side, new: Side) -> Finding | None:
     bumped = after[0] > before[0] or (before[0] == 0 and after[0] == 0 and after[1] > before[1])
     if bumped:
         return None
-    need = f"{before[0]}.{before[1] + 1}.0" if before[0] == 0 else f"{before[0] + 1}.0.0"
     moved = (
         f"stays {new.server_version}"
         if old.server_version == new.server_version
