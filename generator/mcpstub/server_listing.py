@@ -165,7 +165,8 @@ def _scrubbed(text: str, url: str) -> str:
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 # A scheme and its slashes, then the rest of the URL (up to white space).
-_URL = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*:/+)(\S*)")
+# (`http:user:pw@host`, the slashes left out, read as a file name: its password hidden too)
+_URL = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*:/+|(?i:https?):)(\S*)")
 _AUTHORITY_END = re.compile(r"[/?#]")
 # A host (a name, an IPv4 address, an [IPv6] one) with an optional port, then the URL's end.
 _HOST_AFTER = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]*)?(?=[/?#'\"\s),;\]]|$)")

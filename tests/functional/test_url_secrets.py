@@ -65,6 +65,8 @@ def _urls(port: int) -> list[str]:
         f"http://user:secret@127.0.0.1:{port}/mcp",  # an error status (the client names the URL)
         f"http://user:secret@127.0.0.1:{port}",
         "http:/user:secret@127.0.0.1/mcp",  # one slash: read as a file name
+        "http:user:secret@127.0.0.1/mcp",  # none
+        "HTTPS:user:secret@example.com/mcp",
         # unencoded `/`, `?`, `#` in a password or user name end the authority early
         f"http://user:pa/secret@127.0.0.1:{closed}/mcp",
         f"http://user:pa?secret@127.0.0.1:{port}/mcp",
