@@ -590,3 +590,10 @@ def test_a_long_changed_description_is_shown_where_it_changed(
     assert main(["diff", "old.yaml", "new.yaml", "--fail-on", "info"]) == 1
     (said,) = [line for line in capsys.readouterr().out.splitlines() if "schema description changed" in line]
     assert ': …postal address." -> …postal address, with its street line." [' in said, said
+    # A difference in the first word: shown from the text's start, which starts a word too.
+    first = "Postalcodes or the names of the cities to get the forecast for"
+    write_new(in_tmp, OLD.replace("days: {type: integer", described % first.replace("codes", "code")))
+    (in_tmp / "old.yaml").write_text(OLD.replace("days: {type: integer", described % first))
+    assert main(["diff", "old.yaml", "new.yaml", "--fail-on", "info"]) == 1
+    (said,) = [line for line in capsys.readouterr().out.splitlines() if "schema description changed" in line]
+    assert 'changed: "Postalcodes or the names of the cities … -> "Postalcode or' in said, said

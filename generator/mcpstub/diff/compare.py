@@ -114,8 +114,9 @@ def _change(old: str, new: str, width: int = 40) -> str:
     same = next((i for i, pair in enumerate(zip(old, new, strict=False)) if pair[0] != pair[1]), None)
     same = min(len(old), len(new)) if same is None else same
     start = max(0, same - 10) if max(len(old), len(new)) > width else 0
-    if start:  # (the text before `same` is both sides')
-        start = old.rfind(" ", max(0, start - 15), start + 1) + 1 or start
+    if start:  # (the text before `same` is both sides'; its beginning starts a word too)
+        word = old.rfind(" ", max(0, start - 15), start + 1)
+        start = word + 1 if word >= 0 else 0 if start <= 15 else start
 
     def cut(text: str) -> str:
         shown = text[start : start + width]
